@@ -1,0 +1,25 @@
+import { methodNotAllowed, notFound } from '#shared/errors';
+import { type ApiRequest, type ApiResponse } from '#shared/http';
+import { matchRoute } from '#shared/routes';
+
+/**
+ * Answers what no route claims: CORS preflights, a known path with the wrong method (405),
+ * and everything else under /api/* or /.well-known/* (404 not_found JSON, never HTML).
+ */
+export function fallback(req: ApiRequest): ApiResponse {
+  const { allowed } = matchRoute(req.method, req.path);
+  if (req.method === 'OPTIONS') {
+    return {
+      statusCode: 204,
+      headers: {
+        'access-control-allow-methods': 'GET, POST, OPTIONS',
+        'access-control-allow-headers': 'Content-Type, X-PAYMENT, X-AP2-MANDATE, Authorization, Accept, Mcp-Session-Id, Mcp-Protocol-Version',
+        'access-control-max-age': '86400',
+        'cache-control': 'no-store',
+      },
+      body: '',
+    };
+  }
+  if (allowed.length > 0) throw methodNotAllowed(req.method, req.path, allowed);
+  throw notFound(`No endpoint at ${req.method} ${req.path}.`, 'Check GET /api/health; GET /api/ready lists what the service can do.');
+}

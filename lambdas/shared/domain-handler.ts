@@ -1,0 +1,65 @@
+/**
+ * Builds a domain's Lambda handler: middy wiring and routing by API Gateway route key.
+ * Route implementations are plain functions of (request, ports); they never see the raw event.
+ */
+import middy from '@middy/core';
+import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
+import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
+import { internalError } from './errors';
+import { toApiRequest, type ApiRequest, type ApiResponse } from './http';
+import { logger } from './logger';
+import { errorHandler } from './middleware/error-handler';
+import { responseHeaders } from './middleware/response-headers';
+import { ROUTES, routeKey, type Domain, type DomainOperationId } from './routes';
+
+export type RouteHandler<Ports> = (req: ApiRequest, ports: Ports) => Promise<ApiResponse> | ApiResponse;
+
+export interface DomainHandlerOptions<D extends Domain, Ports> {
+  /** One implementation per route of the domain in the route table; the compiler checks none is missing. */
+  routes: { [K in DomainOperationId<D>]: RouteHandler<Ports> };
+  /** Builds the ports once per cold start (clients, config); called lazily on the first request. */
+  ports: () => Ports | Promise<Ports>;
+  /** Configured public base URL, if any (wins over the Host the request came through). */
+  baseUrl?: (ports: Ports) => string | undefined;
+  /** Answers route keys no route claims (`$default`): only the fallback domain has one. */
+  fallback?: RouteHandler<Ports>;
+}
+
+export type LambdaHandler = (event: APIGatewayProxyEventV2, context: Context) => Promise<APIGatewayProxyStructuredResultV2>;
+
+/** Creates the Lambda handler of one domain. */
+export function createDomainHandler<D extends Domain, Ports>(domain: D, options: DomainHandlerOptions<D, Ports>): LambdaHandler {
+  const byRouteKey = new Map<string, RouteHandler<Ports>>();
+  for (const route of ROUTES) {
+    const impl = (options.routes as Record<string, RouteHandler<Ports> | undefined>)[route.operationId];
+    if (route.domain === domain && impl) byRouteKey.set(routeKey(route), impl);
+  }
+
+  let portsPromise: Promise<Ports> | undefined;
+  const getPorts = (): Promise<Ports> => {
+    // A failed initialisation is not cached, so the next request tries again.
+    portsPromise ??= Promise.resolve()
+      .then(options.ports)
+      .catch((e: unknown) => {
+        portsPromise = undefined;
+        throw e;
+      });
+    return portsPromise;
+  };
+
+  const route = async (event: APIGatewayProxyEventV2): Promise<ApiResponse> => {
+    logger.setCorrelationId(event.requestContext.requestId);
+    const ports = await getPorts();
+    const req = toApiRequest(event, options.baseUrl?.(ports));
+    const impl = byRouteKey.get(event.routeKey) ?? options.fallback;
+    if (!impl) throw internalError(`No handler for route ${event.routeKey} in the ${domain} function.`);
+    return impl(req, ports);
+  };
+
+  // Middlewares' onError and after hooks run in reverse order: errors are mapped first, then headers added.
+  return middy<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2>()
+    .use(injectLambdaContext(logger, { resetKeys: true }))
+    .use(responseHeaders())
+    .use(errorHandler())
+    .handler(route) as unknown as LambdaHandler;
+}

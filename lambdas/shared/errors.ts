@@ -1,0 +1,126 @@
+/**
+ * The one error model. Every failure the API reports is an {@link AppError}; the
+ * error handler middleware turns it into the spec's failure body in one place.
+ */
+
+/** Error codes the API emits. The first group is the spec's; the rest are ours (documented in docs/ARCHITECTURE.md). */
+export type ErrorCode =
+  | 'SKILL_REQUIRED'
+  | 'PAYMENT_REQUIRED'
+  | 'PROOF_REQUIRED'
+  | 'PAYMENT_VERIFICATION_FAILED'
+  | 'INVALID_LICENSE'
+  | 'AP2_MANDATE_REJECTED'
+  | 'not_found'
+  | 'INTERNAL_ERROR'
+  | 'PAYMENTS_DISABLED'
+  | 'INVALID_REQUEST'
+  | 'INVALID_JSON'
+  | 'PAYLOAD_TOO_LARGE'
+  | 'METHOD_NOT_ALLOWED';
+
+/** The spec's failure body. */
+export interface FailureBody {
+  ok: false;
+  error: string;
+  error_code: ErrorCode;
+  message: string;
+  retry: boolean;
+  tip: string;
+  /** Extra machine-readable detail, e.g. which parameter was wrong. */
+  details?: Record<string, unknown>;
+}
+
+export interface AppErrorInit {
+  status: number;
+  code: ErrorCode;
+  message: string;
+  tip: string;
+  retry?: boolean;
+  details?: Record<string, unknown>;
+  headers?: Record<string, string>;
+}
+
+/** A failure with everything needed to answer the client: HTTP status, error_code, retry and tip. */
+export class AppError extends Error {
+  readonly status: number;
+  readonly code: ErrorCode;
+  readonly tip: string;
+  readonly retry: boolean;
+  readonly details: Record<string, unknown> | undefined;
+  readonly headers: Record<string, string> | undefined;
+
+  constructor(init: AppErrorInit) {
+    super(init.message);
+    this.name = 'AppError';
+    this.status = init.status;
+    this.code = init.code;
+    this.tip = init.tip;
+    this.retry = init.retry ?? false;
+    this.details = init.details;
+    this.headers = init.headers;
+  }
+}
+
+/** Builds the failure body; `error` is the lower-case snake name of the code, as the spec shows. */
+export function failureBody(err: AppError): FailureBody {
+  const body: FailureBody = {
+    ok: false,
+    error: err.code.toLowerCase(),
+    error_code: err.code,
+    message: err.message,
+    retry: err.retry,
+    tip: err.tip,
+  };
+  if (err.details !== undefined) body.details = err.details;
+  return body;
+}
+
+export const skillRequired = (where = 'query parameter `skill`'): AppError =>
+  new AppError({
+    status: 400,
+    code: 'SKILL_REQUIRED',
+    message: `A skill id is required in the ${where}.`,
+    tip: 'Supply a catalog id, e.g. ?skill=agent-x402-first-buy. GET /catalog.json lists them all.',
+  });
+
+export const notFound = (message: string, tip = 'Check GET /api/health, or GET /api/esp for the list of endpoints.'): AppError =>
+  new AppError({ status: 404, code: 'not_found', message, tip });
+
+export const invalidRequest = (parameter: string, message: string, tip: string): AppError =>
+  new AppError({ status: 400, code: 'INVALID_REQUEST', message, tip, details: { parameter } });
+
+export const invalidJson = (detail: string): AppError =>
+  new AppError({
+    status: 400,
+    code: 'INVALID_JSON',
+    message: `The request body is not valid JSON: ${detail}`,
+    tip: 'Send a JSON object with Content-Type: application/json.',
+  });
+
+export const payloadTooLarge = (limit: number): AppError =>
+  new AppError({
+    status: 413,
+    code: 'PAYLOAD_TOO_LARGE',
+    message: `The request body is larger than ${limit} bytes.`,
+    tip: `Keep request bodies under ${limit} bytes.`,
+  });
+
+export const methodNotAllowed = (method: string, path: string, allowed: readonly string[]): AppError =>
+  new AppError({
+    status: 405,
+    code: 'METHOD_NOT_ALLOWED',
+    message: `${method} is not supported on ${path}.`,
+    tip: `Use ${allowed.join(' or ')}.`,
+    headers: { allow: allowed.join(', ') },
+  });
+
+/** A fault on our side (RPC down, table throttled): always 503 with retry true, never a stack trace. */
+export const internalError = (message = 'The service hit a temporary fault; nothing was recorded.'): AppError =>
+  new AppError({
+    status: 503,
+    code: 'INTERNAL_ERROR',
+    message,
+    tip: 'Retry with exponential backoff (2 s, 4 s, 8 s).',
+    retry: true,
+  });

@@ -1,0 +1,106 @@
+/**
+ * The request and response shapes route handlers see, and their conversion from and to
+ * API Gateway HTTP API (payload v2) events. Route handlers never touch the raw event.
+ */
+import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
+import { AppError, failureBody, invalidJson, payloadTooLarge } from './errors';
+
+/** Request bodies above this many bytes get 413 PAYLOAD_TOO_LARGE (API Gateway itself allows 10 MB). */
+export const MAX_BODY_BYTES = 64 * 1024;
+
+export interface ApiRequest {
+  method: string;
+  path: string;
+  routeKey: string;
+  /** Query parameters; a repeated parameter keeps its first value. */
+  query: Record<string, string>;
+  /** Lower-cased header names. */
+  headers: Record<string, string>;
+  pathParameters: Record<string, string>;
+  /** The raw body decoded as UTF-8, or undefined when there is none. */
+  body: string | undefined;
+  requestId: string;
+  /** Absolute base URL of this deployment as the client reached it, without a trailing slash. */
+  baseUrl: string;
+  sourceIp: string;
+}
+
+export type ApiResponse = APIGatewayProxyStructuredResultV2 & { statusCode: number; headers: Record<string, string> };
+
+/** Headers every API answer carries; the payment headers are exposed so browsers can read the challenge. */
+export const BASE_HEADERS: Readonly<Record<string, string>> = {
+  'access-control-allow-origin': '*',
+  'access-control-expose-headers': 'PAYMENT-REQUIRED, X-PAYMENT-REQUIRED, X-PAYMENT-RESPONSE, X-Request-Id, Retry-After',
+  'x-content-type-options': 'nosniff',
+};
+
+export function json(statusCode: number, body: unknown, headers: Record<string, string> = {}): ApiResponse {
+  return {
+    statusCode,
+    headers: { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store', ...headers },
+    body: JSON.stringify(body),
+  };
+}
+
+export function errorResponse(err: AppError): ApiResponse {
+  return json(err.status, failureBody(err), err.headers ?? {});
+}
+
+const HOST_PATTERN = /^[a-z0-9.-]+(:\d{1,5})?$/i;
+
+/**
+ * The base URL clients reached. Through CloudFront, a viewer-request function copies the
+ * viewer's Host into `x-market-host` (CloudFront cannot forward Host to API Gateway).
+ * A configured PUBLIC_BASE_URL wins over both.
+ */
+export function baseUrlOf(headers: Record<string, string>, configured: string | undefined): string {
+  if (configured) return configured;
+  const forwarded = headers['x-market-host'];
+  const host = forwarded && HOST_PATTERN.test(forwarded) ? forwarded : headers['host'];
+  // API Gateway sets x-forwarded-proto; the local adapter sets it to http as API Gateway sets https.
+  const proto = headers['x-forwarded-proto'] === 'http' ? 'http' : 'https';
+  return `${proto}://${host && HOST_PATTERN.test(host) ? host : 'localhost'}`;
+}
+
+/** Converts a payload v2 event into an {@link ApiRequest}; throws 413 for an oversized body. */
+export function toApiRequest(event: APIGatewayProxyEventV2, configuredBaseUrl: string | undefined): ApiRequest {
+  const headers: Record<string, string> = {};
+  for (const [k, v] of Object.entries(event.headers ?? {})) if (v !== undefined) headers[k.toLowerCase()] = v;
+
+  let body: string | undefined;
+  if (event.body !== undefined && event.body !== null && event.body !== '') {
+    const bytes = event.isBase64Encoded ? Buffer.from(event.body, 'base64') : Buffer.from(event.body, 'utf8');
+    if (bytes.byteLength > MAX_BODY_BYTES) throw payloadTooLarge(MAX_BODY_BYTES);
+    body = bytes.toString('utf8');
+  }
+
+  const query: Record<string, string> = {};
+  // queryStringParameters joins repeated values with commas; the raw string keeps the first value intact.
+  for (const [k, v] of new URLSearchParams(event.rawQueryString ?? '')) if (!(k in query)) query[k] = v;
+
+  return {
+    method: event.requestContext.http.method.toUpperCase(),
+    path: event.rawPath,
+    routeKey: event.routeKey,
+    query,
+    headers,
+    pathParameters: { ...(event.pathParameters ?? {}) } as Record<string, string>,
+    body,
+    requestId: event.requestContext.requestId,
+    baseUrl: baseUrlOf(headers, configuredBaseUrl),
+    sourceIp: event.requestContext.http.sourceIp,
+  };
+}
+
+/** Parses the body as a JSON object; undefined when there is no body. Malformed JSON is 400 INVALID_JSON. */
+export function readJsonObject(req: ApiRequest): Record<string, unknown> | undefined {
+  if (req.body === undefined || req.body.trim() === '') return undefined;
+  let value: unknown;
+  try {
+    value = JSON.parse(req.body);
+  } catch (e) {
+    throw invalidJson((e as Error).message);
+  }
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) throw invalidJson('expected a JSON object');
+  return value as Record<string, unknown>;
+}

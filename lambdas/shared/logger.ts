@@ -1,0 +1,7 @@
+/**
+ * The one logger. Powertools writes structured JSON with the request id as correlation id.
+ * Bodies and secrets are never passed to it; log level comes from POWERTOOLS_LOG_LEVEL.
+ */
+import { Logger } from '@aws-lambda-powertools/logger';
+
+export const logger = new Logger({ serviceName: process.env['POWERTOOLS_SERVICE_NAME'] ?? 'skill-market' });

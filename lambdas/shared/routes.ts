@@ -1,0 +1,88 @@
+/**
+ * The route table: the single source for API Gateway routes (CDK), the local HTTP
+ * server and the OpenAPI document. A route is registered here only once it is implemented;
+ * each domain's handler must implement exactly its routes (checked by the type system).
+ */
+
+export const DOMAINS = ['discovery', 'catalog', 'payments', 'agents', 'access', 'insights', 'checkout'] as const;
+export type Domain = (typeof DOMAINS)[number];
+
+export type HttpMethod = 'GET' | 'POST';
+
+export interface RouteDefinition {
+  method: HttpMethod;
+  /** API Gateway path syntax: literal segments and `{name}` parameters. */
+  path: string;
+  domain: Domain;
+  /** Unique; names the implementation in the domain handler and the OpenAPI operation. */
+  operationId: string;
+  summary: string;
+}
+
+export const ROUTES = [
+  { method: 'GET', path: '/api/health', domain: 'discovery', operationId: 'getHealth', summary: 'Liveness: the API process answers.' },
+  {
+    method: 'GET',
+    path: '/api/ready',
+    domain: 'discovery',
+    operationId: 'getReady',
+    summary: 'Readiness: whether the rails can challenge and unlock, with one entry per check.',
+  },
+] as const satisfies readonly RouteDefinition[];
+
+export type Route = (typeof ROUTES)[number];
+export type OperationId = Route['operationId'];
+/** The operation ids that belong to one domain. */
+export type DomainOperationId<D extends Domain> = Extract<Route, { domain: D }>['operationId'];
+
+/** The domain that answers everything no route matches: unknown `/api/*` paths, wrong methods and CORS preflights. */
+export const FALLBACK_DOMAIN: Domain = 'discovery';
+
+/** API Gateway's route key for a route, e.g. `GET /api/health`. */
+export const routeKey = (r: Pick<RouteDefinition, 'method' | 'path'>): string => `${r.method} ${r.path}`;
+
+/** Domains with at least one implemented route; CDK creates a function only for these (plus the fallback). */
+export function activeDomains(): Domain[] {
+  const used = new Set<Domain>([FALLBACK_DOMAIN, ...ROUTES.map((r) => r.domain)]);
+  return DOMAINS.filter((d) => used.has(d));
+}
+
+const escapeRegex = (s: string): string => s.replace(/[.*+?^$()|[\]\\{}]/g, '\\$&');
+
+const compiled = ROUTES.map((route) => {
+  const names: string[] = [];
+  const source = (route.path as string)
+    .split('/')
+    .map((segment) => {
+      const param = /^\{(\w+)\}$/.exec(segment);
+      if (!param?.[1]) return escapeRegex(segment);
+      names.push(param[1]);
+      return '([^/]+)';
+    })
+    .join('/');
+  return { route, names, regex: new RegExp(`^${source}$`) };
+});
+
+export interface RouteMatch {
+  route: Route;
+  pathParameters: Record<string, string>;
+}
+
+/** Finds the route for a method and path, as API Gateway would; also reports the methods a known path allows. */
+export function matchRoute(method: string, path: string): { match: RouteMatch | undefined; allowed: HttpMethod[] } {
+  const allowed: HttpMethod[] = [];
+  let match: RouteMatch | undefined;
+  for (const { route, names, regex } of compiled) {
+    const m = regex.exec(path);
+    if (!m) continue;
+    allowed.push(route.method);
+    if (route.method === method && match === undefined) {
+      const pathParameters: Record<string, string> = {};
+      names.forEach((n, i) => {
+        pathParameters[n] = decodeURIComponent(m[i + 1] ?? '');
+      });
+      match = { route, pathParameters };
+    }
+  }
+  return { match, allowed };
+}

@@ -1,0 +1,59 @@
+/**
+ * DynamoDB table definitions: the one place that says which tables exist, their keys,
+ * indexes and TTL attribute. CDK creates them from this, the local runtime creates the
+ * same tables in dynalite, and Lambdas learn each physical name from the env var named here.
+ *
+ * Every state change is a single-item conditional write (no TransactWriteItems), which
+ * dynalite supports and which is also the cheaper design on DynamoDB.
+ */
+
+export interface KeyAttribute {
+  name: string;
+  type: 'S' | 'N';
+}
+
+export interface IndexDefinition {
+  name: string;
+  partitionKey: KeyAttribute;
+  sortKey?: KeyAttribute;
+}
+
+export interface TableDefinition {
+  /** Logical id in CDK and the table name in dynalite. */
+  logicalName: string;
+  /** Environment variable that carries the physical table name to a Lambda. */
+  env: string;
+  partitionKey: KeyAttribute;
+  sortKey?: KeyAttribute;
+  indexes: IndexDefinition[];
+  ttlAttribute?: string;
+  /** Kept when the stack is deleted: the ledger is the proof of every sale. */
+  retain: boolean;
+  description: string;
+}
+
+/**
+ * The unlock ledger. One item per claimed transfer, keyed `pk = <network>#<lower-case tx hash>`:
+ * the conditional PutItem on that key is what makes one transfer unlock one skill once.
+ * `gsi1` (constant partition `UNLOCK`, sort `<iso time>#<tx>`) lists the newest unlocks;
+ * `gsi2` (partition = skill id) filters the ledger by skill.
+ */
+export const LEDGER_TABLE = {
+  logicalName: 'Ledger',
+  env: 'LEDGER_TABLE',
+  partitionKey: { name: 'pk', type: 'S' },
+  indexes: [
+    { name: 'gsi1', partitionKey: { name: 'gsi1pk', type: 'S' }, sortKey: { name: 'gsi1sk', type: 'S' } },
+    { name: 'gsi2', partitionKey: { name: 'gsi2pk', type: 'S' }, sortKey: { name: 'gsi2sk', type: 'S' } },
+  ],
+  retain: true,
+  description: 'Confirmed unlocks: the public proof ledger and the source of every revenue figure.',
+} as const satisfies TableDefinition;
+
+/** All tables, in creation order. */
+export const TABLES: readonly TableDefinition[] = [LEDGER_TABLE];
+
+/** The physical name of a table: from its env var in a Lambda, its logical name locally. */
+export function tableName(def: TableDefinition, env: NodeJS.ProcessEnv = process.env): string {
+  return env[def.env] ?? `skill-market-${def.logicalName.toLowerCase()}`;
+}

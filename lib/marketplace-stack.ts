@@ -1,0 +1,212 @@
+import { Annotations, CfnOutput, CfnParameter, CfnRule, Fn, RemovalPolicy, Stack, type StackProps } from 'aws-cdk-lib';
+import { CfnStage, HttpApi, HttpMethod } from 'aws-cdk-lib/aws-apigatewayv2';
+import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
+import {
+  AllowedMethods,
+  CachePolicy,
+  Distribution,
+  Function as CloudFrontFunction,
+  FunctionCode,
+  FunctionEventType,
+  HttpVersion,
+  OriginProtocolPolicy,
+  OriginRequestPolicy,
+  PriceClass,
+  ViewerProtocolPolicy,
+  type BehaviorOptions,
+} from 'aws-cdk-lib/aws-cloudfront';
+import { HttpOrigin, S3BucketOrigin } from 'aws-cdk-lib/aws-cloudfront-origins';
+import { AccessLevel } from 'aws-cdk-lib/aws-cloudfront';
+import { AttributeType, BillingMode, Table } from 'aws-cdk-lib/aws-dynamodb';
+import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
+import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
+import { BlockPublicAccess, Bucket, BucketEncryption, ObjectOwnership, type IBucket } from 'aws-cdk-lib/aws-s3';
+import { BucketDeployment, CacheControl, Source } from 'aws-cdk-lib/aws-s3-deployment';
+import type { Construct } from 'constructs';
+import { configToEnv, SETTINGS } from '#shared/config';
+import { ROUTES, FALLBACK_DOMAIN, activeDomains, type Domain } from '#shared/routes';
+import { TABLES, type TableDefinition } from '#shared/tables';
+import { DomainFunction } from './constructs/domain-function';
+import { readDeployConfig } from './deploy-config';
+import { CACHE_RULES, PUBLIC_DIR } from './static-assets';
+
+/** Which tables each domain may touch, and how. Discovery only describes them for /api/ready. */
+const TABLE_ACCESS: Partial<Record<Domain, { table: string; access: 'describe' | 'read' | 'readWrite' }[]>> = {
+  discovery: TABLES.map((t) => ({ table: t.logicalName, access: 'describe' as const })),
+};
+
+/** API Gateway stage throttling: the spec allows abuse to be throttled at the edge. */
+const THROTTLE = { rateLimit: 100, burstLimit: 200 };
+
+/**
+ * The marketplace: API Gateway HTTP API with one Lambda per domain (routes from the route
+ * table), DynamoDB tables (from the table definitions), S3 + CloudFront for the catalog
+ * and static pages. CloudFront is the single base URL: `/api/*` and `/.well-known/*` go
+ * to the API uncached, everything else to S3.
+ */
+export class MarketplaceStack extends Stack {
+  constructor(scope: Construct, id: string, props?: StackProps) {
+    super(scope, id, props);
+    const config = readDeployConfig(this);
+    const env = configToEnv(config);
+
+    // The treasury may be decided at deploy time; CloudFormation then refuses a malformed or banned one.
+    if (!config.treasury) {
+      const treasury = new CfnParameter(this, 'TreasuryAddress', {
+        type: 'String',
+        allowedPattern: '^0x[0-9a-fA-F]{40}$',
+        constraintDescription: 'must be 0x followed by 40 hex digits',
+        description: SETTINGS.treasury.description,
+      });
+      env[SETTINGS.treasury.env] = treasury.valueAsString;
+      if (config.legacyTreasury) {
+        new CfnRule(this, 'TreasuryIsNotLegacy', {
+          assertions: [
+            {
+              assert: Fn.conditionNot(Fn.conditionEquals(Fn.ref(treasury.logicalId), config.legacyTreasury)),
+              assertDescription: `TreasuryAddress must not be the banned legacy treasury ${config.legacyTreasury}`,
+            },
+          ],
+        });
+      }
+    }
+
+    const tables = new Map<string, Table>();
+    for (const def of TABLES) {
+      const table = createTable(this, def);
+      tables.set(def.logicalName, table);
+      env[def.env] = table.tableName;
+    }
+
+    const functions = new Map<Domain, DomainFunction>();
+    for (const domain of activeDomains()) {
+      const fn = new DomainFunction(this, `${capitalize(domain)}Function`, { domain, environment: env });
+      for (const { table, access } of TABLE_ACCESS[domain] ?? []) {
+        const t = tables.get(table)!;
+        if (access === 'readWrite') t.grantReadWriteData(fn.fn);
+        else if (access === 'read') t.grantReadData(fn.fn);
+        else fn.fn.addToRolePolicy(new PolicyStatement({ actions: ['dynamodb:DescribeTable'], resources: [t.tableArn] }));
+      }
+      functions.set(domain, fn);
+    }
+
+    const integrations = new Map([...functions].map(([d, f]) => [d, new HttpLambdaIntegration(`${capitalize(d)}Integration`, f.fn)]));
+    const api = new HttpApi(this, 'Api', {
+      description: 'Agent skill marketplace API',
+      // Unknown paths, wrong methods and CORS preflights reach the fallback domain's JSON answers.
+      defaultIntegration: integrations.get(FALLBACK_DOMAIN)!,
+    });
+    for (const route of ROUTES) {
+      api.addRoutes({ path: route.path, methods: [HttpMethod[route.method]], integration: integrations.get(route.domain)! });
+    }
+    const accessLogs = new LogGroup(this, 'ApiAccessLogs', { retention: RetentionDays.THREE_MONTHS, removalPolicy: RemovalPolicy.DESTROY });
+    const stage = api.defaultStage!.node.defaultChild as CfnStage;
+    stage.defaultRouteSettings = { throttlingRateLimit: THROTTLE.rateLimit, throttlingBurstLimit: THROTTLE.burstLimit };
+    stage.accessLogSettings = {
+      destinationArn: accessLogs.logGroupArn,
+      format: JSON.stringify({
+        requestId: '$context.requestId',
+        routeKey: '$context.routeKey',
+        status: '$context.status',
+        latencyMs: '$context.responseLatency',
+        integrationError: '$context.integrationErrorMessage',
+        ip: '$context.identity.sourceIp',
+        time: '$context.requestTime',
+      }),
+    };
+
+    // aws-cdk-lib's Bucket declares `isWebsite?: boolean` where IBucket has `isWebsite: boolean`,
+    // which only exactOptionalPropertyTypes notices; the object is an IBucket at run time.
+    const siteBucket = new Bucket(this, 'SiteBucket', {
+      blockPublicAccess: BlockPublicAccess.BLOCK_ALL,
+      enforceSSL: true,
+      encryption: BucketEncryption.S3_MANAGED,
+      objectOwnership: ObjectOwnership.BUCKET_OWNER_ENFORCED,
+      removalPolicy: RemovalPolicy.DESTROY,
+      autoDeleteObjects: true,
+    }) as unknown as IBucket;
+
+    // CloudFront cannot forward Host to API Gateway, so the viewer's host travels as x-market-host
+    // and handlers build absolute URLs of this distribution from it.
+    const forwardHost = new CloudFrontFunction(this, 'ForwardHost', {
+      code: FunctionCode.fromInline(
+        "function handler(event){var r=event.request;if(r.headers.host){r.headers['x-market-host']={value:r.headers.host.value};}return r;}",
+      ),
+      comment: 'Copy the viewer Host into x-market-host for the API origin',
+    });
+    const indexRewrite = new CloudFrontFunction(this, 'IndexRewrite', {
+      code: FunctionCode.fromInline("function handler(event){var r=event.request;if(r.uri.endsWith('/')){r.uri+='index.html';}return r;}"),
+      comment: 'Serve index.html for directory URLs such as /recover/',
+    });
+
+    const apiOrigin = new HttpOrigin(Fn.select(2, Fn.split('/', api.apiEndpoint)), { protocolPolicy: OriginProtocolPolicy.HTTPS_ONLY });
+    const apiBehavior: BehaviorOptions = {
+      origin: apiOrigin,
+      viewerProtocolPolicy: ViewerProtocolPolicy.REDIRECT_TO_HTTPS,
+      allowedMethods: AllowedMethods.ALLOW_ALL,
+      cachePolicy: CachePolicy.CACHING_DISABLED,
+      originRequestPolicy: OriginRequestPolicy.ALL_VIEWER_EXCEPT_HOST_HEADER,
+      functionAssociations: [{ function: forwardHost, eventType: FunctionEventType.VIEWER_REQUEST }],
+    };
+    const distribution = new Distribution(this, 'Cdn', {
+      comment: 'Agent skill marketplace',
+      defaultRootObject: 'index.html',
+      httpVersion: HttpVersion.HTTP2_AND_3,
+      priceClass: PriceClass.PRICE_CLASS_100,
+      defaultBehavior: {
+        // LIST lets S3 answer 404 (not 403) for a missing key, e.g. an unknown skill's outline.
+        origin: S3BucketOrigin.withOriginAccessControl(siteBucket, { originAccessLevels: [AccessLevel.READ, AccessLevel.LIST] }),
+        viewerProtocolPolicy: ViewerProtocolPolicy.REDIRECT_TO_HTTPS,
+        cachePolicy: CachePolicy.CACHING_OPTIMIZED,
+        functionAssociations: [{ function: indexRewrite, eventType: FunctionEventType.VIEWER_REQUEST }],
+      },
+      additionalBehaviors: { '/api/*': apiBehavior, '/.well-known/*': apiBehavior },
+    });
+
+    // The LIST warning asks for a defaultRootObject so "/" never lists the bucket; it is set above.
+    Annotations.of(distribution).acknowledgeWarning('@aws-cdk/aws-cloudfront-origins:listBucketSecurityRisk', 'defaultRootObject is index.html');
+
+    // One deployment per cache rule; each excludes what an earlier rule claimed, so pruning never crosses them.
+    const claimed: string[] = [];
+    CACHE_RULES.forEach((rule, i) => {
+      new BucketDeployment(this, `Static${i}`, {
+        sources: [Source.asset(PUBLIC_DIR)],
+        destinationBucket: siteBucket,
+        exclude: rule.include === '*' ? claimed : ['*'],
+        include: rule.include === '*' ? [] : [rule.include],
+        cacheControl: [CacheControl.fromString(rule.cacheControl)],
+        distribution,
+        distributionPaths: [rule.include === '*' ? '/*' : `/${rule.include}`],
+      });
+      claimed.push(rule.include);
+    });
+
+    new CfnOutput(this, 'BaseUrl', { value: `https://${distribution.distributionDomainName}`, description: 'The one base URL: catalog, pages and /api/*' });
+    new CfnOutput(this, 'ApiEndpoint', { value: api.apiEndpoint, description: 'API Gateway endpoint (prefer BaseUrl)' });
+    new CfnOutput(this, 'SiteBucketName', { value: siteBucket.bucketName });
+    for (const [name, table] of tables) new CfnOutput(this, `${name}TableName`, { value: table.tableName });
+  }
+}
+
+function createTable(scope: Construct, def: TableDefinition): Table {
+  const attr = (k: { name: string; type: 'S' | 'N' }) => ({ name: k.name, type: k.type === 'S' ? AttributeType.STRING : AttributeType.NUMBER });
+  const table = new Table(scope, `${def.logicalName}Table`, {
+    partitionKey: attr(def.partitionKey),
+    ...(def.sortKey ? { sortKey: attr(def.sortKey) } : {}),
+    billingMode: BillingMode.PAY_PER_REQUEST,
+    // Point-in-time recovery is what DynamoDB's export to S3 needs: finance reads the rollup from exports.
+    pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
+    removalPolicy: def.retain ? RemovalPolicy.RETAIN : RemovalPolicy.DESTROY,
+    ...(def.ttlAttribute ? { timeToLiveAttribute: def.ttlAttribute } : {}),
+  });
+  for (const idx of def.indexes) {
+    table.addGlobalSecondaryIndex({
+      indexName: idx.name,
+      partitionKey: attr(idx.partitionKey),
+      ...(idx.sortKey ? { sortKey: attr(idx.sortKey) } : {}),
+    });
+  }
+  return table;
+}
+
+const capitalize = (s: string): string => s.charAt(0).toUpperCase() + s.slice(1);

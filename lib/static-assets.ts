@@ -1,0 +1,49 @@
+/**
+ * How the public static tree is served: the same rules for the S3 + CloudFront origin
+ * (BucketDeployment metadata) and the local static server. No AWS imports here.
+ */
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+/** The public tree the catalog build writes; the only directory the CloudFront origin serves. */
+export const PUBLIC_DIR = fileURLToPath(new URL('../dist/public', import.meta.url));
+
+export interface CacheRule {
+  /** Glob as BucketDeployment's include understands it. */
+  include: string;
+  test: (path: string) => boolean;
+  cacheControl: string;
+}
+
+/**
+ * catalog.json changes with every catalog build: short max-age and revalidation by ETag.
+ * Skill pages change only with their skill: five minutes. Everything else: one minute.
+ */
+export const CACHE_RULES: readonly CacheRule[] = [
+  { include: 'catalog.json', test: (p) => p === 'catalog.json', cacheControl: 'public, max-age=60, must-revalidate' },
+  { include: 'skills/*', test: (p) => p.startsWith('skills/'), cacheControl: 'public, max-age=300' },
+  { include: '*', test: () => true, cacheControl: 'public, max-age=60' },
+];
+
+export const cacheControlFor = (relativePath: string): string =>
+  (CACHE_RULES.find((r) => r.test(relativePath)) ?? CACHE_RULES[CACHE_RULES.length - 1]!).cacheControl;
+
+const TYPES: Record<string, string> = {
+  '.json': 'application/json; charset=utf-8',
+  '.md': 'text/markdown; charset=utf-8',
+  '.txt': 'text/plain; charset=utf-8',
+  '.html': 'text/html; charset=utf-8',
+  '.js': 'text/javascript; charset=utf-8',
+  '.css': 'text/css; charset=utf-8',
+  '.svg': 'image/svg+xml',
+};
+
+export const contentTypeFor = (relativePath: string): string => {
+  const dot = relativePath.lastIndexOf('.');
+  return (dot >= 0 && TYPES[relativePath.slice(dot)]) || 'application/octet-stream';
+};
+
+/** Directory URLs map to their index.html, as the CloudFront viewer-request function does. */
+export const indexRewrite = (urlPath: string): string => (urlPath.endsWith('/') ? `${urlPath}index.html` : urlPath);
+
+export const publicPath = (...parts: string[]): string => join(PUBLIC_DIR, ...parts);

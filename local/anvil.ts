@@ -1,0 +1,164 @@
+/**
+ * Starts anvil (chain id 8453) and puts the test USDC and USDbC contracts on it.
+ * Contracts are deployed from account 0 with nonces 0 and 1, so on a fresh chain their
+ * addresses are always the same; with a persisted state they are found, not redeployed.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import {
+  createPublicClient,
+  createWalletClient,
+  getContractAddress,
+  http,
+  parseUnits,
+  type Abi,
+  type Address,
+  type Hex,
+} from 'viem';
+import { mnemonicToAccount } from 'viem/accounts';
+import { CHAIN_ID } from '#shared/chain';
+import { localChain } from './local-chain';
+
+/** The standard test mnemonic every Ethereum dev tool uses; its keys are public, never use them on a real chain. */
+export const TEST_MNEMONIC = 'test test test test test test test test test test test junk';
+/** Default banned legacy treasury locally: a fixed address no test key controls. */
+export const LOCAL_LEGACY_TREASURY: Address = '0xBaD000000000000000000000000000000000DeAD';
+/** Whole tokens of each asset minted to every buyer account (1 to 8). */
+export const BUYER_TOKEN_BALANCE = 1_000n;
+export const BUYER_ACCOUNT_INDEXES = [1, 2, 3, 4, 5, 6, 7, 8] as const;
+export const TREASURY_ACCOUNT_INDEX = 9;
+
+export const testAccount = (index: number) => mnemonicToAccount(TEST_MNEMONIC, { addressIndex: index });
+
+const here = dirname(fileURLToPath(import.meta.url));
+const artifact = JSON.parse(readFileSync(join(here, 'contracts', 'test-stablecoin.artifact.json'), 'utf8')) as {
+  abi: Abi;
+  bytecode: Hex;
+};
+export const TEST_STABLECOIN_ABI = artifact.abi;
+export const TEST_STABLECOIN_BYTECODE = artifact.bytecode;
+
+/** Path of the anvil binary from the platform package @foundry-rs/anvil installs, without its node wrapper. */
+function anvilBinary(): string {
+  const arch = process.arch === 'x64' ? 'amd64' : process.arch;
+  const require = createRequire(import.meta.url);
+  try {
+    const pkg = require.resolve(`@foundry-rs/anvil-${process.platform}-${arch}/package.json`);
+    return join(dirname(pkg), 'bin', process.platform === 'win32' ? 'anvil.exe' : 'anvil');
+  } catch {
+    throw new Error(`No anvil binary for ${process.platform}-${arch}: run npm ci (it installs @foundry-rs/anvil).`);
+  }
+}
+
+export interface AnvilHandle {
+  rpcUrl: string;
+  port: number;
+  process: ChildProcess;
+  stop: () => Promise<void>;
+}
+
+/** Starts anvil on 127.0.0.1; port 0 picks a free port. `statePath` persists the chain across runs. */
+export async function startAnvil(opts: { port: number; statePath?: string | undefined }): Promise<AnvilHandle> {
+  const args = ['--host', '127.0.0.1', '--port', String(opts.port), '--chain-id', String(CHAIN_ID), '--mnemonic', TEST_MNEMONIC, '--accounts', '10', '--balance', '10000'];
+  if (opts.statePath) args.push('--state', opts.statePath, '--state-interval', '5');
+  const child = spawn(anvilBinary(), args, { stdio: ['ignore', 'pipe', 'pipe'] });
+
+  const port = await new Promise<number>((resolve, reject) => {
+    let out = '';
+    const onData = (chunk: Buffer): void => {
+      out += chunk.toString();
+      const m = /Listening on 127\.0\.0\.1:(\d+)/.exec(out);
+      if (m?.[1]) {
+        child.stdout?.off('data', onData);
+        resolve(Number(m[1]));
+      }
+    };
+    child.stdout?.on('data', onData);
+    child.stderr?.on('data', (c: Buffer) => {
+      out += c.toString();
+    });
+    child.once('exit', (code) => {
+      const busy = /address already in use|Address in use/i.test(out);
+      reject(new Error(busy ? `port ${opts.port} is busy` : `anvil exited with code ${code}: ${out.slice(-500)}`));
+    });
+  });
+  // Keep draining output so anvil never blocks on a full pipe.
+  child.stdout?.resume();
+  child.stderr?.resume();
+
+  const stop = (): Promise<void> =>
+    new Promise((resolve) => {
+      if (child.exitCode !== null) return resolve();
+      child.once('exit', () => resolve());
+      child.kill('SIGINT'); // SIGINT makes anvil dump --state before exiting
+      setTimeout(() => child.kill('SIGKILL'), 5_000).unref();
+    });
+  return { rpcUrl: `http://127.0.0.1:${port}`, port, process: child, stop };
+}
+
+export interface TestTokens {
+  USDC: Address;
+  USDbC: Address;
+  deployer: Address;
+  /** True when the contracts were already on the (persisted) chain. */
+  reused: boolean;
+}
+
+/** Deploys a 6-decimal test stablecoin from `deployerIndex` and waits for it to be mined. */
+export async function deployTestStablecoin(rpcUrl: string, name: string, symbol: string, deployerIndex = 0): Promise<Address> {
+  const chain = localChain(rpcUrl);
+  const account = testAccount(deployerIndex);
+  const wallet = createWalletClient({ account, chain, transport: http(rpcUrl) });
+  const pub = createPublicClient({ chain, transport: http(rpcUrl) });
+  const hash = await wallet.deployContract({ abi: TEST_STABLECOIN_ABI, bytecode: TEST_STABLECOIN_BYTECODE, args: [name, symbol] });
+  const receipt = await pub.waitForTransactionReceipt({ hash, pollingInterval: 50 });
+  if (!receipt.contractAddress) throw new Error(`deploying ${symbol} failed`);
+  return receipt.contractAddress;
+}
+
+/**
+ * Ensures the test USDC and USDbC exist and every buyer account holds
+ * {@link BUYER_TOKEN_BALANCE} of each. Idempotent over a persisted chain.
+ */
+export async function ensureTestTokens(rpcUrl: string): Promise<TestTokens> {
+  const chain = localChain(rpcUrl);
+  const deployer = testAccount(0);
+  const pub = createPublicClient({ chain, transport: http(rpcUrl) });
+  const expected = {
+    USDC: getContractAddress({ from: deployer.address, nonce: 0n }),
+    USDbC: getContractAddress({ from: deployer.address, nonce: 1n }),
+  };
+  const [usdcCode, usdbcCode] = await Promise.all([pub.getCode({ address: expected.USDC }), pub.getCode({ address: expected.USDbC })]);
+  if (usdcCode && usdcCode !== '0x' && usdbcCode && usdbcCode !== '0x') {
+    return { ...expected, deployer: deployer.address, reused: true };
+  }
+  const nonce = await pub.getTransactionCount({ address: deployer.address });
+  if (nonce !== 0) {
+    throw new Error(`account 0 has already sent ${nonce} transactions but the test tokens are missing; delete .data/ (or use EPHEMERAL=1) to start a fresh chain`);
+  }
+  const USDC = await deployTestStablecoin(rpcUrl, 'USD Coin', 'USDC');
+  const USDbC = await deployTestStablecoin(rpcUrl, 'USD Base Coin', 'USDbC');
+
+  const wallet = createWalletClient({ account: deployer, chain, transport: http(rpcUrl) });
+  const amount = parseUnits(String(BUYER_TOKEN_BALANCE), 6);
+  let last: Hex | undefined;
+  // Mint with consecutive explicit nonces and wait once: 16 transactions in one round trip each.
+  let next = 2;
+  for (const token of [USDC, USDbC]) {
+    for (const index of BUYER_ACCOUNT_INDEXES) {
+      last = await wallet.writeContract({
+        address: token,
+        abi: TEST_STABLECOIN_ABI,
+        functionName: 'mint',
+        args: [testAccount(index).address, amount],
+        nonce: next++,
+        gas: 100_000n,
+      });
+    }
+  }
+  if (last) await pub.waitForTransactionReceipt({ hash: last, pollingInterval: 50 });
+  return { USDC, USDbC, deployer: deployer.address, reused: false };
+}

@@ -1,0 +1,133 @@
+/**
+ * Starts the whole marketplace on real local parts: dynalite for every table, anvil
+ * (chain 8453) with test USDC and USDbC, and the edge server that runs the Lambda
+ * handlers and serves the static tree. Used by `npm start`, the test suite and bench/.
+ */
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Server } from 'node:http';
+import type { Address } from 'viem';
+import { readConfigFromEnv, SETTINGS } from '#shared/config';
+import { dynamoClient } from '#shared/adapters/dynamo-client';
+import { TABLES } from '#shared/tables';
+import { LOCAL_LEGACY_TREASURY, TREASURY_ACCOUNT_INDEX, ensureTestTokens, startAnvil, testAccount, type AnvilHandle } from './anvil';
+import { createTables } from './create-tables';
+import { startDynalite, type DynaliteHandle } from './dynalite';
+import { startEdgeServer } from './edge-server';
+
+export interface StackOptions {
+  /** Edge server port (0: any free port). */
+  port: number;
+  anvilPort: number;
+  dynalitePort: number;
+  /** Where dynalite and anvil keep their data; undefined runs everything in memory. */
+  dataDir: string | undefined;
+  /** Overrides as environment variables (RPC_URLS, DYNAMODB_ENDPOINT, TREASURY_ADDRESS, …). */
+  env: NodeJS.ProcessEnv;
+}
+
+export interface RunningStack {
+  baseUrl: string;
+  rpcUrls: string[];
+  dynamoEndpoint: string;
+  /** Whether anvil was started by us (false when RPC_URLS points elsewhere). */
+  localChain: boolean;
+  tokens: { USDC: Address | undefined; USDbC: Address | undefined; reused: boolean };
+  treasury: string | undefined;
+  legacyTreasury: string | undefined;
+  minConfirmations: number;
+  stop: () => Promise<void>;
+}
+
+/** A start-up failure the user can fix, e.g. a busy port; `envVar` names the setting to change. */
+export class StackStartError extends Error {
+  constructor(message: string, readonly envVar?: string) {
+    super(message);
+  }
+}
+
+const portError = (what: string, envVar: string, port: number) => (e: Error) => {
+  if (/busy|EADDRINUSE/.test(e.message)) {
+    throw new StackStartError(`${what} cannot listen on 127.0.0.1:${port}: the port is busy. Set ${envVar} to a free port.`, envVar);
+  }
+  throw e;
+};
+
+export async function startStack(opts: StackOptions): Promise<RunningStack> {
+  const env = opts.env;
+  if (opts.dataDir) mkdirSync(opts.dataDir, { recursive: true });
+  const stops: (() => Promise<void>)[] = [];
+  const stopAll = async (): Promise<void> => {
+    for (const stop of stops.reverse()) await stop().catch(() => undefined);
+  };
+
+  try {
+    const externalDynamo = env['DYNAMODB_ENDPOINT'];
+    const externalRpc = env['RPC_URLS'];
+    const [dynalite, anvil] = await Promise.all([
+      externalDynamo
+        ? Promise.resolve<DynaliteHandle | undefined>(undefined)
+        : startDynalite({ port: opts.dynalitePort, path: opts.dataDir && join(opts.dataDir, 'dynalite') }).catch(
+            portError('dynalite', 'DYNALITE_PORT', opts.dynalitePort),
+          ),
+      externalRpc
+        ? Promise.resolve<AnvilHandle | undefined>(undefined)
+        : startAnvil({ port: opts.anvilPort, statePath: opts.dataDir && join(opts.dataDir, 'anvil-state.json') }).catch(
+            portError('anvil', 'ANVIL_PORT', opts.anvilPort),
+          ),
+    ]);
+    if (dynalite) stops.push(dynalite.stop);
+    if (anvil) stops.push(anvil.stop);
+
+    const dynamoEndpoint = externalDynamo ?? dynalite!.endpoint;
+    const rpcUrls = externalRpc ? externalRpc.split(',').map((s) => s.trim()) : [anvil!.rpcUrl];
+
+    // The handlers read their configuration from process.env, exactly as in a Lambda.
+    process.env['DYNAMODB_ENDPOINT'] = dynamoEndpoint;
+    process.env['AWS_REGION'] ??= 'us-east-1';
+    // Local machines run Node 20; Lambda runs 22. The SDK's notice about that is noise here.
+    process.env['AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED'] ??= 'true';
+    process.env[SETTINGS.rpcUrls.env] = rpcUrls.join(',');
+
+    const [tokens] = await Promise.all([
+      anvil ? ensureTestTokens(anvil.rpcUrl) : Promise.resolve(undefined),
+      createTables(dynamoClient(), TABLES),
+    ]);
+    const setDefault = (name: string, value: string | undefined): void => {
+      if (env[name] !== undefined) process.env[name] = env[name];
+      else if (value !== undefined) process.env[name] = value;
+    };
+    setDefault(SETTINGS.treasury.env, anvil ? testAccount(TREASURY_ACCOUNT_INDEX).address : undefined);
+    setDefault(SETTINGS.legacyTreasury.env, LOCAL_LEGACY_TREASURY);
+    setDefault(SETTINGS.usdc.env, tokens?.USDC);
+    setDefault(SETTINGS.usdbc.env, tokens?.USDbC);
+    for (const name of [SETTINGS.minConfirmations.env, SETTINGS.paymentsEnabled.env, SETTINGS.publicBaseUrl.env]) setDefault(name, undefined);
+
+    const server: Server = await startEdgeServer({ port: opts.port }).catch(portError('the API', 'PORT', opts.port));
+    stops.push(
+      () =>
+        new Promise<void>((resolve) => {
+          server.close(() => resolve());
+          server.closeAllConnections();
+        }),
+    );
+    const address = server.address();
+    const port = typeof address === 'object' && address ? address.port : opts.port;
+    const { config } = readConfigFromEnv();
+
+    return {
+      baseUrl: `http://127.0.0.1:${port}`,
+      rpcUrls,
+      dynamoEndpoint,
+      localChain: anvil !== undefined,
+      tokens: { USDC: config.assets.USDC, USDbC: config.assets.USDbC, reused: tokens?.reused ?? true },
+      treasury: config.treasury,
+      legacyTreasury: config.legacyTreasury,
+      minConfirmations: config.minConfirmations,
+      stop: stopAll,
+    };
+  } catch (e) {
+    await stopAll();
+    throw e;
+  }
+}

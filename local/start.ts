@@ -1,0 +1,85 @@
+/**
+ * `npm start`: runs the whole marketplace locally and prints how to use it.
+ * Data persists under .data/ (EPHEMERAL=1 keeps everything in memory). Ctrl-C stops every child.
+ */
+import { fileURLToPath } from 'node:url';
+import { BUYER_ACCOUNT_INDEXES, BUYER_TOKEN_BALANCE, testAccount } from './anvil';
+import { StackStartError, startStack } from './stack';
+import { CHAIN_ID } from '#shared/chain';
+import { buildSite } from '../catalog/build';
+
+const env = process.env;
+const intEnv = (name: string, fallback: number): number => {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n < 0 || n > 65535) {
+    console.error(`${name} must be a port number from 0 to 65535, got "${raw}"`);
+    process.exit(2);
+  }
+  return n;
+};
+
+const started = performance.now();
+const dataDir = env['EPHEMERAL'] === '1' ? undefined : (env['DATA_DIR'] ?? fileURLToPath(new URL('../.data', import.meta.url)));
+// Quiet by default: one warning line per failure, not one JSON line per request.
+process.env['POWERTOOLS_LOG_LEVEL'] ??= 'WARN';
+
+try {
+  buildSite();
+  const stack = await startStack({
+    port: intEnv('PORT', 8787),
+    anvilPort: intEnv('ANVIL_PORT', 8545),
+    dynalitePort: intEnv('DYNALITE_PORT', 4567),
+    dataDir,
+    env,
+  });
+  const seconds = ((performance.now() - started) / 1000).toFixed(1);
+  const buyer = testAccount(1);
+  const lines = [
+    '',
+    `  Skill marketplace running (ready in ${seconds} s)`,
+    '',
+    `  Base URL        ${stack.baseUrl}`,
+    `  Health          ${stack.baseUrl}/api/health    Readiness  ${stack.baseUrl}/api/ready`,
+    `  RPC             ${stack.rpcUrls.join(', ')}  (chain id ${CHAIN_ID}${stack.localChain ? ', anvil' : ''})`,
+    `  DynamoDB        ${stack.dynamoEndpoint}${env['DYNAMODB_ENDPOINT'] ? '' : ' (dynalite)'}`,
+    `  USDC            ${stack.tokens.USDC}`,
+    `  USDbC           ${stack.tokens.USDbC}`,
+    `  Treasury        ${stack.treasury}  (payTo of every challenge)`,
+    `  Legacy (banned) ${stack.legacyTreasury}`,
+    `  Confirmations   ${stack.minConfirmations}`,
+    `  Data            ${dataDir ?? 'in memory (EPHEMERAL=1)'}`,
+    '',
+  ];
+  if (stack.localChain) {
+    lines.push(
+      `  Test buyers: anvil accounts ${BUYER_ACCOUNT_INDEXES[0]}-${BUYER_ACCOUNT_INDEXES.at(-1)} of the mnemonic "test test ... junk",`,
+      `  each with ${BUYER_TOKEN_BALANCE} USDC, ${BUYER_TOKEN_BALANCE} USDbC and ETH for gas. Account 1: ${buyer.address}`,
+      '  To buy: GET /api/pay?skill=<id> (402 challenge), transfer the amount to payTo, then',
+      '  POST /api/pay with header X-PAYMENT: {"txHash":"0x…","skill":"<id>"}.',
+      '',
+    );
+  }
+  lines.push('  Ctrl-C stops everything.', '');
+  console.log(lines.join('\n'));
+
+  let stopping = false;
+  const shutdown = (signal: string): void => {
+    if (stopping) return;
+    stopping = true;
+    console.log(`\n  ${signal}: stopping dynalite, anvil and the API…`);
+    stack.stop().then(
+      () => process.exit(0),
+      () => process.exit(1),
+    );
+  };
+  process.on('SIGINT', () => shutdown('SIGINT'));
+  process.on('SIGTERM', () => shutdown('SIGTERM'));
+} catch (e) {
+  if (e instanceof StackStartError) {
+    console.error(`\n  Cannot start: ${e.message}\n`);
+    process.exit(1);
+  }
+  throw e;
+}

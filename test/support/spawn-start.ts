@@ -1,0 +1,52 @@
+/**
+ * Runs `npm start`'s entry (local/start.ts) as a child process, as a user would, and
+ * waits for its banner. Used to test start-up, shutdown, persistence and configuration.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+
+const root = fileURLToPath(new URL('../..', import.meta.url));
+
+export interface StartedProcess {
+  child: ChildProcess;
+  baseUrl: string;
+  output: () => string;
+  /** Sends SIGINT (Ctrl-C) and resolves with the exit code. */
+  interrupt: () => Promise<number | null>;
+}
+
+export function runStart(env: Record<string, string>, timeoutMs = 45_000): Promise<StartedProcess> {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'local/start.ts'], {
+    cwd: root,
+    env: { ...process.env, PORT: '0', ANVIL_PORT: '0', DYNALITE_PORT: '0', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  child.stdout.on('data', (c: Buffer) => (out += c.toString()));
+  child.stderr.on('data', (c: Buffer) => (out += c.toString()));
+  const interrupt = (): Promise<number | null> =>
+    new Promise((resolve) => {
+      if (child.exitCode !== null) return resolve(child.exitCode);
+      child.once('exit', (code) => resolve(code));
+      child.kill('SIGINT');
+    });
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`no banner within ${timeoutMs} ms:\n${out}`));
+    }, timeoutMs);
+    const poll = setInterval(() => {
+      const m = /Base URL\s+(http:\/\/\S+)/.exec(out);
+      if (m?.[1]) {
+        clearInterval(poll);
+        clearTimeout(timer);
+        resolve({ child, baseUrl: m[1], output: () => out, interrupt });
+      }
+    }, 50);
+    child.once('exit', (code) => {
+      clearInterval(poll);
+      clearTimeout(timer);
+      if (!/Base URL/.test(out)) reject(Object.assign(new Error(`start exited with ${code}:\n${out}`), { code, output: out }));
+    });
+  });
+}

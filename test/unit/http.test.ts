@@ -1,0 +1,85 @@
+import type { APIGatewayProxyEventV2 } from 'aws-lambda';
+import { describe, expect, it } from 'vitest';
+import { AppError } from '#shared/errors';
+import { MAX_BODY_BYTES, baseUrlOf, readJsonObject, toApiRequest } from '#shared/http';
+
+function event(over: Partial<APIGatewayProxyEventV2> = {}): APIGatewayProxyEventV2 {
+  return {
+    version: '2.0',
+    routeKey: 'GET /api/health',
+    rawPath: '/api/health',
+    rawQueryString: 'skill=a&skill=b&q=x%20y',
+    headers: { Host: 'market.example', 'X-Forwarded-Proto': 'https' },
+    requestContext: {
+      accountId: '1',
+      apiId: 'a',
+      domainName: 'market.example',
+      domainPrefix: 'market',
+      http: { method: 'get', path: '/api/health', protocol: 'HTTP/1.1', sourceIp: '1.2.3.4', userAgent: 'ua' },
+      requestId: 'req-1',
+      routeKey: 'GET /api/health',
+      stage: '$default',
+      time: '',
+      timeEpoch: 0,
+    },
+    isBase64Encoded: false,
+    ...over,
+  };
+}
+
+const thrown = (fn: () => unknown): AppError => {
+  try {
+    fn();
+  } catch (e) {
+    return e as AppError;
+  }
+  throw new Error('did not throw');
+};
+
+describe('toApiRequest', () => {
+  it('lower-cases headers, keeps the first of repeated query values and builds the base URL', () => {
+    const req = toApiRequest(event(), undefined);
+    expect(req.method).toBe('GET');
+    expect(req.headers['host']).toBe('market.example');
+    expect(req.query).toEqual({ skill: 'a', q: 'x y' });
+    expect(req.baseUrl).toBe('https://market.example');
+    expect(req.requestId).toBe('req-1');
+  });
+
+  it('decodes a base64 body to its exact bytes', () => {
+    const req = toApiRequest(event({ body: Buffer.from('{"a":"é"}').toString('base64'), isBase64Encoded: true }), undefined);
+    expect(req.body).toBe('{"a":"é"}');
+  });
+
+  it('answers 413 above the body limit', () => {
+    const err = thrown(() => toApiRequest(event({ body: 'x'.repeat(MAX_BODY_BYTES + 1) }), undefined));
+    expect(err).toBeInstanceOf(AppError);
+    expect(err.status).toBe(413);
+    expect(err.code).toBe('PAYLOAD_TOO_LARGE');
+  });
+});
+
+describe('baseUrlOf', () => {
+  it('prefers the configured URL, then the CloudFront viewer host, then Host', () => {
+    expect(baseUrlOf({ host: 'api.example', 'x-market-host': 'd1.cloudfront.net' }, 'https://shop.example')).toBe('https://shop.example');
+    expect(baseUrlOf({ host: 'api.example', 'x-market-host': 'd1.cloudfront.net' }, undefined)).toBe('https://d1.cloudfront.net');
+    expect(baseUrlOf({ host: '127.0.0.1:8787', 'x-forwarded-proto': 'http' }, undefined)).toBe('http://127.0.0.1:8787');
+  });
+
+  it('ignores a host header that is not a host name', () => {
+    expect(baseUrlOf({ host: 'evil.example/<script>' }, undefined)).toBe('https://localhost');
+  });
+});
+
+describe('readJsonObject', () => {
+  const req = (body: string | undefined) => ({ ...toApiRequest(event(), undefined), body });
+  it('parses an object and treats an empty body as absent', () => {
+    expect(readJsonObject(req('{"a":1}'))).toEqual({ a: 1 });
+    expect(readJsonObject(req(undefined))).toBeUndefined();
+    expect(readJsonObject(req('  '))).toBeUndefined();
+  });
+  it('answers 400 INVALID_JSON for malformed JSON and for non-objects', () => {
+    expect(thrown(() => readJsonObject(req('{"a":')))).toMatchObject({ status: 400, code: 'INVALID_JSON' });
+    expect(thrown(() => readJsonObject(req('[1]')))).toMatchObject({ status: 400, code: 'INVALID_JSON' });
+  });
+});
