@@ -9,6 +9,7 @@ export default defineConfig({
     hookTimeout: 60_000,
     // CDK tests bundle every Lambda with esbuild; the rest are I/O bound. Two cores here.
     maxWorkers: 2,
+    reporters: ['default', './test/support/summary-reporter.ts'],
     env: { POWERTOOLS_LOG_LEVEL: 'SILENT', AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true' },
   },
 });

@@ -4,6 +4,7 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import { SETTINGS } from '#shared/config';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 
@@ -15,12 +16,32 @@ export interface StartedProcess {
   interrupt: () => Promise<number | null>;
 }
 
+const running = new Set<ChildProcess>();
+
+/** Kills whatever a failed test left running. */
+export function killStarted(): void {
+  for (const child of running) child.kill('SIGKILL');
+  running.clear();
+}
+
+/**
+ * The test workers inherit the global setup's DYNAMODB_ENDPOINT, RPC_URLS and settings;
+ * a user's shell has none of them, so the child starts without them unless a test sets them.
+ */
+function userEnv(): NodeJS.ProcessEnv {
+  const env = { ...process.env };
+  for (const name of ['DYNAMODB_ENDPOINT', ...Object.values(SETTINGS).map((s) => s.env)]) delete env[name];
+  return env;
+}
+
 export function runStart(env: Record<string, string>, timeoutMs = 45_000): Promise<StartedProcess> {
   const child = spawn(process.execPath, ['--import', 'tsx', 'local/start.ts'], {
     cwd: root,
-    env: { ...process.env, PORT: '0', ANVIL_PORT: '0', DYNALITE_PORT: '0', ...env },
+    env: { ...userEnv(), PORT: '0', ANVIL_PORT: '0', DYNALITE_PORT: '0', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
+  running.add(child);
+  child.once('exit', () => running.delete(child));
   let out = '';
   child.stdout.on('data', (c: Buffer) => (out += c.toString()));
   child.stderr.on('data', (c: Buffer) => (out += c.toString()));

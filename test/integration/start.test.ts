@@ -1,0 +1,124 @@
+import { createServer } from 'node:net';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { execFileSync } from 'node:child_process';
+import { afterAll, describe, expect, inject, it } from 'vitest';
+import { createPublicClient, createWalletClient, http, parseEther } from 'viem';
+import { testAccount } from '../../local/anvil';
+import { localChain } from '../../local/local-chain';
+import { killStarted, runStart } from '../support/spawn-start';
+
+const dirs: string[] = [];
+afterAll(() => {
+  killStarted();
+  dirs.forEach((d) => rmSync(d, { recursive: true, force: true }));
+});
+
+const childPids = (pid: number): number[] => {
+  try {
+    return execFileSync('pgrep', ['-P', String(pid)]).toString().trim().split('\n').filter(Boolean).map(Number);
+  } catch {
+    return [];
+  }
+};
+const alive = (pid: number): boolean => {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+};
+
+describe('npm start', () => {
+  it('starts on real parts, stops every child on Ctrl-C, and finds its data again', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'market-data-'));
+    dirs.push(dataDir);
+
+    const first = await runStart({ DATA_DIR: dataDir });
+    expect(first.output()).toMatch(/USDC\s+0x5FbDB2315678afecb367f032d93F642f64180aa3/);
+    const ready = (await (await fetch(`${first.baseUrl}/api/ready`)).json()) as { ready: boolean };
+    expect(ready.ready).toBe(true);
+
+    // Leave a trace on the chain: a transfer from buyer account 1.
+    const rpcUrl = /RPC\s+(http:\/\/\S+)/.exec(first.output())![1]!;
+    const chain = localChain(rpcUrl);
+    const wallet = createWalletClient({ account: testAccount(1), chain, transport: http(rpcUrl) });
+    const hash = await wallet.sendTransaction({ to: testAccount(2).address, value: parseEther('1') });
+    const block = (await createPublicClient({ chain, transport: http(rpcUrl) }).waitForTransactionReceipt({ hash })).blockNumber;
+
+    const children = childPids(first.child.pid!);
+    expect(children.length).toBeGreaterThanOrEqual(2); // dynalite and anvil
+    expect(await first.interrupt()).toBe(0);
+    for (const pid of children) expect(alive(pid), `child ${pid} still running`).toBe(false);
+
+    const second = await runStart({ DATA_DIR: dataDir });
+    try {
+      const rpc2 = /RPC\s+(http:\/\/\S+)/.exec(second.output())![1]!;
+      const receipt = await createPublicClient({ chain: localChain(rpc2), transport: http(rpc2) }).getTransactionReceipt({ hash });
+      expect(receipt.blockNumber).toBe(block);
+      const ready2 = (await (await fetch(`${second.baseUrl}/api/ready`)).json()) as { ready: boolean };
+      expect(ready2.ready).toBe(true);
+    } finally {
+      await second.interrupt();
+    }
+  });
+
+  it('names the env var to change when the port is busy', async () => {
+    const blocker = createServer();
+    await new Promise<void>((r) => blocker.listen(0, '127.0.0.1', r));
+    const port = (blocker.address() as { port: number }).port;
+    try {
+      const err = await runStart({ EPHEMERAL: '1', PORT: String(port) }).then(
+        () => undefined,
+        (e: Error & { output?: string; code?: number }) => e,
+      );
+      expect(err?.code).toBe(1);
+      expect(err?.output).toMatch(new RegExp(`127\\.0\\.0\\.1:${port}: the port is busy\\. Set PORT to a free port`));
+    } finally {
+      blocker.close();
+    }
+  });
+
+  it('reports not ready, with the failing check, when the treasury is the legacy address', async () => {
+    const legacy = inject('legacyTreasury');
+    const started = await runStart({
+      EPHEMERAL: '1',
+      DYNAMODB_ENDPOINT: inject('dynamoEndpoint'),
+      RPC_URLS: inject('rpcUrl'),
+      USDC_ADDRESS: inject('usdc'),
+      USDBC_ADDRESS: inject('usdbc'),
+      TREASURY_ADDRESS: legacy.toLowerCase(),
+      LEGACY_TREASURY_ADDRESS: legacy,
+    });
+    try {
+      const body = (await (await fetch(`${started.baseUrl}/api/ready`)).json()) as { ready: boolean; checks: { name: string; ok: boolean; detail: string }[] };
+      expect(body.ready).toBe(false);
+      const money = body.checks.find((c) => c.name === 'money_safety')!;
+      expect(money.ok).toBe(false);
+      expect(money.detail).toMatch(/banned legacy treasury/);
+      expect(body.checks.filter((c) => c.name !== 'money_safety').every((c) => c.ok)).toBe(true);
+    } finally {
+      await started.interrupt();
+    }
+  });
+
+  it('reports the chain check failing when no RPC provider answers', async () => {
+    const started = await runStart({
+      EPHEMERAL: '1',
+      DYNAMODB_ENDPOINT: inject('dynamoEndpoint'),
+      RPC_URLS: 'http://127.0.0.1:9',
+      USDC_ADDRESS: inject('usdc'),
+      USDBC_ADDRESS: inject('usdbc'),
+      TREASURY_ADDRESS: inject('treasury'),
+    });
+    try {
+      const body = (await (await fetch(`${started.baseUrl}/api/ready`)).json()) as { ready: boolean; checks: { name: string; ok: boolean }[] };
+      expect(body.ready).toBe(false);
+      expect(body.checks.find((c) => c.name === 'chain')!.ok).toBe(false);
+    } finally {
+      await started.interrupt();
+    }
+  });
+});

@@ -1,0 +1,18 @@
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { SETTINGS } from '#shared/config';
+
+describe('README', () => {
+  const readme = readFileSync('README.md', 'utf8');
+  it('documents every deployment setting by context key and env var', () => {
+    for (const s of Object.values(SETTINGS)) {
+      expect(readme, s.context).toContain(`\`${s.context}\``);
+      expect(readme, s.env).toContain(`\`${s.env}\``);
+    }
+  });
+  it('gives the two commands, and .ci/run runs the same test command', () => {
+    expect(readme).toContain('npm ci && npm start');
+    expect(readme).toContain('npm ci && npm test');
+    expect(readFileSync('.ci/run', 'utf8')).toMatch(/^npm ci && npm test$/m);
+  });
+});
