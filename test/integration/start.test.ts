@@ -1,5 +1,5 @@
 import { createServer } from 'node:net';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { execFileSync } from 'node:child_process';
@@ -22,13 +22,18 @@ const childPids = (pid: number): number[] => {
     return [];
   }
 };
+/** Running, and not a zombie waiting for init to reap it after its parent exited. */
 const alive = (pid: number): boolean => {
   try {
-    process.kill(pid, 0);
-    return true;
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) !== 'Z';
   } catch {
     return false;
   }
+};
+const exitsSoon = async (pid: number): Promise<boolean> => {
+  for (let i = 0; i < 40 && alive(pid); i++) await new Promise((r) => setTimeout(r, 50));
+  return !alive(pid);
 };
 
 describe('npm start', () => {
@@ -51,7 +56,7 @@ describe('npm start', () => {
     const children = childPids(first.child.pid!);
     expect(children.length).toBeGreaterThanOrEqual(2); // dynalite and anvil
     expect(await first.interrupt()).toBe(0);
-    for (const pid of children) expect(alive(pid), `child ${pid} still running`).toBe(false);
+    for (const pid of children) expect(await exitsSoon(pid), `child ${pid} still running`).toBe(true);
 
     const second = await runStart({ DATA_DIR: dataDir });
     try {
