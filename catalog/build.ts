@@ -1,19 +1,219 @@
 /**
- * The site build: writes the public static tree (dist/public) that CDK deploys to the S3
- * origin and the local server serves. Runs in `npm start`, `npm test` and `cdk synth`.
+ * The catalog build. Validates the authored skills and the price source, then writes:
+ * - dist/public: the static tree CloudFront serves (catalog.json, skills/{id}/outline.json,
+ *   skills/{id}/sample.md, the pages in catalog/site);
+ * - dist/catalog: what every Lambda loads at cold start (entries, pack metadata, the
+ *   prebuilt search index, resolved prices);
+ * - dist/sealed: the pack texts, bundled only into the payments Lambda, never served.
+ * Runs in `npm start`, `npm test` and `cdk synth`; the output is deterministic.
  */
+import { readdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
+import { CAIP2, NETWORK, USD_DECIMALS } from '#shared/chain';
+import type { CatalogEntry, PackMeta, SealedPack } from '#shared/catalog-types';
+import { packFiles, packSeal } from '#shared/pack-seal';
+import { buildSearchIndex, type SearchDocument } from '#shared/skill-search';
+import { CATALOG_DATA_DIR, SEALED_DATA_DIR } from '#shared/data-dirs';
 import { PUBLIC_DIR } from '../lib/static-assets';
+import { renderPack, renderSample } from './render';
+import { PricingSchema, SkillRecordSchema, type Pricing, type SkillRecord } from './schema';
 import { readTree, writeTree } from './write-tree';
 
-const SITE_SOURCES = fileURLToPath(new URL('./site', import.meta.url));
+const here = (p: string): string => fileURLToPath(new URL(p, import.meta.url));
+const SKILLS_DIR = here('./skills');
+const SITE_SOURCES = here('./site');
+const PRICING_FILE = here('./pricing.json');
 
-/** Brings dist/public up to date; safe to run while a server reads it. */
-export function buildSite(outDir: string = PUBLIC_DIR): void {
-  writeTree(outDir, readTree(SITE_SOURCES));
+/** The spec's catalog size. */
+export const CATALOG_SIZE = 250;
+const ATOMIC = 10 ** USD_DECIMALS;
+
+export class CatalogError extends Error {}
+
+/** Reads and validates every authored skill; every problem is reported at once. */
+export function loadSkills(dir = SKILLS_DIR): SkillRecord[] {
+  const problems: string[] = [];
+  const skills: SkillRecord[] = [];
+  for (const file of readdirSync(dir).filter((f) => f.endsWith('.json')).sort()) {
+    const category = file.replace(/\.json$/, '');
+    const raw = JSON.parse(readFileSync(join(dir, file), 'utf8')) as unknown[];
+    raw.forEach((item, i) => {
+      const parsed = SkillRecordSchema.safeParse(item);
+      const label = `${file}[${i}]${typeof item === 'object' && item && 'id' in item ? ` (${String(item.id)})` : ''}`;
+      if (!parsed.success) {
+        problems.push(`${label}: ${parsed.error.issues.map((e) => `${e.path.join('.')}: ${e.message}`).join('; ')}`);
+      } else if (parsed.data.category !== category) {
+        problems.push(`${label}: category "${parsed.data.category}" but file is ${file}`);
+      } else skills.push(parsed.data);
+    });
+  }
+  const seen = new Set<string>();
+  for (const s of skills) {
+    if (seen.has(s.id)) problems.push(`duplicate id ${s.id}`);
+    seen.add(s.id);
+  }
+  if (skills.length !== CATALOG_SIZE && problems.length === 0) problems.push(`expected ${CATALOG_SIZE} skills, found ${skills.length}`);
+  if (problems.length > 0) throw new CatalogError(`Invalid catalog:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
+  return skills.sort((a, b) => (a.id < b.id ? -1 : 1));
+}
+
+export function loadPricing(skills: readonly SkillRecord[], file = PRICING_FILE): Pricing {
+  const pricing = PricingSchema.parse(JSON.parse(readFileSync(file, 'utf8')));
+  const byId = new Map(skills.map((s) => [s.id, s]));
+  const problems: string[] = [];
+  const ids = pricing.x402_resources.map((r) => r.skill_id);
+  if (new Set(ids).size !== ids.length) problems.push('x402_resources lists a skill twice');
+  if (!ids.includes(pricing.canary)) problems.push(`the canary ${pricing.canary} is not among x402_resources`);
+  for (const r of pricing.x402_resources) {
+    const skill = byId.get(r.skill_id);
+    if (!skill) problems.push(`x402_resources: unknown skill ${r.skill_id}`);
+    else if (Number(r.amount) > Math.round(skill.price_usd * ATOMIC)) problems.push(`${r.skill_id}: featured amount ${r.amount} exceeds its list price ${skill.price_usd}`);
+  }
+  for (const id of Object.keys(pricing.card_cents)) if (!byId.has(id)) problems.push(`card_cents: unknown skill ${id}`);
+  if (problems.length > 0) throw new CatalogError(`Invalid pricing.json:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
+  return pricing;
+}
+
+/** "$0.10", "$4.99", and the sub-cent prices in full: "$0.099", "$0.005". */
+export function priceLabel(usd: number): string {
+  const cents = usd * 100;
+  return Math.abs(cents - Math.round(cents)) < 1e-9 ? `$${usd.toFixed(2)}` : `$${String(usd)}`;
+}
+
+export interface BuildResult {
+  entries: CatalogEntry[];
+  packs: Map<string, SealedPack>;
+  packMeta: Map<string, PackMeta>;
+  publicFiles: Map<string, string | Buffer>;
+  /** dist/catalog: loaded by every Lambda. */
+  catalogFiles: Map<string, string>;
+}
+
+/** Computes every output in memory; {@link buildSite} writes them. */
+export function buildCatalog(): BuildResult {
+  const skills = loadSkills();
+  const pricing = loadPricing(skills);
+  const featured = new Map(pricing.x402_resources.map((r) => [r.skill_id, r.amount]));
+
+  const entries: CatalogEntry[] = [];
+  const packs = new Map<string, SealedPack>();
+  const packMeta = new Map<string, PackMeta>();
+  const publicFiles = new Map<string, string | Buffer>(readTree(SITE_SOURCES));
+  const searchDocs: SearchDocument[] = [];
+
+  for (const s of skills) {
+    const amount = featured.get(s.id) ?? String(Math.round(s.price_usd * ATOMIC));
+    const price = Number(amount) / ATOMIC;
+    const payPath = `/api/pay?skill=${s.id}`;
+    const entry: CatalogEntry = {
+      id: s.id,
+      name: s.name,
+      price_usd: price,
+      price_label: priceLabel(price),
+      regular_price_usd: s.price_usd,
+      category: s.category,
+      summary: s.summary,
+      tags: s.tags,
+      protocols: ['x402', 'esp'],
+      x402: { resource: payPath, method: 'GET', scheme: 'exact', network: CAIP2, network_name: NETWORK, asset: 'USDC', amount },
+      outline: `/skills/${s.id}/outline.json`,
+      sample: `/skills/${s.id}/sample.md`,
+    };
+    entries.push(entry);
+
+    const pack = renderPack(s);
+    const files = packFiles(pack);
+    const meta: PackMeta = {
+      skill_id: s.id,
+      file_count: files.length,
+      total_bytes: files.reduce((n, f) => n + f.bytes, 0),
+      files,
+      seal: packSeal(files),
+    };
+    packs.set(s.id, pack);
+    packMeta.set(s.id, meta);
+
+    const outline = {
+      skill_id: s.id,
+      name: s.name,
+      category: s.category,
+      summary: s.summary,
+      for: s.audience,
+      outcome: s.outcome,
+      you_need: s.inputs,
+      sections: [
+        { title: 'When to use' },
+        { title: 'Outcome' },
+        { title: 'Before you start', items: s.inputs.length },
+        { title: 'Steps', items: s.steps.map((st) => st.title) },
+        { title: 'Checks', items: s.checks.length },
+        { title: 'Pitfalls', items: s.pitfalls.length },
+        { title: 'Worked example' },
+        ...(s.files ? [{ title: 'Files in this pack', items: Object.keys(s.files) }] : []),
+      ],
+      pack: { file_count: meta.file_count, total_bytes: meta.total_bytes, files: files.map((f) => ({ path: f.path, bytes: f.bytes })), seal: meta.seal },
+      price: { price_usd: entry.price_usd, price_label: entry.price_label, regular_price_usd: entry.regular_price_usd, amount, asset: 'USDC', network: CAIP2 },
+      evaluate: { sample: entry.sample, pack_metadata: `/api/packs?skill=${s.id}` },
+      buy: { challenge: payPath, note: 'The 402 challenge is authoritative for the amount, receiver and asset.' },
+    };
+    publicFiles.set(`skills/${s.id}/outline.json`, `${JSON.stringify(outline, null, 2)}\n`);
+    publicFiles.set(`skills/${s.id}/sample.md`, renderSample(s, payPath));
+
+    searchDocs.push({
+      id: s.id,
+      name: s.name,
+      tags: s.tags.join(' '),
+      summary: s.summary,
+      category: s.category,
+      body: [s.audience, s.outcome, ...s.inputs, ...s.steps.map((st) => st.title)].join('\n'),
+    });
+  }
+
+  const categories = [...new Set(entries.map((e) => e.category))].sort().map((id) => ({ id, count: entries.filter((e) => e.category === id).length }));
+  publicFiles.set(
+    'catalog.json',
+    `${JSON.stringify(
+      {
+        schema: 'skill-market-catalog-v1',
+        count: entries.length,
+        note: 'Prices are generated from one price source. The 402 challenge from GET /api/pay?skill=<id> is authoritative for the amount, receiver and asset to pay.',
+        categories,
+        skills: entries,
+      },
+      null,
+      1,
+    )}\n`,
+  );
+
+  const catalogFiles = new Map<string, string>([
+    ['entries.json', JSON.stringify(entries)],
+    ['packs.json', JSON.stringify(Object.fromEntries(packMeta))],
+    ['search-index.json', JSON.stringify(buildSearchIndex(searchDocs))],
+    ['pricing.json', JSON.stringify({ canary: pricing.canary, x402_resources: pricing.x402_resources.map((r) => r.skill_id), card_cents: pricing.card_cents })],
+  ]);
+  return { entries, packs, packMeta, publicFiles, catalogFiles };
+}
+
+/** Builds and writes all three trees; safe to run while a server reads them. */
+export function buildSite(): BuildResult {
+  const result = buildCatalog();
+  writeTree(PUBLIC_DIR, result.publicFiles);
+  writeTree(CATALOG_DATA_DIR, result.catalogFiles);
+  writeTree(SEALED_DATA_DIR, new Map([['packs.json', JSON.stringify(Object.fromEntries(result.packs))]]));
+  return result;
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
-  buildSite();
-  console.log(`site written to ${PUBLIC_DIR}`);
+  const t = performance.now();
+  try {
+    const { entries } = buildSite();
+    console.log(`catalog: ${entries.length} skills built in ${Math.round(performance.now() - t)} ms`);
+  } catch (e) {
+    if (e instanceof CatalogError) {
+      console.error(e.message);
+      process.exit(1);
+    }
+    throw e;
+  }
 }

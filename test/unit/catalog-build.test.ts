@@ -1,0 +1,127 @@
+import { readFileSync } from 'node:fs';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { buildCatalog, priceLabel, CATALOG_SIZE, type BuildResult } from '../../catalog/build';
+import { SAMPLE_END_MARKER } from '../../catalog/render';
+import { loadSkills } from '../../catalog/build';
+import type { SkillRecord } from '../../catalog/schema';
+import { packFiles, packSeal } from '#shared/pack-seal';
+
+let built: BuildResult;
+let skills: Map<string, SkillRecord>;
+beforeAll(() => {
+  built = buildCatalog();
+  skills = new Map(loadSkills().map((s) => [s.id, s]));
+});
+
+const publicText = (path: string): string => {
+  const v = built.publicFiles.get(path);
+  if (v === undefined) throw new Error(`no public file ${path}`);
+  return v.toString();
+};
+
+describe('catalog build', () => {
+  it(`has exactly ${CATALOG_SIZE} skills with unique kebab-case ids`, () => {
+    expect(built.entries).toHaveLength(250);
+    expect(new Set(built.entries.map((e) => e.id)).size).toBe(250);
+    for (const e of built.entries) expect(e.id).toMatch(/^[a-z0-9]+(-[a-z0-9]+)*$/);
+  });
+
+  it('includes the canary, the seed judges and the card packs', () => {
+    for (const id of ['agent-x402-first-buy', 'esp-outcome-judge', 'esp-claim-verifier', 'esp-delivery-critic', 'ten-send', 'market-x402-merchant-os', 'market-cold-start-catalog-bootstrapper', 'csv-cleaner']) {
+      expect(built.entries.some((e) => e.id === id), id).toBe(true);
+    }
+  });
+
+  it('gives every entry valid fields: price label, x402 surface, protocols', () => {
+    for (const e of built.entries) {
+      expect(e.name.length).toBeGreaterThan(2);
+      expect(e.price_label, e.id).toMatch(/^\$\d/);
+      expect(e.price_usd).toBeGreaterThan(0);
+      expect(e.regular_price_usd).toBeGreaterThanOrEqual(e.price_usd);
+      expect(e.x402).toEqual({ resource: `/api/pay?skill=${e.id}`, method: 'GET', scheme: 'exact', network: 'eip155:8453', network_name: 'base', asset: 'USDC', amount: expect.stringMatching(/^[1-9]\d*$/) });
+      expect(Number(e.x402.amount)).toBe(Math.round(e.price_usd * 1e6));
+      expect(e.protocols).toEqual(['x402', 'esp']);
+      expect(e.tags.length).toBeGreaterThanOrEqual(3);
+    }
+  });
+
+  it('prices the ten x402 resources as the spec does: canary 5000, nine at 99000', () => {
+    const pricing = JSON.parse(readFileSync('catalog/pricing.json', 'utf8')) as { x402_resources: { skill_id: string }[] };
+    const featured = pricing.x402_resources.map((r) => built.entries.find((e) => e.id === r.skill_id)!);
+    const canary = featured.find((e) => e.id === 'agent-x402-first-buy')!;
+    expect([canary.x402.amount, canary.price_usd, canary.regular_price_usd, canary.price_label]).toEqual(['5000', 0.005, 0.05, '$0.005']);
+    const nine = featured.filter((e) => e !== canary);
+    expect(nine).toHaveLength(9);
+    for (const e of nine) expect([e.x402.amount, e.price_usd, e.regular_price_usd]).toEqual(['99000', 0.099, 0.99]);
+    expect(JSON.parse(built.catalogFiles.get('pricing.json')!).card_cents).toEqual({
+      'ten-send': 1900,
+      'market-x402-merchant-os': 99,
+      'market-cold-start-catalog-bootstrapper': 99,
+      'csv-cleaner': 1000,
+    });
+  });
+
+  it('states each price the same way in catalog.json and in the outline', () => {
+    const catalog = JSON.parse(publicText('catalog.json')) as { count: number; skills: { id: string; price_usd: number; x402: { amount: string } }[] };
+    expect(catalog.count).toBe(250);
+    for (const e of catalog.skills) {
+      const outline = JSON.parse(publicText(`skills/${e.id}/outline.json`));
+      expect(outline.price.amount).toBe(e.x402.amount);
+      expect(outline.price.price_usd).toBe(e.price_usd);
+    }
+  });
+
+  it('seals every non-empty pack: SKILL.md with steps, checks and an example; seal matches its files', () => {
+    for (const e of built.entries) {
+      const pack = built.packs.get(e.id)!;
+      const md = pack['SKILL.md']!;
+      expect(md).toMatch(/^# /);
+      expect(md).toContain('## Steps');
+      expect(md).toContain('## Checks');
+      expect(md).toContain('## Worked example');
+      for (const text of Object.values(pack)) expect(text.length).toBeGreaterThan(0);
+      const meta = built.packMeta.get(e.id)!;
+      expect(meta.seal).toBe(packSeal(packFiles(pack)));
+      expect(JSON.parse(publicText(`skills/${e.id}/outline.json`)).pack.seal).toBe(meta.seal);
+    }
+  });
+
+  it('makes every sample a verbatim excerpt of its SKILL.md', () => {
+    for (const e of built.entries) {
+      const sample = publicText(`skills/${e.id}/sample.md`);
+      const excerpt = sample.slice(0, sample.indexOf(SAMPLE_END_MARKER));
+      expect(excerpt.length, e.id).toBeGreaterThan(200);
+      expect(built.packs.get(e.id)!['SKILL.md']!.startsWith(excerpt), e.id).toBe(true);
+    }
+  });
+
+  it('leaves no sealed text reachable through any public file', () => {
+    const corpus = [...built.publicFiles.values()].map((v) => v.toString()).join('\n');
+    for (const [id, s] of skills) {
+      const secrets = [
+        ...s.steps.slice(1).map((st) => st.detail),
+        ...s.checks,
+        ...s.pitfalls,
+        s.example.walkthrough,
+        s.example.result,
+        ...Object.values(s.files ?? {}).map((f) => f.slice(0, 200)),
+      ];
+      for (const secret of secrets) expect(corpus.includes(secret), `${id}: "${secret.slice(0, 60)}…" is public`).toBe(false);
+    }
+    // No pack file, and no dump of packs, is among the public paths.
+    expect([...built.publicFiles.keys()].filter((k) => k.endsWith('SKILL.md') || k.endsWith('packs.json') || k.startsWith('sealed/'))).toEqual([]);
+  });
+
+  it('is deterministic: two builds give identical bytes', () => {
+    const again = buildCatalog();
+    expect([...again.publicFiles.entries()].map(([k, v]) => [k, v.toString()])).toEqual([...built.publicFiles.entries()].map(([k, v]) => [k, v.toString()]));
+    expect(again.catalogFiles).toEqual(built.catalogFiles);
+  });
+
+  it('labels prices with a dollar sign and a digit', () => {
+    expect(priceLabel(0.1)).toBe('$0.10');
+    expect(priceLabel(4.99)).toBe('$4.99');
+    expect(priceLabel(0.099)).toBe('$0.099');
+    expect(priceLabel(0.005)).toBe('$0.005');
+  });
+});
