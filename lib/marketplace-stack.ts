@@ -25,7 +25,7 @@ import { BucketDeployment, CacheControl, Source } from 'aws-cdk-lib/aws-s3-deplo
 import type { Construct } from 'constructs';
 import { configToEnv, SETTINGS } from '#shared/config';
 import { ROUTES, FALLBACK_DOMAIN, activeDomains, type Domain } from '#shared/routes';
-import { TABLES, type TableDefinition } from '#shared/tables';
+import { INTENTS_TABLE, TABLES, type TableDefinition } from '#shared/tables';
 import { DomainFunction } from './constructs/domain-function';
 import { readDeployConfig } from './deploy-config';
 import { CACHE_RULES, PUBLIC_DIR } from './static-assets';
@@ -33,6 +33,7 @@ import { CACHE_RULES, PUBLIC_DIR } from './static-assets';
 /** Which tables each domain may touch, and how. Discovery only describes them for /api/ready. */
 const TABLE_ACCESS: Partial<Record<Domain, { table: string; access: 'describe' | 'read' | 'readWrite' }[]>> = {
   discovery: TABLES.map((t) => ({ table: t.logicalName, access: 'describe' as const })),
+  catalog: [{ table: INTENTS_TABLE.logicalName, access: 'readWrite' }],
 };
 
 /** API Gateway stage throttling: the spec allows abuse to be throttled at the edge. */

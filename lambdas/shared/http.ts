@@ -35,10 +35,15 @@ export const BASE_HEADERS: Readonly<Record<string, string>> = {
 };
 
 export function json(statusCode: number, body: unknown, headers: Record<string, string> = {}): ApiResponse {
+  return jsonText(statusCode, JSON.stringify(body), headers);
+}
+
+/** A JSON answer from text already serialised (e.g. a memoised body). */
+export function jsonText(statusCode: number, body: string, headers: Record<string, string> = {}): ApiResponse {
   return {
     statusCode,
     headers: { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store', ...headers },
-    body: JSON.stringify(body),
+    body,
   };
 }
 

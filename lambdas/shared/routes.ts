@@ -28,6 +28,22 @@ export const ROUTES = [
     operationId: 'getReady',
     summary: 'Readiness: whether the rails can challenge and unlock, with one entry per check.',
   },
+  {
+    method: 'GET',
+    path: '/api/catalog',
+    domain: 'catalog',
+    operationId: 'listCatalog',
+    summary: 'Catalog search and filters: q, category, max_price (USD), limit.',
+  },
+  { method: 'GET', path: '/api/packs', domain: 'catalog', operationId: 'getPackMetadata', summary: 'Pack metadata without content: files, sizes, sha256, seal.' },
+  {
+    method: 'GET',
+    path: '/api/intent',
+    domain: 'catalog',
+    operationId: 'getIntent',
+    summary: 'Natural-language skill search (q), the list of intent bounties (list=1), or one bounty (id).',
+  },
+  { method: 'POST', path: '/api/intent', domain: 'catalog', operationId: 'postIntent', summary: 'Post an intent bounty: what you need and how success is judged.' },
 ] as const satisfies readonly RouteDefinition[];
 
 export type Route = (typeof ROUTES)[number];

@@ -50,8 +50,21 @@ export const LEDGER_TABLE = {
   description: 'Confirmed unlocks: the public proof ledger and the source of every revenue figure.',
 } as const satisfies TableDefinition;
 
+/**
+ * Intent bounties (POST /api/intent). Keyed by a server-made id; `gsi1` (constant partition
+ * `INTENT`, sort `<iso time>#<id>`) lists them newest first with a cursor.
+ */
+export const INTENTS_TABLE = {
+  logicalName: 'Intents',
+  env: 'INTENTS_TABLE',
+  partitionKey: { name: 'id', type: 'S' },
+  indexes: [{ name: 'gsi1', partitionKey: { name: 'gsi1pk', type: 'S' }, sortKey: { name: 'gsi1sk', type: 'S' } }],
+  retain: true,
+  description: 'Intent bounties: what agents asked for, with success criteria.',
+} as const satisfies TableDefinition;
+
 /** All tables, in creation order. */
-export const TABLES: readonly TableDefinition[] = [LEDGER_TABLE];
+export const TABLES: readonly TableDefinition[] = [LEDGER_TABLE, INTENTS_TABLE];
 
 /** The physical name of a table: from its env var in a Lambda, its logical name locally. */
 export function tableName(def: TableDefinition, env: NodeJS.ProcessEnv = process.env): string {

@@ -15,7 +15,12 @@ export interface DomainFunctionProps {
   timeout?: Duration;
   memorySize?: number;
   logRetention?: RetentionDays;
+  /** Built data directories (under dist/) copied into the bundle; every domain reads the catalog. */
+  data?: readonly ('catalog' | 'sealed')[];
 }
+
+/** Environment variable that tells the code where each copied data directory is (see lambdas/shared/data-dirs.ts). */
+const DATA_ENV = { catalog: 'CATALOG_DATA_DIR', sealed: 'SEALED_DATA_DIR' } as const;
 
 /**
  * One domain's Lambda with the project's defaults: Node.js 22 on ARM64, ESM bundle built
@@ -27,6 +32,8 @@ export class DomainFunction extends Construct {
 
   constructor(scope: Construct, id: string, props: DomainFunctionProps) {
     super(scope, id);
+    const data = props.data ?? ['catalog'];
+    const dataEnv = Object.fromEntries(data.map((d) => [DATA_ENV[d], `/var/task/${d}`]));
     const logGroup = new LogGroup(this, 'Logs', {
       retention: props.logRetention ?? RetentionDays.ONE_MONTH,
       removalPolicy: RemovalPolicy.DESTROY,
@@ -46,6 +53,7 @@ export class DomainFunction extends Construct {
         NODE_OPTIONS: '--enable-source-maps',
         POWERTOOLS_SERVICE_NAME: `skill-market-${props.domain}`,
         POWERTOOLS_LOG_LEVEL: 'INFO',
+        ...dataEnv,
         ...props.environment,
       },
       bundling: {
@@ -59,6 +67,12 @@ export class DomainFunction extends Construct {
         externalModules: ['@aws-sdk/*'],
         // Some CommonJS dependencies call require(); an ESM bundle needs it defined.
         banner: "import { createRequire as __cr } from 'node:module'; const require = __cr(import.meta.url);",
+        // The catalog build's output travels inside the bundle: read at cold start, no network fetch.
+        commandHooks: {
+          beforeBundling: () => [],
+          beforeInstall: () => [],
+          afterBundling: (inputDir: string, outputDir: string) => data.map((d) => `cp -R "${inputDir}/dist/${d}" "${outputDir}/${d}"`),
+        },
       },
     });
   }

@@ -1,0 +1,32 @@
+import { absoluteEntry } from '#shared/catalog';
+import { json, type ApiRequest, type ApiResponse } from '#shared/http';
+import { requireSkill } from '#shared/skill-param';
+import type { CatalogPorts } from './ports';
+
+/** How a buyer recomputes the seal over the files they saved under DIR. */
+export const SEAL_VERIFY_COMMAND = "(cd DIR && find . -type f -printf '%P\\n' | LC_ALL=C sort | xargs -d '\\n' sha256sum) | sha256sum";
+
+/** GET /api/packs?skill=: what the pack holds (paths, sizes, hashes, seal), never its text. */
+export function getPackMetadata(req: ApiRequest, { catalog }: Pick<CatalogPorts, 'catalog'>): ApiResponse {
+  const entry = requireSkill(catalog, req.query['skill']);
+  const meta = catalog.packMeta(entry.id)!;
+  const abs = absoluteEntry(entry, req.baseUrl);
+  return json(200, {
+    ok: true,
+    skill_id: entry.id,
+    name: entry.name,
+    file_count: meta.file_count,
+    total_bytes: meta.total_bytes,
+    files: meta.files,
+    seal: {
+      algorithm: 'sha256',
+      value: meta.seal,
+      canonical_form: 'sha256 of the lines "<sha256 of file>  <path>\\n" for every file, sorted by path in byte order (sha256sum output format)',
+      verify_command: SEAL_VERIFY_COMMAND,
+    },
+    price: { price_usd: entry.price_usd, price_label: entry.price_label, regular_price_usd: entry.regular_price_usd, amount: entry.x402.amount, asset: 'USDC' },
+    outline: abs.outline,
+    sample: abs.sample,
+    pay: abs.x402.resource,
+  });
+}

@@ -1,0 +1,12 @@
+/** Lambda entry of the catalog domain: catalog search, pack metadata, intent search and bounties. */
+import { createDomainHandler } from '#shared/domain-handler';
+import { getPackMetadata } from './get-pack-metadata';
+import { getIntent, postIntent } from './intents';
+import { listCatalog } from './list-catalog';
+import { catalogPortsFromEnv } from './ports';
+
+export const handler = createDomainHandler('catalog', {
+  routes: { listCatalog, getPackMetadata, getIntent, postIntent },
+  ports: catalogPortsFromEnv,
+  baseUrl: (ports) => ports.publicBaseUrl,
+});

@@ -1,0 +1,114 @@
+import { z } from 'zod';
+import { absoluteEntry } from '#shared/catalog';
+import { invalidRequest, notFound } from '#shared/errors';
+import { json, readJsonObject, type ApiRequest, type ApiResponse } from '#shared/http';
+import { optionalInteger, optionalString } from '#shared/query';
+import { InvalidCursorError, type IntentRecord } from './intent-store';
+import { MAX_QUERY_LENGTH } from './list-catalog';
+import type { CatalogPorts } from './ports';
+
+export const INTENT_SEARCH_LIMIT = { fallback: 10, min: 1, max: 50 } as const;
+export const INTENT_LIST_LIMIT = { fallback: 20, min: 1, max: 100 } as const;
+
+/** Limits on a posted intent bounty; documented in docs/ARCHITECTURE.md. */
+export const IntentBodySchema = z
+  .object({
+    title: z.string().trim().min(3).max(120).optional(),
+    description: z.string().trim().min(10).max(2000).optional(),
+    success_criteria: z.array(z.string().trim().min(3).max(300)).min(1).max(10),
+    budget_usd: z.number().positive().max(10_000).optional(),
+    skill_hints: z.array(z.string().trim().min(1).max(100)).max(5).optional(),
+  })
+  .strict()
+  .refine((b) => b.title !== undefined || b.description !== undefined, { message: 'give a title or a description (or both)', path: ['title'] });
+
+/** GET /api/intent: `q` searches skills, `list=1` lists bounties, `id` reads one bounty; exactly one of them. */
+export async function getIntent(req: ApiRequest, ports: CatalogPorts): Promise<ApiResponse> {
+  const modes = (['q', 'list', 'id'] as const).filter((k) => req.query[k] !== undefined);
+  if (modes.length !== 1) {
+    throw invalidRequest(
+      modes[0] ?? 'q',
+      modes.length === 0 ? 'Give one of `q` (search), `list=1` or `id`.' : `Give only one of ${modes.map((m) => `\`${m}\``).join(', ')}.`,
+      'GET /api/intent?q=clean%20a%20messy%20csv, /api/intent?list=1 or /api/intent?id=int_…',
+    );
+  }
+  if (modes[0] === 'q') return searchIntent(req, ports);
+  if (modes[0] === 'list') return listIntents(req, ports);
+  return getOneIntent(req, ports);
+}
+
+function searchIntent(req: ApiRequest, { catalog }: CatalogPorts): ApiResponse {
+  const q = optionalString(req, 'q', { maxLength: MAX_QUERY_LENGTH })!;
+  const limit = optionalInteger(req, 'limit', INTENT_SEARCH_LIMIT);
+  const hits = catalog.search(q);
+  const results = hits.slice(0, limit).map((h) => {
+    const e = absoluteEntry(catalog.get(h.id)!, req.baseUrl);
+    return {
+      skill_id: e.id,
+      name: e.name,
+      score: h.score,
+      matched: h.matched,
+      category: e.category,
+      summary: e.summary,
+      price_usd: e.price_usd,
+      price_label: e.price_label,
+      outline: e.outline,
+      sample: e.sample,
+      pay: e.x402.resource,
+    };
+  });
+  return json(200, { ok: true, query: q, total: hits.length, count: results.length, results });
+}
+
+async function listIntents(req: ApiRequest, { intents }: CatalogPorts): Promise<ApiResponse> {
+  if (req.query['list'] !== '1') throw invalidRequest('list', '`list` takes the value 1.', 'GET /api/intent?list=1');
+  const limit = optionalInteger(req, 'limit', INTENT_LIST_LIMIT);
+  const cursor = optionalString(req, 'cursor', { maxLength: 1000 });
+  try {
+    const page = await intents.list(limit, cursor);
+    return json(200, { ok: true, count: page.items.length, intents: page.items, next_cursor: page.next_cursor ?? null });
+  } catch (e) {
+    if (e instanceof InvalidCursorError) throw invalidRequest('cursor', 'The cursor is not one this service issued.', 'Use next_cursor from the previous page, or leave it out.');
+    throw e;
+  }
+}
+
+async function getOneIntent(req: ApiRequest, { intents }: CatalogPorts): Promise<ApiResponse> {
+  const id = optionalString(req, 'id', { maxLength: 64 })!;
+  const intent = /^int_[0-9a-f]{20}$/.test(id) ? await intents.get(id) : undefined;
+  if (!intent) throw notFound(`No intent with id "${id}".`, 'GET /api/intent?list=1 lists the intents.');
+  return json(200, { ok: true, intent });
+}
+
+/** POST /api/intent: stores a bounty with a server-made id and time, and the skills search suggests for it. */
+export async function postIntent(req: ApiRequest, ports: CatalogPorts): Promise<ApiResponse> {
+  const body = readJsonObject(req);
+  if (body === undefined) throw invalidRequest('body', 'The body must be a JSON object with `title` or `description`, and `success_criteria`.', 'Example: {"title":"Clean a CSV","success_criteria":["every row has 12 columns"]}');
+  const parsed = IntentBodySchema.safeParse(body);
+  if (!parsed.success) {
+    const issues = parsed.error.issues.map((i) => ({ parameter: i.path.join('.') || 'body', problem: i.message }));
+    const first = issues[0]!;
+    throw invalidRequest(first.parameter, `Invalid intent: ${issues.map((i) => `${i.parameter}: ${i.problem}`).join('; ')}.`, 'Required: `title` or `description`, and `success_criteria` (1 to 10 strings). Optional: `budget_usd`, `skill_hints`.');
+  }
+  const b = parsed.data;
+  for (const hint of b.skill_hints ?? []) {
+    if (!ports.catalog.get(hint)) throw invalidRequest('skill_hints', `Unknown skill "${hint}" in skill_hints.`, 'Hints must be catalog ids; GET /api/catalog lists them.');
+  }
+  const suggested = ports.catalog
+    .search([b.title, b.description].filter(Boolean).join(' ').slice(0, MAX_QUERY_LENGTH))
+    .slice(0, 3)
+    .map((h) => ({ skill_id: h.id, score: h.score }));
+  const intent: IntentRecord = {
+    id: ports.newIntentId(),
+    created_at: ports.now().toISOString(),
+    status: 'open',
+    ...(b.title !== undefined ? { title: b.title } : {}),
+    ...(b.description !== undefined ? { description: b.description } : {}),
+    success_criteria: b.success_criteria,
+    ...(b.budget_usd !== undefined ? { budget_usd: b.budget_usd } : {}),
+    ...(b.skill_hints !== undefined ? { skill_hints: b.skill_hints } : {}),
+    suggested_skills: suggested,
+  };
+  await ports.intents.put(intent);
+  return json(200, { ok: true, intent, url: `${req.baseUrl}/api/intent?id=${intent.id}` });
+}
