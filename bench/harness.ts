@@ -1,0 +1,69 @@
+/** Shared pieces of the HTTP benchmarks: processes under test and an autocannon run. */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import autocannon from 'autocannon';
+
+export interface Served {
+  url: string;
+  child: ChildProcess;
+  stop: () => Promise<void>;
+}
+
+const waitFor = (child: ChildProcess, pattern: RegExp): Promise<string> =>
+  new Promise((resolve, reject) => {
+    let out = '';
+    const onData = (c: Buffer): void => {
+      out += c.toString();
+      const m = pattern.exec(out);
+      if (m?.[1]) resolve(m[1]);
+    };
+    child.stdout?.on('data', onData);
+    child.stderr?.on('data', (c: Buffer) => (out += c.toString()));
+    child.once('exit', (code) => reject(new Error(`exited ${code}: ${out}`)));
+  });
+
+const stopper = (child: ChildProcess, signal: NodeJS.Signals) => (): Promise<void> =>
+  new Promise((resolve) => {
+    if (child.exitCode !== null) return resolve();
+    child.once('exit', () => resolve());
+    child.kill(signal);
+  });
+
+/** The whole local marketplace (`npm start`'s entry, in memory) in its own process. */
+export async function startMarket(env: Record<string, string> = {}): Promise<Served> {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'local/start.ts'], {
+    env: { ...process.env, EPHEMERAL: '1', PORT: '0', ANVIL_PORT: '0', DYNALITE_PORT: '0', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const url = await waitFor(child, /Base URL\s+(http:\/\/\S+)/);
+  return { url, child, stop: stopper(child, 'SIGINT') };
+}
+
+/** A plain node:http server answering every request with `body` and `status`, in its own process. */
+export async function startFixed(body: string, status = 200): Promise<Served> {
+  const file = join(mkdtempSync(join(tmpdir(), 'bench-')), 'body.json');
+  writeFileSync(file, body);
+  const child = spawn(process.execPath, ['bench/fixed-json-server.mjs', '0', file, String(status)], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const port = await waitFor(child, /"port":(\d+)/);
+  return { url: `http://127.0.0.1:${port}`, child, stop: stopper(child, 'SIGTERM') };
+}
+
+export interface LoadResult {
+  rps: number;
+  p50: number;
+  p99: number;
+  errors: number;
+  non2xx: number;
+}
+
+/** Bounded load on loopback: `connections` keep-alive clients for `seconds`. */
+export async function load(url: string, opts: { seconds: number; connections: number; method?: string; headers?: Record<string, string> }): Promise<LoadResult> {
+  const r = await autocannon({ url, duration: opts.seconds, connections: opts.connections, method: (opts.method ?? 'GET') as 'GET', headers: opts.headers ?? {} });
+  return { rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, errors: r.errors, non2xx: r.non2xx };
+}
+
+export function percentile(sorted: readonly number[], p: number): number {
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
+}
