@@ -99,3 +99,18 @@ describe('MarketplaceStack', () => {
     expect(JSON.stringify(rules)).toContain(LEGACY);
   });
 });
+
+describe('catalog data and access', () => {
+  it('tells every domain function where its bundled catalog data is', () => {
+    for (const fn of domainFunctions()) expect(fn.Properties['Environment'].Variables.CATALOG_DATA_DIR).toBe('/var/task/catalog');
+  });
+
+  it('lets the catalog function read and write the intents table, and only discovery describe tables', () => {
+    const policies = Object.values(template.findResources('AWS::IAM::Policy')) as any[];
+    const statements = policies.flatMap((p) => p.Properties.PolicyDocument.Statement as any[]);
+    const writes = statements.filter((s) => [s.Action].flat().includes('dynamodb:PutItem'));
+    expect(writes.length).toBeGreaterThan(0);
+    expect(JSON.stringify(writes)).toContain('IntentsTable');
+    expect(JSON.stringify(writes)).not.toContain('LedgerTable');
+  });
+});
