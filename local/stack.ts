@@ -102,6 +102,8 @@ export async function startStack(opts: StackOptions): Promise<RunningStack> {
     setDefault(SETTINGS.usdc.env, tokens?.USDC);
     setDefault(SETTINGS.usdbc.env, tokens?.USDbC);
     for (const name of [SETTINGS.minConfirmations.env, SETTINGS.paymentsEnabled.env, SETTINGS.publicBaseUrl.env]) setDefault(name, undefined);
+    // License tokens stay valid across restarts when data persists; in memory they last one run.
+    setDefault('LICENSE_SECRET_FILE', opts.dataDir ? join(opts.dataDir, 'license-secret') : undefined);
 
     const server: Server = await startEdgeServer({ port: opts.port }).catch(portError('the API', 'PORT', opts.port));
     stops.push(

@@ -44,6 +44,16 @@ export const ROUTES = [
     summary: 'Natural-language skill search (q), the list of intent bounties (list=1), or one bounty (id).',
   },
   { method: 'POST', path: '/api/intent', domain: 'catalog', operationId: 'postIntent', summary: 'Post an intent bounty: what you need and how success is judged.' },
+  { method: 'GET', path: '/api/pay', domain: 'payments', operationId: 'getPay', summary: 'The x402 challenge (HTTP 402) for a skill.' },
+  { method: 'POST', path: '/api/pay', domain: 'payments', operationId: 'postPay', summary: 'Unlock a skill with proof of payment (X-PAYMENT) or a license token (X-LICENSE).' },
+  {
+    method: 'POST',
+    path: '/api/recover',
+    domain: 'payments',
+    operationId: 'postRecover',
+    summary: 'Re-unlock when the transfer landed but the unlock did not: same proof as POST /api/pay.',
+  },
+  { method: 'GET', path: '/api/proof', domain: 'payments', operationId: 'getProof', summary: 'The public proof ledger of confirmed unlocks (optionally one skill).' },
 ] as const satisfies readonly RouteDefinition[];
 
 export type Route = (typeof ROUTES)[number];

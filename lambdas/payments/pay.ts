@@ -1,0 +1,128 @@
+/** GET /api/pay (the 402 challenge), POST /api/pay (unlock) and POST /api/recover (re-unlock). */
+import { AppError, notFound, skillRequired } from '#shared/errors';
+import { json, type ApiRequest, type ApiResponse } from '#shared/http';
+import { requireSkill } from '#shared/skill-param';
+import { buildChallenge } from './challenge';
+import type { PaymentsPorts } from './ports';
+import { proofRequired, readProof } from './proof-input';
+import { settle } from './settle';
+import { paymentResponseHeader, unlockBody } from './unlock-response';
+
+const paymentsDisabled = (why: string): AppError =>
+  new AppError({ status: 503, code: 'PAYMENTS_DISABLED', message: why, tip: 'Wait, or contact the operator. Evaluation (outline, sample) stays free.', retry: true });
+
+function requireSoundConfig(ports: PaymentsPorts): void {
+  if (ports.configProblems.length > 0 || !ports.config.treasury) {
+    throw paymentsDisabled(`Payments are off: the deployment's payment configuration is unsafe (${ports.configProblems.join(' ') || 'no treasury'}).`);
+  }
+}
+
+const verificationFailed = (message: string, retry: boolean, details: Record<string, unknown>, headers?: Record<string, string>): AppError =>
+  new AppError({
+    status: 402,
+    code: 'PAYMENT_VERIFICATION_FAILED',
+    message,
+    retry,
+    tip: retry
+      ? 'Wait 2 to 5 seconds and POST again (backoff 2 s, 4 s, 8 s); check the transaction on a Base block explorer.'
+      : 'This transfer cannot unlock the skill. Check it on a Base block explorer; pay the current challenge to unlock.',
+    details,
+    ...(headers ? { headers } : {}),
+  });
+
+/** GET /api/pay?skill=: always 402 with the challenge in the body and, base64, in two headers. */
+export function getPay(req: ApiRequest, ports: PaymentsPorts): ApiResponse {
+  const entry = requireSkill(ports.catalog, req.query['skill']);
+  requireSoundConfig(ports);
+  if (!ports.config.paymentsEnabled) throw paymentsDisabled('Payments are switched off by the operator.');
+  const challenge = buildChallenge(entry, ports.config, req.baseUrl);
+  const encoded = Buffer.from(JSON.stringify(challenge)).toString('base64');
+  return json(402, challenge, { 'payment-required': encoded, 'x-payment-required': encoded });
+}
+
+async function unlock(req: ApiRequest, ports: PaymentsPorts): Promise<ApiResponse> {
+  requireSoundConfig(ports);
+  if (req.headers['x-ap2-mandate'] !== undefined) {
+    // Ignoring a mandate would drop the limits its signer asked for; refuse it openly instead.
+    throw new AppError({
+      status: 403,
+      code: 'AP2_MANDATE_REJECTED',
+      message: 'This deployment does not verify AP2 mandates yet, so it cannot honour the one sent.',
+      tip: 'Omit X-AP2-MANDATE to pay with the transfer alone.',
+    });
+  }
+  const proof = readProof(req);
+
+  if (proof.license !== undefined) {
+    const claims = await ports.licenses.verify(proof.license);
+    if (!claims || (proof.skill !== undefined && proof.skill !== claims.skill) || !ports.catalog.get(claims.skill)) {
+      throw new AppError({
+        status: 403,
+        code: 'INVALID_LICENSE',
+        message: 'The license token is not valid for this service or this skill.',
+        tip: 'Use the txHash path: POST /api/pay with X-PAYMENT {"txHash","skill"}.',
+      });
+    }
+    const entry = ports.catalog.get(claims.skill)!;
+    const pack = ports.packs.get(entry.id)!;
+    const meta = ports.catalog.packMeta(entry.id)!;
+    return json(
+      200,
+      unlockBody({
+        entry,
+        pack,
+        meta,
+        license: proof.license,
+        payment: { txHash: claims.txHash, payer: claims.payer, row: undefined },
+        ledger: { recorded: true, replayed: true, via: 'license' },
+        baseUrl: req.baseUrl,
+      }),
+      { 'x-payment-response': paymentResponseHeader(claims.txHash, claims.payer) },
+    );
+  }
+
+  if (proof.txHash === undefined) throw proofRequired();
+  if (proof.skill === undefined) throw skillRequired('X-PAYMENT or the body (`skill`)');
+  const entry = requireSkill(ports.catalog, proof.skill, 'X-PAYMENT or the body (`skill`)');
+  const outcome = await settle({ txHash: proof.txHash, skill: entry }, ports, { schedule: true });
+
+  switch (outcome.kind) {
+    case 'unlocked': {
+      const { row } = outcome;
+      const pack = ports.packs.get(entry.id);
+      const meta = ports.catalog.packMeta(entry.id);
+      if (!pack || !meta) throw notFound(`The pack of ${entry.id} is missing from this deployment.`);
+      const license = await ports.licenses.issue({ network: row.network, txHash: row.txHash, skill: entry.id, payer: row.payer, seal: meta.seal });
+      return json(
+        200,
+        unlockBody({
+          entry,
+          pack,
+          meta,
+          license,
+          payment: { txHash: row.txHash, payer: row.payer, row },
+          ledger: { recorded: true, replayed: outcome.replayed, via: outcome.replayed ? 'replay' : 'verification' },
+          baseUrl: req.baseUrl,
+        }),
+        { 'x-payment-response': paymentResponseHeader(row.txHash, row.payer) },
+      );
+    }
+    case 'pending':
+      throw verificationFailed(
+        outcome.message,
+        true,
+        { reason: outcome.confirmations === undefined ? 'not_found' : 'too_few_confirmations', confirmations: outcome.confirmations ?? 0, required: ports.config.minConfirmations, re_verification_scheduled: outcome.scheduled },
+        { 'retry-after': '2' },
+      );
+    case 'refused':
+      throw verificationFailed(outcome.message, false, { reason: outcome.reason });
+    case 'unavailable':
+      throw new AppError({ status: 503, code: 'INTERNAL_ERROR', message: outcome.message, tip: 'Retry with backoff (2 s, 4 s, 8 s); your transfer is safe on chain.', retry: true });
+    case 'disabled':
+      throw paymentsDisabled(outcome.message);
+  }
+}
+
+export const postPay = unlock;
+/** Same proof and rules as POST /api/pay: re-unlocks a transfer that landed when the unlock did not. */
+export const postRecover = unlock;

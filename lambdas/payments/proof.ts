@@ -1,0 +1,38 @@
+import { NETWORK } from '#shared/chain';
+import { json, type ApiRequest, type ApiResponse } from '#shared/http';
+import { optionalInteger } from '#shared/query';
+import { requireSkill } from '#shared/skill-param';
+import type { LedgerRow } from './ledger';
+import type { PaymentsPorts } from './ports';
+import { formatAtomic } from './verify-transfer';
+
+export const PROOF_LIMIT = { fallback: 20, min: 1, max: 100 } as const;
+
+export const publicRow = (r: LedgerRow) => ({
+  txHash: r.txHash,
+  skill: r.skill,
+  amount: r.amount,
+  amount_usd: Number(formatAtomic(BigInt(r.amount))),
+  asset: r.asset,
+  asset_contract: r.assetContract,
+  payer: r.payer,
+  block: Number(r.blockNumber),
+  confirmations_at_unlock: r.confirmations,
+  time: r.recordedAt,
+});
+
+/** GET /api/proof: the public ledger of confirmed unlocks, read from stored rows only. */
+export async function getProof(req: ApiRequest, ports: Pick<PaymentsPorts, 'ledger' | 'catalog'>): Promise<ApiResponse> {
+  const skill = req.query['skill'] !== undefined ? requireSkill(ports.catalog, req.query['skill']).id : undefined;
+  const limit = optionalInteger(req, 'limit', PROOF_LIMIT);
+  const [confirmed, rows] = await Promise.all([ports.ledger.count(skill), ports.ledger.recent(limit, skill)]);
+  return json(200, {
+    ok: true,
+    source: 'ledger',
+    network: NETWORK,
+    skill: skill ?? null,
+    confirmed,
+    recent_unlocks: rows.map(publicRow),
+    honesty: 'Every row is an on-chain transfer this deployment verified and recorded; nothing is estimated or invented.',
+  });
+}

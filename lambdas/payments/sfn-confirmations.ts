@@ -1,0 +1,17 @@
+import { ExecutionAlreadyExists, SFNClient, StartExecutionCommand } from '@aws-sdk/client-sfn';
+import { executionName, type ConfirmationScheduler } from './confirmations';
+
+/** Starts the confirmation state machine once per job: the execution name is derived from the job. */
+export function sfnConfirmations(stateMachineArn: string, client = new SFNClient({})): ConfirmationScheduler {
+  return {
+    async schedule(job) {
+      try {
+        await client.send(new StartExecutionCommand({ stateMachineArn, name: executionName(job), input: JSON.stringify(job) }));
+        return 'started';
+      } catch (e) {
+        if (e instanceof ExecutionAlreadyExists) return 'already_running';
+        throw e;
+      }
+    },
+  };
+}

@@ -1,0 +1,73 @@
+import { CAIP2, NETWORK } from '#shared/chain';
+import type { CatalogEntry, PackMeta, SealedPack } from '#shared/catalog-types';
+import { SEAL_VERIFY_COMMAND } from '../catalog/get-pack-metadata';
+import type { LedgerRow } from './ledger';
+import { formatAtomic } from './verify-transfer';
+
+export interface UnlockBodyInput {
+  entry: CatalogEntry;
+  pack: SealedPack;
+  meta: PackMeta;
+  license: string;
+  payment: { txHash: string; payer: string; row: LedgerRow | undefined };
+  ledger: { recorded: boolean; replayed: boolean; via: 'verification' | 'replay' | 'license' };
+  baseUrl: string;
+}
+
+/** The spec's unlock response (POST /api/pay 200). */
+export function unlockBody(i: UnlockBodyInput) {
+  const row = i.payment.row;
+  return {
+    ok: true as const,
+    skill_id: i.entry.id,
+    name: i.entry.name,
+    sealed_pack: { files: i.pack, file_count: i.meta.file_count, seal: i.meta.seal },
+    seal: i.meta.seal,
+    how_to_use: {
+      save_to: `./packs/${i.entry.id}/`,
+      entrypoint: 'SKILL.md',
+      steps: [
+        `Write every entry of sealed_pack.files under ./packs/${i.entry.id}/ (keys are relative paths).`,
+        'Check the seal: it must equal `seal` here and on /api/packs.',
+        'Give SKILL.md to the agent that will do the job; supporting files are referenced from it.',
+        'Keep payment.txHash and license.token: either one gets this pack again.',
+      ],
+      verify_seal: SEAL_VERIFY_COMMAND.replace('DIR', `./packs/${i.entry.id}`),
+    },
+    license: {
+      token: i.license,
+      header: 'X-LICENSE',
+      redeem: 'POST /api/pay (or /api/recover) with header X-LICENSE: <token> returns this pack again without a chain lookup.',
+    },
+    payment: {
+      txHash: i.payment.txHash,
+      network: NETWORK,
+      network_caip2: CAIP2,
+      payer: i.payment.payer,
+      ...(row
+        ? {
+            amount: row.amount,
+            amount_usd: Number(formatAtomic(BigInt(row.amount))),
+            price: row.price,
+            asset: row.asset,
+            asset_contract: row.assetContract,
+            block: Number(row.blockNumber),
+            confirmations: row.confirmations,
+          }
+        : {}),
+    },
+    revenue_ledger: {
+      recorded: i.ledger.recorded,
+      replayed: i.ledger.replayed,
+      via: i.ledger.via,
+      store: 'dynamodb:Ledger',
+      ...(row ? { recorded_at: row.recordedAt } : {}),
+      proof: `${i.baseUrl}/api/proof?skill=${i.entry.id}`,
+    },
+  };
+}
+
+/** x402's settlement response header: base64 of {success, transaction, network, payer}. */
+export function paymentResponseHeader(txHash: string, payer: string): string {
+  return Buffer.from(JSON.stringify({ success: true, transaction: txHash, network: NETWORK, payer })).toString('base64');
+}
