@@ -1,0 +1,164 @@
+/**
+ * The buyer CLI: runs the spec's purchase sequence against a marketplace, one progress line
+ * per step: shop → catalog → outline → 402 challenge → USDC transfer → POST /api/pay with
+ * the spec's retries → save files under ./packs/<skill>/ and check the seal → proof.
+ *
+ *   npm run buy -- <skill> [--base-url URL] [--rpc-url URL] [--key 0x…] [--asset USDC|USDbC] [--out DIR]
+ *
+ * Defaults: the local stack (http://127.0.0.1:8787, anvil on 8545) and anvil account 1.
+ */
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { dirname, join, resolve, sep } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { createPublicClient, createWalletClient, erc20Abi, http, type Hex, type LocalAccount } from 'viem';
+import { privateKeyToAccount } from 'viem/accounts';
+import { CHAIN_ID } from '#shared/chain';
+import { packFiles, packSeal } from '#shared/pack-seal';
+import { testAccount } from './anvil';
+import { localChain } from './local-chain';
+
+export interface BuyOptions {
+  skill: string;
+  baseUrl: string;
+  rpcUrl: string;
+  account: LocalAccount;
+  asset: 'USDC' | 'USDbC';
+  outDir: string;
+  /** Backoff between unlock attempts, in seconds (the spec's 2, 4, 8, up to ~30 s). */
+  retryDelays?: readonly number[];
+}
+
+export interface BuyResult {
+  txHash: Hex;
+  files: string[];
+  seal: string;
+  proofRow: unknown;
+  attempts: number;
+}
+
+type Json = Record<string, any>;
+
+async function getJson(url: string, init?: RequestInit): Promise<{ status: number; body: Json; headers: Headers }> {
+  const res = await fetch(url, init);
+  const text = await res.text();
+  const type = res.headers.get('content-type') ?? '';
+  // The spec: an HTML page under /api/* is a 404, never an unlock.
+  if (!type.includes('json')) return { status: res.status === 200 ? 404 : res.status, body: { ok: false, error: 'not_json' }, headers: res.headers };
+  return { status: res.status, body: JSON.parse(text) as Json, headers: res.headers };
+}
+
+/** Reads a challenge field from the top level or from accepts[0], as the spec requires clients to. */
+function field(challenge: Json, ...names: string[]): any {
+  for (const n of names) if (challenge[n] !== undefined) return challenge[n];
+  const first = Array.isArray(challenge['accepts']) ? challenge['accepts'][0] : undefined;
+  for (const n of names) if (first?.[n] !== undefined) return first[n];
+  return undefined;
+}
+
+export async function buy(opts: BuyOptions, log: (line: string) => void = console.log): Promise<BuyResult> {
+  const base = opts.baseUrl.replace(/\/+$/, '');
+  const step = (n: number, text: string): void => log(`[${n}/8] ${text}`);
+
+  const shop = await getJson(`${base}/api/shop`);
+  step(1, shop.status === 200 ? `shop: ${shop.body['next_action']?.['url'] ?? 'entry read'}` : `shop: not served here (${shop.status}), continuing`);
+
+  const words = opts.skill.replace(/-/g, ' ');
+  const catalog = await getJson(`${base}/api/catalog?q=${encodeURIComponent(words)}&limit=10`);
+  const found = (catalog.body['results'] as Json[] | undefined)?.find((r) => r['id'] === opts.skill);
+  if (!found) throw new Error(`skill ${opts.skill} not found in the catalog`);
+  step(2, `catalog: ${found['name']} at ${found['price_label']}`);
+
+  const outline = await getJson(`${base}/skills/${opts.skill}/outline.json`);
+  if (outline.status !== 200) throw new Error(`outline: HTTP ${outline.status}`);
+  step(3, `outline: ${outline.body['sections']?.length ?? 0} sections, pack seal ${String(outline.body['pack']?.['seal']).slice(0, 12)}…`);
+
+  const challengeRes = await getJson(`${base}/api/pay?skill=${encodeURIComponent(opts.skill)}`);
+  if (challengeRes.status !== 402) throw new Error(`expected 402 from GET /api/pay, got ${challengeRes.status}: ${challengeRes.body['message']}`);
+  const ch = challengeRes.body;
+  const accepts = (ch['accepts'] as Json[] | undefined) ?? [ch];
+  const option = accepts.find((a) => a['asset'] === opts.asset) ?? (opts.asset === 'USDC' ? ch : undefined);
+  if (!option) throw new Error(`the challenge does not accept ${opts.asset}`);
+  const amount = BigInt(field(option, 'maxAmountRequired', 'amount'));
+  const payTo = String(field(option, 'payTo')) as Hex;
+  const contract = String(field(option, 'assetContract')) as Hex;
+  const banned = String(field(ch, 'extra')?.['legacyTreasuryBanned'] ?? '');
+  if (![String(field(option, 'network')), String(field(option, 'network_caip2'))].some((n) => n === 'base' || n === `eip155:${CHAIN_ID}`)) throw new Error('challenge is not for Base');
+  if (banned && payTo.toLowerCase() === banned.toLowerCase()) throw new Error('challenge payTo is the banned legacy treasury; refusing to pay');
+  step(4, `challenge: pay ${amount} atomic ${opts.asset} (${contract}) to ${payTo}`);
+
+  const chain = localChain(opts.rpcUrl);
+  const pub = createPublicClient({ chain, transport: http(opts.rpcUrl) });
+  if ((await pub.getChainId()) !== CHAIN_ID) throw new Error(`RPC ${opts.rpcUrl} is not chain ${CHAIN_ID}`);
+  const wallet = createWalletClient({ account: opts.account, chain, transport: http(opts.rpcUrl) });
+  const txHash = await wallet.writeContract({ address: contract, abi: erc20Abi, functionName: 'transfer', args: [payTo, amount] });
+  const receipt = await pub.waitForTransactionReceipt({ hash: txHash, confirmations: 1, pollingInterval: 250 });
+  step(5, `transfer: ${txHash} in block ${receipt.blockNumber} (${receipt.status})`);
+
+  const delays = opts.retryDelays ?? [2, 4, 8, 16];
+  let attempts = 0;
+  let unlock: Awaited<ReturnType<typeof getJson>> | undefined;
+  for (;;) {
+    attempts++;
+    unlock = await getJson(`${base}/api/pay`, { method: 'POST', headers: { 'x-payment': JSON.stringify({ txHash, skill: opts.skill }) } });
+    const retryable = (unlock.status === 402 && unlock.body['retry'] === true) || (unlock.status === 503 && unlock.body['retry'] === true);
+    if (unlock.status === 200 || !retryable || attempts > delays.length) break;
+    const wait = delays[attempts - 1]!;
+    log(`      ${unlock.body['error_code']}: ${unlock.body['message']} (retrying in ${wait} s)`);
+    await new Promise((r) => setTimeout(r, wait * 1000));
+  }
+  if (unlock.status !== 200 || unlock.body['ok'] !== true) throw new Error(`unlock failed: HTTP ${unlock.status} ${unlock.body['error_code']}: ${unlock.body['message']}`);
+  step(6, `unlock: ${Object.keys(unlock.body['sealed_pack']['files']).length} files after ${attempts} attempt(s)`);
+
+  const dir = resolve(opts.outDir, opts.skill);
+  const files = unlock.body['sealed_pack']['files'] as Record<string, string>;
+  for (const [path, text] of Object.entries(files)) {
+    const target = resolve(dir, path);
+    if (!target.startsWith(dir + sep)) throw new Error(`refusing to write outside ${dir}: ${path}`);
+    mkdirSync(dirname(target), { recursive: true });
+    writeFileSync(target, text);
+  }
+  writeFileSync(join(dir, '..', `${opts.skill}.receipt.json`), `${JSON.stringify({ skill: opts.skill, txHash, license: unlock.body['license'], payment: unlock.body['payment'] }, null, 2)}\n`);
+  const saved = Object.fromEntries(Object.keys(files).map((p) => [p, readFileSync(join(dir, p), 'utf8')]));
+  const seal = packSeal(packFiles(saved));
+  const published = await getJson(`${base}/api/packs?skill=${encodeURIComponent(opts.skill)}`);
+  if (seal !== unlock.body['seal'] || seal !== published.body['seal']?.['value']) throw new Error(`seal mismatch: files ${seal}, unlock ${unlock.body['seal']}, /api/packs ${published.body['seal']?.['value']}`);
+  step(7, `saved ${Object.keys(files).length} files to ${dir}; seal ${seal.slice(0, 12)}… matches /api/packs`);
+
+  const proof = await getJson(`${base}/api/proof?skill=${encodeURIComponent(opts.skill)}&limit=100`);
+  const row = (proof.body['recent_unlocks'] as Json[] | undefined)?.find((r) => String(r['txHash']).toLowerCase() === txHash.toLowerCase());
+  if (!row) throw new Error('the unlock is not on /api/proof');
+  step(8, `proof: on the ledger at ${row['time']} (${proof.body['confirmed']} confirmed unlocks of ${opts.skill})`);
+  return { txHash, files: Object.keys(files), seal, proofRow: row, attempts };
+}
+
+function parseArgs(argv: string[]): BuyOptions {
+  const flags = new Map<string, string>();
+  const positional: string[] = [];
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i]!;
+    if (a.startsWith('--')) flags.set(a.slice(2), argv[++i] ?? '');
+    else positional.push(a);
+  }
+  const skill = positional[0];
+  if (!skill) throw new Error('usage: npm run buy -- <skill> [--base-url URL] [--rpc-url URL] [--key 0x…] [--asset USDC|USDbC] [--out DIR]');
+  const key = flags.get('key');
+  const asset = (flags.get('asset') ?? 'USDC') as 'USDC' | 'USDbC';
+  if (asset !== 'USDC' && asset !== 'USDbC') throw new Error('--asset is USDC or USDbC');
+  return {
+    skill,
+    baseUrl: flags.get('base-url') ?? 'http://127.0.0.1:8787',
+    rpcUrl: flags.get('rpc-url') ?? 'http://127.0.0.1:8545',
+    account: key ? privateKeyToAccount(key as Hex) : testAccount(1),
+    asset,
+    outDir: flags.get('out') ?? 'packs',
+  };
+}
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  try {
+    await buy(parseArgs(process.argv.slice(2)));
+  } catch (e) {
+    console.error(`buy failed: ${(e as Error).message}`);
+    process.exit(1);
+  }
+}

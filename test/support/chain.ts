@@ -1,0 +1,34 @@
+/** Test-side chain actions on anvil: transfers from the test accounts, look-alike tokens, mining, snapshots. */
+import { createPublicClient, createTestClient, createWalletClient, erc20Abi, http, parseEther, type Address, type Hex } from 'viem';
+import { deployTestStablecoin, TEST_STABLECOIN_ABI, testAccount } from '../../local/anvil';
+import { localChain } from '../../local/local-chain';
+
+export function chainTools(rpcUrl: string) {
+  const chain = localChain(rpcUrl);
+  const pub = createPublicClient({ chain, transport: http(rpcUrl) });
+  const test = createTestClient({ chain, mode: 'anvil', transport: http(rpcUrl) });
+  const wallet = (index: number) => createWalletClient({ account: testAccount(index), chain, transport: http(rpcUrl) });
+  const mined = async (hash: Hex) => {
+    await pub.waitForTransactionReceipt({ hash, pollingInterval: 50 });
+    return hash;
+  };
+  return {
+    pub,
+    test,
+    address: (index: number): Address => testAccount(index).address,
+    /** An ERC-20 transfer from test account `from`. */
+    transfer: async (from: number, token: Address, to: Address, amount: bigint) =>
+      mined(await wallet(from).writeContract({ address: token, abi: erc20Abi, functionName: 'transfer', args: [to, amount] })),
+    /** A transfer that reverts on chain (more than the balance), mined with a fixed gas limit. */
+    revertedTransfer: async (from: number, token: Address, to: Address) =>
+      mined(await wallet(from).writeContract({ address: token, abi: erc20Abi, functionName: 'transfer', args: [to, 10n ** 30n], gas: 100_000n })),
+    sendEth: async (from: number, to: Address, eth: string) => mined(await wallet(from).sendTransaction({ to, value: parseEther(eth) })),
+    /** A token named USD Coin / USDC at another address, minted to its deployer. */
+    lookalike: async (deployer: number, amount: bigint) => {
+      const address = await deployTestStablecoin(rpcUrl, 'USD Coin', 'USDC', deployer);
+      await mined(await wallet(deployer).writeContract({ address, abi: TEST_STABLECOIN_ABI, functionName: 'mint', args: [testAccount(deployer).address, amount] }));
+      return address;
+    },
+    mine: (blocks = 1) => test.mine({ blocks }),
+  };
+}
