@@ -1,4 +1,20 @@
-import { Annotations, CfnOutput, CfnParameter, CfnRule, Fn, RemovalPolicy, Stack, type StackProps } from 'aws-cdk-lib';
+import { Annotations, CfnOutput, CfnParameter, CfnRule, Duration, Fn, RemovalPolicy, Stack, type StackProps } from 'aws-cdk-lib';
+import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
+import {
+  Choice,
+  Condition,
+  DefinitionBody,
+  Fail,
+  LogLevel,
+  StateMachine,
+  StateMachineType,
+  Succeed,
+  Wait,
+  WaitTime,
+  type IChainable,
+} from 'aws-cdk-lib/aws-stepfunctions';
+import { LambdaInvoke } from 'aws-cdk-lib/aws-stepfunctions-tasks';
+import { CONFIRMATION_RETRY_DELAYS_SECONDS } from '#shared/confirmation-policy';
 import { CfnStage, HttpApi, HttpMethod } from 'aws-cdk-lib/aws-apigatewayv2';
 import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
 import {
@@ -25,7 +41,7 @@ import { BucketDeployment, CacheControl, Source } from 'aws-cdk-lib/aws-s3-deplo
 import type { Construct } from 'constructs';
 import { configToEnv, SETTINGS } from '#shared/config';
 import { ROUTES, FALLBACK_DOMAIN, activeDomains, type Domain } from '#shared/routes';
-import { INTENTS_TABLE, TABLES, type TableDefinition } from '#shared/tables';
+import { INTENTS_TABLE, LEDGER_TABLE, TABLES, type TableDefinition } from '#shared/tables';
 import { DomainFunction } from './constructs/domain-function';
 import { readDeployConfig } from './deploy-config';
 import { CACHE_RULES, PUBLIC_DIR } from './static-assets';
@@ -34,7 +50,11 @@ import { CACHE_RULES, PUBLIC_DIR } from './static-assets';
 const TABLE_ACCESS: Partial<Record<Domain, { table: string; access: 'describe' | 'read' | 'readWrite' }[]>> = {
   discovery: TABLES.map((t) => ({ table: t.logicalName, access: 'describe' as const })),
   catalog: [{ table: INTENTS_TABLE.logicalName, access: 'readWrite' }],
+  payments: [{ table: LEDGER_TABLE.logicalName, access: 'readWrite' }],
 };
+
+/** Built data each domain's bundle carries; only payments may hold the sealed packs. */
+const DATA: Partial<Record<Domain, readonly ('catalog' | 'sealed')[]>> = { payments: ['catalog', 'sealed'] };
 
 /** API Gateway stage throttling: the spec allows abuse to be throttled at the edge. */
 const THROTTLE = { rateLimit: 100, burstLimit: 200 };
@@ -79,14 +99,41 @@ export class MarketplaceStack extends Stack {
       env[def.env] = table.tableName;
     }
 
-    const functions = new Map<Domain, DomainFunction>();
-    for (const domain of activeDomains()) {
-      const fn = new DomainFunction(this, `${capitalize(domain)}Function`, { domain, environment: env });
+    // Signs license tokens; retained, because deleting it would void every license already issued.
+    const licenseSecret = new Secret(this, 'LicenseSecret', {
+      description: 'HS256 key for skill-market license tokens',
+      generateSecretString: { passwordLength: 64, excludePunctuation: true },
+      removalPolicy: RemovalPolicy.RETAIN,
+    });
+    const paymentsEnv = { ...env, LICENSE_SECRET_ARN: licenseSecret.secretArn };
+
+    const grantTables = (domain: Domain, fn: DomainFunction): void => {
       for (const { table, access } of TABLE_ACCESS[domain] ?? []) {
         const t = tables.get(table)!;
         if (access === 'readWrite') t.grantReadWriteData(fn.fn);
         else if (access === 'read') t.grantReadData(fn.fn);
         else fn.fn.addToRolePolicy(new PolicyStatement({ actions: ['dynamodb:DescribeTable'], resources: [t.tableArn] }));
+      }
+    };
+
+    // The confirmation loop: a Step Functions execution per early transfer re-runs the same settle task.
+    const confirmTask = new DomainFunction(this, 'ConfirmationTask', { domain: 'payments', entryFile: 'confirm-handler.ts', environment: paymentsEnv });
+    grantTables('payments', confirmTask);
+    licenseSecret.grantRead(confirmTask.fn);
+    const confirmation = confirmationStateMachine(this, confirmTask);
+
+    const functions = new Map<Domain, DomainFunction>();
+    for (const domain of activeDomains()) {
+      const isPayments = domain === 'payments';
+      const fn = new DomainFunction(this, `${capitalize(domain)}Function`, {
+        domain,
+        environment: isPayments ? { ...paymentsEnv, CONFIRMATION_STATE_MACHINE_ARN: confirmation.stateMachineArn } : env,
+        ...(DATA[domain] ? { data: DATA[domain] } : {}),
+      });
+      grantTables(domain, fn);
+      if (isPayments) {
+        licenseSecret.grantRead(fn.fn);
+        confirmation.grantStartExecution(fn.fn);
       }
       functions.set(domain, fn);
     }
@@ -187,6 +234,43 @@ export class MarketplaceStack extends Stack {
     new CfnOutput(this, 'SiteBucketName', { value: siteBucket.bucketName });
     for (const [name, table] of tables) new CfnOutput(this, `${name}TableName`, { value: table.tableName });
   }
+}
+
+/**
+ * Wait 2 s → attempt → pending? wait 4 s → attempt … (the spec's 2/4/8/16 s policy from the
+ * one constant the local loop also reads). An execution ends Unlocked, Refused, or failed
+ * as NotConfirmedInTime, which operators can alarm on.
+ */
+function confirmationStateMachine(scope: Construct, task: DomainFunction): StateMachine {
+  const unlocked = new Succeed(scope, 'Unlocked');
+  const refused = new Succeed(scope, 'Refused', { comment: 'The transfer cannot unlock: wrong, reverted or reorged.' });
+  const gaveUp = new Fail(scope, 'NotConfirmedInTime', { error: 'NotConfirmedInTime', cause: 'The transfer did not reach the required confirmations within the retry policy.' });
+  let next: IChainable = gaveUp;
+  const delays = [...CONFIRMATION_RETRY_DELAYS_SECONDS].reverse();
+  delays.forEach((delay, i) => {
+    const n = delays.length - i;
+    const attempt = new LambdaInvoke(scope, `Attempt${n}`, {
+      lambdaFunction: task.fn,
+      payloadResponseOnly: true,
+      resultPath: '$.result',
+    });
+    const decide = new Choice(scope, `Decide${n}`)
+      .when(Condition.stringEquals('$.result.status', 'unlocked'), unlocked)
+      .when(Condition.stringEquals('$.result.status', 'failed'), refused)
+      .otherwise(next);
+    const wait = new Wait(scope, `Wait${n}`, { time: WaitTime.duration(Duration.seconds(delay)) });
+    wait.next(attempt);
+    attempt.next(decide);
+    next = wait;
+  });
+  const logs = new LogGroup(scope, 'ConfirmationLogs', { retention: RetentionDays.THREE_MONTHS, removalPolicy: RemovalPolicy.DESTROY });
+  return new StateMachine(scope, 'Confirmation', {
+    comment: 'Re-verifies a transfer that arrived before it had enough confirmations',
+    definitionBody: DefinitionBody.fromChainable(next as unknown as IChainable),
+    stateMachineType: StateMachineType.STANDARD,
+    timeout: Duration.minutes(5),
+    logs: { destination: logs, level: LogLevel.ALL, includeExecutionData: true },
+  });
 }
 
 function createTable(scope: Construct, def: TableDefinition): Table {

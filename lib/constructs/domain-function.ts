@@ -10,6 +10,8 @@ const root = fileURLToPath(new URL('../..', import.meta.url));
 
 export interface DomainFunctionProps {
   domain: Domain;
+  /** Entry file under lambdas/<domain>/ (default handler.ts), e.g. a Step Functions task. */
+  entryFile?: string;
   environment: Record<string, string>;
   /** Default 15 s: every route answers well inside API Gateway's 30 s integration limit. */
   timeout?: Duration;
@@ -39,7 +41,7 @@ export class DomainFunction extends Construct {
       removalPolicy: RemovalPolicy.DESTROY,
     });
     this.fn = new NodejsFunction(this, 'Fn', {
-      entry: `${root}lambdas/${props.domain}/handler.ts`,
+      entry: `${root}lambdas/${props.domain}/${props.entryFile ?? 'handler.ts'}`,
       handler: 'handler',
       projectRoot: root,
       depsLockFilePath: `${root}package-lock.json`,
@@ -48,7 +50,7 @@ export class DomainFunction extends Construct {
       memorySize: props.memorySize ?? 512,
       timeout: props.timeout ?? Duration.seconds(15),
       logGroup,
-      description: `skill-market ${props.domain} routes`,
+      description: `skill-market ${props.domain} ${props.entryFile ? props.entryFile.replace(/\.ts$/, '') : 'routes'}`,
       environment: {
         NODE_OPTIONS: '--enable-source-maps',
         POWERTOOLS_SERVICE_NAME: `skill-market-${props.domain}`,

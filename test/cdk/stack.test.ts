@@ -3,6 +3,7 @@ import { Match, Template } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { ROUTES, routeKey } from '#shared/routes';
 import { TABLES } from '#shared/tables';
+import { CONFIRMATION_RETRY_DELAYS_SECONDS } from '#shared/confirmation-policy';
 import { DeployConfigError } from '../../lib/deploy-config';
 import { MarketplaceStack } from '../../lib/marketplace-stack';
 
@@ -105,12 +106,48 @@ describe('catalog data and access', () => {
     for (const fn of domainFunctions()) expect(fn.Properties['Environment'].Variables.CATALOG_DATA_DIR).toBe('/var/task/catalog');
   });
 
-  it('lets the catalog function read and write the intents table, and only discovery describe tables', () => {
-    const policies = Object.values(template.findResources('AWS::IAM::Policy')) as any[];
-    const statements = policies.flatMap((p) => p.Properties.PolicyDocument.Statement as any[]);
-    const writes = statements.filter((s) => [s.Action].flat().includes('dynamodb:PutItem'));
-    expect(writes.length).toBeGreaterThan(0);
-    expect(JSON.stringify(writes)).toContain('IntentsTable');
-    expect(JSON.stringify(writes)).not.toContain('LedgerTable');
+  it('grants each function only its own tables: catalog writes intents, payments writes the ledger', () => {
+    const roleOf = (description: string): string =>
+      (Object.values(template.findResources('AWS::Lambda::Function', { Properties: { Description: description } })) as any[])[0].Properties.Role['Fn::GetAtt'][0];
+    const writesOf = (description: string): string => {
+      const role = roleOf(description);
+      const policies = (Object.values(template.findResources('AWS::IAM::Policy')) as any[]).filter((p) => p.Properties.Roles.some((r: any) => r.Ref === role));
+      return JSON.stringify(policies.flatMap((p) => p.Properties.PolicyDocument.Statement).filter((st: any) => [st.Action].flat().includes('dynamodb:PutItem')));
+    };
+    expect(writesOf('skill-market catalog routes')).toContain('IntentsTable');
+    expect(writesOf('skill-market catalog routes')).not.toContain('LedgerTable');
+    expect(writesOf('skill-market payments routes')).toContain('LedgerTable');
+    expect(writesOf('skill-market payments routes')).not.toContain('IntentsTable');
+    expect(writesOf('skill-market discovery routes')).toBe('[]');
+  });
+});
+
+describe('payments', () => {
+  it('builds the confirmation state machine from the one retry policy, with logging', () => {
+    const [sm] = Object.values(template.findResources('AWS::StepFunctions::StateMachine')) as any[];
+    expect(sm.Properties.StateMachineType).toBe('STANDARD');
+    expect(sm.Properties.LoggingConfiguration.Level).toBe('ALL');
+    const raw = sm.Properties.DefinitionString;
+    const text = typeof raw === 'string' ? raw : raw['Fn::Join'][1].map((x: unknown) => (typeof x === 'string' ? x : 'ref')).join('');
+    const def = JSON.parse(text) as { StartAt: string; States: Record<string, any> };
+    const waits: number[] = [];
+    for (let name: string | undefined = def.StartAt; name; ) {
+      const state: any = def.States[name];
+      if (state.Type === 'Wait') waits.push(state.Seconds);
+      name = state.Type === 'Choice' ? state.Default : state.Next;
+    }
+    expect(waits).toEqual([...CONFIRMATION_RETRY_DELAYS_SECONDS]);
+  });
+
+  it('gives the sealed packs to the payments routes function only', () => {
+    const withSealed = domainFunctions().filter((f) => f.Properties['Environment'].Variables.SEALED_DATA_DIR);
+    expect(withSealed.map((f) => f.Properties['Description'])).toEqual(['skill-market payments routes']);
+  });
+
+  it('lets the payments function start confirmation executions and read the license key', () => {
+    const statements = (Object.values(template.findResources('AWS::IAM::Policy')) as any[]).flatMap((p) => p.Properties.PolicyDocument.Statement as any[]);
+    expect(statements.some((s) => [s.Action].flat().includes('states:StartExecution'))).toBe(true);
+    expect(statements.some((s) => [s.Action].flat().includes('secretsmanager:GetSecretValue'))).toBe(true);
+    template.hasResource('AWS::SecretsManager::Secret', { DeletionPolicy: 'Retain' });
   });
 });
