@@ -1,6 +1,7 @@
 /** GET /api/pay (the 402 challenge), POST /api/pay (unlock) and POST /api/recover (re-unlock). */
 import { AppError, notFound, skillRequired } from '#shared/errors';
-import { json, type ApiRequest, type ApiResponse } from '#shared/http';
+import { LRUCache } from 'lru-cache';
+import { json, jsonText, type ApiRequest, type ApiResponse } from '#shared/http';
 import { requireSkill } from '#shared/skill-param';
 import { buildChallenge } from './challenge';
 import type { PaymentsPorts } from './ports';
@@ -30,14 +31,27 @@ const verificationFailed = (message: string, retry: boolean, details: Record<str
     ...(headers ? { headers } : {}),
   });
 
+/**
+ * Serialised challenges by (ports, skill, base URL): configuration and catalog are fixed
+ * for the life of a process, so the same 3 KB body and its base64 need not be rebuilt.
+ */
+const challenges = new WeakMap<PaymentsPorts, LRUCache<string, { body: string; encoded: string }>>();
+
 /** GET /api/pay?skill=: always 402 with the challenge in the body and, base64, in two headers. */
 export function getPay(req: ApiRequest, ports: PaymentsPorts): ApiResponse {
   const entry = requireSkill(ports.catalog, req.query['skill']);
   requireSoundConfig(ports);
   if (!ports.config.paymentsEnabled) throw paymentsDisabled('Payments are switched off by the operator.');
-  const challenge = buildChallenge(entry, ports.config, req.baseUrl);
-  const encoded = Buffer.from(JSON.stringify(challenge)).toString('base64');
-  return json(402, challenge, { 'payment-required': encoded, 'x-payment-required': encoded });
+  let cache = challenges.get(ports);
+  if (!cache) challenges.set(ports, (cache = new LRUCache({ max: 1000 })));
+  const key = `${entry.id} ${req.baseUrl}`;
+  let hit = cache.get(key);
+  if (!hit) {
+    const body = JSON.stringify(buildChallenge(entry, ports.config, req.baseUrl));
+    hit = { body, encoded: Buffer.from(body).toString('base64') };
+    cache.set(key, hit);
+  }
+  return jsonText(402, hit.body, { 'payment-required': hit.encoded, 'x-payment-required': hit.encoded });
 }
 
 async function unlock(req: ApiRequest, ports: PaymentsPorts): Promise<ApiResponse> {

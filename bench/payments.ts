@@ -1,0 +1,128 @@
+/**
+ * Issue 4 figures, on loopback only and bounded:
+ * - JSON-RPC HTTP requests per first unlock and per replay, counted at a proxy between the
+ *   marketplace and anvil (a JSON-RPC batch is one HTTP request);
+ * - first-unlock, replay and license re-redeem latency on anvil;
+ * - GET /api/pay throughput through the local server next to a plain node:http server
+ *   returning a fixed 402 JSON of the same size.
+ * Usage: npx tsx bench/payments.ts [unlocks=20] [seconds=8]
+ */
+import { createServer, request } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { createPublicClient, createWalletClient, erc20Abi, http, type Address } from 'viem';
+import { ensureTestTokens, startAnvil, testAccount, TREASURY_ACCOUNT_INDEX } from '../local/anvil';
+import { localChain } from '../local/local-chain';
+import { load, percentile, startFixed, startMarket } from './harness';
+
+const unlocks = Number(process.argv[2] ?? '20');
+const seconds = Number(process.argv[3] ?? '8');
+
+const anvil = await startAnvil({ port: 0 });
+const tokens = await ensureTestTokens(anvil.rpcUrl);
+const target = new URL(anvil.rpcUrl);
+
+let httpRequests = 0;
+const methods = new Map<string, number>();
+const proxy = createServer((req, res) => {
+  const chunks: Buffer[] = [];
+  req.on('data', (c: Buffer) => chunks.push(c));
+  req.on('end', () => {
+    const body = Buffer.concat(chunks);
+    httpRequests++;
+    const parsed = JSON.parse(body.toString()) as { method: string } | { method: string }[];
+    for (const m of [parsed].flat()) methods.set(m.method, (methods.get(m.method) ?? 0) + 1);
+    const up = request({ host: target.hostname, port: target.port, method: 'POST', path: '/', headers: { 'content-type': 'application/json', 'content-length': body.length } }, (r) => {
+      res.writeHead(r.statusCode ?? 502, r.headers);
+      r.pipe(res);
+    });
+    up.end(body);
+  });
+});
+await new Promise<void>((r) => proxy.listen(0, '127.0.0.1', r));
+const proxyUrl = `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`;
+
+const treasury = testAccount(TREASURY_ACCOUNT_INDEX).address;
+const market = await startMarket({ RPC_URLS: proxyUrl, USDC_ADDRESS: tokens.USDC, USDBC_ADDRESS: tokens.USDbC, TREASURY_ADDRESS: treasury });
+const chain = localChain(anvil.rpcUrl);
+const pub = createPublicClient({ chain, transport: http(anvil.rpcUrl) });
+const wallet = createWalletClient({ account: testAccount(1), chain, transport: http(anvil.rpcUrl) });
+
+const post = async (headers: Record<string, string>) => {
+  const t = performance.now();
+  const res = await fetch(`${market.url}/api/pay`, { method: 'POST', headers });
+  const body = (await res.json()) as { ok: boolean; license?: { token: string } };
+  if (res.status !== 200) throw new Error(`unlock answered ${res.status}: ${JSON.stringify(body)}`);
+  return { ms: performance.now() - t, body };
+};
+const measure = async <T>(fn: () => Promise<T>) => {
+  httpRequests = 0;
+  methods.clear();
+  const out = await fn();
+  return { out, requests: httpRequests, methods: Object.fromEntries(methods) };
+};
+
+const first: number[] = [];
+const replay: number[] = [];
+const license: number[] = [];
+const firstCounts: number[] = [];
+const replayCounts: number[] = [];
+const licenseCounts: number[] = [];
+let coldMethods: Record<string, number> = {};
+let coldRequests = 0;
+let warmMethods: Record<string, number> = {};
+try {
+  for (let i = 0; i < unlocks; i++) {
+    const hash = await wallet.writeContract({ address: tokens.USDC as Address, abi: erc20Abi, functionName: 'transfer', args: [treasury, 5000n] });
+    await pub.waitForTransactionReceipt({ hash, pollingInterval: 50 });
+    const proof = { 'x-payment': JSON.stringify({ txHash: hash, skill: 'agent-x402-first-buy' }) };
+    const a = await measure(() => post(proof));
+    if (i === 0) {
+      coldMethods = a.methods;
+      coldRequests = a.requests;
+    }
+    else {
+      first.push(a.out.ms);
+      firstCounts.push(a.requests);
+      warmMethods = a.methods;
+    }
+    const b = await measure(() => post(proof));
+    replay.push(b.out.ms);
+    replayCounts.push(b.requests);
+    const c = await measure(() => post({ 'x-license': a.out.body.license!.token }));
+    license.push(c.out.ms);
+    licenseCounts.push(c.requests);
+  }
+
+  const challenge = await fetch(`${market.url}/api/pay?skill=agent-x402-first-buy`);
+  const challengeBody = await challenge.text();
+  const fixed = await startFixed(challengeBody, 402);
+  let marketRun, fixedRun;
+  try {
+    await load(`${market.url}/api/pay?skill=agent-x402-first-buy`, { seconds: 2, connections: 10 });
+    marketRun = await load(`${market.url}/api/pay?skill=agent-x402-first-buy`, { seconds, connections: 10 });
+    fixedRun = await load(`${fixed.url}/api/pay?skill=agent-x402-first-buy`, { seconds, connections: 10 });
+  } finally {
+    await fixed.stop();
+  }
+
+  const stats = (xs: number[]) => {
+    const s = [...xs].sort((a, b) => a - b);
+    return `p50 ${percentile(s, 50).toFixed(1)} ms, p99 ${percentile(s, 99).toFixed(1)} ms`;
+  };
+  const avg = (xs: number[]) => (xs.reduce((a, b) => a + b, 0) / xs.length).toFixed(2);
+  console.log('| measure | value |\n|---|---|');
+  console.log(`| JSON-RPC HTTP requests, first unlock of a cold process | ${coldRequests} (methods: ${JSON.stringify(coldMethods)}; the chain id is checked once per provider per process) |`);
+  console.log(`| JSON-RPC HTTP requests per first unlock, warm (${firstCounts.length} unlocks) | ${avg(firstCounts)} (methods: ${JSON.stringify(warmMethods)}) |`);
+  console.log(`| JSON-RPC HTTP requests per replay of (txHash, skill) inside the ${128} s reorg window | ${avg(replayCounts)} |`);
+  console.log(`| JSON-RPC HTTP requests per license re-redeem | ${avg(licenseCounts)} |`);
+  console.log(`| first-unlock latency (POST /api/pay, anvil, warm) | ${stats(first)} |`);
+  console.log(`| replay latency | ${stats(replay)} |`);
+  console.log(`| license re-redeem latency | ${stats(license)} |`);
+  console.log(`| GET /api/pay through the local server (${Buffer.byteLength(challengeBody)} B, 10 connections, ${seconds} s) | ${marketRun.rps.toFixed(0)} req/s, p99 ${marketRun.p99} ms |`);
+  console.log(`| plain node:http, same 402 bytes | ${fixedRun.rps.toFixed(0)} req/s, p99 ${fixedRun.p99} ms |`);
+  console.log(`| ratio local server / plain | ${(marketRun.rps / fixedRun.rps).toFixed(2)} |`);
+} finally {
+  await market.stop();
+  proxy.close();
+  await anvil.stop();
+}
