@@ -88,6 +88,8 @@ describe('reorganisation', () => {
     await withStack({ EPHEMERAL: '1' }, async (s) => {
       const ownRpc = /RPC\s+(http:\/\/\S+)/.exec(s.output())![1]!;
       const chain = chainTools(ownRpc);
+      // A fresh instance: the ledger is empty and says so.
+      expect(((await (await fetch(`${s.baseUrl}/api/proof`)).json()) as any)).toMatchObject({ confirmed: 0, recent_unlocks: [] });
       const snapshot = await chain.test.snapshot();
       const tx: Hex = await chain.transfer(1, USDC, TREASURY, 5000n);
       expect((await post(s.baseUrl, tx, 'agent-x402-first-buy')).status).toBe(200);
