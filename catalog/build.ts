@@ -191,6 +191,15 @@ export function buildCatalog(): BuildResult {
     ['packs.json', JSON.stringify(Object.fromEntries(packMeta))],
     ['search-index.json', JSON.stringify(buildSearchIndex(searchDocs))],
     ['pricing.json', JSON.stringify({ canary: pricing.canary, x402_resources: pricing.x402_resources.map((r) => r.skill_id), card_cents: pricing.card_cents })],
+    // The free evaluation files again, for domains that answer with them (MCP, A2A) without fetching the CDN.
+    [
+      'evaluation.json',
+      JSON.stringify(
+        Object.fromEntries(
+          entries.map((e) => [e.id, { outline: JSON.parse(publicFiles.get(`skills/${e.id}/outline.json`)!.toString()), sample: publicFiles.get(`skills/${e.id}/sample.md`)!.toString() }]),
+        ),
+      ),
+    ],
   ]);
   return { entries, packs, packMeta, publicFiles, catalogFiles };
 }

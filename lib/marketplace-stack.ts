@@ -1,5 +1,6 @@
 import { Annotations, CfnOutput, CfnParameter, CfnRule, Duration, Fn, RemovalPolicy, Stack, type StackProps } from 'aws-cdk-lib';
 import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
+import { Key, KeySpec, KeyUsage } from 'aws-cdk-lib/aws-kms';
 import {
   Choice,
   Condition,
@@ -41,7 +42,7 @@ import { BucketDeployment, CacheControl, Source } from 'aws-cdk-lib/aws-s3-deplo
 import type { Construct } from 'constructs';
 import { configToEnv, SETTINGS } from '#shared/config';
 import { ROUTES, FALLBACK_DOMAIN, activeDomains, type Domain } from '#shared/routes';
-import { INTENTS_TABLE, LEDGER_TABLE, TABLES, type TableDefinition } from '#shared/tables';
+import { A2A_TASKS_TABLE, INTENTS_TABLE, LEDGER_TABLE, TABLES, type TableDefinition } from '#shared/tables';
 import { DomainFunction } from './constructs/domain-function';
 import { readDeployConfig } from './deploy-config';
 import { CACHE_RULES, PUBLIC_DIR } from './static-assets';
@@ -51,10 +52,17 @@ const TABLE_ACCESS: Partial<Record<Domain, { table: string; access: 'describe' |
   discovery: TABLES.map((t) => ({ table: t.logicalName, access: 'describe' as const })),
   catalog: [{ table: INTENTS_TABLE.logicalName, access: 'readWrite' }],
   payments: [{ table: LEDGER_TABLE.logicalName, access: 'readWrite' }],
+  // MCP's unlock tool settles like POST /api/pay, so agents write the ledger too.
+  agents: [
+    { table: LEDGER_TABLE.logicalName, access: 'readWrite' },
+    { table: A2A_TASKS_TABLE.logicalName, access: 'readWrite' },
+  ],
 };
 
 /** Built data each domain's bundle carries; only payments may hold the sealed packs. */
-const DATA: Partial<Record<Domain, readonly ('catalog' | 'sealed')[]>> = { payments: ['catalog', 'sealed'] };
+const DATA: Partial<Record<Domain, readonly ('catalog' | 'sealed')[]>> = { payments: ['catalog', 'sealed'], agents: ['catalog', 'sealed'] };
+/** Domains that settle payments: they need the license key and the confirmation state machine. */
+const SETTLES: readonly Domain[] = ['payments', 'agents'];
 
 /** API Gateway stage throttling: the spec allows abuse to be throttled at the edge. */
 const THROTTLE = { rateLimit: 100, burstLimit: 200 };
@@ -122,19 +130,31 @@ export class MarketplaceStack extends Stack {
     licenseSecret.grantRead(confirmTask.fn);
     const confirmation = confirmationStateMachine(this, confirmTask);
 
+    // Signs the A2A agent card; the private key never leaves KMS.
+    const cardKey = new Key(this, 'AgentCardKey', {
+      description: 'ES256 key that signs the skill-market A2A agent card',
+      keySpec: KeySpec.ECC_NIST_P256,
+      keyUsage: KeyUsage.SIGN_VERIFY,
+      removalPolicy: RemovalPolicy.RETAIN,
+    });
+
     const functions = new Map<Domain, DomainFunction>();
     for (const domain of activeDomains()) {
-      const isPayments = domain === 'payments';
+      const settles = SETTLES.includes(domain);
       const fn = new DomainFunction(this, `${capitalize(domain)}Function`, {
         domain,
-        environment: isPayments ? { ...paymentsEnv, CONFIRMATION_STATE_MACHINE_ARN: confirmation.stateMachineArn } : env,
+        environment: {
+          ...(settles ? { ...paymentsEnv, CONFIRMATION_STATE_MACHINE_ARN: confirmation.stateMachineArn } : env),
+          ...(domain === 'agents' ? { AGENT_CARD_KMS_KEY_ID: cardKey.keyArn } : {}),
+        },
         ...(DATA[domain] ? { data: DATA[domain] } : {}),
       });
       grantTables(domain, fn);
-      if (isPayments) {
+      if (settles) {
         licenseSecret.grantRead(fn.fn);
         confirmation.grantStartExecution(fn.fn);
       }
+      if (domain === 'agents') fn.fn.addToRolePolicy(new PolicyStatement({ actions: ['kms:Sign', 'kms:GetPublicKey'], resources: [cardKey.keyArn] }));
       functions.set(domain, fn);
     }
 

@@ -3,7 +3,8 @@
  * (chain 8453) with test USDC and USDbC, and the edge server that runs the Lambda
  * handlers and serves the static tree. Used by `npm start`, the test suite and bench/.
  */
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Server } from 'node:http';
 import type { Address } from 'viem';
@@ -102,8 +103,16 @@ export async function startStack(opts: StackOptions): Promise<RunningStack> {
     setDefault(SETTINGS.usdc.env, tokens?.USDC);
     setDefault(SETTINGS.usdbc.env, tokens?.USDbC);
     for (const name of [SETTINGS.minConfirmations.env, SETTINGS.paymentsEnabled.env, SETTINGS.publicBaseUrl.env]) setDefault(name, undefined);
-    // License tokens stay valid across restarts when data persists; in memory they last one run.
-    setDefault('LICENSE_SECRET_FILE', opts.dataDir ? join(opts.dataDir, 'license-secret') : undefined);
+    // Keys every handler shares, as Lambdas share Secrets Manager and KMS: under the data dir,
+    // or for an in-memory run in a temporary directory removed on stop.
+    let keyDir = opts.dataDir;
+    if (!keyDir) {
+      const tmp = mkdtempSync(join(tmpdir(), 'skill-market-keys-'));
+      stops.push(async () => rmSync(tmp, { recursive: true, force: true }));
+      keyDir = tmp;
+    }
+    setDefault('LICENSE_SECRET_FILE', join(keyDir, 'license-secret'));
+    setDefault('AGENT_CARD_KEY_FILE', join(keyDir, 'agent-card-key.json'));
 
     const server: Server = await startEdgeServer({ port: opts.port }).catch(portError('the API', 'PORT', opts.port));
     stops.push(

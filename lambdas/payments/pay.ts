@@ -5,7 +5,7 @@ import { json, jsonText, type ApiRequest, type ApiResponse } from '#shared/http'
 import { requireSkill } from '#shared/skill-param';
 import { buildChallenge } from './challenge';
 import type { PaymentsPorts } from './ports';
-import { proofRequired, readProof } from './proof-input';
+import { proofRequired, readProof, type ProofInput } from './proof-input';
 import { settle } from './settle';
 import { paymentResponseHeader, unlockBody } from './unlock-response';
 
@@ -37,25 +37,30 @@ const verificationFailed = (message: string, retry: boolean, details: Record<str
  */
 const challenges = new WeakMap<PaymentsPorts, LRUCache<string, { body: string; encoded: string }>>();
 
-/** GET /api/pay?skill=: always 402 with the challenge in the body and, base64, in two headers. */
-export function getPay(req: ApiRequest, ports: PaymentsPorts): ApiResponse {
-  const entry = requireSkill(ports.catalog, req.query['skill']);
+/** The serialised challenge of a skill, with every refusal GET /api/pay makes (unknown skill, payments off). */
+export function challengeFor(skill: string | undefined, ports: PaymentsPorts, baseUrl: string): { body: string; encoded: string } {
+  const entry = requireSkill(ports.catalog, skill);
   requireSoundConfig(ports);
   if (!ports.config.paymentsEnabled) throw paymentsDisabled('Payments are switched off by the operator.');
   let cache = challenges.get(ports);
   if (!cache) challenges.set(ports, (cache = new LRUCache({ max: 1000 })));
-  const key = `${entry.id} ${req.baseUrl}`;
+  const key = `${entry.id} ${baseUrl}`;
   let hit = cache.get(key);
   if (!hit) {
-    const body = JSON.stringify(buildChallenge(entry, ports.config, req.baseUrl));
+    const body = JSON.stringify(buildChallenge(entry, ports.config, baseUrl));
     hit = { body, encoded: Buffer.from(body).toString('base64') };
     cache.set(key, hit);
   }
+  return hit;
+}
+
+/** GET /api/pay?skill=: always 402 with the challenge in the body and, base64, in two headers. */
+export function getPay(req: ApiRequest, ports: PaymentsPorts): ApiResponse {
+  const hit = challengeFor(req.query['skill'], ports, req.baseUrl);
   return jsonText(402, hit.body, { 'payment-required': hit.encoded, 'x-payment-required': hit.encoded });
 }
 
 async function unlock(req: ApiRequest, ports: PaymentsPorts): Promise<ApiResponse> {
-  requireSoundConfig(ports);
   if (req.headers['x-ap2-mandate'] !== undefined) {
     // Ignoring a mandate would drop the limits its signer asked for; refuse it openly instead.
     throw new AppError({
@@ -65,8 +70,16 @@ async function unlock(req: ApiRequest, ports: PaymentsPorts): Promise<ApiRespons
       tip: 'Omit X-AP2-MANDATE to pay with the transfer alone.',
     });
   }
-  const proof = readProof(req);
+  const { body, headers } = await unlockWithProof(readProof(req), ports, req.baseUrl);
+  return json(200, body, headers);
+}
 
+/**
+ * The unlock itself, for any surface (HTTP, MCP): a license re-redeems without I/O; a
+ * txHash settles. Failures are thrown as the API's errors, with the spec's error codes.
+ */
+export async function unlockWithProof(proof: ProofInput, ports: PaymentsPorts, baseUrl: string): Promise<{ body: ReturnType<typeof unlockBody>; headers: Record<string, string> }> {
+  requireSoundConfig(ports);
   if (proof.license !== undefined) {
     const claims = await ports.licenses.verify(proof.license);
     if (!claims || (proof.skill !== undefined && proof.skill !== claims.skill) || !ports.catalog.get(claims.skill)) {
@@ -80,19 +93,18 @@ async function unlock(req: ApiRequest, ports: PaymentsPorts): Promise<ApiRespons
     const entry = ports.catalog.get(claims.skill)!;
     const pack = ports.packs.get(entry.id)!;
     const meta = ports.catalog.packMeta(entry.id)!;
-    return json(
-      200,
-      unlockBody({
+    return {
+      body: unlockBody({
         entry,
         pack,
         meta,
         license: proof.license,
         payment: { txHash: claims.txHash, payer: claims.payer, row: undefined },
         ledger: { recorded: true, replayed: true, via: 'license' },
-        baseUrl: req.baseUrl,
+        baseUrl,
       }),
-      { 'x-payment-response': paymentResponseHeader(claims.txHash, claims.payer) },
-    );
+      headers: { 'x-payment-response': paymentResponseHeader(claims.txHash, claims.payer) },
+    };
   }
 
   if (proof.txHash === undefined) throw proofRequired();
@@ -107,19 +119,18 @@ async function unlock(req: ApiRequest, ports: PaymentsPorts): Promise<ApiRespons
       const meta = ports.catalog.packMeta(entry.id);
       if (!pack || !meta) throw notFound(`The pack of ${entry.id} is missing from this deployment.`);
       const license = await ports.licenses.issue({ network: row.network, txHash: row.txHash, skill: entry.id, payer: row.payer, seal: meta.seal });
-      return json(
-        200,
-        unlockBody({
+      return {
+        body: unlockBody({
           entry,
           pack,
           meta,
           license,
           payment: { txHash: row.txHash, payer: row.payer, row },
           ledger: { recorded: true, replayed: outcome.replayed, via: outcome.replayed ? 'replay' : 'verification' },
-          baseUrl: req.baseUrl,
+          baseUrl,
         }),
-        { 'x-payment-response': paymentResponseHeader(row.txHash, row.payer) },
-      );
+        headers: { 'x-payment-response': paymentResponseHeader(row.txHash, row.payer) },
+      };
     }
     case 'pending':
       throw verificationFailed(

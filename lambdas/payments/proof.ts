@@ -21,12 +21,11 @@ export const publicRow = (r: LedgerRow) => ({
   time: r.recordedAt,
 });
 
-/** GET /api/proof: the public ledger of confirmed unlocks, read from stored rows only. */
-export async function getProof(req: ApiRequest, ports: Pick<PaymentsPorts, 'ledger' | 'catalog'>): Promise<ApiResponse> {
-  const skill = req.query['skill'] !== undefined ? requireSkill(ports.catalog, req.query['skill']).id : undefined;
-  const limit = optionalInteger(req, 'limit', PROOF_LIMIT);
+/** The proof ledger document: confirmed count and newest rows, from stored rows only. */
+export async function proofDocument(ports: Pick<PaymentsPorts, 'ledger' | 'catalog'>, skillParam: string | undefined, limit: number) {
+  const skill = skillParam !== undefined ? requireSkill(ports.catalog, skillParam).id : undefined;
   const [confirmed, rows] = await Promise.all([ports.ledger.count(skill), ports.ledger.recent(limit, skill)]);
-  return json(200, {
+  return {
     ok: true,
     source: 'ledger',
     network: NETWORK,
@@ -34,5 +33,10 @@ export async function getProof(req: ApiRequest, ports: Pick<PaymentsPorts, 'ledg
     confirmed,
     recent_unlocks: rows.map(publicRow),
     honesty: 'Every row is an on-chain transfer this deployment verified and recorded; nothing is estimated or invented.',
-  });
+  };
+}
+
+/** GET /api/proof: the public ledger of confirmed unlocks. */
+export async function getProof(req: ApiRequest, ports: Pick<PaymentsPorts, 'ledger' | 'catalog'>): Promise<ApiResponse> {
+  return json(200, await proofDocument(ports, req.query['skill'], optionalInteger(req, 'limit', PROOF_LIMIT)));
 }

@@ -9,6 +9,8 @@ export interface Catalog {
   get(id: string): CatalogEntry | undefined;
   packMeta(id: string): PackMeta | undefined;
   search(query: string): SkillHit[];
+  /** The free evaluation material of a skill: the outline document and the sample Markdown. */
+  evaluation(id: string): { outline: Record<string, unknown>; sample: string } | undefined;
   /** The canary, the ten featured x402 resources and the card prices, from the price source. */
   readonly pricing: { canary: string; x402Resources: readonly string[]; cardCents: Readonly<Record<string, number>> };
 }

@@ -54,6 +54,13 @@ export const ROUTES = [
     summary: 'Re-unlock when the transfer landed but the unlock did not: same proof as POST /api/pay.',
   },
   { method: 'GET', path: '/api/proof', domain: 'payments', operationId: 'getProof', summary: 'The public proof ledger of confirmed unlocks (optionally one skill).' },
+  { method: 'GET', path: '/api/mcp', domain: 'agents', operationId: 'getMcp', summary: 'MCP server information and its tools with JSON-schema inputs.' },
+  { method: 'POST', path: '/api/mcp', domain: 'agents', operationId: 'postMcp', summary: 'MCP Streamable HTTP (stateless, JSON responses): JSON-RPC requests.' },
+  { method: 'GET', path: '/api/a2a', domain: 'agents', operationId: 'getA2a', summary: 'Pointer to the signed A2A agent card.' },
+  { method: 'POST', path: '/api/a2a', domain: 'agents', operationId: 'postA2a', summary: 'A2A v0.3 JSON-RPC: message/send, tasks/get, tasks/cancel.' },
+  { method: 'GET', path: '/.well-known/agent.json', domain: 'agents', operationId: 'getAgentCard', summary: 'The signed A2A agent card (the spec\'s path).' },
+  { method: 'GET', path: '/.well-known/agent-card.json', domain: 'agents', operationId: 'getAgentCardA2a', summary: 'The signed A2A agent card (A2A v0.3 path).' },
+  { method: 'GET', path: '/.well-known/jwks.json', domain: 'agents', operationId: 'getJwks', summary: 'The public key (JWKS) that signs the agent card.' },
 ] as const satisfies readonly RouteDefinition[];
 
 export type Route = (typeof ROUTES)[number];

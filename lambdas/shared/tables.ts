@@ -63,8 +63,19 @@ export const INTENTS_TABLE = {
   description: 'Intent bounties: what agents asked for, with success criteria.',
 } as const satisfies TableDefinition;
 
+/** A2A tasks (tasks/get, tasks/cancel): one item per task, expired by TTL after 30 days. */
+export const A2A_TASKS_TABLE = {
+  logicalName: 'A2ATasks',
+  env: 'A2A_TASKS_TABLE',
+  partitionKey: { name: 'id', type: 'S' },
+  indexes: [],
+  ttlAttribute: 'expiresAt',
+  retain: false,
+  description: 'A2A tasks created by message/send.',
+} as const satisfies TableDefinition;
+
 /** All tables, in creation order. */
-export const TABLES: readonly TableDefinition[] = [LEDGER_TABLE, INTENTS_TABLE];
+export const TABLES: readonly TableDefinition[] = [LEDGER_TABLE, INTENTS_TABLE, A2A_TASKS_TABLE];
 
 /** The physical name of a table: from its env var in a Lambda, its logical name locally. */
 export function tableName(def: TableDefinition, env: NodeJS.ProcessEnv = process.env): string {

@@ -50,11 +50,10 @@ describe('MarketplaceStack', () => {
   it('creates every table on demand with point-in-time recovery, and retains the ledger', () => {
     template.resourceCountIs('AWS::DynamoDB::Table', TABLES.length);
     for (const def of TABLES) {
-      const [table] = Object.values(
-        template.findResources('AWS::DynamoDB::Table', {
-          Properties: { KeySchema: [{ AttributeName: def.partitionKey.name, KeyType: 'HASH' }] },
-        }),
-      ) as any[];
+      const tables = Object.entries(template.findResources('AWS::DynamoDB::Table')).filter(([id]) => id.startsWith(`${def.logicalName}Table`));
+      expect(tables, def.logicalName).toHaveLength(1);
+      const table = tables[0]![1] as any;
+      expect(table.Properties.KeySchema).toEqual([{ AttributeName: def.partitionKey.name, KeyType: 'HASH' }]);
       expect(table.Properties.BillingMode).toBe('PAY_PER_REQUEST');
       expect(table.Properties.PointInTimeRecoverySpecification).toEqual({ PointInTimeRecoveryEnabled: true });
       expect(table.DeletionPolicy).toBe(def.retain ? 'Retain' : 'Delete');
@@ -119,6 +118,7 @@ describe('catalog data and access', () => {
     expect(writesOf('skill-market payments routes')).toContain('LedgerTable');
     expect(writesOf('skill-market payments routes')).not.toContain('IntentsTable');
     expect(writesOf('skill-market discovery routes')).toBe('[]');
+    expect(writesOf('skill-market catalog routes')).not.toContain('A2ATasksTable');
   });
 });
 
@@ -139,9 +139,9 @@ describe('payments', () => {
     expect(waits).toEqual([...CONFIRMATION_RETRY_DELAYS_SECONDS]);
   });
 
-  it('gives the sealed packs to the payments routes function only', () => {
+  it('gives the sealed packs only to the functions that unlock (payments, and agents for MCP)', () => {
     const withSealed = domainFunctions().filter((f) => f.Properties['Environment'].Variables.SEALED_DATA_DIR);
-    expect(withSealed.map((f) => f.Properties['Description'])).toEqual(['skill-market payments routes']);
+    expect(withSealed.map((f) => f.Properties['Description']).sort()).toEqual(['skill-market agents routes', 'skill-market payments routes']);
   });
 
   it('lets the payments function start confirmation executions and read the license key', () => {
@@ -149,5 +149,21 @@ describe('payments', () => {
     expect(statements.some((s) => [s.Action].flat().includes('states:StartExecution'))).toBe(true);
     expect(statements.some((s) => [s.Action].flat().includes('secretsmanager:GetSecretValue'))).toBe(true);
     template.hasResource('AWS::SecretsManager::Secret', { DeletionPolicy: 'Retain' });
+  });
+});
+
+describe('agents', () => {
+  it('signs the agent card with a KMS P-256 key the agents function may only sign with', () => {
+    template.hasResourceProperties('AWS::KMS::Key', { KeySpec: 'ECC_NIST_P256', KeyUsage: 'SIGN_VERIFY' });
+    const [agents] = Object.values(template.findResources('AWS::Lambda::Function', { Properties: { Description: 'skill-market agents routes' } })) as any[];
+    expect(agents.Properties.Environment.Variables.AGENT_CARD_KMS_KEY_ID).toBeDefined();
+    const statements = (Object.values(template.findResources('AWS::IAM::Policy')) as any[]).flatMap((p) => p.Properties.PolicyDocument.Statement as any[]);
+    const kms = statements.filter((st) => [st.Action].flat().some((a: string) => a.startsWith('kms:Sign')));
+    expect(kms).toHaveLength(1);
+    expect([kms[0].Action].flat().sort()).toEqual(['kms:GetPublicKey', 'kms:Sign']);
+  });
+
+  it('expires A2A tasks with a TTL', () => {
+    template.hasResourceProperties('AWS::DynamoDB::Table', { TimeToLiveSpecification: { AttributeName: 'expiresAt', Enabled: true } });
   });
 });

@@ -17,12 +17,17 @@ export function loadCatalogFiles(dir: string = CATALOG_DATA_DIR): Catalog {
   const pricing = JSON.parse(read('pricing.json')) as { canary: string; x402_resources: string[]; card_cents: Record<string, number> };
   const index = loadSearchIndex(read('search-index.json'));
   const byId = new Map(entries.map((e) => [e.id, e]));
+  let evaluation: Record<string, { outline: Record<string, unknown>; sample: string }> | undefined;
   const catalog: Catalog = {
     entries,
     categories: [...new Set(entries.map((e) => e.category))].sort(),
     get: (id) => byId.get(id),
     packMeta: (id) => (Object.hasOwn(packs, id) ? packs[id] : undefined),
     search: (q) => searchSkills(index, q),
+    evaluation: (id) => {
+      evaluation ??= JSON.parse(read('evaluation.json')) as Record<string, { outline: Record<string, unknown>; sample: string }>;
+      return Object.hasOwn(evaluation, id) ? evaluation[id] : undefined;
+    },
     pricing: { canary: pricing.canary, x402Resources: pricing.x402_resources, cardCents: pricing.card_cents },
   };
   cache.set(dir, catalog);

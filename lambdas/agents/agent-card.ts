@@ -1,0 +1,61 @@
+/**
+ * The A2A agent card (protocol v0.3.0), signed: a JWS (ES256) over the RFC 8785 canonical
+ * form of the card without `signatures`, with the payload detached, as A2A v0.3's
+ * AgentCardSignature carries it ({protected, signature}). The key is published at
+ * /.well-known/jwks.json and named by `kid` (its RFC 7638 thumbprint) in the header.
+ */
+import { createHash } from 'node:crypto';
+import type { JsonWebKey } from 'node:crypto';
+import type { AgentCard } from '@a2a-js/sdk';
+import { canonicalize } from 'json-canonicalize';
+import type { CardSigner } from './card-signer';
+
+export const A2A_PROTOCOL_VERSION = '0.3.0';
+export const AGENT_VERSION = '1.0.0';
+
+const b64url = (data: string | Uint8Array): string => Buffer.from(data).toString('base64url');
+
+/** RFC 7638 thumbprint of an EC public key. */
+export function jwkThumbprint(jwk: JsonWebKey): string {
+  return b64url(createHash('sha256').update(`{"crv":"${jwk.crv}","kty":"${jwk.kty}","x":"${jwk.x}","y":"${jwk.y}"}`).digest());
+}
+
+export function unsignedCard(baseUrl: string): AgentCard {
+  return {
+    protocolVersion: A2A_PROTOCOL_VERSION,
+    name: 'Agent Skill Marketplace',
+    description:
+      'Sealed capability packs (skills) for software agents, paid in USDC on Base (chain 8453) over x402. Evaluation is free; one transfer unlocks one skill once; every unlock is on the public proof ledger.',
+    url: `${baseUrl}/api/a2a`,
+    preferredTransport: 'JSONRPC',
+    additionalInterfaces: [{ url: `${baseUrl}/api/a2a`, transport: 'JSONRPC' }],
+    version: AGENT_VERSION,
+    provider: { organization: 'Agent Skill Marketplace', url: baseUrl },
+    documentationUrl: `${baseUrl}/`,
+    capabilities: { streaming: false, pushNotifications: false, stateTransitionHistory: false },
+    defaultInputModes: ['text/plain', 'application/json'],
+    defaultOutputModes: ['application/json', 'text/plain'],
+    skills: [
+      { id: 'find-skills', name: 'Find skills', description: 'Describe a need in plain words; get ranked skills with prices and the next HTTP calls.', tags: ['search', 'catalog'], examples: ['I need to clean a messy CSV export'] },
+      { id: 'evaluate', name: 'Evaluate a skill for free', description: 'Send a data part {"skill":"<id>"}: outline, sample, pack metadata and seal, and the payment challenge.', tags: ['esp', 'evaluate'] },
+      { id: 'get-challenge', name: 'Get the payment challenge', description: 'The x402 challenge for a skill: amount in atomic USDC, payTo, asset contract on Base.', tags: ['x402', 'payment'] },
+      { id: 'unlock', name: 'Unlock a paid skill', description: 'After the USDC transfer, POST /api/pay with X-PAYMENT {"txHash","skill"} (or use the MCP unlock tool) to receive the sealed pack.', tags: ['x402', 'unlock'] },
+      { id: 'prove', name: 'Prove unlocks', description: 'The public proof ledger of confirmed on-chain unlocks, per skill or overall.', tags: ['esp', 'proof'] },
+    ],
+  };
+}
+
+/** Signs a card; the signature covers everything in it except `signatures`. */
+export async function signCard(card: AgentCard, signer: CardSigner, jwksUrl: string): Promise<AgentCard> {
+  const { signatures: _ignored, ...unsigned } = card;
+  const kid = jwkThumbprint(await signer.publicJwk());
+  const protectedHeader = b64url(JSON.stringify({ alg: 'ES256', typ: 'JOSE', kid, jku: jwksUrl }));
+  const signingInput = `${protectedHeader}.${b64url(canonicalize(unsigned))}`;
+  const signature = b64url(await signer.sign(Buffer.from(signingInput, 'ascii')));
+  return { ...unsigned, signatures: [{ protected: protectedHeader, signature }] };
+}
+
+export async function jwks(signer: CardSigner): Promise<{ keys: JsonWebKey[] }> {
+  const jwk = await signer.publicJwk();
+  return { keys: [{ kty: jwk.kty, crv: jwk.crv, x: jwk.x, y: jwk.y, kid: jwkThumbprint(jwk), alg: 'ES256', use: 'sig' } as JsonWebKey] };
+}

@@ -1,0 +1,30 @@
+import type { AgentCard } from '@a2a-js/sdk';
+import { LRUCache } from 'lru-cache';
+import { json, type ApiRequest, type ApiResponse } from '#shared/http';
+import { jwks, signCard, unsignedCard } from './agent-card';
+import type { AgentsPorts } from './ports';
+
+const cards = new WeakMap<AgentsPorts, LRUCache<string, Promise<AgentCard>>>();
+
+/** The signed card for a base URL, signed once per instance and base URL (a KMS call in AWS). */
+export function signedCard(ports: AgentsPorts, baseUrl: string): Promise<AgentCard> {
+  let cache = cards.get(ports);
+  if (!cache) cards.set(ports, (cache = new LRUCache({ max: 20 })));
+  let card = cache.get(baseUrl);
+  if (!card) {
+    card = signCard(unsignedCard(baseUrl), ports.cardSigner, `${baseUrl}/.well-known/jwks.json`);
+    card.catch(() => cache.delete(baseUrl));
+    cache.set(baseUrl, card);
+  }
+  return card;
+}
+
+/** GET /.well-known/agent.json (the spec's path) and /.well-known/agent-card.json (A2A's). */
+export async function getAgentCard(req: ApiRequest, ports: AgentsPorts): Promise<ApiResponse> {
+  return json(200, await signedCard(ports, req.baseUrl), { 'cache-control': 'public, max-age=300' });
+}
+
+/** GET /.well-known/jwks.json: the key that signs the agent card. */
+export async function getJwks(_req: ApiRequest, ports: AgentsPorts): Promise<ApiResponse> {
+  return json(200, await jwks(ports.cardSigner), { 'cache-control': 'public, max-age=300' });
+}

@@ -1,0 +1,169 @@
+/**
+ * MCP at /api/mcp: Streamable HTTP in stateless JSON-response mode (a new server and
+ * transport per request, which suits a Lambda), built on @modelcontextprotocol/sdk.
+ * Every tool calls the same domain functions as the HTTP API, so rules and error codes
+ * are the same; a tool failure is an MCP tool error carrying the spec's failure body.
+ */
+import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
+import { z } from 'zod';
+import { absoluteEntry } from '#shared/catalog';
+import { AppError, failureBody, internalError } from '#shared/errors';
+import { json, type ApiRequest, type ApiResponse } from '#shared/http';
+import { logger } from '#shared/logger';
+import { requireSkill } from '#shared/skill-param';
+import { espCycle } from '../discovery/esp-cycle';
+import { challengeFor, unlockWithProof } from '../payments/pay';
+import { TX_HASH } from '../payments/proof-input';
+import { PROOF_LIMIT, proofDocument } from '../payments/proof';
+import type { AgentsPorts } from './ports';
+
+export const MCP_SERVER = { name: 'skill-market', version: '1.0.0' } as const;
+
+const skillId = z.string().min(1).max(100).describe('Catalog id, e.g. agent-x402-first-buy');
+
+interface ToolDef {
+  name: string;
+  title: string;
+  description: string;
+  input: z.ZodRawShape;
+  run: (args: any, ports: AgentsPorts, baseUrl: string) => Promise<unknown> | unknown;
+}
+
+/** The tools; GET /api/mcp lists them from here, so the list cannot drift from what runs. */
+export const TOOLS: readonly ToolDef[] = [
+  {
+    name: 'search_skills',
+    title: 'Search skills',
+    description: 'Natural-language search over the 250 skills: ranked results with score, price and free evaluation links.',
+    input: { query: z.string().min(1).max(200), limit: z.number().int().min(1).max(20).optional() },
+    run: ({ query, limit }: { query: string; limit?: number }, ports, baseUrl) =>
+      ports.catalog
+        .search(query)
+        .slice(0, limit ?? 10)
+        .map((h) => {
+          const e = absoluteEntry(ports.catalog.get(h.id)!, baseUrl);
+          return { skill_id: e.id, name: e.name, score: h.score, matched: h.matched, summary: e.summary, price_usd: e.price_usd, price_label: e.price_label, outline: e.outline, sample: e.sample };
+        }),
+  },
+  {
+    name: 'get_skill',
+    title: 'Get a skill',
+    description: 'The catalog entry of a skill with its pack metadata (files, sizes, sha256) and seal; never the pack text.',
+    input: { skill_id: skillId },
+    run: ({ skill_id }: { skill_id: string }, ports, baseUrl) => {
+      const e = requireSkill(ports.catalog, skill_id, 'argument `skill_id`');
+      return { ...absoluteEntry(e, baseUrl), pack: ports.catalog.packMeta(e.id) };
+    },
+  },
+  {
+    name: 'get_outline',
+    title: 'Get the free outline',
+    description: 'The free outline of a skill: who it is for, what it produces, its sections and step titles.',
+    input: { skill_id: skillId },
+    run: ({ skill_id }: { skill_id: string }, ports) => ports.catalog.evaluation(requireSkill(ports.catalog, skill_id, 'argument `skill_id`').id)!.outline,
+  },
+  {
+    name: 'get_sample',
+    title: 'Get the free sample',
+    description: 'The free sample of a skill: the opening of its SKILL.md through the first step, in Markdown.',
+    input: { skill_id: skillId },
+    run: ({ skill_id }: { skill_id: string }, ports) => ({ skill_id, markdown: ports.catalog.evaluation(requireSkill(ports.catalog, skill_id, 'argument `skill_id`').id)!.sample }),
+  },
+  {
+    name: 'get_payment_challenge',
+    title: 'Get the payment challenge',
+    description: 'The x402 challenge for a skill (what GET /api/pay answers with 402): amount in atomic USDC, payTo, asset contracts on Base.',
+    input: { skill_id: skillId },
+    run: ({ skill_id }: { skill_id: string }, ports, baseUrl) => JSON.parse(challengeFor(skill_id, ports, baseUrl).body) as unknown,
+  },
+  {
+    name: 'unlock_skill',
+    title: 'Unlock a paid skill',
+    description: 'After transferring the challenge amount, unlock with the transaction hash (or re-redeem with a license token): the sealed pack, exactly as POST /api/pay.',
+    input: { skill_id: skillId, tx_hash: z.string().regex(TX_HASH).optional(), license_token: z.string().min(10).max(4000).optional() },
+    run: async ({ skill_id, tx_hash, license_token }: { skill_id: string; tx_hash?: `0x${string}`; license_token?: string }, ports, baseUrl) =>
+      (await unlockWithProof({ skill: skill_id, txHash: tx_hash, license: license_token }, ports, baseUrl)).body,
+  },
+  {
+    name: 'get_proof',
+    title: 'Get the proof ledger',
+    description: 'Confirmed on-chain unlocks recorded by this service, overall or for one skill; the only source of success figures.',
+    input: { skill_id: skillId.optional(), limit: z.number().int().min(PROOF_LIMIT.min).max(PROOF_LIMIT.max).optional() },
+    run: ({ skill_id, limit }: { skill_id?: string; limit?: number }, ports) => proofDocument(ports, skill_id, limit ?? PROOF_LIMIT.fallback),
+  },
+  {
+    name: 'get_esp_cycle',
+    title: 'Get the ESP cycle of a skill',
+    description: 'Evaluate (outline, sample, pack seal, challenge), settle (amount, pay_to, asset, how to post the proof) and prove (ledger rows) for one skill.',
+    input: { skill_id: skillId },
+    run: ({ skill_id }: { skill_id: string }, ports, baseUrl) => espCycle(requireSkill(ports.catalog, skill_id, 'argument `skill_id`'), ports, baseUrl),
+  },
+];
+
+function createServer(ports: AgentsPorts, baseUrl: string): McpServer {
+  const server = new McpServer(MCP_SERVER, { capabilities: { tools: {} } });
+  for (const tool of TOOLS) {
+    server.registerTool(tool.name, { title: tool.title, description: tool.description, inputSchema: tool.input }, async (args: unknown) => {
+      try {
+        const result = await tool.run(args, ports, baseUrl);
+        const structured = result !== null && typeof result === 'object' && !Array.isArray(result) ? (result as Record<string, unknown>) : { result };
+        return { content: [{ type: 'text' as const, text: JSON.stringify(result) }], structuredContent: structured };
+      } catch (e) {
+        if (!(e instanceof AppError)) logger.error('mcp tool failed', e as Error);
+        const body = failureBody(e instanceof AppError ? e : internalError());
+        return { isError: true, content: [{ type: 'text' as const, text: JSON.stringify(body) }], structuredContent: body as unknown as Record<string, unknown> };
+      }
+    });
+  }
+  return server;
+}
+
+/** GET /api/mcp: server information and the tools with their JSON-schema inputs. */
+export function getMcp(req: ApiRequest): ApiResponse {
+  return json(200, {
+    ok: true,
+    protocol: 'MCP',
+    server: MCP_SERVER,
+    endpoint: `${req.baseUrl}/api/mcp`,
+    transport: 'Streamable HTTP, stateless, JSON responses (POST JSON-RPC with Accept: application/json, text/event-stream)',
+    tools: TOOLS.map((t) => ({ name: t.name, title: t.title, description: t.description, inputSchema: z.toJSONSchema(z.object(t.input)) })),
+  });
+}
+
+/**
+ * The MCP transport rules ask servers to validate Origin against DNS rebinding: a browser
+ * request from another origin is refused; agents without an Origin header are served.
+ */
+function originAllowed(origin: string | undefined, baseUrl: string): boolean {
+  if (origin === undefined) return true;
+  try {
+    return new URL(origin).origin === new URL(baseUrl).origin;
+  } catch {
+    return false;
+  }
+}
+
+/** POST /api/mcp: one JSON-RPC exchange through a fresh server and web-standard transport. */
+export async function postMcp(req: ApiRequest, ports: AgentsPorts): Promise<ApiResponse> {
+  if (!originAllowed(req.headers['origin'], req.baseUrl)) {
+    return json(403, { jsonrpc: '2.0', id: null, error: { code: -32000, message: `Origin ${req.headers['origin']} is not allowed.` } });
+  }
+  const server = createServer(ports, req.baseUrl);
+  const transport = new WebStandardStreamableHTTPServerTransport({ enableJsonResponse: true }) // no sessionIdGenerator: stateless;
+  await server.connect(transport);
+  try {
+    const headers = new Headers();
+    for (const [k, v] of Object.entries(req.headers)) if (k !== 'host' && k !== 'content-length') headers.set(k, v);
+    const response = await transport.handleRequest(new Request(`${req.baseUrl}/api/mcp`, { method: 'POST', headers, body: req.body ?? '' }));
+    const out: Record<string, string> = {};
+    response.headers.forEach((value, key) => {
+      out[key] = value;
+    });
+    const text = await response.text();
+    // A notification (no id) is answered 202 with no body; keep the JSON content type off it.
+    return { statusCode: response.status, headers: { 'cache-control': 'no-store', ...out }, body: text };
+  } finally {
+    await server.close();
+  }
+}

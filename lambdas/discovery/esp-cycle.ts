@@ -1,0 +1,61 @@
+/**
+ * The ESP (Evaluate, Settle, Prove) cycle of one skill, composed from the catalog, the
+ * challenge builder and the ledger: every number in it is read from those, none is made up.
+ */
+import { CAIP2, NETWORK } from '#shared/chain';
+import { absoluteEntry, type Catalog } from '#shared/catalog';
+import type { CatalogEntry } from '#shared/catalog-types';
+import type { MarketConfig } from '#shared/config';
+import { buildChallenge } from '../payments/challenge';
+import type { Ledger } from '../payments/ledger';
+import { publicRow } from '../payments/proof';
+
+export const ESP_PROTOCOL_VERSION = '1.0.0';
+
+export interface EspCyclePorts {
+  catalog: Catalog;
+  config: MarketConfig;
+  ledger: Pick<Ledger, 'count' | 'recent'>;
+}
+
+export async function espCycle(entry: CatalogEntry, ports: EspCyclePorts, baseUrl: string) {
+  const abs = absoluteEntry(entry, baseUrl);
+  const meta = ports.catalog.packMeta(entry.id)!;
+  const sound = ports.config.treasury !== undefined && ports.config.assets.USDC !== undefined && ports.config.assets.USDbC !== undefined;
+  const [confirmed, rows] = await Promise.all([ports.ledger.count(entry.id), ports.ledger.recent(20, entry.id)]);
+  return {
+    ok: true as const,
+    protocol: 'ESP',
+    protocol_version: ESP_PROTOCOL_VERSION,
+    skill_id: entry.id,
+    name: entry.name,
+    evaluate: {
+      cost: 'free',
+      outline: abs.outline,
+      sample: abs.sample,
+      pack: { file_count: meta.file_count, total_bytes: meta.total_bytes, files: meta.files, seal: meta.seal, metadata: `${baseUrl}/api/packs?skill=${entry.id}` },
+      challenge_shape: sound ? buildChallenge(entry, ports.config, baseUrl) : null,
+    },
+    settle: {
+      cost: `${entry.price_label} in USDC on Base (chain 8453)`,
+      amount: entry.x402.amount,
+      price_usd: entry.price_usd,
+      regular_price_usd: entry.regular_price_usd,
+      pay_to: ports.config.treasury ?? null,
+      asset: 'USDC',
+      asset_contract: ports.config.assets.USDC ?? null,
+      also_accepted: ports.config.assets.USDbC ? [{ asset: 'USDbC', asset_contract: ports.config.assets.USDbC }] : [],
+      network: NETWORK,
+      network_caip2: CAIP2,
+      min_confirmations: ports.config.minConfirmations,
+      challenge: abs.x402.resource,
+      how: `Transfer \`amount\` to \`pay_to\`, wait for ${ports.config.minConfirmations} confirmation(s), then POST ${baseUrl}/api/pay with header X-PAYMENT: {"txHash":"0x…","skill":"${entry.id}"}.`,
+    },
+    prove: {
+      cost: 'free',
+      source_of_truth: `${baseUrl}/api/proof?skill=${entry.id}`,
+      confirmed_unlocks: confirmed,
+      recent_unlocks: rows.map(publicRow),
+    },
+  };
+}
