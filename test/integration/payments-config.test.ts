@@ -5,10 +5,15 @@
  */
 import { afterAll, describe, expect, inject, it } from 'vitest';
 import type { Address, Hex } from 'viem';
+import { ensureTestTokens, startAnvil } from '../../local/anvil';
 import { chainTools } from '../support/chain';
 import { killStarted, runStart, type StartedProcess } from '../support/spawn-start';
 
-afterAll(() => killStarted());
+const stopAfter: (() => Promise<void>)[] = [];
+afterAll(async () => {
+  killStarted();
+  for (const stop of stopAfter) await stop();
+});
 
 const rpc = inject('rpcUrl');
 const shared = {
@@ -41,8 +46,12 @@ const withStack = async <T>(env: Record<string, string>, fn: (s: StartedProcess)
 
 describe('confirmations and providers', () => {
   it('answers too few confirmations with retry, re-verifies on 2/4/8/16 s and records it; a dead first provider is skipped', async () => {
-    const chain = chainTools(rpc);
-    await withStack({ ...shared, RPC_URLS: `${DEAD_RPC},${rpc}`, MIN_CONFIRMATIONS: '2' }, async (s) => {
+    // A chain of its own: other files mine blocks on the shared one, so its confirmations would not hold still.
+    const anvil = await startAnvil({ port: 0 });
+    stopAfter.push(anvil.stop);
+    await ensureTestTokens(anvil.rpcUrl);
+    const chain = chainTools(anvil.rpcUrl);
+    await withStack({ ...shared, RPC_URLS: `${DEAD_RPC},${anvil.rpcUrl}`, MIN_CONFIRMATIONS: '2' }, async (s) => {
       const tx = await chain.transfer(6, USDC, TREASURY, 99000n);
       const early = await post(s.baseUrl, tx, 'market-x402-merchant-os');
       expect(early.status).toBe(402);
