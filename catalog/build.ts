@@ -15,6 +15,7 @@ import type { CatalogEntry, PackMeta, SealedPack } from '#shared/catalog-types';
 import { packFiles, packSeal } from '#shared/pack-seal';
 import { buildSearchIndex, type SearchDocument } from '#shared/skill-search';
 import { CATALOG_DATA_DIR, SEALED_DATA_DIR } from '#shared/data-dirs';
+import { CATALOG_SIZE_EXPECTED } from '#shared/catalog-size';
 import { PUBLIC_DIR } from '../lib/static-assets';
 import { renderPack, renderSample } from './render';
 import { PricingSchema, SkillRecordSchema, type Pricing, type SkillRecord } from './schema';
@@ -26,7 +27,7 @@ const SITE_SOURCES = here('./site');
 const PRICING_FILE = here('./pricing.json');
 
 /** The spec's catalog size. */
-export const CATALOG_SIZE = 250;
+export const CATALOG_SIZE = CATALOG_SIZE_EXPECTED;
 const ATOMIC = 10 ** USD_DECIMALS;
 
 export class CatalogError extends Error {}

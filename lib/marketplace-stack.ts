@@ -47,11 +47,16 @@ import { DomainFunction } from './constructs/domain-function';
 import { readDeployConfig } from './deploy-config';
 import { CACHE_RULES, PUBLIC_DIR } from './static-assets';
 
-/** Which tables each domain may touch, and how. Discovery only describes them for /api/ready. */
+/** Which tables each domain may touch, and how (least privilege per function). */
 const TABLE_ACCESS: Partial<Record<Domain, { table: string; access: 'describe' | 'read' | 'readWrite' }[]>> = {
-  discovery: TABLES.map((t) => ({ table: t.logicalName, access: 'describe' as const })),
+  // ESP, shop and judges report figures computed from the ledger.
+  discovery: [{ table: LEDGER_TABLE.logicalName, access: 'read' }],
   catalog: [{ table: INTENTS_TABLE.logicalName, access: 'readWrite' }],
-  payments: [{ table: LEDGER_TABLE.logicalName, access: 'readWrite' }],
+  // /api/ready (a payments route) describes every table.
+  payments: [
+    { table: LEDGER_TABLE.logicalName, access: 'readWrite' },
+    ...TABLES.filter((t) => t.logicalName !== LEDGER_TABLE.logicalName).map((t) => ({ table: t.logicalName, access: 'describe' as const })),
+  ],
   // MCP's unlock tool settles like POST /api/pay, so agents write the ledger too.
   agents: [
     { table: LEDGER_TABLE.logicalName, access: 'readWrite' },

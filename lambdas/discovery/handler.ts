@@ -1,12 +1,11 @@
-/** Lambda entry of the discovery domain: health, readiness and the catch-all for unknown paths. */
+/** Lambda entry of the discovery domain: health, the ESP protocol surfaces, and the catch-all for unknown paths. */
 import { createDomainHandler } from '#shared/domain-handler';
 import { fallback } from './fallback';
 import { getHealth } from './health';
 import { discoveryPortsFromEnv } from './ports';
-import { getReady } from './readiness';
 
 export const handler = createDomainHandler('discovery', {
-  routes: { getHealth, getReady },
+  routes: { getHealth },
   ports: discoveryPortsFromEnv,
   baseUrl: (ports) => ports.config.config.publicBaseUrl,
   fallback,

@@ -2,7 +2,12 @@ import { randomBytes } from 'node:crypto';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
-import { readConfigFromEnv } from '#shared/config';
+import { readConfigFromEnv, type ConfigReading } from '#shared/config';
+import { dynamoTableProbe } from '#shared/adapters/table-probe';
+import { viemChainIdProbe } from '#shared/adapters/chain-id-probe';
+import { syntheticContext, syntheticEvent } from '#shared/synthetic-event';
+import { TABLES } from '#shared/tables';
+import type { ReadinessPorts } from './readiness';
 import { loadCatalogFiles } from '#shared/adapters/catalog-files';
 import { dynamoClient } from '#shared/adapters/dynamo-client';
 import { logger } from '#shared/logger';
@@ -15,7 +20,9 @@ import type { SettlePorts } from './settle';
 import { sfnConfirmations } from './sfn-confirmations';
 import { viemChainReader } from './viem-chain-reader';
 
-export interface PaymentsPorts extends SettlePorts {
+export interface PaymentsPorts extends SettlePorts, Omit<ReadinessPorts, 'config' | 'catalog' | 'packs'> {
+  /** The configuration as read, with its problems (readiness reports them). */
+  configReading: ConfigReading;
   /** Configuration problems; while any exists, payments answer 503 PAYMENTS_DISABLED. */
   configProblems: string[];
   packs: PackStore;
@@ -49,12 +56,23 @@ async function licenseSecret(env: NodeJS.ProcessEnv): Promise<Uint8Array> {
 }
 
 export async function paymentsPortsFromEnv(env: NodeJS.ProcessEnv = process.env): Promise<PaymentsPorts> {
-  const { config, problems } = readConfigFromEnv(env);
+  const reading = readConfigFromEnv(env);
+  const { config, problems } = reading;
   const secret = await licenseSecret(env);
   const stateMachine = env['CONFIRMATION_STATE_MACHINE_ARN'];
   const ports: PaymentsPorts = {
     config,
+    configReading: reading,
     configProblems: problems,
+    probeTables: dynamoTableProbe(dynamoClient(), TABLES),
+    probeChainIds: viemChainIdProbe(),
+    // Through the exported Lambda handler itself, imported late because it imports this module.
+    liveChallenge: async (baseUrl) => {
+      const { handler } = await import('./handler');
+      const canary = ports.catalog.pricing.canary;
+      const res = await handler(syntheticEvent('GET /api/pay', `skill=${canary}`, baseUrl), syntheticContext('readiness'));
+      return { status: res.statusCode ?? 0, body: typeof res.body === 'string' ? res.body : '' };
+    },
     catalog: loadCatalogFiles(),
     chain: viemChainReader(config.rpcUrls),
     ledger: dynamoLedger(dynamoClient()),

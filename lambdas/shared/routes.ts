@@ -24,7 +24,7 @@ export const ROUTES = [
   {
     method: 'GET',
     path: '/api/ready',
-    domain: 'discovery',
+    domain: 'payments',
     operationId: 'getReady',
     summary: 'Readiness: whether the rails can challenge and unlock, with one entry per check.',
   },

@@ -22,9 +22,10 @@ describe('API through the local edge server', () => {
     expect(res.status).toBe(200);
     expect(body['ready']).toBe(true);
     const checks = body['checks'] as { name: string; ok: boolean; detail: string }[];
-    expect(checks.map((c) => c.name)).toEqual(['tables', 'chain', 'money_safety']);
+    expect(checks.map((c) => c.name)).toEqual(['catalog', 'challenge_shape', 'challenge_live_402', 'sealed_pack', 'money_safety', 'tables', 'chain']);
     for (const c of checks) expect(c, c.name).toMatchObject({ ok: true });
-    expect(checks[1]!.detail).toMatch(/chain id 8453/);
+    expect(checks.find((c) => c.name === 'chain')!.detail).toMatch(/chain id 8453/);
+    expect(checks.find((c) => c.name === 'catalog')!.detail).toMatch(/^250 skills/);
   });
 
   it.each(['/api/nope', '/api/', '/api', '/.well-known/nothing', '/api/health/extra'])('unknown %s is a JSON 404, never HTML', async (path) => {

@@ -1,69 +1,68 @@
 import { describe, expect, it } from 'vitest';
+import { loadCatalogFiles } from '#shared/adapters/catalog-files';
 import { readMarketConfig } from '#shared/config';
-import { checkReadiness } from '../../lambdas/discovery/readiness';
-import type { DiscoveryPorts } from '../../lambdas/discovery/ports';
+import { filePackStore } from '../../lambdas/payments/pack-store';
+import { buildChallenge } from '../../lambdas/payments/challenge';
+import { checkReadiness, type ReadinessPorts } from '../../lambdas/payments/readiness';
 
+const catalog = loadCatalogFiles();
 const sound = readMarketConfig(
   { treasury: '0xa0Ee7A142d267C1f36714E4a8F75612F20a79720', legacyTreasury: '0xBaD000000000000000000000000000000000DeAD', rpcUrls: 'http://rpc.one/key123,http://rpc.two' },
   { requireTreasury: true },
 );
+const BASE = 'https://m.example';
 
-function ports(over: Partial<DiscoveryPorts> = {}): DiscoveryPorts {
+function ports(over: Partial<ReadinessPorts> = {}): ReadinessPorts {
   return {
     config: sound,
+    catalog,
+    packs: filePackStore(),
     probeTables: async () => [{ logicalName: 'Ledger', name: 't', ok: true, detail: 'ACTIVE' }],
     probeChainIds: async (urls) => urls.map((url) => ({ url, chainId: 8453, error: undefined })),
-    now: () => new Date(0),
+    liveChallenge: async () => ({ status: 402, body: JSON.stringify(buildChallenge(catalog.get('agent-x402-first-buy')!, sound.config, BASE)) }),
     ...over,
   };
 }
-
-const check = (r: Awaited<ReturnType<typeof checkReadiness>>, name: string) => r.checks.find((c) => c.name === name)!;
+const find = (r: Awaited<ReturnType<typeof checkReadiness>>, name: string) => r.checks.find((c) => c.name === name)!;
 
 describe('checkReadiness', () => {
-  it('is ready when every check passes', async () => {
-    const r = await checkReadiness(ports());
+  it('is ready when every check passes, and names the spec checks', async () => {
+    const r = await checkReadiness(ports(), BASE);
+    expect(r.checks.map((c) => c.name)).toEqual(['catalog', 'challenge_shape', 'challenge_live_402', 'sealed_pack', 'money_safety', 'tables', 'chain']);
+    expect(r.checks.filter((c) => !c.ok)).toEqual([]);
     expect(r.ready).toBe(true);
-    expect(r.checks.map((c) => c.name)).toEqual(['tables', 'chain', 'money_safety']);
-    expect(r.checks.every((c) => c.ok)).toBe(true);
   });
 
-  it('fails the tables check when a table is not active', async () => {
-    const r = await checkReadiness(ports({ probeTables: async () => [{ logicalName: 'Ledger', name: 't', ok: false, detail: 'ResourceNotFoundException' }] }));
+  it('fails challenge_live_402 when the handler does not answer 402 with a valid challenge', async () => {
+    const r1 = await checkReadiness(ports({ liveChallenge: async () => ({ status: 503, body: '{"error_code":"PAYMENTS_DISABLED"}' }) }), BASE);
+    expect(find(r1, 'challenge_live_402')).toMatchObject({ ok: false, detail: expect.stringMatching(/answered 503/) });
+    const r2 = await checkReadiness(ports({ liveChallenge: async () => ({ status: 402, body: '{"maxAmountRequired":"5000"}' }) }), BASE);
+    expect(find(r2, 'challenge_live_402').ok).toBe(false);
+    expect(r2.ready).toBe(false);
+  });
+
+  it('fails sealed_pack when the canary pack is missing or altered', async () => {
+    const r = await checkReadiness(ports({ packs: { get: (id) => (id === 'agent-x402-first-buy' ? { 'SKILL.md': 'tampered' } : undefined) } }), BASE);
+    expect(find(r, 'sealed_pack')).toMatchObject({ ok: false, detail: expect.stringMatching(/differs/) });
+  });
+
+  it('fails money_safety, with a clear reason, when the treasury is the legacy address', async () => {
+    const legacy = readMarketConfig({ treasury: '0xbad000000000000000000000000000000000dead', legacyTreasury: '0xBaD000000000000000000000000000000000DeAD' }, { requireTreasury: true });
+    const r = await checkReadiness(ports({ config: legacy }), BASE);
     expect(r.ready).toBe(false);
-    expect(check(r, 'tables')).toMatchObject({ ok: false, detail: expect.stringContaining('ResourceNotFoundException') });
+    expect(find(r, 'money_safety')).toMatchObject({ ok: false, detail: expect.stringMatching(/banned legacy treasury/) });
+    expect(find(r, 'challenge_shape').ok).toBe(false);
   });
 
-  it('fails the chain check for a provider on another chain, and hides RPC keys', async () => {
-    const r = await checkReadiness(
-      ports({ probeChainIds: async (urls) => urls.map((url, i) => ({ url, chainId: i === 0 ? 8453 : 1, error: undefined })) }),
-    );
-    expect(check(r, 'chain').ok).toBe(false);
-    expect(check(r, 'chain').detail).toMatch(/chain id 1 \(expected 8453\)/);
-    expect(check(r, 'chain').detail).not.toMatch(/key123/);
+  it('fails chain and money_safety for a provider on another chain, and hides RPC keys', async () => {
+    const r = await checkReadiness(ports({ probeChainIds: async (urls) => urls.map((url, i) => ({ url, chainId: i === 0 ? 8453 : 1, error: undefined })) }), BASE);
+    expect(find(r, 'chain')).toMatchObject({ ok: false, detail: expect.stringMatching(/chain id 1 \(expected 8453\)/) });
+    expect(find(r, 'money_safety').ok).toBe(false);
+    expect(find(r, 'chain').detail).not.toMatch(/key123/);
   });
 
-  it('passes the chain check when one provider is down and another answers 8453', async () => {
-    const r = await checkReadiness(
-      ports({ probeChainIds: async (urls) => urls.map((url, i) => (i === 0 ? { url, chainId: undefined, error: 'TimeoutError' } : { url, chainId: 8453, error: undefined })) }),
-    );
-    expect(check(r, 'chain').ok).toBe(true);
-    expect(check(r, 'chain').detail).toMatch(/unreachable \(TimeoutError\)/);
-  });
-
-  it('fails when no provider answers', async () => {
-    const r = await checkReadiness(ports({ probeChainIds: async (urls) => urls.map((url) => ({ url, chainId: undefined, error: 'down' })) }));
-    expect(r.ready).toBe(false);
-    expect(check(r, 'chain').ok).toBe(false);
-  });
-
-  it('fails money safety when the treasury is the legacy address', async () => {
-    const legacy = readMarketConfig(
-      { treasury: '0xbad000000000000000000000000000000000dead', legacyTreasury: '0xBaD000000000000000000000000000000000DeAD' },
-      { requireTreasury: true },
-    );
-    const r = await checkReadiness(ports({ config: legacy }));
-    expect(r.ready).toBe(false);
-    expect(check(r, 'money_safety')).toMatchObject({ ok: false, detail: expect.stringMatching(/banned legacy treasury/) });
+  it('fails tables when a table is not active', async () => {
+    const r = await checkReadiness(ports({ probeTables: async () => [{ logicalName: 'Ledger', name: 't', ok: false, detail: 'ResourceNotFoundException' }] }), BASE);
+    expect(find(r, 'tables').ok).toBe(false);
   });
 });

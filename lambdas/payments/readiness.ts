@@ -1,0 +1,104 @@
+/**
+ * GET /api/ready: whether the rails can challenge and unlock right now, with one entry per
+ * check. `ready` is true only when every check passes; it says nothing about sales.
+ * It lives with payments because its checks need what only the payments bundle holds.
+ */
+import { CHAIN_ID } from '#shared/chain';
+import type { ConfigReading } from '#shared/config';
+import type { TableStatus } from '#shared/adapters/table-probe';
+import type { ProviderChainId } from '#shared/adapters/chain-id-probe';
+import type { Catalog } from '#shared/catalog';
+import { json, type ApiRequest, type ApiResponse } from '#shared/http';
+import { packFiles, packSeal } from '#shared/pack-seal';
+import { redactUrl } from '#shared/redact';
+import { CATALOG_SIZE_EXPECTED } from '#shared/catalog-size';
+import { ChallengeSchema } from './challenge-schema';
+import { buildChallenge } from './challenge';
+import type { PackStore } from './pack-store';
+
+export interface ReadinessCheck {
+  name: string;
+  ok: boolean;
+  detail: string;
+}
+
+export interface Readiness {
+  ready: boolean;
+  checks: ReadinessCheck[];
+}
+
+export interface ReadinessPorts {
+  config: ConfigReading;
+  catalog: Catalog;
+  packs: PackStore;
+  probeTables: () => Promise<TableStatus[]>;
+  probeChainIds: (urls: readonly string[]) => Promise<ProviderChainId[]>;
+  /** A real GET /api/pay for the canary through the payments handler: its status and body. */
+  liveChallenge: (baseUrl: string) => Promise<{ status: number; body: string }>;
+}
+
+const check = (name: string, ok: boolean, detail: string): ReadinessCheck => ({ name, ok, detail });
+
+export async function checkReadiness(ports: ReadinessPorts, baseUrl: string): Promise<Readiness> {
+  const { config, problems } = ports.config;
+  const canaryId = ports.catalog.pricing.canary;
+  const canary = ports.catalog.get(canaryId);
+  const [tables, providers, live] = await Promise.all([
+    ports.probeTables(),
+    ports.probeChainIds(config.rpcUrls),
+    ports.liveChallenge(baseUrl).catch((e: unknown) => ({ status: 0, body: (e as Error).message })),
+  ]);
+  const checks: ReadinessCheck[] = [];
+
+  checks.push(check('catalog', ports.catalog.entries.length === CATALOG_SIZE_EXPECTED && canary !== undefined, `${ports.catalog.entries.length} skills loaded (expected ${CATALOG_SIZE_EXPECTED}); canary ${canaryId} ${canary ? 'present' : 'missing'}`));
+
+  const sound = problems.length === 0 && config.treasury !== undefined;
+  if (canary && sound) {
+    const parsed = ChallengeSchema.safeParse(buildChallenge(canary, config, baseUrl));
+    checks.push(check('challenge_shape', parsed.success, parsed.success ? `the ${canaryId} challenge validates: amount ${canary.x402.amount}, payTo ${config.treasury}` : parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')));
+  } else checks.push(check('challenge_shape', false, 'no challenge can be built: the canary or the payment configuration is missing'));
+
+  let liveOk = live.status === 402;
+  let liveDetail = `GET /api/pay?skill=${canaryId} answered ${live.status || 'nothing'}`;
+  if (liveOk) {
+    const body = ChallengeSchema.safeParse(JSON.parse(live.body));
+    liveOk = body.success;
+    liveDetail += body.success ? ' with a valid challenge' : ` with an invalid challenge: ${body.error.issues[0]?.message}`;
+  } else if (live.status !== 0) liveDetail += `: ${live.body.slice(0, 200)}`;
+  checks.push(check('challenge_live_402', liveOk, liveDetail));
+
+  const pack = canary ? ports.packs.get(canary.id) : undefined;
+  const expected = canary ? ports.catalog.packMeta(canary.id)?.seal : undefined;
+  const seal = pack ? packSeal(packFiles(pack)) : undefined;
+  checks.push(check('sealed_pack', seal !== undefined && seal === expected, pack ? `${Object.keys(pack).length} files, seal ${seal === expected ? 'matches' : `differs (${seal} vs ${expected})`}` : `the ${canaryId} pack is not readable`));
+
+  const reachable = providers.filter((p) => p.chainId !== undefined);
+  const wrongChain = reachable.filter((p) => p.chainId !== CHAIN_ID);
+  const chainOk = reachable.length > 0 && wrongChain.length === 0;
+  checks.push(
+    check(
+      'money_safety',
+      sound && chainOk && config.assets.USDC !== undefined && config.assets.USDbC !== undefined,
+      problems.length > 0
+        ? problems.join(' ')
+        : `treasury ${config.treasury}${config.legacyTreasury ? ` (legacy ${config.legacyTreasury} banned)` : ''}; USDC ${config.assets.USDC}, USDbC ${config.assets.USDbC}; ${chainOk ? `chain id ${CHAIN_ID}` : 'chain id not confirmed as 8453'}`,
+    ),
+  );
+
+  checks.push(check('tables', tables.length > 0 && tables.every((t) => t.ok), tables.map((t) => `${t.logicalName} (${t.name}): ${t.detail}`).join('; ')));
+  checks.push(
+    check(
+      'chain',
+      chainOk,
+      providers
+        .map((p) => `${redactUrl(p.url)}: ${p.chainId !== undefined ? `chain id ${p.chainId}${p.chainId === CHAIN_ID ? '' : ` (expected ${CHAIN_ID})`}` : `unreachable (${p.error})`}`)
+        .join('; ') || 'no RPC provider configured',
+    ),
+  );
+  return { ready: checks.every((c) => c.ok), checks };
+}
+
+/** GET /api/ready: always 200; the body says whether the service is ready and why not. */
+export async function getReady(req: ApiRequest, ports: ReadinessPorts): Promise<ApiResponse> {
+  return json(200, { ok: true, ...(await checkReadiness(ports, req.baseUrl)) });
+}
