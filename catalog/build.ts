@@ -18,6 +18,8 @@ import { CATALOG_DATA_DIR, SEALED_DATA_DIR } from '#shared/data-dirs';
 import { CATALOG_SIZE_EXPECTED } from '#shared/catalog-size';
 import { PUBLIC_DIR } from '../lib/static-assets';
 import { renderPack, renderSample } from './render';
+import { renderLlmsTxt } from './llms';
+import { espCycleJsonSchema } from '../lambdas/discovery/esp-cycle-schema';
 import { PricingSchema, SkillRecordSchema, type Pricing, type SkillRecord } from './schema';
 import { readTree, writeTree } from './write-tree';
 
@@ -170,6 +172,9 @@ export function buildCatalog(): BuildResult {
       body: [s.audience, s.outcome, ...s.inputs, ...s.steps.map((st) => st.title)].join('\n'),
     });
   }
+
+  publicFiles.set('llms.txt', renderLlmsTxt(entries, pricing.canary, pricing.x402_resources.map((r) => r.skill_id)));
+  publicFiles.set('esp/cycle.schema.json', `${JSON.stringify(espCycleJsonSchema('/esp/cycle.schema.json'), null, 2)}\n`);
 
   const categories = [...new Set(entries.map((e) => e.category))].sort().map((id) => ({ id, count: entries.filter((e) => e.category === id).length }));
   publicFiles.set(

@@ -1,23 +1,18 @@
 import { readConfigFromEnv, type ConfigReading } from '#shared/config';
+import type { Catalog } from '#shared/catalog';
+import { loadCatalogFiles } from '#shared/adapters/catalog-files';
 import { dynamoClient } from '#shared/adapters/dynamo-client';
-import { dynamoTableProbe, type TableStatus } from '#shared/adapters/table-probe';
-import { viemChainIdProbe, type ProviderChainId } from '#shared/adapters/chain-id-probe';
-import { TABLES } from '#shared/tables';
+import { dynamoLedger } from '../payments/dynamo-ledger';
+import type { Ledger } from '../payments/ledger';
 
-/** What the discovery domain needs from the outside world. */
+/** What the discovery domain needs: configuration, the catalog and a read-only view of the ledger. */
 export interface DiscoveryPorts {
   config: ConfigReading;
-  probeTables: () => Promise<TableStatus[]>;
-  probeChainIds: (urls: readonly string[]) => Promise<ProviderChainId[]>;
+  catalog: Catalog;
+  ledger: Pick<Ledger, 'count' | 'recent' | 'get' | 'summary'>;
   now: () => Date;
 }
 
-/** Wires the real adapters from the environment (Lambda and local runtime alike). */
 export function discoveryPortsFromEnv(): DiscoveryPorts {
-  return {
-    config: readConfigFromEnv(),
-    probeTables: dynamoTableProbe(dynamoClient(), TABLES),
-    probeChainIds: viemChainIdProbe(),
-    now: () => new Date(),
-  };
+  return { config: readConfigFromEnv(), catalog: loadCatalogFiles(), ledger: dynamoLedger(dynamoClient()), now: () => new Date() };
 }

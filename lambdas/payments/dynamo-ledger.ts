@@ -1,7 +1,7 @@
 import { ConditionalCheckFailedException, GetItemCommand, PutItemCommand, QueryCommand, UpdateItemCommand, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { marshall, unmarshall } from '@aws-sdk/util-dynamodb';
 import { LEDGER_TABLE, tableName } from '#shared/tables';
-import type { ClaimResult, Ledger, LedgerRow } from './ledger';
+import type { ClaimResult, Ledger, LedgerRow, LedgerSummary } from './ledger';
 
 const LIST_PARTITION = 'UNLOCK';
 const pk = (network: string, txHash: string): string => `${network}#${txHash.toLowerCase()}`;
@@ -87,6 +87,34 @@ export function dynamoLedger(client: DynamoDBClient, table = tableName(LEDGER_TA
     },
     async count(skill) {
       return (await query(skill ? 'gsi2' : 'gsi1', skill ?? LIST_PARTITION, { count: true })).count;
+    },
+    async summary(): Promise<LedgerSummary> {
+      // Every confirmed row, projected to what the figures need; at this service's volume a
+      // full read per request is cheap, and it cannot drift from the rows as a counter could.
+      const out: LedgerSummary = { confirmed: 0, volumeAtomic: 0n, perSkill: {}, newest: undefined };
+      let startKey: Record<string, unknown> | undefined;
+      do {
+        const page = await client.send(
+          new QueryCommand({
+            TableName: table,
+            IndexName: 'gsi1',
+            KeyConditionExpression: 'gsi1pk = :p',
+            ExpressionAttributeValues: marshall({ ':p': LIST_PARTITION }),
+            ProjectionExpression: 'txHash, skill, amount, recordedAt',
+            ScanIndexForward: false,
+            ...(startKey ? { ExclusiveStartKey: startKey as never } : {}),
+          }),
+        );
+        for (const item of page.Items ?? []) {
+          const r = unmarshall(item) as { txHash: string; skill: string; amount: string; recordedAt: string };
+          out.confirmed++;
+          out.volumeAtomic += BigInt(r.amount);
+          out.perSkill[r.skill] = (out.perSkill[r.skill] ?? 0) + 1;
+          out.newest ??= { txHash: r.txHash, recordedAt: r.recordedAt };
+        }
+        startKey = page.LastEvaluatedKey;
+      } while (startKey);
+      return out;
     },
   };
 }

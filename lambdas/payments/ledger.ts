@@ -20,6 +20,15 @@ export interface LedgerRow {
   status: 'confirmed' | 'reorged';
 }
 
+/** Figures computed from every confirmed row; nothing else feeds a reported number. */
+export interface LedgerSummary {
+  confirmed: number;
+  /** Sum of atomic amounts actually paid. */
+  volumeAtomic: bigint;
+  perSkill: Record<string, number>;
+  newest: { txHash: string; recordedAt: string } | undefined;
+}
+
 export type ClaimResult = { claimed: true } | { claimed: false; existing: LedgerRow };
 
 export interface Ledger {
@@ -35,4 +44,6 @@ export interface Ledger {
   recent(limit: number, skill?: string): Promise<LedgerRow[]>;
   /** Number of confirmed unlocks. */
   count(skill?: string): Promise<number>;
+  /** Reads every confirmed row (amount, skill, time) and adds them up. */
+  summary(): Promise<LedgerSummary>;
 }

@@ -61,6 +61,12 @@ export const ROUTES = [
   { method: 'GET', path: '/.well-known/agent.json', domain: 'agents', operationId: 'getAgentCard', summary: 'The signed A2A agent card (the spec\'s path).' },
   { method: 'GET', path: '/.well-known/agent-card.json', domain: 'agents', operationId: 'getAgentCardA2a', summary: 'The signed A2A agent card (A2A v0.3 path).' },
   { method: 'GET', path: '/.well-known/jwks.json', domain: 'agents', operationId: 'getJwks', summary: 'The public key (JWKS) that signs the agent card.' },
+  { method: 'GET', path: '/api/esp', domain: 'discovery', operationId: 'getEsp', summary: 'ESP: the root document, a skill\'s full cycle, or one phase of it.' },
+  { method: 'GET', path: '/api/shop', domain: 'discovery', operationId: 'getShop', summary: 'The unified agent entry: contract, shelves and the next request to make.' },
+  { method: 'GET', path: '/api/judges', domain: 'discovery', operationId: 'getJudges', summary: 'Judge, verifier and critic skills, with quality from the ledger only.' },
+  { method: 'GET', path: '/api/openapi.json', domain: 'discovery', operationId: 'getOpenApi', summary: 'This API as OpenAPI 3.1.0, with the x402 resource list.' },
+  { method: 'GET', path: '/.well-known/esp.json', domain: 'discovery', operationId: 'getEspDiscovery', summary: 'Where the ESP documents of this deployment are.' },
+  { method: 'GET', path: '/.well-known/x402', domain: 'discovery', operationId: 'getX402Discovery', summary: 'The x402 resources in x402\'s discovery shape.' },
 ] as const satisfies readonly RouteDefinition[];
 
 export type Route = (typeof ROUTES)[number];

@@ -25,6 +25,7 @@ function fakeLedger(): Ledger & { rows: Map<string, LedgerRow> } {
     markReorged: async (_n, tx) => void rows.set(tx, { ...rows.get(tx)!, status: 'reorged' }),
     recent: async () => [...rows.values()],
     count: async () => rows.size,
+    summary: async () => ({ confirmed: rows.size, volumeAtomic: 0n, perSkill: {}, newest: undefined }),
   };
 }
 

@@ -1,0 +1,37 @@
+import { json, type ApiRequest, type ApiResponse } from '#shared/http';
+import { optionalInteger } from '#shared/query';
+import { ESP_PROTOCOL_VERSION } from './esp-cycle';
+import { ESP_PHASES, ESP_SCHEMA_ID } from './esp';
+import { links } from './links';
+import type { DiscoveryPorts } from './ports';
+import { x402Discovery } from './x402-resources';
+
+/** GET /.well-known/x402: the ten x402 resources in x402's discovery shape, paginated. */
+export function getX402Discovery(req: ApiRequest, ports: DiscoveryPorts): ApiResponse {
+  const limit = optionalInteger(req, 'limit', { min: 1, max: 100, fallback: 100 });
+  const offset = optionalInteger(req, 'offset', { min: 0, max: 10_000, fallback: 0 });
+  return json(200, x402Discovery(ports.catalog, ports.config.config, req.baseUrl, limit, offset));
+}
+
+/** GET /.well-known/esp.json: where every ESP document of this deployment is. */
+export function getEspDiscovery(req: ApiRequest): ApiResponse {
+  const l = links(req.baseUrl);
+  return json(200, {
+    ok: true,
+    schema: ESP_SCHEMA_ID,
+    protocol: 'ESP',
+    protocol_version: ESP_PROTOCOL_VERSION,
+    root: l.esp,
+    cycle: `${l.esp}?skill=<SKILL_ID>`,
+    phases: [...ESP_PHASES],
+    cycle_schema: l.esp_schema,
+    proof: l.proof,
+    shop: l.shop,
+    judges: l.judges,
+    openapi: l.openapi,
+    llms: l.llms,
+    x402_discovery: l.x402_discovery,
+    agent_card: l.agent_card,
+    mcp: l.mcp,
+  });
+}

@@ -1,0 +1,163 @@
+/**
+ * The OpenAPI 3.1.0 document, generated from the route table, the per-operation docs below
+ * (which the compiler requires for every route) and the zod schemas the code itself uses.
+ * It also carries the ten x402 resources (`x-x402-resources`).
+ */
+import { z } from 'zod';
+import { json, type ApiRequest, type ApiResponse } from '#shared/http';
+import { ROUTES, type OperationId } from '#shared/routes';
+import { ChallengeSchema } from '../payments/challenge-schema';
+import { IntentBodySchema } from '../catalog/intents';
+import { EspCycleSchema } from './esp-cycle-schema';
+import type { DiscoveryPorts } from './ports';
+import { x402Resources } from './x402-resources';
+
+export const OPENAPI_VERSION = '1.6.0';
+
+const FailureSchema = z.object({
+  ok: z.literal(false),
+  error: z.string(),
+  error_code: z.string(),
+  message: z.string(),
+  retry: z.boolean(),
+  tip: z.string(),
+  details: z.record(z.string(), z.unknown()).optional(),
+});
+
+interface Param {
+  name: string;
+  in?: 'query' | 'header' | 'path';
+  required?: boolean;
+  description: string;
+  schema?: Record<string, unknown>;
+}
+interface OperationDoc {
+  tag: string;
+  params?: Param[];
+  body?: z.ZodType;
+  ok: { status: number; description: string; schema?: z.ZodType; contentType?: string };
+  errors?: number[];
+}
+
+const str = { type: 'string' };
+const skill: Param = { name: 'skill', required: true, description: 'Catalog id', schema: str };
+
+const DOCS: Record<OperationId, OperationDoc> = {
+  getHealth: { tag: 'discovery', ok: { status: 200, description: 'Liveness' } },
+  getReady: { tag: 'discovery', ok: { status: 200, description: '`ready` and `checks[]` (name, ok, detail)' } },
+  listCatalog: {
+    tag: 'catalog',
+    params: [
+      { name: 'q', description: 'Natural-language query (≤ 200 characters)', schema: str },
+      { name: 'category', description: 'A catalog category', schema: str },
+      { name: 'max_price', description: 'Highest current price, in USD', schema: { type: 'number', minimum: 0 } },
+      { name: 'limit', description: 'Results, 1–100 (default 20)', schema: { type: 'integer', minimum: 1, maximum: 100 } },
+    ],
+    ok: { status: 200, description: 'Ranked results' },
+    errors: [400],
+  },
+  getPackMetadata: { tag: 'catalog', params: [skill], ok: { status: 200, description: 'Files, sizes, sha256 and the pack seal; never the text' }, errors: [400, 404] },
+  getIntent: {
+    tag: 'catalog',
+    params: [
+      { name: 'q', description: 'Search skills by a plain description', schema: str },
+      { name: 'list', description: '1: list intent bounties, newest first', schema: str },
+      { name: 'id', description: 'One intent bounty', schema: str },
+      { name: 'cursor', description: 'next_cursor of the previous page', schema: str },
+      { name: 'limit', description: 'Results per page', schema: { type: 'integer' } },
+    ],
+    ok: { status: 200, description: 'Ranked skills, a page of intents, or one intent' },
+    errors: [400, 404],
+  },
+  postIntent: { tag: 'catalog', body: IntentBodySchema, ok: { status: 200, description: 'The stored intent bounty' }, errors: [400] },
+  getPay: { tag: 'payments', params: [skill], ok: { status: 402, description: 'The x402 challenge (also base64 in PAYMENT-REQUIRED and X-PAYMENT-REQUIRED)', schema: ChallengeSchema }, errors: [400, 404, 503] },
+  postPay: {
+    tag: 'payments',
+    params: [
+      { name: 'X-PAYMENT', in: 'header', description: 'JSON {"txHash","skill"} (or its base64)', schema: str },
+      { name: 'X-LICENSE', in: 'header', description: 'License token from an earlier unlock', schema: str },
+      { name: 'X-AP2-MANDATE', in: 'header', description: 'AP2 mandate (not verified by this deployment: refused with 403)', schema: str },
+    ],
+    body: z.object({ txHash: z.string().optional(), skill: z.string().optional(), license: z.string().optional() }),
+    ok: { status: 200, description: 'The unlock: sealed_pack.files, seal, how_to_use, license, payment, revenue_ledger' },
+    errors: [400, 402, 403, 404, 503],
+  },
+  postRecover: { tag: 'payments', body: z.object({ txHash: z.string(), skill: z.string() }), ok: { status: 200, description: 'The same pack, re-unlocked' }, errors: [400, 402, 403, 404, 503] },
+  getProof: { tag: 'payments', params: [{ name: 'skill', description: 'Only this skill', schema: str }, { name: 'limit', description: 'Rows, 1–100', schema: { type: 'integer' } }], ok: { status: 200, description: '`confirmed` and `recent_unlocks`' }, errors: [400, 404] },
+  getMcp: { tag: 'agents', ok: { status: 200, description: 'MCP server info and tools' } },
+  postMcp: { tag: 'agents', body: z.object({ jsonrpc: z.literal('2.0') }).passthrough(), ok: { status: 200, description: 'JSON-RPC result (MCP Streamable HTTP, JSON responses)' }, errors: [403] },
+  getA2a: { tag: 'agents', ok: { status: 200, description: 'Pointer to the agent card' } },
+  postA2a: { tag: 'agents', body: z.object({ jsonrpc: z.literal('2.0') }).passthrough(), ok: { status: 200, description: 'JSON-RPC task or message (A2A v0.3)' }, errors: [429] },
+  getAgentCard: { tag: 'agents', ok: { status: 200, description: 'Signed A2A agent card' } },
+  getAgentCardA2a: { tag: 'agents', ok: { status: 200, description: 'Signed A2A agent card' } },
+  getJwks: { tag: 'agents', ok: { status: 200, description: 'JWKS of the card-signing key' } },
+  getEsp: {
+    tag: 'discovery',
+    params: [
+      { name: 'skill', description: 'A catalog id: the full cycle', schema: str },
+      { name: 'phase', description: 'evaluate | settle | prove | cycle', schema: { type: 'string', enum: ['evaluate', 'settle', 'prove', 'cycle'] } },
+      { name: 'tx', description: 'With phase=prove: one transaction', schema: str },
+    ],
+    ok: { status: 200, description: 'The ESP root document, a skill cycle, or a phase slice', schema: EspCycleSchema },
+    errors: [400, 404],
+  },
+  getShop: { tag: 'discovery', ok: { status: 200, description: 'Contract, shelves and next_action' } },
+  getJudges: { tag: 'discovery', ok: { status: 200, description: 'Judge, verifier and critic skills' } },
+  getOpenApi: { tag: 'discovery', ok: { status: 200, description: 'This document' } },
+  getEspDiscovery: { tag: 'discovery', ok: { status: 200, description: 'Where the ESP documents are' } },
+  getX402Discovery: { tag: 'discovery', params: [{ name: 'limit', description: '1–100', schema: { type: 'integer' } }, { name: 'offset', description: '≥ 0', schema: { type: 'integer' } }], ok: { status: 200, description: '{x402Version, items, pagination}' } },
+};
+
+/** Static files the CDN serves, documented beside the API (they are part of the spec). */
+const STATIC_PATHS: Record<string, { description: string; contentType: string; params?: Param[] }> = {
+  '/catalog.json': { description: 'The full catalog (250 skills); ETag and If-None-Match → 304', contentType: 'application/json' },
+  '/skills/{id}/outline.json': { description: 'Free outline', contentType: 'application/json', params: [{ name: 'id', in: 'path', required: true, description: 'Catalog id', schema: str }] },
+  '/skills/{id}/sample.md': { description: 'Free sample (Markdown)', contentType: 'text/markdown', params: [{ name: 'id', in: 'path', required: true, description: 'Catalog id', schema: str }] },
+  '/llms.txt': { description: 'Guide for language models', contentType: 'text/plain' },
+  '/esp/cycle.schema.json': { description: 'JSON Schema of an ESP cycle', contentType: 'application/json' },
+};
+
+const schema = (s: z.ZodType) => z.toJSONSchema(s, { io: 'output', unrepresentable: 'any' }) as Record<string, unknown>;
+const param = (p: Param) => ({ name: p.name, in: p.in ?? 'query', required: p.required ?? false, description: p.description, schema: p.schema ?? str });
+
+export function openApiDocument(ports: DiscoveryPorts, base: string) {
+  const paths: Record<string, Record<string, unknown>> = {};
+  for (const route of ROUTES) {
+    const doc = DOCS[route.operationId];
+    const responses: Record<string, unknown> = {
+      [doc.ok.status]: { description: doc.ok.description, content: { [doc.ok.contentType ?? 'application/json']: { schema: doc.ok.schema ? schema(doc.ok.schema) : { type: 'object' } } } },
+    };
+    for (const status of doc.errors ?? []) responses[status] = { description: 'Failure', content: { 'application/json': { schema: { $ref: '#/components/schemas/Failure' } } } };
+    responses['503'] ??= { description: 'Fault on our side; retry with backoff', content: { 'application/json': { schema: { $ref: '#/components/schemas/Failure' } } } };
+    paths[route.path] ??= {};
+    paths[route.path]![route.method.toLowerCase()] = {
+      operationId: route.operationId,
+      summary: route.summary,
+      tags: [doc.tag],
+      ...(doc.params ? { parameters: doc.params.map(param) } : {}),
+      ...(doc.body ? { requestBody: { required: route.method === 'POST' && route.operationId !== 'postPay', content: { 'application/json': { schema: schema(doc.body) } } } } : {}),
+      responses,
+    };
+  }
+  for (const [path, s] of Object.entries(STATIC_PATHS)) {
+    paths[path] = { get: { operationId: `static${path.replace(/[^a-z]+/gi, '_')}`, summary: s.description, tags: ['static'], ...(s.params ? { parameters: s.params.map(param) } : {}), responses: { 200: { description: s.description, content: { [s.contentType]: { schema: s.contentType === 'application/json' ? { type: 'object' } : { type: 'string' } } } }, 404: { description: 'No such file' } } } };
+  }
+  return {
+    openapi: '3.1.0',
+    info: {
+      title: 'Agent Skill Marketplace',
+      version: OPENAPI_VERSION,
+      description: 'Sealed capability packs for software agents, paid in USDC on Base over x402. Evaluate free, settle once, prove publicly.',
+    },
+    servers: [{ url: base }],
+    tags: ['discovery', 'catalog', 'payments', 'agents', 'static'].map((name) => ({ name })),
+    paths,
+    components: { schemas: { Failure: schema(FailureSchema), Challenge: schema(ChallengeSchema), EspCycle: schema(EspCycleSchema) } },
+    'x-x402-resources': x402Resources(ports.catalog, ports.config.config, base),
+  };
+}
+
+/** GET /api/openapi.json */
+export function getOpenApi(req: ApiRequest, ports: DiscoveryPorts): ApiResponse {
+  return json(200, openApiDocument(ports, req.baseUrl));
+}

@@ -1,0 +1,189 @@
+import { Validator } from '@seriousme/openapi-schema-validator';
+import type { Address } from 'viem';
+import { afterAll, describe, expect, inject, it } from 'vitest';
+import { EspCycleSchema } from '../../lambdas/discovery/esp-cycle-schema';
+import { chainTools } from '../support/chain';
+import { killStarted, runStart } from '../support/spawn-start';
+
+afterAll(() => killStarted());
+const base = inject('baseUrl');
+const get = async (url: string) => {
+  const res = await fetch(url.startsWith('http') ? url : `${base}${url}`);
+  const type = res.headers.get('content-type') ?? '';
+  return { res, type, body: type.includes('json') ? ((await res.json()) as any) : await res.text() };
+};
+/** Templates in advertised URLs, filled with real values. */
+const fill = (url: string, intentId: string) => url.replace('<SKILL_ID>', 'csv-cleaner').replace('<intent_id>', intentId).replace(/ \(.*\)$/, '');
+
+describe('GET /api/esp (root)', () => {
+  it('has every field of the spec table with the spec values', async () => {
+    const { res, body } = await get('/api/esp');
+    expect(res.status).toBe(200);
+    expect(Object.keys(body).sort()).toEqual(
+      ['ok', 'schema', 'protocol', 'protocol_version', 'name', 'site', 'philosophy', 'invariants', 'phases', 'money_safety', 'confirmed_activity', 'canary', 'discovery', 'p1', 'roadmap', 'agent_purchase_sequence'].sort(),
+    );
+    expect(body).toMatchObject({ ok: true, schema: 'market-esp-protocol-v1', protocol: 'ESP', protocol_version: '1.0.0', site: base });
+    expect(body.philosophy).toEqual({ free_evaluation_sacred: true, settlement_atomic_one_time: true, proof_public_only_success_signal: true, never_invent_metrics: true, evaluators_are_esp_skills: true });
+    expect(body.invariants).toEqual({ free_eval_always: true, settlement_atomic: true, proof_public_only: true, no_invented_metrics: true, source_of_truth: `${base}/api/proof` });
+    expect(body.phases.evaluate.cost).toBe('free');
+    expect(body.phases.prove).toMatchObject({ cost: 'free', source_of_truth: `${base}/api/proof` });
+    expect(body.phases.settle.cost).toMatch(/USDC on Base/);
+    expect(body.phases.evaluate.endpoints).toEqual([
+      `${base}/api/esp?skill=<SKILL_ID>&phase=evaluate`,
+      `${base}/skills/<SKILL_ID>/outline.json`,
+      `${base}/skills/<SKILL_ID>/sample.md`,
+      `${base}/api/packs?skill=<SKILL_ID>`,
+    ]);
+    expect(body.money_safety).toMatchObject({ network: 'base', network_caip2: 'eip155:8453', asset: 'USDC', asset_contract: inject('usdc'), pay_to: inject('treasury').toLowerCase(), pay_to_canonical: inject('treasury') });
+    expect(Object.keys(body.confirmed_activity).sort()).toEqual(['confirmed_unlocks', 'honesty', 'last_tx', 'last_verified', 'quality_score', 'source', 'unique_skills', 'volume_usd'].sort());
+    expect(body.confirmed_activity.quality_score).toBeNull();
+    expect(body.canary).toMatchObject({ skill_id: 'agent-x402-first-buy', price_usd: 0.005, cycle: `${base}/api/esp?skill=agent-x402-first-buy` });
+    expect(Object.keys(body.discovery).sort()).toEqual(['agent_card', 'catalog', 'esp_discovery', 'esp_schema', 'intent', 'intent_list', 'intent_post', 'judges', 'llms', 'mcp', 'openapi', 'ready', 'shop']);
+    expect(body.p1).toMatchObject({ recursive_evaluators: `${base}/api/judges`, seed_judges: ['esp-outcome-judge', 'esp-claim-verifier', 'esp-delivery-critic'] });
+    expect(Object.keys(body.p1.intent_bounty).sort()).toEqual(['get', 'list', 'post', 'required_fields']);
+    expect(body.roadmap).toEqual({ p0: 'core ESP cycle and readiness', p1: 'recursive evaluator market and intent/bounty surface, live', p2: 'sealed capability graphs and memory as sealed packs' });
+    expect(body.agent_purchase_sequence).toHaveLength(6);
+  });
+
+  it('every advertised URL resolves (never 404) with a JSON or the right static content type', async () => {
+    const { body } = await get('/api/esp');
+    const urls = [...Object.values(body.discovery), ...Object.values(body.phases).flatMap((p: any) => p.endpoints), body.canary.cycle, body.p1.recursive_evaluators, ...Object.values(body.p1.intent_bounty).filter((v) => typeof v === 'string' && v.startsWith('http'))] as string[];
+    expect(urls.length).toBeGreaterThan(15);
+    const posted = await fetch(`${base}/api/intent`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ title: 'Walk the ESP links', success_criteria: ['every link answers'] }) });
+    const intentId = ((await posted.json()) as any).intent.id as string;
+    for (const raw of urls) {
+      const url = fill(raw, intentId);
+      const { res, type } = await get(url);
+      expect(res.status, url).not.toBe(404);
+      if (url.endsWith('.md')) expect(type, url).toMatch(/text\/markdown/);
+      else if (url.endsWith('llms.txt')) expect(type, url).toMatch(/text\/plain/);
+      else expect(type, url).toMatch(/application\/json/);
+    }
+  });
+});
+
+describe('GET /api/esp?skill=', () => {
+  it('gives the full cycle, conforming to the published cycle schema, and slices by phase', async () => {
+    const cycle = (await get('/api/esp?skill=csv-cleaner')).body;
+    expect(EspCycleSchema.safeParse(cycle).success).toBe(true);
+    const published = (await get('/esp/cycle.schema.json')).body;
+    expect(published.$id).toBe('/esp/cycle.schema.json');
+    expect(cycle.evaluate.pack.seal).toBe((await get('/api/packs?skill=csv-cleaner')).body.seal.value);
+    for (const phase of ['evaluate', 'settle', 'prove'] as const) {
+      const slice = (await get(`/api/esp?skill=csv-cleaner&phase=${phase}`)).body;
+      expect(slice.phase).toBe(phase);
+      expect(slice[phase]).toEqual(cycle[phase]);
+      expect(Object.keys(slice)).not.toContain(phase === 'evaluate' ? 'settle' : 'evaluate');
+    }
+    expect((await get('/api/esp?skill=csv-cleaner&phase=cycle')).body).toEqual(cycle);
+  });
+
+  it('answers a transaction\'s ledger row, or says it is not recorded', async () => {
+    const unknown = (await get(`/api/esp?skill=csv-cleaner&phase=prove&tx=0x${'ab'.repeat(32)}`)).body;
+    expect(unknown).toMatchObject({ recorded: false, row: null });
+    expect(unknown.message).toMatch(/Not recorded/);
+    const proof = (await get('/api/proof?limit=1')).body;
+    if (proof.recent_unlocks.length > 0) {
+      const row = proof.recent_unlocks[0];
+      const recorded = (await get(`/api/esp?skill=${row.skill}&phase=prove&tx=${row.txHash}`)).body;
+      expect(recorded).toMatchObject({ recorded: true, row: { txHash: row.txHash } });
+    }
+  });
+
+  it.each([
+    ['/api/esp?phase=evaluate', 400, 'SKILL_REQUIRED'],
+    ['/api/esp?skill=csv-cleaner&phase=nope', 400, 'INVALID_REQUEST'],
+    ['/api/esp?skill=csv-cleaner&tx=0x12', 400, 'INVALID_REQUEST'],
+    ['/api/esp?skill=nope', 404, 'not_found'],
+  ])('%s → %i %s', async (url, status, code) => {
+    const { res, body } = await get(url);
+    expect(res.status).toBe(status);
+    expect(body.error_code).toBe(code);
+  });
+});
+
+describe('OpenAPI and x402 discovery', () => {
+  it('is a valid OpenAPI 3.1.0 document, version 1.6.0, generated from the route table', async () => {
+    const doc = (await get('/api/openapi.json')).body;
+    const result = await new Validator().validate(doc);
+    expect(result.errors ?? []).toEqual([]);
+    expect(result.valid).toBe(true);
+    expect(doc.openapi).toBe('3.1.0');
+    expect(doc.info.version).toBe('1.6.0');
+    const { ROUTES } = await import('#shared/routes');
+    for (const r of ROUTES) expect(doc.paths[r.path]?.[r.method.toLowerCase()]?.operationId, `${r.method} ${r.path}`).toBe(r.operationId);
+  });
+
+  it('every GET path resolves (never 404) with the right content type', async () => {
+    const doc = (await get('/api/openapi.json')).body;
+    for (const [path, ops] of Object.entries<any>(doc.paths)) {
+      if (!ops.get) continue;
+      const required = (ops.get.parameters ?? []).filter((p: any) => p.required && p.in === 'query').map((p: any) => `${p.name}=csv-cleaner`);
+      const url = path.replace('{id}', 'csv-cleaner') + (required.length ? `?${required.join('&')}` : '');
+      const { res, type } = await get(url);
+      expect(res.status, url).not.toBe(404);
+      const declared = Object.keys(Object.values<any>(ops.get.responses)[0].content ?? { 'application/json': {} })[0]!;
+      expect(type, url).toContain(declared.split(';')[0]);
+    }
+  });
+
+  it('lists exactly the ten x402 resources, the same in OpenAPI and at /.well-known/x402', async () => {
+    const doc = (await get('/api/openapi.json')).body;
+    const resources = doc['x-x402-resources'] as any[];
+    expect(resources).toHaveLength(10);
+    for (const r of resources) {
+      expect(r).toMatchObject({ method: 'GET', scheme: 'exact', network: 'eip155:8453', asset: inject('usdc'), resource: `${base}/api/pay?skill=${r.skill_id}` });
+      expect([r.amount, r.price_usd, r.regular_price_usd]).toEqual(r.skill_id === 'agent-x402-first-buy' ? ['5000', 0.005, 0.05] : ['99000', 0.099, 0.99]);
+      // The challenge agrees with the list.
+      expect((await get(`/api/pay?skill=${r.skill_id}`)).body.maxAmountRequired).toBe(r.amount);
+    }
+    const discovery = (await get('/.well-known/x402')).body;
+    expect(discovery).toMatchObject({ x402Version: 1, pagination: { limit: 100, offset: 0, total: 10 } });
+    expect(discovery.items.map((i: any) => [i.resource, i.accepts[0].maxAmountRequired])).toEqual(resources.map((r) => [r.resource, r.amount]));
+    const page = (await get('/.well-known/x402?limit=3&offset=9')).body;
+    expect(page.items).toHaveLength(1);
+  });
+
+  it('llms.txt states the same prices and paths as the API', async () => {
+    const text = (await get('/llms.txt')).body as string;
+    const resources = (await get('/api/openapi.json')).body['x-x402-resources'] as any[];
+    for (const r of resources) expect(text).toContain(`(amount ${r.amount}`);
+    expect(text).toContain('/api/pay?skill=agent-x402-first-buy');
+  });
+});
+
+describe('honesty', () => {
+  it('a fresh instance reports zeros and nulls; after real unlocks the figures equal /api/proof', async () => {
+    const s = await runStart({ EPHEMERAL: '1' });
+    try {
+      const g = async (p: string) => (await (await fetch(`${s.baseUrl}${p}`)).json()) as any;
+      const fresh = (await g('/api/esp')).confirmed_activity;
+      expect(fresh).toMatchObject({ confirmed_unlocks: 0, volume_usd: 0, unique_skills: 0, last_verified: null, last_tx: null, quality_score: null });
+      expect((await g('/api/judges')).judges.every((j: any) => j.quality === null)).toBe(true);
+      expect((await g('/api/shop')).shelves.most_unlocked).toEqual([]);
+
+      const rpc = /RPC\s+(http:\/\/\S+)/.exec(s.output())![1]!;
+      const chain = chainTools(rpc);
+      const usdc = (await g('/api/pay?skill=csv-cleaner')).assetContract as Address;
+      const treasury = (await g('/api/pay?skill=csv-cleaner')).payTo as Address;
+      for (const [skill, amount] of [['agent-x402-first-buy', 5000n], ['esp-outcome-judge', 99000n], ['esp-outcome-judge', 120000n]] as const) {
+        const tx = await chain.transfer(1, usdc, treasury, amount);
+        const r = await fetch(`${s.baseUrl}/api/pay`, { method: 'POST', headers: { 'x-payment': JSON.stringify({ txHash: tx, skill }) } });
+        expect(r.status).toBe(200);
+      }
+      const proof = await g('/api/proof?limit=100');
+      const activity = (await g('/api/esp')).confirmed_activity;
+      expect(activity.confirmed_unlocks).toBe(proof.confirmed);
+      expect(activity.confirmed_unlocks).toBe(3);
+      expect(activity.volume_usd).toBeCloseTo(proof.recent_unlocks.reduce((t: number, r: any) => t + r.amount_usd, 0), 9);
+      expect(activity.unique_skills).toBe(new Set(proof.recent_unlocks.map((r: any) => r.skill)).size);
+      expect(activity.last_tx).toBe(proof.recent_unlocks[0].txHash);
+      expect(activity.quality_score).toBeNull();
+      const judge = (await g('/api/judges')).judges.find((j: any) => j.skill_id === 'esp-outcome-judge');
+      expect(judge.quality).toMatchObject({ confirmed_unlocks: 2 });
+      expect((await g('/api/shop')).shelves.most_unlocked[0]).toMatchObject({ skill_id: 'esp-outcome-judge', confirmed_unlocks: 2 });
+    } finally {
+      await s.interrupt();
+    }
+  });
+});
