@@ -13,8 +13,9 @@ const paymentsDisabled = (why: string): AppError =>
   new AppError({ status: 503, code: 'PAYMENTS_DISABLED', message: why, tip: 'Wait, or contact the operator. Evaluation (outline, sample) stays free.', retry: true });
 
 function requireSoundConfig(ports: PaymentsPorts): void {
-  if (ports.configProblems.length > 0 || !ports.config.treasury) {
-    throw paymentsDisabled(`Payments are off: the deployment's payment configuration is unsafe (${ports.configProblems.join(' ') || 'no treasury'}).`);
+  const { problems } = ports.configReading;
+  if (problems.length > 0 || !ports.config.treasury) {
+    throw paymentsDisabled(`Payments are off: the deployment's payment configuration is unsafe (${problems.join(' ') || 'no treasury'}).`);
   }
 }
 

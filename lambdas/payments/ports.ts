@@ -21,10 +21,8 @@ import { sfnConfirmations } from './sfn-confirmations';
 import { viemChainReader } from './viem-chain-reader';
 
 export interface PaymentsPorts extends SettlePorts, Omit<ReadinessPorts, 'config' | 'catalog' | 'packs'> {
-  /** The configuration as read, with its problems (readiness reports them). */
+  /** The configuration as read, with its problems: readiness reports them, and while any exists payments answer 503 PAYMENTS_DISABLED. */
   configReading: ConfigReading;
-  /** Configuration problems; while any exists, payments answer 503 PAYMENTS_DISABLED. */
-  configProblems: string[];
   packs: PackStore;
   licenses: Licenses;
 }
@@ -57,13 +55,12 @@ async function licenseSecret(env: NodeJS.ProcessEnv): Promise<Uint8Array> {
 
 export async function paymentsPortsFromEnv(env: NodeJS.ProcessEnv = process.env): Promise<PaymentsPorts> {
   const reading = readConfigFromEnv(env);
-  const { config, problems } = reading;
+  const { config } = reading;
   const secret = await licenseSecret(env);
   const stateMachine = env['CONFIRMATION_STATE_MACHINE_ARN'];
   const ports: PaymentsPorts = {
     config,
     configReading: reading,
-    configProblems: problems,
     probeTables: dynamoTableProbe(dynamoClient(), TABLES),
     probeChainIds: viemChainIdProbe(),
     // Through the exported Lambda handler itself, imported late because it imports this module.
