@@ -127,7 +127,7 @@ export async function buy(opts: BuyOptions, log: (line: string) => void = consol
   const proof = await getJson(`${base}/api/proof?skill=${encodeURIComponent(opts.skill)}&limit=100`);
   const row = (proof.body['recent_unlocks'] as Json[] | undefined)?.find((r) => String(r['txHash']).toLowerCase() === txHash.toLowerCase());
   if (!row) throw new Error('the unlock is not on /api/proof');
-  step(8, `proof: on the ledger at ${row['time']} (${proof.body['confirmed']} confirmed unlocks of ${opts.skill})`);
+  step(8, `proof: on the ledger at ${row['time']} (${proof.body["confirmed"]} confirmed unlock${proof.body["confirmed"] === 1 ? "" : "s"} of ${opts.skill})`);
   return { txHash, files: Object.keys(files), seal, proofRow: row, attempts };
 }
 
