@@ -1,6 +1,7 @@
 import { Annotations, CfnOutput, CfnParameter, CfnRule, Duration, Fn, RemovalPolicy, Stack, type StackProps } from 'aws-cdk-lib';
 import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import { Key, KeySpec, KeyUsage } from 'aws-cdk-lib/aws-kms';
+import { StringParameter } from 'aws-cdk-lib/aws-ssm';
 import {
   Choice,
   Condition,
@@ -105,6 +106,13 @@ export class MarketplaceStack extends Stack {
       }
     }
 
+    // The advertised base URL: a configured custom domain, or the CloudFront domain written to
+    // SSM once the distribution exists. Functions get only the parameter's name, so there is no
+    // dependency cycle, and no request header can choose the URL the service advertises or signs.
+    const baseUrlParameterName = `/skill-market/${this.stackName}/public-base-url`;
+    if (!config.publicBaseUrl) env['PUBLIC_BASE_URL_PARAMETER'] = baseUrlParameterName;
+    const baseUrlParameterArn = this.formatArn({ service: 'ssm', resource: 'parameter', resourceName: baseUrlParameterName.slice(1) });
+
     const tables = new Map<string, Table>();
     for (const def of TABLES) {
       const table = createTable(this, def);
@@ -121,6 +129,7 @@ export class MarketplaceStack extends Stack {
     const paymentsEnv = { ...env, LICENSE_SECRET_ARN: licenseSecret.secretArn };
 
     const grantTables = (domain: Domain, fn: DomainFunction): void => {
+      if (!config.publicBaseUrl) fn.fn.addToRolePolicy(new PolicyStatement({ actions: ['ssm:GetParameter'], resources: [baseUrlParameterArn] }));
       for (const { table, access } of TABLE_ACCESS[domain] ?? []) {
         const t = tables.get(table)!;
         if (access === 'readWrite') t.grantReadWriteData(fn.fn);
@@ -199,14 +208,6 @@ export class MarketplaceStack extends Stack {
       autoDeleteObjects: true,
     }) as unknown as IBucket;
 
-    // CloudFront cannot forward Host to API Gateway, so the viewer's host travels as x-market-host
-    // and handlers build absolute URLs of this distribution from it.
-    const forwardHost = new CloudFrontFunction(this, 'ForwardHost', {
-      code: FunctionCode.fromInline(
-        "function handler(event){var r=event.request;if(r.headers.host){r.headers['x-market-host']={value:r.headers.host.value};}return r;}",
-      ),
-      comment: 'Copy the viewer Host into x-market-host for the API origin',
-    });
     const indexRewrite = new CloudFrontFunction(this, 'IndexRewrite', {
       code: FunctionCode.fromInline("function handler(event){var r=event.request;if(r.uri.endsWith('/')){r.uri+='index.html';}return r;}"),
       comment: 'Serve index.html for directory URLs such as /recover/',
@@ -219,7 +220,6 @@ export class MarketplaceStack extends Stack {
       allowedMethods: AllowedMethods.ALLOW_ALL,
       cachePolicy: CachePolicy.CACHING_DISABLED,
       originRequestPolicy: OriginRequestPolicy.ALL_VIEWER_EXCEPT_HOST_HEADER,
-      functionAssociations: [{ function: forwardHost, eventType: FunctionEventType.VIEWER_REQUEST }],
     };
     const distribution = new Distribution(this, 'Cdn', {
       comment: 'Agent skill marketplace',
@@ -253,6 +253,14 @@ export class MarketplaceStack extends Stack {
       });
       claimed.push(rule.include);
     });
+
+    if (!config.publicBaseUrl) {
+      new StringParameter(this, 'PublicBaseUrl', {
+        parameterName: baseUrlParameterName,
+        stringValue: `https://${distribution.distributionDomainName}`,
+        description: 'Base URL the marketplace advertises (read by every function at cold start)',
+      });
+    }
 
     new CfnOutput(this, 'BaseUrl', { value: `https://${distribution.distributionDomainName}`, description: 'The one base URL: catalog, pages and /api/*' });
     new CfnOutput(this, 'ApiEndpoint', { value: api.apiEndpoint, description: 'API Gateway endpoint (prefer BaseUrl)' });

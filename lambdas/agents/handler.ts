@@ -8,5 +8,4 @@ import { agentsPortsFromEnv } from './ports';
 export const handler = createDomainHandler('agents', {
   routes: { getMcp, postMcp, getA2a, postA2a, getAgentCard, getAgentCardA2a: getAgentCard, getJwks },
   ports: () => agentsPortsFromEnv(),
-  baseUrl: (ports) => ports.config.publicBaseUrl,
 });

@@ -8,5 +8,4 @@ import { catalogPortsFromEnv } from './ports';
 export const handler = createDomainHandler('catalog', {
   routes: { listCatalog, getPackMetadata, getIntent, postIntent },
   ports: catalogPortsFromEnv,
-  baseUrl: (ports) => ports.publicBaseUrl,
 });

@@ -1,5 +1,4 @@
 import { randomBytes } from 'node:crypto';
-import { readConfigFromEnv } from '#shared/config';
 import type { Catalog } from '#shared/catalog';
 import { loadCatalogFiles } from '#shared/adapters/catalog-files';
 import { dynamoClient } from '#shared/adapters/dynamo-client';
@@ -12,7 +11,6 @@ export interface CatalogPorts {
   now: () => Date;
   /** A new intent id: `int_` and 20 random hex digits. */
   newIntentId: () => string;
-  publicBaseUrl: string | undefined;
 }
 
 export function catalogPortsFromEnv(): CatalogPorts {
@@ -21,6 +19,5 @@ export function catalogPortsFromEnv(): CatalogPorts {
     intents: dynamoIntentStore(dynamoClient()),
     now: () => new Date(),
     newIntentId: () => `int_${randomBytes(10).toString('hex')}`,
-    publicBaseUrl: readConfigFromEnv().config.publicBaseUrl,
   };
 }

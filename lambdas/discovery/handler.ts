@@ -12,6 +12,5 @@ import { getShop } from './shop';
 export const handler = createDomainHandler('discovery', {
   routes: { getHealth, getEsp, getShop, getJudges, getOpenApi, getEspDiscovery, getX402Discovery },
   ports: discoveryPortsFromEnv,
-  baseUrl: (ports) => ports.config.config.publicBaseUrl,
   fallback,
 });

@@ -9,5 +9,4 @@ export const handler = createDomainHandler('payments', {
   // Readiness sees ConfigReading (with problems); the other routes see the parsed config.
   routes: { getPay, postPay, postRecover, getProof, getReady: (req, ports) => getReady(req, { ...ports, config: ports.configReading }) },
   ports: () => paymentsPortsFromEnv(),
-  baseUrl: (ports) => ports.config.publicBaseUrl,
 });

@@ -61,7 +61,7 @@ export const SETTINGS = {
   publicBaseUrl: {
     context: 'publicBaseUrl',
     env: 'PUBLIC_BASE_URL',
-    description: 'Base URL to advertise (a custom domain). Default: the CloudFront domain the request came through.',
+    description: 'Base URL to advertise (a custom domain). Default: the CloudFront domain, which the stack writes to SSM at deploy.',
   },
 } as const satisfies Record<string, SettingSpec>;
 

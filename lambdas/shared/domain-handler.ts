@@ -8,6 +8,7 @@ import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context
 import { internalError } from './errors';
 import { toApiRequest, type ApiRequest, type ApiResponse } from './http';
 import { logger } from './logger';
+import { resolvePublicBaseUrl } from './public-base-url';
 import { errorHandler } from './middleware/error-handler';
 import { responseHeaders } from './middleware/response-headers';
 import { ROUTES, routeKey, type Domain, type DomainOperationId } from './routes';
@@ -19,8 +20,6 @@ export interface DomainHandlerOptions<D extends Domain, Ports> {
   routes: { [K in DomainOperationId<D>]: RouteHandler<Ports> };
   /** Builds the ports once per cold start (clients, config); called lazily on the first request. */
   ports: () => Ports | Promise<Ports>;
-  /** Configured public base URL, if any (wins over the Host the request came through). */
-  baseUrl?: (ports: Ports) => string | undefined;
   /** Answers route keys no route claims (`$default`): only the fallback domain has one. */
   fallback?: RouteHandler<Ports>;
 }
@@ -47,10 +46,20 @@ export function createDomainHandler<D extends Domain, Ports>(domain: D, options:
     return portsPromise;
   };
 
+  // The advertised base URL is resolved once per cold start, never from request headers in AWS.
+  let basePromise: Promise<string | undefined> | undefined;
+  const getBase = (): Promise<string | undefined> => {
+    basePromise ??= resolvePublicBaseUrl().catch((e: unknown) => {
+      basePromise = undefined;
+      throw e;
+    });
+    return basePromise;
+  };
+
   const route = async (event: APIGatewayProxyEventV2): Promise<ApiResponse> => {
     logger.setCorrelationId(event.requestContext.requestId);
-    const ports = await getPorts();
-    const req = toApiRequest(event, options.baseUrl?.(ports));
+    const [ports, base] = await Promise.all([getPorts(), getBase()]);
+    const req = toApiRequest(event, base);
     const impl = byRouteKey.get(event.routeKey) ?? options.fallback;
     if (!impl) throw internalError(`No handler for route ${event.routeKey} in the ${domain} function.`);
     return impl(req, ports);

@@ -54,14 +54,12 @@ export function errorResponse(err: AppError): ApiResponse {
 const HOST_PATTERN = /^[a-z0-9.-]+(:\d{1,5})?$/i;
 
 /**
- * The base URL clients reached. Through CloudFront, a viewer-request function copies the
- * viewer's Host into `x-market-host` (CloudFront cannot forward Host to API Gateway).
- * A configured PUBLIC_BASE_URL wins over both.
+ * The base URL clients reached: the configured one (always set in AWS, see
+ * public-base-url.ts), or else, for the local run, the request's Host.
  */
 export function baseUrlOf(headers: Record<string, string>, configured: string | undefined): string {
   if (configured) return configured;
-  const forwarded = headers['x-market-host'];
-  const host = forwarded && HOST_PATTERN.test(forwarded) ? forwarded : headers['host'];
+  const host = headers['host'];
   // API Gateway sets x-forwarded-proto; the local adapter sets it to http as API Gateway sets https.
   const proto = headers['x-forwarded-proto'] === 'http' ? 'http' : 'https';
   return `${proto}://${host && HOST_PATTERN.test(host) ? host : 'localhost'}`;

@@ -167,3 +167,26 @@ describe('agents', () => {
     template.hasResourceProperties('AWS::DynamoDB::Table', { TimeToLiveSpecification: { AttributeName: 'expiresAt', Enabled: true } });
   });
 });
+
+describe('advertised base URL', () => {
+  it('comes from an SSM parameter holding the CloudFront domain, never from a forwarded header', () => {
+    const [param] = Object.values(template.findResources('AWS::SSM::Parameter')) as any[];
+    expect(JSON.stringify(param.Properties.Value)).toContain('DomainName');
+    for (const fn of domainFunctions().filter((f) => f.Properties['Description'].endsWith(' routes'))) {
+      expect(fn.Properties['Environment'].Variables.PUBLIC_BASE_URL_PARAMETER).toBe(param.Properties.Name);
+    }
+    const functions = Object.values(template.findResources('AWS::CloudFront::Function')) as any[];
+    expect(functions.map((f) => f.Properties.FunctionCode).join('\n')).not.toMatch(/x-market-host|headers\.host/);
+    const statements = (Object.values(template.findResources('AWS::IAM::Policy')) as any[]).flatMap((p) => p.Properties.PolicyDocument.Statement as any[]);
+    const ssm = statements.filter((st) => [st.Action].flat().includes('ssm:GetParameter'));
+    expect(ssm.length).toBeGreaterThan(0);
+    for (const st of ssm) expect(JSON.stringify(st.Resource)).toContain('public-base-url');
+  });
+
+  it('uses a configured custom domain directly, with no parameter', () => {
+    const t = synth({ treasury: TREASURY, publicBaseUrl: 'https://skills.example.com' });
+    t.resourceCountIs('AWS::SSM::Parameter', 0);
+    const fns = Object.values(t.findResources('AWS::Lambda::Function', { Properties: { Description: 'skill-market agents routes' } })) as any[];
+    expect(fns[0].Properties.Environment.Variables.PUBLIC_BASE_URL).toBe('https://skills.example.com');
+  });
+});
