@@ -49,11 +49,12 @@ export function moneySafety(ports: Pick<DiscoveryPorts, 'config'>) {
   };
 }
 
-export async function espRoot(ports: DiscoveryPorts, base: string) {
+/** The root document; a caller that already read the ledger passes its activity so the rows are read once. */
+export async function espRoot(ports: DiscoveryPorts, base: string, known?: Awaited<ReturnType<typeof confirmedActivity>>) {
   const l = links(base);
   const s = l.skill(SKILL_PLACEHOLDER);
   const canary = ports.catalog.get(ports.catalog.pricing.canary)!;
-  const { per_skill: _perSkill, ...activity } = await confirmedActivity(ports, base);
+  const { per_skill: _perSkill, ...activity } = known ?? (await confirmedActivity(ports, base));
   return {
     ok: true,
     schema: ESP_SCHEMA_ID,

@@ -10,8 +10,9 @@ export async function getShop(req: ApiRequest, ports: DiscoveryPorts): Promise<A
   const l = links(base);
   const { catalog } = ports;
   const canary = catalog.get(catalog.pricing.canary)!;
-  const { per_skill: perSkill, ...activity } = await confirmedActivity(ports, base);
-  const root = await espRoot(ports, base);
+  const known = await confirmedActivity(ports, base);
+  const { per_skill: perSkill, ...activity } = known;
+  const root = await espRoot(ports, base, known);
   const cheapest = [...catalog.entries].sort((a, b) => a.price_usd - b.price_usd || (a.id < b.id ? -1 : 1)).slice(0, 5);
   const mostUnlocked = Object.entries(perSkill)
     .sort(([a, x], [b, y]) => y - x || (a < b ? -1 : 1))

@@ -7,10 +7,10 @@ import type { Catalog } from '#shared/catalog';
 import type { CatalogEntry } from '#shared/catalog-types';
 import type { MarketConfig } from '#shared/config';
 import { REORG_WINDOW_SECONDS } from '#shared/confirmation-policy';
-import type { ChainReader } from './chain-reader';
+import type { ChainRead, ChainReader } from './chain-reader';
 import type { ConfirmationScheduler } from './confirmations';
 import type { Ledger, LedgerRow } from './ledger';
-import { verifyTransfer, type AcceptedAsset, type FailureReason } from './verify-transfer';
+import { verifyTransfer, type AcceptedAsset, type FailureReason, type Verdict } from './verify-transfer';
 
 export interface SettlePorts {
   config: MarketConfig;
@@ -57,7 +57,7 @@ export async function settle(
     if (age >= REORG_WINDOW_SECONDS) return { kind: 'unlocked', row: existing, replayed: true };
     // Young claim: only positive evidence (a provider answering without the receipt) revokes it.
     const read = await ports.chain.readTransfer(txHash);
-    if (read.kind === 'not_found' || (read.kind === 'found' && read.receipt.blockHash.toLowerCase() !== existing.blockHash.toLowerCase() && !verifies(read, ports, skill))) {
+    if (read.kind === 'not_found' || (read.kind === 'found' && read.receipt.blockHash.toLowerCase() !== existing.blockHash.toLowerCase() && !judge(read, ports, skill, 1).ok)) {
       await ports.ledger.markReorged(NETWORK, txHash);
       return { kind: 'refused', reason: 'reorged', message: 'The transfer is no longer on chain 8453 (a reorganisation dropped it); it cannot unlock. The service issues no refund.' };
     }
@@ -77,15 +77,7 @@ export async function settle(
     };
   }
 
-  const verdict = verifyTransfer({
-    receipt: read.receipt,
-    head: read.head,
-    minConfirmations: ports.config.minConfirmations,
-    treasury: ports.config.treasury!,
-    legacyTreasury: ports.config.legacyTreasury,
-    assets: acceptedAssets(ports.config),
-    price: BigInt(skill.x402.amount),
-  });
+  const verdict = judge(read, ports, skill, ports.config.minConfirmations);
   if (!verdict.ok) {
     if (verdict.reason === 'too_few_confirmations') {
       const scheduled = opts.schedule && (await ports.confirmations.schedule({ network: NETWORK, txHash, skill: skill.id })) === 'started';
@@ -125,14 +117,15 @@ function alreadyUsed(existing: LedgerRow): SettleOutcome {
   };
 }
 
-function verifies(read: Extract<Awaited<ReturnType<ChainReader['readTransfer']>>, { kind: 'found' }>, ports: SettlePorts, skill: CatalogEntry): boolean {
+/** The transfer rules applied to what the chain returned, with the server's own price, treasury and assets. */
+function judge(read: Extract<ChainRead, { kind: 'found' }>, ports: SettlePorts, skill: CatalogEntry, minConfirmations: number): Verdict {
   return verifyTransfer({
     receipt: read.receipt,
     head: read.head,
-    minConfirmations: 1,
+    minConfirmations,
     treasury: ports.config.treasury!,
     legacyTreasury: ports.config.legacyTreasury,
     assets: acceptedAssets(ports.config),
     price: BigInt(skill.x402.amount),
-  }).ok;
+  });
 }
