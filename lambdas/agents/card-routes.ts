@@ -1,15 +1,14 @@
 import type { AgentCard } from '@a2a-js/sdk';
-import { LRUCache } from 'lru-cache';
+import { lruPerOwner } from '#shared/memo';
 import { json, type ApiRequest, type ApiResponse } from '#shared/http';
 import { jwks, signCard, unsignedCard } from './agent-card';
 import type { AgentsPorts } from './ports';
 
-const cards = new WeakMap<AgentsPorts, LRUCache<string, Promise<AgentCard>>>();
+const cards = lruPerOwner<AgentsPorts, Promise<AgentCard>>(20);
 
 /** The signed card for a base URL, signed once per instance and base URL (a KMS call in AWS). */
 export function signedCard(ports: AgentsPorts, baseUrl: string): Promise<AgentCard> {
-  let cache = cards.get(ports);
-  if (!cache) cards.set(ports, (cache = new LRUCache({ max: 20 })));
+  const cache = cards(ports);
   let card = cache.get(baseUrl);
   if (!card) {
     card = signCard(unsignedCard(baseUrl), ports.cardSigner, `${baseUrl}/.well-known/jwks.json`);

@@ -1,6 +1,6 @@
-import { LRUCache } from 'lru-cache';
 import { absoluteEntry, type Catalog } from '#shared/catalog';
 import { invalidRequest } from '#shared/errors';
+import { lruPerOwner } from '#shared/memo';
 import { jsonText, type ApiRequest, type ApiResponse } from '#shared/http';
 import { optionalInteger, optionalNumber, optionalString } from '#shared/query';
 import type { CatalogPorts } from './ports';
@@ -13,7 +13,7 @@ export const MAX_QUERY_LENGTH = 200;
  * query and the base URL: serialised answers are kept (at most 500, about 8 MB) instead of
  * rebuilding the same 16 KB of JSON for every request.
  */
-const answers = new WeakMap<Catalog, LRUCache<string, string>>();
+const answers = lruPerOwner<Catalog, string>(500);
 
 /**
  * GET /api/catalog: filter by category and max_price (USD, the current price), optionally
@@ -27,8 +27,7 @@ export function listCatalog(req: ApiRequest, { catalog }: Pick<CatalogPorts, 'ca
   if (category !== undefined && !catalog.categories.includes(category)) {
     throw invalidRequest('category', `Unknown category "${category}".`, `Use one of: ${catalog.categories.join(', ')}.`);
   }
-  let cache = answers.get(catalog);
-  if (!cache) answers.set(catalog, (cache = new LRUCache<string, string>({ max: 500 })));
+  const cache = answers(catalog);
   const key = JSON.stringify([req.baseUrl, q, category, maxPrice, limit]);
   const cached = cache.get(key);
   if (cached !== undefined) return jsonText(200, cached);

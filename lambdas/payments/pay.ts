@@ -1,6 +1,6 @@
 /** GET /api/pay (the 402 challenge), POST /api/pay (unlock) and POST /api/recover (re-unlock). */
 import { AppError, notFound, skillRequired } from '#shared/errors';
-import { LRUCache } from 'lru-cache';
+import { lruPerOwner } from '#shared/memo';
 import { json, jsonText, type ApiRequest, type ApiResponse } from '#shared/http';
 import { requireSkill } from '#shared/skill-param';
 import { buildChallenge } from './challenge';
@@ -36,15 +36,14 @@ const verificationFailed = (message: string, retry: boolean, details: Record<str
  * Serialised challenges by (ports, skill, base URL): configuration and catalog are fixed
  * for the life of a process, so the same 3 KB body and its base64 need not be rebuilt.
  */
-const challenges = new WeakMap<PaymentsPorts, LRUCache<string, { body: string; encoded: string }>>();
+const challenges = lruPerOwner<PaymentsPorts, { body: string; encoded: string }>(1000);
 
 /** The serialised challenge of a skill, with every refusal GET /api/pay makes (unknown skill, payments off). */
 export function challengeFor(skill: string | undefined, ports: PaymentsPorts, baseUrl: string): { body: string; encoded: string } {
   const entry = requireSkill(ports.catalog, skill);
   requireSoundConfig(ports);
   if (!ports.config.paymentsEnabled) throw paymentsDisabled('Payments are switched off by the operator.');
-  let cache = challenges.get(ports);
-  if (!cache) challenges.set(ports, (cache = new LRUCache({ max: 1000 })));
+  const cache = challenges(ports);
   const key = `${entry.id} ${baseUrl}`;
   let hit = cache.get(key);
   if (!hit) {

@@ -6,6 +6,7 @@
  */
 import { createPublicClient, decodeEventLog, http, parseAbiItem, TransactionReceiptNotFoundError, type PublicClient } from 'viem';
 import { CHAIN_ID } from '#shared/chain';
+import { cacheUntilFailure } from '#shared/memo';
 import { PROVIDER_TIMEOUT_MS, VERIFICATION_BUDGET_MS } from '#shared/confirmation-policy';
 import { redactUrl } from '#shared/redact';
 import type { ChainRead, ChainReader } from './chain-reader';
@@ -16,8 +17,8 @@ const TRANSFER = parseAbiItem('event Transfer(address indexed from, address inde
 interface Provider {
   url: string;
   client: PublicClient;
-  /** Resolves to an error message if the provider is on the wrong chain; cached once it answered. */
-  chainCheck?: Promise<string | undefined> | undefined;
+  /** Resolves to an error message if the provider is on the wrong chain; cached once it answered, asked again if unreachable. */
+  checkChain: () => Promise<string | undefined>;
 }
 
 function withTimeout<T>(p: Promise<T>, ms: number): Promise<T> {
@@ -30,22 +31,15 @@ function withTimeout<T>(p: Promise<T>, ms: number): Promise<T> {
 export function viemChainReader(urls: readonly string[], opts: { budgetMs?: number; providerTimeoutMs?: number } = {}): ChainReader {
   const budget = opts.budgetMs ?? VERIFICATION_BUDGET_MS;
   const perProvider = opts.providerTimeoutMs ?? PROVIDER_TIMEOUT_MS;
-  const providers: Provider[] = urls.map((url) => ({
-    url,
+  const providers: Provider[] = urls.map((url) => {
     // batch: requests made in the same tick (receipt + head) travel as one JSON-RPC batch.
-    client: createPublicClient({ transport: http(url, { batch: { wait: 0 }, timeout: perProvider, retryCount: 0 }) }),
-  }));
-
-  const checkChain = (p: Provider): Promise<string | undefined> => {
-    p.chainCheck ??= p.client.getChainId().then(
-      (id) => (id === CHAIN_ID ? undefined : `chain id ${id}, not ${CHAIN_ID}`),
-      (e: unknown) => {
-        p.chainCheck = undefined; // unreachable is not cached: ask again next time
-        throw e;
-      },
-    );
-    return p.chainCheck;
-  };
+    const client = createPublicClient({ transport: http(url, { batch: { wait: 0 }, timeout: perProvider, retryCount: 0 }) });
+    const checkChain = cacheUntilFailure(async () => {
+      const id = await client.getChainId();
+      return id === CHAIN_ID ? undefined : `chain id ${id}, not ${CHAIN_ID}`;
+    });
+    return { url, client, checkChain };
+  });
 
   return {
     async readTransfer(hash) {
@@ -59,7 +53,7 @@ export function viemChainReader(urls: readonly string[], opts: { budgetMs?: numb
           break;
         }
         try {
-          const wrongChain = await withTimeout(checkChain(p), Math.min(left, perProvider));
+          const wrongChain = await withTimeout(p.checkChain(), Math.min(left, perProvider));
           if (wrongChain) {
             errors.push(`${redactUrl(p.url)}: ${wrongChain}`);
             continue;

@@ -8,6 +8,7 @@ import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context
 import { internalError } from './errors';
 import { toApiRequest, type ApiRequest, type ApiResponse } from './http';
 import { logger } from './logger';
+import { cacheUntilFailure } from './memo';
 import { resolvePublicBaseUrl } from './public-base-url';
 import { errorHandler } from './middleware/error-handler';
 import { responseHeaders } from './middleware/response-headers';
@@ -34,27 +35,10 @@ export function createDomainHandler<D extends Domain, Ports>(domain: D, options:
     if (route.domain === domain && impl) byRouteKey.set(routeKey(route), impl);
   }
 
-  let portsPromise: Promise<Ports> | undefined;
-  const getPorts = (): Promise<Ports> => {
-    // A failed initialisation is not cached, so the next request tries again.
-    portsPromise ??= Promise.resolve()
-      .then(options.ports)
-      .catch((e: unknown) => {
-        portsPromise = undefined;
-        throw e;
-      });
-    return portsPromise;
-  };
-
+  // Ports and the advertised base URL are built once per cold start; a failed build is retried on the next request.
+  const getPorts = cacheUntilFailure(async () => options.ports());
   // The advertised base URL is resolved once per cold start, never from request headers in AWS.
-  let basePromise: Promise<string | undefined> | undefined;
-  const getBase = (): Promise<string | undefined> => {
-    basePromise ??= resolvePublicBaseUrl().catch((e: unknown) => {
-      basePromise = undefined;
-      throw e;
-    });
-    return basePromise;
-  };
+  const getBase = cacheUntilFailure(() => resolvePublicBaseUrl());
 
   const route = async (event: APIGatewayProxyEventV2): Promise<ApiResponse> => {
     logger.setCorrelationId(event.requestContext.requestId);
