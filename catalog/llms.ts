@@ -3,7 +3,7 @@
  * price or path in it can disagree with the API. Paths are relative: the file is static.
  */
 import type { CatalogEntry } from '#shared/catalog-types';
-import { links } from '../lambdas/discovery/links';
+import { links } from '#shared/links';
 
 export function renderLlmsTxt(entries: readonly CatalogEntry[], canaryId: string, featured: readonly string[]): string {
   const l = links('');

@@ -7,7 +7,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Message, Task, TaskState } from '@a2a-js/sdk';
 import { DefaultRequestHandler, JsonRpcTransportHandler, type AgentExecutor, type ExecutionEventBus, type RequestContext } from '@a2a-js/sdk/server';
-import { absoluteEntry } from '#shared/catalog';
+import { rankSkills } from '#shared/skill-card';
 import { json, type ApiRequest, type ApiResponse } from '#shared/http';
 import { espCycle } from '../discovery/esp-cycle';
 import { signedCard } from './card-routes';
@@ -51,25 +51,15 @@ function executor(ports: AgentsPorts, baseUrl: string): AgentExecutor {
       }
       const text = ctx.userMessage.parts.flatMap((p) => (p.kind === 'text' ? [p.text] : [])).join(' ').trim().slice(0, 200);
       if (!text) return finish(bus, ctx, 'rejected', 'Send a text part describing what you need, or a data part {"skill":"<id>"} to evaluate one skill.');
-      const hits = ports.catalog.search(text).slice(0, 5);
-      const results = hits.map((h) => {
-        const e = absoluteEntry(ports.catalog.get(h.id)!, baseUrl);
-        return {
-          skill_id: e.id,
-          name: e.name,
-          score: h.score,
-          summary: e.summary,
-          price_usd: e.price_usd,
-          price_label: e.price_label,
-          amount: e.x402.amount,
-          next: [
-            { step: 'evaluate', method: 'GET', url: e.outline },
-            { step: 'evaluate', method: 'GET', url: e.sample },
-            { step: 'challenge', method: 'GET', url: e.x402.resource, expect: 402 },
-            { step: 'unlock', method: 'POST', url: `${baseUrl}/api/pay`, headers: { 'X-PAYMENT': `{"txHash":"0x…","skill":"${e.id}"}` } },
-          ],
-        };
-      });
+      const results = rankSkills(ports.catalog, text, 5, baseUrl).results.map((r) => ({
+        ...r,
+        next: [
+          { step: 'evaluate', method: 'GET', url: r.outline },
+          { step: 'evaluate', method: 'GET', url: r.sample },
+          { step: 'challenge', method: 'GET', url: r.pay, expect: 402 },
+          { step: 'unlock', method: 'POST', url: `${baseUrl}/api/pay`, headers: { 'X-PAYMENT': `{"txHash":"0x…","skill":"${r.skill_id}"}` } },
+        ],
+      }));
       bus.publish({ kind: 'artifact-update', taskId: ctx.taskId, contextId: ctx.contextId, artifact: { artifactId: randomUUID(), name: 'ranked-skills', parts: [{ kind: 'data', data: { query: text, results } }] } });
       finish(
         bus,

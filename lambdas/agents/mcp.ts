@@ -12,6 +12,7 @@ import { AppError, failureBody, internalError } from '#shared/errors';
 import { json, type ApiRequest, type ApiResponse } from '#shared/http';
 import { logger } from '#shared/logger';
 import { requireSkill } from '#shared/skill-param';
+import { rankSkills } from '#shared/skill-card';
 import { espCycle } from '../discovery/esp-cycle';
 import { challengeFor, unlockWithProof } from '../payments/pay';
 import { TX_HASH } from '../payments/proof-input';
@@ -37,14 +38,7 @@ export const TOOLS: readonly ToolDef[] = [
     title: 'Search skills',
     description: 'Natural-language search over the 250 skills: ranked results with score, price and free evaluation links.',
     input: { query: z.string().min(1).max(200), limit: z.number().int().min(1).max(20).optional() },
-    run: ({ query, limit }: { query: string; limit?: number }, ports, baseUrl) =>
-      ports.catalog
-        .search(query)
-        .slice(0, limit ?? 10)
-        .map((h) => {
-          const e = absoluteEntry(ports.catalog.get(h.id)!, baseUrl);
-          return { skill_id: e.id, name: e.name, score: h.score, matched: h.matched, summary: e.summary, price_usd: e.price_usd, price_label: e.price_label, outline: e.outline, sample: e.sample };
-        }),
+    run: ({ query, limit }: { query: string; limit?: number }, ports, baseUrl) => rankSkills(ports.catalog, query, limit ?? 10, baseUrl).results,
   },
   {
     name: 'get_skill',

@@ -1,8 +1,8 @@
 import { z } from 'zod';
-import { absoluteEntry } from '#shared/catalog';
 import { invalidRequest, notFound } from '#shared/errors';
 import { json, readJsonObject, type ApiRequest, type ApiResponse } from '#shared/http';
 import { optionalInteger, optionalString } from '#shared/query';
+import { rankSkills } from '#shared/skill-card';
 import { InvalidCursorError, type IntentRecord } from './intent-store';
 import { MAX_QUERY_LENGTH } from './list-catalog';
 import type { CatalogPorts } from './ports';
@@ -39,25 +39,8 @@ export async function getIntent(req: ApiRequest, ports: CatalogPorts): Promise<A
 
 function searchIntent(req: ApiRequest, { catalog }: CatalogPorts): ApiResponse {
   const q = optionalString(req, 'q', { maxLength: MAX_QUERY_LENGTH })!;
-  const limit = optionalInteger(req, 'limit', INTENT_SEARCH_LIMIT);
-  const hits = catalog.search(q);
-  const results = hits.slice(0, limit).map((h) => {
-    const e = absoluteEntry(catalog.get(h.id)!, req.baseUrl);
-    return {
-      skill_id: e.id,
-      name: e.name,
-      score: h.score,
-      matched: h.matched,
-      category: e.category,
-      summary: e.summary,
-      price_usd: e.price_usd,
-      price_label: e.price_label,
-      outline: e.outline,
-      sample: e.sample,
-      pay: e.x402.resource,
-    };
-  });
-  return json(200, { ok: true, query: q, total: hits.length, count: results.length, results });
+  const { total, results } = rankSkills(catalog, q, optionalInteger(req, 'limit', INTENT_SEARCH_LIMIT), req.baseUrl);
+  return json(200, { ok: true, query: q, total, count: results.length, results });
 }
 
 async function listIntents(req: ApiRequest, { intents }: CatalogPorts): Promise<ApiResponse> {

@@ -2,7 +2,7 @@ import { json, type ApiRequest, type ApiResponse } from '#shared/http';
 import { optionalInteger } from '#shared/query';
 import { ESP_PROTOCOL_VERSION } from './esp-cycle';
 import { ESP_PHASES, ESP_SCHEMA_ID } from './esp';
-import { links } from './links';
+import { links } from '#shared/links';
 import type { DiscoveryPorts } from './ports';
 import { x402Discovery } from './x402-resources';
 

@@ -11,7 +11,7 @@ import { requireSkill } from '#shared/skill-param';
 import { formatAtomic } from '../payments/verify-transfer';
 import { publicRow } from '../payments/proof';
 import { ESP_PROTOCOL_VERSION, espCycle } from './esp-cycle';
-import { links, SKILL_PLACEHOLDER } from './links';
+import { links, SKILL_PLACEHOLDER } from '#shared/links';
 import type { DiscoveryPorts } from './ports';
 
 export const ESP_SCHEMA_ID = 'market-esp-protocol-v1';
