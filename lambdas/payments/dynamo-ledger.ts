@@ -18,7 +18,9 @@ export function dynamoLedger(client: DynamoDBClient, table = tableName(LEDGER_TA
     return out.Item ? toRow(unmarshall(out.Item)) : undefined;
   };
 
-  const query = async (index: 'gsi1' | 'gsi2', partition: string, opts: { limit?: number; count?: boolean }) => {
+  /** Newest first on one GSI partition: one page of rows, a count over every page, or every row projected. */
+  type Mode = { kind: 'page'; limit: number } | { kind: 'count' } | { kind: 'all'; projection: string };
+  const query = async (index: 'gsi1' | 'gsi2', partition: string, mode: Mode) => {
     let startKey: Record<string, unknown> | undefined;
     const rows: LedgerRow[] = [];
     let count = 0;
@@ -30,13 +32,13 @@ export function dynamoLedger(client: DynamoDBClient, table = tableName(LEDGER_TA
           KeyConditionExpression: `${index}pk = :p`,
           ExpressionAttributeValues: marshall({ ':p': partition }),
           ScanIndexForward: false,
-          ...(opts.count ? { Select: 'COUNT' as const } : { Limit: opts.limit }),
+          ...(mode.kind === 'count' ? { Select: 'COUNT' as const } : mode.kind === 'page' ? { Limit: mode.limit } : { ProjectionExpression: mode.projection }),
           ...(startKey ? { ExclusiveStartKey: startKey as never } : {}),
         }),
       );
       count += out.Count ?? 0;
       rows.push(...(out.Items ?? []).map((i) => toRow(unmarshall(i))));
-      startKey = opts.count ? out.LastEvaluatedKey : undefined;
+      startKey = mode.kind === 'page' ? undefined : out.LastEvaluatedKey;
     } while (startKey);
     return { rows, count };
   };
@@ -83,37 +85,22 @@ export function dynamoLedger(client: DynamoDBClient, table = tableName(LEDGER_TA
       );
     },
     async recent(limit, skill) {
-      return (await query(skill ? 'gsi2' : 'gsi1', skill ?? LIST_PARTITION, { limit })).rows;
+      return (await query(skill ? 'gsi2' : 'gsi1', skill ?? LIST_PARTITION, { kind: 'page', limit })).rows;
     },
     async count(skill) {
-      return (await query(skill ? 'gsi2' : 'gsi1', skill ?? LIST_PARTITION, { count: true })).count;
+      return (await query(skill ? 'gsi2' : 'gsi1', skill ?? LIST_PARTITION, { kind: 'count' })).count;
     },
     async summary(): Promise<LedgerSummary> {
       // Every confirmed row, projected to what the figures need; at this service's volume a
       // full read per request is cheap, and it cannot drift from the rows as a counter could.
       const out: LedgerSummary = { confirmed: 0, volumeAtomic: 0n, perSkill: {}, newest: undefined };
-      let startKey: Record<string, unknown> | undefined;
-      do {
-        const page = await client.send(
-          new QueryCommand({
-            TableName: table,
-            IndexName: 'gsi1',
-            KeyConditionExpression: 'gsi1pk = :p',
-            ExpressionAttributeValues: marshall({ ':p': LIST_PARTITION }),
-            ProjectionExpression: 'txHash, skill, amount, recordedAt',
-            ScanIndexForward: false,
-            ...(startKey ? { ExclusiveStartKey: startKey as never } : {}),
-          }),
-        );
-        for (const item of page.Items ?? []) {
-          const r = unmarshall(item) as { txHash: string; skill: string; amount: string; recordedAt: string };
-          out.confirmed++;
-          out.volumeAtomic += BigInt(r.amount);
-          out.perSkill[r.skill] = (out.perSkill[r.skill] ?? 0) + 1;
-          out.newest ??= { txHash: r.txHash, recordedAt: r.recordedAt };
-        }
-        startKey = page.LastEvaluatedKey;
-      } while (startKey);
+      const { rows } = await query('gsi1', LIST_PARTITION, { kind: 'all', projection: 'txHash, skill, amount, recordedAt' });
+      for (const r of rows) {
+        out.confirmed++;
+        out.volumeAtomic += BigInt(r.amount);
+        out.perSkill[r.skill] = (out.perSkill[r.skill] ?? 0) + 1;
+        out.newest ??= { txHash: r.txHash, recordedAt: r.recordedAt };
+      }
       return out;
     },
   };
