@@ -5,7 +5,7 @@
  * Usage: npx tsx bench/catalog.ts [seconds=10]
  */
 import { readFileSync } from 'node:fs';
-import { loadCatalogFiles } from '#shared/adapters/catalog-files';
+import { loadCatalogFiles } from '../lambdas/catalog/adapters/catalog-files';
 import { buildSite } from '../catalog/build';
 import { load, percentile, startFixed, startMarket } from './harness';
 

@@ -10,16 +10,16 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { join } from 'node:path';
-import { CAIP2, NETWORK, USD_DECIMALS } from '#shared/chain';
-import type { CatalogEntry, PackMeta, SealedPack } from '#shared/catalog-types';
-import { packFiles, packSeal } from '#shared/pack-seal';
-import { buildSearchIndex, type SearchDocument } from '#shared/skill-search';
-import { CATALOG_DATA_DIR, SEALED_DATA_DIR } from '#shared/data-dirs';
-import { CATALOG_SIZE_EXPECTED } from '#shared/catalog-size';
-import { PUBLIC_DIR } from '../lib/static-assets';
+import { CAIP2, NETWORK, USD_DECIMALS } from '../lambdas/contract/chain';
+import type { CatalogEntry, PackMeta, SealedPack } from '../lambdas/contract/catalog-data';
+import { packFiles, packSeal } from '../lambdas/contract/pack-seal';
+import { buildSearchIndex, type SearchDocument } from '../lambdas/contract/search-index';
+import { CATALOG_DATA_DIR, SEALED_DATA_DIR } from '../lambdas/contract/data-dirs';
+import { CATALOG_SIZE_EXPECTED } from '../lambdas/contract/catalog-data';
+import { PUBLIC_DIR } from '../lambdas/contract/static-assets';
 import { renderPack, renderSample } from './render';
 import { renderLlmsTxt } from './llms';
-import { espCycleJsonSchema } from '../lambdas/discovery/esp-cycle-schema';
+import { espCycleJsonSchema } from '../lambdas/contract/esp-cycle-schema';
 import { PricingSchema, SkillRecordSchema, type Pricing, type SkillRecord } from './schema';
 import { readTree, writeTree } from './write-tree';
 

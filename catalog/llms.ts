@@ -2,8 +2,8 @@
  * llms.txt, generated from the catalog, the price source and the links module, so no
  * price or path in it can disagree with the API. Paths are relative: the file is static.
  */
-import type { CatalogEntry } from '#shared/catalog-types';
-import { links } from '#shared/links';
+import type { CatalogEntry } from '../lambdas/contract/catalog-data';
+import { links } from '../lambdas/contract/links';
 
 export function renderLlmsTxt(entries: readonly CatalogEntry[], canaryId: string, featured: readonly string[]): string {
   const l = links('');

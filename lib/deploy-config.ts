@@ -1,5 +1,9 @@
 import type { Construct } from 'constructs';
-import { readMarketConfig, SETTINGS, type MarketConfig, type SettingName } from '#shared/config';
+import { getAddress, isAddress } from 'viem';
+import { readMarketConfig, SETTINGS, type AddressCodec, type MarketConfig, type SettingName } from '../lambdas/contract/settings';
+
+/** EIP-55 checks for the synth: the same rules the Lambdas apply (contract/settings.ts). */
+const addressCodec: AddressCodec = { isValid: (v) => isAddress(v, { strict: true }), checksum: (v) => getAddress(v) };
 
 /**
  * Reads the deployment settings from CDK context (`-c treasury=0x…` or cdk.json) and
@@ -16,7 +20,7 @@ export function readDeployConfig(scope: Construct): MarketConfig {
     const v: unknown = scope.node.tryGetContext(spec.context);
     if (v !== undefined && v !== null) raw[name] = Array.isArray(v) ? v.join(',') : String(v);
   }
-  const { config, problems } = readMarketConfig(raw, { requireTreasury: false });
+  const { config, problems } = readMarketConfig(raw, { requireTreasury: false }, addressCodec);
   if (problems.length > 0) {
     throw new DeployConfigError(`Invalid deployment configuration (CDK context):\n${problems.map((p) => `  - ${p}`).join('\n')}`);
   }

@@ -16,7 +16,7 @@ import {
   type IChainable,
 } from 'aws-cdk-lib/aws-stepfunctions';
 import { LambdaInvoke } from 'aws-cdk-lib/aws-stepfunctions-tasks';
-import { CONFIRMATION_RETRY_DELAYS_SECONDS } from '#shared/confirmation-policy';
+import { CONFIRMATION_RETRY_DELAYS_SECONDS } from '../lambdas/contract/confirmation-policy';
 import { CfnStage, HttpApi, HttpMethod } from 'aws-cdk-lib/aws-apigatewayv2';
 import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
 import {
@@ -41,34 +41,16 @@ import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { BlockPublicAccess, Bucket, BucketEncryption, ObjectOwnership, type IBucket } from 'aws-cdk-lib/aws-s3';
 import { BucketDeployment, CacheControl, Source } from 'aws-cdk-lib/aws-s3-deployment';
 import type { Construct } from 'constructs';
-import { configToEnv, SETTINGS } from '#shared/config';
-import { ROUTES, FALLBACK_DOMAIN, activeDomains, type Domain } from '#shared/routes';
-import { A2A_TASKS_TABLE, INTENTS_TABLE, LEDGER_TABLE, TABLES, type TableDefinition } from '#shared/tables';
+import { ADDRESS } from '../lambdas/contract/chain';
+import { configToEnv, SETTINGS } from '../lambdas/contract/settings';
+import { ROUTES, FALLBACK_DOMAIN, activeDomains, type Domain } from '../lambdas/contract/routes';
+import { INFRA_ENV } from '../lambdas/contract/env';
+import type { DomainInfra } from '../lambdas/contract/infra';
+import { TABLES, type TableDefinition } from '../lambdas/contract/tables';
 import { DomainFunction } from './constructs/domain-function';
+import { infraOf } from './domain-infra';
 import { readDeployConfig } from './deploy-config';
-import { CACHE_RULES, PUBLIC_DIR } from './static-assets';
-
-/** Which tables each domain may touch, and how (least privilege per function). */
-const TABLE_ACCESS: Partial<Record<Domain, { table: string; access: 'describe' | 'read' | 'readWrite' }[]>> = {
-  // ESP, shop and judges report figures computed from the ledger.
-  discovery: [{ table: LEDGER_TABLE.logicalName, access: 'read' }],
-  catalog: [{ table: INTENTS_TABLE.logicalName, access: 'readWrite' }],
-  // /api/ready (a payments route) describes every table.
-  payments: [
-    { table: LEDGER_TABLE.logicalName, access: 'readWrite' },
-    ...TABLES.filter((t) => t.logicalName !== LEDGER_TABLE.logicalName).map((t) => ({ table: t.logicalName, access: 'describe' as const })),
-  ],
-  // MCP's unlock tool settles like POST /api/pay, so agents write the ledger too.
-  agents: [
-    { table: LEDGER_TABLE.logicalName, access: 'readWrite' },
-    { table: A2A_TASKS_TABLE.logicalName, access: 'readWrite' },
-  ],
-};
-
-/** Built data each domain's bundle carries; only payments may hold the sealed packs. */
-const DATA: Partial<Record<Domain, readonly ('catalog' | 'sealed')[]>> = { payments: ['catalog', 'sealed'], agents: ['catalog', 'sealed'] };
-/** Domains that settle payments: they need the license key and the confirmation state machine. */
-const SETTLES: readonly Domain[] = ['payments', 'agents'];
+import { CACHE_RULES, PUBLIC_DIR } from '../lambdas/contract/static-assets';
 
 /** API Gateway stage throttling: the spec allows abuse to be throttled at the edge. */
 const THROTTLE = { rateLimit: 100, burstLimit: 200 };
@@ -89,7 +71,7 @@ export class MarketplaceStack extends Stack {
     if (!config.treasury) {
       const treasury = new CfnParameter(this, 'TreasuryAddress', {
         type: 'String',
-        allowedPattern: '^0x[0-9a-fA-F]{40}$',
+        allowedPattern: ADDRESS.source,
         constraintDescription: 'must be 0x followed by 40 hex digits',
         description: SETTINGS.treasury.description,
       });
@@ -110,7 +92,7 @@ export class MarketplaceStack extends Stack {
     // SSM once the distribution exists. Functions get only the parameter's name, so there is no
     // dependency cycle, and no request header can choose the URL the service advertises or signs.
     const baseUrlParameterName = `/skill-market/${this.stackName}/public-base-url`;
-    if (!config.publicBaseUrl) env['PUBLIC_BASE_URL_PARAMETER'] = baseUrlParameterName;
+    if (!config.publicBaseUrl) env[INFRA_ENV.publicBaseUrlParameter] = baseUrlParameterName;
     const baseUrlParameterArn = this.formatArn({ service: 'ssm', resource: 'parameter', resourceName: baseUrlParameterName.slice(1) });
 
     const tables = new Map<string, Table>();
@@ -120,55 +102,72 @@ export class MarketplaceStack extends Stack {
       env[def.env] = table.tableName;
     }
 
-    // Signs license tokens; retained, because deleting it would void every license already issued.
-    const licenseSecret = new Secret(this, 'LicenseSecret', {
-      description: 'HS256 key for skill-market license tokens',
-      generateSecretString: { passwordLength: 64, excludePunctuation: true },
-      removalPolicy: RemovalPolicy.RETAIN,
-    });
-    const paymentsEnv = { ...env, LICENSE_SECRET_ARN: licenseSecret.secretArn };
+    // Resources exist only if some domain's manifest asks for them.
+    const manifests = activeDomains().map((domain) => ({ domain, infra: infraOf(domain) }));
+    const needs = (flag: 'licenseKey' | 'startsConfirmations' | 'signsAgentCard'): boolean => manifests.some((m) => m.infra[flag] === true);
 
-    const grantTables = (domain: Domain, fn: DomainFunction): void => {
+    // Signs license tokens; retained, because deleting it would void every license already issued.
+    const licenseSecret = needs('licenseKey')
+      ? new Secret(this, 'LicenseSecret', {
+          description: 'HS256 key for skill-market license tokens',
+          generateSecretString: { passwordLength: 64, excludePunctuation: true },
+          removalPolicy: RemovalPolicy.RETAIN,
+        })
+      : undefined;
+
+    // Signs the A2A agent card; the private key never leaves KMS.
+    const cardKey = needs('signsAgentCard')
+      ? new Key(this, 'AgentCardKey', {
+          description: 'ES256 key that signs the skill-market A2A agent card',
+          keySpec: KeySpec.ECC_NIST_P256,
+          keyUsage: KeyUsage.SIGN_VERIFY,
+          removalPolicy: RemovalPolicy.RETAIN,
+        })
+      : undefined;
+
+    /** The environment and grants a manifest asks for, applied to one function. */
+    const provision = (fn: DomainFunction, infra: DomainInfra): void => {
       if (!config.publicBaseUrl) fn.fn.addToRolePolicy(new PolicyStatement({ actions: ['ssm:GetParameter'], resources: [baseUrlParameterArn] }));
-      for (const { table, access } of TABLE_ACCESS[domain] ?? []) {
-        const t = tables.get(table)!;
+      for (const { table, access } of infra.tables) {
+        const t = tables.get(table);
+        if (!t) throw new Error(`A domain manifest names an unknown table: ${table}`);
         if (access === 'readWrite') t.grantReadWriteData(fn.fn);
         else if (access === 'read') t.grantReadData(fn.fn);
         else fn.fn.addToRolePolicy(new PolicyStatement({ actions: ['dynamodb:DescribeTable'], resources: [t.tableArn] }));
       }
+      if (infra.describesAllTables) {
+        const others = [...tables].filter(([name]) => !infra.tables.some((t) => t.table === name)).map(([, t]) => t.tableArn);
+        if (others.length > 0) fn.fn.addToRolePolicy(new PolicyStatement({ actions: ['dynamodb:DescribeTable'], resources: others }));
+      }
+      if (infra.licenseKey && licenseSecret) {
+        fn.fn.addEnvironment(INFRA_ENV.licenseSecretArn, licenseSecret.secretArn);
+        licenseSecret.grantRead(fn.fn);
+      }
+      if (infra.signsAgentCard && cardKey) {
+        fn.fn.addEnvironment(INFRA_ENV.agentCardKmsKeyId, cardKey.keyArn);
+        fn.fn.addToRolePolicy(new PolicyStatement({ actions: ['kms:Sign', 'kms:GetPublicKey'], resources: [cardKey.keyArn] }));
+      }
     };
 
-    // The confirmation loop: a Step Functions execution per early transfer re-runs the same settle task.
-    const confirmTask = new DomainFunction(this, 'ConfirmationTask', { domain: 'payments', entryFile: 'confirm-handler.ts', environment: paymentsEnv });
-    grantTables('payments', confirmTask);
-    licenseSecret.grantRead(confirmTask.fn);
-    const confirmation = confirmationStateMachine(this, confirmTask);
-
-    // Signs the A2A agent card; the private key never leaves KMS.
-    const cardKey = new Key(this, 'AgentCardKey', {
-      description: 'ES256 key that signs the skill-market A2A agent card',
-      keySpec: KeySpec.ECC_NIST_P256,
-      keyUsage: KeyUsage.SIGN_VERIFY,
-      removalPolicy: RemovalPolicy.RETAIN,
-    });
+    // The confirmation loop: a Step Functions execution per early transfer re-runs the same settle task,
+    // a function of the domain whose manifest owns it, with that domain's grants.
+    const owner = manifests.find((m) => m.infra.confirmationTask !== undefined);
+    let confirmation: StateMachine | undefined;
+    if (owner && needs('startsConfirmations')) {
+      // The task re-verifies and claims; it never unlocks, so it carries the catalog but not the sealed packs.
+      const task = new DomainFunction(this, 'ConfirmationTask', { domain: owner.domain, entryFile: owner.infra.confirmationTask!, environment: env });
+      provision(task, owner.infra);
+      confirmation = confirmationStateMachine(this, task);
+    }
 
     const functions = new Map<Domain, DomainFunction>();
-    for (const domain of activeDomains()) {
-      const settles = SETTLES.includes(domain);
-      const fn = new DomainFunction(this, `${capitalize(domain)}Function`, {
-        domain,
-        environment: {
-          ...(settles ? { ...paymentsEnv, CONFIRMATION_STATE_MACHINE_ARN: confirmation.stateMachineArn } : env),
-          ...(domain === 'agents' ? { AGENT_CARD_KMS_KEY_ID: cardKey.keyArn } : {}),
-        },
-        ...(DATA[domain] ? { data: DATA[domain] } : {}),
-      });
-      grantTables(domain, fn);
-      if (settles) {
-        licenseSecret.grantRead(fn.fn);
+    for (const { domain, infra } of manifests) {
+      const fn = new DomainFunction(this, `${capitalize(domain)}Function`, { domain, environment: env, data: infra.data ?? ['catalog'] });
+      provision(fn, infra);
+      if (infra.startsConfirmations && confirmation) {
+        fn.fn.addEnvironment(INFRA_ENV.confirmationStateMachineArn, confirmation.stateMachineArn);
         confirmation.grantStartExecution(fn.fn);
       }
-      if (domain === 'agents') fn.fn.addToRolePolicy(new PolicyStatement({ actions: ['kms:Sign', 'kms:GetPublicKey'], resources: [cardKey.keyArn] }));
       functions.set(domain, fn);
     }
 

@@ -19,7 +19,7 @@ import {
   type Hex,
 } from 'viem';
 import { mnemonicToAccount } from 'viem/accounts';
-import { CHAIN_ID } from '#shared/chain';
+import { CHAIN_ID } from '../lambdas/contract/chain';
 import { localChain } from './local-chain';
 
 /** The standard test mnemonic every Ethereum dev tool uses; its keys are public, never use them on a real chain. */

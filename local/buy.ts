@@ -12,8 +12,8 @@ import { dirname, join, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createPublicClient, createWalletClient, erc20Abi, http, type Hex, type LocalAccount } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
-import { CHAIN_ID } from '#shared/chain';
-import { packFiles, packSeal } from '#shared/pack-seal';
+import { CHAIN_ID } from '../lambdas/contract/chain';
+import { packFiles, packSeal } from '../lambdas/contract/pack-seal';
 import { testAccount } from './anvil';
 import { localChain } from './local-chain';
 

@@ -4,7 +4,7 @@ import {
   type AttributeDefinition,
   type DynamoDBClient,
 } from '@aws-sdk/client-dynamodb';
-import { tableName, type TableDefinition } from '#shared/tables';
+import { tableName, type TableDefinition } from '../lambdas/contract/tables';
 
 /** Creates every table from the shared definitions, if missing; the same definitions CDK deploys. */
 export async function createTables(client: DynamoDBClient, tables: readonly TableDefinition[]): Promise<string[]> {

@@ -9,11 +9,11 @@ import { createHash } from 'node:crypto';
 import { readFile, stat } from 'node:fs/promises';
 import { join, normalize, sep } from 'node:path';
 import type { APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
-import { failureBody, internalError, payloadTooLarge, AppError } from '#shared/errors';
-import { BASE_HEADERS } from '#shared/http';
-import { FALLBACK_DOMAIN, matchRoute, routeKey, type Domain } from '#shared/routes';
-import type { LambdaHandler } from '#shared/domain-handler';
-import { PUBLIC_DIR, cacheControlFor, contentTypeFor, indexRewrite } from '../lib/static-assets';
+import { failureBody, internalError, payloadTooLarge, AppError } from '../lambdas/platform/errors';
+import { BASE_HEADERS } from '../lambdas/platform/http';
+import { FALLBACK_DOMAIN, matchRoute, routeKey, type Domain } from '../lambdas/contract/routes';
+import type { LambdaHandler } from '../lambdas/platform/domain-handler';
+import { PUBLIC_DIR, cacheControlFor, contentTypeFor, indexRewrite } from '../lambdas/contract/static-assets';
 import { lambdaContext, toLambdaEvent } from './lambda-event';
 
 /** API Gateway's own limits: 10 MB payloads, 30 s integration timeout. */

@@ -8,9 +8,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Server } from 'node:http';
 import type { Address } from 'viem';
-import { readConfigFromEnv, SETTINGS } from '#shared/config';
-import { dynamoClient } from '#shared/adapters/dynamo-client';
-import { TABLES } from '#shared/tables';
+import { INFRA_ENV } from '../lambdas/contract/env';
+import { SETTINGS } from '../lambdas/contract/settings';
+import { readConfigFromEnv } from '../lambdas/platform/config';
+import { dynamoClient } from '../lambdas/platform/adapters/dynamo-client';
+import { TABLES } from '../lambdas/contract/tables';
 import { LOCAL_LEGACY_TREASURY, TREASURY_ACCOUNT_INDEX, ensureTestTokens, startAnvil, testAccount, type AnvilHandle } from './anvil';
 import { createTables } from './create-tables';
 import { startDynalite, type DynaliteHandle } from './dynalite';
@@ -63,8 +65,8 @@ export async function startStack(opts: StackOptions): Promise<RunningStack> {
   };
 
   try {
-    const externalDynamo = env['DYNAMODB_ENDPOINT'];
-    const externalRpc = env['RPC_URLS'];
+    const externalDynamo = env[INFRA_ENV.dynamodbEndpoint];
+    const externalRpc = env[SETTINGS.rpcUrls.env];
     const [dynalite, anvil] = await Promise.all([
       externalDynamo
         ? Promise.resolve<DynaliteHandle | undefined>(undefined)
@@ -84,7 +86,7 @@ export async function startStack(opts: StackOptions): Promise<RunningStack> {
     const rpcUrls = externalRpc ? externalRpc.split(',').map((s) => s.trim()) : [anvil!.rpcUrl];
 
     // The handlers read their configuration from process.env, exactly as in a Lambda.
-    process.env['DYNAMODB_ENDPOINT'] = dynamoEndpoint;
+    process.env[INFRA_ENV.dynamodbEndpoint] = dynamoEndpoint;
     process.env['AWS_REGION'] ??= 'us-east-1';
     // Local machines run Node 20; Lambda runs 22. The SDK's notice about that is noise here.
     process.env['AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED'] ??= 'true';
@@ -111,8 +113,8 @@ export async function startStack(opts: StackOptions): Promise<RunningStack> {
       stops.push(async () => rmSync(tmp, { recursive: true, force: true }));
       keyDir = tmp;
     }
-    setDefault('LICENSE_SECRET_FILE', join(keyDir, 'license-secret'));
-    setDefault('AGENT_CARD_KEY_FILE', join(keyDir, 'agent-card-key.json'));
+    setDefault(INFRA_ENV.licenseSecretFile, join(keyDir, 'license-secret'));
+    setDefault(INFRA_ENV.agentCardKeyFile, join(keyDir, 'agent-card-key.json'));
 
     const server: Server = await startEdgeServer({ port: opts.port }).catch(portError('the API', 'PORT', opts.port));
     stops.push(

@@ -5,7 +5,8 @@
 import { fileURLToPath } from 'node:url';
 import { BUYER_ACCOUNT_INDEXES, BUYER_TOKEN_BALANCE, testAccount } from './anvil';
 import { StackStartError, startStack } from './stack';
-import { CHAIN_ID } from '#shared/chain';
+import { CHAIN_ID } from '../lambdas/contract/chain';
+import { INFRA_ENV } from '../lambdas/contract/env';
 import { buildSite } from '../catalog/build';
 
 const env = process.env;
@@ -43,7 +44,7 @@ try {
     `  Base URL        ${stack.baseUrl}`,
     `  Health          ${stack.baseUrl}/api/health    Readiness  ${stack.baseUrl}/api/ready`,
     `  RPC             ${stack.rpcUrls.join(', ')}  (chain id ${CHAIN_ID}${stack.localChain ? ', anvil' : ''})`,
-    `  DynamoDB        ${stack.dynamoEndpoint}${env['DYNAMODB_ENDPOINT'] ? '' : ' (dynalite)'}`,
+    `  DynamoDB        ${stack.dynamoEndpoint}${env[INFRA_ENV.dynamodbEndpoint] ? '' : ' (dynalite)'}`,
     `  USDC            ${stack.tokens.USDC}`,
     `  USDbC           ${stack.tokens.USDbC}`,
     `  Treasury        ${stack.treasury}  (payTo of every challenge)`,

@@ -7,9 +7,9 @@
 import { randomUUID } from 'node:crypto';
 import type { Message, Task, TaskState } from '@a2a-js/sdk';
 import { DefaultRequestHandler, JsonRpcTransportHandler, type AgentExecutor, type ExecutionEventBus, type RequestContext } from '@a2a-js/sdk/server';
-import { rankSkills } from '#shared/skill-card';
-import { json, type ApiRequest, type ApiResponse } from '#shared/http';
-import { espCycle } from '../discovery/esp-cycle';
+import { rankSkills } from '../catalog';
+import { json, type ApiRequest, type ApiResponse } from '../platform/http';
+import { espCycle } from '../discovery';
 import { signedCard } from './card-routes';
 import type { AgentsPorts } from './ports';
 

@@ -8,7 +8,7 @@ import { createHash } from 'node:crypto';
 import type { JsonWebKey } from 'node:crypto';
 import type { AgentCard } from '@a2a-js/sdk';
 import { canonicalize } from 'json-canonicalize';
-import type { CardSigner } from './card-signer';
+import type { CardSigner } from './ports';
 
 export const A2A_PROTOCOL_VERSION = '0.3.0';
 export const AGENT_VERSION = '1.0.0';

@@ -1,6 +1,6 @@
 import type { AgentCard } from '@a2a-js/sdk';
-import { lruPerOwner } from '#shared/memo';
-import { json, type ApiRequest, type ApiResponse } from '#shared/http';
+import { lruPerOwner } from '../platform/memo';
+import { json, type ApiRequest, type ApiResponse } from '../platform/http';
 import { jwks, signCard, unsignedCard } from './agent-card';
 import type { AgentsPorts } from './ports';
 

@@ -7,16 +7,13 @@
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 import { z } from 'zod';
-import { absoluteEntry } from '#shared/catalog';
-import { AppError, failureBody, internalError } from '#shared/errors';
-import { json, type ApiRequest, type ApiResponse } from '#shared/http';
-import { logger } from '#shared/logger';
-import { requireSkill } from '#shared/skill-param';
-import { rankSkills } from '#shared/skill-card';
-import { espCycle } from '../discovery/esp-cycle';
-import { challengeFor, unlockWithProof } from '../payments/pay';
-import { TX_HASH } from '../payments/proof-input';
-import { PROOF_LIMIT, proofDocument } from '../payments/proof';
+import { absoluteEntry, rankSkills, requireSkill } from '../catalog';
+import { TX_HASH } from '../contract/chain';
+import { espCycle } from '../discovery';
+import { challengeFor, PROOF_LIMIT, proofDocument, unlockWithProof } from '../payments';
+import { AppError, failureBody, internalError } from '../platform/errors';
+import { json, type ApiRequest, type ApiResponse } from '../platform/http';
+import { logger } from '../platform/logger';
 import type { AgentsPorts } from './ports';
 
 export const MCP_SERVER = { name: 'skill-market', version: '1.0.0' } as const;

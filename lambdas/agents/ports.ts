@@ -1,25 +1,24 @@
+/** The agents domain works through the payments ports, plus its own. Interfaces only. */
 import type { TaskStore } from '@a2a-js/sdk/server';
-import { dynamoClient } from '#shared/adapters/dynamo-client';
-import { paymentsPortsFromEnv, type PaymentsPorts } from '../payments/ports';
-import { kmsCardSigner, localCardSigner, type CardSigner } from './card-signer';
-import { dynamoTaskStore } from './dynamo-task-store';
-import { slidingWindowLimiter, type RateLimiter } from './rate-limiter';
+import type { JsonWebKey } from 'node:crypto';
+import type { PaymentsPorts } from '../payments';
 
-/** The agents domain works through the same ports as payments, plus its own. */
+/** Signs the agent card (ES256); hides where the private key lives (KMS in AWS, a file locally). */
+export interface CardSigner {
+  /** ES256 signature of the bytes: 64 bytes, r then s. */
+  sign(input: Uint8Array): Promise<Uint8Array>;
+  /** The public key as a JWK (kty EC, crv P-256). */
+  publicJwk(): Promise<JsonWebKey>;
+}
+
+export interface RateLimiter {
+  /** Undefined when admitted; otherwise the seconds to wait. */
+  take(nowMs: number): number | undefined;
+}
+
 export interface AgentsPorts extends PaymentsPorts {
   tasks: TaskStore;
   cardSigner: CardSigner;
   /** One per function instance ("per isolate"). */
   a2aLimiter: RateLimiter;
-}
-
-export async function agentsPortsFromEnv(env: NodeJS.ProcessEnv = process.env): Promise<AgentsPorts> {
-  const payments = await paymentsPortsFromEnv(env);
-  const kmsKey = env['AGENT_CARD_KMS_KEY_ID'];
-  return {
-    ...payments,
-    tasks: dynamoTaskStore(dynamoClient(), payments.now),
-    cardSigner: kmsKey ? kmsCardSigner(kmsKey) : localCardSigner(env['AGENT_CARD_KEY_FILE']),
-    a2aLimiter: slidingWindowLimiter(120, 60_000),
-  };
 }

@@ -3,10 +3,7 @@
  * log in the function instance. It admits exactly `limit` requests in any rolling window,
  * so the 121st within a minute is refused, and says how long until a slot frees.
  */
-export interface RateLimiter {
-  /** Undefined when admitted; otherwise the seconds to wait. */
-  take(nowMs: number): number | undefined;
-}
+import type { RateLimiter } from './ports';
 
 export function slidingWindowLimiter(limit = 120, windowMs = 60_000): RateLimiter {
   const stamps: number[] = [];

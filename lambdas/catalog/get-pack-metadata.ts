@@ -1,10 +1,8 @@
-import { absoluteEntry } from '#shared/catalog';
-import { json, type ApiRequest, type ApiResponse } from '#shared/http';
-import { requireSkill } from '#shared/skill-param';
+import { SEAL_VERIFY_COMMAND } from '../contract/pack-seal';
+import { absoluteEntry } from './skill-card';
+import { json, type ApiRequest, type ApiResponse } from '../platform/http';
+import { requireSkill } from './skill-param';
 import type { CatalogPorts } from './ports';
-
-/** How a buyer recomputes the seal over the files they saved under DIR. */
-export const SEAL_VERIFY_COMMAND = "(cd DIR && find . -type f -printf '%P\\n' | LC_ALL=C sort | xargs -d '\\n' sha256sum) | sha256sum";
 
 /** GET /api/packs?skill=: what the pack holds (paths, sizes, hashes, seal), never its text. */
 export function getPackMetadata(req: ApiRequest, { catalog }: Pick<CatalogPorts, 'catalog'>): ApiResponse {

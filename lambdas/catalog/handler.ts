@@ -1,9 +1,9 @@
 /** Lambda entry of the catalog domain: catalog search, pack metadata, intent search and bounties. */
-import { createDomainHandler } from '#shared/domain-handler';
+import { createDomainHandler } from '../platform/domain-handler';
 import { getPackMetadata } from './get-pack-metadata';
 import { getIntent, postIntent } from './intents';
 import { listCatalog } from './list-catalog';
-import { catalogPortsFromEnv } from './ports';
+import { catalogPortsFromEnv } from './wiring';
 
 export const handler = createDomainHandler('catalog', {
   routes: { listCatalog, getPackMetadata, getIntent, postIntent },

@@ -1,11 +1,11 @@
 import { z } from 'zod';
-import { invalidRequest, notFound } from '#shared/errors';
-import { json, readJsonObject, type ApiRequest, type ApiResponse } from '#shared/http';
-import { optionalInteger, optionalString } from '#shared/query';
-import { rankSkills } from '#shared/skill-card';
-import { InvalidCursorError, type IntentRecord } from './intent-store';
+import { invalidRequest, notFound } from '../platform/errors';
+import { json, readJsonObject, type ApiRequest, type ApiResponse } from '../platform/http';
+import { optionalInteger, optionalString } from '../platform/query';
+import { rankSkills } from './skill-card';
+import { InvalidCursorError } from './intent-cursor';
 import { MAX_QUERY_LENGTH } from './list-catalog';
-import type { CatalogPorts } from './ports';
+import type { CatalogPorts, IntentRecord } from './ports';
 
 export const INTENT_SEARCH_LIMIT = { fallback: 10, min: 1, max: 50 } as const;
 export const INTENT_LIST_LIMIT = { fallback: 20, min: 1, max: 100 } as const;

@@ -1,9 +1,9 @@
-import { absoluteEntry, type Catalog } from '#shared/catalog';
-import { invalidRequest } from '#shared/errors';
-import { lruPerOwner } from '#shared/memo';
-import { jsonText, type ApiRequest, type ApiResponse } from '#shared/http';
-import { optionalInteger, optionalNumber, optionalString } from '#shared/query';
-import type { CatalogPorts } from './ports';
+import type { Catalog, CatalogPorts } from './ports';
+import { absoluteEntry } from './skill-card';
+import { invalidRequest } from '../platform/errors';
+import { lruPerOwner } from '../platform/memo';
+import { jsonText, type ApiRequest, type ApiResponse } from '../platform/http';
+import { optionalInteger, optionalNumber, optionalString } from '../platform/query';
 
 export const CATALOG_LIMIT = { fallback: 20, min: 1, max: 100 } as const;
 export const MAX_QUERY_LENGTH = 200;

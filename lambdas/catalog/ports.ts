@@ -1,9 +1,57 @@
-import { randomBytes } from 'node:crypto';
-import type { Catalog } from '#shared/catalog';
-import { loadCatalogFiles } from '#shared/adapters/catalog-files';
-import { dynamoClient } from '#shared/adapters/dynamo-client';
-import { dynamoIntentStore } from './dynamo-intent-store';
-import type { IntentStore } from './intent-store';
+/**
+ * The catalog domain's view of the outside: the built catalog (read-only) and the intent
+ * bounty store. Interfaces only; `wiring.ts` builds them, `adapters/` implements them.
+ */
+import type { CatalogEntry, PackMeta } from '../contract/catalog-data';
+
+/** A search hit: the skill, its BM25 score and the query terms (as indexed) with the fields each matched in. */
+export interface SkillHit {
+  id: string;
+  score: number;
+  matched: Record<string, string[]>;
+}
+
+/** The catalog as every domain sees it: a read-only port over the built catalog data. */
+export interface Catalog {
+  /** All skills, sorted by id. */
+  readonly entries: readonly CatalogEntry[];
+  readonly categories: readonly string[];
+  get(id: string): CatalogEntry | undefined;
+  packMeta(id: string): PackMeta | undefined;
+  search(query: string): SkillHit[];
+  /** The free evaluation material of a skill: the outline document and the sample Markdown. */
+  evaluation(id: string): { outline: Record<string, unknown>; sample: string } | undefined;
+  /** The canary, the ten featured x402 resources and the card prices, from the price source. */
+  readonly pricing: { canary: string; x402Resources: readonly string[]; cardCents: Readonly<Record<string, number>> };
+}
+
+export interface IntentRecord {
+  id: string;
+  created_at: string;
+  status: 'open';
+  title?: string;
+  description?: string;
+  success_criteria: string[];
+  budget_usd?: number;
+  skill_hints?: string[];
+  /** Skills the catalog search suggested for the intent when it was posted. */
+  suggested_skills: { skill_id: string; score: number }[];
+}
+
+export interface IntentPage {
+  items: IntentRecord[];
+  /** Opaque; pass back as `cursor` for the next page. Absent on the last page. */
+  next_cursor?: string;
+}
+
+/** The intent-bounty store: what the catalog domain needs from storage. */
+export interface IntentStore {
+  /** Stores a new intent; never overwrites an existing id. */
+  put(intent: IntentRecord): Promise<void>;
+  get(id: string): Promise<IntentRecord | undefined>;
+  /** Newest first. Throws `InvalidCursorError` (intent-cursor.ts) for a cursor it did not issue. */
+  list(limit: number, cursor: string | undefined): Promise<IntentPage>;
+}
 
 export interface CatalogPorts {
   catalog: Catalog;
@@ -11,13 +59,4 @@ export interface CatalogPorts {
   now: () => Date;
   /** A new intent id: `int_` and 20 random hex digits. */
   newIntentId: () => string;
-}
-
-export function catalogPortsFromEnv(): CatalogPorts {
-  return {
-    catalog: loadCatalogFiles(),
-    intents: dynamoIntentStore(dynamoClient()),
-    now: () => new Date(),
-    newIntentId: () => `int_${randomBytes(10).toString('hex')}`,
-  };
 }

@@ -1,8 +1,8 @@
-import { json, type ApiRequest, type ApiResponse } from '#shared/http';
-import { optionalInteger } from '#shared/query';
+import { json, type ApiRequest, type ApiResponse } from '../platform/http';
+import { optionalInteger } from '../platform/query';
 import { ESP_PROTOCOL_VERSION } from './esp-cycle';
 import { ESP_PHASES, ESP_SCHEMA_ID } from './esp';
-import { links } from '#shared/links';
+import { links } from '../contract/links';
 import type { DiscoveryPorts } from './ports';
 import { x402Discovery } from './x402-resources';
 
@@ -10,7 +10,7 @@ import { x402Discovery } from './x402-resources';
 export function getX402Discovery(req: ApiRequest, ports: DiscoveryPorts): ApiResponse {
   const limit = optionalInteger(req, 'limit', { min: 1, max: 100, fallback: 100 });
   const offset = optionalInteger(req, 'offset', { min: 0, max: 10_000, fallback: 0 });
-  return json(200, x402Discovery(ports.catalog, ports.config.config, req.baseUrl, limit, offset));
+  return json(200, x402Discovery(ports.catalog, ports.config, req.baseUrl, limit, offset));
 }
 
 /** GET /.well-known/esp.json: where every ESP document of this deployment is. */

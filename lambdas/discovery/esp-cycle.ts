@@ -2,13 +2,11 @@
  * The ESP (Evaluate, Settle, Prove) cycle of one skill, composed from the catalog, the
  * challenge builder and the ledger: every number in it is read from those, none is made up.
  */
-import { CAIP2, NETWORK } from '#shared/chain';
-import { absoluteEntry, type Catalog } from '#shared/catalog';
-import type { CatalogEntry } from '#shared/catalog-types';
-import type { MarketConfig } from '#shared/config';
-import { buildChallenge } from '../payments/challenge';
-import type { Ledger } from '../payments/ledger';
-import { publicRow } from '../payments/proof';
+import { CAIP2, NETWORK } from '../contract/chain';
+import { absoluteEntry, type Catalog } from '../catalog';
+import type { CatalogEntry } from '../contract/catalog-data';
+import type { MarketConfig } from '../contract/settings';
+import { buildChallenge, publicRow, type Ledger } from '../payments';
 
 export const ESP_PROTOCOL_VERSION = '1.0.0';
 

@@ -4,14 +4,13 @@
  * transaction's ledger row. Every figure is read from the ledger; none is invented.
  */
 import { getAddress } from 'viem';
-import { CAIP2, NETWORK } from '#shared/chain';
-import { invalidRequest, skillRequired } from '#shared/errors';
-import { json, type ApiRequest, type ApiResponse } from '#shared/http';
-import { requireSkill } from '#shared/skill-param';
-import { formatAtomic } from '../payments/verify-transfer';
-import { publicRow } from '../payments/proof';
+import { CAIP2, formatAtomic, NETWORK, TX_HASH } from '../contract/chain';
+import { invalidRequest, skillRequired } from '../platform/errors';
+import { json, type ApiRequest, type ApiResponse } from '../platform/http';
+import { requireSkill } from '../catalog';
+import { publicRow } from '../payments';
 import { ESP_PROTOCOL_VERSION, espCycle } from './esp-cycle';
-import { links, SKILL_PLACEHOLDER } from '#shared/links';
+import { links, SKILL_PLACEHOLDER } from '../contract/links';
 import type { DiscoveryPorts } from './ports';
 
 export const ESP_SCHEMA_ID = 'market-esp-protocol-v1';
@@ -35,7 +34,7 @@ export async function confirmedActivity(ports: Pick<DiscoveryPorts, 'ledger'>, b
 }
 
 export function moneySafety(ports: Pick<DiscoveryPorts, 'config'>) {
-  const { config } = ports.config;
+  const { config } = ports;
   return {
     network: NETWORK,
     network_caip2: CAIP2,
@@ -125,7 +124,7 @@ export async function getEsp(req: ApiRequest, ports: DiscoveryPorts): Promise<Ap
   const entry = requireSkill(ports.catalog, req.query['skill']);
   if (tx !== undefined) {
     if (phase !== 'prove') throw invalidRequest('tx', '`tx` goes with phase=prove.', `GET /api/esp?skill=${entry.id}&phase=prove&tx=0x…`);
-    if (!/^0x[0-9a-fA-F]{64}$/.test(tx)) throw invalidRequest('tx', '`tx` must be 0x followed by 64 hex digits.', 'Use the transaction hash of the transfer.');
+    if (!TX_HASH.test(tx)) throw invalidRequest('tx', '`tx` must be 0x followed by 64 hex digits.', 'Use the transaction hash of the transfer.');
     const row = await ports.ledger.get(NETWORK, tx.toLowerCase());
     const recorded = row !== undefined && row.status === 'confirmed' && row.skill === entry.id;
     return json(200, {
@@ -139,7 +138,7 @@ export async function getEsp(req: ApiRequest, ports: DiscoveryPorts): Promise<Ap
       source_of_truth: links(req.baseUrl).skill(entry.id).proof,
     });
   }
-  const cycle = await espCycle(entry, { catalog: ports.catalog, config: ports.config.config, ledger: ports.ledger }, req.baseUrl);
+  const cycle = await espCycle(entry, ports, req.baseUrl);
   if (phase === undefined || phase === 'cycle') return json(200, cycle);
   const slice = phase as 'evaluate' | 'settle' | 'prove';
   return json(200, { ok: true, protocol: 'ESP', protocol_version: ESP_PROTOCOL_VERSION, skill_id: entry.id, phase: slice, [slice]: cycle[slice] });

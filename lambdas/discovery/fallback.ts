@@ -1,6 +1,6 @@
-import { methodNotAllowed, notFound } from '#shared/errors';
-import { type ApiRequest, type ApiResponse } from '#shared/http';
-import { matchRoute } from '#shared/routes';
+import { methodNotAllowed, notFound } from '../platform/errors';
+import { type ApiRequest, type ApiResponse } from '../platform/http';
+import { matchRoute } from '../contract/routes';
 
 /**
  * Answers what no route claims: CORS preflights, a known path with the wrong method (405),

@@ -1,12 +1,12 @@
 /** Lambda entry of the discovery domain: health, the ESP protocol surfaces, and the catch-all for unknown paths. */
-import { createDomainHandler } from '#shared/domain-handler';
+import { createDomainHandler } from '../platform/domain-handler';
 import { getEspDiscovery, getX402Discovery } from './discovery-docs';
 import { getEsp } from './esp';
 import { fallback } from './fallback';
 import { getHealth } from './health';
 import { getJudges } from './judges';
 import { getOpenApi } from './openapi';
-import { discoveryPortsFromEnv } from './ports';
+import { discoveryPortsFromEnv } from './wiring';
 import { getShop } from './shop';
 
 export const handler = createDomainHandler('discovery', {

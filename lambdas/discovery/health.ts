@@ -1,4 +1,4 @@
-import { json, type ApiResponse } from '#shared/http';
+import { json, type ApiResponse } from '../platform/http';
 
 /** GET /api/health: liveness only; it touches no dependency, so it answers even when they are down. */
 export function getHealth(_req: unknown, ports: { now: () => Date }): ApiResponse {

@@ -1,7 +1,7 @@
-import { json, type ApiRequest, type ApiResponse } from '#shared/http';
-import { skillCard } from '#shared/skill-card';
+import { json, type ApiRequest, type ApiResponse } from '../platform/http';
+import { skillCard } from '../catalog';
 import { SEED_JUDGES } from './esp';
-import { links } from '#shared/links';
+import { links } from '../contract/links';
 import type { DiscoveryPorts } from './ports';
 
 const KIND = /-(judge|verifier|critic)$/;

@@ -4,11 +4,11 @@
  * It also carries the ten x402 resources (`x-x402-resources`).
  */
 import { z } from 'zod';
-import { json, type ApiRequest, type ApiResponse } from '#shared/http';
-import { ROUTES, type OperationId } from '#shared/routes';
-import { ChallengeSchema } from '../payments/challenge-schema';
-import { IntentBodySchema } from '../catalog/intents';
-import { EspCycleSchema } from './esp-cycle-schema';
+import { json, type ApiRequest, type ApiResponse } from '../platform/http';
+import { ROUTES, type OperationId } from '../contract/routes';
+import { IntentBodySchema } from '../catalog';
+import { ChallengeSchema } from '../payments';
+import { EspCycleSchema } from '../contract/esp-cycle-schema';
 import type { DiscoveryPorts } from './ports';
 import { x402Resources } from './x402-resources';
 
@@ -153,7 +153,7 @@ export function openApiDocument(ports: DiscoveryPorts, base: string) {
     tags: ['discovery', 'catalog', 'payments', 'agents', 'static'].map((name) => ({ name })),
     paths,
     components: { schemas: { Failure: schema(FailureSchema), Challenge: schema(ChallengeSchema), EspCycle: schema(EspCycleSchema) } },
-    'x-x402-resources': x402Resources(ports.catalog, ports.config.config, base),
+    'x-x402-resources': x402Resources(ports.catalog, ports.config, base),
   };
 }
 

@@ -1,7 +1,7 @@
-import { CAIP2, NETWORK } from '#shared/chain';
-import type { Catalog } from '#shared/catalog';
-import type { MarketConfig } from '#shared/config';
-import { MAX_TIMEOUT_SECONDS, X402_VERSION } from '../payments/challenge';
+import { CAIP2, NETWORK } from '../contract/chain';
+import type { Catalog } from '../catalog';
+import type { MarketConfig } from '../contract/settings';
+import { MAX_TIMEOUT_SECONDS, X402_VERSION } from '../payments';
 
 /** The spec's ten x402 resource entries, from the price source (the same list OpenAPI carries). */
 export function x402Resources(catalog: Catalog, config: MarketConfig, base: string) {

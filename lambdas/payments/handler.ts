@@ -1,12 +1,11 @@
-/** Lambda entry of the payments domain: challenge, unlock, recovery and the proof ledger. */
-import { createDomainHandler } from '#shared/domain-handler';
+/** Lambda entry of the payments domain: challenge, unlock, recovery, the proof ledger and readiness. */
+import { createDomainHandler } from '../platform/domain-handler';
 import { getPay, postPay, postRecover } from './pay';
-import { paymentsPortsFromEnv } from './ports';
 import { getProof } from './proof';
 import { getReady } from './readiness';
+import { paymentsPortsFromEnv } from './wiring';
 
 export const handler = createDomainHandler('payments', {
-  // Readiness sees ConfigReading (with problems); the other routes see the parsed config.
-  routes: { getPay, postPay, postRecover, getProof, getReady: (req, ports) => getReady(req, { ...ports, config: ports.configReading }) },
+  routes: { getPay, postPay, postRecover, getProof, getReady },
   ports: () => paymentsPortsFromEnv(),
 });

@@ -1,12 +1,12 @@
 /** GET /api/pay (the 402 challenge), POST /api/pay (unlock) and POST /api/recover (re-unlock). */
-import { AppError, notFound, skillRequired } from '#shared/errors';
-import { lruPerOwner } from '#shared/memo';
-import { json, jsonText, type ApiRequest, type ApiResponse } from '#shared/http';
-import { requireSkill } from '#shared/skill-param';
-import { buildChallenge } from './challenge';
+import { AppError, notFound, skillRequired } from '../platform/errors';
+import { lruPerOwner } from '../platform/memo';
+import { json, jsonText, type ApiRequest, type ApiResponse } from '../platform/http';
+import { requireSkill } from '../catalog';
+import { buildChallenge } from './core/challenge';
 import type { PaymentsPorts } from './ports';
 import { proofRequired, readProof, type ProofInput } from './proof-input';
-import { settle } from './settle';
+import { settle } from './core/settle';
 import { paymentResponseHeader, unlockBody } from './unlock-response';
 
 const paymentsDisabled = (why: string): AppError =>

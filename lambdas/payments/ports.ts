@@ -1,83 +1,141 @@
-import { randomBytes } from 'node:crypto';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { dirname } from 'node:path';
-import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
-import { readConfigFromEnv, type ConfigReading } from '#shared/config';
-import { dynamoTableProbe } from '#shared/adapters/table-probe';
-import { viemChainIdProbe } from '#shared/adapters/chain-id-probe';
-import { syntheticContext, syntheticEvent } from '#shared/synthetic-event';
-import { TABLES } from '#shared/tables';
-import type { ReadinessPorts } from './readiness';
-import { loadCatalogFiles } from '#shared/adapters/catalog-files';
-import { dynamoClient } from '#shared/adapters/dynamo-client';
-import { logger } from '#shared/logger';
-import type { ConfirmationScheduler } from './confirmations';
-import { dynamoLedger } from './dynamo-ledger';
-import { joseLicenses, type Licenses } from './licenses';
-import { localConfirmations } from './local-confirmations';
-import { filePackStore, type PackStore } from './pack-store';
-import type { SettlePorts } from './settle';
-import { sfnConfirmations } from './sfn-confirmations';
-import { viemChainReader } from './viem-chain-reader';
-
-export interface PaymentsPorts extends SettlePorts, Omit<ReadinessPorts, 'config' | 'catalog' | 'packs'> {
-  /** The configuration as read, with its problems: readiness reports them, and while any exists payments answer 503 PAYMENTS_DISABLED. */
-  configReading: ConfigReading;
-  packs: PackStore;
-  licenses: Licenses;
-}
-
 /**
- * The license signing key: Secrets Manager in AWS (LICENSE_SECRET_ARN), a file created once
- * locally (LICENSE_SECRET_FILE, under .data/), or a key for this process only.
+ * The payments domain's view of the outside: the ledger, the chain, the sealed packs, license
+ * signing, the confirmation loop and readiness probes. Interfaces only; `wiring.ts` builds
+ * them from the environment and `adapters/` implements them.
  */
-async function licenseSecret(env: NodeJS.ProcessEnv): Promise<Uint8Array> {
-  const arn = env['LICENSE_SECRET_ARN'];
-  if (arn) {
-    const out = await new SecretsManagerClient({}).send(new GetSecretValueCommand({ SecretId: arn }));
-    if (!out.SecretString) throw new Error('license secret is empty');
-    return Buffer.from(out.SecretString, 'utf8');
-  }
-  const file = env['LICENSE_SECRET_FILE'];
-  if (file) {
-    try {
-      return Buffer.from(readFileSync(file, 'utf8').trim(), 'base64url');
-    } catch {
-      const secret = randomBytes(48);
-      mkdirSync(dirname(file), { recursive: true });
-      writeFileSync(file, `${secret.toString('base64url')}\n`, { mode: 0o600, flag: 'wx' });
-      return secret;
-    }
-  }
-  logger.warn('no LICENSE_SECRET_ARN or LICENSE_SECRET_FILE: license tokens are valid for this process only');
-  return randomBytes(48);
+import type { Catalog } from '../catalog';
+import type { SealedPack } from '../contract/catalog-data';
+import type { ConfigReading, MarketConfig } from '../contract/settings';
+import type { ReceiptView } from './core/verify-transfer';
+
+/** The proof ledger as the payments domain needs it. */
+
+export interface LedgerRow {
+  network: string;
+  /** Lower-case transaction hash. */
+  txHash: string;
+  skill: string;
+  /** Atomic units actually transferred (may exceed the price). */
+  amount: string;
+  /** Atomic price of the skill when it unlocked. */
+  price: string;
+  asset: 'USDC' | 'USDbC';
+  assetContract: string;
+  payer: string;
+  blockNumber: string;
+  blockHash: string;
+  logIndex: number;
+  confirmations: number;
+  recordedAt: string;
+  status: 'confirmed' | 'reorged';
 }
 
-export async function paymentsPortsFromEnv(env: NodeJS.ProcessEnv = process.env): Promise<PaymentsPorts> {
-  const reading = readConfigFromEnv(env);
-  const { config } = reading;
-  const secret = await licenseSecret(env);
-  const stateMachine = env['CONFIRMATION_STATE_MACHINE_ARN'];
-  const ports: PaymentsPorts = {
-    config,
-    configReading: reading,
-    probeTables: dynamoTableProbe(dynamoClient(), TABLES),
-    probeChainIds: viemChainIdProbe(),
-    // Through the exported Lambda handler itself, imported late because it imports this module.
-    liveChallenge: async (baseUrl) => {
-      const { handler } = await import('./handler');
-      const canary = ports.catalog.pricing.canary;
-      const res = await handler(syntheticEvent('GET /api/pay', `skill=${canary}`, baseUrl), syntheticContext('readiness'));
-      return { status: res.statusCode ?? 0, body: typeof res.body === 'string' ? res.body : '' };
-    },
-    catalog: loadCatalogFiles(),
-    chain: viemChainReader(config.rpcUrls),
-    ledger: dynamoLedger(dynamoClient()),
-    packs: filePackStore(),
-    licenses: joseLicenses(secret),
-    // In AWS a Step Functions execution re-verifies; locally the same task runs in-process.
-    confirmations: stateMachine ? sfnConfirmations(stateMachine) : localConfirmations(() => ports),
-    now: () => new Date(),
-  };
-  return ports;
+/** Figures computed from every confirmed row; nothing else feeds a reported number. */
+export interface LedgerSummary {
+  confirmed: number;
+  /** Sum of atomic amounts actually paid. */
+  volumeAtomic: bigint;
+  perSkill: Record<string, number>;
+  newest: { txHash: string; recordedAt: string } | undefined;
+}
+
+export type ClaimResult = { claimed: true } | { claimed: false; existing: LedgerRow };
+
+export interface Ledger {
+  /**
+   * Claims the transfer for one skill with a single conditional write: succeeds only if the
+   * transfer was never claimed, or was dropped by a reorg and is re-claimed for the same skill.
+   */
+  claim(row: LedgerRow): Promise<ClaimResult>;
+  get(network: string, txHash: string): Promise<LedgerRow | undefined>;
+  /** Marks a claim whose transfer a reorg dropped; it leaves the public listings. */
+  markReorged(network: string, txHash: string): Promise<void>;
+  /** Confirmed unlocks, newest first. */
+  recent(limit: number, skill?: string): Promise<LedgerRow[]>;
+  /** Number of confirmed unlocks. */
+  count(skill?: string): Promise<number>;
+  /** Reads every confirmed row (amount, skill, time) and adds them up. */
+  summary(): Promise<LedgerSummary>;
+}
+
+export type ChainRead =
+  | { kind: 'found'; receipt: ReceiptView; head: bigint; provider: string }
+  /** Every provider that answered said it has no receipt for this hash (yet). */
+  | { kind: 'not_found'; answered: number }
+  /** No provider answered usefully: a fault on our side, not the buyer's. */
+  | { kind: 'unavailable'; errors: string[] };
+
+/** The chain as the payments domain needs it. */
+export interface ChainReader {
+  /** Looks a transaction up on the providers in order, within a bounded time. */
+  readTransfer(txHash: `0x${string}`): Promise<ChainRead>;
+}
+
+/** A transfer that arrived before it had enough confirmations, to be re-verified. */
+export interface ConfirmationJob {
+  network: string;
+  txHash: string;
+  skill: string;
+}
+
+export interface ConfirmationScheduler {
+  /** Starts re-verification once per (network, tx, skill); a second call while it runs changes nothing. */
+  schedule(job: ConfirmationJob): Promise<'started' | 'already_running'>;
+}
+
+/** The sealed pack texts this bundle carries (only the bundles that unlock carry them). */
+export interface PackStore {
+  get(skillId: string): SealedPack | undefined;
+}
+
+/** What a license token binds. */
+export interface LicenseClaims {
+  network: string;
+  txHash: string;
+  skill: string;
+  payer: string;
+  seal: string;
+}
+
+/** Portable license tokens that only this service signs and verifies. */
+export interface Licenses {
+  issue(claims: LicenseClaims): Promise<string>;
+  /** The claims of a token this service signed, or undefined for a bad, tampered or foreign one. */
+  verify(token: string): Promise<LicenseClaims | undefined>;
+}
+
+/** One table as readiness sees it. */
+export interface TableStatus {
+  logicalName: string;
+  name: string;
+  ok: boolean;
+  detail: string;
+}
+
+/** One RPC provider's answer to "which chain are you?". */
+export interface ProviderChainId {
+  url: string;
+  chainId: number | undefined;
+  error: string | undefined;
+}
+
+/** What GET /api/ready checks. */
+export interface ReadinessPorts {
+  configReading: ConfigReading;
+  catalog: Catalog;
+  packs: PackStore;
+  probeTables: () => Promise<TableStatus[]>;
+  probeChainIds: (urls: readonly string[]) => Promise<ProviderChainId[]>;
+  /** The challenge GET /api/pay serves for the canary right now: its status and body. */
+  liveChallenge: (baseUrl: string) => Promise<{ status: number; body: string }>;
+}
+
+/** Everything the payments routes use. `config` is the parsed configuration; `configReading` also lists its problems. */
+export interface PaymentsPorts extends ReadinessPorts {
+  config: MarketConfig;
+  chain: ChainReader;
+  ledger: Ledger;
+  licenses: Licenses;
+  confirmations: ConfirmationScheduler;
+  now: () => Date;
 }

@@ -4,16 +4,15 @@
  * JSON body repeating `{txHash, skill}`; and an optional license token (header X-LICENSE or
  * body `license`). Malformed input is 400; no proof at all is 402 PROOF_REQUIRED.
  */
-import { AppError, invalidRequest } from '#shared/errors';
-import { readJsonObject, type ApiRequest } from '#shared/http';
+import { TX_HASH } from '../contract/chain';
+import { AppError, invalidRequest } from '../platform/errors';
+import { readJsonObject, type ApiRequest } from '../platform/http';
 
 export interface ProofInput {
   txHash: `0x${string}` | undefined;
   skill: string | undefined;
   license: string | undefined;
 }
-
-export const TX_HASH = /^0x[0-9a-fA-F]{64}$/;
 
 export const proofRequired = (): AppError =>
   new AppError({

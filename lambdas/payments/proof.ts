@@ -1,10 +1,8 @@
-import { NETWORK } from '#shared/chain';
-import { json, type ApiRequest, type ApiResponse } from '#shared/http';
-import { optionalInteger } from '#shared/query';
-import { requireSkill } from '#shared/skill-param';
-import type { LedgerRow } from './ledger';
-import type { PaymentsPorts } from './ports';
-import { formatAtomic } from './verify-transfer';
+import { formatAtomic, NETWORK } from '../contract/chain';
+import { json, type ApiRequest, type ApiResponse } from '../platform/http';
+import { optionalInteger } from '../platform/query';
+import { requireSkill } from '../catalog';
+import type { LedgerRow, PaymentsPorts } from './ports';
 
 export const PROOF_LIMIT = { fallback: 20, min: 1, max: 100 } as const;
 

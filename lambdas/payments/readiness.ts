@@ -3,18 +3,14 @@
  * check. `ready` is true only when every check passes; it says nothing about sales.
  * It lives with payments because its checks need what only the payments bundle holds.
  */
-import { CHAIN_ID } from '#shared/chain';
-import type { ConfigReading } from '#shared/config';
-import type { TableStatus } from '#shared/adapters/table-probe';
-import type { ProviderChainId } from '#shared/adapters/chain-id-probe';
-import type { Catalog } from '#shared/catalog';
-import { json, type ApiRequest, type ApiResponse } from '#shared/http';
-import { packFiles, packSeal } from '#shared/pack-seal';
-import { redactUrl } from '#shared/redact';
-import { CATALOG_SIZE_EXPECTED } from '#shared/catalog-size';
-import { ChallengeSchema } from './challenge-schema';
-import { buildChallenge } from './challenge';
-import type { PackStore } from './pack-store';
+import { CATALOG_SIZE_EXPECTED } from '../contract/catalog-data';
+import { CHAIN_ID } from '../contract/chain';
+import { packFiles, packSeal } from '../contract/pack-seal';
+import { json, type ApiRequest, type ApiResponse } from '../platform/http';
+import { redactUrl } from '../platform/redact';
+import { buildChallenge } from './core/challenge';
+import { ChallengeSchema } from './core/challenge-schema';
+import type { ReadinessPorts } from './ports';
 
 export interface ReadinessCheck {
   name: string;
@@ -27,20 +23,10 @@ export interface Readiness {
   checks: ReadinessCheck[];
 }
 
-export interface ReadinessPorts {
-  config: ConfigReading;
-  catalog: Catalog;
-  packs: PackStore;
-  probeTables: () => Promise<TableStatus[]>;
-  probeChainIds: (urls: readonly string[]) => Promise<ProviderChainId[]>;
-  /** A real GET /api/pay for the canary through the payments handler: its status and body. */
-  liveChallenge: (baseUrl: string) => Promise<{ status: number; body: string }>;
-}
-
 const check = (name: string, ok: boolean, detail: string): ReadinessCheck => ({ name, ok, detail });
 
 export async function checkReadiness(ports: ReadinessPorts, baseUrl: string): Promise<Readiness> {
-  const { config, problems } = ports.config;
+  const { config, problems } = ports.configReading;
   const canaryId = ports.catalog.pricing.canary;
   const canary = ports.catalog.get(canaryId);
   const [tables, providers, live] = await Promise.all([

@@ -1,8 +1,7 @@
-import { CAIP2, NETWORK } from '#shared/chain';
-import type { CatalogEntry, PackMeta, SealedPack } from '#shared/catalog-types';
-import { SEAL_VERIFY_COMMAND } from '../catalog/get-pack-metadata';
-import type { LedgerRow } from './ledger';
-import { formatAtomic } from './verify-transfer';
+import { CAIP2, formatAtomic, NETWORK } from '../contract/chain';
+import type { CatalogEntry, PackMeta, SealedPack } from '../contract/catalog-data';
+import { SEAL_VERIFY_COMMAND } from '../contract/pack-seal';
+import type { LedgerRow } from './ports';
 
 export interface UnlockBodyInput {
   entry: CatalogEntry;

@@ -4,7 +4,8 @@ import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import { fileURLToPath } from 'node:url';
-import type { Domain } from '#shared/routes';
+import { DATA_ENV, type DataDir } from '../../lambdas/contract/env';
+import type { Domain } from '../../lambdas/contract/routes';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 
@@ -18,11 +19,9 @@ export interface DomainFunctionProps {
   memorySize?: number;
   logRetention?: RetentionDays;
   /** Built data directories (under dist/) copied into the bundle; every domain reads the catalog. */
-  data?: readonly ('catalog' | 'sealed')[];
+  data?: readonly DataDir[];
 }
 
-/** Environment variable that tells the code where each copied data directory is (see lambdas/shared/data-dirs.ts). */
-const DATA_ENV = { catalog: 'CATALOG_DATA_DIR', sealed: 'SEALED_DATA_DIR' } as const;
 
 /**
  * One domain's Lambda with the project's defaults: Node.js 22 on ARM64, ESM bundle built

@@ -1,9 +1,9 @@
 import { App } from 'aws-cdk-lib';
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { ROUTES, routeKey } from '#shared/routes';
-import { TABLES } from '#shared/tables';
-import { CONFIRMATION_RETRY_DELAYS_SECONDS } from '#shared/confirmation-policy';
+import { ROUTES, routeKey } from '../../lambdas/contract/routes';
+import { TABLES } from '../../lambdas/contract/tables';
+import { CONFIRMATION_RETRY_DELAYS_SECONDS } from '../../lambdas/contract/confirmation-policy';
 import { DeployConfigError } from '../../lib/deploy-config';
 import { MarketplaceStack } from '../../lib/marketplace-stack';
 

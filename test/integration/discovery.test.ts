@@ -1,7 +1,7 @@
 import { Validator } from '@seriousme/openapi-schema-validator';
 import type { Address } from 'viem';
 import { afterAll, describe, expect, inject, it } from 'vitest';
-import { EspCycleSchema } from '../../lambdas/discovery/esp-cycle-schema';
+import { EspCycleSchema } from '../../lambdas/contract/esp-cycle-schema';
 import { chainTools } from '../support/chain';
 import { killStarted, runStart } from '../support/spawn-start';
 
@@ -110,7 +110,7 @@ describe('OpenAPI and x402 discovery', () => {
     expect(result.valid).toBe(true);
     expect(doc.openapi).toBe('3.1.0');
     expect(doc.info.version).toBe('1.6.0');
-    const { ROUTES } = await import('#shared/routes');
+    const { ROUTES } = await import('../../lambdas/contract/routes');
     for (const r of ROUTES) expect(doc.paths[r.path]?.[r.method.toLowerCase()]?.operationId, `${r.method} ${r.path}`).toBe(r.operationId);
   });
 

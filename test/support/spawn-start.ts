@@ -4,7 +4,7 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { SETTINGS } from '#shared/config';
+import { SETTINGS } from '../../lambdas/contract/settings';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 

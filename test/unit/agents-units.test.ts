@@ -1,6 +1,6 @@
 import { generateKeyPairSync, sign, verify } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { derToJose } from '../../lambdas/agents/card-signer';
+import { derToJose } from '../../lambdas/agents/adapters/kms-card-signer';
 import { slidingWindowLimiter } from '../../lambdas/agents/rate-limiter';
 
 describe('derToJose', () => {

@@ -1,11 +1,11 @@
 import { readFileSync } from 'node:fs';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { buildCatalog, priceLabel, type BuildResult } from '../../catalog/build';
-import { CATALOG_SIZE_EXPECTED } from '#shared/catalog-size';
+import { CATALOG_SIZE_EXPECTED } from '../../lambdas/contract/catalog-data';
 import { SAMPLE_END_MARKER } from '../../catalog/render';
 import { loadSkills } from '../../catalog/build';
 import type { SkillRecord } from '../../catalog/schema';
-import { packFiles, packSeal } from '#shared/pack-seal';
+import { packFiles, packSeal } from '../../lambdas/contract/pack-seal';
 
 let built: BuildResult;
 let skills: Map<string, SkillRecord>;

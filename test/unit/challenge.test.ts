@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { loadCatalogFiles } from '#shared/adapters/catalog-files';
-import { readMarketConfig } from '#shared/config';
-import { buildChallenge } from '../../lambdas/payments/challenge';
+import { loadCatalogFiles } from '../../lambdas/catalog/adapters/catalog-files';
+import { readMarketConfig } from '../../lambdas/platform/config';
+import { buildChallenge } from '../../lambdas/payments/core/challenge';
 
 describe('buildChallenge', () => {
   const catalog = loadCatalogFiles();

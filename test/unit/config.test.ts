@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { configToEnv, readConfigFromEnv, readMarketConfig } from '#shared/config';
-import { BASE_MAINNET_USDBC, BASE_MAINNET_USDC } from '#shared/chain';
+import { configToEnv } from '../../lambdas/contract/settings';
+import { readConfigFromEnv, readMarketConfig } from '../../lambdas/platform/config';
+import { BASE_MAINNET_USDBC, BASE_MAINNET_USDC } from '../../lambdas/contract/chain';
 
 const TREASURY = '0xa0Ee7A142d267C1f36714E4a8F75612F20a79720';
 const LEGACY = '0xBaD000000000000000000000000000000000DeAD';

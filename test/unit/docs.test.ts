@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { SETTINGS } from '#shared/config';
+import { SETTINGS } from '../../lambdas/contract/settings';
 
 describe('README', () => {
   const readme = readFileSync('README.md', 'utf8');

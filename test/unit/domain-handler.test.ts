@@ -1,8 +1,8 @@
 import type { APIGatewayProxyEventV2, Context } from 'aws-lambda';
 import { describe, expect, it } from 'vitest';
-import { createDomainHandler } from '#shared/domain-handler';
-import { AppError, skillRequired } from '#shared/errors';
-import { json } from '#shared/http';
+import { createDomainHandler } from '../../lambdas/platform/domain-handler';
+import { AppError, skillRequired } from '../../lambdas/platform/errors';
+import { json } from '../../lambdas/platform/http';
 
 const ev = (routeKey: string): APIGatewayProxyEventV2 =>
   ({

@@ -1,7 +1,7 @@
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import { describe, expect, it } from 'vitest';
-import { AppError } from '#shared/errors';
-import { MAX_BODY_BYTES, baseUrlOf, readJsonObject, toApiRequest } from '#shared/http';
+import { AppError } from '../../lambdas/platform/errors';
+import { MAX_BODY_BYTES, baseUrlOf, readJsonObject, toApiRequest } from '../../lambdas/platform/http';
 
 function event(over: Partial<APIGatewayProxyEventV2> = {}): APIGatewayProxyEventV2 {
   return {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { resolvePublicBaseUrl } from '#shared/public-base-url';
+import { resolvePublicBaseUrl } from '../../lambdas/platform/public-base-url';
 
 describe('resolvePublicBaseUrl', () => {
   const reader = (value: string | undefined) => async (name: string) => (name === '/p' ? value : undefined);

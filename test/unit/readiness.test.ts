@@ -1,9 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { loadCatalogFiles } from '#shared/adapters/catalog-files';
-import { readMarketConfig } from '#shared/config';
-import { filePackStore } from '../../lambdas/payments/pack-store';
-import { buildChallenge } from '../../lambdas/payments/challenge';
-import { checkReadiness, type ReadinessPorts } from '../../lambdas/payments/readiness';
+import { loadCatalogFiles } from '../../lambdas/catalog/adapters/catalog-files';
+import { readMarketConfig } from '../../lambdas/platform/config';
+import { filePackStore } from '../../lambdas/payments/adapters/file-pack-store';
+import { buildChallenge } from '../../lambdas/payments/core/challenge';
+import type { ReadinessPorts } from '../../lambdas/payments/ports';
+import { checkReadiness } from '../../lambdas/payments/readiness';
 
 const catalog = loadCatalogFiles();
 const sound = readMarketConfig(
@@ -14,7 +15,7 @@ const BASE = 'https://m.example';
 
 function ports(over: Partial<ReadinessPorts> = {}): ReadinessPorts {
   return {
-    config: sound,
+    configReading: sound,
     catalog,
     packs: filePackStore(),
     probeTables: async () => [{ logicalName: 'Ledger', name: 't', ok: true, detail: 'ACTIVE' }],
@@ -48,7 +49,7 @@ describe('checkReadiness', () => {
 
   it('fails money_safety, with a clear reason, when the treasury is the legacy address', async () => {
     const legacy = readMarketConfig({ treasury: '0xbad000000000000000000000000000000000dead', legacyTreasury: '0xBaD000000000000000000000000000000000DeAD' }, { requireTreasury: true });
-    const r = await checkReadiness(ports({ config: legacy }), BASE);
+    const r = await checkReadiness(ports({ configReading: legacy }), BASE);
     expect(r.ready).toBe(false);
     expect(find(r, 'money_safety')).toMatchObject({ ok: false, detail: expect.stringMatching(/banned legacy treasury/) });
     expect(find(r, 'challenge_shape').ok).toBe(false);

@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { ROUTES, activeDomains, matchRoute, routeKey } from '#shared/routes';
+import { ROUTES, activeDomains, matchRoute, routeKey } from '../../lambdas/contract/routes';
 
 describe('route table', () => {
   it('has unique route keys and operation ids', () => {

@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { loadCatalogFiles } from '#shared/adapters/catalog-files';
-import { readMarketConfig } from '#shared/config';
-import type { ChainRead, ChainReader } from '../../lambdas/payments/chain-reader';
-import type { ConfirmationJob } from '../../lambdas/payments/confirmations';
-import type { ClaimResult, Ledger, LedgerRow } from '../../lambdas/payments/ledger';
-import { settle, type SettlePorts } from '../../lambdas/payments/settle';
+import { loadCatalogFiles } from '../../lambdas/catalog/adapters/catalog-files';
+import { readMarketConfig } from '../../lambdas/platform/config';
+import type { ChainRead, ChainReader } from '../../lambdas/payments/ports';
+import type { ConfirmationJob } from '../../lambdas/payments/ports';
+import type { ClaimResult, Ledger, LedgerRow } from '../../lambdas/payments/ports';
+import { settle, type SettlePorts } from '../../lambdas/payments/core/settle';
 
 const TREASURY = '0xa0Ee7A142d267C1f36714E4a8F75612F20a79720';
 const TX = `0x${'ab'.repeat(32)}` as const;

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { loadCatalogFiles } from '#shared/adapters/catalog-files';
-import { processTerm, stem } from '#shared/skill-search';
+import { loadCatalogFiles } from '../../lambdas/catalog/adapters/catalog-files';
+import { processTerm, stem } from '../../lambdas/contract/search-index';
 
 const queries = (JSON.parse(readFileSync('test/fixtures/intent-queries.json', 'utf8')) as { queries: { q: string; expect: string }[] }).queries;
 

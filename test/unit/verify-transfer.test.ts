@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { formatAtomic, verifyTransfer, type TransferLog, type VerifyInput } from '../../lambdas/payments/verify-transfer';
+import { formatAtomic } from '../../lambdas/contract/chain';
+import { verifyTransfer, type TransferLog, type VerifyInput } from '../../lambdas/payments/core/verify-transfer';
 
 const USDC = '0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913';
 const USDBC = '0xd9aAEc86B65D86f6A7B5B1b0c42FFA531710b6CA';

@@ -1,0 +1,25 @@
+import { GetItemCommand, PutItemCommand, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { marshall, unmarshall } from '@aws-sdk/util-dynamodb';
+import type { Task } from '@a2a-js/sdk';
+import type { TaskStore } from '@a2a-js/sdk/server';
+import { A2A_TASKS_TABLE, tableName } from '../../contract/tables';
+
+/** Tasks are kept 30 days (TTL); a read also ignores an expired one, as dynalite has no TTL. */
+export const TASK_TTL_SECONDS = 30 * 24 * 3600;
+
+/** The A2A SDK's TaskStore on DynamoDB: one item per task, written whole each time it changes. */
+export function dynamoTaskStore(client: DynamoDBClient, now: () => Date, table = tableName(A2A_TASKS_TABLE)): TaskStore {
+  return {
+    async save(task: Task) {
+      const expiresAt = Math.floor(now().getTime() / 1000) + TASK_TTL_SECONDS;
+      await client.send(new PutItemCommand({ TableName: table, Item: marshall({ id: task.id, task: JSON.stringify(task), expiresAt }) }));
+    },
+    async load(taskId: string) {
+      const out = await client.send(new GetItemCommand({ TableName: table, Key: marshall({ id: taskId }), ConsistentRead: true }));
+      if (!out.Item) return undefined;
+      const item = unmarshall(out.Item) as { task: string; expiresAt: number };
+      if (item.expiresAt < now().getTime() / 1000) return undefined;
+      return JSON.parse(item.task) as Task;
+    },
+  };
+}

@@ -1,0 +1,36 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Catalog } from '../ports';
+import type { CatalogEntry, PackMeta } from '../../contract/catalog-data';
+import { CATALOG_DATA_DIR } from '../../contract/data-dirs';
+import { loadSearchIndex } from '../../contract/search-index';
+import { searchSkills } from '../skill-search';
+
+const cache = new Map<string, Catalog>();
+
+/** Loads the built catalog (entries, pack metadata, prebuilt search index) once per process. */
+export function loadCatalogFiles(dir: string = CATALOG_DATA_DIR): Catalog {
+  const hit = cache.get(dir);
+  if (hit) return hit;
+  const read = (name: string): string => readFileSync(join(dir, name), 'utf8');
+  const entries = JSON.parse(read('entries.json')) as CatalogEntry[];
+  const packs = JSON.parse(read('packs.json')) as Record<string, PackMeta>;
+  const pricing = JSON.parse(read('pricing.json')) as { canary: string; x402_resources: string[]; card_cents: Record<string, number> };
+  const index = loadSearchIndex(read('search-index.json'));
+  const byId = new Map(entries.map((e) => [e.id, e]));
+  let evaluation: Record<string, { outline: Record<string, unknown>; sample: string }> | undefined;
+  const catalog: Catalog = {
+    entries,
+    categories: [...new Set(entries.map((e) => e.category))].sort(),
+    get: (id) => byId.get(id),
+    packMeta: (id) => (Object.hasOwn(packs, id) ? packs[id] : undefined),
+    search: (q) => searchSkills(index, q),
+    evaluation: (id) => {
+      evaluation ??= JSON.parse(read('evaluation.json')) as Record<string, { outline: Record<string, unknown>; sample: string }>;
+      return Object.hasOwn(evaluation, id) ? evaluation[id] : undefined;
+    },
+    pricing: { canary: pricing.canary, x402Resources: pricing.x402_resources, cardCents: pricing.card_cents },
+  };
+  cache.set(dir, catalog);
+  return catalog;
+}

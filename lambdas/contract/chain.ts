@@ -1,0 +1,23 @@
+/** Facts about the settlement chain that never vary by deployment, and the formats of its values. */
+export const CHAIN_ID = 8453;
+export const NETWORK = 'base';
+export const CAIP2 = `eip155:${CHAIN_ID}`;
+/** Both accepted assets are 6-decimal USD stablecoins. */
+export const USD_DECIMALS = 6;
+/** Atomic units in one USD (10^USD_DECIMALS). */
+export const ATOMIC_PER_USD = 10n ** BigInt(USD_DECIMALS);
+/** Base mainnet contract addresses, the defaults for a cloud deployment. */
+export const BASE_MAINNET_USDC = '0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913';
+export const BASE_MAINNET_USDBC = '0xd9aAEc86B65D86f6A7B5B1b0c42FFA531710b6CA';
+
+/** A transaction hash: 0x and 64 hex digits, either case (stored lower-case). */
+export const TX_HASH = /^0x[0-9a-fA-F]{64}$/;
+/** An EVM address: 0x and 40 hex digits (checksum checked separately where it matters). */
+export const ADDRESS = /^0x[0-9a-fA-F]{40}$/;
+
+/** Formats atomic units of a 6-decimal stablecoin, e.g. 99000n → "0.099". */
+export function formatAtomic(value: bigint): string {
+  const whole = value / ATOMIC_PER_USD;
+  const frac = (value % ATOMIC_PER_USD).toString().padStart(USD_DECIMALS, '0').replace(/0+$/, '');
+  return frac ? `${whole}.${frac}` : `${whole}`;
+}

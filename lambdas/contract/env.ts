@@ -1,0 +1,25 @@
+/**
+ * The environment variables that join the stack (lib/) and the local runtime (local/) to the
+ * Lambdas, beyond the settings (settings.ts) and table names (tables.ts). Both sides read the
+ * names from here, so a rename cannot leave one side behind.
+ */
+export const INFRA_ENV = {
+  /** Secrets Manager ARN of the license signing key (AWS). */
+  licenseSecretArn: 'LICENSE_SECRET_ARN',
+  /** File holding the license signing key (local run). */
+  licenseSecretFile: 'LICENSE_SECRET_FILE',
+  /** ARN of the confirmation state machine; without it the local in-process loop runs. */
+  confirmationStateMachineArn: 'CONFIRMATION_STATE_MACHINE_ARN',
+  /** KMS key that signs the agent card (AWS). */
+  agentCardKmsKeyId: 'AGENT_CARD_KMS_KEY_ID',
+  /** File holding the agent card's P-256 key (local run). */
+  agentCardKeyFile: 'AGENT_CARD_KEY_FILE',
+  /** SSM parameter holding the advertised base URL (the CloudFront domain), when no custom domain is set. */
+  publicBaseUrlParameter: 'PUBLIC_BASE_URL_PARAMETER',
+  /** DynamoDB endpoint override: dynalite locally; unset in AWS. */
+  dynamodbEndpoint: 'DYNAMODB_ENDPOINT',
+} as const;
+
+/** Built data directories a bundle may carry, and the variable that says where each is. */
+export const DATA_ENV = { catalog: 'CATALOG_DATA_DIR', sealed: 'SEALED_DATA_DIR' } as const;
+export type DataDir = keyof typeof DATA_ENV;

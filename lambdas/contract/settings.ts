@@ -1,0 +1,199 @@
+/**
+ * Deployment configuration: one list of settings shared by the CDK app (from context,
+ * validated strictly at synth) and the Lambdas and local runtime (from environment
+ * variables, validated leniently so that /api/ready can report what is wrong).
+ */
+import { BASE_MAINNET_USDBC, BASE_MAINNET_USDC } from './chain';
+
+export type Address = `0x${string}`;
+
+/**
+ * EIP-55 address handling, which needs keccak-256: the caller supplies it (viem in the
+ * Lambdas' platform adapter and in the CDK app), so this module stays free of libraries.
+ */
+export interface AddressCodec {
+  /** 0x + 40 hex digits and, if mixed-case, a correct EIP-55 checksum. */
+  isValid(value: string): boolean;
+  /** The EIP-55 checksummed form of a valid address. */
+  checksum(value: string): Address;
+}
+
+/** One configurable setting: its CDK context key, its environment variable and what it means. */
+export interface SettingSpec {
+  context: string;
+  env: string;
+  description: string;
+  cloudDefault?: string;
+}
+
+/** Every setting, in the order the README's configuration table shows them. */
+export const SETTINGS = {
+  treasury: {
+    context: 'treasury',
+    env: 'TREASURY_ADDRESS',
+    description: 'Receiver of every payment (`payTo` in the 402 challenge). Required for `cdk deploy`.',
+  },
+  legacyTreasury: {
+    context: 'legacyTreasury',
+    env: 'LEGACY_TREASURY_ADDRESS',
+    description: 'Banned former treasury: a transfer to it never unlocks, and it may never be the treasury.',
+  },
+  rpcUrls: {
+    context: 'rpcUrls',
+    env: 'RPC_URLS',
+    description: 'Comma-separated JSON-RPC URLs for chain 8453, tried in order during verification.',
+    cloudDefault: 'https://mainnet.base.org',
+  },
+  minConfirmations: {
+    context: 'minConfirmations',
+    env: 'MIN_CONFIRMATIONS',
+    description: 'Blocks a transfer must have (its own block counts as 1) before it unlocks.',
+    cloudDefault: '1',
+  },
+  usdc: {
+    context: 'usdcAddress',
+    env: 'USDC_ADDRESS',
+    description: 'USDC contract on chain 8453.',
+    cloudDefault: BASE_MAINNET_USDC,
+  },
+  usdbc: {
+    context: 'usdbcAddress',
+    env: 'USDBC_ADDRESS',
+    description: 'USDbC (bridged USDC) contract on chain 8453, also accepted.',
+    cloudDefault: BASE_MAINNET_USDBC,
+  },
+  paymentsEnabled: {
+    context: 'paymentsEnabled',
+    env: 'PAYMENTS_ENABLED',
+    description: 'Set to `false` to switch payments off (503 `PAYMENTS_DISABLED`).',
+    cloudDefault: 'true',
+  },
+  publicBaseUrl: {
+    context: 'publicBaseUrl',
+    env: 'PUBLIC_BASE_URL',
+    description: 'Base URL to advertise (a custom domain). Default: the CloudFront domain, which the stack writes to SSM at deploy.',
+  },
+} as const satisfies Record<string, SettingSpec>;
+
+export type SettingName = keyof typeof SETTINGS;
+
+export interface MarketConfig {
+  treasury: Address | undefined;
+  legacyTreasury: Address | undefined;
+  rpcUrls: string[];
+  minConfirmations: number;
+  assets: { USDC: Address | undefined; USDbC: Address | undefined };
+  paymentsEnabled: boolean;
+  publicBaseUrl: string | undefined;
+}
+
+export interface ConfigReading {
+  config: MarketConfig;
+  /** Human-readable problems, each naming the setting; empty when the configuration is sound. */
+  problems: string[];
+}
+
+/** An http(s) base URL: scheme, host, optional path; no spaces. */
+export const BASE_URL = /^https?:\/\/[^\s/]+(\/[^\s]*)?$/;
+
+const blank = (v: string | undefined): v is undefined => v === undefined || v.trim() === '';
+
+function readAddress(codec: AddressCodec, name: SettingName, raw: string | undefined, problems: string[], required: boolean): Address | undefined {
+  const spec = SETTINGS[name];
+  if (blank(raw)) {
+    if (required) problems.push(`${spec.context} (${spec.env}) is required: ${spec.description}`);
+    return undefined;
+  }
+  const value = raw.trim();
+  // isAddress with strict checksum rejects a mixed-case address whose EIP-55 checksum is wrong (a likely typo).
+  if (!codec.isValid(value)) {
+    problems.push(`${spec.context} (${spec.env}) is not a valid address: "${value}" (expected 0x followed by 40 hex digits, correct EIP-55 checksum if mixed case)`);
+    return undefined;
+  }
+  return codec.checksum(value);
+}
+
+/**
+ * Reads the configuration from a map of setting name to raw string (from env or CDK context).
+ * Never throws: problems are collected so callers can decide (synth fails, runtime reports).
+ */
+export function readMarketConfig(raw: Partial<Record<SettingName, string>>, opts: { requireTreasury: boolean }, codec: AddressCodec): ConfigReading {
+  const problems: string[] = [];
+  const treasury = readAddress(codec, 'treasury', raw.treasury, problems, opts.requireTreasury);
+  const legacyTreasury = readAddress(codec, 'legacyTreasury', raw.legacyTreasury, problems, false);
+  if (treasury !== undefined && legacyTreasury !== undefined && treasury === legacyTreasury) {
+    problems.push(`treasury (TREASURY_ADDRESS) equals the banned legacy treasury ${legacyTreasury}: payments to it never unlock. Set a different treasury.`);
+  }
+
+  const rpcUrls = (raw.rpcUrls ?? SETTINGS.rpcUrls.cloudDefault)
+    .split(',')
+    .map((u) => u.trim())
+    .filter((u) => u !== '');
+  if (rpcUrls.length === 0) problems.push('rpcUrls (RPC_URLS) is empty: give at least one JSON-RPC URL for chain 8453.');
+  for (const url of rpcUrls) {
+    if (!/^https?:\/\/[^\s]+$/.test(url)) problems.push(`rpcUrls (RPC_URLS) has an invalid URL: "${url}"`);
+  }
+
+  const confRaw = blank(raw.minConfirmations) ? SETTINGS.minConfirmations.cloudDefault : raw.minConfirmations.trim();
+  const minConfirmations = Number(confRaw);
+  if (!Number.isInteger(minConfirmations) || minConfirmations < 1 || minConfirmations > 64) {
+    problems.push(`minConfirmations (MIN_CONFIRMATIONS) must be an integer from 1 to 64, got "${confRaw}"`);
+  }
+
+  const usdc = readAddress(codec, 'usdc', blank(raw.usdc) ? SETTINGS.usdc.cloudDefault : raw.usdc, problems, true);
+  const usdbc = readAddress(codec, 'usdbc', blank(raw.usdbc) ? SETTINGS.usdbc.cloudDefault : raw.usdbc, problems, true);
+  if (usdc !== undefined && usdc === usdbc) problems.push('usdcAddress and usdbcAddress must differ.');
+  for (const [label, asset] of [['usdcAddress', usdc], ['usdbcAddress', usdbc]] as const) {
+    if (asset !== undefined && (asset === treasury || asset === legacyTreasury)) {
+      problems.push(`${label} ${asset} is also configured as a treasury address.`);
+    }
+  }
+
+  const enabledRaw = (raw.paymentsEnabled ?? 'true').trim().toLowerCase();
+  if (!['true', 'false'].includes(enabledRaw)) problems.push(`paymentsEnabled (PAYMENTS_ENABLED) must be true or false, got "${enabledRaw}"`);
+
+  let publicBaseUrl: string | undefined;
+  if (!blank(raw.publicBaseUrl)) {
+    const v = raw.publicBaseUrl.trim().replace(/\/+$/, '');
+    if (BASE_URL.test(v)) publicBaseUrl = v;
+    else problems.push(`publicBaseUrl (PUBLIC_BASE_URL) is not an http(s) URL: "${raw.publicBaseUrl}"`);
+  }
+
+  return {
+    config: {
+      treasury,
+      legacyTreasury,
+      rpcUrls,
+      minConfirmations: Number.isInteger(minConfirmations) && minConfirmations >= 1 ? minConfirmations : 1,
+      assets: { USDC: usdc, USDbC: usdbc },
+      paymentsEnabled: enabledRaw !== 'false',
+      publicBaseUrl,
+    },
+    problems,
+  };
+}
+
+/** The raw settings found in environment variables (Lambda and local runtime). */
+export function settingsFromEnv(env: NodeJS.ProcessEnv): Partial<Record<SettingName, string>> {
+  const raw: Partial<Record<SettingName, string>> = {};
+  for (const [name, spec] of Object.entries(SETTINGS) as [SettingName, SettingSpec][]) {
+    const v = env[spec.env];
+    if (v !== undefined) raw[name] = v;
+  }
+  return raw;
+}
+
+/** The environment variables that carry a validated configuration to a Lambda. */
+export function configToEnv(config: MarketConfig): Record<string, string> {
+  const env: Record<string, string> = {
+    [SETTINGS.rpcUrls.env]: config.rpcUrls.join(','),
+    [SETTINGS.minConfirmations.env]: String(config.minConfirmations),
+    [SETTINGS.paymentsEnabled.env]: String(config.paymentsEnabled),
+  };
+  if (config.treasury) env[SETTINGS.treasury.env] = config.treasury;
+  if (config.legacyTreasury) env[SETTINGS.legacyTreasury.env] = config.legacyTreasury;
+  if (config.assets.USDC) env[SETTINGS.usdc.env] = config.assets.USDC;
+  if (config.assets.USDbC) env[SETTINGS.usdbc.env] = config.assets.USDbC;
+  if (config.publicBaseUrl) env[SETTINGS.publicBaseUrl.env] = config.publicBaseUrl;
+  return env;
+}

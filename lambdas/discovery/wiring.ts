@@ -1,0 +1,9 @@
+/** Builds the discovery ports from the environment, through the catalog's and payments' public faces. */
+import { catalogFromEnv } from '../catalog';
+import { ledgerFromEnv } from '../payments';
+import { readConfigFromEnv } from '../platform/config';
+import type { DiscoveryPorts } from './ports';
+
+export function discoveryPortsFromEnv(): DiscoveryPorts {
+  return { config: readConfigFromEnv().config, catalog: catalogFromEnv(), ledger: ledgerFromEnv(), now: () => new Date() };
+}

@@ -1,0 +1,107 @@
+import { ConditionalCheckFailedException, GetItemCommand, PutItemCommand, QueryCommand, UpdateItemCommand, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { marshall, unmarshall } from '@aws-sdk/util-dynamodb';
+import { LEDGER_TABLE, tableName } from '../../contract/tables';
+import type { ClaimResult, Ledger, LedgerRow, LedgerSummary } from '../ports';
+
+const LIST_PARTITION = 'UNLOCK';
+const pk = (network: string, txHash: string): string => `${network}#${txHash.toLowerCase()}`;
+
+function toRow(item: Record<string, unknown>): LedgerRow {
+  const { pk: _pk, gsi1pk: _a, gsi1sk: _b, gsi2pk: _c, gsi2sk: _d, ...row } = item;
+  return row as unknown as LedgerRow;
+}
+
+/** The ledger table: one item per claimed transfer; the GSIs list confirmed unlocks only. */
+export function dynamoLedger(client: DynamoDBClient, table = tableName(LEDGER_TABLE)): Ledger {
+  const get = async (network: string, txHash: string): Promise<LedgerRow | undefined> => {
+    const out = await client.send(new GetItemCommand({ TableName: table, Key: marshall({ pk: pk(network, txHash) }), ConsistentRead: true }));
+    return out.Item ? toRow(unmarshall(out.Item)) : undefined;
+  };
+
+  /** Newest first on one GSI partition: one page of rows, a count over every page, or every row projected. */
+  type Mode = { kind: 'page'; limit: number } | { kind: 'count' } | { kind: 'all'; projection: string };
+  const query = async (index: 'gsi1' | 'gsi2', partition: string, mode: Mode) => {
+    let startKey: Record<string, unknown> | undefined;
+    const rows: LedgerRow[] = [];
+    let count = 0;
+    do {
+      const out = await client.send(
+        new QueryCommand({
+          TableName: table,
+          IndexName: index,
+          KeyConditionExpression: `${index}pk = :p`,
+          ExpressionAttributeValues: marshall({ ':p': partition }),
+          ScanIndexForward: false,
+          ...(mode.kind === 'count' ? { Select: 'COUNT' as const } : mode.kind === 'page' ? { Limit: mode.limit } : { ProjectionExpression: mode.projection }),
+          ...(startKey ? { ExclusiveStartKey: startKey as never } : {}),
+        }),
+      );
+      count += out.Count ?? 0;
+      rows.push(...(out.Items ?? []).map((i) => toRow(unmarshall(i))));
+      startKey = mode.kind === 'page' ? undefined : out.LastEvaluatedKey;
+    } while (startKey);
+    return { rows, count };
+  };
+
+  return {
+    async claim(row): Promise<ClaimResult> {
+      try {
+        await client.send(
+          new PutItemCommand({
+            TableName: table,
+            Item: marshall({
+              ...row,
+              pk: pk(row.network, row.txHash),
+              gsi1pk: LIST_PARTITION,
+              gsi1sk: `${row.recordedAt}#${row.txHash}`,
+              gsi2pk: row.skill,
+              gsi2sk: `${row.recordedAt}#${row.txHash}`,
+            }),
+            // The whole idempotency story is this one condition.
+            ConditionExpression: 'attribute_not_exists(pk) OR (#status = :reorged AND skill = :skill)',
+            ExpressionAttributeNames: { '#status': 'status' },
+            ExpressionAttributeValues: marshall({ ':reorged': 'reorged', ':skill': row.skill }),
+          }),
+        );
+        return { claimed: true };
+      } catch (e) {
+        if (!(e instanceof ConditionalCheckFailedException) && (e as Error).name !== 'ConditionalCheckFailedException') throw e;
+        const existing = await get(row.network, row.txHash);
+        if (!existing) throw e;
+        return { claimed: false, existing };
+      }
+    },
+    get,
+    async markReorged(network, txHash) {
+      await client.send(
+        new UpdateItemCommand({
+          TableName: table,
+          Key: marshall({ pk: pk(network, txHash) }),
+          UpdateExpression: 'SET #status = :reorged REMOVE gsi1pk, gsi1sk, gsi2pk, gsi2sk',
+          ConditionExpression: 'attribute_exists(pk)',
+          ExpressionAttributeNames: { '#status': 'status' },
+          ExpressionAttributeValues: marshall({ ':reorged': 'reorged' }),
+        }),
+      );
+    },
+    async recent(limit, skill) {
+      return (await query(skill ? 'gsi2' : 'gsi1', skill ?? LIST_PARTITION, { kind: 'page', limit })).rows;
+    },
+    async count(skill) {
+      return (await query(skill ? 'gsi2' : 'gsi1', skill ?? LIST_PARTITION, { kind: 'count' })).count;
+    },
+    async summary(): Promise<LedgerSummary> {
+      // Every confirmed row, projected to what the figures need; at this service's volume a
+      // full read per request is cheap, and it cannot drift from the rows as a counter could.
+      const out: LedgerSummary = { confirmed: 0, volumeAtomic: 0n, perSkill: {}, newest: undefined };
+      const { rows } = await query('gsi1', LIST_PARTITION, { kind: 'all', projection: 'txHash, skill, amount, recordedAt' });
+      for (const r of rows) {
+        out.confirmed++;
+        out.volumeAtomic += BigInt(r.amount);
+        out.perSkill[r.skill] = (out.perSkill[r.skill] ?? 0) + 1;
+        out.newest ??= { txHash: r.txHash, recordedAt: r.recordedAt };
+      }
+      return out;
+    },
+  };
+}

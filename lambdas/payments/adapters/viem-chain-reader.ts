@@ -1,0 +1,97 @@
+/**
+ * The chain reader on viem. For each provider in order: its chain id is checked once per
+ * process (it must be 8453); then the receipt and the current head are fetched in one
+ * batched JSON-RPC request. A provider error, a wrong chain, or a `null` receipt moves on
+ * to the next provider; the whole look-up is bounded in time.
+ */
+import { createPublicClient, decodeEventLog, http, parseAbiItem, TransactionReceiptNotFoundError, type PublicClient } from 'viem';
+import { CHAIN_ID } from '../../contract/chain';
+import { cacheUntilFailure } from '../../platform/memo';
+import { PROVIDER_TIMEOUT_MS, VERIFICATION_BUDGET_MS } from '../../contract/confirmation-policy';
+import { redactUrl } from '../../platform/redact';
+import type { ChainRead, ChainReader } from '../ports';
+import type { TransferLog } from '../core/verify-transfer';
+
+const TRANSFER = parseAbiItem('event Transfer(address indexed from, address indexed to, uint256 value)');
+
+interface Provider {
+  url: string;
+  client: PublicClient;
+  /** Resolves to an error message if the provider is on the wrong chain; cached once it answered, asked again if unreachable. */
+  checkChain: () => Promise<string | undefined>;
+}
+
+function withTimeout<T>(p: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  return Promise.race([p, new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`timed out after ${ms} ms`)), ms)))]).finally(() =>
+    clearTimeout(timer),
+  );
+}
+
+export function viemChainReader(urls: readonly string[], opts: { budgetMs?: number; providerTimeoutMs?: number } = {}): ChainReader {
+  const budget = opts.budgetMs ?? VERIFICATION_BUDGET_MS;
+  const perProvider = opts.providerTimeoutMs ?? PROVIDER_TIMEOUT_MS;
+  const providers: Provider[] = urls.map((url) => {
+    // batch: requests made in the same tick (receipt + head) travel as one JSON-RPC batch.
+    const client = createPublicClient({ transport: http(url, { batch: { wait: 0 }, timeout: perProvider, retryCount: 0 }) });
+    const checkChain = cacheUntilFailure(async () => {
+      const id = await client.getChainId();
+      return id === CHAIN_ID ? undefined : `chain id ${id}, not ${CHAIN_ID}`;
+    });
+    return { url, client, checkChain };
+  });
+
+  return {
+    async readTransfer(hash) {
+      const deadline = Date.now() + budget;
+      const errors: string[] = [];
+      let answered = 0;
+      for (const p of providers) {
+        const left = deadline - Date.now();
+        if (left <= 0) {
+          errors.push(`${redactUrl(p.url)}: verification budget spent`);
+          break;
+        }
+        try {
+          const wrongChain = await withTimeout(p.checkChain(), Math.min(left, perProvider));
+          if (wrongChain) {
+            errors.push(`${redactUrl(p.url)}: ${wrongChain}`);
+            continue;
+          }
+          const [receipt, head] = await withTimeout(
+            Promise.all([
+              p.client.getTransactionReceipt({ hash }).catch((e: unknown) => {
+                if (e instanceof TransactionReceiptNotFoundError) return null;
+                throw e;
+              }),
+              p.client.getBlockNumber({ cacheTime: 0 }),
+            ]),
+            Math.min(deadline - Date.now(), perProvider),
+          );
+          answered++;
+          if (!receipt) continue;
+          const transferLogs: TransferLog[] = [];
+          for (const log of receipt.logs) {
+            // ERC-20 Transfer has exactly three topics (ERC-721's has four); decode and keep the emitter.
+            if (log.topics.length !== 3) continue;
+            try {
+              const ev = decodeEventLog({ abi: [TRANSFER], data: log.data, topics: log.topics });
+              transferLogs.push({ address: log.address, from: ev.args.from, to: ev.args.to, value: ev.args.value, logIndex: log.logIndex });
+            } catch {
+              /* another event */
+            }
+          }
+          return {
+            kind: 'found',
+            receipt: { status: receipt.status, blockNumber: receipt.blockNumber, blockHash: receipt.blockHash, transferLogs },
+            head,
+            provider: redactUrl(p.url),
+          };
+        } catch (e) {
+          errors.push(`${redactUrl(p.url)}: ${(e as Error).name || 'error'}`);
+        }
+      }
+      return answered > 0 ? { kind: 'not_found', answered } : { kind: 'unavailable', errors };
+    },
+  };
+}

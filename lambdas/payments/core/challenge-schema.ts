@@ -1,0 +1,42 @@
+/** The 402 challenge's schema: readiness validates the live challenge with it; OpenAPI documents it. */
+import { z } from 'zod';
+import { ADDRESS } from '../../contract/chain';
+
+const address = z.string().regex(ADDRESS);
+const atomic = z.string().regex(/^[1-9][0-9]*$/);
+
+export const PaymentOptionSchema = z.object({
+  scheme: z.literal('exact'),
+  network: z.literal('base'),
+  network_caip2: z.literal('eip155:8453'),
+  chainId: z.literal(8453),
+  maxAmountRequired: atomic,
+  amount: atomic,
+  payTo: address,
+  asset: z.enum(['USDC', 'USDbC']),
+  assetContract: address,
+  decimals: z.literal(6),
+  resource: z.string().url(),
+  description: z.string(),
+  mimeType: z.literal('application/json'),
+  maxTimeoutSeconds: z.number().int().positive(),
+  skill: z.string(),
+  skill_id: z.string(),
+  outline: z.string().url(),
+  sample: z.string().url(),
+  extra: z.object({ minConfirmations: z.number().int().min(1), legacyTreasuryBanned: address.nullable(), gas: z.string() }),
+});
+
+export const ChallengeSchema = PaymentOptionSchema.extend({
+  ok: z.literal(false),
+  error: z.literal('payment_required'),
+  error_code: z.literal('PAYMENT_REQUIRED'),
+  message: z.string(),
+  retry: z.literal(false),
+  tip: z.string(),
+  x402Version: z.literal(1),
+  asset: z.literal('USDC'),
+  accepts: z.array(PaymentOptionSchema).min(1),
+}).refine((c) => c.accepts[0]!.asset === 'USDC' && c.accepts[0]!.maxAmountRequired === c.maxAmountRequired && c.accepts[0]!.payTo === c.payTo, {
+  message: 'accepts[0] must repeat the top-level USDC option',
+});

@@ -1,0 +1,81 @@
+/**
+ * Builds the payments ports from the environment: the only file of the domain that names
+ * adapters. Other domains that settle (agents) or read the ledger (discovery) build theirs
+ * through the functions exported here, by way of the domain's index.ts.
+ */
+import { catalogFromEnv } from '../catalog';
+import { INFRA_ENV } from '../contract/env';
+import { TABLES } from '../contract/tables';
+import { dynamoClient } from '../platform/adapters/dynamo-client';
+import { readConfigFromEnv } from '../platform/config';
+import { AppError } from '../platform/errors';
+import { errorResponse, type ApiRequest } from '../platform/http';
+import { logger } from '../platform/logger';
+import { dynamoLedger } from './adapters/dynamo-ledger';
+import { dynamoTableProbe } from './adapters/dynamo-table-probe';
+import { filePackStore } from './adapters/file-pack-store';
+import { joseLicenses } from './adapters/jose-licenses';
+import { fileLicenseSecret, secretsManagerLicenseSecret } from './adapters/license-secret';
+import { localConfirmations } from './adapters/local-confirmations';
+import { sfnConfirmations } from './adapters/sfn-confirmations';
+import { viemChainIdProbe } from './adapters/viem-chain-id-probe';
+import { viemChainReader } from './adapters/viem-chain-reader';
+import { getPay } from './pay';
+import type { Ledger, PaymentsPorts } from './ports';
+
+/** The proof ledger in DynamoDB, for the domains that read it. */
+export function ledgerFromEnv(): Ledger {
+  return dynamoLedger(dynamoClient());
+}
+
+/** The canary's challenge exactly as the GET /api/pay route answers it, called in-process (no HTTP, no fabricated event). */
+function liveChallenge(ports: PaymentsPorts) {
+  return async (baseUrl: string): Promise<{ status: number; body: string }> => {
+    const canary = ports.catalog.pricing.canary;
+    const request: ApiRequest = {
+      method: 'GET',
+      path: '/api/pay',
+      routeKey: 'GET /api/pay',
+      query: { skill: canary },
+      headers: {},
+      pathParameters: {},
+      body: undefined,
+      requestId: 'readiness',
+      baseUrl,
+      sourceIp: '127.0.0.1',
+    };
+    try {
+      const res = getPay(request, ports);
+      return { status: res.statusCode, body: String(res.body ?? '') };
+    } catch (e) {
+      if (!(e instanceof AppError)) throw e;
+      const res = errorResponse(e);
+      return { status: res.statusCode, body: String(res.body ?? '') };
+    }
+  };
+}
+
+export function paymentsPortsFromEnv(env: NodeJS.ProcessEnv = process.env): PaymentsPorts {
+  const reading = readConfigFromEnv(env);
+  const { config } = reading;
+  const secretArn = env[INFRA_ENV.licenseSecretArn];
+  const stateMachine = env[INFRA_ENV.confirmationStateMachineArn];
+  const ports: PaymentsPorts = {
+    config,
+    configReading: reading,
+    probeTables: dynamoTableProbe(dynamoClient(), TABLES),
+    probeChainIds: viemChainIdProbe(),
+    liveChallenge: (baseUrl) => liveChallenge(ports)(baseUrl),
+    catalog: catalogFromEnv(),
+    chain: viemChainReader(config.rpcUrls),
+    ledger: ledgerFromEnv(),
+    packs: filePackStore(),
+    licenses: joseLicenses(
+      secretArn ? secretsManagerLicenseSecret(secretArn) : fileLicenseSecret(env[INFRA_ENV.licenseSecretFile], (m) => logger.warn(m)),
+    ),
+    // In AWS a Step Functions execution re-verifies; locally the same task runs in-process.
+    confirmations: stateMachine ? sfnConfirmations(stateMachine) : localConfirmations(() => ports),
+    now: () => new Date(),
+  };
+  return ports;
+}

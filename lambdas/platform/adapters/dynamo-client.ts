@@ -1,0 +1,21 @@
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { INFRA_ENV } from '../../contract/env';
+
+let client: DynamoDBClient | undefined;
+
+/**
+ * The process-wide DynamoDB client. DYNAMODB_ENDPOINT points it at dynalite locally
+ * (with throw-away credentials, which dynalite ignores). Timeouts are short so that a
+ * throttled or unreachable table turns into a 503 well inside API Gateway's 30 s.
+ */
+export function dynamoClient(env: NodeJS.ProcessEnv = process.env): DynamoDBClient {
+  if (client) return client;
+  const endpoint = env[INFRA_ENV.dynamodbEndpoint];
+  client = new DynamoDBClient({
+    region: env['AWS_REGION'] ?? 'us-east-1',
+    maxAttempts: 3,
+    requestHandler: { connectionTimeout: 1_000, requestTimeout: 3_000 },
+    ...(endpoint ? { endpoint, credentials: { accessKeyId: 'local', secretAccessKey: 'local' } } : {}),
+  });
+  return client;
+}

@@ -1,0 +1,58 @@
+/**
+ * Builds a domain's Lambda handler: middy wiring and routing by API Gateway route key.
+ * Route implementations are plain functions of (request, ports); they never see the raw event.
+ */
+import middy from '@middy/core';
+import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
+import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
+import { internalError } from './errors';
+import { toApiRequest, type ApiRequest, type ApiResponse } from './http';
+import { logger } from './logger';
+import { cacheUntilFailure } from './memo';
+import { resolvePublicBaseUrl } from './public-base-url';
+import { errorHandler } from './middleware/error-handler';
+import { responseHeaders } from './middleware/response-headers';
+import { ROUTES, routeKey, type Domain, type DomainOperationId } from '../contract/routes';
+
+export type RouteHandler<Ports> = (req: ApiRequest, ports: Ports) => Promise<ApiResponse> | ApiResponse;
+
+export interface DomainHandlerOptions<D extends Domain, Ports> {
+  /** One implementation per route of the domain in the route table; the compiler checks none is missing. */
+  routes: { [K in DomainOperationId<D>]: RouteHandler<Ports> };
+  /** Builds the ports once per cold start (clients, config); called lazily on the first request. */
+  ports: () => Ports | Promise<Ports>;
+  /** Answers route keys no route claims (`$default`): only the fallback domain has one. */
+  fallback?: RouteHandler<Ports>;
+}
+
+export type LambdaHandler = (event: APIGatewayProxyEventV2, context: Context) => Promise<APIGatewayProxyStructuredResultV2>;
+
+/** Creates the Lambda handler of one domain. */
+export function createDomainHandler<D extends Domain, Ports>(domain: D, options: DomainHandlerOptions<D, Ports>): LambdaHandler {
+  const byRouteKey = new Map<string, RouteHandler<Ports>>();
+  for (const route of ROUTES) {
+    const impl = (options.routes as Record<string, RouteHandler<Ports> | undefined>)[route.operationId];
+    if (route.domain === domain && impl) byRouteKey.set(routeKey(route), impl);
+  }
+
+  // Ports and the advertised base URL are built once per cold start; a failed build is retried on the next request.
+  const getPorts = cacheUntilFailure(async () => options.ports());
+  // The advertised base URL is resolved once per cold start, never from request headers in AWS.
+  const getBase = cacheUntilFailure(() => resolvePublicBaseUrl());
+
+  const route = async (event: APIGatewayProxyEventV2): Promise<ApiResponse> => {
+    logger.setCorrelationId(event.requestContext.requestId);
+    const [ports, base] = await Promise.all([getPorts(), getBase()]);
+    const req = toApiRequest(event, base);
+    const impl = byRouteKey.get(event.routeKey) ?? options.fallback;
+    if (!impl) throw internalError(`No handler for route ${event.routeKey} in the ${domain} function.`);
+    return impl(req, ports);
+  };
+
+  // Middlewares' onError and after hooks run in reverse order: errors are mapped first, then headers added.
+  return middy<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2>()
+    .use(injectLambdaContext(logger, { resetKeys: true }))
+    .use(responseHeaders())
+    .use(errorHandler())
+    .handler(route) as unknown as LambdaHandler;
+}
