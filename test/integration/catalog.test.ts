@@ -112,7 +112,37 @@ describe('GET /api/packs', () => {
   });
 });
 
+describe('queries made only of stop words', () => {
+  // "agent", "skill" and "skills" carry no intent next to other words, but alone they are the query.
+  it.each(['agent', 'skills', 'agent skill', 'the'])('"%s" still finds skills on /api/catalog and /api/intent', async (q) => {
+    const catalog = await get(`/api/catalog?q=${encodeURIComponent(q)}`);
+    expect(catalog.res.status).toBe(200);
+    expect(catalog.body.total).toBeGreaterThan(0);
+    const intent = await get(`/api/intent?q=${encodeURIComponent(q)}`);
+    expect(intent.res.status).toBe(200);
+    expect(intent.body.results.length).toBeGreaterThan(0);
+  });
+
+  it('still drops stop words when the query has other words', async () => {
+    const plain = await get('/api/intent?q=csv%20cleaner');
+    const padded = await get('/api/intent?q=an%20agent%20skill%20for%20csv%20cleaner');
+    expect(padded.body.results.map((r: any) => r.skill_id)).toEqual(plain.body.results.map((r: any) => r.skill_id));
+  });
+});
+
 describe('GET /api/intent?q=', () => {
+  it('with an empty q (the URL the ESP root advertises) lists the featured skills, canary first, and says how to search', async () => {
+    const { res, body } = await get('/api/intent?q=');
+    expect(res.status).toBe(200);
+    expect(body.query).toBe('');
+    expect(body.order).toBe('featured');
+    expect(body.results[0].skill_id).toBe('agent-x402-first-buy');
+    expect(body.results).toHaveLength(body.count);
+    expect(body.count).toBeGreaterThanOrEqual(10);
+    expect(body.results[0].pay).toBe(`${base}/api/pay?skill=agent-x402-first-buy`);
+    expect(body.tip).toMatch(/q=/);
+  });
+
   it('ranks skills for a plain description, with score and matched fields', async () => {
     const { res, body } = await get(`/api/intent?q=${encodeURIComponent('find which commit broke the build by bisecting git history')}`);
     expect(res.status).toBe(200);
@@ -122,7 +152,7 @@ describe('GET /api/intent?q=', () => {
     expect(body.results[0].pay).toBe(`${base}/api/pay?skill=git-bisect-regression-hunt`);
   });
 
-  it.each([['q=', 'q'], [`q=${'y'.repeat(201)}`, 'q'], ['', 'q'], ['q=a&list=1', 'q']])('answers "%s" with a JSON 400', async (qs, param) => {
+  it.each([[`q=${'y'.repeat(201)}`, 'q'], ['', 'q'], ['q=a&list=1', 'q']])('answers "%s" with a JSON 400', async (qs, param) => {
     const { res, body } = await get(`/api/intent?${qs}`);
     expect(res.status).toBe(400);
     expect(body.details.parameter).toBe(param);

@@ -62,6 +62,22 @@ describe('GET /api/esp (root)', () => {
   });
 });
 
+describe('advertised URLs', () => {
+  it('every GET URL the ESP root advertises answers its normal status: 200, or 402 for a challenge', async () => {
+    const { body } = await get('/api/esp');
+    const posted = await fetch(`${base}/api/intent`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ title: 'Walk the ESP links', success_criteria: ['every link answers'] }) });
+    const intentId = ((await posted.json()) as any).intent.id as string;
+    // POST-only entries are marked: discovery.intent_post, p1.intent_bounty.post, and "(POST …)" in the phases.
+    const { intent_post: _post, ...gets } = body.discovery;
+    const urls = [...Object.values(gets), ...Object.values(body.phases).flatMap((p: any) => p.endpoints), body.canary.cycle, body.p1.recursive_evaluators, body.p1.intent_bounty.list, body.p1.intent_bounty.get] as string[];
+    for (const raw of urls.filter((u) => !/\(POST/.test(u))) {
+      const url = fill(raw, intentId);
+      const { res } = await get(url);
+      expect(res.status, url).toBe(/\/api\/pay\?skill=/.test(url) ? 402 : 200);
+    }
+  });
+});
+
 describe('GET /api/esp?skill=', () => {
   it('gives the full cycle, conforming to the published cycle schema, and slices by phase', async () => {
     const cycle = (await get('/api/esp?skill=csv-cleaner')).body;
