@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { invalidRequest, notFound } from '../platform/errors';
 import { json, readJsonObject, type ApiRequest, type ApiResponse } from '../platform/http';
 import { optionalInteger, optionalString } from '../platform/query';
-import { rankSkills } from './skill-card';
+import { rankSkills, skillCard } from './skill-card';
 import { InvalidCursorError } from './intent-cursor';
 import { MAX_QUERY_LENGTH } from './list-catalog';
 import type { CatalogPorts, IntentRecord } from './ports';
@@ -38,9 +38,25 @@ export async function getIntent(req: ApiRequest, ports: CatalogPorts): Promise<A
 }
 
 function searchIntent(req: ApiRequest, { catalog }: CatalogPorts): ApiResponse {
-  const q = optionalString(req, 'q', { maxLength: MAX_QUERY_LENGTH })!;
-  const { total, results } = rankSkills(catalog, q, optionalInteger(req, 'limit', INTENT_SEARCH_LIMIT), req.baseUrl);
-  return json(200, { ok: true, query: q, total, count: results.length, results });
+  const q = optionalString(req, 'q', { maxLength: MAX_QUERY_LENGTH, minLength: 0 })!;
+  const limit = optionalInteger(req, 'limit', INTENT_SEARCH_LIMIT);
+  if (q === '') {
+    // No need given yet (the ESP root advertises this URL): the featured skills from the price
+    // source, canary first, and how to ask. Nothing is ranked, so nothing carries a score.
+    const ids = [catalog.pricing.canary, ...catalog.pricing.x402Resources.filter((id) => id !== catalog.pricing.canary)];
+    const results = ids.slice(0, limit).map((id) => skillCard(catalog.get(id)!, req.baseUrl));
+    return json(200, {
+      ok: true,
+      query: '',
+      order: 'featured',
+      total: ids.length,
+      count: results.length,
+      results,
+      tip: 'Describe what you need: GET /api/intent?q=clean%20a%20messy%20csv ranks skills for it.',
+    });
+  }
+  const { total, results } = rankSkills(catalog, q, limit, req.baseUrl);
+  return json(200, { ok: true, query: q, order: 'relevance', total, count: results.length, results });
 }
 
 async function listIntents(req: ApiRequest, { intents }: CatalogPorts): Promise<ApiResponse> {

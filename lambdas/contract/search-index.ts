@@ -37,10 +37,19 @@ export function stem(term: string): string {
   return term;
 }
 
-export function processTerm(term: string): string | null {
+/**
+ * How the index stores a term: lower case, stemmed, at least two letters. Stop words are kept
+ * in the index (BM25 already weighs common words down), so that a query made only of them
+ * can still match; see {@link processTerm}.
+ */
+export function indexTerm(term: string): string | null {
   const t = term.toLowerCase();
-  if (t.length < 2 || STOP_WORDS.has(t)) return null;
-  return stem(t);
+  return t.length < 2 ? null : stem(t);
+}
+
+/** How a query term is searched: as {@link indexTerm}, but stop words carry no intent and are dropped. */
+export function processTerm(term: string): string | null {
+  return STOP_WORDS.has(term.toLowerCase()) ? null : indexTerm(term);
 }
 
 /** Splits on anything but letters and digits, so "x402" and "csv-cleaner" tokenise sensibly. */
@@ -50,8 +59,9 @@ export const SEARCH_OPTIONS: Options<SearchDocument> = {
   fields: ['name', 'tags', 'summary', 'category', 'body'],
   storeFields: [],
   tokenize,
-  processTerm,
+  processTerm: indexTerm,
   searchOptions: {
+    processTerm,
     boost: { name: 4, tags: 3, summary: 2, category: 1, body: 1 },
     prefix: (term) => term.length >= 4,
     fuzzy: (term) => (term.length >= 6 ? 0.2 : false),
