@@ -19,8 +19,8 @@ const stats = (xs: number[]) => {
   const s = [...xs].sort((a, b) => a - b);
   return `p50 ${percentile(s, 50).toFixed(2)} ms, p99 ${percentile(s, 99).toFixed(2)} ms`;
 };
-let mcpTimes: number[] = [];
-let a2aTimes: number[] = [];
+const mcpTimes: number[] = [];
+const a2aTimes: number[] = [];
 try {
   const mcp = new Client({ name: 'bench', version: '1' });
   await mcp.connect(new StreamableHTTPClientTransport(new URL(`${market.url}/api/mcp`)));
@@ -44,9 +44,15 @@ try {
 
 // Cold-start proxy: synthesize, find the agents bundle, import it in fresh processes.
 execFileSync('npx', ['cdk', 'synth', '-q'], { stdio: 'ignore' });
-const template = JSON.parse(execFileSync('cat', ['cdk.out/SkillMarket.template.json']).toString()) as { Resources: Record<string, any> };
+interface Resource {
+  Type: string;
+  Properties: { Description?: unknown };
+  Metadata: Record<string, string>;
+}
+const template = JSON.parse(execFileSync('cat', ['cdk.out/SkillMarket.template.json']).toString()) as { Resources: Record<string, Resource> };
 const fn = Object.values(template.Resources).find((r) => r.Type === 'AWS::Lambda::Function' && r.Properties.Description === 'skill-market agents routes');
-const assetDir = join('cdk.out', `asset.${fn.Metadata['aws:asset:path'].replace(/^asset\./, '')}`);
+if (!fn) throw new Error('no agents function in the synthesized template');
+const assetDir = join('cdk.out', `asset.${String(fn.Metadata['aws:asset:path']).replace(/^asset\./, '')}`);
 const size = (dir: string): number => readdirSync(dir).reduce((t, f) => t + (statSync(join(dir, f)).isDirectory() ? size(join(dir, f)) : statSync(join(dir, f)).size), 0);
 const bundle = statSync(join(assetDir, 'index.mjs')).size;
 const probe = `

@@ -36,7 +36,7 @@ export interface BuyResult {
   attempts: number;
 }
 
-type Json = Record<string, any>;
+type Json = Record<string, unknown>;
 
 async function getJson(url: string, init?: RequestInit): Promise<{ status: number; body: Json; headers: Headers }> {
   const res = await fetch(url, init);
@@ -48,7 +48,14 @@ async function getJson(url: string, init?: RequestInit): Promise<{ status: numbe
 }
 
 /** Reads a challenge field from the top level or from accepts[0], as the spec requires clients to. */
-function field(challenge: Json, ...names: string[]): any {
+/** Walks nested JSON objects by key; anything missing or not an object on the way is undefined. */
+function at(value: unknown, ...path: string[]): unknown {
+  let v = value;
+  for (const key of path) v = v !== null && typeof v === 'object' ? (v as Record<string, unknown>)[key] : undefined;
+  return v;
+}
+
+function field(challenge: Json, ...names: string[]): unknown {
   for (const n of names) if (challenge[n] !== undefined) return challenge[n];
   const first = Array.isArray(challenge['accepts']) ? challenge['accepts'][0] : undefined;
   for (const n of names) if (first?.[n] !== undefined) return first[n];
@@ -60,7 +67,7 @@ export async function buy(opts: BuyOptions, log: (line: string) => void = consol
   const step = (n: number, text: string): void => log(`[${n}/8] ${text}`);
 
   const shop = await getJson(`${base}/api/shop`);
-  step(1, shop.status === 200 ? `shop: ${shop.body['next_action']?.['url'] ?? 'entry read'}` : `shop: not served here (${shop.status}), continuing`);
+  step(1, shop.status === 200 ? `shop: ${String(at(shop.body, 'next_action', 'url') ?? 'entry read')}` : `shop: not served here (${shop.status}), continuing`);
 
   const words = opts.skill.replace(/-/g, ' ');
   const catalog = await getJson(`${base}/api/catalog?q=${encodeURIComponent(words)}&limit=10`);
@@ -70,7 +77,7 @@ export async function buy(opts: BuyOptions, log: (line: string) => void = consol
 
   const outline = await getJson(`${base}/skills/${opts.skill}/outline.json`);
   if (outline.status !== 200) throw new Error(`outline: HTTP ${outline.status}`);
-  step(3, `outline: ${outline.body['sections']?.length ?? 0} sections, pack seal ${String(outline.body['pack']?.['seal']).slice(0, 12)}…`);
+  step(3, `outline: ${(at(outline.body, 'sections') as unknown[] | undefined)?.length ?? 0} sections, pack seal ${String(at(outline.body, 'pack', 'seal')).slice(0, 12)}…`);
 
   const challengeRes = await getJson(`${base}/api/pay?skill=${encodeURIComponent(opts.skill)}`);
   if (challengeRes.status !== 402) throw new Error(`expected 402 from GET /api/pay, got ${challengeRes.status}: ${challengeRes.body['message']}`);
@@ -78,10 +85,10 @@ export async function buy(opts: BuyOptions, log: (line: string) => void = consol
   const accepts = (ch['accepts'] as Json[] | undefined) ?? [ch];
   const option = accepts.find((a) => a['asset'] === opts.asset) ?? (opts.asset === 'USDC' ? ch : undefined);
   if (!option) throw new Error(`the challenge does not accept ${opts.asset}`);
-  const amount = BigInt(field(option, 'maxAmountRequired', 'amount'));
+  const amount = BigInt(String(field(option, 'maxAmountRequired', 'amount')));
   const payTo = String(field(option, 'payTo')) as Hex;
   const contract = String(field(option, 'assetContract')) as Hex;
-  const banned = String(field(ch, 'extra')?.['legacyTreasuryBanned'] ?? '');
+  const banned = String(at(field(ch, 'extra'), 'legacyTreasuryBanned') ?? '');
   if (![String(field(option, 'network')), String(field(option, 'network_caip2'))].some((n) => n === 'base' || n === `eip155:${CHAIN_ID}`)) throw new Error('challenge is not for Base');
   if (banned && payTo.toLowerCase() === banned.toLowerCase()) throw new Error('challenge payTo is the banned legacy treasury; refusing to pay');
   step(4, `challenge: pay ${amount} atomic ${opts.asset} (${contract}) to ${payTo}`);
@@ -107,10 +114,10 @@ export async function buy(opts: BuyOptions, log: (line: string) => void = consol
     await new Promise((r) => setTimeout(r, wait * 1000));
   }
   if (unlock.status !== 200 || unlock.body['ok'] !== true) throw new Error(`unlock failed: HTTP ${unlock.status} ${unlock.body['error_code']}: ${unlock.body['message']}`);
-  step(6, `unlock: ${Object.keys(unlock.body['sealed_pack']['files']).length} files after ${attempts} attempt(s)`);
+  step(6, `unlock: ${Object.keys(at(unlock.body, 'sealed_pack', 'files') as Record<string, string>).length} files after ${attempts} attempt(s)`);
 
   const dir = resolve(opts.outDir, opts.skill);
-  const files = unlock.body['sealed_pack']['files'] as Record<string, string>;
+  const files = at(unlock.body, 'sealed_pack', 'files') as Record<string, string>;
   for (const [path, text] of Object.entries(files)) {
     const target = resolve(dir, path);
     if (!target.startsWith(dir + sep)) throw new Error(`refusing to write outside ${dir}: ${path}`);
@@ -121,7 +128,7 @@ export async function buy(opts: BuyOptions, log: (line: string) => void = consol
   const saved = Object.fromEntries(Object.keys(files).map((p) => [p, readFileSync(join(dir, p), 'utf8')]));
   const seal = packSeal(packFiles(saved));
   const published = await getJson(`${base}/api/packs?skill=${encodeURIComponent(opts.skill)}`);
-  if (seal !== unlock.body['seal'] || seal !== published.body['seal']?.['value']) throw new Error(`seal mismatch: files ${seal}, unlock ${unlock.body['seal']}, /api/packs ${published.body['seal']?.['value']}`);
+  if (seal !== unlock.body['seal'] || seal !== at(published.body, 'seal', 'value')) throw new Error(`seal mismatch: files ${seal}, unlock ${String(unlock.body['seal'])}, /api/packs ${String(at(published.body, 'seal', 'value'))}`);
   step(7, `saved ${Object.keys(files).length} files to ${dir}; seal ${seal.slice(0, 12)}… matches /api/packs`);
 
   const proof = await getJson(`${base}/api/proof?skill=${encodeURIComponent(opts.skill)}&limit=100`);

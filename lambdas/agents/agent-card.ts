@@ -4,8 +4,7 @@
  * AgentCardSignature carries it ({protected, signature}). The key is published at
  * /.well-known/jwks.json and named by `kid` (its RFC 7638 thumbprint) in the header.
  */
-import { createHash } from 'node:crypto';
-import type { JsonWebKey } from 'node:crypto';
+import { createHash, type JsonWebKey } from 'node:crypto';
 import type { AgentCard } from '@a2a-js/sdk';
 import { canonicalize } from 'json-canonicalize';
 import type { CardSigner } from './ports';

@@ -20,76 +20,85 @@ export const MCP_SERVER = { name: 'skill-market', version: '1.0.0' } as const;
 
 const skillId = z.string().min(1).max(100).describe('Catalog id, e.g. agent-x402-first-buy');
 
+type Run<Args> = (args: Args, ports: AgentsPorts, baseUrl: string) => Promise<unknown> | unknown;
+
+/** A tool as served: its arguments arrive unknown and are parsed with the tool's own schema before it runs. */
 interface ToolDef {
   name: string;
   title: string;
   description: string;
   input: z.ZodRawShape;
-  run: (args: any, ports: AgentsPorts, baseUrl: string) => Promise<unknown> | unknown;
+  run: Run<unknown>;
+}
+
+/** Declares a tool whose `run` sees arguments typed from its input schema. */
+function tool<Shape extends z.ZodRawShape>(def: { name: string; title: string; description: string; input: Shape; run: Run<z.infer<z.ZodObject<Shape>>> }): ToolDef {
+  const schema = z.object(def.input);
+  return { ...def, run: (args, ports, baseUrl) => def.run(schema.parse(args), ports, baseUrl) };
 }
 
 /** The tools; GET /api/mcp lists them from here, so the list cannot drift from what runs. */
 export const TOOLS: readonly ToolDef[] = [
-  {
+  tool({
     name: 'search_skills',
     title: 'Search skills',
     description: 'Natural-language search over the 250 skills: ranked results with score, price and free evaluation links.',
     input: { query: z.string().min(1).max(200), limit: z.number().int().min(1).max(20).optional() },
-    run: ({ query, limit }: { query: string; limit?: number }, ports, baseUrl) => rankSkills(ports.catalog, query, limit ?? 10, baseUrl).results,
-  },
-  {
+    run: ({ query, limit }, ports, baseUrl) => rankSkills(ports.catalog, query, limit ?? 10, baseUrl).results,
+  }),
+  tool({
     name: 'get_skill',
     title: 'Get a skill',
     description: 'The catalog entry of a skill with its pack metadata (files, sizes, sha256) and seal; never the pack text.',
     input: { skill_id: skillId },
-    run: ({ skill_id }: { skill_id: string }, ports, baseUrl) => {
+    run: ({ skill_id }, ports, baseUrl) => {
       const e = requireSkill(ports.catalog, skill_id, 'argument `skill_id`');
       return { ...absoluteEntry(e, baseUrl), pack: ports.catalog.packMeta(e.id) };
     },
-  },
-  {
+  }),
+  tool({
     name: 'get_outline',
     title: 'Get the free outline',
     description: 'The free outline of a skill: who it is for, what it produces, its sections and step titles.',
     input: { skill_id: skillId },
-    run: ({ skill_id }: { skill_id: string }, ports) => ports.catalog.evaluation(requireSkill(ports.catalog, skill_id, 'argument `skill_id`').id)!.outline,
-  },
-  {
+    run: ({ skill_id }, ports) => ports.catalog.evaluation(requireSkill(ports.catalog, skill_id, 'argument `skill_id`').id)!.outline,
+  }),
+  tool({
     name: 'get_sample',
     title: 'Get the free sample',
     description: 'The free sample of a skill: the opening of its SKILL.md through the first step, in Markdown.',
     input: { skill_id: skillId },
-    run: ({ skill_id }: { skill_id: string }, ports) => ({ skill_id, markdown: ports.catalog.evaluation(requireSkill(ports.catalog, skill_id, 'argument `skill_id`').id)!.sample }),
-  },
-  {
+    run: ({ skill_id }, ports) => ({ skill_id, markdown: ports.catalog.evaluation(requireSkill(ports.catalog, skill_id, 'argument `skill_id`').id)!.sample }),
+  }),
+  tool({
     name: 'get_payment_challenge',
     title: 'Get the payment challenge',
     description: 'The x402 challenge for a skill (what GET /api/pay answers with 402): amount in atomic USDC, payTo, asset contracts on Base.',
     input: { skill_id: skillId },
-    run: ({ skill_id }: { skill_id: string }, ports, baseUrl) => JSON.parse(challengeFor(skill_id, ports, baseUrl).body) as unknown,
-  },
-  {
+    run: ({ skill_id }, ports, baseUrl) => JSON.parse(challengeFor(skill_id, ports, baseUrl).body) as unknown,
+  }),
+  tool({
     name: 'unlock_skill',
     title: 'Unlock a paid skill',
     description: 'After transferring the challenge amount, unlock with the transaction hash (or re-redeem with a license token): the sealed pack, exactly as POST /api/pay.',
     input: { skill_id: skillId, tx_hash: z.string().regex(TX_HASH).optional(), license_token: z.string().min(10).max(4000).optional() },
-    run: async ({ skill_id, tx_hash, license_token }: { skill_id: string; tx_hash?: `0x${string}`; license_token?: string }, ports, baseUrl) =>
-      (await unlockWithProof({ skill: skill_id, txHash: tx_hash, license: license_token }, ports, baseUrl)).body,
-  },
-  {
+    run: async ({ skill_id, tx_hash, license_token }, ports, baseUrl) =>
+      (await unlockWithProof({ skill: skill_id, txHash: tx_hash as `0x${string}` | undefined, license: license_token }, ports, baseUrl)).body,
+  }),
+  tool({
     name: 'get_proof',
     title: 'Get the proof ledger',
     description: 'Confirmed on-chain unlocks recorded by this service, overall or for one skill; the only source of success figures.',
     input: { skill_id: skillId.optional(), limit: z.number().int().min(PROOF_LIMIT.min).max(PROOF_LIMIT.max).optional() },
-    run: ({ skill_id, limit }: { skill_id?: string; limit?: number }, ports) => proofDocument(ports, skill_id, limit ?? PROOF_LIMIT.fallback),
-  },
-  {
+    run: ({ skill_id, limit }, ports) => proofDocument(ports, skill_id, limit ?? PROOF_LIMIT.fallback),
+  }),
+  tool({
     name: 'get_esp_cycle',
     title: 'Get the ESP cycle of a skill',
     description: 'Evaluate (outline, sample, pack seal, challenge), settle (amount, pay_to, asset, how to post the proof) and prove (ledger rows) for one skill.',
     input: { skill_id: skillId },
-    run: ({ skill_id }: { skill_id: string }, ports, baseUrl) => espCycle(requireSkill(ports.catalog, skill_id, 'argument `skill_id`'), ports, baseUrl),
-  },
+    run: ({ skill_id }, ports, baseUrl) => espCycle(requireSkill(ports.catalog, skill_id, 'argument `skill_id`'), ports, baseUrl),
+  }),
 ];
 
 function createServer(ports: AgentsPorts, baseUrl: string): McpServer {

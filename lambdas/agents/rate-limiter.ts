@@ -11,7 +11,11 @@ export function slidingWindowLimiter(limit = 120, windowMs = 60_000): RateLimite
   return {
     take(now) {
       while (head < stamps.length && stamps[head]! <= now - windowMs) head++;
-      if (head > 1024) stamps.splice(0, head), (head = 0);
+      // Drop the expired prefix now and then, so the log stays bounded without shifting on every call.
+      if (head > 1024) {
+        stamps.splice(0, head);
+        head = 0;
+      }
       if (stamps.length - head >= limit) return Math.max(1, Math.ceil((stamps[head]! + windowMs - now) / 1000));
       stamps.push(now);
       return undefined;

@@ -3,7 +3,6 @@
  * with `skill` the skill's full cycle; with `phase` one slice; `phase=prove&tx=` one
  * transaction's ledger row. Every figure is read from the ledger; none is invented.
  */
-import { getAddress } from 'viem';
 import { CAIP2, formatAtomic, NETWORK, TX_HASH } from '../contract/chain';
 import { invalidRequest, skillRequired } from '../platform/errors';
 import { json, type ApiRequest, type ApiResponse } from '../platform/http';
@@ -42,7 +41,8 @@ export function moneySafety(ports: Pick<DiscoveryPorts, 'config'>) {
     asset_contract: config.assets.USDC ?? null,
     also_accepted: config.assets.USDbC ? [{ asset: 'USDbC', asset_contract: config.assets.USDbC }] : [],
     pay_to: config.treasury?.toLowerCase() ?? null,
-    pay_to_canonical: config.treasury ? getAddress(config.treasury) : null,
+    // The treasury is stored in its EIP-55 form (contract/settings.ts checksums every address it accepts).
+    pay_to_canonical: config.treasury ?? null,
     legacy_treasury_banned: config.legacyTreasury ?? null,
     rule: 'Pay only the payTo of the live 402 challenge; a transfer to the banned legacy treasury never unlocks. Gas is paid in ETH on Base.',
   };

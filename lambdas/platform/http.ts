@@ -3,7 +3,7 @@
  * API Gateway HTTP API (payload v2) events. Route handlers never touch the raw event.
  */
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
-import { AppError, failureBody, invalidJson, payloadTooLarge } from './errors';
+import { type AppError, failureBody, invalidJson, payloadTooLarge } from './errors';
 
 /** Request bodies above this many bytes get 413 PAYLOAD_TOO_LARGE (API Gateway itself allows 10 MB). */
 export const MAX_BODY_BYTES = 64 * 1024;

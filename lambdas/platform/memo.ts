@@ -20,7 +20,7 @@ export function cacheUntilFailure<T>(start: () => Promise<T>): () => Promise<T> 
  * A bounded LRU per owner (e.g. per ports instance, whose configuration and catalog are fixed
  * for its life), dropped with the owner.
  */
-export function lruPerOwner<Owner extends object, V extends {}>(max: number): (owner: Owner) => LRUCache<string, V> {
+export function lruPerOwner<Owner extends object, V extends NonNullable<unknown>>(max: number): (owner: Owner) => LRUCache<string, V> {
   const caches = new WeakMap<Owner, LRUCache<string, V>>();
   return (owner) => {
     let cache = caches.get(owner);

@@ -1,9 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { buildCatalog, priceLabel, type BuildResult } from '../../catalog/build';
+import { buildCatalog, loadSkills, priceLabel, type BuildResult } from '../../catalog/build';
 import { CATALOG_SIZE_EXPECTED } from '../../lambdas/contract/catalog-data';
 import { SAMPLE_END_MARKER } from '../../catalog/render';
-import { loadSkills } from '../../catalog/build';
 import type { SkillRecord } from '../../catalog/schema';
 import { packFiles, packSeal } from '../../lambdas/contract/pack-seal';
 

@@ -1,9 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { loadCatalogFiles } from '../../lambdas/catalog/adapters/catalog-files';
 import { readMarketConfig } from '../../lambdas/platform/config';
-import type { ChainRead, ChainReader } from '../../lambdas/payments/ports';
-import type { ConfirmationJob } from '../../lambdas/payments/ports';
-import type { ClaimResult, Ledger, LedgerRow } from '../../lambdas/payments/ports';
+import type { ChainRead, ChainReader, ClaimResult, ConfirmationJob, Ledger, LedgerRow } from '../../lambdas/payments/ports';
 import { settle, type SettlePorts } from '../../lambdas/payments/core/settle';
 
 const TREASURY = '0xa0Ee7A142d267C1f36714E4a8F75612F20a79720';

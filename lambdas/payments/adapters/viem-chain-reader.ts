@@ -9,7 +9,7 @@ import { CHAIN_ID } from '../../contract/chain';
 import { cacheUntilFailure } from '../../platform/memo';
 import { PROVIDER_TIMEOUT_MS, VERIFICATION_BUDGET_MS } from '../../contract/confirmation-policy';
 import { redactUrl } from '../../platform/redact';
-import type { ChainRead, ChainReader } from '../ports';
+import type { ChainReader } from '../ports';
 import type { TransferLog } from '../core/verify-transfer';
 
 const TRANSFER = parseAbiItem('event Transfer(address indexed from, address indexed to, uint256 value)');

@@ -1,0 +1,98 @@
+/**
+ * The layer rules of docs/ARCHITECTURE.md ("Where things go"), held by dependency-cruiser in
+ * `npm run lint` (and so in `npm test` and CI). Chosen over eslint-plugin-boundaries because one
+ * declarative file covers all of them, import cycles included, on the resolved module graph.
+ *
+ *   contract  <  platform  <  catalog  <  payments  <  discovery  <  agents
+ *   (a domain may use a lower domain only through its index.ts)
+ */
+const DOMAIN = '^lambdas/(?!contract/|platform/)([^/]+)/';
+
+module.exports = {
+  forbidden: [
+    {
+      name: 'no-cycles',
+      comment: 'An import cycle makes load order matter; it is how the agents bundle once failed to start.',
+      severity: 'error',
+      from: {},
+      to: { circular: true },
+    },
+    {
+      name: 'domain-through-index-only',
+      comment: "Another domain is entered only through its index.ts: what it exports is its public face; the rest can change.",
+      severity: 'error',
+      from: { path: DOMAIN },
+      to: { path: '^lambdas/[^/]+/', pathNot: ['^lambdas/$1/', '^lambdas/(contract|platform)/', '^lambdas/[^/]+/index\\.ts$'] },
+    },
+    {
+      name: 'contract-is-the-bottom',
+      comment: 'contract/ holds data, types and pure functions of them; it imports nothing else under lambdas/.',
+      severity: 'error',
+      from: { path: '^lambdas/contract/' },
+      to: { path: '^lambdas/', pathNot: '^lambdas/contract/' },
+    },
+    {
+      name: 'platform-knows-no-domain',
+      comment: 'platform/ (http, errors, middleware, logger) serves every domain and knows none of them.',
+      severity: 'error',
+      from: { path: '^lambdas/platform/' },
+      to: { path: '^lambdas/', pathNot: '^lambdas/(contract|platform)/' },
+    },
+    {
+      name: 'outside-services-only-in-adapters',
+      comment: 'The AWS SDK, viem, jose and stripe are imported only in adapters/; cores and routes see ports.',
+      severity: 'error',
+      from: { path: '^lambdas/', pathNot: '/adapters/' },
+      to: { path: '(^|/)node_modules/(@aws-sdk/[^/]+|viem|jose|stripe)/' },
+    },
+    {
+      name: 'only-wiring-names-adapters',
+      comment: "A domain's wiring.ts builds its ports; nothing else in the domain names an adapter.",
+      severity: 'error',
+      from: { path: DOMAIN, pathNot: ['/wiring\\.ts$', '/adapters/'] },
+      to: { path: '/adapters/' },
+    },
+    {
+      name: 'infra-manifests-are-data',
+      comment: "A domain's infra.ts is read by the CDK stack: it may use the contract and nothing else.",
+      severity: 'error',
+      from: { path: '^lambdas/[^/]+/infra\\.ts$' },
+      to: { path: '^lambdas/', pathNot: '^lambdas/contract/' },
+    },
+    {
+      name: 'lambdas-never-import-tooling',
+      comment: 'What is deployed cannot depend on the CDK app, the local runtime, the build or the tests.',
+      severity: 'error',
+      from: { path: '^lambdas/' },
+      to: { path: '^(lib|local|catalog|bin|bench|test)/' },
+    },
+    {
+      name: 'cdk-sees-contract-and-manifests',
+      comment: 'lib/ is CDK only: it reads the contract and the domains\' infra.ts manifests, never their code.',
+      severity: 'error',
+      from: { path: '^(lib|bin)/' },
+      to: { path: '^lambdas/', pathNot: ['^lambdas/contract/', '^lambdas/[^/]+/infra\\.ts$'] },
+    },
+    {
+      name: 'catalog-build-sees-contract',
+      comment: 'The catalog build shares only published formats with the Lambdas (seal, search index, schemas).',
+      severity: 'error',
+      from: { path: '^catalog/' },
+      to: { path: '^lambdas/', pathNot: '^lambdas/contract/' },
+    },
+    {
+      name: 'local-runtime-sees-contract-and-platform',
+      comment: "local/ hosts the Lambdas as AWS would: the contract, the platform, and each domain's handler.ts (loaded by path).",
+      severity: 'error',
+      from: { path: '^local/' },
+      to: { path: '^lambdas/', pathNot: ['^lambdas/(contract|platform)/', '^lambdas/[^/]+/handler\\.ts$'] },
+    },
+  ],
+  options: {
+    doNotFollow: { path: 'node_modules' },
+    tsPreCompilationDeps: true,
+    tsConfig: { fileName: 'tsconfig.json' },
+    enhancedResolveOptions: { extensions: ['.ts', '.mjs', '.js', '.json'], conditionNames: ['import', 'require', 'node', 'default'] },
+    exclude: { path: '(^|/)(cdk\\.out|dist|\\.data)/' },
+  },
+};

@@ -1,0 +1,37 @@
+// Code rules. The layer rules (who may import what, cycles) live in .dependency-cruiser.cjs;
+// both run in `npm run lint`, inside `npm test`.
+import js from '@eslint/js';
+import globals from 'globals';
+import tseslint from 'typescript-eslint';
+
+export default tseslint.config(
+  { ignores: ['node_modules/', 'cdk.out/', 'dist/', '.data/', 'packs/', 'test/.tmp-*/'] },
+  js.configs.recommended,
+  ...tseslint.configs.recommended,
+  {
+    languageOptions: { globals: { ...globals.node } },
+    rules: {
+      '@typescript-eslint/no-explicit-any': 'error',
+      // A leading underscore marks what is deliberately unused (destructured-away fields, fixed signatures).
+      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_', destructuredArrayIgnorePattern: '^_', ignoreRestSiblings: true }],
+      '@typescript-eslint/consistent-type-imports': ['error', { fixStyle: 'inline-type-imports' }],
+      'no-duplicate-imports': 'error',
+    },
+  },
+  {
+    // ports.ts is the domain's view of the outside: interfaces and types, nothing that runs.
+    files: ['lambdas/**/ports.ts'],
+    rules: {
+      'no-restricted-syntax': ['error', { selector: 'FunctionDeclaration, ClassDeclaration, VariableDeclaration, ExpressionStatement', message: 'ports.ts holds interfaces and types only; code goes in the core, wiring or adapters.' }],
+    },
+  },
+  {
+    // Tests read untyped JSON answers from the running service.
+    files: ['test/**/*.ts'],
+    rules: { '@typescript-eslint/no-explicit-any': 'off' },
+  },
+  {
+    files: ['**/*.cjs'],
+    languageOptions: { sourceType: 'commonjs' },
+  },
+);

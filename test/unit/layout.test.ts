@@ -1,0 +1,86 @@
+/**
+ * The layer rules are held by a tool, not by goodwill: this runs `depcruise` with the project's
+ * own rules over a small tree that breaks each of them once, and over the real tree, which must
+ * break none. See docs/ARCHITECTURE.md, "Where things go".
+ */
+import { execFile } from 'node:child_process';
+import { cpSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, describe, expect, it } from 'vitest';
+
+const root = fileURLToPath(new URL('../..', import.meta.url));
+const depcruise = join(root, 'node_modules', '.bin', 'depcruise');
+
+interface Violation {
+  from: string;
+  to: string;
+  rule: { name: string };
+}
+
+function cruise(cwd: string, dirs: string[]): Promise<Violation[]> {
+  return new Promise((resolve, reject) => {
+    execFile(
+      depcruise,
+      [...dirs, '--config', join(root, '.dependency-cruiser.cjs'), '--output-type', 'json'],
+      { cwd, maxBuffer: 64 * 1024 * 1024 },
+      (err, stdout) => {
+        // depcruise exits non-zero when it finds violations; the JSON is still complete.
+        try {
+          resolve((JSON.parse(stdout) as { summary: { violations: Violation[] } }).summary.violations);
+        } catch {
+          reject(err ?? new Error('depcruise printed no JSON'));
+        }
+      },
+    );
+  });
+}
+
+/** A tree shaped like lambdas/, inside the project so that packages resolve from its node_modules. */
+const fixture = mkdtempSync(join(root, 'test', '.tmp-layout-'));
+afterAll(() => rmSync(fixture, { recursive: true, force: true }));
+
+function write(path: string, text: string): void {
+  mkdirSync(dirname(join(fixture, path)), { recursive: true });
+  writeFileSync(join(fixture, path), text);
+}
+
+describe('the layer rules', () => {
+  it('fail on each kind of forbidden import', async () => {
+    cpSync(join(root, 'tsconfig.json'), join(fixture, 'tsconfig.json'));
+    write('lambdas/contract/chain.ts', 'export const CHAIN_ID = 8453;\n');
+    write('lambdas/platform/http.ts', "import { CHAIN_ID } from '../contract/chain';\nexport const id = CHAIN_ID;\n");
+    write('lambdas/payments/index.ts', "export { settle } from './core/settle';\n");
+    // A core that imports viem and names an adapter.
+    write(
+      'lambdas/payments/core/settle.ts',
+      "import { getAddress } from 'viem';\nimport { ledger } from '../adapters/ledger';\nexport const settle = () => [getAddress, ledger];\n",
+    );
+    write('lambdas/payments/adapters/ledger.ts', "import { getAddress } from 'viem';\nexport const ledger = getAddress;\n");
+    // Reaches past payments' index into its core.
+    write('lambdas/discovery/esp.ts', "import { settle } from '../payments/core/settle';\nexport const esp = settle;\n");
+    // Through the index: allowed.
+    write('lambdas/discovery/shop.ts', "import { settle } from '../payments';\nexport const shop = settle;\n");
+    // A cycle, and deployed code importing the CDK app.
+    write('lambdas/catalog/a.ts', "import { b } from './b';\nexport const a = () => b;\n");
+    write('lambdas/catalog/b.ts', "import { a } from './a';\nimport { stack } from '../../lib/stack';\nexport const b = () => [a, stack];\n");
+    write('lib/stack.ts', 'export const stack = 1;\n');
+
+    const found = (await cruise(fixture, ['lambdas', 'lib'])).map((v) => `${v.rule.name}: ${v.from} -> ${v.to.replace(/^.*node_modules\//, 'node_modules/')}`);
+    expect(found).toEqual(
+      expect.arrayContaining([
+        'domain-through-index-only: lambdas/discovery/esp.ts -> lambdas/payments/core/settle.ts',
+        expect.stringMatching(/^outside-services-only-in-adapters: lambdas\/payments\/core\/settle\.ts -> node_modules\/viem\//),
+        'only-wiring-names-adapters: lambdas/payments/core/settle.ts -> lambdas/payments/adapters/ledger.ts',
+        'lambdas-never-import-tooling: lambdas/catalog/b.ts -> lib/stack.ts',
+        expect.stringMatching(/^no-cycles: lambdas\/catalog\/[ab]\.ts -> lambdas\/catalog\/[ab]\.ts$/),
+      ]),
+    );
+    // What the rules allow: an adapter importing viem, a domain using another through its index.
+    expect(found.filter((f) => f.includes('adapters/ledger.ts ->') || f.includes('discovery/shop.ts'))).toEqual([]);
+  }, 60_000);
+
+  it('hold on the real tree', async () => {
+    expect(await cruise(root, ['lambdas', 'lib', 'local', 'catalog', 'bin', 'bench'])).toEqual([]);
+  }, 60_000);
+});
