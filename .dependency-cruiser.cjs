@@ -19,7 +19,7 @@ module.exports = {
     },
     {
       name: 'domain-through-index-only',
-      comment: "Another domain is entered only through its index.ts: what it exports is its public face; the rest can change.",
+      comment: 'Another domain is entered only through its index.ts: what it exports is its public face; the rest can change.',
       severity: 'error',
       from: { path: DOMAIN },
       to: { path: '^lambdas/[^/]+/', pathNot: ['^lambdas/$1/', '^lambdas/(contract|platform)/', '^lambdas/[^/]+/index\\.ts$'] },
@@ -68,7 +68,7 @@ module.exports = {
     },
     {
       name: 'cdk-sees-contract-and-manifests',
-      comment: 'lib/ is CDK only: it reads the contract and the domains\' infra.ts manifests, never their code.',
+      comment: "lib/ is CDK only: it reads the contract and the domains' infra.ts manifests, never their code.",
       severity: 'error',
       from: { path: '^(lib|bin)/' },
       to: { path: '^lambdas/', pathNot: ['^lambdas/contract/', '^lambdas/[^/]+/infra\\.ts$'] },

@@ -13,7 +13,10 @@ export default tseslint.config(
     rules: {
       '@typescript-eslint/no-explicit-any': 'error',
       // A leading underscore marks what is deliberately unused (destructured-away fields, fixed signatures).
-      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_', destructuredArrayIgnorePattern: '^_', ignoreRestSiblings: true }],
+      '@typescript-eslint/no-unused-vars': [
+        'error',
+        { argsIgnorePattern: '^_', varsIgnorePattern: '^_', destructuredArrayIgnorePattern: '^_', ignoreRestSiblings: true },
+      ],
       '@typescript-eslint/consistent-type-imports': ['error', { fixStyle: 'inline-type-imports' }],
       'no-duplicate-imports': 'error',
     },
@@ -22,7 +25,13 @@ export default tseslint.config(
     // ports.ts is the domain's view of the outside: interfaces and types, nothing that runs.
     files: ['lambdas/**/ports.ts'],
     rules: {
-      'no-restricted-syntax': ['error', { selector: 'FunctionDeclaration, ClassDeclaration, VariableDeclaration, ExpressionStatement', message: 'ports.ts holds interfaces and types only; code goes in the core, wiring or adapters.' }],
+      'no-restricted-syntax': [
+        'error',
+        {
+          selector: 'FunctionDeclaration, ClassDeclaration, VariableDeclaration, ExpressionStatement',
+          message: 'ports.ts holds interfaces and types only; code goes in the core, wiring or adapters.',
+        },
+      ],
     },
   },
   {

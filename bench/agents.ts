@@ -35,7 +35,9 @@ try {
   // Under the 120-per-minute limit of one instance: measure 100 sends.
   for (let i = 0; i < Math.min(n, 100) + 10; i++) {
     const t = performance.now();
-    await a2a.sendMessage({ message: { kind: 'message', messageId: `b-${i}`, role: 'user', parts: [{ kind: 'text', text: queries[i % queries.length]! }] } });
+    await a2a.sendMessage({
+      message: { kind: 'message', messageId: `b-${i}`, role: 'user', parts: [{ kind: 'text', text: queries[i % queries.length]! }] },
+    });
     if (i >= 10) a2aTimes.push(performance.now() - t);
   }
 } finally {
@@ -49,11 +51,16 @@ interface Resource {
   Properties: { Description?: unknown };
   Metadata: Record<string, string>;
 }
-const template = JSON.parse(execFileSync('cat', ['cdk.out/SkillMarket.template.json']).toString()) as { Resources: Record<string, Resource> };
-const fn = Object.values(template.Resources).find((r) => r.Type === 'AWS::Lambda::Function' && r.Properties.Description === 'skill-market agents routes');
+const template = JSON.parse(execFileSync('cat', ['cdk.out/SkillMarket.template.json']).toString()) as {
+  Resources: Record<string, Resource>;
+};
+const fn = Object.values(template.Resources).find(
+  (r) => r.Type === 'AWS::Lambda::Function' && r.Properties.Description === 'skill-market agents routes',
+);
 if (!fn) throw new Error('no agents function in the synthesized template');
 const assetDir = join('cdk.out', `asset.${String(fn.Metadata['aws:asset:path']).replace(/^asset\./, '')}`);
-const size = (dir: string): number => readdirSync(dir).reduce((t, f) => t + (statSync(join(dir, f)).isDirectory() ? size(join(dir, f)) : statSync(join(dir, f)).size), 0);
+const size = (dir: string): number =>
+  readdirSync(dir).reduce((t, f) => t + (statSync(join(dir, f)).isDirectory() ? size(join(dir, f)) : statSync(join(dir, f)).size), 0);
 const bundle = statSync(join(assetDir, 'index.mjs')).size;
 const probe = `
 const t0 = performance.now();
@@ -62,18 +69,33 @@ const t1 = performance.now();
 const ev = { version: '2.0', routeKey: 'GET /api/mcp', rawPath: '/api/mcp', rawQueryString: '', headers: { host: 'x.example' }, requestContext: { requestId: 'r', http: { method: 'GET', path: '/api/mcp', protocol: 'HTTP/1.1', sourceIp: '1', userAgent: '' } }, isBase64Encoded: false };
 const r = await handler(ev, { awsRequestId: 'r', functionName: 'f', getRemainingTimeInMillis: () => 10000 });
 process.stdout.write(JSON.stringify({ importMs: t1 - t0, firstMs: performance.now() - t1, status: r.statusCode }));`;
-const colds = Array.from({ length: 5 }, () =>
-  JSON.parse(
-    execFileSync(process.execPath, ['--enable-source-maps', '--input-type=module', '-e', probe], {
-      env: { ...process.env, CATALOG_DATA_DIR: join(assetDir, 'catalog'), SEALED_DATA_DIR: join(assetDir, 'sealed'), TREASURY_ADDRESS: '0xa0Ee7A142d267C1f36714E4a8F75612F20a79720', DYNAMODB_ENDPOINT: 'http://127.0.0.1:9', POWERTOOLS_LOG_LEVEL: 'SILENT', AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true', AWS_REGION: 'us-east-1' },
-    }).toString(),
-  ) as { importMs: number; firstMs: number; status: number },
+const colds = Array.from(
+  { length: 5 },
+  () =>
+    JSON.parse(
+      execFileSync(process.execPath, ['--enable-source-maps', '--input-type=module', '-e', probe], {
+        env: {
+          ...process.env,
+          CATALOG_DATA_DIR: join(assetDir, 'catalog'),
+          SEALED_DATA_DIR: join(assetDir, 'sealed'),
+          TREASURY_ADDRESS: '0xa0Ee7A142d267C1f36714E4a8F75612F20a79720',
+          DYNAMODB_ENDPOINT: 'http://127.0.0.1:9',
+          POWERTOOLS_LOG_LEVEL: 'SILENT',
+          AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
+          AWS_REGION: 'us-east-1',
+        },
+      }).toString(),
+    ) as { importMs: number; firstMs: number; status: number },
 );
 const med = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 
 console.log('| measure | value |\n|---|---|');
 console.log(`| MCP tools/call search_skills through the local server (${mcpTimes.length} calls, SDK client) | ${stats(mcpTimes)} |`);
 console.log(`| A2A message/send through the local server (${a2aTimes.length} sends, SDK client) | ${stats(a2aTimes)} |`);
-console.log(`| agents bundle: index.mjs / whole asset with data | ${(bundle / 1024).toFixed(0)} KiB / ${(size(assetDir) / 1024 / 1024).toFixed(1)} MiB |`);
+console.log(
+  `| agents bundle: index.mjs / whole asset with data | ${(bundle / 1024).toFixed(0)} KiB / ${(size(assetDir) / 1024 / 1024).toFixed(1)} MiB |`,
+);
 console.log(`| fresh process: import the bundle (median of 5) | ${med(colds.map((c) => c.importMs)).toFixed(0)} ms |`);
-console.log(`| fresh process: first request after import, GET /api/mcp (median of 5; status ${colds[0]!.status}) | ${med(colds.map((c) => c.firstMs)).toFixed(0)} ms |`);
+console.log(
+  `| fresh process: first request after import, GET /api/mcp (median of 5; status ${colds[0]!.status}) | ${med(colds.map((c) => c.firstMs)).toFixed(0)} ms |`,
+);

@@ -12,7 +12,8 @@ import { load, percentile, startFixed, startMarket } from './harness';
 const seconds = Number(process.argv[2] ?? '10');
 buildSite();
 const catalog = loadCatalogFiles();
-const queries = (JSON.parse(readFileSync('test/fixtures/intent-queries.json', 'utf8')) as { queries: { q: string; expect: string }[] }).queries;
+const queries = (JSON.parse(readFileSync('test/fixtures/intent-queries.json', 'utf8')) as { queries: { q: string; expect: string }[] })
+  .queries;
 
 // Search latency: warm up, then time every query 40 times.
 for (const { q } of queries) catalog.search(q);
@@ -25,7 +26,13 @@ for (let round = 0; round < 40; round++) {
   }
 }
 times.sort((a, b) => a - b);
-const recall = queries.filter(({ q, expect }) => catalog.search(q).slice(0, 3).some((h) => h.id === expect)).length / queries.length;
+const recall =
+  queries.filter(({ q, expect }) =>
+    catalog
+      .search(q)
+      .slice(0, 3)
+      .some((h) => h.id === expect),
+  ).length / queries.length;
 
 const path = '/api/catalog?max_price=1&limit=20';
 const market = await startMarket();
@@ -46,8 +53,12 @@ try {
 }
 
 console.log('| measure | value |\n|---|---|');
-console.log(`| intent search over 250 skills, in process (${times.length} searches) | p50 ${percentile(times, 50).toFixed(3)} ms, p99 ${percentile(times, 99).toFixed(3)} ms |`);
+console.log(
+  `| intent search over 250 skills, in process (${times.length} searches) | p50 ${percentile(times, 50).toFixed(3)} ms, p99 ${percentile(times, 99).toFixed(3)} ms |`,
+);
 console.log(`| recall@3, ${queries.length} labeled queries (test/fixtures/intent-queries.json) | ${recall.toFixed(2)} |`);
-console.log(`| GET ${path} through the local server (${bytes} B, 10 connections, ${seconds} s) | ${marketRun.rps.toFixed(0)} req/s, p50 ${marketRun.p50} ms, p99 ${marketRun.p99} ms, ${marketRun.non2xx} non-2xx |`);
+console.log(
+  `| GET ${path} through the local server (${bytes} B, 10 connections, ${seconds} s) | ${marketRun.rps.toFixed(0)} req/s, p50 ${marketRun.p50} ms, p99 ${marketRun.p99} ms, ${marketRun.non2xx} non-2xx |`,
+);
 console.log(`| plain node:http, same bytes | ${fixedRun.rps.toFixed(0)} req/s, p50 ${fixedRun.p50} ms, p99 ${fixedRun.p99} ms |`);
 console.log(`| ratio local server / plain | ${(marketRun.rps / fixedRun.rps).toFixed(2)} |`);

@@ -59,8 +59,17 @@ export interface LoadResult {
 }
 
 /** Bounded load on loopback: `connections` keep-alive clients for `seconds`. */
-export async function load(url: string, opts: { seconds: number; connections: number; method?: string; headers?: Record<string, string> }): Promise<LoadResult> {
-  const r = await autocannon({ url, duration: opts.seconds, connections: opts.connections, method: (opts.method ?? 'GET') as 'GET', headers: opts.headers ?? {} });
+export async function load(
+  url: string,
+  opts: { seconds: number; connections: number; method?: string; headers?: Record<string, string> },
+): Promise<LoadResult> {
+  const r = await autocannon({
+    url,
+    duration: opts.seconds,
+    connections: opts.connections,
+    method: (opts.method ?? 'GET') as 'GET',
+    headers: opts.headers ?? {},
+  });
   return { rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, errors: r.errors, non2xx: r.non2xx };
 }
 

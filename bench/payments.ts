@@ -31,10 +31,19 @@ const proxy = createServer((req, res) => {
     httpRequests++;
     const parsed = JSON.parse(body.toString()) as { method: string } | { method: string }[];
     for (const m of [parsed].flat()) methods.set(m.method, (methods.get(m.method) ?? 0) + 1);
-    const up = request({ host: target.hostname, port: target.port, method: 'POST', path: '/', headers: { 'content-type': 'application/json', 'content-length': body.length } }, (r) => {
-      res.writeHead(r.statusCode ?? 502, r.headers);
-      r.pipe(res);
-    });
+    const up = request(
+      {
+        host: target.hostname,
+        port: target.port,
+        method: 'POST',
+        path: '/',
+        headers: { 'content-type': 'application/json', 'content-length': body.length },
+      },
+      (r) => {
+        res.writeHead(r.statusCode ?? 502, r.headers);
+        r.pipe(res);
+      },
+    );
     up.end(body);
   });
 });
@@ -42,7 +51,12 @@ await new Promise<void>((r) => proxy.listen(0, '127.0.0.1', r));
 const proxyUrl = `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`;
 
 const treasury = testAccount(TREASURY_ACCOUNT_INDEX).address;
-const market = await startMarket({ RPC_URLS: proxyUrl, USDC_ADDRESS: tokens.USDC, USDBC_ADDRESS: tokens.USDbC, TREASURY_ADDRESS: treasury });
+const market = await startMarket({
+  RPC_URLS: proxyUrl,
+  USDC_ADDRESS: tokens.USDC,
+  USDBC_ADDRESS: tokens.USDbC,
+  TREASURY_ADDRESS: treasury,
+});
 const chain = localChain(anvil.rpcUrl);
 const pub = createPublicClient({ chain, transport: http(anvil.rpcUrl) });
 const wallet = createWalletClient({ account: testAccount(1), chain, transport: http(anvil.rpcUrl) });
@@ -72,15 +86,19 @@ let coldRequests = 0;
 let warmMethods: Record<string, number> = {};
 try {
   for (let i = 0; i < unlocks; i++) {
-    const hash = await wallet.writeContract({ address: tokens.USDC as Address, abi: erc20Abi, functionName: 'transfer', args: [treasury, 5000n] });
+    const hash = await wallet.writeContract({
+      address: tokens.USDC as Address,
+      abi: erc20Abi,
+      functionName: 'transfer',
+      args: [treasury, 5000n],
+    });
     await pub.waitForTransactionReceipt({ hash, pollingInterval: 50 });
     const proof = { 'x-payment': JSON.stringify({ txHash: hash, skill: 'agent-x402-first-buy' }) };
     const a = await measure(() => post(proof));
     if (i === 0) {
       coldMethods = a.methods;
       coldRequests = a.requests;
-    }
-    else {
+    } else {
       first.push(a.out.ms);
       firstCounts.push(a.requests);
       warmMethods = a.methods;
@@ -111,14 +129,20 @@ try {
   };
   const avg = (xs: number[]) => (xs.reduce((a, b) => a + b, 0) / xs.length).toFixed(2);
   console.log('| measure | value |\n|---|---|');
-  console.log(`| JSON-RPC HTTP requests, first unlock of a cold process | ${coldRequests} (methods: ${JSON.stringify(coldMethods)}; the chain id is checked once per provider per process) |`);
-  console.log(`| JSON-RPC HTTP requests per first unlock, warm (${firstCounts.length} unlocks) | ${avg(firstCounts)} (methods: ${JSON.stringify(warmMethods)}) |`);
+  console.log(
+    `| JSON-RPC HTTP requests, first unlock of a cold process | ${coldRequests} (methods: ${JSON.stringify(coldMethods)}; the chain id is checked once per provider per process) |`,
+  );
+  console.log(
+    `| JSON-RPC HTTP requests per first unlock, warm (${firstCounts.length} unlocks) | ${avg(firstCounts)} (methods: ${JSON.stringify(warmMethods)}) |`,
+  );
   console.log(`| JSON-RPC HTTP requests per replay of (txHash, skill) inside the ${128} s reorg window | ${avg(replayCounts)} |`);
   console.log(`| JSON-RPC HTTP requests per license re-redeem | ${avg(licenseCounts)} |`);
   console.log(`| first-unlock latency (POST /api/pay, anvil, warm) | ${stats(first)} |`);
   console.log(`| replay latency | ${stats(replay)} |`);
   console.log(`| license re-redeem latency | ${stats(license)} |`);
-  console.log(`| GET /api/pay through the local server (${Buffer.byteLength(challengeBody)} B, 10 connections, ${seconds} s) | ${marketRun.rps.toFixed(0)} req/s, p99 ${marketRun.p99} ms |`);
+  console.log(
+    `| GET /api/pay through the local server (${Buffer.byteLength(challengeBody)} B, 10 connections, ${seconds} s) | ${marketRun.rps.toFixed(0)} req/s, p99 ${marketRun.p99} ms |`,
+  );
   console.log(`| plain node:http, same 402 bytes | ${fixedRun.rps.toFixed(0)} req/s, p99 ${fixedRun.p99} ms |`);
   console.log(`| ratio local server / plain | ${(marketRun.rps / fixedRun.rps).toFixed(2)} |`);
 } finally {

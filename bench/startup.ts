@@ -24,7 +24,7 @@ function treeRssMb(rootPid: number): number {
     }
   }
   const tree = new Set([rootPid]);
-  for (let grew = true; grew; ) {
+  for (let grew = true; grew;) {
     grew = false;
     for (const [pid, ppid] of parents) {
       if (tree.has(ppid) && !tree.has(pid)) {
@@ -86,7 +86,9 @@ try {
   console.log('| measure | value |\n|---|---|');
   console.log(`| npm start → ready:true, fresh data | ${(cold.readyMs / 1000).toFixed(2)} s |`);
   console.log(`| npm start → ready:true, existing data | ${(warm.readyMs / 1000).toFixed(2)} s |`);
-  console.log(`| resident memory, whole local stack (node + dynalite + anvil) | ${cold.rssMb.toFixed(0)} MB fresh, ${warm.rssMb.toFixed(0)} MB restarted |`);
+  console.log(
+    `| resident memory, whole local stack (node + dynalite + anvil) | ${cold.rssMb.toFixed(0)} MB fresh, ${warm.rssMb.toFixed(0)} MB restarted |`,
+  );
   console.log(`| npx cdk synth -q (bundles every Lambda with esbuild) | ${(synthMs / 1000).toFixed(2)} s |`);
 } finally {
   rmSync(dataDir, { recursive: true, force: true });

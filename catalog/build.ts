@@ -35,7 +35,9 @@ export class CatalogError extends Error {}
 export function loadSkills(dir = SKILLS_DIR): SkillRecord[] {
   const problems: string[] = [];
   const skills: SkillRecord[] = [];
-  for (const file of readdirSync(dir).filter((f) => f.endsWith('.json')).sort()) {
+  for (const file of readdirSync(dir)
+    .filter((f) => f.endsWith('.json'))
+    .sort()) {
     const category = file.replace(/\.json$/, '');
     const raw = JSON.parse(readFileSync(join(dir, file), 'utf8')) as unknown[];
     raw.forEach((item, i) => {
@@ -53,7 +55,8 @@ export function loadSkills(dir = SKILLS_DIR): SkillRecord[] {
     if (seen.has(s.id)) problems.push(`duplicate id ${s.id}`);
     seen.add(s.id);
   }
-  if (skills.length !== CATALOG_SIZE_EXPECTED && problems.length === 0) problems.push(`expected ${CATALOG_SIZE_EXPECTED} skills, found ${skills.length}`);
+  if (skills.length !== CATALOG_SIZE_EXPECTED && problems.length === 0)
+    problems.push(`expected ${CATALOG_SIZE_EXPECTED} skills, found ${skills.length}`);
   if (problems.length > 0) throw new CatalogError(`Invalid catalog:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
   return skills.sort((a, b) => (a.id < b.id ? -1 : 1));
 }
@@ -68,7 +71,8 @@ export function loadPricing(skills: readonly SkillRecord[], file = PRICING_FILE)
   for (const r of pricing.x402_resources) {
     const skill = byId.get(r.skill_id);
     if (!skill) problems.push(`x402_resources: unknown skill ${r.skill_id}`);
-    else if (Number(r.amount) > Math.round(skill.price_usd * ATOMIC)) problems.push(`${r.skill_id}: featured amount ${r.amount} exceeds its list price ${skill.price_usd}`);
+    else if (Number(r.amount) > Math.round(skill.price_usd * ATOMIC))
+      problems.push(`${r.skill_id}: featured amount ${r.amount} exceeds its list price ${skill.price_usd}`);
   }
   for (const id of Object.keys(pricing.card_cents)) if (!byId.has(id)) problems.push(`card_cents: unknown skill ${id}`);
   if (problems.length > 0) throw new CatalogError(`Invalid pricing.json:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
@@ -152,8 +156,20 @@ export function buildCatalog(): BuildResult {
         { title: 'Worked example' },
         ...(s.files ? [{ title: 'Files in this pack', items: Object.keys(s.files) }] : []),
       ],
-      pack: { file_count: meta.file_count, total_bytes: meta.total_bytes, files: files.map((f) => ({ path: f.path, bytes: f.bytes })), seal: meta.seal },
-      price: { price_usd: entry.price_usd, price_label: entry.price_label, regular_price_usd: entry.regular_price_usd, amount, asset: 'USDC', network: CAIP2 },
+      pack: {
+        file_count: meta.file_count,
+        total_bytes: meta.total_bytes,
+        files: files.map((f) => ({ path: f.path, bytes: f.bytes })),
+        seal: meta.seal,
+      },
+      price: {
+        price_usd: entry.price_usd,
+        price_label: entry.price_label,
+        regular_price_usd: entry.regular_price_usd,
+        amount,
+        asset: 'USDC',
+        network: CAIP2,
+      },
       evaluate: { sample: entry.sample, pack_metadata: `/api/packs?skill=${s.id}` },
       buy: { challenge: payPath, note: 'The 402 challenge is authoritative for the amount, receiver and asset.' },
     };
@@ -170,10 +186,19 @@ export function buildCatalog(): BuildResult {
     });
   }
 
-  publicFiles.set('llms.txt', renderLlmsTxt(entries, pricing.canary, pricing.x402_resources.map((r) => r.skill_id)));
+  publicFiles.set(
+    'llms.txt',
+    renderLlmsTxt(
+      entries,
+      pricing.canary,
+      pricing.x402_resources.map((r) => r.skill_id),
+    ),
+  );
   publicFiles.set('esp/cycle.schema.json', `${JSON.stringify(espCycleJsonSchema('/esp/cycle.schema.json'), null, 2)}\n`);
 
-  const categories = [...new Set(entries.map((e) => e.category))].sort().map((id) => ({ id, count: entries.filter((e) => e.category === id).length }));
+  const categories = [...new Set(entries.map((e) => e.category))]
+    .sort()
+    .map((id) => ({ id, count: entries.filter((e) => e.category === id).length }));
   publicFiles.set(
     'catalog.json',
     `${JSON.stringify(
@@ -193,13 +218,26 @@ export function buildCatalog(): BuildResult {
     ['entries.json', JSON.stringify(entries)],
     ['packs.json', JSON.stringify(Object.fromEntries(packMeta))],
     ['search-index.json', JSON.stringify(buildSearchIndex(searchDocs))],
-    ['pricing.json', JSON.stringify({ canary: pricing.canary, x402_resources: pricing.x402_resources.map((r) => r.skill_id), card_cents: pricing.card_cents })],
+    [
+      'pricing.json',
+      JSON.stringify({
+        canary: pricing.canary,
+        x402_resources: pricing.x402_resources.map((r) => r.skill_id),
+        card_cents: pricing.card_cents,
+      }),
+    ],
     // The free evaluation files again, for domains that answer with them (MCP, A2A) without fetching the CDN.
     [
       'evaluation.json',
       JSON.stringify(
         Object.fromEntries(
-          entries.map((e) => [e.id, { outline: JSON.parse(publicFiles.get(`skills/${e.id}/outline.json`)!.toString()), sample: publicFiles.get(`skills/${e.id}/sample.md`)!.toString() }]),
+          entries.map((e) => [
+            e.id,
+            {
+              outline: JSON.parse(publicFiles.get(`skills/${e.id}/outline.json`)!.toString()),
+              sample: publicFiles.get(`skills/${e.id}/sample.md`)!.toString(),
+            },
+          ]),
         ),
       ),
     ],

@@ -8,7 +8,11 @@ import type { SkillRecord } from './schema';
 export const SAMPLE_END_MARKER = '\n\n<!-- end of excerpt -->\n';
 
 function fileLine(path: string, content: string): string {
-  const first = content.split('\n').find((l) => l.trim() !== '' && !l.startsWith('#!'))?.replace(/^[#/*\s-]+/, '').trim();
+  const first = content
+    .split('\n')
+    .find((l) => l.trim() !== '' && !l.startsWith('#!'))
+    ?.replace(/^[#/*\s-]+/, '')
+    .trim();
   return `- \`${path}\`${first ? `: ${first.slice(0, 100)}` : ''}`;
 }
 
@@ -80,7 +84,7 @@ export function renderSample(s: SkillRecord, payPath: string): string {
     SAMPLE_END_MARKER,
     '---',
     '',
-    `*Free sample: the opening of SKILL.md, through step 1 of ${s.steps.length}. The full pack also has ${s.checks.length} acceptance checks, ${s.pitfalls.length} pitfalls, a worked example${s.files ? ` and ${Object.keys(s.files).length} supporting file${Object.keys(s.files).length === 1 ? "" : "s"}` : ''}. Buy it: \`GET ${payPath}\` answers with the x402 challenge.*`,
+    `*Free sample: the opening of SKILL.md, through step 1 of ${s.steps.length}. The full pack also has ${s.checks.length} acceptance checks, ${s.pitfalls.length} pitfalls, a worked example${s.files ? ` and ${Object.keys(s.files).length} supporting file${Object.keys(s.files).length === 1 ? '' : 's'}` : ''}. Buy it: \`GET ${payPath}\` answers with the x402 challenge.*`,
     '',
   ].join('\n');
 }

@@ -7,22 +7,35 @@ const text = (min: number, max: number) => z.string().trim().min(min).max(max);
 
 export const SkillRecordSchema = z
   .object({
-    id: z.string().regex(/^[a-z0-9]+(-[a-z0-9]+)*$/, 'kebab-case').min(3).max(60),
+    id: z
+      .string()
+      .regex(/^[a-z0-9]+(-[a-z0-9]+)*$/, 'kebab-case')
+      .min(3)
+      .max(60),
     name: text(3, 60),
     category: z.string().regex(/^[a-z0-9]+(-[a-z0-9]+)*$/),
     summary: text(40, 200),
-    tags: z.array(z.string().regex(/^[a-z0-9]+(-[a-z0-9]+)*$/)).min(3).max(8),
+    tags: z
+      .array(z.string().regex(/^[a-z0-9]+(-[a-z0-9]+)*$/))
+      .min(3)
+      .max(8),
     price_usd: z.number().refine((p) => (LIST_PRICES as readonly number[]).includes(p), `one of ${LIST_PRICES.join(', ')}`),
     audience: text(20, 600),
     outcome: text(20, 600),
     inputs: z.array(text(3, 400)).min(2).max(6),
-    steps: z.array(z.object({ title: text(3, 120), detail: text(40, 2000) }).strict()).min(4).max(9),
+    steps: z
+      .array(z.object({ title: text(3, 120), detail: text(40, 2000) }).strict())
+      .min(4)
+      .max(9),
     checks: z.array(text(10, 500)).min(3).max(7),
     pitfalls: z.array(text(10, 600)).min(2).max(5),
     example: z.object({ situation: text(20, 1500), walkthrough: text(40, 3000), result: text(10, 1500) }).strict(),
     files: z
       .record(
-        z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._/-]*$/).refine((p) => !p.includes('..') && p !== 'SKILL.md', 'no traversal, not SKILL.md'),
+        z
+          .string()
+          .regex(/^[A-Za-z0-9][A-Za-z0-9._/-]*$/)
+          .refine((p) => !p.includes('..') && p !== 'SKILL.md', 'no traversal, not SKILL.md'),
         z.string().min(200).max(4000),
       )
       .refine((f) => Object.keys(f).length <= 3, 'at most 3 supporting files')

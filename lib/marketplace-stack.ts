@@ -127,7 +127,8 @@ export class MarketplaceStack extends Stack {
 
     /** The environment and grants a manifest asks for, applied to one function. */
     const provision = (fn: DomainFunction, infra: DomainInfra): void => {
-      if (!config.publicBaseUrl) fn.fn.addToRolePolicy(new PolicyStatement({ actions: ['ssm:GetParameter'], resources: [baseUrlParameterArn] }));
+      if (!config.publicBaseUrl)
+        fn.fn.addToRolePolicy(new PolicyStatement({ actions: ['ssm:GetParameter'], resources: [baseUrlParameterArn] }));
       for (const { table, access } of infra.tables) {
         const t = tables.get(table);
         if (!t) throw new Error(`A domain manifest names an unknown table: ${table}`);
@@ -155,7 +156,11 @@ export class MarketplaceStack extends Stack {
     let confirmation: StateMachine | undefined;
     if (owner && needs('startsConfirmations')) {
       // The task re-verifies and claims; it never unlocks, so it carries the catalog but not the sealed packs.
-      const task = new DomainFunction(this, 'ConfirmationTask', { domain: owner.domain, entryFile: owner.infra.confirmationTask!, environment: env });
+      const task = new DomainFunction(this, 'ConfirmationTask', {
+        domain: owner.domain,
+        entryFile: owner.infra.confirmationTask!,
+        environment: env,
+      });
       provision(task, owner.infra);
       confirmation = confirmationStateMachine(this, task);
     }
@@ -236,7 +241,10 @@ export class MarketplaceStack extends Stack {
     });
 
     // The LIST warning asks for a defaultRootObject so "/" never lists the bucket; it is set above.
-    Annotations.of(distribution).acknowledgeWarning('@aws-cdk/aws-cloudfront-origins:listBucketSecurityRisk', 'defaultRootObject is index.html');
+    Annotations.of(distribution).acknowledgeWarning(
+      '@aws-cdk/aws-cloudfront-origins:listBucketSecurityRisk',
+      'defaultRootObject is index.html',
+    );
 
     // One deployment per cache rule; each excludes what an earlier rule claimed, so pruning never crosses them.
     const claimed: string[] = [];
@@ -261,7 +269,10 @@ export class MarketplaceStack extends Stack {
       });
     }
 
-    new CfnOutput(this, 'BaseUrl', { value: `https://${distribution.distributionDomainName}`, description: 'The one base URL: catalog, pages and /api/*' });
+    new CfnOutput(this, 'BaseUrl', {
+      value: `https://${distribution.distributionDomainName}`,
+      description: 'The one base URL: catalog, pages and /api/*',
+    });
     new CfnOutput(this, 'ApiEndpoint', { value: api.apiEndpoint, description: 'API Gateway endpoint (prefer BaseUrl)' });
     new CfnOutput(this, 'SiteBucketName', { value: siteBucket.bucketName });
     for (const [name, table] of tables) new CfnOutput(this, `${name}TableName`, { value: table.tableName });
@@ -276,7 +287,10 @@ export class MarketplaceStack extends Stack {
 function confirmationStateMachine(scope: Construct, task: DomainFunction): StateMachine {
   const unlocked = new Succeed(scope, 'Unlocked');
   const refused = new Succeed(scope, 'Refused', { comment: 'The transfer cannot unlock: wrong, reverted or reorged.' });
-  const gaveUp = new Fail(scope, 'NotConfirmedInTime', { error: 'NotConfirmedInTime', cause: 'The transfer did not reach the required confirmations within the retry policy.' });
+  const gaveUp = new Fail(scope, 'NotConfirmedInTime', {
+    error: 'NotConfirmedInTime',
+    cause: 'The transfer did not reach the required confirmations within the retry policy.',
+  });
   let next: IChainable = gaveUp;
   const delays = [...CONFIRMATION_RETRY_DELAYS_SECONDS].reverse();
   delays.forEach((delay, i) => {
@@ -306,7 +320,10 @@ function confirmationStateMachine(scope: Construct, task: DomainFunction): State
 }
 
 function createTable(scope: Construct, def: TableDefinition): Table {
-  const attr = (k: { name: string; type: 'S' | 'N' }) => ({ name: k.name, type: k.type === 'S' ? AttributeType.STRING : AttributeType.NUMBER });
+  const attr = (k: { name: string; type: 'S' | 'N' }) => ({
+    name: k.name,
+    type: k.type === 'S' ? AttributeType.STRING : AttributeType.NUMBER,
+  });
   const table = new Table(scope, `${def.logicalName}Table`, {
     partitionKey: attr(def.partitionKey),
     ...(def.sortKey ? { sortKey: attr(def.sortKey) } : {}),

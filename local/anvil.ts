@@ -8,16 +8,7 @@ import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import {
-  createPublicClient,
-  createWalletClient,
-  getContractAddress,
-  http,
-  parseUnits,
-  type Abi,
-  type Address,
-  type Hex,
-} from 'viem';
+import { createPublicClient, createWalletClient, getContractAddress, http, parseUnits, type Abi, type Address, type Hex } from 'viem';
 import { mnemonicToAccount } from 'viem/accounts';
 import { CHAIN_ID } from '../lambdas/contract/chain';
 import { localChain } from './local-chain';
@@ -62,7 +53,20 @@ export interface AnvilHandle {
 
 /** Starts anvil on 127.0.0.1; port 0 picks a free port. `statePath` persists the chain across runs. */
 export async function startAnvil(opts: { port: number; statePath?: string | undefined }): Promise<AnvilHandle> {
-  const args = ['--host', '127.0.0.1', '--port', String(opts.port), '--chain-id', String(CHAIN_ID), '--mnemonic', TEST_MNEMONIC, '--accounts', '10', '--balance', '10000'];
+  const args = [
+    '--host',
+    '127.0.0.1',
+    '--port',
+    String(opts.port),
+    '--chain-id',
+    String(CHAIN_ID),
+    '--mnemonic',
+    TEST_MNEMONIC,
+    '--accounts',
+    '10',
+    '--balance',
+    '10000',
+  ];
   if (opts.statePath) args.push('--state', opts.statePath, '--state-interval', '5');
   const child = spawn(anvilBinary(), args, { stdio: ['ignore', 'pipe', 'pipe'] });
 
@@ -137,7 +141,9 @@ export async function ensureTestTokens(rpcUrl: string): Promise<TestTokens> {
   }
   const nonce = await pub.getTransactionCount({ address: deployer.address });
   if (nonce !== 0) {
-    throw new Error(`account 0 has already sent ${nonce} transactions but the test tokens are missing; delete .data/ (or use EPHEMERAL=1) to start a fresh chain`);
+    throw new Error(
+      `account 0 has already sent ${nonce} transactions but the test tokens are missing; delete .data/ (or use EPHEMERAL=1) to start a fresh chain`,
+    );
   }
   const USDC = await deployTestStablecoin(rpcUrl, 'USD Coin', 'USDC');
   const USDbC = await deployTestStablecoin(rpcUrl, 'USD Base Coin', 'USDbC');

@@ -43,7 +43,8 @@ async function getJson(url: string, init?: RequestInit): Promise<{ status: numbe
   const text = await res.text();
   const type = res.headers.get('content-type') ?? '';
   // The spec: an HTML page under /api/* is a 404, never an unlock.
-  if (!type.includes('json')) return { status: res.status === 200 ? 404 : res.status, body: { ok: false, error: 'not_json' }, headers: res.headers };
+  if (!type.includes('json'))
+    return { status: res.status === 200 ? 404 : res.status, body: { ok: false, error: 'not_json' }, headers: res.headers };
   return { status: res.status, body: JSON.parse(text) as Json, headers: res.headers };
 }
 
@@ -67,7 +68,12 @@ export async function buy(opts: BuyOptions, log: (line: string) => void = consol
   const step = (n: number, text: string): void => log(`[${n}/8] ${text}`);
 
   const shop = await getJson(`${base}/api/shop`);
-  step(1, shop.status === 200 ? `shop: ${String(at(shop.body, 'next_action', 'url') ?? 'entry read')}` : `shop: not served here (${shop.status}), continuing`);
+  step(
+    1,
+    shop.status === 200
+      ? `shop: ${String(at(shop.body, 'next_action', 'url') ?? 'entry read')}`
+      : `shop: not served here (${shop.status}), continuing`,
+  );
 
   const words = opts.skill.replace(/-/g, ' ');
   const catalog = await getJson(`${base}/api/catalog?q=${encodeURIComponent(words)}&limit=10`);
@@ -77,10 +83,14 @@ export async function buy(opts: BuyOptions, log: (line: string) => void = consol
 
   const outline = await getJson(`${base}/skills/${opts.skill}/outline.json`);
   if (outline.status !== 200) throw new Error(`outline: HTTP ${outline.status}`);
-  step(3, `outline: ${(at(outline.body, 'sections') as unknown[] | undefined)?.length ?? 0} sections, pack seal ${String(at(outline.body, 'pack', 'seal')).slice(0, 12)}…`);
+  step(
+    3,
+    `outline: ${(at(outline.body, 'sections') as unknown[] | undefined)?.length ?? 0} sections, pack seal ${String(at(outline.body, 'pack', 'seal')).slice(0, 12)}…`,
+  );
 
   const challengeRes = await getJson(`${base}/api/pay?skill=${encodeURIComponent(opts.skill)}`);
-  if (challengeRes.status !== 402) throw new Error(`expected 402 from GET /api/pay, got ${challengeRes.status}: ${challengeRes.body['message']}`);
+  if (challengeRes.status !== 402)
+    throw new Error(`expected 402 from GET /api/pay, got ${challengeRes.status}: ${challengeRes.body['message']}`);
   const ch = challengeRes.body;
   const accepts = (ch['accepts'] as Json[] | undefined) ?? [ch];
   const option = accepts.find((a) => a['asset'] === opts.asset) ?? (opts.asset === 'USDC' ? ch : undefined);
@@ -89,8 +99,10 @@ export async function buy(opts: BuyOptions, log: (line: string) => void = consol
   const payTo = String(field(option, 'payTo')) as Hex;
   const contract = String(field(option, 'assetContract')) as Hex;
   const banned = String(at(field(ch, 'extra'), 'legacyTreasuryBanned') ?? '');
-  if (![String(field(option, 'network')), String(field(option, 'network_caip2'))].some((n) => n === 'base' || n === `eip155:${CHAIN_ID}`)) throw new Error('challenge is not for Base');
-  if (banned && payTo.toLowerCase() === banned.toLowerCase()) throw new Error('challenge payTo is the banned legacy treasury; refusing to pay');
+  if (![String(field(option, 'network')), String(field(option, 'network_caip2'))].some((n) => n === 'base' || n === `eip155:${CHAIN_ID}`))
+    throw new Error('challenge is not for Base');
+  if (banned && payTo.toLowerCase() === banned.toLowerCase())
+    throw new Error('challenge payTo is the banned legacy treasury; refusing to pay');
   step(4, `challenge: pay ${amount} atomic ${opts.asset} (${contract}) to ${payTo}`);
 
   const chain = localChain(opts.rpcUrl);
@@ -113,8 +125,12 @@ export async function buy(opts: BuyOptions, log: (line: string) => void = consol
     log(`      ${unlock.body['error_code']}: ${unlock.body['message']} (retrying in ${wait} s)`);
     await new Promise((r) => setTimeout(r, wait * 1000));
   }
-  if (unlock.status !== 200 || unlock.body['ok'] !== true) throw new Error(`unlock failed: HTTP ${unlock.status} ${unlock.body['error_code']}: ${unlock.body['message']}`);
-  step(6, `unlock: ${Object.keys(at(unlock.body, 'sealed_pack', 'files') as Record<string, string>).length} files after ${attempts} attempt(s)`);
+  if (unlock.status !== 200 || unlock.body['ok'] !== true)
+    throw new Error(`unlock failed: HTTP ${unlock.status} ${unlock.body['error_code']}: ${unlock.body['message']}`);
+  step(
+    6,
+    `unlock: ${Object.keys(at(unlock.body, 'sealed_pack', 'files') as Record<string, string>).length} files after ${attempts} attempt(s)`,
+  );
 
   const dir = resolve(opts.outDir, opts.skill);
   const files = at(unlock.body, 'sealed_pack', 'files') as Record<string, string>;
@@ -124,17 +140,26 @@ export async function buy(opts: BuyOptions, log: (line: string) => void = consol
     mkdirSync(dirname(target), { recursive: true });
     writeFileSync(target, text);
   }
-  writeFileSync(join(dir, '..', `${opts.skill}.receipt.json`), `${JSON.stringify({ skill: opts.skill, txHash, license: unlock.body['license'], payment: unlock.body['payment'] }, null, 2)}\n`);
+  writeFileSync(
+    join(dir, '..', `${opts.skill}.receipt.json`),
+    `${JSON.stringify({ skill: opts.skill, txHash, license: unlock.body['license'], payment: unlock.body['payment'] }, null, 2)}\n`,
+  );
   const saved = Object.fromEntries(Object.keys(files).map((p) => [p, readFileSync(join(dir, p), 'utf8')]));
   const seal = packSeal(packFiles(saved));
   const published = await getJson(`${base}/api/packs?skill=${encodeURIComponent(opts.skill)}`);
-  if (seal !== unlock.body['seal'] || seal !== at(published.body, 'seal', 'value')) throw new Error(`seal mismatch: files ${seal}, unlock ${String(unlock.body['seal'])}, /api/packs ${String(at(published.body, 'seal', 'value'))}`);
+  if (seal !== unlock.body['seal'] || seal !== at(published.body, 'seal', 'value'))
+    throw new Error(
+      `seal mismatch: files ${seal}, unlock ${String(unlock.body['seal'])}, /api/packs ${String(at(published.body, 'seal', 'value'))}`,
+    );
   step(7, `saved ${Object.keys(files).length} files to ${dir}; seal ${seal.slice(0, 12)}… matches /api/packs`);
 
   const proof = await getJson(`${base}/api/proof?skill=${encodeURIComponent(opts.skill)}&limit=100`);
   const row = (proof.body['recent_unlocks'] as Json[] | undefined)?.find((r) => String(r['txHash']).toLowerCase() === txHash.toLowerCase());
   if (!row) throw new Error('the unlock is not on /api/proof');
-  step(8, `proof: on the ledger at ${row['time']} (${proof.body["confirmed"]} confirmed unlock${proof.body["confirmed"] === 1 ? "" : "s"} of ${opts.skill})`);
+  step(
+    8,
+    `proof: on the ledger at ${row['time']} (${proof.body['confirmed']} confirmed unlock${proof.body['confirmed'] === 1 ? '' : 's'} of ${opts.skill})`,
+  );
   return { txHash, files: Object.keys(files), seal, proofRow: row, attempts };
 }
 
@@ -147,7 +172,8 @@ function parseArgs(argv: string[]): BuyOptions {
     else positional.push(a);
   }
   const skill = positional[0];
-  if (!skill) throw new Error('usage: npm run buy -- <skill> [--base-url URL] [--rpc-url URL] [--key 0x…] [--asset USDC|USDbC] [--out DIR]');
+  if (!skill)
+    throw new Error('usage: npm run buy -- <skill> [--base-url URL] [--rpc-url URL] [--key 0x…] [--asset USDC|USDbC] [--out DIR]');
   const key = flags.get('key');
   const asset = (flags.get('asset') ?? 'USDC') as 'USDC' | 'USDbC';
   if (asset !== 'USDC' && asset !== 'USDbC') throw new Error('--asset is USDC or USDbC');

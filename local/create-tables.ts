@@ -1,9 +1,4 @@
-import {
-  CreateTableCommand,
-  DescribeTableCommand,
-  type AttributeDefinition,
-  type DynamoDBClient,
-} from '@aws-sdk/client-dynamodb';
+import { CreateTableCommand, DescribeTableCommand, type AttributeDefinition, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { tableName, type TableDefinition } from '../lambdas/contract/tables';
 
 /** Creates every table from the shared definitions, if missing; the same definitions CDK deploys. */

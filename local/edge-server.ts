@@ -64,7 +64,8 @@ function writeLambdaResult(res: ServerResponse, result: APIGatewayProxyStructure
   const headers: Record<string, string | string[]> = {};
   for (const [k, v] of Object.entries(result.headers ?? {})) headers[k] = String(v);
   if (result.cookies?.length) headers['set-cookie'] = result.cookies;
-  const body = result.body === undefined ? undefined : result.isBase64Encoded ? Buffer.from(result.body, 'base64') : Buffer.from(result.body, 'utf8');
+  const body =
+    result.body === undefined ? undefined : result.isBase64Encoded ? Buffer.from(result.body, 'base64') : Buffer.from(result.body, 'utf8');
   // API Gateway answers with a Content-Length, not chunked; one buffer also means one write.
   headers['content-length'] = String(body?.byteLength ?? 0);
   res.writeHead(result.statusCode ?? 200, headers);

@@ -44,7 +44,10 @@ export interface RunningStack {
 
 /** A start-up failure the user can fix, e.g. a busy port; `envVar` names the setting to change. */
 export class StackStartError extends Error {
-  constructor(message: string, readonly envVar?: string) {
+  constructor(
+    message: string,
+    readonly envVar?: string,
+  ) {
     super(message);
   }
 }
@@ -104,7 +107,8 @@ export async function startStack(opts: StackOptions): Promise<RunningStack> {
     setDefault(SETTINGS.legacyTreasury.env, LOCAL_LEGACY_TREASURY);
     setDefault(SETTINGS.usdc.env, tokens?.USDC);
     setDefault(SETTINGS.usdbc.env, tokens?.USDbC);
-    for (const name of [SETTINGS.minConfirmations.env, SETTINGS.paymentsEnabled.env, SETTINGS.publicBaseUrl.env]) setDefault(name, undefined);
+    for (const name of [SETTINGS.minConfirmations.env, SETTINGS.paymentsEnabled.env, SETTINGS.publicBaseUrl.env])
+      setDefault(name, undefined);
     // Keys every handler shares, as Lambdas share Secrets Manager and KMS: under the data dir,
     // or for an in-memory run in a temporary directory removed on stop.
     let keyDir = opts.dataDir;

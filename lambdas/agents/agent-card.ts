@@ -35,11 +35,38 @@ export function unsignedCard(baseUrl: string): AgentCard {
     defaultInputModes: ['text/plain', 'application/json'],
     defaultOutputModes: ['application/json', 'text/plain'],
     skills: [
-      { id: 'find-skills', name: 'Find skills', description: 'Describe a need in plain words; get ranked skills with prices and the next HTTP calls.', tags: ['search', 'catalog'], examples: ['I need to clean a messy CSV export'] },
-      { id: 'evaluate', name: 'Evaluate a skill for free', description: 'Send a data part {"skill":"<id>"}: outline, sample, pack metadata and seal, and the payment challenge.', tags: ['esp', 'evaluate'] },
-      { id: 'get-challenge', name: 'Get the payment challenge', description: 'The x402 challenge for a skill: amount in atomic USDC, payTo, asset contract on Base.', tags: ['x402', 'payment'] },
-      { id: 'unlock', name: 'Unlock a paid skill', description: 'After the USDC transfer, POST /api/pay with X-PAYMENT {"txHash","skill"} (or use the MCP unlock tool) to receive the sealed pack.', tags: ['x402', 'unlock'] },
-      { id: 'prove', name: 'Prove unlocks', description: 'The public proof ledger of confirmed on-chain unlocks, per skill or overall.', tags: ['esp', 'proof'] },
+      {
+        id: 'find-skills',
+        name: 'Find skills',
+        description: 'Describe a need in plain words; get ranked skills with prices and the next HTTP calls.',
+        tags: ['search', 'catalog'],
+        examples: ['I need to clean a messy CSV export'],
+      },
+      {
+        id: 'evaluate',
+        name: 'Evaluate a skill for free',
+        description: 'Send a data part {"skill":"<id>"}: outline, sample, pack metadata and seal, and the payment challenge.',
+        tags: ['esp', 'evaluate'],
+      },
+      {
+        id: 'get-challenge',
+        name: 'Get the payment challenge',
+        description: 'The x402 challenge for a skill: amount in atomic USDC, payTo, asset contract on Base.',
+        tags: ['x402', 'payment'],
+      },
+      {
+        id: 'unlock',
+        name: 'Unlock a paid skill',
+        description:
+          'After the USDC transfer, POST /api/pay with X-PAYMENT {"txHash","skill"} (or use the MCP unlock tool) to receive the sealed pack.',
+        tags: ['x402', 'unlock'],
+      },
+      {
+        id: 'prove',
+        name: 'Prove unlocks',
+        description: 'The public proof ledger of confirmed on-chain unlocks, per skill or overall.',
+        tags: ['esp', 'proof'],
+      },
     ],
   };
 }

@@ -32,7 +32,13 @@ interface ToolDef {
 }
 
 /** Declares a tool whose `run` sees arguments typed from its input schema. */
-function tool<Shape extends z.ZodRawShape>(def: { name: string; title: string; description: string; input: Shape; run: Run<z.infer<z.ZodObject<Shape>>> }): ToolDef {
+function tool<Shape extends z.ZodRawShape>(def: {
+  name: string;
+  title: string;
+  description: string;
+  input: Shape;
+  run: Run<z.infer<z.ZodObject<Shape>>>;
+}): ToolDef {
   const schema = z.object(def.input);
   return { ...def, run: (args, ports, baseUrl) => def.run(schema.parse(args), ports, baseUrl) };
 }
@@ -68,22 +74,28 @@ export const TOOLS: readonly ToolDef[] = [
     title: 'Get the free sample',
     description: 'The free sample of a skill: the opening of its SKILL.md through the first step, in Markdown.',
     input: { skill_id: skillId },
-    run: ({ skill_id }, ports) => ({ skill_id, markdown: ports.catalog.evaluation(requireSkill(ports.catalog, skill_id, 'argument `skill_id`').id)!.sample }),
+    run: ({ skill_id }, ports) => ({
+      skill_id,
+      markdown: ports.catalog.evaluation(requireSkill(ports.catalog, skill_id, 'argument `skill_id`').id)!.sample,
+    }),
   }),
   tool({
     name: 'get_payment_challenge',
     title: 'Get the payment challenge',
-    description: 'The x402 challenge for a skill (what GET /api/pay answers with 402): amount in atomic USDC, payTo, asset contracts on Base.',
+    description:
+      'The x402 challenge for a skill (what GET /api/pay answers with 402): amount in atomic USDC, payTo, asset contracts on Base.',
     input: { skill_id: skillId },
     run: ({ skill_id }, ports, baseUrl) => JSON.parse(challengeFor(skill_id, ports, baseUrl).body) as unknown,
   }),
   tool({
     name: 'unlock_skill',
     title: 'Unlock a paid skill',
-    description: 'After transferring the challenge amount, unlock with the transaction hash (or re-redeem with a license token): the sealed pack, exactly as POST /api/pay.',
+    description:
+      'After transferring the challenge amount, unlock with the transaction hash (or re-redeem with a license token): the sealed pack, exactly as POST /api/pay.',
     input: { skill_id: skillId, tx_hash: z.string().regex(TX_HASH).optional(), license_token: z.string().min(10).max(4000).optional() },
     run: async ({ skill_id, tx_hash, license_token }, ports, baseUrl) =>
-      (await unlockWithProof({ skill: skill_id, txHash: tx_hash as `0x${string}` | undefined, license: license_token }, ports, baseUrl)).body,
+      (await unlockWithProof({ skill: skill_id, txHash: tx_hash as `0x${string}` | undefined, license: license_token }, ports, baseUrl))
+        .body,
   }),
   tool({
     name: 'get_proof',
@@ -95,7 +107,8 @@ export const TOOLS: readonly ToolDef[] = [
   tool({
     name: 'get_esp_cycle',
     title: 'Get the ESP cycle of a skill',
-    description: 'Evaluate (outline, sample, pack seal, challenge), settle (amount, pay_to, asset, how to post the proof) and prove (ledger rows) for one skill.',
+    description:
+      'Evaluate (outline, sample, pack seal, challenge), settle (amount, pay_to, asset, how to post the proof) and prove (ledger rows) for one skill.',
     input: { skill_id: skillId },
     run: ({ skill_id }, ports, baseUrl) => espCycle(requireSkill(ports.catalog, skill_id, 'argument `skill_id`'), ports, baseUrl),
   }),
@@ -107,12 +120,17 @@ function createServer(ports: AgentsPorts, baseUrl: string): McpServer {
     server.registerTool(tool.name, { title: tool.title, description: tool.description, inputSchema: tool.input }, async (args: unknown) => {
       try {
         const result = await tool.run(args, ports, baseUrl);
-        const structured = result !== null && typeof result === 'object' && !Array.isArray(result) ? (result as Record<string, unknown>) : { result };
+        const structured =
+          result !== null && typeof result === 'object' && !Array.isArray(result) ? (result as Record<string, unknown>) : { result };
         return { content: [{ type: 'text' as const, text: JSON.stringify(result) }], structuredContent: structured };
       } catch (e) {
         if (!(e instanceof AppError)) logger.error('mcp tool failed', e as Error);
         const body = failureBody(e instanceof AppError ? e : internalError());
-        return { isError: true, content: [{ type: 'text' as const, text: JSON.stringify(body) }], structuredContent: body as unknown as Record<string, unknown> };
+        return {
+          isError: true,
+          content: [{ type: 'text' as const, text: JSON.stringify(body) }],
+          structuredContent: body as unknown as Record<string, unknown>,
+        };
       }
     });
   }
@@ -150,12 +168,14 @@ export async function postMcp(req: ApiRequest, ports: AgentsPorts): Promise<ApiR
     return json(403, { jsonrpc: '2.0', id: null, error: { code: -32000, message: `Origin ${req.headers['origin']} is not allowed.` } });
   }
   const server = createServer(ports, req.baseUrl);
-  const transport = new WebStandardStreamableHTTPServerTransport({ enableJsonResponse: true }) // no sessionIdGenerator: stateless;
+  const transport = new WebStandardStreamableHTTPServerTransport({ enableJsonResponse: true }); // no sessionIdGenerator: stateless;
   await server.connect(transport);
   try {
     const headers = new Headers();
     for (const [k, v] of Object.entries(req.headers)) if (k !== 'host' && k !== 'content-length') headers.set(k, v);
-    const response = await transport.handleRequest(new Request(`${req.baseUrl}/api/mcp`, { method: 'POST', headers, body: req.body ?? '' }));
+    const response = await transport.handleRequest(
+      new Request(`${req.baseUrl}/api/mcp`, { method: 'POST', headers, body: req.body ?? '' }),
+    );
     const out: Record<string, string> = {};
     response.headers.forEach((value, key) => {
       out[key] = value;

@@ -20,7 +20,10 @@ export const IntentBodySchema = z
     skill_hints: z.array(z.string().trim().min(1).max(100)).max(5).optional(),
   })
   .strict()
-  .refine((b) => b.title !== undefined || b.description !== undefined, { message: 'give a title or a description (or both)', path: ['title'] });
+  .refine((b) => b.title !== undefined || b.description !== undefined, {
+    message: 'give a title or a description (or both)',
+    path: ['title'],
+  });
 
 /** GET /api/intent: `q` searches skills, `list=1` lists bounties, `id` reads one bounty; exactly one of them. */
 export async function getIntent(req: ApiRequest, ports: CatalogPorts): Promise<ApiResponse> {
@@ -67,7 +70,12 @@ async function listIntents(req: ApiRequest, { intents }: CatalogPorts): Promise<
     const page = await intents.list(limit, cursor);
     return json(200, { ok: true, count: page.items.length, intents: page.items, next_cursor: page.next_cursor ?? null });
   } catch (e) {
-    if (e instanceof InvalidCursorError) throw invalidRequest('cursor', 'The cursor is not one this service issued.', 'Use next_cursor from the previous page, or leave it out.');
+    if (e instanceof InvalidCursorError)
+      throw invalidRequest(
+        'cursor',
+        'The cursor is not one this service issued.',
+        'Use next_cursor from the previous page, or leave it out.',
+      );
     throw e;
   }
 }
@@ -82,16 +90,30 @@ async function getOneIntent(req: ApiRequest, { intents }: CatalogPorts): Promise
 /** POST /api/intent: stores a bounty with a server-made id and time, and the skills search suggests for it. */
 export async function postIntent(req: ApiRequest, ports: CatalogPorts): Promise<ApiResponse> {
   const body = readJsonObject(req);
-  if (body === undefined) throw invalidRequest('body', 'The body must be a JSON object with `title` or `description`, and `success_criteria`.', 'Example: {"title":"Clean a CSV","success_criteria":["every row has 12 columns"]}');
+  if (body === undefined)
+    throw invalidRequest(
+      'body',
+      'The body must be a JSON object with `title` or `description`, and `success_criteria`.',
+      'Example: {"title":"Clean a CSV","success_criteria":["every row has 12 columns"]}',
+    );
   const parsed = IntentBodySchema.safeParse(body);
   if (!parsed.success) {
     const issues = parsed.error.issues.map((i) => ({ parameter: i.path.join('.') || 'body', problem: i.message }));
     const first = issues[0]!;
-    throw invalidRequest(first.parameter, `Invalid intent: ${issues.map((i) => `${i.parameter}: ${i.problem}`).join('; ')}.`, 'Required: `title` or `description`, and `success_criteria` (1 to 10 strings). Optional: `budget_usd`, `skill_hints`.');
+    throw invalidRequest(
+      first.parameter,
+      `Invalid intent: ${issues.map((i) => `${i.parameter}: ${i.problem}`).join('; ')}.`,
+      'Required: `title` or `description`, and `success_criteria` (1 to 10 strings). Optional: `budget_usd`, `skill_hints`.',
+    );
   }
   const b = parsed.data;
   for (const hint of b.skill_hints ?? []) {
-    if (!ports.catalog.get(hint)) throw invalidRequest('skill_hints', `Unknown skill "${hint}" in skill_hints.`, 'Hints must be catalog ids; GET /api/catalog lists them.');
+    if (!ports.catalog.get(hint))
+      throw invalidRequest(
+        'skill_hints',
+        `Unknown skill "${hint}" in skill_hints.`,
+        'Hints must be catalog ids; GET /api/catalog lists them.',
+      );
   }
   const suggested = ports.catalog
     .search([b.title, b.description].filter(Boolean).join(' ').slice(0, MAX_QUERY_LENGTH))

@@ -34,7 +34,9 @@ export function listCatalog(req: ApiRequest, { catalog }: Pick<CatalogPorts, 'ca
 
   const keep = (id: string): boolean => {
     const e = catalog.get(id);
-    return e !== undefined && (category === undefined || e.category === category) && (maxPrice === undefined || e.price_usd <= maxPrice + 1e-12);
+    return (
+      e !== undefined && (category === undefined || e.category === category) && (maxPrice === undefined || e.price_usd <= maxPrice + 1e-12)
+    );
   };
   const ranked = q
     ? catalog.search(q).filter((h) => keep(h.id))

@@ -16,11 +16,27 @@ export function absoluteEntry(entry: CatalogEntry, baseUrl: string): CatalogEntr
 /** A skill as every surface lists it (shelves, judges, search results): price and every link an agent needs next. */
 export function skillCard(e: CatalogEntry, base: string) {
   const s = links(base).skill(e.id);
-  return { skill_id: e.id, name: e.name, category: e.category, summary: e.summary, price_usd: e.price_usd, price_label: e.price_label, regular_price_usd: e.regular_price_usd, amount: e.x402.amount, outline: s.outline, sample: s.sample, cycle: s.cycle, pay: s.challenge };
+  return {
+    skill_id: e.id,
+    name: e.name,
+    category: e.category,
+    summary: e.summary,
+    price_usd: e.price_usd,
+    price_label: e.price_label,
+    regular_price_usd: e.regular_price_usd,
+    amount: e.x402.amount,
+    outline: s.outline,
+    sample: s.sample,
+    cycle: s.cycle,
+    pay: s.challenge,
+  };
 }
 
 /** Search results as cards with score and matched fields: intent search, MCP and A2A answer with these. */
 export function rankSkills(catalog: Catalog, query: string, limit: number, base: string) {
   const hits = catalog.search(query);
-  return { total: hits.length, results: hits.slice(0, limit).map((h) => ({ ...skillCard(catalog.get(h.id)!, base), score: h.score, matched: h.matched })) };
+  return {
+    total: hits.length,
+    results: hits.slice(0, limit).map((h) => ({ ...skillCard(catalog.get(h.id)!, base), score: h.score, matched: h.matched })),
+  };
 }

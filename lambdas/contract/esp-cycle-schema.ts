@@ -2,7 +2,18 @@
 import { z } from 'zod';
 
 const url = z.string().url();
-const row = z.object({ txHash: z.string(), skill: z.string(), amount: z.string(), amount_usd: z.number(), asset: z.enum(['USDC', 'USDbC']), asset_contract: z.string(), payer: z.string(), block: z.number().int(), confirmations_at_unlock: z.number().int(), time: z.string() });
+const row = z.object({
+  txHash: z.string(),
+  skill: z.string(),
+  amount: z.string(),
+  amount_usd: z.number(),
+  asset: z.enum(['USDC', 'USDbC']),
+  asset_contract: z.string(),
+  payer: z.string(),
+  block: z.number().int(),
+  confirmations_at_unlock: z.number().int(),
+  time: z.string(),
+});
 
 export const EspCycleSchema = z.object({
   ok: z.literal(true),
@@ -14,7 +25,13 @@ export const EspCycleSchema = z.object({
     cost: z.literal('free'),
     outline: url,
     sample: url,
-    pack: z.object({ file_count: z.number().int().positive(), total_bytes: z.number().int().positive(), files: z.array(z.object({ path: z.string(), bytes: z.number().int(), sha256: z.string().regex(/^[0-9a-f]{64}$/) })), seal: z.string().regex(/^[0-9a-f]{64}$/), metadata: url }),
+    pack: z.object({
+      file_count: z.number().int().positive(),
+      total_bytes: z.number().int().positive(),
+      files: z.array(z.object({ path: z.string(), bytes: z.number().int(), sha256: z.string().regex(/^[0-9a-f]{64}$/) })),
+      seal: z.string().regex(/^[0-9a-f]{64}$/),
+      metadata: url,
+    }),
     challenge_shape: z.record(z.string(), z.unknown()).nullable(),
   }),
   settle: z.object({
@@ -32,7 +49,16 @@ export const EspCycleSchema = z.object({
     challenge: url,
     how: z.string(),
   }),
-  prove: z.object({ cost: z.literal('free'), source_of_truth: url, confirmed_unlocks: z.number().int().min(0), recent_unlocks: z.array(row) }),
+  prove: z.object({
+    cost: z.literal('free'),
+    source_of_truth: url,
+    confirmed_unlocks: z.number().int().min(0),
+    recent_unlocks: z.array(row),
+  }),
 });
 
-export const espCycleJsonSchema = (id: string) => ({ $id: id, title: 'ESP cycle of a skill (market-esp-protocol-v1)', ...z.toJSONSchema(EspCycleSchema) });
+export const espCycleJsonSchema = (id: string) => ({
+  $id: id,
+  title: 'ESP cycle of a skill (market-esp-protocol-v1)',
+  ...z.toJSONSchema(EspCycleSchema),
+});

@@ -17,7 +17,9 @@ export interface SearchDocument {
 
 /** Words that carry no intent in a request such as "I need something to clean my CSV files". */
 const STOP_WORDS = new Set(
-  'a an and any are as at be by can could do for from get give have help how i i\'m in into is it its me my need of on or our please some something that the their them this to tool using want way we what when which with would you your skill skills agent'.split(' '),
+  "a an and any are as at be by can could do for from get give have help how i i'm in into is it its me my need of on or our please some something that the their them this to tool using want way we what when which with would you your skill skills agent".split(
+    ' ',
+  ),
 );
 
 /** Suffixes the light stemmer strips, longest first; one per term. */

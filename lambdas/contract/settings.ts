@@ -98,7 +98,13 @@ export const BASE_URL = /^https?:\/\/[^\s/]+(\/[^\s]*)?$/;
 
 const blank = (v: string | undefined): v is undefined => v === undefined || v.trim() === '';
 
-function readAddress(codec: AddressCodec, name: SettingName, raw: string | undefined, problems: string[], required: boolean): Address | undefined {
+function readAddress(
+  codec: AddressCodec,
+  name: SettingName,
+  raw: string | undefined,
+  problems: string[],
+  required: boolean,
+): Address | undefined {
   const spec = SETTINGS[name];
   if (blank(raw)) {
     if (required) problems.push(`${spec.context} (${spec.env}) is required: ${spec.description}`);
@@ -107,7 +113,9 @@ function readAddress(codec: AddressCodec, name: SettingName, raw: string | undef
   const value = raw.trim();
   // isAddress with strict checksum rejects a mixed-case address whose EIP-55 checksum is wrong (a likely typo).
   if (!codec.isValid(value)) {
-    problems.push(`${spec.context} (${spec.env}) is not a valid address: "${value}" (expected 0x followed by 40 hex digits, correct EIP-55 checksum if mixed case)`);
+    problems.push(
+      `${spec.context} (${spec.env}) is not a valid address: "${value}" (expected 0x followed by 40 hex digits, correct EIP-55 checksum if mixed case)`,
+    );
     return undefined;
   }
   return codec.checksum(value);
@@ -117,12 +125,18 @@ function readAddress(codec: AddressCodec, name: SettingName, raw: string | undef
  * Reads the configuration from a map of setting name to raw string (from env or CDK context).
  * Never throws: problems are collected so callers can decide (synth fails, runtime reports).
  */
-export function readMarketConfig(raw: Partial<Record<SettingName, string>>, opts: { requireTreasury: boolean }, codec: AddressCodec): ConfigReading {
+export function readMarketConfig(
+  raw: Partial<Record<SettingName, string>>,
+  opts: { requireTreasury: boolean },
+  codec: AddressCodec,
+): ConfigReading {
   const problems: string[] = [];
   const treasury = readAddress(codec, 'treasury', raw.treasury, problems, opts.requireTreasury);
   const legacyTreasury = readAddress(codec, 'legacyTreasury', raw.legacyTreasury, problems, false);
   if (treasury !== undefined && legacyTreasury !== undefined && treasury === legacyTreasury) {
-    problems.push(`treasury (TREASURY_ADDRESS) equals the banned legacy treasury ${legacyTreasury}: payments to it never unlock. Set a different treasury.`);
+    problems.push(
+      `treasury (TREASURY_ADDRESS) equals the banned legacy treasury ${legacyTreasury}: payments to it never unlock. Set a different treasury.`,
+    );
   }
 
   const rpcUrls = (raw.rpcUrls ?? SETTINGS.rpcUrls.cloudDefault)
@@ -143,14 +157,18 @@ export function readMarketConfig(raw: Partial<Record<SettingName, string>>, opts
   const usdc = readAddress(codec, 'usdc', blank(raw.usdc) ? SETTINGS.usdc.cloudDefault : raw.usdc, problems, true);
   const usdbc = readAddress(codec, 'usdbc', blank(raw.usdbc) ? SETTINGS.usdbc.cloudDefault : raw.usdbc, problems, true);
   if (usdc !== undefined && usdc === usdbc) problems.push('usdcAddress and usdbcAddress must differ.');
-  for (const [label, asset] of [['usdcAddress', usdc], ['usdbcAddress', usdbc]] as const) {
+  for (const [label, asset] of [
+    ['usdcAddress', usdc],
+    ['usdbcAddress', usdbc],
+  ] as const) {
     if (asset !== undefined && (asset === treasury || asset === legacyTreasury)) {
       problems.push(`${label} ${asset} is also configured as a treasury address.`);
     }
   }
 
   const enabledRaw = (raw.paymentsEnabled ?? 'true').trim().toLowerCase();
-  if (!['true', 'false'].includes(enabledRaw)) problems.push(`paymentsEnabled (PAYMENTS_ENABLED) must be true or false, got "${enabledRaw}"`);
+  if (!['true', 'false'].includes(enabledRaw))
+    problems.push(`paymentsEnabled (PAYMENTS_ENABLED) must be true or false, got "${enabledRaw}"`);
 
   let publicBaseUrl: string | undefined;
   if (!blank(raw.publicBaseUrl)) {

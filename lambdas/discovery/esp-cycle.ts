@@ -31,7 +31,13 @@ export async function espCycle(entry: CatalogEntry, ports: EspCyclePorts, baseUr
       cost: 'free',
       outline: abs.outline,
       sample: abs.sample,
-      pack: { file_count: meta.file_count, total_bytes: meta.total_bytes, files: meta.files, seal: meta.seal, metadata: `${baseUrl}/api/packs?skill=${entry.id}` },
+      pack: {
+        file_count: meta.file_count,
+        total_bytes: meta.total_bytes,
+        files: meta.files,
+        seal: meta.seal,
+        metadata: `${baseUrl}/api/packs?skill=${entry.id}`,
+      },
       challenge_shape: sound ? buildChallenge(entry, ports.config, baseUrl) : null,
     },
     settle: {

@@ -27,7 +27,8 @@ export async function confirmedActivity(ports: Pick<DiscoveryPorts, 'ledger'>, b
     last_tx: s.newest?.txHash ?? null,
     quality_score: null,
     source: links(base).proof,
-    honesty: 'Computed on each request from the confirmed rows of the proof ledger; zero and null mean nothing has happened yet, not that data is missing.',
+    honesty:
+      'Computed on each request from the confirmed rows of the proof ledger; zero and null mean nothing has happened yet, not that data is missing.',
     per_skill: s.perSkill,
   };
 }
@@ -61,20 +62,48 @@ export async function espRoot(ports: DiscoveryPorts, base: string, known?: Await
     protocol_version: ESP_PROTOCOL_VERSION,
     name: 'Agent Skill Marketplace',
     site: l.site,
-    philosophy: { free_evaluation_sacred: true, settlement_atomic_one_time: true, proof_public_only_success_signal: true, never_invent_metrics: true, evaluators_are_esp_skills: true },
-    invariants: { free_eval_always: true, settlement_atomic: true, proof_public_only: true, no_invented_metrics: true, source_of_truth: l.proof },
+    philosophy: {
+      free_evaluation_sacred: true,
+      settlement_atomic_one_time: true,
+      proof_public_only_success_signal: true,
+      never_invent_metrics: true,
+      evaluators_are_esp_skills: true,
+    },
+    invariants: {
+      free_eval_always: true,
+      settlement_atomic: true,
+      proof_public_only: true,
+      no_invented_metrics: true,
+      source_of_truth: l.proof,
+    },
     phases: {
-      evaluate: { cost: 'free', description: 'Read the outline, the sample and the pack metadata (files, sizes, sha256, seal) and the shape of the 402 challenge. Never requires payment.', endpoints: [s.evaluate, s.outline, s.sample, s.packs] },
+      evaluate: {
+        cost: 'free',
+        description:
+          'Read the outline, the sample and the pack metadata (files, sizes, sha256, seal) and the shape of the 402 challenge. Never requires payment.',
+        endpoints: [s.evaluate, s.outline, s.sample, s.packs],
+      },
       settle: {
         cost: `the skill's price in USDC on Base (chain 8453), e.g. ${canary.price_label} (amount ${canary.x402.amount}) for the canary`,
-        description: 'One USDC (or USDbC) transfer to the challenge payTo, then POST the transaction hash; one transfer unlocks one skill, once, and a replay returns the same pack.',
+        description:
+          'One USDC (or USDbC) transfer to the challenge payTo, then POST the transaction hash; one transfer unlocks one skill, once, and a replay returns the same pack.',
         endpoints: [s.challenge, `${l.pay} (POST, X-PAYMENT)`, `${l.recover} (POST)`],
       },
-      prove: { cost: 'free', description: 'The public ledger of confirmed on-chain unlocks, the only source of success figures.', endpoints: [l.proof, s.proof], source_of_truth: l.proof },
+      prove: {
+        cost: 'free',
+        description: 'The public ledger of confirmed on-chain unlocks, the only source of success figures.',
+        endpoints: [l.proof, s.proof],
+        source_of_truth: l.proof,
+      },
     },
     money_safety: moneySafety(ports),
     confirmed_activity: activity,
-    canary: { skill_id: canary.id, price_usd: canary.price_usd, cycle: l.skill(canary.id).cycle, blurb: `The cheapest live path (${canary.price_label}): buy it first to prove your rails before larger purchases.` },
+    canary: {
+      skill_id: canary.id,
+      price_usd: canary.price_usd,
+      cycle: l.skill(canary.id).cycle,
+      blurb: `The cheapest live path (${canary.price_label}): buy it first to prove your rails before larger purchases.`,
+    },
     discovery: {
       shop: l.shop,
       catalog: l.catalog,
@@ -93,7 +122,12 @@ export async function espRoot(ports: DiscoveryPorts, base: string, known?: Await
     p1: {
       recursive_evaluators: l.judges,
       seed_judges: [...SEED_JUDGES],
-      intent_bounty: { post: l.intent_post, list: l.intent_list, get: l.intent_get, required_fields: ['title or description', 'success_criteria'] },
+      intent_bounty: {
+        post: l.intent_post,
+        list: l.intent_list,
+        get: l.intent_get,
+        required_fields: ['title or description', 'success_criteria'],
+      },
     },
     roadmap: {
       p0: 'core ESP cycle and readiness',
@@ -124,7 +158,8 @@ export async function getEsp(req: ApiRequest, ports: DiscoveryPorts): Promise<Ap
   const entry = requireSkill(ports.catalog, req.query['skill']);
   if (tx !== undefined) {
     if (phase !== 'prove') throw invalidRequest('tx', '`tx` goes with phase=prove.', `GET /api/esp?skill=${entry.id}&phase=prove&tx=0x…`);
-    if (!TX_HASH.test(tx)) throw invalidRequest('tx', '`tx` must be 0x followed by 64 hex digits.', 'Use the transaction hash of the transfer.');
+    if (!TX_HASH.test(tx))
+      throw invalidRequest('tx', '`tx` must be 0x followed by 64 hex digits.', 'Use the transaction hash of the transfer.');
     const row = await ports.ledger.get(NETWORK, tx.toLowerCase());
     const recorded = row !== undefined && row.status === 'confirmed' && row.skill === entry.id;
     return json(200, {
@@ -134,12 +169,21 @@ export async function getEsp(req: ApiRequest, ports: DiscoveryPorts): Promise<Ap
       tx: tx.toLowerCase(),
       recorded,
       row: recorded ? publicRow(row) : null,
-      message: recorded ? 'Recorded on the proof ledger.' : `Not recorded: no confirmed unlock of ${entry.id} by this transaction is on the ledger.`,
+      message: recorded
+        ? 'Recorded on the proof ledger.'
+        : `Not recorded: no confirmed unlock of ${entry.id} by this transaction is on the ledger.`,
       source_of_truth: links(req.baseUrl).skill(entry.id).proof,
     });
   }
   const cycle = await espCycle(entry, ports, req.baseUrl);
   if (phase === undefined || phase === 'cycle') return json(200, cycle);
   const slice = phase as 'evaluate' | 'settle' | 'prove';
-  return json(200, { ok: true, protocol: 'ESP', protocol_version: ESP_PROTOCOL_VERSION, skill_id: entry.id, phase: slice, [slice]: cycle[slice] });
+  return json(200, {
+    ok: true,
+    protocol: 'ESP',
+    protocol_version: ESP_PROTOCOL_VERSION,
+    skill_id: entry.id,
+    phase: slice,
+    [slice]: cycle[slice],
+  });
 }

@@ -13,7 +13,8 @@ export function fallback(req: ApiRequest): ApiResponse {
       statusCode: 204,
       headers: {
         'access-control-allow-methods': 'GET, POST, OPTIONS',
-        'access-control-allow-headers': 'Content-Type, X-PAYMENT, X-AP2-MANDATE, Authorization, Accept, Mcp-Session-Id, Mcp-Protocol-Version',
+        'access-control-allow-headers':
+          'Content-Type, X-PAYMENT, X-AP2-MANDATE, Authorization, Accept, Mcp-Session-Id, Mcp-Protocol-Version',
         'access-control-max-age': '86400',
         'cache-control': 'no-store',
       },

@@ -56,7 +56,12 @@ const DOCS: Record<OperationId, OperationDoc> = {
     ok: { status: 200, description: 'Ranked results' },
     errors: [400],
   },
-  getPackMetadata: { tag: 'catalog', params: [skill], ok: { status: 200, description: 'Files, sizes, sha256 and the pack seal; never the text' }, errors: [400, 404] },
+  getPackMetadata: {
+    tag: 'catalog',
+    params: [skill],
+    ok: { status: 200, description: 'Files, sizes, sha256 and the pack seal; never the text' },
+    errors: [400, 404],
+  },
   getIntent: {
     tag: 'catalog',
     params: [
@@ -70,7 +75,16 @@ const DOCS: Record<OperationId, OperationDoc> = {
     errors: [400, 404],
   },
   postIntent: { tag: 'catalog', body: IntentBodySchema, ok: { status: 200, description: 'The stored intent bounty' }, errors: [400] },
-  getPay: { tag: 'payments', params: [skill], ok: { status: 402, description: 'The x402 challenge (also base64 in PAYMENT-REQUIRED and X-PAYMENT-REQUIRED)', schema: ChallengeSchema }, errors: [400, 404, 503] },
+  getPay: {
+    tag: 'payments',
+    params: [skill],
+    ok: {
+      status: 402,
+      description: 'The x402 challenge (also base64 in PAYMENT-REQUIRED and X-PAYMENT-REQUIRED)',
+      schema: ChallengeSchema,
+    },
+    errors: [400, 404, 503],
+  },
   postPay: {
     tag: 'payments',
     params: [
@@ -82,12 +96,35 @@ const DOCS: Record<OperationId, OperationDoc> = {
     ok: { status: 200, description: 'The unlock: sealed_pack.files, seal, how_to_use, license, payment, revenue_ledger' },
     errors: [400, 402, 403, 404, 503],
   },
-  postRecover: { tag: 'payments', body: z.object({ txHash: z.string(), skill: z.string() }), ok: { status: 200, description: 'The same pack, re-unlocked' }, errors: [400, 402, 403, 404, 503] },
-  getProof: { tag: 'payments', params: [{ name: 'skill', description: 'Only this skill', schema: str }, { name: 'limit', description: 'Rows, 1–100', schema: { type: 'integer' } }], ok: { status: 200, description: '`confirmed` and `recent_unlocks`' }, errors: [400, 404] },
+  postRecover: {
+    tag: 'payments',
+    body: z.object({ txHash: z.string(), skill: z.string() }),
+    ok: { status: 200, description: 'The same pack, re-unlocked' },
+    errors: [400, 402, 403, 404, 503],
+  },
+  getProof: {
+    tag: 'payments',
+    params: [
+      { name: 'skill', description: 'Only this skill', schema: str },
+      { name: 'limit', description: 'Rows, 1–100', schema: { type: 'integer' } },
+    ],
+    ok: { status: 200, description: '`confirmed` and `recent_unlocks`' },
+    errors: [400, 404],
+  },
   getMcp: { tag: 'agents', ok: { status: 200, description: 'MCP server info and tools' } },
-  postMcp: { tag: 'agents', body: z.object({ jsonrpc: z.literal('2.0') }).passthrough(), ok: { status: 200, description: 'JSON-RPC result (MCP Streamable HTTP, JSON responses)' }, errors: [403] },
+  postMcp: {
+    tag: 'agents',
+    body: z.object({ jsonrpc: z.literal('2.0') }).passthrough(),
+    ok: { status: 200, description: 'JSON-RPC result (MCP Streamable HTTP, JSON responses)' },
+    errors: [403],
+  },
   getA2a: { tag: 'agents', ok: { status: 200, description: 'Pointer to the agent card' } },
-  postA2a: { tag: 'agents', body: z.object({ jsonrpc: z.literal('2.0') }).passthrough(), ok: { status: 200, description: 'JSON-RPC task or message (A2A v0.3)' }, errors: [429] },
+  postA2a: {
+    tag: 'agents',
+    body: z.object({ jsonrpc: z.literal('2.0') }).passthrough(),
+    ok: { status: 200, description: 'JSON-RPC task or message (A2A v0.3)' },
+    errors: [429],
+  },
   getAgentCard: { tag: 'agents', ok: { status: 200, description: 'Signed A2A agent card' } },
   getAgentCardA2a: { tag: 'agents', ok: { status: 200, description: 'Signed A2A agent card' } },
   getJwks: { tag: 'agents', ok: { status: 200, description: 'JWKS of the card-signing key' } },
@@ -95,7 +132,11 @@ const DOCS: Record<OperationId, OperationDoc> = {
     tag: 'discovery',
     params: [
       { name: 'skill', description: 'A catalog id: the full cycle', schema: str },
-      { name: 'phase', description: 'evaluate | settle | prove | cycle', schema: { type: 'string', enum: ['evaluate', 'settle', 'prove', 'cycle'] } },
+      {
+        name: 'phase',
+        description: 'evaluate | settle | prove | cycle',
+        schema: { type: 'string', enum: ['evaluate', 'settle', 'prove', 'cycle'] },
+      },
       { name: 'tx', description: 'With phase=prove: one transaction', schema: str },
     ],
     ok: { status: 200, description: 'The ESP root document, a skill cycle, or a phase slice', schema: EspCycleSchema },
@@ -105,49 +146,99 @@ const DOCS: Record<OperationId, OperationDoc> = {
   getJudges: { tag: 'discovery', ok: { status: 200, description: 'Judge, verifier and critic skills' } },
   getOpenApi: { tag: 'discovery', ok: { status: 200, description: 'This document' } },
   getEspDiscovery: { tag: 'discovery', ok: { status: 200, description: 'Where the ESP documents are' } },
-  getX402Discovery: { tag: 'discovery', params: [{ name: 'limit', description: '1–100', schema: { type: 'integer' } }, { name: 'offset', description: '≥ 0', schema: { type: 'integer' } }], ok: { status: 200, description: '{x402Version, items, pagination}' } },
+  getX402Discovery: {
+    tag: 'discovery',
+    params: [
+      { name: 'limit', description: '1–100', schema: { type: 'integer' } },
+      { name: 'offset', description: '≥ 0', schema: { type: 'integer' } },
+    ],
+    ok: { status: 200, description: '{x402Version, items, pagination}' },
+  },
 };
 
 /** Static files the CDN serves, documented beside the API (they are part of the spec). */
 const STATIC_PATHS: Record<string, { description: string; contentType: string; params?: Param[] }> = {
   '/catalog.json': { description: 'The full catalog (250 skills); ETag and If-None-Match → 304', contentType: 'application/json' },
-  '/skills/{id}/outline.json': { description: 'Free outline', contentType: 'application/json', params: [{ name: 'id', in: 'path', required: true, description: 'Catalog id', schema: str }] },
-  '/skills/{id}/sample.md': { description: 'Free sample (Markdown)', contentType: 'text/markdown', params: [{ name: 'id', in: 'path', required: true, description: 'Catalog id', schema: str }] },
+  '/skills/{id}/outline.json': {
+    description: 'Free outline',
+    contentType: 'application/json',
+    params: [{ name: 'id', in: 'path', required: true, description: 'Catalog id', schema: str }],
+  },
+  '/skills/{id}/sample.md': {
+    description: 'Free sample (Markdown)',
+    contentType: 'text/markdown',
+    params: [{ name: 'id', in: 'path', required: true, description: 'Catalog id', schema: str }],
+  },
   '/llms.txt': { description: 'Guide for language models', contentType: 'text/plain' },
   '/esp/cycle.schema.json': { description: 'JSON Schema of an ESP cycle', contentType: 'application/json' },
 };
 
 const schema = (s: z.ZodType) => z.toJSONSchema(s, { io: 'output', unrepresentable: 'any' }) as Record<string, unknown>;
-const param = (p: Param) => ({ name: p.name, in: p.in ?? 'query', required: p.required ?? false, description: p.description, schema: p.schema ?? str });
+const param = (p: Param) => ({
+  name: p.name,
+  in: p.in ?? 'query',
+  required: p.required ?? false,
+  description: p.description,
+  schema: p.schema ?? str,
+});
 
 export function openApiDocument(ports: DiscoveryPorts, base: string) {
   const paths: Record<string, Record<string, unknown>> = {};
   for (const route of ROUTES) {
     const doc = DOCS[route.operationId];
     const responses: Record<string, unknown> = {
-      [doc.ok.status]: { description: doc.ok.description, content: { [doc.ok.contentType ?? 'application/json']: { schema: doc.ok.schema ? schema(doc.ok.schema) : { type: 'object' } } } },
+      [doc.ok.status]: {
+        description: doc.ok.description,
+        content: { [doc.ok.contentType ?? 'application/json']: { schema: doc.ok.schema ? schema(doc.ok.schema) : { type: 'object' } } },
+      },
     };
-    for (const status of doc.errors ?? []) responses[status] = { description: 'Failure', content: { 'application/json': { schema: { $ref: '#/components/schemas/Failure' } } } };
-    responses['503'] ??= { description: 'Fault on our side; retry with backoff', content: { 'application/json': { schema: { $ref: '#/components/schemas/Failure' } } } };
+    for (const status of doc.errors ?? [])
+      responses[status] = { description: 'Failure', content: { 'application/json': { schema: { $ref: '#/components/schemas/Failure' } } } };
+    responses['503'] ??= {
+      description: 'Fault on our side; retry with backoff',
+      content: { 'application/json': { schema: { $ref: '#/components/schemas/Failure' } } },
+    };
     paths[route.path] ??= {};
     paths[route.path]![route.method.toLowerCase()] = {
       operationId: route.operationId,
       summary: route.summary,
       tags: [doc.tag],
       ...(doc.params ? { parameters: doc.params.map(param) } : {}),
-      ...(doc.body ? { requestBody: { required: route.method === 'POST' && route.operationId !== 'postPay', content: { 'application/json': { schema: schema(doc.body) } } } } : {}),
+      ...(doc.body
+        ? {
+            requestBody: {
+              required: route.method === 'POST' && route.operationId !== 'postPay',
+              content: { 'application/json': { schema: schema(doc.body) } },
+            },
+          }
+        : {}),
       responses,
     };
   }
   for (const [path, s] of Object.entries(STATIC_PATHS)) {
-    paths[path] = { get: { operationId: `static${path.replace(/[^a-z]+/gi, '_')}`, summary: s.description, tags: ['static'], ...(s.params ? { parameters: s.params.map(param) } : {}), responses: { 200: { description: s.description, content: { [s.contentType]: { schema: s.contentType === 'application/json' ? { type: 'object' } : { type: 'string' } } } }, 404: { description: 'No such file' } } } };
+    paths[path] = {
+      get: {
+        operationId: `static${path.replace(/[^a-z]+/gi, '_')}`,
+        summary: s.description,
+        tags: ['static'],
+        ...(s.params ? { parameters: s.params.map(param) } : {}),
+        responses: {
+          200: {
+            description: s.description,
+            content: { [s.contentType]: { schema: s.contentType === 'application/json' ? { type: 'object' } : { type: 'string' } } },
+          },
+          404: { description: 'No such file' },
+        },
+      },
+    };
   }
   return {
     openapi: '3.1.0',
     info: {
       title: 'Agent Skill Marketplace',
       version: OPENAPI_VERSION,
-      description: 'Sealed capability packs for software agents, paid in USDC on Base over x402. Evaluate free, settle once, prove publicly.',
+      description:
+        'Sealed capability packs for software agents, paid in USDC on Base over x402. Evaluate free, settle once, prove publicly.',
     },
     servers: [{ url: base }],
     tags: ['discovery', 'catalog', 'payments', 'agents', 'static'].map((name) => ({ name })),

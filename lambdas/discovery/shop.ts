@@ -35,7 +35,11 @@ export async function getShop(req: ApiRequest, ports: DiscoveryPorts): Promise<A
     shelves: {
       canary: { ...skillCard(canary, base), why: 'The cheapest live path: buy it first to prove your payment rails.' },
       judges: SEED_JUDGES.map((id) => skillCard(catalog.get(id)!, base)),
-      categories: catalog.categories.map((id) => ({ id, count: catalog.entries.filter((e) => e.category === id).length, url: `${l.catalog}?category=${id}` })),
+      categories: catalog.categories.map((id) => ({
+        id,
+        count: catalog.entries.filter((e) => e.category === id).length,
+        url: `${l.catalog}?category=${id}`,
+      })),
       cheapest: cheapest.map((e) => skillCard(e, base)),
       most_unlocked: mostUnlocked,
       most_unlocked_source: l.proof,

@@ -10,7 +10,13 @@ import { settle } from './core/settle';
 import { paymentResponseHeader, unlockBody } from './unlock-response';
 
 const paymentsDisabled = (why: string): AppError =>
-  new AppError({ status: 503, code: 'PAYMENTS_DISABLED', message: why, tip: 'Wait, or contact the operator. Evaluation (outline, sample) stays free.', retry: true });
+  new AppError({
+    status: 503,
+    code: 'PAYMENTS_DISABLED',
+    message: why,
+    tip: 'Wait, or contact the operator. Evaluation (outline, sample) stays free.',
+    retry: true,
+  });
 
 function requireSoundConfig(ports: PaymentsPorts): void {
   const { problems } = ports.configReading;
@@ -19,7 +25,12 @@ function requireSoundConfig(ports: PaymentsPorts): void {
   }
 }
 
-const verificationFailed = (message: string, retry: boolean, details: Record<string, unknown>, headers?: Record<string, string>): AppError =>
+const verificationFailed = (
+  message: string,
+  retry: boolean,
+  details: Record<string, unknown>,
+  headers?: Record<string, string>,
+): AppError =>
   new AppError({
     status: 402,
     code: 'PAYMENT_VERIFICATION_FAILED',
@@ -78,7 +89,11 @@ async function unlock(req: ApiRequest, ports: PaymentsPorts): Promise<ApiRespons
  * The unlock itself, for any surface (HTTP, MCP): a license re-redeems without I/O; a
  * txHash settles. Failures are thrown as the API's errors, with the spec's error codes.
  */
-export async function unlockWithProof(proof: ProofInput, ports: PaymentsPorts, baseUrl: string): Promise<{ body: ReturnType<typeof unlockBody>; headers: Record<string, string> }> {
+export async function unlockWithProof(
+  proof: ProofInput,
+  ports: PaymentsPorts,
+  baseUrl: string,
+): Promise<{ body: ReturnType<typeof unlockBody>; headers: Record<string, string> }> {
   requireSoundConfig(ports);
   if (proof.license !== undefined) {
     const claims = await ports.licenses.verify(proof.license);
@@ -118,7 +133,13 @@ export async function unlockWithProof(proof: ProofInput, ports: PaymentsPorts, b
       const pack = ports.packs.get(entry.id);
       const meta = ports.catalog.packMeta(entry.id);
       if (!pack || !meta) throw notFound(`The pack of ${entry.id} is missing from this deployment.`);
-      const license = await ports.licenses.issue({ network: row.network, txHash: row.txHash, skill: entry.id, payer: row.payer, seal: meta.seal });
+      const license = await ports.licenses.issue({
+        network: row.network,
+        txHash: row.txHash,
+        skill: entry.id,
+        payer: row.payer,
+        seal: meta.seal,
+      });
       return {
         body: unlockBody({
           entry,
@@ -136,13 +157,24 @@ export async function unlockWithProof(proof: ProofInput, ports: PaymentsPorts, b
       throw verificationFailed(
         outcome.message,
         true,
-        { reason: outcome.confirmations === undefined ? 'not_found' : 'too_few_confirmations', confirmations: outcome.confirmations ?? 0, required: ports.config.minConfirmations, re_verification_scheduled: outcome.scheduled },
+        {
+          reason: outcome.confirmations === undefined ? 'not_found' : 'too_few_confirmations',
+          confirmations: outcome.confirmations ?? 0,
+          required: ports.config.minConfirmations,
+          re_verification_scheduled: outcome.scheduled,
+        },
         { 'retry-after': '2' },
       );
     case 'refused':
       throw verificationFailed(outcome.message, false, { reason: outcome.reason });
     case 'unavailable':
-      throw new AppError({ status: 503, code: 'INTERNAL_ERROR', message: outcome.message, tip: 'Retry with backoff (2 s, 4 s, 8 s); your transfer is safe on chain.', retry: true });
+      throw new AppError({
+        status: 503,
+        code: 'INTERNAL_ERROR',
+        message: outcome.message,
+        tip: 'Retry with backoff (2 s, 4 s, 8 s); your transfer is safe on chain.',
+        retry: true,
+      });
     case 'disabled':
       throw paymentsDisabled(outcome.message);
   }

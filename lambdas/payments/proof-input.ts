@@ -33,7 +33,11 @@ function parseHeader(raw: string): Record<string, unknown> {
       /* reported below */
     }
   }
-  throw invalidRequest('X-PAYMENT', 'X-PAYMENT is not a JSON object (nor base64 of one).', 'Send X-PAYMENT: {"txHash":"0x…","skill":"<id>"}.');
+  throw invalidRequest(
+    'X-PAYMENT',
+    'X-PAYMENT is not a JSON object (nor base64 of one).',
+    'Send X-PAYMENT: {"txHash":"0x…","skill":"<id>"}.',
+  );
 }
 
 const str = (v: unknown, name: string): string | undefined => {
@@ -55,7 +59,11 @@ export function readProof(req: ApiRequest): ProofInput {
   };
   const txHash = pick('txHash');
   if (txHash !== undefined && !TX_HASH.test(txHash)) {
-    throw invalidRequest('txHash', '`txHash` must be 0x followed by 64 hex digits.', 'Use the transaction hash your wallet returned for the transfer.');
+    throw invalidRequest(
+      'txHash',
+      '`txHash` must be 0x followed by 64 hex digits.',
+      'Use the transaction hash your wallet returned for the transfer.',
+    );
   }
   const license = str(req.headers['x-license'], 'X-LICENSE') ?? str(body['license'], 'license');
   return { txHash: txHash as `0x${string}` | undefined, skill: pick('skill'), license };

@@ -36,12 +36,26 @@ export async function checkReadiness(ports: ReadinessPorts, baseUrl: string): Pr
   ]);
   const checks: ReadinessCheck[] = [];
 
-  checks.push(check('catalog', ports.catalog.entries.length === CATALOG_SIZE_EXPECTED && canary !== undefined, `${ports.catalog.entries.length} skills loaded (expected ${CATALOG_SIZE_EXPECTED}); canary ${canaryId} ${canary ? 'present' : 'missing'}`));
+  checks.push(
+    check(
+      'catalog',
+      ports.catalog.entries.length === CATALOG_SIZE_EXPECTED && canary !== undefined,
+      `${ports.catalog.entries.length} skills loaded (expected ${CATALOG_SIZE_EXPECTED}); canary ${canaryId} ${canary ? 'present' : 'missing'}`,
+    ),
+  );
 
   const sound = problems.length === 0 && config.treasury !== undefined;
   if (canary && sound) {
     const parsed = ChallengeSchema.safeParse(buildChallenge(canary, config, baseUrl));
-    checks.push(check('challenge_shape', parsed.success, parsed.success ? `the ${canaryId} challenge validates: amount ${canary.x402.amount}, payTo ${config.treasury}` : parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')));
+    checks.push(
+      check(
+        'challenge_shape',
+        parsed.success,
+        parsed.success
+          ? `the ${canaryId} challenge validates: amount ${canary.x402.amount}, payTo ${config.treasury}`
+          : parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; '),
+      ),
+    );
   } else checks.push(check('challenge_shape', false, 'no challenge can be built: the canary or the payment configuration is missing'));
 
   let liveOk = live.status === 402;
@@ -56,7 +70,15 @@ export async function checkReadiness(ports: ReadinessPorts, baseUrl: string): Pr
   const pack = canary ? ports.packs.get(canary.id) : undefined;
   const expected = canary ? ports.catalog.packMeta(canary.id)?.seal : undefined;
   const seal = pack ? packSeal(packFiles(pack)) : undefined;
-  checks.push(check('sealed_pack', seal !== undefined && seal === expected, pack ? `${Object.keys(pack).length} files, seal ${seal === expected ? 'matches' : `differs (${seal} vs ${expected})`}` : `the ${canaryId} pack is not readable`));
+  checks.push(
+    check(
+      'sealed_pack',
+      seal !== undefined && seal === expected,
+      pack
+        ? `${Object.keys(pack).length} files, seal ${seal === expected ? 'matches' : `differs (${seal} vs ${expected})`}`
+        : `the ${canaryId} pack is not readable`,
+    ),
+  );
 
   const reachable = providers.filter((p) => p.chainId !== undefined);
   const wrongChain = reachable.filter((p) => p.chainId !== CHAIN_ID);
@@ -71,13 +93,22 @@ export async function checkReadiness(ports: ReadinessPorts, baseUrl: string): Pr
     ),
   );
 
-  checks.push(check('tables', tables.length > 0 && tables.every((t) => t.ok), tables.map((t) => `${t.logicalName} (${t.name}): ${t.detail}`).join('; ')));
+  checks.push(
+    check(
+      'tables',
+      tables.length > 0 && tables.every((t) => t.ok),
+      tables.map((t) => `${t.logicalName} (${t.name}): ${t.detail}`).join('; '),
+    ),
+  );
   checks.push(
     check(
       'chain',
       chainOk,
       providers
-        .map((p) => `${redactUrl(p.url)}: ${p.chainId !== undefined ? `chain id ${p.chainId}${p.chainId === CHAIN_ID ? '' : ` (expected ${CHAIN_ID})`}` : `unreachable (${p.error})`}`)
+        .map(
+          (p) =>
+            `${redactUrl(p.url)}: ${p.chainId !== undefined ? `chain id ${p.chainId}${p.chainId === CHAIN_ID ? '' : ` (expected ${CHAIN_ID})`}` : `unreachable (${p.error})`}`,
+        )
         .join('; ') || 'no RPC provider configured',
     ),
   );

@@ -12,7 +12,10 @@ import { ssmParameter } from './adapters/ssm-parameter';
 
 export type ParameterReader = (name: string) => Promise<string | undefined>;
 
-export async function resolvePublicBaseUrl(env: NodeJS.ProcessEnv = process.env, read: ParameterReader = ssmParameter): Promise<string | undefined> {
+export async function resolvePublicBaseUrl(
+  env: NodeJS.ProcessEnv = process.env,
+  read: ParameterReader = ssmParameter,
+): Promise<string | undefined> {
   const configured = env[SETTINGS.publicBaseUrl.env]?.trim();
   if (configured) {
     if (!BASE_URL.test(configured)) throw new Error(`PUBLIC_BASE_URL is not an http(s) URL: "${configured}"`);

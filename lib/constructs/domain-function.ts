@@ -22,7 +22,6 @@ export interface DomainFunctionProps {
   data?: readonly DataDir[];
 }
 
-
 /**
  * One domain's Lambda with the project's defaults: Node.js 22 on ARM64, ESM bundle built
  * by local esbuild (no Docker), minified with source maps enabled at run time, an explicit

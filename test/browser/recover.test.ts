@@ -26,7 +26,15 @@ beforeAll(async () => {
   browser = await chromium.launch({
     executablePath: CHROMIUM,
     // The machine's network is closed: keep Chromium from calling home at start.
-    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+    args: [
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+    ],
   });
 });
 afterAll(async () => browser?.close());

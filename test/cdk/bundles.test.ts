@@ -93,9 +93,14 @@ beforeAll(() => {
   const app = new App({ outdir, context: { treasury: TREASURY, publicBaseUrl: 'https://market.example' } });
   const stack = new MarketplaceStack(app, 'Smoke');
   app.synth();
-  const template = JSON.parse(readFileSync(join(outdir, `${stack.artifactId}.template.json`), 'utf8')) as { Resources: Record<string, LambdaResource> };
+  const template = JSON.parse(readFileSync(join(outdir, `${stack.artifactId}.template.json`), 'utf8')) as {
+    Resources: Record<string, LambdaResource>;
+  };
   functions = Object.entries(template.Resources).filter(
-    ([, r]) => r.Type === 'AWS::Lambda::Function' && typeof r.Properties.Description === 'string' && r.Properties.Description.startsWith('skill-market '),
+    ([, r]) =>
+      r.Type === 'AWS::Lambda::Function' &&
+      typeof r.Properties.Description === 'string' &&
+      r.Properties.Description.startsWith('skill-market '),
   );
   // What the nodejs22.x runtime offers besides the bundle: the AWS SDK v3, and nothing else.
   runtimeDir = mkdtempSync(join(tmpdir(), 'skill-market-runtime-'));
@@ -132,7 +137,8 @@ function runBundle(taskDir: string, env: Record<string, string>, event: unknown)
 describe('every synthesized Lambda bundle', () => {
   it('has a probe for each function, so a new function cannot ship untested', () => {
     expect(functions.length).toBeGreaterThanOrEqual(5);
-    for (const [id, fn] of functions) expect(Object.keys(PROBES), `${id}: ${fn.Properties.Description}`).toContain(fn.Properties.Description);
+    for (const [id, fn] of functions)
+      expect(Object.keys(PROBES), `${id}: ${fn.Properties.Description}`).toContain(fn.Properties.Description);
   });
 
   it('imports in a fresh node with only its own environment and answers one of its routes', async () => {

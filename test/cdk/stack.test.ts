@@ -21,7 +21,9 @@ beforeAll(() => {
 }, 120_000);
 
 const domainFunctions = () =>
-  Object.values(template.findResources('AWS::Lambda::Function', { Properties: { Description: Match.stringLikeRegexp('^skill-market ') } })) as {
+  Object.values(
+    template.findResources('AWS::Lambda::Function', { Properties: { Description: Match.stringLikeRegexp('^skill-market ') } }),
+  ) as {
     Properties: Record<string, any>;
   }[];
 
@@ -50,7 +52,9 @@ describe('MarketplaceStack', () => {
   it('creates every table on demand with point-in-time recovery, and retains the ledger', () => {
     template.resourceCountIs('AWS::DynamoDB::Table', TABLES.length);
     for (const def of TABLES) {
-      const tables = Object.entries(template.findResources('AWS::DynamoDB::Table')).filter(([id]) => id.startsWith(`${def.logicalName}Table`));
+      const tables = Object.entries(template.findResources('AWS::DynamoDB::Table')).filter(([id]) =>
+        id.startsWith(`${def.logicalName}Table`),
+      );
       expect(tables, def.logicalName).toHaveLength(1);
       const table = tables[0]![1] as any;
       expect(table.Properties.KeySchema).toEqual([{ AttributeName: def.partitionKey.name, KeyType: 'HASH' }]);
@@ -63,10 +67,17 @@ describe('MarketplaceStack', () => {
 
   it('keeps the bucket private and SSL-only, reached through CloudFront origin access control', () => {
     template.hasResourceProperties('AWS::S3::Bucket', {
-      PublicAccessBlockConfiguration: { BlockPublicAcls: true, BlockPublicPolicy: true, IgnorePublicAcls: true, RestrictPublicBuckets: true },
+      PublicAccessBlockConfiguration: {
+        BlockPublicAcls: true,
+        BlockPublicPolicy: true,
+        IgnorePublicAcls: true,
+        RestrictPublicBuckets: true,
+      },
     });
     template.hasResourceProperties('AWS::S3::BucketPolicy', {
-      PolicyDocument: { Statement: Match.arrayWith([Match.objectLike({ Effect: 'Deny', Condition: { Bool: { 'aws:SecureTransport': 'false' } } })]) },
+      PolicyDocument: {
+        Statement: Match.arrayWith([Match.objectLike({ Effect: 'Deny', Condition: { Bool: { 'aws:SecureTransport': 'false' } } })]),
+      },
     });
     template.resourceCountIs('AWS::CloudFront::OriginAccessControl', 1);
   });
@@ -107,11 +118,16 @@ describe('catalog data and access', () => {
 
   it('grants each function only its own tables: catalog writes intents, payments writes the ledger', () => {
     const roleOf = (description: string): string =>
-      (Object.values(template.findResources('AWS::Lambda::Function', { Properties: { Description: description } })) as any[])[0].Properties.Role['Fn::GetAtt'][0];
+      (Object.values(template.findResources('AWS::Lambda::Function', { Properties: { Description: description } })) as any[])[0].Properties
+        .Role['Fn::GetAtt'][0];
     const writesOf = (description: string): string => {
       const role = roleOf(description);
-      const policies = (Object.values(template.findResources('AWS::IAM::Policy')) as any[]).filter((p) => p.Properties.Roles.some((r: any) => r.Ref === role));
-      return JSON.stringify(policies.flatMap((p) => p.Properties.PolicyDocument.Statement).filter((st: any) => [st.Action].flat().includes('dynamodb:PutItem')));
+      const policies = (Object.values(template.findResources('AWS::IAM::Policy')) as any[]).filter((p) =>
+        p.Properties.Roles.some((r: any) => r.Ref === role),
+      );
+      return JSON.stringify(
+        policies.flatMap((p) => p.Properties.PolicyDocument.Statement).filter((st: any) => [st.Action].flat().includes('dynamodb:PutItem')),
+      );
     };
     expect(writesOf('skill-market catalog routes')).toContain('IntentsTable');
     expect(writesOf('skill-market catalog routes')).not.toContain('LedgerTable');
@@ -131,7 +147,7 @@ describe('payments', () => {
     const text = typeof raw === 'string' ? raw : raw['Fn::Join'][1].map((x: unknown) => (typeof x === 'string' ? x : 'ref')).join('');
     const def = JSON.parse(text) as { StartAt: string; States: Record<string, any> };
     const waits: number[] = [];
-    for (let name: string | undefined = def.StartAt; name; ) {
+    for (let name: string | undefined = def.StartAt; name;) {
       const state: any = def.States[name];
       if (state.Type === 'Wait') waits.push(state.Seconds);
       name = state.Type === 'Choice' ? state.Default : state.Next;
@@ -141,11 +157,16 @@ describe('payments', () => {
 
   it('gives the sealed packs only to the functions that unlock (payments, and agents for MCP)', () => {
     const withSealed = domainFunctions().filter((f) => f.Properties['Environment'].Variables.SEALED_DATA_DIR);
-    expect(withSealed.map((f) => f.Properties['Description']).sort()).toEqual(['skill-market agents routes', 'skill-market payments routes']);
+    expect(withSealed.map((f) => f.Properties['Description']).sort()).toEqual([
+      'skill-market agents routes',
+      'skill-market payments routes',
+    ]);
   });
 
   it('lets the payments function start confirmation executions and read the license key', () => {
-    const statements = (Object.values(template.findResources('AWS::IAM::Policy')) as any[]).flatMap((p) => p.Properties.PolicyDocument.Statement as any[]);
+    const statements = (Object.values(template.findResources('AWS::IAM::Policy')) as any[]).flatMap(
+      (p) => p.Properties.PolicyDocument.Statement as any[],
+    );
     expect(statements.some((s) => [s.Action].flat().includes('states:StartExecution'))).toBe(true);
     expect(statements.some((s) => [s.Action].flat().includes('secretsmanager:GetSecretValue'))).toBe(true);
     template.hasResource('AWS::SecretsManager::Secret', { DeletionPolicy: 'Retain' });
@@ -155,9 +176,13 @@ describe('payments', () => {
 describe('agents', () => {
   it('signs the agent card with a KMS P-256 key the agents function may only sign with', () => {
     template.hasResourceProperties('AWS::KMS::Key', { KeySpec: 'ECC_NIST_P256', KeyUsage: 'SIGN_VERIFY' });
-    const [agents] = Object.values(template.findResources('AWS::Lambda::Function', { Properties: { Description: 'skill-market agents routes' } })) as any[];
+    const [agents] = Object.values(
+      template.findResources('AWS::Lambda::Function', { Properties: { Description: 'skill-market agents routes' } }),
+    ) as any[];
     expect(agents.Properties.Environment.Variables.AGENT_CARD_KMS_KEY_ID).toBeDefined();
-    const statements = (Object.values(template.findResources('AWS::IAM::Policy')) as any[]).flatMap((p) => p.Properties.PolicyDocument.Statement as any[]);
+    const statements = (Object.values(template.findResources('AWS::IAM::Policy')) as any[]).flatMap(
+      (p) => p.Properties.PolicyDocument.Statement as any[],
+    );
     const kms = statements.filter((st) => [st.Action].flat().some((a: string) => a.startsWith('kms:Sign')));
     expect(kms).toHaveLength(1);
     expect([kms[0].Action].flat().sort()).toEqual(['kms:GetPublicKey', 'kms:Sign']);
@@ -177,7 +202,9 @@ describe('advertised base URL', () => {
     }
     const functions = Object.values(template.findResources('AWS::CloudFront::Function')) as any[];
     expect(functions.map((f) => f.Properties.FunctionCode).join('\n')).not.toMatch(/x-market-host|headers\.host/);
-    const statements = (Object.values(template.findResources('AWS::IAM::Policy')) as any[]).flatMap((p) => p.Properties.PolicyDocument.Statement as any[]);
+    const statements = (Object.values(template.findResources('AWS::IAM::Policy')) as any[]).flatMap(
+      (p) => p.Properties.PolicyDocument.Statement as any[],
+    );
     const ssm = statements.filter((st) => [st.Action].flat().includes('ssm:GetParameter'));
     expect(ssm.length).toBeGreaterThan(0);
     for (const st of ssm) expect(JSON.stringify(st.Resource)).toContain('public-base-url');
@@ -186,7 +213,9 @@ describe('advertised base URL', () => {
   it('uses a configured custom domain directly, with no parameter', () => {
     const t = synth({ treasury: TREASURY, publicBaseUrl: 'https://skills.example.com' });
     t.resourceCountIs('AWS::SSM::Parameter', 0);
-    const fns = Object.values(t.findResources('AWS::Lambda::Function', { Properties: { Description: 'skill-market agents routes' } })) as any[];
+    const fns = Object.values(
+      t.findResources('AWS::Lambda::Function', { Properties: { Description: 'skill-market agents routes' } }),
+    ) as any[];
     expect(fns[0].Properties.Environment.Variables.PUBLIC_BASE_URL).toBe('https://skills.example.com');
   });
 });

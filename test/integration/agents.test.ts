@@ -36,7 +36,16 @@ describe('MCP', () => {
   it('lists the tools with JSON-schema inputs, over POST and on GET', async () => {
     const { tools } = await mcp.listTools();
     const names = tools.map((t) => t.name).sort();
-    expect(names).toEqual(['get_esp_cycle', 'get_outline', 'get_payment_challenge', 'get_proof', 'get_sample', 'get_skill', 'search_skills', 'unlock_skill']);
+    expect(names).toEqual([
+      'get_esp_cycle',
+      'get_outline',
+      'get_payment_challenge',
+      'get_proof',
+      'get_sample',
+      'get_skill',
+      'search_skills',
+      'unlock_skill',
+    ]);
     for (const t of tools) expect(t.inputSchema.type).toBe('object');
     const info = (await (await fetch(`${base}/api/mcp`)).json()) as any;
     expect(info.tools.map((t: any) => t.name).sort()).toEqual(names);
@@ -44,7 +53,9 @@ describe('MCP', () => {
   });
 
   it('searches skills and evaluates one for free', async () => {
-    const found = toolJson(await mcp.callTool({ name: 'search_skills', arguments: { query: 'find the commit that broke the build with git bisect', limit: 3 } }));
+    const found = toolJson(
+      await mcp.callTool({ name: 'search_skills', arguments: { query: 'find the commit that broke the build with git bisect', limit: 3 } }),
+    );
     expect(found[0].skill_id).toBe('git-bisect-regression-hunt');
     const outline = toolJson(await mcp.callTool({ name: 'get_outline', arguments: { skill_id: 'csv-cleaner' } }));
     expect(outline.skill_id).toBe('csv-cleaner');
@@ -60,17 +71,31 @@ describe('MCP', () => {
     expect(challenge.accepts[0]).toMatchObject({ maxAmountRequired: '5000', payTo: TREASURY });
     // Account 0 mints itself the amount (it is the test token's minter) and pays.
     const wallet = createWalletClient({ account: testAccount(0), chain: localChain(inject('rpcUrl')), transport: http(inject('rpcUrl')) });
-    await chain.pub.waitForTransactionReceipt({ hash: await wallet.writeContract({ address: USDC, abi: TEST_STABLECOIN_ABI, functionName: 'mint', args: [testAccount(0).address, 1_000_000n] }) });
+    await chain.pub.waitForTransactionReceipt({
+      hash: await wallet.writeContract({
+        address: USDC,
+        abi: TEST_STABLECOIN_ABI,
+        functionName: 'mint',
+        args: [testAccount(0).address, 1_000_000n],
+      }),
+    });
     const tx = await chain.transfer(0, USDC, challenge.payTo, BigInt(challenge.maxAmountRequired));
 
     const unlocked = await mcp.callTool({ name: 'unlock_skill', arguments: { skill_id: 'agent-x402-first-buy', tx_hash: tx } });
     expect(unlocked.isError).toBeFalsy();
     const body = toolJson(unlocked);
-    expect(body).toMatchObject({ ok: true, payment: { txHash: tx.toLowerCase(), amount: '5000' }, revenue_ledger: { recorded: true, replayed: false } });
+    expect(body).toMatchObject({
+      ok: true,
+      payment: { txHash: tx.toLowerCase(), amount: '5000' },
+      revenue_ledger: { recorded: true, replayed: false },
+    });
     expect(Object.keys(body.sealed_pack.files)).toContain('SKILL.md');
 
     // The same transfer through HTTP is a replay of the same pack: one claim, whatever the surface.
-    const http2 = await fetch(`${base}/api/pay`, { method: 'POST', headers: { 'x-payment': JSON.stringify({ txHash: tx, skill: 'agent-x402-first-buy' }) } });
+    const http2 = await fetch(`${base}/api/pay`, {
+      method: 'POST',
+      headers: { 'x-payment': JSON.stringify({ txHash: tx, skill: 'agent-x402-first-buy' }) },
+    });
     const replay = (await http2.json()) as any;
     expect(replay.revenue_ledger.replayed).toBe(true);
     expect(replay.sealed_pack).toEqual(body.sealed_pack);
@@ -95,7 +120,11 @@ describe('MCP', () => {
     const headers = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
     const bad = (await (await fetch(`${base}/api/mcp`, { method: 'POST', headers, body: '{"jsonrpc":' })).json()) as any;
     expect(bad.error.code).toBe(-32700);
-    const foreign = await fetch(`${base}/api/mcp`, { method: 'POST', headers: { ...headers, origin: 'https://evil.example' }, body: '{"jsonrpc":"2.0","id":1,"method":"tools/list"}' });
+    const foreign = await fetch(`${base}/api/mcp`, {
+      method: 'POST',
+      headers: { ...headers, origin: 'https://evil.example' },
+      body: '{"jsonrpc":"2.0","id":1,"method":"tools/list"}',
+    });
     expect(foreign.status).toBe(403);
   });
 });
@@ -108,7 +137,10 @@ describe('signed agent card', () => {
     const header = JSON.parse(Buffer.from(sig.protected, 'base64url').toString());
     const key = jwks.keys.find((k) => k.kid === header.kid);
     try {
-      await flattenedVerify({ protected: sig.protected, signature: sig.signature, payload: Buffer.from(canonicalize(unsigned)).toString('base64url') }, await importJWK(key, 'ES256'));
+      await flattenedVerify(
+        { protected: sig.protected, signature: sig.signature, payload: Buffer.from(canonicalize(unsigned)).toString('base64url') },
+        await importJWK(key, 'ES256'),
+      );
       return true;
     } catch {
       return false;
@@ -130,7 +162,14 @@ describe('signed agent card', () => {
 describe('A2A', () => {
   it('message/send answers a need with ranked skills; tasks/get reads the task back; a finished task cannot be cancelled', async () => {
     const client = await new ClientFactory().createFromUrl(base);
-    const result = (await client.sendMessage({ message: { kind: 'message', messageId: 'm-1', role: 'user', parts: [{ kind: 'text', text: 'rotate a leaked AWS access key everywhere it is used' }] } })) as any;
+    const result = (await client.sendMessage({
+      message: {
+        kind: 'message',
+        messageId: 'm-1',
+        role: 'user',
+        parts: [{ kind: 'text', text: 'rotate a leaked AWS access key everywhere it is used' }],
+      },
+    })) as any;
     expect(result.kind).toBe('task');
     expect(result.status.state).toBe('completed');
     const ranked = result.artifacts[0].parts[0].data;
@@ -142,14 +181,17 @@ describe('A2A', () => {
     expect(stored.status.state).toBe('completed');
     await expect(client.cancelTask({ id: result.id })).rejects.toThrow();
 
-    const evaluation = (await client.sendMessage({ message: { kind: 'message', messageId: 'm-2', role: 'user', parts: [{ kind: 'data', data: { skill: 'csv-cleaner' } }] } })) as any;
+    const evaluation = (await client.sendMessage({
+      message: { kind: 'message', messageId: 'm-2', role: 'user', parts: [{ kind: 'data', data: { skill: 'csv-cleaner' } }] },
+    })) as any;
     const data = evaluation.artifacts[0].parts[0].data;
     expect(data.evaluate.challenge_shape.maxAmountRequired).toBe('99000');
     expect(data.sample_markdown).toMatch(/^# CSV Cleaner/);
   });
 
   it('answers JSON-RPC errors: -32700, -32601, -32602, and -32001 for an unknown task', async () => {
-    const rpc = async (body: string) => (await (await fetch(`${base}/api/a2a`, { method: 'POST', headers: { 'content-type': 'application/json' }, body })).json()) as any;
+    const rpc = async (body: string) =>
+      (await (await fetch(`${base}/api/a2a`, { method: 'POST', headers: { 'content-type': 'application/json' }, body })).json()) as any;
     expect((await rpc('{"jsonrpc":')).error.code).toBe(-32700);
     expect((await rpc('{"jsonrpc":"2.0","id":1,"method":"tasks/fly","params":{}}')).error.code).toBe(-32601);
     expect((await rpc('{"jsonrpc":"2.0","id":2,"method":"message/send","params":{"message":"nope"}}')).error.code).toBe(-32602);
@@ -158,9 +200,21 @@ describe('A2A', () => {
 
   it('lets 120 requests through per minute in one instance and answers the 121st with 429 and Retry-After', async () => {
     // A process of its own: one "isolate" whose limiter no other test has touched.
-    const s = await runStart({ EPHEMERAL: '1', DYNAMODB_ENDPOINT: inject('dynamoEndpoint'), RPC_URLS: inject('rpcUrl'), USDC_ADDRESS: USDC, USDBC_ADDRESS: inject('usdbc'), TREASURY_ADDRESS: TREASURY });
+    const s = await runStart({
+      EPHEMERAL: '1',
+      DYNAMODB_ENDPOINT: inject('dynamoEndpoint'),
+      RPC_URLS: inject('rpcUrl'),
+      USDC_ADDRESS: USDC,
+      USDBC_ADDRESS: inject('usdbc'),
+      TREASURY_ADDRESS: TREASURY,
+    });
     try {
-      const send = () => fetch(`${s.baseUrl}/api/a2a`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"jsonrpc":"2.0","id":1,"method":"tasks/get","params":{"id":"x"}}' });
+      const send = () =>
+        fetch(`${s.baseUrl}/api/a2a`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: '{"jsonrpc":"2.0","id":1,"method":"tasks/get","params":{"id":"x"}}',
+        });
       const statuses: number[] = [];
       for (let i = 0; i < 120; i++) statuses.push((await send()).status);
       expect(statuses.every((x) => x === 200)).toBe(true);

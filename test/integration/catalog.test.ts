@@ -38,7 +38,12 @@ describe('free evaluation files', () => {
     }
   });
 
-  it.each(['/skills/no-such-skill/outline.json', '/skills/csv-cleaner/SKILL.md', '/skills/../catalog/build.ts', '/skills/%2e%2e/%2e%2e/dist/sealed/packs.json'])('404s %s', async (path) => {
+  it.each([
+    '/skills/no-such-skill/outline.json',
+    '/skills/csv-cleaner/SKILL.md',
+    '/skills/../catalog/build.ts',
+    '/skills/%2e%2e/%2e%2e/dist/sealed/packs.json',
+  ])('404s %s', async (path) => {
     expect((await fetch(`${base}${path}`)).status).toBe(404);
   });
 });
@@ -152,7 +157,11 @@ describe('GET /api/intent?q=', () => {
     expect(body.results[0].pay).toBe(`${base}/api/pay?skill=git-bisect-regression-hunt`);
   });
 
-  it.each([[`q=${'y'.repeat(201)}`, 'q'], ['', 'q'], ['q=a&list=1', 'q']])('answers "%s" with a JSON 400', async (qs, param) => {
+  it.each([
+    [`q=${'y'.repeat(201)}`, 'q'],
+    ['', 'q'],
+    ['q=a&list=1', 'q'],
+  ])('answers "%s" with a JSON 400', async (qs, param) => {
     const { res, body } = await get(`/api/intent?${qs}`);
     expect(res.status).toBe(400);
     expect(body.details.parameter).toBe(param);
@@ -161,12 +170,20 @@ describe('GET /api/intent?q=', () => {
 
 describe('intent bounties', () => {
   const post = (body: unknown) =>
-    get('/api/intent', { method: 'POST', headers: { 'content-type': 'application/json' }, body: typeof body === 'string' ? body : JSON.stringify(body) });
+    get('/api/intent', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: typeof body === 'string' ? body : JSON.stringify(body),
+    });
 
   it('round-trips through DynamoDB and lists newest first with a cursor', async () => {
     const created: string[] = [];
     for (const n of [1, 2, 3]) {
-      const { res, body } = await post({ title: `Reconcile Stripe payouts ${n}`, success_criteria: ['every payout matches a bank line'], budget_usd: 2 });
+      const { res, body } = await post({
+        title: `Reconcile Stripe payouts ${n}`,
+        success_criteria: ['every payout matches a bank line'],
+        budget_usd: 2,
+      });
       expect(res.status).toBe(200);
       expect(body.intent.id).toMatch(/^int_[0-9a-f]{20}$/);
       expect(body.intent.suggested_skills[0].skill_id).toBe('stripe-payout-reconciliation');
@@ -174,7 +191,13 @@ describe('intent bounties', () => {
       await new Promise((r) => setTimeout(r, 5));
     }
     const one = await get(`/api/intent?id=${created[1]}`);
-    expect(one.body.intent).toMatchObject({ id: created[1], title: 'Reconcile Stripe payouts 2', success_criteria: ['every payout matches a bank line'], budget_usd: 2, status: 'open' });
+    expect(one.body.intent).toMatchObject({
+      id: created[1],
+      title: 'Reconcile Stripe payouts 2',
+      success_criteria: ['every payout matches a bank line'],
+      budget_usd: 2,
+      status: 'open',
+    });
 
     const page1 = await get('/api/intent?list=1&limit=2');
     expect(page1.body.intents.map((i: any) => i.id)).toEqual([created[2], created[1]]);

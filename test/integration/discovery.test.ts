@@ -13,18 +13,51 @@ const get = async (url: string) => {
   return { res, type, body: type.includes('json') ? ((await res.json()) as any) : await res.text() };
 };
 /** Templates in advertised URLs, filled with real values. */
-const fill = (url: string, intentId: string) => url.replace('<SKILL_ID>', 'csv-cleaner').replace('<intent_id>', intentId).replace(/ \(.*\)$/, '');
+const fill = (url: string, intentId: string) =>
+  url
+    .replace('<SKILL_ID>', 'csv-cleaner')
+    .replace('<intent_id>', intentId)
+    .replace(/ \(.*\)$/, '');
 
 describe('GET /api/esp (root)', () => {
   it('has every field of the spec table with the spec values', async () => {
     const { res, body } = await get('/api/esp');
     expect(res.status).toBe(200);
     expect(Object.keys(body).sort()).toEqual(
-      ['ok', 'schema', 'protocol', 'protocol_version', 'name', 'site', 'philosophy', 'invariants', 'phases', 'money_safety', 'confirmed_activity', 'canary', 'discovery', 'p1', 'roadmap', 'agent_purchase_sequence'].sort(),
+      [
+        'ok',
+        'schema',
+        'protocol',
+        'protocol_version',
+        'name',
+        'site',
+        'philosophy',
+        'invariants',
+        'phases',
+        'money_safety',
+        'confirmed_activity',
+        'canary',
+        'discovery',
+        'p1',
+        'roadmap',
+        'agent_purchase_sequence',
+      ].sort(),
     );
     expect(body).toMatchObject({ ok: true, schema: 'market-esp-protocol-v1', protocol: 'ESP', protocol_version: '1.0.0', site: base });
-    expect(body.philosophy).toEqual({ free_evaluation_sacred: true, settlement_atomic_one_time: true, proof_public_only_success_signal: true, never_invent_metrics: true, evaluators_are_esp_skills: true });
-    expect(body.invariants).toEqual({ free_eval_always: true, settlement_atomic: true, proof_public_only: true, no_invented_metrics: true, source_of_truth: `${base}/api/proof` });
+    expect(body.philosophy).toEqual({
+      free_evaluation_sacred: true,
+      settlement_atomic_one_time: true,
+      proof_public_only_success_signal: true,
+      never_invent_metrics: true,
+      evaluators_are_esp_skills: true,
+    });
+    expect(body.invariants).toEqual({
+      free_eval_always: true,
+      settlement_atomic: true,
+      proof_public_only: true,
+      no_invented_metrics: true,
+      source_of_truth: `${base}/api/proof`,
+    });
     expect(body.phases.evaluate.cost).toBe('free');
     expect(body.phases.prove).toMatchObject({ cost: 'free', source_of_truth: `${base}/api/proof` });
     expect(body.phases.settle.cost).toMatch(/USDC on Base/);
@@ -34,22 +67,66 @@ describe('GET /api/esp (root)', () => {
       `${base}/skills/<SKILL_ID>/sample.md`,
       `${base}/api/packs?skill=<SKILL_ID>`,
     ]);
-    expect(body.money_safety).toMatchObject({ network: 'base', network_caip2: 'eip155:8453', asset: 'USDC', asset_contract: inject('usdc'), pay_to: inject('treasury').toLowerCase(), pay_to_canonical: inject('treasury') });
-    expect(Object.keys(body.confirmed_activity).sort()).toEqual(['confirmed_unlocks', 'honesty', 'last_tx', 'last_verified', 'quality_score', 'source', 'unique_skills', 'volume_usd'].sort());
+    expect(body.money_safety).toMatchObject({
+      network: 'base',
+      network_caip2: 'eip155:8453',
+      asset: 'USDC',
+      asset_contract: inject('usdc'),
+      pay_to: inject('treasury').toLowerCase(),
+      pay_to_canonical: inject('treasury'),
+    });
+    expect(Object.keys(body.confirmed_activity).sort()).toEqual(
+      ['confirmed_unlocks', 'honesty', 'last_tx', 'last_verified', 'quality_score', 'source', 'unique_skills', 'volume_usd'].sort(),
+    );
     expect(body.confirmed_activity.quality_score).toBeNull();
-    expect(body.canary).toMatchObject({ skill_id: 'agent-x402-first-buy', price_usd: 0.005, cycle: `${base}/api/esp?skill=agent-x402-first-buy` });
-    expect(Object.keys(body.discovery).sort()).toEqual(['agent_card', 'catalog', 'esp_discovery', 'esp_schema', 'intent', 'intent_list', 'intent_post', 'judges', 'llms', 'mcp', 'openapi', 'ready', 'shop']);
-    expect(body.p1).toMatchObject({ recursive_evaluators: `${base}/api/judges`, seed_judges: ['esp-outcome-judge', 'esp-claim-verifier', 'esp-delivery-critic'] });
+    expect(body.canary).toMatchObject({
+      skill_id: 'agent-x402-first-buy',
+      price_usd: 0.005,
+      cycle: `${base}/api/esp?skill=agent-x402-first-buy`,
+    });
+    expect(Object.keys(body.discovery).sort()).toEqual([
+      'agent_card',
+      'catalog',
+      'esp_discovery',
+      'esp_schema',
+      'intent',
+      'intent_list',
+      'intent_post',
+      'judges',
+      'llms',
+      'mcp',
+      'openapi',
+      'ready',
+      'shop',
+    ]);
+    expect(body.p1).toMatchObject({
+      recursive_evaluators: `${base}/api/judges`,
+      seed_judges: ['esp-outcome-judge', 'esp-claim-verifier', 'esp-delivery-critic'],
+    });
     expect(Object.keys(body.p1.intent_bounty).sort()).toEqual(['get', 'list', 'post', 'required_fields']);
-    expect(body.roadmap).toEqual({ p0: 'core ESP cycle and readiness', p1: 'recursive evaluator market and intent/bounty surface, live', p2: 'sealed capability graphs and memory as sealed packs' });
+    expect(body.roadmap).toEqual({
+      p0: 'core ESP cycle and readiness',
+      p1: 'recursive evaluator market and intent/bounty surface, live',
+      p2: 'sealed capability graphs and memory as sealed packs',
+    });
     expect(body.agent_purchase_sequence).toHaveLength(6);
   });
 
   it('every advertised URL resolves (never 404) with a JSON or the right static content type', async () => {
     const { body } = await get('/api/esp');
-    const urls = [...Object.values(body.discovery), ...Object.values(body.phases).flatMap((p: any) => p.endpoints), body.canary.cycle, body.p1.recursive_evaluators, ...Object.values(body.p1.intent_bounty).filter((v) => typeof v === 'string' && v.startsWith('http'))] as string[];
+    const urls = [
+      ...Object.values(body.discovery),
+      ...Object.values(body.phases).flatMap((p: any) => p.endpoints),
+      body.canary.cycle,
+      body.p1.recursive_evaluators,
+      ...Object.values(body.p1.intent_bounty).filter((v) => typeof v === 'string' && v.startsWith('http')),
+    ] as string[];
     expect(urls.length).toBeGreaterThan(15);
-    const posted = await fetch(`${base}/api/intent`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ title: 'Walk the ESP links', success_criteria: ['every link answers'] }) });
+    const posted = await fetch(`${base}/api/intent`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ title: 'Walk the ESP links', success_criteria: ['every link answers'] }),
+    });
     const intentId = ((await posted.json()) as any).intent.id as string;
     for (const raw of urls) {
       const url = fill(raw, intentId);
@@ -65,11 +142,22 @@ describe('GET /api/esp (root)', () => {
 describe('advertised URLs', () => {
   it('every GET URL the ESP root advertises answers its normal status: 200, or 402 for a challenge', async () => {
     const { body } = await get('/api/esp');
-    const posted = await fetch(`${base}/api/intent`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ title: 'Walk the ESP links', success_criteria: ['every link answers'] }) });
+    const posted = await fetch(`${base}/api/intent`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ title: 'Walk the ESP links', success_criteria: ['every link answers'] }),
+    });
     const intentId = ((await posted.json()) as any).intent.id as string;
     // POST-only entries are marked: discovery.intent_post, p1.intent_bounty.post, and "(POST …)" in the phases.
     const { intent_post: _post, ...gets } = body.discovery;
-    const urls = [...Object.values(gets), ...Object.values(body.phases).flatMap((p: any) => p.endpoints), body.canary.cycle, body.p1.recursive_evaluators, body.p1.intent_bounty.list, body.p1.intent_bounty.get] as string[];
+    const urls = [
+      ...Object.values(gets),
+      ...Object.values(body.phases).flatMap((p: any) => p.endpoints),
+      body.canary.cycle,
+      body.p1.recursive_evaluators,
+      body.p1.intent_bounty.list,
+      body.p1.intent_bounty.get,
+    ] as string[];
     for (const raw of urls.filter((u) => !/\(POST/.test(u))) {
       const url = fill(raw, intentId);
       const { res } = await get(url);
@@ -94,7 +182,7 @@ describe('GET /api/esp?skill=', () => {
     expect((await get('/api/esp?skill=csv-cleaner&phase=cycle')).body).toEqual(cycle);
   });
 
-  it('answers a transaction\'s ledger row, or says it is not recorded', async () => {
+  it("answers a transaction's ledger row, or says it is not recorded", async () => {
     const unknown = (await get(`/api/esp?skill=csv-cleaner&phase=prove&tx=0x${'ab'.repeat(32)}`)).body;
     expect(unknown).toMatchObject({ recorded: false, row: null });
     expect(unknown.message).toMatch(/Not recorded/);
@@ -134,7 +222,9 @@ describe('OpenAPI and x402 discovery', () => {
     const doc = (await get('/api/openapi.json')).body;
     for (const [path, ops] of Object.entries<any>(doc.paths)) {
       if (!ops.get) continue;
-      const required = (ops.get.parameters ?? []).filter((p: any) => p.required && p.in === 'query').map((p: any) => `${p.name}=csv-cleaner`);
+      const required = (ops.get.parameters ?? [])
+        .filter((p: any) => p.required && p.in === 'query')
+        .map((p: any) => `${p.name}=csv-cleaner`);
       const url = path.replace('{id}', 'csv-cleaner') + (required.length ? `?${required.join('&')}` : '');
       const { res, type } = await get(url);
       expect(res.status, url).not.toBe(404);
@@ -148,14 +238,24 @@ describe('OpenAPI and x402 discovery', () => {
     const resources = doc['x-x402-resources'] as any[];
     expect(resources).toHaveLength(10);
     for (const r of resources) {
-      expect(r).toMatchObject({ method: 'GET', scheme: 'exact', network: 'eip155:8453', asset: inject('usdc'), resource: `${base}/api/pay?skill=${r.skill_id}` });
-      expect([r.amount, r.price_usd, r.regular_price_usd]).toEqual(r.skill_id === 'agent-x402-first-buy' ? ['5000', 0.005, 0.05] : ['99000', 0.099, 0.99]);
+      expect(r).toMatchObject({
+        method: 'GET',
+        scheme: 'exact',
+        network: 'eip155:8453',
+        asset: inject('usdc'),
+        resource: `${base}/api/pay?skill=${r.skill_id}`,
+      });
+      expect([r.amount, r.price_usd, r.regular_price_usd]).toEqual(
+        r.skill_id === 'agent-x402-first-buy' ? ['5000', 0.005, 0.05] : ['99000', 0.099, 0.99],
+      );
       // The challenge agrees with the list.
       expect((await get(`/api/pay?skill=${r.skill_id}`)).body.maxAmountRequired).toBe(r.amount);
     }
     const discovery = (await get('/.well-known/x402')).body;
     expect(discovery).toMatchObject({ x402Version: 1, pagination: { limit: 100, offset: 0, total: 10 } });
-    expect(discovery.items.map((i: any) => [i.resource, i.accepts[0].maxAmountRequired])).toEqual(resources.map((r) => [r.resource, r.amount]));
+    expect(discovery.items.map((i: any) => [i.resource, i.accepts[0].maxAmountRequired])).toEqual(
+      resources.map((r) => [r.resource, r.amount]),
+    );
     const page = (await get('/.well-known/x402?limit=3&offset=9')).body;
     expect(page.items).toHaveLength(1);
   });
@@ -174,7 +274,14 @@ describe('honesty', () => {
     try {
       const g = async (p: string) => (await (await fetch(`${s.baseUrl}${p}`)).json()) as any;
       const fresh = (await g('/api/esp')).confirmed_activity;
-      expect(fresh).toMatchObject({ confirmed_unlocks: 0, volume_usd: 0, unique_skills: 0, last_verified: null, last_tx: null, quality_score: null });
+      expect(fresh).toMatchObject({
+        confirmed_unlocks: 0,
+        volume_usd: 0,
+        unique_skills: 0,
+        last_verified: null,
+        last_tx: null,
+        quality_score: null,
+      });
       expect((await g('/api/judges')).judges.every((j: any) => j.quality === null)).toBe(true);
       expect((await g('/api/shop')).shelves.most_unlocked).toEqual([]);
 
@@ -182,7 +289,11 @@ describe('honesty', () => {
       const chain = chainTools(rpc);
       const usdc = (await g('/api/pay?skill=csv-cleaner')).assetContract as Address;
       const treasury = (await g('/api/pay?skill=csv-cleaner')).payTo as Address;
-      for (const [skill, amount] of [['agent-x402-first-buy', 5000n], ['esp-outcome-judge', 99000n], ['esp-outcome-judge', 120000n]] as const) {
+      for (const [skill, amount] of [
+        ['agent-x402-first-buy', 5000n],
+        ['esp-outcome-judge', 99000n],
+        ['esp-outcome-judge', 120000n],
+      ] as const) {
         const tx = await chain.transfer(1, usdc, treasury, amount);
         const r = await fetch(`${s.baseUrl}/api/pay`, { method: 'POST', headers: { 'x-payment': JSON.stringify({ txHash: tx, skill }) } });
         expect(r.status).toBe(200);
@@ -191,7 +302,10 @@ describe('honesty', () => {
       const activity = (await g('/api/esp')).confirmed_activity;
       expect(activity.confirmed_unlocks).toBe(proof.confirmed);
       expect(activity.confirmed_unlocks).toBe(3);
-      expect(activity.volume_usd).toBeCloseTo(proof.recent_unlocks.reduce((t: number, r: any) => t + r.amount_usd, 0), 9);
+      expect(activity.volume_usd).toBeCloseTo(
+        proof.recent_unlocks.reduce((t: number, r: any) => t + r.amount_usd, 0),
+        9,
+      );
       expect(activity.unique_skills).toBe(new Set(proof.recent_unlocks.map((r: any) => r.skill)).size);
       expect(activity.last_tx).toBe(proof.recent_unlocks[0].txHash);
       expect(activity.quality_score).toBeNull();

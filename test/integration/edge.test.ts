@@ -22,19 +22,30 @@ describe('API through the local edge server', () => {
     expect(res.status).toBe(200);
     expect(body['ready']).toBe(true);
     const checks = body['checks'] as { name: string; ok: boolean; detail: string }[];
-    expect(checks.map((c) => c.name)).toEqual(['catalog', 'challenge_shape', 'challenge_live_402', 'sealed_pack', 'money_safety', 'tables', 'chain']);
+    expect(checks.map((c) => c.name)).toEqual([
+      'catalog',
+      'challenge_shape',
+      'challenge_live_402',
+      'sealed_pack',
+      'money_safety',
+      'tables',
+      'chain',
+    ]);
     for (const c of checks) expect(c, c.name).toMatchObject({ ok: true });
     expect(checks.find((c) => c.name === 'chain')!.detail).toMatch(/chain id 8453/);
     expect(checks.find((c) => c.name === 'catalog')!.detail).toMatch(/^250 skills/);
   });
 
-  it.each(['/api/nope', '/api/', '/api', '/.well-known/nothing', '/api/health/extra'])('unknown %s is a JSON 404, never HTML', async (path) => {
-    const { res, body } = await getJson(path);
-    expect(res.status).toBe(404);
-    expect(body).toMatchObject({ ok: false, error: 'not_found', error_code: 'not_found', retry: false });
-    expect(typeof body['message']).toBe('string');
-    expect(typeof body['tip']).toBe('string');
-  });
+  it.each(['/api/nope', '/api/', '/api', '/.well-known/nothing', '/api/health/extra'])(
+    'unknown %s is a JSON 404, never HTML',
+    async (path) => {
+      const { res, body } = await getJson(path);
+      expect(res.status).toBe(404);
+      expect(body).toMatchObject({ ok: false, error: 'not_found', error_code: 'not_found', retry: false });
+      expect(typeof body['message']).toBe('string');
+      expect(typeof body['tip']).toBe('string');
+    },
+  );
 
   it('a known path with the wrong method is a JSON 405 naming the allowed method', async () => {
     const { res, body } = await getJson('/api/health', { method: 'DELETE' });
@@ -54,7 +65,11 @@ describe('API through the local edge server', () => {
   });
 
   it('refuses an oversized body with a JSON 413', async () => {
-    const { res, body } = await getJson('/api/nope', { method: 'POST', body: 'x'.repeat(70 * 1024), headers: { 'content-type': 'application/json' } });
+    const { res, body } = await getJson('/api/nope', {
+      method: 'POST',
+      body: 'x'.repeat(70 * 1024),
+      headers: { 'content-type': 'application/json' },
+    });
     expect(res.status).toBe(413);
     expect(body['error_code']).toBe('PAYLOAD_TOO_LARGE');
   });

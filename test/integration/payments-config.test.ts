@@ -33,7 +33,9 @@ const post = async (base: string, txHash: string, skill: string) => {
   return { status: res.status, body: (await res.json()) as any, headers: res.headers };
 };
 const rowsFor = async (base: string, skill: string, tx: string) =>
-  ((await (await fetch(`${base}/api/proof?skill=${skill}&limit=100`)).json()) as any).recent_unlocks.filter((r: any) => r.txHash === tx.toLowerCase());
+  ((await (await fetch(`${base}/api/proof?skill=${skill}&limit=100`)).json()) as any).recent_unlocks.filter(
+    (r: any) => r.txHash === tx.toLowerCase(),
+  );
 
 const withStack = async <T>(env: Record<string, string>, fn: (s: StartedProcess) => Promise<T>): Promise<T> => {
   const s = await runStart(env);
@@ -55,7 +57,11 @@ describe('confirmations and providers', () => {
       const tx = await chain.transfer(6, USDC, TREASURY, 99000n);
       const early = await post(s.baseUrl, tx, 'market-x402-merchant-os');
       expect(early.status).toBe(402);
-      expect(early.body).toMatchObject({ error_code: 'PAYMENT_VERIFICATION_FAILED', retry: true, details: { reason: 'too_few_confirmations', confirmations: 1, required: 2, re_verification_scheduled: true } });
+      expect(early.body).toMatchObject({
+        error_code: 'PAYMENT_VERIFICATION_FAILED',
+        retry: true,
+        details: { reason: 'too_few_confirmations', confirmations: 1, required: 2, re_verification_scheduled: true },
+      });
       expect(early.headers.get('retry-after')).toBe('2');
       expect(await rowsFor(s.baseUrl, 'market-x402-merchant-os', tx)).toHaveLength(0);
 
@@ -98,7 +104,7 @@ describe('reorganisation', () => {
       const ownRpc = /RPC\s+(http:\/\/\S+)/.exec(s.output())![1]!;
       const chain = chainTools(ownRpc);
       // A fresh instance: the ledger is empty and says so.
-      expect(((await (await fetch(`${s.baseUrl}/api/proof`)).json()) as any)).toMatchObject({ confirmed: 0, recent_unlocks: [] });
+      expect((await (await fetch(`${s.baseUrl}/api/proof`)).json()) as any).toMatchObject({ confirmed: 0, recent_unlocks: [] });
       const snapshot = await chain.test.snapshot();
       const tx: Hex = await chain.transfer(1, USDC, TREASURY, 5000n);
       expect((await post(s.baseUrl, tx, 'agent-x402-first-buy')).status).toBe(200);

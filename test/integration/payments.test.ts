@@ -92,13 +92,26 @@ describe('POST /api/pay', () => {
     expect(Object.keys(body.sealed_pack.files)).toContain('SKILL.md');
     const packs = (await call('GET', `/api/packs?skill=${CANARY}`)).body;
     expect(body.seal).toBe(packs.seal.value);
-    expect(body.payment).toMatchObject({ txHash: usdcTx.toLowerCase(), amount: '5000', asset: 'USDC', payer: chain.address(BUYER), confirmations: 1 });
+    expect(body.payment).toMatchObject({
+      txHash: usdcTx.toLowerCase(),
+      amount: '5000',
+      asset: 'USDC',
+      payer: chain.address(BUYER),
+      confirmations: 1,
+    });
     expect(body.revenue_ledger).toMatchObject({ recorded: true, replayed: false });
     expect(body.license.token).toMatch(/^[\w-]+\.[\w-]+\.[\w-]+$/);
-    expect(JSON.parse(Buffer.from(headers.get('x-payment-response')!, 'base64').toString())).toMatchObject({ success: true, transaction: usdcTx.toLowerCase() });
+    expect(JSON.parse(Buffer.from(headers.get('x-payment-response')!, 'base64').toString())).toMatchObject({
+      success: true,
+      transaction: usdcTx.toLowerCase(),
+    });
     const after = await proofRows(CANARY);
     expect(after.confirmed).toBe(before + 1);
-    expect(after.recent_unlocks.find((r: any) => r.txHash === usdcTx.toLowerCase())).toMatchObject({ skill: CANARY, amount: '5000', payer: chain.address(BUYER) });
+    expect(after.recent_unlocks.find((r: any) => r.txHash === usdcTx.toLowerCase())).toMatchObject({
+      skill: CANARY,
+      amount: '5000',
+      payer: chain.address(BUYER),
+    });
     firstBody = body;
   });
 
@@ -160,16 +173,21 @@ describe('POST /api/pay', () => {
       expect((await proofRows(skill)).recent_unlocks.some((r: any) => r.txHash === tx.toLowerCase())).toBe(false);
     };
 
-    it('an underpaid transfer', async () => refused(await chain.transfer(BUYER, USDC, TREASURY, CANARY_PRICE - 1n), CANARY, /costs 0\.005/));
-    it('a transfer to another address', async () => refused(await chain.transfer(BUYER, USDC, chain.address(6), CANARY_PRICE), CANARY, /another address/));
-    it('a transfer to the legacy treasury, saying so', async () => refused(await chain.transfer(BUYER, USDC, LEGACY, CANARY_PRICE), CANARY, /banned legacy treasury/));
-    it('the native coin only', async () => refused(await chain.sendEth(BUYER, TREASURY, '0.01'), CANARY, /native coin alone does not count/));
+    it('an underpaid transfer', async () =>
+      refused(await chain.transfer(BUYER, USDC, TREASURY, CANARY_PRICE - 1n), CANARY, /costs 0\.005/));
+    it('a transfer to another address', async () =>
+      refused(await chain.transfer(BUYER, USDC, chain.address(6), CANARY_PRICE), CANARY, /another address/));
+    it('a transfer to the legacy treasury, saying so', async () =>
+      refused(await chain.transfer(BUYER, USDC, LEGACY, CANARY_PRICE), CANARY, /banned legacy treasury/));
+    it('the native coin only', async () =>
+      refused(await chain.sendEth(BUYER, TREASURY, '0.01'), CANARY, /native coin alone does not count/));
     it('a look-alike token named USDC', async () => {
       const fake = await chain.lookalike(5, 10n ** 12n);
       await refused(await chain.transfer(5, fake, TREASURY, CANARY_PRICE), CANARY, /not the configured USDC or USDbC/);
     });
     it('a reverted transfer', async () => refused(await chain.revertedTransfer(BUYER, USDC, TREASURY), CANARY, /reverted/));
-    it('an unknown hash, with retry true', async () => refused(`0x${randomBytes(32).toString('hex')}`, CANARY, /not found on chain 8453/, true));
+    it('an unknown hash, with retry true', async () =>
+      refused(`0x${randomBytes(32).toString('hex')}`, CANARY, /not found on chain 8453/, true));
   });
 
   describe('proof input', () => {

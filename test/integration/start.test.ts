@@ -17,7 +17,12 @@ afterAll(() => {
 
 const childPids = (pid: number): number[] => {
   try {
-    return execFileSync('pgrep', ['-P', String(pid)]).toString().trim().split('\n').filter(Boolean).map(Number);
+    return execFileSync('pgrep', ['-P', String(pid)])
+      .toString()
+      .trim()
+      .split('\n')
+      .filter(Boolean)
+      .map(Number);
   } catch {
     return [];
   }
@@ -98,13 +103,21 @@ describe('npm start', () => {
       LEGACY_TREASURY_ADDRESS: legacy,
     });
     try {
-      const body = (await (await fetch(`${started.baseUrl}/api/ready`)).json()) as { ready: boolean; checks: { name: string; ok: boolean; detail: string }[] };
+      const body = (await (await fetch(`${started.baseUrl}/api/ready`)).json()) as {
+        ready: boolean;
+        checks: { name: string; ok: boolean; detail: string }[];
+      };
       expect(body.ready).toBe(false);
       const money = body.checks.find((c) => c.name === 'money_safety')!;
       expect(money.ok).toBe(false);
       expect(money.detail).toMatch(/banned legacy treasury/);
       // Payments refuse to run on an unsafe configuration, so no challenge can be built either.
-      expect(body.checks.filter((c) => !c.ok).map((c) => c.name).sort()).toEqual(['challenge_live_402', 'challenge_shape', 'money_safety']);
+      expect(
+        body.checks
+          .filter((c) => !c.ok)
+          .map((c) => c.name)
+          .sort(),
+      ).toEqual(['challenge_live_402', 'challenge_shape', 'money_safety']);
     } finally {
       await started.interrupt();
     }
@@ -120,7 +133,10 @@ describe('npm start', () => {
       TREASURY_ADDRESS: inject('treasury'),
     });
     try {
-      const body = (await (await fetch(`${started.baseUrl}/api/ready`)).json()) as { ready: boolean; checks: { name: string; ok: boolean }[] };
+      const body = (await (await fetch(`${started.baseUrl}/api/ready`)).json()) as {
+        ready: boolean;
+        checks: { name: string; ok: boolean }[];
+      };
       expect(body.ready).toBe(false);
       expect(body.checks.find((c) => c.name === 'chain')!.ok).toBe(false);
     } finally {

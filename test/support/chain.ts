@@ -21,12 +21,27 @@ export function chainTools(rpcUrl: string) {
       mined(await wallet(from).writeContract({ address: token, abi: erc20Abi, functionName: 'transfer', args: [to, amount] })),
     /** A transfer that reverts on chain (more than the balance), mined with a fixed gas limit. */
     revertedTransfer: async (from: number, token: Address, to: Address) =>
-      mined(await wallet(from).writeContract({ address: token, abi: erc20Abi, functionName: 'transfer', args: [to, 10n ** 30n], gas: 100_000n })),
+      mined(
+        await wallet(from).writeContract({
+          address: token,
+          abi: erc20Abi,
+          functionName: 'transfer',
+          args: [to, 10n ** 30n],
+          gas: 100_000n,
+        }),
+      ),
     sendEth: async (from: number, to: Address, eth: string) => mined(await wallet(from).sendTransaction({ to, value: parseEther(eth) })),
     /** A token named USD Coin / USDC at another address, minted to its deployer. */
     lookalike: async (deployer: number, amount: bigint) => {
       const address = await deployTestStablecoin(rpcUrl, 'USD Coin', 'USDC', deployer);
-      await mined(await wallet(deployer).writeContract({ address, abi: TEST_STABLECOIN_ABI, functionName: 'mint', args: [testAccount(deployer).address, amount] }));
+      await mined(
+        await wallet(deployer).writeContract({
+          address,
+          abi: TEST_STABLECOIN_ABI,
+          functionName: 'mint',
+          args: [testAccount(deployer).address, amount],
+        }),
+      );
       return address;
     },
     mine: (blocks = 1) => test.mine({ blocks }),

@@ -27,8 +27,20 @@ describe('catalog build', () => {
   });
 
   it('includes the canary, the seed judges and the card packs', () => {
-    for (const id of ['agent-x402-first-buy', 'esp-outcome-judge', 'esp-claim-verifier', 'esp-delivery-critic', 'ten-send', 'market-x402-merchant-os', 'market-cold-start-catalog-bootstrapper', 'csv-cleaner']) {
-      expect(built.entries.some((e) => e.id === id), id).toBe(true);
+    for (const id of [
+      'agent-x402-first-buy',
+      'esp-outcome-judge',
+      'esp-claim-verifier',
+      'esp-delivery-critic',
+      'ten-send',
+      'market-x402-merchant-os',
+      'market-cold-start-catalog-bootstrapper',
+      'csv-cleaner',
+    ]) {
+      expect(
+        built.entries.some((e) => e.id === id),
+        id,
+      ).toBe(true);
     }
   });
 
@@ -38,7 +50,15 @@ describe('catalog build', () => {
       expect(e.price_label, e.id).toMatch(/^\$\d/);
       expect(e.price_usd).toBeGreaterThan(0);
       expect(e.regular_price_usd).toBeGreaterThanOrEqual(e.price_usd);
-      expect(e.x402).toEqual({ resource: `/api/pay?skill=${e.id}`, method: 'GET', scheme: 'exact', network: 'eip155:8453', network_name: 'base', asset: 'USDC', amount: expect.stringMatching(/^[1-9]\d*$/) });
+      expect(e.x402).toEqual({
+        resource: `/api/pay?skill=${e.id}`,
+        method: 'GET',
+        scheme: 'exact',
+        network: 'eip155:8453',
+        network_name: 'base',
+        asset: 'USDC',
+        amount: expect.stringMatching(/^[1-9]\d*$/),
+      });
       expect(Number(e.x402.amount)).toBe(Math.round(e.price_usd * 1e6));
       expect(e.protocols).toEqual(['x402', 'esp']);
       expect(e.tags.length).toBeGreaterThanOrEqual(3);
@@ -62,7 +82,10 @@ describe('catalog build', () => {
   });
 
   it('states each price the same way in catalog.json and in the outline', () => {
-    const catalog = JSON.parse(publicText('catalog.json')) as { count: number; skills: { id: string; price_usd: number; x402: { amount: string } }[] };
+    const catalog = JSON.parse(publicText('catalog.json')) as {
+      count: number;
+      skills: { id: string; price_usd: number; x402: { amount: string } }[];
+    };
     expect(catalog.count).toBe(250);
     for (const e of catalog.skills) {
       const outline = JSON.parse(publicText(`skills/${e.id}/outline.json`));
@@ -109,12 +132,16 @@ describe('catalog build', () => {
       for (const secret of secrets) expect(corpus.includes(secret), `${id}: "${secret.slice(0, 60)}…" is public`).toBe(false);
     }
     // No pack file, and no dump of packs, is among the public paths.
-    expect([...built.publicFiles.keys()].filter((k) => k.endsWith('SKILL.md') || k.endsWith('packs.json') || k.startsWith('sealed/'))).toEqual([]);
+    expect(
+      [...built.publicFiles.keys()].filter((k) => k.endsWith('SKILL.md') || k.endsWith('packs.json') || k.startsWith('sealed/')),
+    ).toEqual([]);
   });
 
   it('is deterministic: two builds give identical bytes', () => {
     const again = buildCatalog();
-    expect([...again.publicFiles.entries()].map(([k, v]) => [k, v.toString()])).toEqual([...built.publicFiles.entries()].map(([k, v]) => [k, v.toString()]));
+    expect([...again.publicFiles.entries()].map(([k, v]) => [k, v.toString()])).toEqual(
+      [...built.publicFiles.entries()].map(([k, v]) => [k, v.toString()]),
+    );
     expect(again.catalogFiles).toEqual(built.catalogFiles);
   });
 

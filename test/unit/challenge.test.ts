@@ -9,7 +9,13 @@ describe('buildChallenge', () => {
 
   it('takes amount from the price source and payTo and assets from configuration, at top level and in accepts', () => {
     const c = buildChallenge(catalog.get('agent-x402-first-buy')!, config, 'https://m.example');
-    expect([c.maxAmountRequired, c.amount, c.payTo, c.asset, c.assetContract]).toEqual(['5000', '5000', config.treasury, 'USDC', config.assets.USDC]);
+    expect([c.maxAmountRequired, c.amount, c.payTo, c.asset, c.assetContract]).toEqual([
+      '5000',
+      '5000',
+      config.treasury,
+      'USDC',
+      config.assets.USDC,
+    ]);
     expect(c.accepts.map((a) => [a.asset, a.assetContract, a.maxAmountRequired])).toEqual([
       ['USDC', config.assets.USDC, '5000'],
       ['USDbC', config.assets.USDbC, '5000'],

@@ -23,7 +23,9 @@ describe('readMarketConfig', () => {
   });
 
   it('refuses malformed addresses and a wrong EIP-55 checksum', () => {
-    expect(readMarketConfig({ treasury: '0x123' }, { requireTreasury: true }).problems.join(' ')).toMatch(/treasury .* not a valid address/);
+    expect(readMarketConfig({ treasury: '0x123' }, { requireTreasury: true }).problems.join(' ')).toMatch(
+      /treasury .* not a valid address/,
+    );
     const badChecksum = TREASURY.replace('a0Ee', 'A0eE');
     expect(readMarketConfig({ treasury: badChecksum }, { requireTreasury: true }).problems.join(' ')).toMatch(/EIP-55/);
   });

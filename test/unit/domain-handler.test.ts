@@ -20,7 +20,12 @@ const ctx = { awsRequestId: 'r-9', functionName: 'f', getRemainingTimeInMillis: 
 describe('createDomainHandler', () => {
   it('routes by route key and adds the common headers', async () => {
     const handler = createDomainHandler('catalog', {
-      routes: { listCatalog: () => json(200, { ok: true }), getPackMetadata: () => json(200, { ready: true }), getIntent: ok, postIntent: ok },
+      routes: {
+        listCatalog: () => json(200, { ok: true }),
+        getPackMetadata: () => json(200, { ready: true }),
+        getIntent: ok,
+        postIntent: ok,
+      },
       ports: () => ({}),
     });
     const res = await handler(ev('GET /api/packs'), ctx);
@@ -31,18 +36,37 @@ describe('createDomainHandler', () => {
 
   it('maps an AppError to the failure body with its status', async () => {
     const handler = createDomainHandler('catalog', {
-      routes: { listCatalog: () => { throw skillRequired(); }, getPackMetadata: () => json(200, {}), getIntent: ok, postIntent: ok },
+      routes: {
+        listCatalog: () => {
+          throw skillRequired();
+        },
+        getPackMetadata: () => json(200, {}),
+        getIntent: ok,
+        postIntent: ok,
+      },
       ports: () => ({}),
     });
     const res = await handler(ev('GET /api/catalog'), ctx);
     expect(res.statusCode).toBe(400);
-    expect(JSON.parse(res.body as string)).toMatchObject({ ok: false, error: 'skill_required', error_code: 'SKILL_REQUIRED', retry: false });
+    expect(JSON.parse(res.body as string)).toMatchObject({
+      ok: false,
+      error: 'skill_required',
+      error_code: 'SKILL_REQUIRED',
+      retry: false,
+    });
     expect(res.headers?.['x-request-id']).toBe('r-9');
   });
 
   it('answers an unexpected fault with 503 INTERNAL_ERROR, retry true and no stack trace', async () => {
     const handler = createDomainHandler('catalog', {
-      routes: { listCatalog: () => { throw new TypeError('secret detail at /var/task/index.mjs:1'); }, getPackMetadata: () => json(200, {}), getIntent: ok, postIntent: ok },
+      routes: {
+        listCatalog: () => {
+          throw new TypeError('secret detail at /var/task/index.mjs:1');
+        },
+        getPackMetadata: () => json(200, {}),
+        getIntent: ok,
+        postIntent: ok,
+      },
       ports: () => ({}),
     });
     const res = await handler(ev('GET /api/catalog'), ctx);
@@ -70,7 +94,9 @@ describe('createDomainHandler', () => {
     const handler = createDomainHandler('catalog', {
       routes: { listCatalog: () => json(200, {}), getPackMetadata: () => json(200, {}), getIntent: ok, postIntent: ok },
       ports: () => ({}),
-      fallback: () => { throw new AppError({ status: 404, code: 'not_found', message: 'nope', tip: 't' }); },
+      fallback: () => {
+        throw new AppError({ status: 404, code: 'not_found', message: 'nope', tip: 't' });
+      },
     });
     expect((await handler(ev('$default'), ctx)).statusCode).toBe(404);
   });

@@ -61,8 +61,12 @@ describe('toApiRequest', () => {
 
 describe('baseUrlOf', () => {
   it('uses the configured URL whatever the headers say, else Host (the local run)', () => {
-    expect(baseUrlOf({ host: 'evil.example', 'x-market-host': 'evil.example', 'x-forwarded-host': 'evil.example' }, 'https://shop.example')).toBe('https://shop.example');
-    expect(baseUrlOf({ host: '127.0.0.1:8787', 'x-forwarded-proto': 'http', 'x-market-host': 'evil.example' }, undefined)).toBe('http://127.0.0.1:8787');
+    expect(
+      baseUrlOf({ host: 'evil.example', 'x-market-host': 'evil.example', 'x-forwarded-host': 'evil.example' }, 'https://shop.example'),
+    ).toBe('https://shop.example');
+    expect(baseUrlOf({ host: '127.0.0.1:8787', 'x-forwarded-proto': 'http', 'x-market-host': 'evil.example' }, undefined)).toBe(
+      'http://127.0.0.1:8787',
+    );
   });
 
   it('ignores a host header that is not a host name', () => {

@@ -63,10 +63,15 @@ describe('the layer rules', () => {
     write('lambdas/discovery/shop.ts', "import { settle } from '../payments';\nexport const shop = settle;\n");
     // A cycle, and deployed code importing the CDK app.
     write('lambdas/catalog/a.ts', "import { b } from './b';\nexport const a = () => b;\n");
-    write('lambdas/catalog/b.ts', "import { a } from './a';\nimport { stack } from '../../lib/stack';\nexport const b = () => [a, stack];\n");
+    write(
+      'lambdas/catalog/b.ts',
+      "import { a } from './a';\nimport { stack } from '../../lib/stack';\nexport const b = () => [a, stack];\n",
+    );
     write('lib/stack.ts', 'export const stack = 1;\n');
 
-    const found = (await cruise(fixture, ['lambdas', 'lib'])).map((v) => `${v.rule.name}: ${v.from} -> ${v.to.replace(/^.*node_modules\//, 'node_modules/')}`);
+    const found = (await cruise(fixture, ['lambdas', 'lib'])).map(
+      (v) => `${v.rule.name}: ${v.from} -> ${v.to.replace(/^.*node_modules\//, 'node_modules/')}`,
+    );
     expect(found).toEqual(
       expect.arrayContaining([
         'domain-through-index-only: lambdas/discovery/esp.ts -> lambdas/payments/core/settle.ts',

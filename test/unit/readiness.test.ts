@@ -8,7 +8,11 @@ import { checkReadiness } from '../../lambdas/payments/readiness';
 
 const catalog = loadCatalogFiles();
 const sound = readMarketConfig(
-  { treasury: '0xa0Ee7A142d267C1f36714E4a8F75612F20a79720', legacyTreasury: '0xBaD000000000000000000000000000000000DeAD', rpcUrls: 'http://rpc.one/key123,http://rpc.two' },
+  {
+    treasury: '0xa0Ee7A142d267C1f36714E4a8F75612F20a79720',
+    legacyTreasury: '0xBaD000000000000000000000000000000000DeAD',
+    rpcUrls: 'http://rpc.one/key123,http://rpc.two',
+  },
   { requireTreasury: true },
 );
 const BASE = 'https://m.example';
@@ -20,7 +24,10 @@ function ports(over: Partial<ReadinessPorts> = {}): ReadinessPorts {
     packs: filePackStore(),
     probeTables: async () => [{ logicalName: 'Ledger', name: 't', ok: true, detail: 'ACTIVE' }],
     probeChainIds: async (urls) => urls.map((url) => ({ url, chainId: 8453, error: undefined })),
-    liveChallenge: async () => ({ status: 402, body: JSON.stringify(buildChallenge(catalog.get('agent-x402-first-buy')!, sound.config, BASE)) }),
+    liveChallenge: async () => ({
+      status: 402,
+      body: JSON.stringify(buildChallenge(catalog.get('agent-x402-first-buy')!, sound.config, BASE)),
+    }),
     ...over,
   };
 }
@@ -29,13 +36,24 @@ const find = (r: Awaited<ReturnType<typeof checkReadiness>>, name: string) => r.
 describe('checkReadiness', () => {
   it('is ready when every check passes, and names the spec checks', async () => {
     const r = await checkReadiness(ports(), BASE);
-    expect(r.checks.map((c) => c.name)).toEqual(['catalog', 'challenge_shape', 'challenge_live_402', 'sealed_pack', 'money_safety', 'tables', 'chain']);
+    expect(r.checks.map((c) => c.name)).toEqual([
+      'catalog',
+      'challenge_shape',
+      'challenge_live_402',
+      'sealed_pack',
+      'money_safety',
+      'tables',
+      'chain',
+    ]);
     expect(r.checks.filter((c) => !c.ok)).toEqual([]);
     expect(r.ready).toBe(true);
   });
 
   it('fails challenge_live_402 when the handler does not answer 402 with a valid challenge', async () => {
-    const r1 = await checkReadiness(ports({ liveChallenge: async () => ({ status: 503, body: '{"error_code":"PAYMENTS_DISABLED"}' }) }), BASE);
+    const r1 = await checkReadiness(
+      ports({ liveChallenge: async () => ({ status: 503, body: '{"error_code":"PAYMENTS_DISABLED"}' }) }),
+      BASE,
+    );
     expect(find(r1, 'challenge_live_402')).toMatchObject({ ok: false, detail: expect.stringMatching(/answered 503/) });
     const r2 = await checkReadiness(ports({ liveChallenge: async () => ({ status: 402, body: '{"maxAmountRequired":"5000"}' }) }), BASE);
     expect(find(r2, 'challenge_live_402').ok).toBe(false);
@@ -43,12 +61,18 @@ describe('checkReadiness', () => {
   });
 
   it('fails sealed_pack when the canary pack is missing or altered', async () => {
-    const r = await checkReadiness(ports({ packs: { get: (id) => (id === 'agent-x402-first-buy' ? { 'SKILL.md': 'tampered' } : undefined) } }), BASE);
+    const r = await checkReadiness(
+      ports({ packs: { get: (id) => (id === 'agent-x402-first-buy' ? { 'SKILL.md': 'tampered' } : undefined) } }),
+      BASE,
+    );
     expect(find(r, 'sealed_pack')).toMatchObject({ ok: false, detail: expect.stringMatching(/differs/) });
   });
 
   it('fails money_safety, with a clear reason, when the treasury is the legacy address', async () => {
-    const legacy = readMarketConfig({ treasury: '0xbad000000000000000000000000000000000dead', legacyTreasury: '0xBaD000000000000000000000000000000000DeAD' }, { requireTreasury: true });
+    const legacy = readMarketConfig(
+      { treasury: '0xbad000000000000000000000000000000000dead', legacyTreasury: '0xBaD000000000000000000000000000000000DeAD' },
+      { requireTreasury: true },
+    );
     const r = await checkReadiness(ports({ configReading: legacy }), BASE);
     expect(r.ready).toBe(false);
     expect(find(r, 'money_safety')).toMatchObject({ ok: false, detail: expect.stringMatching(/banned legacy treasury/) });
@@ -56,14 +80,20 @@ describe('checkReadiness', () => {
   });
 
   it('fails chain and money_safety for a provider on another chain, and hides RPC keys', async () => {
-    const r = await checkReadiness(ports({ probeChainIds: async (urls) => urls.map((url, i) => ({ url, chainId: i === 0 ? 8453 : 1, error: undefined })) }), BASE);
+    const r = await checkReadiness(
+      ports({ probeChainIds: async (urls) => urls.map((url, i) => ({ url, chainId: i === 0 ? 8453 : 1, error: undefined })) }),
+      BASE,
+    );
     expect(find(r, 'chain')).toMatchObject({ ok: false, detail: expect.stringMatching(/chain id 1 \(expected 8453\)/) });
     expect(find(r, 'money_safety').ok).toBe(false);
     expect(find(r, 'chain').detail).not.toMatch(/key123/);
   });
 
   it('fails tables when a table is not active', async () => {
-    const r = await checkReadiness(ports({ probeTables: async () => [{ logicalName: 'Ledger', name: 't', ok: false, detail: 'ResourceNotFoundException' }] }), BASE);
+    const r = await checkReadiness(
+      ports({ probeTables: async () => [{ logicalName: 'Ledger', name: 't', ok: false, detail: 'ResourceNotFoundException' }] }),
+      BASE,
+    );
     expect(find(r, 'tables').ok).toBe(false);
   });
 });

@@ -31,7 +31,12 @@ const found = (value = 99000n, block = 10n, head = 10n): ChainRead => ({
   kind: 'found',
   provider: 'fake',
   head,
-  receipt: { status: 'success', blockNumber: block, blockHash: '0xb10c', transferLogs: [{ address: config.assets.USDC!, from: '0x70997970C51812dc3A010C7d01b50e0d17dc79C8', to: TREASURY, value, logIndex: 0 }] },
+  receipt: {
+    status: 'success',
+    blockNumber: block,
+    blockHash: '0xb10c',
+    transferLogs: [{ address: config.assets.USDC!, from: '0x70997970C51812dc3A010C7d01b50e0d17dc79C8', to: TREASURY, value, logIndex: 0 }],
+  },
 });
 
 const { config } = readMarketConfig({ treasury: TREASURY, minConfirmations: '1' }, { requireTreasury: true });

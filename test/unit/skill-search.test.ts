@@ -3,7 +3,8 @@ import { describe, expect, it } from 'vitest';
 import { loadCatalogFiles } from '../../lambdas/catalog/adapters/catalog-files';
 import { processTerm, stem } from '../../lambdas/contract/search-index';
 
-const queries = (JSON.parse(readFileSync('test/fixtures/intent-queries.json', 'utf8')) as { queries: { q: string; expect: string }[] }).queries;
+const queries = (JSON.parse(readFileSync('test/fixtures/intent-queries.json', 'utf8')) as { queries: { q: string; expect: string }[] })
+  .queries;
 
 describe('skill search', () => {
   const catalog = loadCatalogFiles();
@@ -20,7 +21,12 @@ describe('skill search', () => {
   });
 
   it('finds the wanted skill in the top 3 for at least 90% of plain-language needs (recall@3)', () => {
-    const hits = queries.filter(({ q, expect: id }) => catalog.search(q).slice(0, 3).some((h) => h.id === id)).length;
+    const hits = queries.filter(({ q, expect: id }) =>
+      catalog
+        .search(q)
+        .slice(0, 3)
+        .some((h) => h.id === id),
+    ).length;
     expect(hits / queries.length).toBeGreaterThanOrEqual(0.9);
   });
 

@@ -8,7 +8,14 @@ const TREASURY = '0xa0Ee7A142d267C1f36714E4a8F75612F20a79720';
 const LEGACY = '0xBaD000000000000000000000000000000000DeAD';
 const PAYER = '0x70997970C51812dc3A010C7d01b50e0d17dc79C8';
 
-const log = (over: Partial<TransferLog>): TransferLog => ({ address: USDC, from: PAYER, to: TREASURY, value: 99000n, logIndex: 0, ...over });
+const log = (over: Partial<TransferLog>): TransferLog => ({
+  address: USDC,
+  from: PAYER,
+  to: TREASURY,
+  value: 99000n,
+  logIndex: 0,
+  ...over,
+});
 const input = (logs: TransferLog[], over: Partial<VerifyInput> = {}): VerifyInput => ({
   receipt: { status: 'success', blockNumber: 100n, blockHash: '0xabc', transferLogs: logs },
   head: 100n,
@@ -30,12 +37,23 @@ describe('verifyTransfer', () => {
   });
 
   it('accepts USDbC, and over-payment recorded as paid', () => {
-    expect(verifyTransfer(input([log({ address: USDBC, value: 150000n })]))).toMatchObject({ ok: true, amount: 150000n, asset: { symbol: 'USDbC' } });
+    expect(verifyTransfer(input([log({ address: USDBC, value: 150000n })]))).toMatchObject({
+      ok: true,
+      amount: 150000n,
+      asset: { symbol: 'USDbC' },
+    });
   });
 
   it('records the largest qualifying log when several qualify, and never sums partial logs', () => {
-    expect(verifyTransfer(input([log({ value: 99000n, logIndex: 1 }), log({ value: 200000n, logIndex: 2 })]))).toMatchObject({ ok: true, amount: 200000n, logIndex: 2 });
-    expect(verifyTransfer(input([log({ value: 50000n }), log({ value: 49000n, logIndex: 1 })]))).toMatchObject({ ok: false, reason: 'underpaid' });
+    expect(verifyTransfer(input([log({ value: 99000n, logIndex: 1 }), log({ value: 200000n, logIndex: 2 })]))).toMatchObject({
+      ok: true,
+      amount: 200000n,
+      logIndex: 2,
+    });
+    expect(verifyTransfer(input([log({ value: 50000n }), log({ value: 49000n, logIndex: 1 })]))).toMatchObject({
+      ok: false,
+      reason: 'underpaid',
+    });
   });
 
   it.each([
@@ -50,7 +68,12 @@ describe('verifyTransfer', () => {
   });
 
   it('asks to wait, with retry, when confirmations are short; counts the block itself as one', () => {
-    expect(verifyTransfer(input([log({})], { minConfirmations: 3, head: 101n }))).toMatchObject({ ok: false, reason: 'too_few_confirmations', retry: true, confirmations: 2 });
+    expect(verifyTransfer(input([log({})], { minConfirmations: 3, head: 101n }))).toMatchObject({
+      ok: false,
+      reason: 'too_few_confirmations',
+      retry: true,
+      confirmations: 2,
+    });
     expect(verifyTransfer(input([log({})], { minConfirmations: 3, head: 102n }))).toMatchObject({ ok: true, confirmations: 3 });
     // A provider whose head lags the receipt: zero confirmations, not a negative number.
     expect(verifyTransfer(input([log({})], { head: 99n }))).toMatchObject({ ok: false, reason: 'too_few_confirmations', confirmations: 0 });
@@ -61,6 +84,11 @@ describe('verifyTransfer', () => {
   });
 
   it('formats atomic amounts', () => {
-    expect([formatAtomic(5000n), formatAtomic(99000n), formatAtomic(1_000_000n), formatAtomic(1_500_000n)]).toEqual(['0.005', '0.099', '1', '1.5']);
+    expect([formatAtomic(5000n), formatAtomic(99000n), formatAtomic(1_000_000n), formatAtomic(1_500_000n)]).toEqual([
+      '0.005',
+      '0.099',
+      '1',
+      '1.5',
+    ]);
   });
 });

@@ -12,8 +12,24 @@ describe('writeTree', () => {
     dir = mkdtempSync(join(tmpdir(), 'tree-'));
     mkdirSync(join(dir, 'old'));
     writeFileSync(join(dir, 'old', 'stale.json'), '{}');
-    expect(writeTree(dir, new Map([['a.txt', 'A'], ['skills/x/outline.json', '{"x":1}']]))).toEqual({ written: 2, removed: 1 });
-    expect(writeTree(dir, new Map([['a.txt', 'A'], ['skills/x/outline.json', '{"x":2}']]))).toEqual({ written: 1, removed: 0 });
+    expect(
+      writeTree(
+        dir,
+        new Map([
+          ['a.txt', 'A'],
+          ['skills/x/outline.json', '{"x":1}'],
+        ]),
+      ),
+    ).toEqual({ written: 2, removed: 1 });
+    expect(
+      writeTree(
+        dir,
+        new Map([
+          ['a.txt', 'A'],
+          ['skills/x/outline.json', '{"x":2}'],
+        ]),
+      ),
+    ).toEqual({ written: 1, removed: 0 });
     expect(readFileSync(join(dir, 'skills/x/outline.json'), 'utf8')).toBe('{"x":2}');
     expect([...readTree(dir).keys()].sort()).toEqual(['a.txt', 'skills/x/outline.json']);
     expect(readdirSync(dir).some((f) => f.endsWith('.tmp'))).toBe(false);

@@ -26,4 +26,3 @@ export function keyFileCardSigner(file: string | undefined): CardSigner {
   }
   return keySigner(generateKeyPairSync('ec', { namedCurve: 'P-256' }).privateKey);
 }
-

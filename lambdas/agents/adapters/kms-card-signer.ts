@@ -28,7 +28,9 @@ export function kmsCardSigner(keyId: string, client = new KMSClient({})): CardSi
   let jwk: Promise<JsonWebKey> | undefined;
   return {
     async sign(input) {
-      const out = await client.send(new SignCommand({ KeyId: keyId, Message: input, MessageType: 'RAW', SigningAlgorithm: 'ECDSA_SHA_256' }));
+      const out = await client.send(
+        new SignCommand({ KeyId: keyId, Message: input, MessageType: 'RAW', SigningAlgorithm: 'ECDSA_SHA_256' }),
+      );
       if (!out.Signature) throw new Error('KMS returned no signature');
       return derToJose(out.Signature);
     },

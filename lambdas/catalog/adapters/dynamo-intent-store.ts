@@ -19,7 +19,8 @@ function decodeCursor(cursor: string): Record<string, string> {
   try {
     const key = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as Record<string, unknown>;
     const { id, gsi1pk, gsi1sk } = key;
-    if (typeof id !== 'string' || gsi1pk !== LIST_PARTITION || typeof gsi1sk !== 'string' || Object.keys(key).length !== 3) throw new Error('shape');
+    if (typeof id !== 'string' || gsi1pk !== LIST_PARTITION || typeof gsi1sk !== 'string' || Object.keys(key).length !== 3)
+      throw new Error('shape');
     return { id, gsi1pk, gsi1sk };
   } catch {
     throw new InvalidCursorError('not a cursor this service issued');
@@ -33,7 +34,10 @@ export function dynamoIntentStore(client: DynamoDBClient, table = tableName(INTE
       await client.send(
         new PutItemCommand({
           TableName: table,
-          Item: marshall({ ...intent, gsi1pk: LIST_PARTITION, gsi1sk: `${intent.created_at}#${intent.id}` }, { removeUndefinedValues: true }),
+          Item: marshall(
+            { ...intent, gsi1pk: LIST_PARTITION, gsi1sk: `${intent.created_at}#${intent.id}` },
+            { removeUndefinedValues: true },
+          ),
           ConditionExpression: 'attribute_not_exists(id)',
         }),
       );

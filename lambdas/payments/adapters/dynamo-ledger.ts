@@ -1,4 +1,11 @@
-import { ConditionalCheckFailedException, GetItemCommand, PutItemCommand, QueryCommand, UpdateItemCommand, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import {
+  ConditionalCheckFailedException,
+  GetItemCommand,
+  PutItemCommand,
+  QueryCommand,
+  UpdateItemCommand,
+  type DynamoDBClient,
+} from '@aws-sdk/client-dynamodb';
 import { marshall, unmarshall } from '@aws-sdk/util-dynamodb';
 import { LEDGER_TABLE, tableName } from '../../contract/tables';
 import type { ClaimResult, Ledger, LedgerRow, LedgerSummary } from '../ports';
@@ -14,7 +21,9 @@ function toRow(item: Record<string, unknown>): LedgerRow {
 /** The ledger table: one item per claimed transfer; the GSIs list confirmed unlocks only. */
 export function dynamoLedger(client: DynamoDBClient, table = tableName(LEDGER_TABLE)): Ledger {
   const get = async (network: string, txHash: string): Promise<LedgerRow | undefined> => {
-    const out = await client.send(new GetItemCommand({ TableName: table, Key: marshall({ pk: pk(network, txHash) }), ConsistentRead: true }));
+    const out = await client.send(
+      new GetItemCommand({ TableName: table, Key: marshall({ pk: pk(network, txHash) }), ConsistentRead: true }),
+    );
     return out.Item ? toRow(unmarshall(out.Item)) : undefined;
   };
 
@@ -32,7 +41,11 @@ export function dynamoLedger(client: DynamoDBClient, table = tableName(LEDGER_TA
           KeyConditionExpression: `${index}pk = :p`,
           ExpressionAttributeValues: marshall({ ':p': partition }),
           ScanIndexForward: false,
-          ...(mode.kind === 'count' ? { Select: 'COUNT' as const } : mode.kind === 'page' ? { Limit: mode.limit } : { ProjectionExpression: mode.projection }),
+          ...(mode.kind === 'count'
+            ? { Select: 'COUNT' as const }
+            : mode.kind === 'page'
+              ? { Limit: mode.limit }
+              : { ProjectionExpression: mode.projection }),
           ...(startKey ? { ExclusiveStartKey: startKey as never } : {}),
         }),
       );

@@ -10,7 +10,10 @@ import type { SettlePorts } from '../core/settle';
  * delays (2 s, 4 s, 8 s, 16 s), on timers in this process. aws-local-stepfunctions, which
  * could run the synthesized definition, needs Node 22; machines here run Node 20.
  */
-export function localConfirmations(ports: () => SettlePorts, delays: readonly number[] = CONFIRMATION_RETRY_DELAYS_SECONDS): ConfirmationScheduler {
+export function localConfirmations(
+  ports: () => SettlePorts,
+  delays: readonly number[] = CONFIRMATION_RETRY_DELAYS_SECONDS,
+): ConfirmationScheduler {
   const running = new Set<string>();
   return {
     async schedule(job) {

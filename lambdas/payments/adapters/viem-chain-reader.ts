@@ -23,9 +23,10 @@ interface Provider {
 
 function withTimeout<T>(p: Promise<T>, ms: number): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
-  return Promise.race([p, new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`timed out after ${ms} ms`)), ms)))]).finally(() =>
-    clearTimeout(timer),
-  );
+  return Promise.race([
+    p,
+    new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`timed out after ${ms} ms`)), ms))),
+  ]).finally(() => clearTimeout(timer));
 }
 
 export function viemChainReader(urls: readonly string[], opts: { budgetMs?: number; providerTimeoutMs?: number } = {}): ChainReader {

@@ -37,6 +37,9 @@ export const ChallengeSchema = PaymentOptionSchema.extend({
   x402Version: z.literal(1),
   asset: z.literal('USDC'),
   accepts: z.array(PaymentOptionSchema).min(1),
-}).refine((c) => c.accepts[0]!.asset === 'USDC' && c.accepts[0]!.maxAmountRequired === c.maxAmountRequired && c.accepts[0]!.payTo === c.payTo, {
-  message: 'accepts[0] must repeat the top-level USDC option',
-});
+}).refine(
+  (c) => c.accepts[0]!.asset === 'USDC' && c.accepts[0]!.maxAmountRequired === c.maxAmountRequired && c.accepts[0]!.payTo === c.payTo,
+  {
+    message: 'accepts[0] must repeat the top-level USDC option',
+  },
+);

@@ -55,9 +55,18 @@ export async function settle(
     if (age >= REORG_WINDOW_SECONDS) return { kind: 'unlocked', row: existing, replayed: true };
     // Young claim: only positive evidence (a provider answering without the receipt) revokes it.
     const read = await ports.chain.readTransfer(txHash);
-    if (read.kind === 'not_found' || (read.kind === 'found' && read.receipt.blockHash.toLowerCase() !== existing.blockHash.toLowerCase() && !judge(read, ports, skill, 1).ok)) {
+    if (
+      read.kind === 'not_found' ||
+      (read.kind === 'found' &&
+        read.receipt.blockHash.toLowerCase() !== existing.blockHash.toLowerCase() &&
+        !judge(read, ports, skill, 1).ok)
+    ) {
       await ports.ledger.markReorged(NETWORK, txHash);
-      return { kind: 'refused', reason: 'reorged', message: 'The transfer is no longer on chain 8453 (a reorganisation dropped it); it cannot unlock. The service issues no refund.' };
+      return {
+        kind: 'refused',
+        reason: 'reorged',
+        message: 'The transfer is no longer on chain 8453 (a reorganisation dropped it); it cannot unlock. The service issues no refund.',
+      };
     }
     return { kind: 'unlocked', row: existing, replayed: true };
   }
@@ -65,7 +74,8 @@ export async function settle(
   if (!ports.config.paymentsEnabled) return { kind: 'disabled', message: 'Payments are switched off by the operator.' };
 
   const read = await ports.chain.readTransfer(txHash);
-  if (read.kind === 'unavailable') return { kind: 'unavailable', message: 'No RPC provider for chain 8453 answered; nothing was recorded.' };
+  if (read.kind === 'unavailable')
+    return { kind: 'unavailable', message: 'No RPC provider for chain 8453 answered; nothing was recorded.' };
   if (read.kind === 'not_found') {
     return {
       kind: 'pending',
@@ -103,7 +113,8 @@ export async function settle(
   const claim = await ports.ledger.claim(row);
   if (claim.claimed) return { kind: 'unlocked', row, replayed: false };
   // Lost a race with a concurrent request for the same transfer: its row stands.
-  if (claim.existing.skill === skill.id && claim.existing.status === 'confirmed') return { kind: 'unlocked', row: claim.existing, replayed: true };
+  if (claim.existing.skill === skill.id && claim.existing.status === 'confirmed')
+    return { kind: 'unlocked', row: claim.existing, replayed: true };
   return alreadyUsed(claim.existing);
 }
 

@@ -42,19 +42,14 @@ export interface VerifyInput {
 }
 
 export type FailureReason =
-  | 'reverted'
-  | 'legacy_treasury'
-  | 'underpaid'
-  | 'wrong_receiver'
-  | 'wrong_asset'
-  | 'no_transfer'
-  | 'too_few_confirmations';
+  'reverted' | 'legacy_treasury' | 'underpaid' | 'wrong_receiver' | 'wrong_asset' | 'no_transfer' | 'too_few_confirmations';
 
 export type Verdict =
   | { ok: true; asset: AcceptedAsset; amount: bigint; payer: string; logIndex: number; confirmations: number }
   | { ok: false; reason: FailureReason; message: string; retry: boolean; confirmations: number };
 
-const same = (a: string | undefined, b: string | undefined): boolean => a !== undefined && b !== undefined && a.toLowerCase() === b.toLowerCase();
+const same = (a: string | undefined, b: string | undefined): boolean =>
+  a !== undefined && b !== undefined && a.toLowerCase() === b.toLowerCase();
 
 export function verifyTransfer(input: VerifyInput): Verdict {
   const { receipt, head } = input;
@@ -66,26 +61,45 @@ export function verifyTransfer(input: VerifyInput): Verdict {
   const assetOf = (log: TransferLog) => input.assets.find((a) => same(a.address, log.address));
   const fromAssets = receipt.transferLogs.filter((l) => assetOf(l) !== undefined);
   const toTreasury = fromAssets.filter((l) => same(l.to, input.treasury));
-  const qualifying = toTreasury.filter((l) => l.value >= input.price).sort((a, b) => (b.value > a.value ? 1 : b.value < a.value ? -1 : a.logIndex - b.logIndex));
+  const qualifying = toTreasury
+    .filter((l) => l.value >= input.price)
+    .sort((a, b) => (b.value > a.value ? 1 : b.value < a.value ? -1 : a.logIndex - b.logIndex));
 
   const best = qualifying[0];
   if (!best) {
     if (fromAssets.some((l) => same(l.to, input.legacyTreasury))) {
-      return fail('legacy_treasury', `The transfer went to the banned legacy treasury ${input.legacyTreasury}; payments to it never unlock. Pay the payTo address of the current challenge.`);
+      return fail(
+        'legacy_treasury',
+        `The transfer went to the banned legacy treasury ${input.legacyTreasury}; payments to it never unlock. Pay the payTo address of the current challenge.`,
+      );
     }
     const largest = toTreasury.reduce<bigint>((m, l) => (l.value > m ? l.value : m), 0n);
     if (largest > 0n) {
-      return fail('underpaid', `The transfer to the treasury is ${formatAtomic(largest)} USDC; this skill costs ${formatAtomic(input.price)} (amount ${input.price}). Payments are not added together.`);
+      return fail(
+        'underpaid',
+        `The transfer to the treasury is ${formatAtomic(largest)} USDC; this skill costs ${formatAtomic(input.price)} (amount ${input.price}). Payments are not added together.`,
+      );
     }
     if (receipt.transferLogs.some((l) => same(l.to, input.treasury))) {
       return fail('wrong_asset', 'The Transfer to the treasury was emitted by a token that is not the configured USDC or USDbC contract.');
     }
-    if (fromAssets.length > 0) return fail('wrong_receiver', `The USDC/USDbC transfer in this transaction went to another address, not the treasury ${input.treasury}.`);
-    return fail('no_transfer', 'The transaction holds no USDC or USDbC Transfer to the treasury (a transfer of the native coin alone does not count).');
+    if (fromAssets.length > 0)
+      return fail(
+        'wrong_receiver',
+        `The USDC/USDbC transfer in this transaction went to another address, not the treasury ${input.treasury}.`,
+      );
+    return fail(
+      'no_transfer',
+      'The transaction holds no USDC or USDbC Transfer to the treasury (a transfer of the native coin alone does not count).',
+    );
   }
 
   if (confirmations < input.minConfirmations) {
-    return fail('too_few_confirmations', `The transfer has ${confirmations} of the ${input.minConfirmations} confirmations required; it will unlock once confirmed.`, true);
+    return fail(
+      'too_few_confirmations',
+      `The transfer has ${confirmations} of the ${input.minConfirmations} confirmations required; it will unlock once confirmed.`,
+      true,
+    );
   }
   return { ok: true, asset: assetOf(best)!, amount: best.value, payer: best.from, logIndex: best.logIndex, confirmations };
 }
