@@ -14,6 +14,7 @@ import {
   type RequestContext,
 } from '@a2a-js/sdk/server';
 import { rankSkills } from '../catalog';
+import { links } from '../contract/links';
 import { json, type ApiRequest, type ApiResponse } from '../platform/http';
 import { espCycle } from '../discovery';
 import { signedCard } from './card-routes';
@@ -75,7 +76,7 @@ function executor(ports: AgentsPorts, baseUrl: string): AgentExecutor {
           bus,
           ctx,
           'completed',
-          `${entry.name}: free evaluation attached. To buy, transfer ${entry.x402.amount} atomic USDC to the challenge's payTo on Base, then POST ${baseUrl}/api/pay with X-PAYMENT {"txHash","skill":"${entry.id}"}.`,
+          `${entry.name}: free evaluation attached. To buy, transfer ${entry.x402.amount} atomic USDC to the challenge's payTo on Base, then POST ${links(baseUrl).pay} with X-PAYMENT {"txHash","skill":"${entry.id}"}.`,
         );
       }
       const text = ctx.userMessage.parts
@@ -99,7 +100,7 @@ function executor(ports: AgentsPorts, baseUrl: string): AgentExecutor {
           {
             step: 'unlock',
             method: 'POST',
-            url: `${baseUrl}/api/pay`,
+            url: links(baseUrl).pay,
             headers: { 'X-PAYMENT': `{"txHash":"0x…","skill":"${r.skill_id}"}` },
           },
         ],
@@ -115,7 +116,7 @@ function executor(ports: AgentsPorts, baseUrl: string): AgentExecutor {
         ctx,
         'completed',
         results.length === 0
-          ? `No skill matches "${text}". Post it as a bounty: POST ${baseUrl}/api/intent.`
+          ? `No skill matches "${text}". Post it as a bounty: POST ${links(baseUrl).intent_post}.`
           : `Best matches: ${results
               .slice(0, 3)
               .map((r) => `${r.name} (${r.price_label})`)
@@ -139,15 +140,16 @@ function executor(ports: AgentsPorts, baseUrl: string): AgentExecutor {
 
 /** GET /api/a2a: where the agent card is. */
 export function getA2a(req: ApiRequest): ApiResponse {
+  const l = links(req.baseUrl);
   return json(200, {
     ok: true,
     protocol: 'A2A',
     protocolVersion: '0.3.0',
     transport: 'JSONRPC',
-    url: `${req.baseUrl}/api/a2a`,
-    agent_card: `${req.baseUrl}/.well-known/agent-card.json`,
-    agent_card_legacy: `${req.baseUrl}/.well-known/agent.json`,
-    jwks: `${req.baseUrl}/.well-known/jwks.json`,
+    url: l.a2a,
+    agent_card: l.agent_card_a2a,
+    agent_card_legacy: l.agent_card,
+    jwks: l.jwks,
     methods: ['message/send', 'tasks/get', 'tasks/cancel'],
     rate_limit: '120 requests per rolling 60 s per instance',
   });

@@ -7,6 +7,7 @@
 import { createHash, type JsonWebKey } from 'node:crypto';
 import type { AgentCard } from '@a2a-js/sdk';
 import { canonicalize } from 'json-canonicalize';
+import { links } from '../contract/links';
 import type { CardSigner } from './ports';
 
 export const A2A_PROTOCOL_VERSION = '0.3.0';
@@ -20,17 +21,18 @@ export function jwkThumbprint(jwk: JsonWebKey): string {
 }
 
 export function unsignedCard(baseUrl: string): AgentCard {
+  const l = links(baseUrl);
   return {
     protocolVersion: A2A_PROTOCOL_VERSION,
     name: 'Agent Skill Marketplace',
     description:
       'Sealed capability packs (skills) for software agents, paid in USDC on Base (chain 8453) over x402. Evaluation is free; one transfer unlocks one skill once; every unlock is on the public proof ledger.',
-    url: `${baseUrl}/api/a2a`,
+    url: l.a2a,
     preferredTransport: 'JSONRPC',
-    additionalInterfaces: [{ url: `${baseUrl}/api/a2a`, transport: 'JSONRPC' }],
+    additionalInterfaces: [{ url: l.a2a, transport: 'JSONRPC' }],
     version: AGENT_VERSION,
     provider: { organization: 'Agent Skill Marketplace', url: baseUrl },
-    documentationUrl: `${baseUrl}/`,
+    documentationUrl: `${l.site}/`,
     capabilities: { streaming: false, pushNotifications: false, stateTransitionHistory: false },
     defaultInputModes: ['text/plain', 'application/json'],
     defaultOutputModes: ['application/json', 'text/plain'],

@@ -1,4 +1,5 @@
 import type { AgentCard } from '@a2a-js/sdk';
+import { links } from '../contract/links';
 import { lruPerOwner } from '../platform/memo';
 import { json, type ApiRequest, type ApiResponse } from '../platform/http';
 import { jwks, signCard, unsignedCard } from './agent-card';
@@ -11,7 +12,7 @@ export function signedCard(ports: AgentsPorts, baseUrl: string): Promise<AgentCa
   const cache = cards(ports);
   let card = cache.get(baseUrl);
   if (!card) {
-    card = signCard(unsignedCard(baseUrl), ports.cardSigner, `${baseUrl}/.well-known/jwks.json`);
+    card = signCard(unsignedCard(baseUrl), ports.cardSigner, links(baseUrl).jwks);
     card.catch(() => cache.delete(baseUrl));
     cache.set(baseUrl, card);
   }

@@ -9,6 +9,7 @@ import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/
 import { z } from 'zod';
 import { absoluteEntry, rankSkills, requireSkill } from '../catalog';
 import { TX_HASH } from '../contract/chain';
+import { links } from '../contract/links';
 import { espCycle } from '../discovery';
 import { challengeFor, PROOF_LIMIT, proofDocument, unlockWithProof } from '../payments';
 import { AppError, failureBody, internalError } from '../platform/errors';
@@ -143,7 +144,7 @@ export function getMcp(req: ApiRequest): ApiResponse {
     ok: true,
     protocol: 'MCP',
     server: MCP_SERVER,
-    endpoint: `${req.baseUrl}/api/mcp`,
+    endpoint: links(req.baseUrl).mcp,
     transport: 'Streamable HTTP, stateless, JSON responses (POST JSON-RPC with Accept: application/json, text/event-stream)',
     tools: TOOLS.map((t) => ({ name: t.name, title: t.title, description: t.description, inputSchema: z.toJSONSchema(z.object(t.input)) })),
   });
@@ -173,9 +174,7 @@ export async function postMcp(req: ApiRequest, ports: AgentsPorts): Promise<ApiR
   try {
     const headers = new Headers();
     for (const [k, v] of Object.entries(req.headers)) if (k !== 'host' && k !== 'content-length') headers.set(k, v);
-    const response = await transport.handleRequest(
-      new Request(`${req.baseUrl}/api/mcp`, { method: 'POST', headers, body: req.body ?? '' }),
-    );
+    const response = await transport.handleRequest(new Request(links(req.baseUrl).mcp, { method: 'POST', headers, body: req.body ?? '' }));
     const out: Record<string, string> = {};
     response.headers.forEach((value, key) => {
       out[key] = value;

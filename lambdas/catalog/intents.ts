@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { links } from '../contract/links';
 import { invalidRequest, notFound } from '../platform/errors';
 import { json, readJsonObject, type ApiRequest, type ApiResponse } from '../platform/http';
 import { optionalInteger, optionalString } from '../platform/query';
@@ -131,5 +132,5 @@ export async function postIntent(req: ApiRequest, ports: CatalogPorts): Promise<
     suggested_skills: suggested,
   };
   await ports.intents.put(intent);
-  return json(200, { ok: true, intent, url: `${req.baseUrl}/api/intent?id=${intent.id}` });
+  return json(200, { ok: true, intent, url: links(req.baseUrl).intent_by_id(intent.id) });
 }

@@ -3,6 +3,7 @@
  * challenge builder and the ledger: every number in it is read from those, none is made up.
  */
 import { CAIP2, NETWORK } from '../contract/chain';
+import { links } from '../contract/links';
 import { absoluteEntry, type Catalog } from '../catalog';
 import type { CatalogEntry } from '../contract/catalog-data';
 import type { MarketConfig } from '../contract/settings';
@@ -18,6 +19,7 @@ export interface EspCyclePorts {
 
 export async function espCycle(entry: CatalogEntry, ports: EspCyclePorts, baseUrl: string) {
   const abs = absoluteEntry(entry, baseUrl);
+  const s = links(baseUrl).skill(entry.id);
   const meta = ports.catalog.packMeta(entry.id)!;
   const sound = ports.config.treasury !== undefined && ports.config.assets.USDC !== undefined && ports.config.assets.USDbC !== undefined;
   const [confirmed, rows] = await Promise.all([ports.ledger.count(entry.id), ports.ledger.recent(20, entry.id)]);
@@ -36,7 +38,7 @@ export async function espCycle(entry: CatalogEntry, ports: EspCyclePorts, baseUr
         total_bytes: meta.total_bytes,
         files: meta.files,
         seal: meta.seal,
-        metadata: `${baseUrl}/api/packs?skill=${entry.id}`,
+        metadata: s.packs,
       },
       challenge_shape: sound ? buildChallenge(entry, ports.config, baseUrl) : null,
     },
@@ -53,11 +55,11 @@ export async function espCycle(entry: CatalogEntry, ports: EspCyclePorts, baseUr
       network_caip2: CAIP2,
       min_confirmations: ports.config.minConfirmations,
       challenge: abs.x402.resource,
-      how: `Transfer \`amount\` to \`pay_to\`, wait for ${ports.config.minConfirmations} confirmation(s), then POST ${baseUrl}/api/pay with header X-PAYMENT: {"txHash":"0x…","skill":"${entry.id}"}.`,
+      how: `Transfer \`amount\` to \`pay_to\`, wait for ${ports.config.minConfirmations} confirmation(s), then POST ${links(baseUrl).pay} with header X-PAYMENT: {"txHash":"0x…","skill":"${entry.id}"}.`,
     },
     prove: {
       cost: 'free',
-      source_of_truth: `${baseUrl}/api/proof?skill=${entry.id}`,
+      source_of_truth: s.proof,
       confirmed_unlocks: confirmed,
       recent_unlocks: rows.map(publicRow),
     },

@@ -5,7 +5,7 @@
  */
 import { z } from 'zod';
 import { json, type ApiRequest, type ApiResponse } from '../platform/http';
-import { ROUTES, type OperationId } from '../contract/routes';
+import { activeDomains, ROUTES, type OperationId } from '../contract/routes';
 import { IntentBodySchema } from '../catalog';
 import { ChallengeSchema } from '../payments';
 import { EspCycleSchema } from '../contract/esp-cycle-schema';
@@ -32,7 +32,6 @@ interface Param {
   schema?: Record<string, unknown>;
 }
 interface OperationDoc {
-  tag: string;
   params?: Param[];
   body?: z.ZodType;
   ok: { status: number; description: string; schema?: z.ZodType; contentType?: string };
@@ -43,10 +42,9 @@ const str = { type: 'string' };
 const skill: Param = { name: 'skill', required: true, description: 'Catalog id', schema: str };
 
 const DOCS: Record<OperationId, OperationDoc> = {
-  getHealth: { tag: 'discovery', ok: { status: 200, description: 'Liveness' } },
-  getReady: { tag: 'discovery', ok: { status: 200, description: '`ready` and `checks[]` (name, ok, detail)' } },
+  getHealth: { ok: { status: 200, description: 'Liveness' } },
+  getReady: { ok: { status: 200, description: '`ready` and `checks[]` (name, ok, detail)' } },
   listCatalog: {
-    tag: 'catalog',
     params: [
       { name: 'q', description: 'Natural-language query (≤ 200 characters)', schema: str },
       { name: 'category', description: 'A catalog category', schema: str },
@@ -57,13 +55,11 @@ const DOCS: Record<OperationId, OperationDoc> = {
     errors: [400],
   },
   getPackMetadata: {
-    tag: 'catalog',
     params: [skill],
     ok: { status: 200, description: 'Files, sizes, sha256 and the pack seal; never the text' },
     errors: [400, 404],
   },
   getIntent: {
-    tag: 'catalog',
     params: [
       { name: 'q', description: 'Search skills by a plain description', schema: str },
       { name: 'list', description: '1: list intent bounties, newest first', schema: str },
@@ -74,9 +70,8 @@ const DOCS: Record<OperationId, OperationDoc> = {
     ok: { status: 200, description: 'Ranked skills, a page of intents, or one intent' },
     errors: [400, 404],
   },
-  postIntent: { tag: 'catalog', body: IntentBodySchema, ok: { status: 200, description: 'The stored intent bounty' }, errors: [400] },
+  postIntent: { body: IntentBodySchema, ok: { status: 200, description: 'The stored intent bounty' }, errors: [400] },
   getPay: {
-    tag: 'payments',
     params: [skill],
     ok: {
       status: 402,
@@ -86,7 +81,6 @@ const DOCS: Record<OperationId, OperationDoc> = {
     errors: [400, 404, 503],
   },
   postPay: {
-    tag: 'payments',
     params: [
       { name: 'X-PAYMENT', in: 'header', description: 'JSON {"txHash","skill"} (or its base64)', schema: str },
       { name: 'X-LICENSE', in: 'header', description: 'License token from an earlier unlock', schema: str },
@@ -97,13 +91,11 @@ const DOCS: Record<OperationId, OperationDoc> = {
     errors: [400, 402, 403, 404, 503],
   },
   postRecover: {
-    tag: 'payments',
     body: z.object({ txHash: z.string(), skill: z.string() }),
     ok: { status: 200, description: 'The same pack, re-unlocked' },
     errors: [400, 402, 403, 404, 503],
   },
   getProof: {
-    tag: 'payments',
     params: [
       { name: 'skill', description: 'Only this skill', schema: str },
       { name: 'limit', description: 'Rows, 1–100', schema: { type: 'integer' } },
@@ -111,25 +103,22 @@ const DOCS: Record<OperationId, OperationDoc> = {
     ok: { status: 200, description: '`confirmed` and `recent_unlocks`' },
     errors: [400, 404],
   },
-  getMcp: { tag: 'agents', ok: { status: 200, description: 'MCP server info and tools' } },
+  getMcp: { ok: { status: 200, description: 'MCP server info and tools' } },
   postMcp: {
-    tag: 'agents',
     body: z.object({ jsonrpc: z.literal('2.0') }).passthrough(),
     ok: { status: 200, description: 'JSON-RPC result (MCP Streamable HTTP, JSON responses)' },
     errors: [403],
   },
-  getA2a: { tag: 'agents', ok: { status: 200, description: 'Pointer to the agent card' } },
+  getA2a: { ok: { status: 200, description: 'Pointer to the agent card' } },
   postA2a: {
-    tag: 'agents',
     body: z.object({ jsonrpc: z.literal('2.0') }).passthrough(),
     ok: { status: 200, description: 'JSON-RPC task or message (A2A v0.3)' },
     errors: [429],
   },
-  getAgentCard: { tag: 'agents', ok: { status: 200, description: 'Signed A2A agent card' } },
-  getAgentCardA2a: { tag: 'agents', ok: { status: 200, description: 'Signed A2A agent card' } },
-  getJwks: { tag: 'agents', ok: { status: 200, description: 'JWKS of the card-signing key' } },
+  getAgentCard: { ok: { status: 200, description: 'Signed A2A agent card' } },
+  getAgentCardA2a: { ok: { status: 200, description: 'Signed A2A agent card' } },
+  getJwks: { ok: { status: 200, description: 'JWKS of the card-signing key' } },
   getEsp: {
-    tag: 'discovery',
     params: [
       { name: 'skill', description: 'A catalog id: the full cycle', schema: str },
       {
@@ -142,12 +131,11 @@ const DOCS: Record<OperationId, OperationDoc> = {
     ok: { status: 200, description: 'The ESP root document, a skill cycle, or a phase slice', schema: EspCycleSchema },
     errors: [400, 404],
   },
-  getShop: { tag: 'discovery', ok: { status: 200, description: 'Contract, shelves and next_action' } },
-  getJudges: { tag: 'discovery', ok: { status: 200, description: 'Judge, verifier and critic skills' } },
-  getOpenApi: { tag: 'discovery', ok: { status: 200, description: 'This document' } },
-  getEspDiscovery: { tag: 'discovery', ok: { status: 200, description: 'Where the ESP documents are' } },
+  getShop: { ok: { status: 200, description: 'Contract, shelves and next_action' } },
+  getJudges: { ok: { status: 200, description: 'Judge, verifier and critic skills' } },
+  getOpenApi: { ok: { status: 200, description: 'This document' } },
+  getEspDiscovery: { ok: { status: 200, description: 'Where the ESP documents are' } },
   getX402Discovery: {
-    tag: 'discovery',
     params: [
       { name: 'limit', description: '1–100', schema: { type: 'integer' } },
       { name: 'offset', description: '≥ 0', schema: { type: 'integer' } },
@@ -202,7 +190,8 @@ export function openApiDocument(ports: DiscoveryPorts, base: string) {
     paths[route.path]![route.method.toLowerCase()] = {
       operationId: route.operationId,
       summary: route.summary,
-      tags: [doc.tag],
+      // The tag is the domain that serves the route, from the route table.
+      tags: [route.domain],
       ...(doc.params ? { parameters: doc.params.map(param) } : {}),
       ...(doc.body
         ? {
@@ -241,7 +230,7 @@ export function openApiDocument(ports: DiscoveryPorts, base: string) {
         'Sealed capability packs for software agents, paid in USDC on Base over x402. Evaluate free, settle once, prove publicly.',
     },
     servers: [{ url: base }],
-    tags: ['discovery', 'catalog', 'payments', 'agents', 'static'].map((name) => ({ name })),
+    tags: [...activeDomains(), 'static'].map((name) => ({ name })),
     paths,
     components: { schemas: { Failure: schema(FailureSchema), Challenge: schema(ChallengeSchema), EspCycle: schema(EspCycleSchema) } },
     'x-x402-resources': x402Resources(ports.catalog, ports.config, base),

@@ -1,4 +1,5 @@
 import { CAIP2, NETWORK } from '../contract/chain';
+import { links } from '../contract/links';
 import type { Catalog } from '../catalog';
 import type { MarketConfig } from '../contract/settings';
 import { MAX_TIMEOUT_SECONDS, X402_VERSION } from '../payments';
@@ -10,7 +11,7 @@ export function x402Resources(catalog: Catalog, config: MarketConfig, base: stri
     return {
       skill_id: e.id,
       name: e.name,
-      resource: `${base}/api/pay?skill=${e.id}`,
+      resource: links(base).skill(e.id).challenge,
       method: 'GET' as const,
       scheme: 'exact' as const,
       network: CAIP2,

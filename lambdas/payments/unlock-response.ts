@@ -1,5 +1,6 @@
 import { CAIP2, formatAtomic, NETWORK } from '../contract/chain';
 import type { CatalogEntry, PackMeta, SealedPack } from '../contract/catalog-data';
+import { links } from '../contract/links';
 import { SEAL_VERIFY_COMMAND } from '../contract/pack-seal';
 import type { LedgerRow } from './ports';
 
@@ -61,7 +62,7 @@ export function unlockBody(i: UnlockBodyInput) {
       via: i.ledger.via,
       store: 'dynamodb:Ledger',
       ...(row ? { recorded_at: row.recordedAt } : {}),
-      proof: `${i.baseUrl}/api/proof?skill=${i.entry.id}`,
+      proof: links(i.baseUrl).skill(i.entry.id).proof,
     },
   };
 }

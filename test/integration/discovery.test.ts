@@ -218,6 +218,13 @@ describe('OpenAPI and x402 discovery', () => {
     for (const r of ROUTES) expect(doc.paths[r.path]?.[r.method.toLowerCase()]?.operationId, `${r.method} ${r.path}`).toBe(r.operationId);
   });
 
+  it('tags every operation with the domain that serves it, from the route table', async () => {
+    const { ROUTES } = await import('../../lambdas/contract/routes');
+    const doc = (await get('/api/openapi.json')).body;
+    for (const r of ROUTES) expect(doc.paths[r.path][r.method.toLowerCase()].tags, r.operationId).toEqual([r.domain]);
+    expect(doc.paths['/api/ready'].get.tags).toEqual(['payments']);
+  });
+
   it('every GET path resolves (never 404) with the right content type', async () => {
     const doc = (await get('/api/openapi.json')).body;
     for (const [path, ops] of Object.entries<any>(doc.paths)) {

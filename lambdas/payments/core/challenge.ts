@@ -4,6 +4,7 @@
  * assets from the configured contracts.
  */
 import { CAIP2, CHAIN_ID, NETWORK } from '../../contract/chain';
+import { links } from '../../contract/links';
 import type { CatalogEntry } from '../../contract/catalog-data';
 import type { MarketConfig } from '../../contract/settings';
 
@@ -60,7 +61,7 @@ export function buildChallenge(entry: CatalogEntry, config: MarketConfig, baseUr
     asset,
     assetContract: contract,
     decimals: 6,
-    resource: `${baseUrl}/api/pay?skill=${entry.id}`,
+    resource: links(baseUrl).skill(entry.id).challenge,
     description: `${entry.name}: ${entry.summary}`,
     mimeType: 'application/json',
     maxTimeoutSeconds: MAX_TIMEOUT_SECONDS,
