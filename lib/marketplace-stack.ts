@@ -50,7 +50,8 @@ import { TABLES, type TableDefinition } from '../lambdas/contract/tables';
 import { DomainFunction } from './constructs/domain-function';
 import { infraOf } from './domain-infra';
 import { readDeployConfig } from './deploy-config';
-import { CACHE_RULES, PUBLIC_DIR } from '../lambdas/contract/static-assets';
+import { PUBLIC_DIR } from '../lambdas/contract/data-dirs';
+import { CACHE_RULES } from '../lambdas/contract/static-assets';
 
 /** API Gateway stage throttling: the spec allows abuse to be throttled at the edge. */
 const THROTTLE = { rateLimit: 100, burstLimit: 200 };

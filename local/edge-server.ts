@@ -13,7 +13,8 @@ import { failureBody, internalError, payloadTooLarge, AppError } from '../lambda
 import { BASE_HEADERS } from '../lambdas/platform/http';
 import { FALLBACK_DOMAIN, matchRoute, routeKey, type Domain } from '../lambdas/contract/routes';
 import type { LambdaHandler } from '../lambdas/platform/domain-handler';
-import { PUBLIC_DIR, cacheControlFor, contentTypeFor, indexRewrite } from '../lambdas/contract/static-assets';
+import { PUBLIC_DIR } from '../lambdas/contract/data-dirs';
+import { cacheControlFor, contentTypeFor, indexRewrite } from '../lambdas/contract/static-assets';
 import { lambdaContext, toLambdaEvent } from './lambda-event';
 
 /** API Gateway's own limits: 10 MB payloads, 30 s integration timeout. */

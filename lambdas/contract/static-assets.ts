@@ -2,11 +2,6 @@
  * How the public static tree is served: the same rules for the S3 + CloudFront origin
  * (BucketDeployment metadata) and the local static server. No AWS imports here.
  */
-import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-
-/** The public tree the catalog build writes; the only directory the CloudFront origin serves. */
-export const PUBLIC_DIR = fileURLToPath(new URL('../dist/public', import.meta.url));
 
 export interface CacheRule {
   /** Glob as BucketDeployment's include understands it. */
@@ -45,5 +40,3 @@ export const contentTypeFor = (relativePath: string): string => {
 
 /** Directory URLs map to their index.html, as the CloudFront viewer-request function does. */
 export const indexRewrite = (urlPath: string): string => (urlPath.endsWith('/') ? `${urlPath}index.html` : urlPath);
-
-export const publicPath = (...parts: string[]): string => join(PUBLIC_DIR, ...parts);
