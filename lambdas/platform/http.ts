@@ -4,9 +4,9 @@
  */
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import { type AppError, failureBody, invalidJson, payloadTooLarge } from './errors';
+import { MAX_BODY_BYTES, parseJson } from './json';
 
-/** Request bodies above this many bytes get 413 PAYLOAD_TOO_LARGE (API Gateway itself allows 10 MB). */
-export const MAX_BODY_BYTES = 64 * 1024;
+export { MAX_BODY_BYTES } from './json';
 
 export interface ApiRequest {
   method: string;
@@ -98,12 +98,7 @@ export function toApiRequest(event: APIGatewayProxyEventV2, configuredBaseUrl: s
 /** Parses the body as a JSON object; undefined when there is no body. Malformed JSON is 400 INVALID_JSON. */
 export function readJsonObject(req: ApiRequest): Record<string, unknown> | undefined {
   if (req.body === undefined || req.body.trim() === '') return undefined;
-  let value: unknown;
-  try {
-    value = JSON.parse(req.body);
-  } catch (e) {
-    throw invalidJson((e as Error).message);
-  }
+  const value = parseJson(req.body);
   if (value === null || typeof value !== 'object' || Array.isArray(value)) throw invalidJson('expected a JSON object');
   return value as Record<string, unknown>;
 }

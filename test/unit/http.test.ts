@@ -86,3 +86,21 @@ describe('readJsonObject', () => {
     expect(thrown(() => readJsonObject(req('[1]')))).toMatchObject({ status: 400, code: 'INVALID_JSON' });
   });
 });
+
+describe('parseJson (the one bounded reader)', () => {
+  it('refuses JSON nested deeper than the limit before parsing it, and counts no bracket inside a string', async () => {
+    const { parseJson, jsonDepth, MAX_JSON_DEPTH } = await import('../../lambdas/platform/json');
+    const deep = `${'['.repeat(5000)}${']'.repeat(5000)}`;
+    expect(() => parseJson(deep)).toThrow(/nested deeper than/);
+    try {
+      parseJson(deep);
+    } catch (e) {
+      expect(e).toBeInstanceOf(AppError);
+      expect((e as AppError).status).toBe(400);
+      expect((e as AppError).code).toBe('INVALID_JSON');
+    }
+    expect(jsonDepth('{"a":"[[[[[[","b":[1,{"c":2}]}')).toBe(3);
+    expect(parseJson(`${'['.repeat(MAX_JSON_DEPTH)}${']'.repeat(MAX_JSON_DEPTH)}`)).toBeInstanceOf(Array);
+    expect(() => parseJson('x'.repeat(70_000))).toThrow(/larger than/);
+  });
+});
