@@ -13,10 +13,12 @@ import {
   Succeed,
   Wait,
   WaitTime,
+  JsonPath,
+  TaskInput,
   type IChainable,
 } from 'aws-cdk-lib/aws-stepfunctions';
 import { LambdaInvoke } from 'aws-cdk-lib/aws-stepfunctions-tasks';
-import { CONFIRMATION_RETRY_DELAYS_SECONDS } from '../lambdas/contract/confirmation-policy';
+import { CONFIRMATION_RETRY_DELAYS_SECONDS, FINALITY_RETRY_DELAYS_SECONDS } from '../lambdas/contract/confirmation-policy';
 import { type CfnStage, HttpApi, HttpMethod } from 'aws-cdk-lib/aws-apigatewayv2';
 import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
 import {
@@ -163,7 +165,7 @@ export class MarketplaceStack extends Stack {
         environment: env,
       });
       provision(task, owner.infra);
-      confirmation = confirmationStateMachine(this, task);
+      confirmation = confirmationStateMachine(this, task, config.reorgWindowSeconds);
     }
 
     const functions = new Map<Domain, DomainFunction>();
@@ -281,41 +283,90 @@ export class MarketplaceStack extends Stack {
 }
 
 /**
- * Wait 2 s → attempt → pending? wait 4 s → attempt … (the spec's 2/4/8/16 s policy from the
- * one constant the local loop also reads). An execution ends Unlocked, Refused, or failed
- * as NotConfirmedInTime, which operators can alarm on.
+ * One execution per transfer that needs the chain again, built from the policy constants the
+ * local loop also reads. `confirm` (a transfer that came too early): wait 2 s → attempt →
+ * pending? wait 4 s → attempt … → unlocked goes on to the finality check, failed ends Refused,
+ * and running out of waits fails as NotConfirmedInTime. `finality` (every first claim): wait the
+ * reorg window → re-verify → final ends Final, reorged ends Revoked, undecided (providers lagging
+ * or down) retries after 30, 60, 120, 240 s, then fails as FinalityUndecided. Operators can alarm
+ * on both failures.
  */
-function confirmationStateMachine(scope: Construct, task: DomainFunction): StateMachine {
-  const unlocked = new Succeed(scope, 'Unlocked');
-  const refused = new Succeed(scope, 'Refused', { comment: 'The transfer cannot unlock: wrong, reverted or reorged.' });
-  const gaveUp = new Fail(scope, 'NotConfirmedInTime', {
-    error: 'NotConfirmedInTime',
-    cause: 'The transfer did not reach the required confirmations within the retry policy.',
-  });
-  let next: IChainable = gaveUp;
-  const delays = [...CONFIRMATION_RETRY_DELAYS_SECONDS].reverse();
-  delays.forEach((delay, i) => {
-    const n = delays.length - i;
-    const attempt = new LambdaInvoke(scope, `Attempt${n}`, {
+function confirmationStateMachine(scope: Construct, task: DomainFunction, reorgWindowSeconds: number): StateMachine {
+  const attempt = (id: string, finality: boolean) =>
+    new LambdaInvoke(scope, id, {
       lambdaFunction: task.fn,
       payloadResponseOnly: true,
       resultPath: '$.result',
+      ...(finality
+        ? {
+            payload: TaskInput.fromObject({
+              network: JsonPath.stringAt('$.network'),
+              txHash: JsonPath.stringAt('$.txHash'),
+              skill: JsonPath.stringAt('$.skill'),
+              kind: 'finality',
+            }),
+          }
+        : {}),
     });
+
+  // The finality check, entered from a confirmed claim or directly.
+  const final = new Succeed(scope, 'Final', { comment: 'The claim is still on chain after the reorg window.' });
+  const revoked = new Succeed(scope, 'Revoked', { comment: 'A reorganisation dropped the transfer; the claim is marked reorged.' });
+  let finalityNext: IChainable = new Fail(scope, 'FinalityUndecided', {
+    error: 'FinalityUndecided',
+    cause: 'The providers could not say whether the claimed transfer is still on chain.',
+  });
+  const finalityDelays = [reorgWindowSeconds, ...FINALITY_RETRY_DELAYS_SECONDS].reverse();
+  finalityDelays.forEach((delay, i) => {
+    const n = finalityDelays.length - i;
+    const check = attempt(`FinalityCheck${n}`, true);
+    const decide = new Choice(scope, `DecideFinality${n}`)
+      .when(Condition.stringEquals('$.result.status', 'final'), final)
+      .when(Condition.stringEquals('$.result.status', 'reorged'), revoked)
+      .when(Condition.stringEquals('$.result.status', 'failed'), new Succeed(scope, `NothingToCheck${n}`))
+      .otherwise(finalityNext);
+    const wait = new Wait(scope, `FinalityWait${n}`, { time: WaitTime.duration(Duration.seconds(delay)) });
+    wait.next(check);
+    check.next(decide);
+    finalityNext = wait;
+  });
+  const finality = finalityNext;
+
+  const refused = new Succeed(scope, 'Refused', {
+    comment: 'The transfer cannot unlock: wrong, reverted, reorged or claimed by another caller.',
+  });
+  let next: IChainable = new Fail(scope, 'NotConfirmedInTime', {
+    error: 'NotConfirmedInTime',
+    cause: 'The transfer did not reach the required confirmations within the retry policy.',
+  });
+  const delays = [...CONFIRMATION_RETRY_DELAYS_SECONDS].reverse();
+  delays.forEach((delay, i) => {
+    const n = delays.length - i;
+    const tryClaim = attempt(`Attempt${n}`, false);
     const decide = new Choice(scope, `Decide${n}`)
-      .when(Condition.stringEquals('$.result.status', 'unlocked'), unlocked)
+      .when(Condition.stringEquals('$.result.status', 'unlocked'), finality)
       .when(Condition.stringEquals('$.result.status', 'failed'), refused)
       .otherwise(next);
     const wait = new Wait(scope, `Wait${n}`, { time: WaitTime.duration(Duration.seconds(delay)) });
-    wait.next(attempt);
-    attempt.next(decide);
+    wait.next(tryClaim);
+    tryClaim.next(decide);
     next = wait;
   });
+  const start = new Choice(scope, 'Kind').when(Condition.stringEquals('$.kind', 'finality'), finality).otherwise(next);
+
+  const sum = (xs: readonly number[]): number => xs.reduce((a, b) => a + b, 0);
   const logs = new LogGroup(scope, 'ConfirmationLogs', { retention: RetentionDays.THREE_MONTHS, removalPolicy: RemovalPolicy.DESTROY });
   return new StateMachine(scope, 'Confirmation', {
-    comment: 'Re-verifies a transfer that arrived before it had enough confirmations',
-    definitionBody: DefinitionBody.fromChainable(next as unknown as IChainable),
+    comment: 'Re-verifies a transfer that arrived before it had enough confirmations, and every claim once it is past the reorg window',
+    definitionBody: DefinitionBody.fromChainable(start),
     stateMachineType: StateMachineType.STANDARD,
-    timeout: Duration.minutes(5),
+    // Every wait of both paths, plus a minute per attempt at most.
+    timeout: Duration.seconds(
+      sum(CONFIRMATION_RETRY_DELAYS_SECONDS) +
+        reorgWindowSeconds +
+        sum(FINALITY_RETRY_DELAYS_SECONDS) +
+        60 * (CONFIRMATION_RETRY_DELAYS_SECONDS.length + FINALITY_RETRY_DELAYS_SECONDS.length + 1),
+    ),
     logs: { destination: logs, level: LogLevel.ALL, includeExecutionData: true },
   });
 }

@@ -3,7 +3,7 @@
  * per step: shop → catalog → outline → 402 challenge → USDC transfer → POST /api/pay with
  * the spec's retries → save files under ./packs/<skill>/ and check the seal → proof.
  *
- *   npm run buy -- <skill> [--base-url URL] [--rpc-url URL] [--key 0x…] [--asset USDC|USDbC] [--out DIR]
+ *   npm run buy -- <skill> [--base-url URL] [--rpc-url URL] [--key 0x…] [--asset USDC|USDbC] [--out DIR] [--no-sign]
  *
  * Defaults: the local stack (http://127.0.0.1:8787, anvil on 8545) and anvil account 1.
  */
@@ -16,6 +16,7 @@ import { CHAIN_ID } from '../lambdas/contract/chain';
 import { packFiles, packSeal } from '../lambdas/contract/pack-seal';
 import { testAccount } from './anvil';
 import { localChain } from './local-chain';
+import { signInWithXHeader } from './sign-in-with-x';
 
 export interface BuyOptions {
   skill: string;
@@ -26,6 +27,11 @@ export interface BuyOptions {
   outDir: string;
   /** Backoff between unlock attempts, in seconds (the spec's 2, 4, 8, up to ~30 s). */
   retryDelays?: readonly number[];
+  /**
+   * Sign each claim with the paying wallet (SIGN-IN-WITH-X), so nobody who merely saw the
+   * transfer can claim it first (default true; `--no-sign` turns it off for spec-only servers).
+   */
+  sign?: boolean;
 }
 
 export interface BuyResult {
@@ -118,7 +124,15 @@ export async function buy(opts: BuyOptions, log: (line: string) => void = consol
   let unlock: Awaited<ReturnType<typeof getJson>> | undefined;
   for (;;) {
     attempts++;
-    unlock = await getJson(`${base}/api/pay`, { method: 'POST', headers: { 'x-payment': JSON.stringify({ txHash, skill: opts.skill }) } });
+    // A fresh signature per attempt: the service accepts each nonce once.
+    const signature =
+      opts.sign === false
+        ? {}
+        : { 'sign-in-with-x': await signInWithXHeader({ account: opts.account, baseUrl: base, skill: opts.skill, txHash }) };
+    unlock = await getJson(`${base}/api/pay`, {
+      method: 'POST',
+      headers: { 'x-payment': JSON.stringify({ txHash, skill: opts.skill }), ...signature },
+    });
     const retryable = (unlock.status === 402 && unlock.body['retry'] === true) || (unlock.status === 503 && unlock.body['retry'] === true);
     if (unlock.status === 200 || !retryable || attempts > delays.length) break;
     const wait = delays[attempts - 1]!;
@@ -168,12 +182,15 @@ function parseArgs(argv: string[]): BuyOptions {
   const positional: string[] = [];
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i]!;
-    if (a.startsWith('--')) flags.set(a.slice(2), argv[++i] ?? '');
+    if (a === '--no-sign') flags.set('no-sign', 'true');
+    else if (a.startsWith('--')) flags.set(a.slice(2), argv[++i] ?? '');
     else positional.push(a);
   }
   const skill = positional[0];
   if (!skill)
-    throw new Error('usage: npm run buy -- <skill> [--base-url URL] [--rpc-url URL] [--key 0x…] [--asset USDC|USDbC] [--out DIR]');
+    throw new Error(
+      'usage: npm run buy -- <skill> [--base-url URL] [--rpc-url URL] [--key 0x…] [--asset USDC|USDbC] [--out DIR] [--no-sign]',
+    );
   const key = flags.get('key');
   const asset = (flags.get('asset') ?? 'USDC') as 'USDC' | 'USDbC';
   if (asset !== 'USDC' && asset !== 'USDbC') throw new Error('--asset is USDC or USDbC');
@@ -184,6 +201,7 @@ function parseArgs(argv: string[]): BuyOptions {
     account: key ? privateKeyToAccount(key as Hex) : testAccount(1),
     asset,
     outDir: flags.get('out') ?? 'packs',
+    sign: !flags.has('no-sign'),
   };
 }
 

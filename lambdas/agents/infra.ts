@@ -1,4 +1,4 @@
-import { A2A_TASKS_TABLE, LEDGER_TABLE } from '../contract/tables';
+import { A2A_TASKS_TABLE, LEDGER_TABLE, NONCES_TABLE } from '../contract/tables';
 import type { DomainInfra } from '../contract/infra';
 
 /** MCP's unlock tool settles like POST /api/pay (ledger, packs, licenses, confirmations); A2A keeps tasks; the card is signed with KMS. */
@@ -6,6 +6,7 @@ export const infra: DomainInfra = {
   tables: [
     { table: LEDGER_TABLE.logicalName, access: 'readWrite' },
     { table: A2A_TASKS_TABLE.logicalName, access: 'readWrite' },
+    { table: NONCES_TABLE.logicalName, access: 'readWrite' },
   ],
   data: ['catalog', 'sealed'],
   licenseKey: true,

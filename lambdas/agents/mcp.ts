@@ -21,7 +21,11 @@ export const MCP_SERVER = { name: 'skill-market', version: '1.0.0' } as const;
 
 const skillId = z.string().min(1).max(100).describe('Catalog id, e.g. agent-x402-first-buy');
 
-type Run<Args> = (args: Args, ports: AgentsPorts, baseUrl: string) => Promise<unknown> | unknown;
+/** Who called the tool: MCP requests arrive over HTTP like POST /api/pay, so the same buyer rules apply. */
+interface Caller {
+  sourceIp: string;
+}
+type Run<Args> = (args: Args, ports: AgentsPorts, baseUrl: string, caller: Caller) => Promise<unknown> | unknown;
 
 /** A tool as served: its arguments arrive unknown and are parsed with the tool's own schema before it runs. */
 interface ToolDef {
@@ -41,7 +45,7 @@ function tool<Shape extends z.ZodRawShape>(def: {
   run: Run<z.infer<z.ZodObject<Shape>>>;
 }): ToolDef {
   const schema = z.object(def.input);
-  return { ...def, run: (args, ports, baseUrl) => def.run(schema.parse(args), ports, baseUrl) };
+  return { ...def, run: (args, ports, baseUrl, caller) => def.run(schema.parse(args), ports, baseUrl, caller) };
 }
 
 /** The tools; GET /api/mcp lists them from here, so the list cannot drift from what runs. */
@@ -94,9 +98,15 @@ export const TOOLS: readonly ToolDef[] = [
     description:
       'After transferring the challenge amount, unlock with the transaction hash (or re-redeem with a license token): the sealed pack, exactly as POST /api/pay.',
     input: { skill_id: skillId, tx_hash: z.string().regex(TX_HASH).optional(), license_token: z.string().min(10).max(4000).optional() },
-    run: async ({ skill_id, tx_hash, license_token }, ports, baseUrl) =>
-      (await unlockWithProof({ skill: skill_id, txHash: tx_hash as `0x${string}` | undefined, license: license_token }, ports, baseUrl))
-        .body,
+    run: async ({ skill_id, tx_hash, license_token }, ports, baseUrl, caller) =>
+      (
+        await unlockWithProof(
+          { skill: skill_id, txHash: tx_hash as `0x${string}` | undefined, license: license_token },
+          ports,
+          baseUrl,
+          caller,
+        )
+      ).body,
   }),
   tool({
     name: 'get_proof',
@@ -115,12 +125,12 @@ export const TOOLS: readonly ToolDef[] = [
   }),
 ];
 
-function createServer(ports: AgentsPorts, baseUrl: string): McpServer {
+function createServer(ports: AgentsPorts, baseUrl: string, caller: Caller): McpServer {
   const server = new McpServer(MCP_SERVER, { capabilities: { tools: {} } });
   for (const tool of TOOLS) {
     server.registerTool(tool.name, { title: tool.title, description: tool.description, inputSchema: tool.input }, async (args: unknown) => {
       try {
-        const result = await tool.run(args, ports, baseUrl);
+        const result = await tool.run(args, ports, baseUrl, caller);
         const structured =
           result !== null && typeof result === 'object' && !Array.isArray(result) ? (result as Record<string, unknown>) : { result };
         return { content: [{ type: 'text' as const, text: JSON.stringify(result) }], structuredContent: structured };
@@ -168,7 +178,7 @@ export async function postMcp(req: ApiRequest, ports: AgentsPorts): Promise<ApiR
   if (!originAllowed(req.headers['origin'], req.baseUrl)) {
     return json(403, { jsonrpc: '2.0', id: null, error: { code: -32000, message: `Origin ${req.headers['origin']} is not allowed.` } });
   }
-  const server = createServer(ports, req.baseUrl);
+  const server = createServer(ports, req.baseUrl, { sourceIp: req.sourceIp });
   const transport = new WebStandardStreamableHTTPServerTransport({ enableJsonResponse: true }); // no sessionIdGenerator: stateless;
   await server.connect(transport);
   try {

@@ -6,11 +6,11 @@
 export const CONFIRMATION_RETRY_DELAYS_SECONDS = [2, 4, 8, 16] as const;
 
 /**
- * A claimed unlock younger than this is re-checked on chain when replayed, so a reorg that
- * drops the transfer is noticed; older claims replay from the ledger alone. 128 s is 64
- * Base blocks.
+ * After the reorg window (the `reorgWindowSeconds` setting, 128 s = 64 Base blocks by default)
+ * every claim is re-verified once; a finality check that cannot decide (providers lagging or
+ * down) tries again after these delays before giving up for an operator to see.
  */
-export const REORG_WINDOW_SECONDS = 128;
+export const FINALITY_RETRY_DELAYS_SECONDS = [30, 60, 120, 240] as const;
 
 /** Bound on one verification across all providers, well under API Gateway's 30 s. */
 export const VERIFICATION_BUDGET_MS = 8_000;

@@ -68,6 +68,33 @@ export const SETTINGS = {
     description: 'Set to `false` to switch payments off (503 `PAYMENTS_DISABLED`).',
     cloudDefault: 'true',
   },
+  requirePayerProof: {
+    context: 'requirePayerProof',
+    env: 'REQUIRE_PAYER_PROOF',
+    description:
+      '`true`: a first claim must carry a signature by the paying wallet (SIGN-IN-WITH-X), so nobody who merely saw the transfer can claim it. Off by default because spec clients do not sign.',
+    cloudDefault: 'false',
+  },
+  maxTransferAgeSeconds: {
+    context: 'maxTransferAgeSeconds',
+    env: 'MAX_TRANSFER_AGE_SECONDS',
+    description: 'A transfer whose block is older than this (by block timestamp) cannot make a first claim.',
+    cloudDefault: '86400',
+  },
+  retryWindowSeconds: {
+    context: 'retryWindowSeconds',
+    env: 'RETRY_WINDOW_SECONDS',
+    description:
+      'How long after a first claim the same caller (source address) may fetch the pack again without a license or signature: the lost-response retry.',
+    cloudDefault: '600',
+  },
+  reorgWindowSeconds: {
+    context: 'reorgWindowSeconds',
+    env: 'REORG_WINDOW_SECONDS',
+    description:
+      'Claims younger than this are re-checked on chain when replayed; every claim is re-verified once after it (finality check).',
+    cloudDefault: '128',
+  },
   publicBaseUrl: {
     context: 'publicBaseUrl',
     env: 'PUBLIC_BASE_URL',
@@ -85,6 +112,10 @@ export interface MarketConfig {
   assets: { USDC: Address | undefined; USDbC: Address | undefined };
   paymentsEnabled: boolean;
   publicBaseUrl: string | undefined;
+  requirePayerProof: boolean;
+  maxTransferAgeSeconds: number;
+  retryWindowSeconds: number;
+  reorgWindowSeconds: number;
 }
 
 export interface ConfigReading {
@@ -166,9 +197,22 @@ export function readMarketConfig(
     }
   }
 
-  const enabledRaw = (raw.paymentsEnabled ?? 'true').trim().toLowerCase();
-  if (!['true', 'false'].includes(enabledRaw))
-    problems.push(`paymentsEnabled (PAYMENTS_ENABLED) must be true or false, got "${enabledRaw}"`);
+  const flag = (name: 'paymentsEnabled' | 'requirePayerProof'): boolean => {
+    const spec = SETTINGS[name];
+    const v = (raw[name] ?? spec.cloudDefault).trim().toLowerCase();
+    if (!['true', 'false'].includes(v)) problems.push(`${spec.context} (${spec.env}) must be true or false, got "${v}"`);
+    return v === 'true' || (v !== 'false' && spec.cloudDefault === 'true');
+  };
+  const paymentsEnabled = flag('paymentsEnabled');
+  const requirePayerProof = flag('requirePayerProof');
+  const seconds = (name: 'maxTransferAgeSeconds' | 'retryWindowSeconds' | 'reorgWindowSeconds', min: number, max: number): number => {
+    const spec = SETTINGS[name];
+    const v = blank(raw[name]) ? spec.cloudDefault : raw[name].trim();
+    const n = Number(v);
+    if (Number.isInteger(n) && n >= min && n <= max) return n;
+    problems.push(`${spec.context} (${spec.env}) must be a whole number of seconds from ${min} to ${max}, got "${v}"`);
+    return Number(spec.cloudDefault);
+  };
 
   let publicBaseUrl: string | undefined;
   if (!blank(raw.publicBaseUrl)) {
@@ -184,8 +228,12 @@ export function readMarketConfig(
       rpcUrls,
       minConfirmations: Number.isInteger(minConfirmations) && minConfirmations >= 1 ? minConfirmations : 1,
       assets: { USDC: usdc, USDbC: usdbc },
-      paymentsEnabled: enabledRaw !== 'false',
+      paymentsEnabled,
       publicBaseUrl,
+      requirePayerProof,
+      maxTransferAgeSeconds: seconds('maxTransferAgeSeconds', 60, 30 * 86400),
+      retryWindowSeconds: seconds('retryWindowSeconds', 0, 86400),
+      reorgWindowSeconds: seconds('reorgWindowSeconds', 1, 3600),
     },
     problems,
   };
@@ -207,6 +255,10 @@ export function configToEnv(config: MarketConfig): Record<string, string> {
     [SETTINGS.rpcUrls.env]: config.rpcUrls.join(','),
     [SETTINGS.minConfirmations.env]: String(config.minConfirmations),
     [SETTINGS.paymentsEnabled.env]: String(config.paymentsEnabled),
+    [SETTINGS.requirePayerProof.env]: String(config.requirePayerProof),
+    [SETTINGS.maxTransferAgeSeconds.env]: String(config.maxTransferAgeSeconds),
+    [SETTINGS.retryWindowSeconds.env]: String(config.retryWindowSeconds),
+    [SETTINGS.reorgWindowSeconds.env]: String(config.reorgWindowSeconds),
   };
   if (config.treasury) env[SETTINGS.treasury.env] = config.treasury;
   if (config.legacyTreasury) env[SETTINGS.legacyTreasury.env] = config.legacyTreasury;

@@ -74,8 +74,22 @@ export const A2A_TASKS_TABLE = {
   description: 'A2A tasks created by message/send.',
 } as const satisfies TableDefinition;
 
+/**
+ * Nonces of wallet signatures (SIGN-IN-WITH-X), each usable once: a conditional PutItem on
+ * `pk = <address>#<nonce>` records it; TTL removes it once the signature has expired anyway.
+ */
+export const NONCES_TABLE = {
+  logicalName: 'Nonces',
+  env: 'NONCES_TABLE',
+  partitionKey: { name: 'pk', type: 'S' },
+  indexes: [],
+  ttlAttribute: 'expiresAt',
+  retain: false,
+  description: 'Used nonces of wallet signatures, so a signature cannot be replayed.',
+} as const satisfies TableDefinition;
+
 /** All tables, in creation order. */
-export const TABLES: readonly TableDefinition[] = [LEDGER_TABLE, INTENTS_TABLE, A2A_TASKS_TABLE];
+export const TABLES: readonly TableDefinition[] = [LEDGER_TABLE, INTENTS_TABLE, A2A_TASKS_TABLE, NONCES_TABLE];
 
 /** The physical name of a table: from its env var in a Lambda, its logical name locally. */
 export function tableName(def: TableDefinition, env: NodeJS.ProcessEnv = process.env): string {

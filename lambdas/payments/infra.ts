@@ -1,4 +1,4 @@
-import { LEDGER_TABLE } from '../contract/tables';
+import { LEDGER_TABLE, NONCES_TABLE } from '../contract/tables';
 import type { DomainInfra } from '../contract/infra';
 
 /**
@@ -6,7 +6,11 @@ import type { DomainInfra } from '../contract/infra';
  * confirmation loops, whose task (confirm-handler.ts) it owns; /api/ready describes every table.
  */
 export const infra: DomainInfra = {
-  tables: [{ table: LEDGER_TABLE.logicalName, access: 'readWrite' }],
+  tables: [
+    { table: LEDGER_TABLE.logicalName, access: 'readWrite' },
+    // Wallet signatures are single-use: their nonces are recorded.
+    { table: NONCES_TABLE.logicalName, access: 'readWrite' },
+  ],
   describesAllTables: true,
   data: ['catalog', 'sealed'],
   licenseKey: true,

@@ -1,12 +1,15 @@
 /** GET /api/pay (the 402 challenge), POST /api/pay (unlock) and POST /api/recover (re-unlock). */
-import { AppError, notFound, skillRequired } from '../platform/errors';
-import { lruPerOwner } from '../platform/memo';
-import { json, jsonText, type ApiRequest, type ApiResponse } from '../platform/http';
+import { createHash } from 'node:crypto';
 import { requireSkill } from '../catalog';
+import { links } from '../contract/links';
+import { AppError, notFound, skillRequired } from '../platform/errors';
+import { json, jsonText, type ApiRequest, type ApiResponse } from '../platform/http';
+import { lruPerOwner } from '../platform/memo';
+import { proofProblem, SIGNATURE_MAX_AGE_SECONDS } from './core/buyer-proof';
 import { buildChallenge } from './core/challenge';
-import type { PaymentsPorts } from './ports';
-import { proofRequired, readProof, type ProofInput } from './proof-input';
 import { settle } from './core/settle';
+import type { PaymentsPorts, SignInWithX } from './ports';
+import { proofRequired, readProof, type ProofInput } from './proof-input';
 import { paymentResponseHeader, unlockBody } from './unlock-response';
 
 const paymentsDisabled = (why: string): AppError =>
@@ -81,27 +84,77 @@ async function unlock(req: ApiRequest, ports: PaymentsPorts): Promise<ApiRespons
       tip: 'Omit X-AP2-MANDATE to pay with the transfer alone.',
     });
   }
-  const { body, headers } = await unlockWithProof(readProof(req), ports, req.baseUrl);
+  const proof = readProof(req);
+  const { body, headers } = await unlockWithProof(proof, ports, req.baseUrl, { sourceIp: req.sourceIp, signInWithX: proof.signInWithX });
   return json(200, body, headers);
 }
 
+/** Who sent an unlock request: where from (API Gateway's source address), and any wallet signature they presented. */
+export interface Caller {
+  sourceIp?: string | undefined;
+  signInWithX?: SignInWithX | undefined;
+}
+
+/** What to present for a transfer that is already claimed; names no skill and no payer, so the public ledger stays useless. */
+const buyerProofRequired = (): AppError =>
+  new AppError({
+    status: 403,
+    code: 'BUYER_PROOF_REQUIRED',
+    message:
+      'This transfer has already been claimed. Only its buyer can get the pack again: present the license token from the unlock, or a signature by the paying wallet.',
+    tip: 'Send header X-LICENSE: <license.token>, or header SIGN-IN-WITH-X with an EIP-4361 message signed by the wallet that paid (docs/SECURITY.md). A lost response can be retried from the same address for a few minutes.',
+  });
+
+const invalidSignature = (why: string): AppError =>
+  new AppError({
+    status: 403,
+    code: 'INVALID_WALLET_SIGNATURE',
+    message: `The SIGN-IN-WITH-X signature does not prove the paying wallet: ${why}.`,
+    tip: "Sign a fresh EIP-4361 message: this domain, uri = the skill's /api/pay?skill= URL, resources including eip155:8453:tx:<txHash>, chain 8453, a new nonce, issuedAt now.",
+  });
+
+/** The address a wallet signature proves, after every field, the signature and the nonce's single use are checked. */
+async function provenPayer(p: SignInWithX, ports: PaymentsPorts, baseUrl: string, txHash: string, skill: string): Promise<string> {
+  const now = ports.now();
+  const problem = proofProblem(p, { domain: new URL(baseUrl).host, uri: links(baseUrl).skill(skill).challenge, txHash, now });
+  if (problem) throw invalidSignature(problem);
+  if (!(await ports.signatures.verify(p))) throw invalidSignature('the signature does not recover to `address`');
+  // Single use: a signature seen once is never accepted again, whoever replays it.
+  const expires = new Date(Date.parse(p.issuedAt) + SIGNATURE_MAX_AGE_SECONDS * 1000);
+  if (!(await ports.nonces.use(p.address, p.nonce, expires)))
+    throw invalidSignature('this nonce was already used; sign again with a new one');
+  return p.address;
+}
+
+/** A pseudonym for a caller's source address, stored with a claim so the same caller can retry; never published. */
+const callerId = (sourceIp: string | undefined): string | undefined =>
+  sourceIp ? createHash('sha256').update(`caller:${sourceIp}`).digest('hex') : undefined;
+
 /**
- * The unlock itself, for any surface (HTTP, MCP): a license re-redeems without I/O; a
- * txHash settles. Failures are thrown as the API's errors, with the spec's error codes.
+ * The unlock itself, for any surface (HTTP, MCP). A license re-redeems with one ledger read (a
+ * reorged or revoked unlock stops working); a txHash settles, and a claimed transfer goes only
+ * to its buyer. Failures are thrown as the API's errors, with the spec's error codes.
  */
 export async function unlockWithProof(
   proof: ProofInput,
   ports: PaymentsPorts,
   baseUrl: string,
+  caller: Caller = {},
 ): Promise<{ body: ReturnType<typeof unlockBody>; headers: Record<string, string> }> {
   requireSoundConfig(ports);
   if (proof.license !== undefined) {
     const claims = await ports.licenses.verify(proof.license);
-    if (!claims || (proof.skill !== undefined && proof.skill !== claims.skill) || !ports.catalog.get(claims.skill)) {
+    const row = claims ? await ports.ledger.get(claims.network, claims.txHash) : undefined;
+    const valid =
+      claims !== undefined && (proof.skill === undefined || proof.skill === claims.skill) && ports.catalog.get(claims.skill) !== undefined;
+    if (!valid || !row || row.status !== 'confirmed' || row.skill !== claims.skill) {
       throw new AppError({
         status: 403,
         code: 'INVALID_LICENSE',
-        message: 'The license token is not valid for this service or this skill.',
+        message:
+          valid && row?.status === 'reorged'
+            ? 'The license is revoked: its transfer is no longer on chain (a reorganisation dropped it).'
+            : 'The license token is not valid for this service or this skill.',
         tip: 'Use the txHash path: POST /api/pay with X-PAYMENT {"txHash","skill"}.',
       });
     }
@@ -114,7 +167,7 @@ export async function unlockWithProof(
         pack,
         meta,
         license: proof.license,
-        payment: { txHash: claims.txHash, payer: claims.payer, row: undefined },
+        payment: { txHash: claims.txHash, payer: claims.payer, row },
         ledger: { recorded: true, replayed: true, via: 'license' },
         baseUrl,
       }),
@@ -125,7 +178,9 @@ export async function unlockWithProof(
   if (proof.txHash === undefined) throw proofRequired();
   if (proof.skill === undefined) throw skillRequired('X-PAYMENT or the body (`skill`)');
   const entry = requireSkill(ports.catalog, proof.skill, 'X-PAYMENT or the body (`skill`)');
-  const outcome = await settle({ txHash: proof.txHash, skill: entry }, ports, { schedule: true });
+  const payer = caller.signInWithX ? await provenPayer(caller.signInWithX, ports, baseUrl, proof.txHash, entry.id) : undefined;
+  const claimant = { source: callerId(caller.sourceIp), payer };
+  const outcome = await settle({ txHash: proof.txHash, skill: entry }, ports, { schedule: true, claimant });
 
   switch (outcome.kind) {
     case 'unlocked': {
@@ -165,7 +220,18 @@ export async function unlockWithProof(
         },
         { 'retry-after': '2' },
       );
+    case 'not_yours':
+      throw buyerProofRequired();
     case 'refused':
+      if (outcome.reason === 'payer_mismatch' || outcome.reason === 'payer_proof_required') {
+        throw new AppError({
+          status: 403,
+          code: 'PAYER_PROOF_REQUIRED',
+          message: outcome.message,
+          tip: 'Sign the claim with the wallet that paid: header SIGN-IN-WITH-X (docs/SECURITY.md).',
+          details: { reason: outcome.reason },
+        });
+      }
       throw verificationFailed(outcome.message, false, { reason: outcome.reason });
     case 'unavailable':
       throw new AppError({

@@ -28,6 +28,13 @@ export interface LedgerRow {
   confirmations: number;
   recordedAt: string;
   status: 'confirmed' | 'reorged';
+  /**
+   * Who made the first claim: sha256 of the caller's source address. Never published; it lets
+   * the same caller retry a lost response within the retry window without a license.
+   */
+  claimSource?: string;
+  /** Set once the finality check found the transfer still on chain after the reorg window. */
+  final?: boolean;
 }
 
 /** Figures computed from every confirmed row; nothing else feeds a reported number. */
@@ -50,6 +57,8 @@ export interface Ledger {
   get(network: string, txHash: string): Promise<LedgerRow | undefined>;
   /** Marks a claim whose transfer a reorg dropped; it leaves the public listings. */
   markReorged(network: string, txHash: string): Promise<void>;
+  /** Marks a confirmed claim as past the reorg window and still on chain. */
+  markFinal(network: string, txHash: string): Promise<void>;
   /** Confirmed unlocks, newest first. */
   recent(limit: number, skill?: string): Promise<LedgerRow[]>;
   /** Number of confirmed unlocks. */
@@ -59,9 +68,12 @@ export interface Ledger {
 }
 
 export type ChainRead =
-  | { kind: 'found'; receipt: ReceiptView; head: bigint; provider: string }
-  /** Every provider that answered said it has no receipt for this hash (yet). */
-  | { kind: 'not_found'; answered: number }
+  | { kind: 'found'; receipt: ReceiptView; head: bigint; provider: string; blockTimestamp: bigint }
+  /**
+   * Every provider that answered said it has no receipt for this hash (yet). `head` is the
+   * lowest head among them: a provider behind the claimed block proves nothing about it.
+   */
+  | { kind: 'not_found'; answered: number; head: bigint | undefined }
   /** No provider answered usefully: a fault on our side, not the buyer's. */
   | { kind: 'unavailable'; errors: string[] };
 
@@ -76,6 +88,12 @@ export interface ConfirmationJob {
   network: string;
   txHash: string;
   skill: string;
+  /** `confirm` (default): wait for confirmations, then claim. `finality`: re-verify a claim after the reorg window. */
+  kind?: 'confirm' | 'finality';
+  /** The caller that asked (hashed source address), so the claim the loop makes stays retrievable by them. */
+  source?: string;
+  /** The payer the caller proved with a signature, if any. */
+  payer?: string;
 }
 
 export interface ConfirmationScheduler {
@@ -102,6 +120,40 @@ export interface Licenses {
   issue(claims: LicenseClaims): Promise<string>;
   /** The claims of a token this service signed, or undefined for a bad, tampered or foreign one. */
   verify(token: string): Promise<LicenseClaims | undefined>;
+}
+
+/**
+ * A Sign-In-With-X proof (x402's `sign-in-with-x` extension, CAIP-122 with an EIP-4361 message
+ * for eip155 chains): what the client sends, base64 JSON, in the SIGN-IN-WITH-X header.
+ */
+export interface SignInWithX {
+  domain: string;
+  address: string;
+  uri: string;
+  version: string;
+  chainId: string;
+  type: string;
+  nonce: string;
+  issuedAt: string;
+  expirationTime?: string;
+  notBefore?: string;
+  statement?: string;
+  resources?: string[];
+  signature: string;
+}
+
+/** Signature checks (EIP-191 over the EIP-4361 message); no RPC. */
+export interface WalletSignatures {
+  /** The EIP-4361 message text a wallet signs for these fields. */
+  message(fields: Omit<SignInWithX, 'signature'>): string;
+  /** Whether `signature` over the message of `fields` recovers to `fields.address`. */
+  verify(fields: SignInWithX): Promise<boolean>;
+}
+
+/** Single-use nonces of wallet signatures. */
+export interface NonceStore {
+  /** Records the nonce as used; false if it was used before (a replayed signature). */
+  use(address: string, nonce: string, expiresAt: Date): Promise<boolean>;
 }
 
 /** One table as readiness sees it. */
@@ -137,5 +189,7 @@ export interface PaymentsPorts extends ReadinessPorts {
   ledger: Ledger;
   licenses: Licenses;
   confirmations: ConfirmationScheduler;
+  signatures: WalletSignatures;
+  nonces: NonceStore;
   now: () => Date;
 }

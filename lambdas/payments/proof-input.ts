@@ -1,18 +1,59 @@
 /**
  * Reads the proof of payment from a request: header X-PAYMENT (a JSON string
  * `{"txHash","skill"}`, or the same JSON base64-encoded as x402 clients send it) and/or a
- * JSON body repeating `{txHash, skill}`; and an optional license token (header X-LICENSE or
- * body `license`). Malformed input is 400; no proof at all is 402 PROOF_REQUIRED.
+ * JSON body repeating `{txHash, skill}`; an optional license token (header X-LICENSE or body
+ * `license`); and an optional wallet signature (header SIGN-IN-WITH-X, base64 JSON as x402's
+ * sign-in-with-x extension sends it, or the same object as `signInWithX` in X-PAYMENT).
+ * Everything goes through the one bounded JSON reader. Malformed input is 400; no proof at all
+ * is 402 PROOF_REQUIRED.
  */
+import { z } from 'zod';
 import { TX_HASH } from '../contract/chain';
 import { AppError, invalidRequest } from '../platform/errors';
 import { readJsonObject, type ApiRequest } from '../platform/http';
+import { parseJson, type JsonLimits } from '../platform/json';
+import type { SignInWithX } from './ports';
 
 export interface ProofInput {
   txHash: `0x${string}` | undefined;
   skill: string | undefined;
   license: string | undefined;
+  /** Parsed and shape-checked, not yet verified. */
+  signInWithX?: SignInWithX | undefined;
 }
+
+/** A JSON header is small and flat; nothing legitimate comes near these. */
+const HEADER_LIMITS: JsonLimits = { maxBytes: 8 * 1024, maxDepth: 4 };
+
+const text = (max: number) => z.string().min(1).max(max);
+const SignInWithXSchema = z
+  .object({
+    domain: text(255),
+    address: text(64),
+    uri: text(2048),
+    version: text(8),
+    chainId: text(64),
+    type: text(32),
+    nonce: text(128),
+    issuedAt: text(64),
+    expirationTime: text(64).optional(),
+    notBefore: text(64).optional(),
+    statement: text(500).optional(),
+    resources: z.array(text(2048)).max(10).optional(),
+    signature: text(300),
+    signatureScheme: text(32).optional(),
+    requestId: text(200).optional(),
+  })
+  .transform(({ signatureScheme: _scheme, requestId: _id, ...fields }): SignInWithX => {
+    const { expirationTime, notBefore, statement, resources, ...required } = fields;
+    return {
+      ...required,
+      ...(expirationTime !== undefined ? { expirationTime } : {}),
+      ...(notBefore !== undefined ? { notBefore } : {}),
+      ...(statement !== undefined ? { statement } : {}),
+      ...(resources !== undefined ? { resources } : {}),
+    };
+  });
 
 export const proofRequired = (): AppError =>
   new AppError({
@@ -22,22 +63,19 @@ export const proofRequired = (): AppError =>
     tip: 'GET /api/pay?skill=<id> for the challenge, transfer the amount, then POST with X-PAYMENT.',
   });
 
-function parseHeader(raw: string): Record<string, unknown> {
-  const text = raw.trim();
-  const attempts = text.startsWith('{') ? [text] : [Buffer.from(text, 'base64').toString('utf8')];
-  for (const candidate of attempts) {
-    try {
-      const v = JSON.parse(candidate) as unknown;
-      if (v && typeof v === 'object' && !Array.isArray(v)) return v as Record<string, unknown>;
-    } catch {
-      /* reported below */
-    }
+/** A JSON object from a header: the JSON itself, or base64 of it. */
+function parseJsonHeader(raw: string, name: string, example: string): Record<string, unknown> {
+  const trimmed = raw.trim();
+  const candidate = trimmed.startsWith('{') ? trimmed : Buffer.from(trimmed, 'base64').toString('utf8');
+  let value: unknown;
+  try {
+    value = parseJson(candidate, HEADER_LIMITS, name);
+  } catch (e) {
+    if (e instanceof AppError && e.status === 413) throw e;
+    value = undefined;
   }
-  throw invalidRequest(
-    'X-PAYMENT',
-    'X-PAYMENT is not a JSON object (nor base64 of one).',
-    'Send X-PAYMENT: {"txHash":"0x…","skill":"<id>"}.',
-  );
+  if (value && typeof value === 'object' && !Array.isArray(value)) return value as Record<string, unknown>;
+  throw invalidRequest(name, `${name} is not a JSON object (nor base64 of one).`, example);
 }
 
 const str = (v: unknown, name: string): string | undefined => {
@@ -46,8 +84,23 @@ const str = (v: unknown, name: string): string | undefined => {
   return v.trim() || undefined;
 };
 
+function readSignInWithX(value: unknown, name: string): SignInWithX | undefined {
+  if (value === undefined) return undefined;
+  const parsed = SignInWithXSchema.safeParse(value);
+  if (parsed.success) return parsed.data;
+  const issue = parsed.error.issues[0]!;
+  throw invalidRequest(
+    name,
+    `${name} is not a sign-in-with-x proof: ${issue.path.join('.') || 'value'}: ${issue.message}.`,
+    'Send base64 JSON with domain, address, uri, version, chainId, type, nonce, issuedAt, resources and signature (docs/SECURITY.md).',
+  );
+}
+
 export function readProof(req: ApiRequest): ProofInput {
-  const header = req.headers['x-payment'] !== undefined ? parseHeader(req.headers['x-payment']) : {};
+  const header =
+    req.headers['x-payment'] !== undefined
+      ? parseJsonHeader(req.headers['x-payment'], 'X-PAYMENT', 'Send X-PAYMENT: {"txHash":"0x…","skill":"<id>"}.')
+      : {};
   const body = readJsonObject(req) ?? {};
   const pick = (name: 'txHash' | 'skill'): string | undefined => {
     const h = str(header[name], name);
@@ -66,5 +119,10 @@ export function readProof(req: ApiRequest): ProofInput {
     );
   }
   const license = str(req.headers['x-license'], 'X-LICENSE') ?? str(body['license'], 'license');
-  return { txHash: txHash as `0x${string}` | undefined, skill: pick('skill'), license };
+  const siwxHeader = req.headers['sign-in-with-x'];
+  const signInWithX =
+    siwxHeader !== undefined
+      ? readSignInWithX(parseJsonHeader(siwxHeader, 'SIGN-IN-WITH-X', 'Send SIGN-IN-WITH-X: base64 of the signed JSON.'), 'SIGN-IN-WITH-X')
+      : readSignInWithX(header['signInWithX'], 'X-PAYMENT.signInWithX');
+  return { txHash: txHash as `0x${string}` | undefined, skill: pick('skill'), license, signInWithX };
 }

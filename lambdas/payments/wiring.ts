@@ -11,7 +11,10 @@ import { readConfigFromEnv } from '../platform/config';
 import { AppError } from '../platform/errors';
 import { errorResponse, type ApiRequest } from '../platform/http';
 import { logger } from '../platform/logger';
+import { cacheFor } from '../platform/memo';
+import { withNegativeCache } from './adapters/cached-chain-reader';
 import { dynamoLedger } from './adapters/dynamo-ledger';
+import { dynamoNonces } from './adapters/dynamo-nonces';
 import { dynamoTableProbe } from './adapters/dynamo-table-probe';
 import { filePackStore } from './adapters/file-pack-store';
 import { joseLicenses } from './adapters/jose-licenses';
@@ -20,8 +23,12 @@ import { localConfirmations } from './adapters/local-confirmations';
 import { sfnConfirmations } from './adapters/sfn-confirmations';
 import { viemChainIdProbe } from './adapters/viem-chain-id-probe';
 import { viemChainReader } from './adapters/viem-chain-reader';
+import { viemSiwe } from './adapters/viem-siwe';
 import { getPay } from './pay';
 import type { Ledger, PaymentsPorts } from './ports';
+
+/** How long /api/ready's probes of tables and RPC providers are shared between callers. */
+const READY_PROBE_TTL_MS = 5_000;
 
 /** The proof ledger in DynamoDB, for the domains that read it. */
 export function ledgerFromEnv(): Ledger {
@@ -63,11 +70,12 @@ export function paymentsPortsFromEnv(env: NodeJS.ProcessEnv = process.env): Paym
   const ports: PaymentsPorts = {
     config,
     configReading: reading,
-    probeTables: dynamoTableProbe(dynamoClient(), TABLES),
-    probeChainIds: viemChainIdProbe(),
+    // /api/ready may be called often; its probes (a paid RPC call, table describes) answer once per few seconds.
+    probeTables: cacheFor(READY_PROBE_TTL_MS, dynamoTableProbe(dynamoClient(), TABLES)),
+    probeChainIds: cacheFor(READY_PROBE_TTL_MS, viemChainIdProbe()),
     liveChallenge: (baseUrl) => liveChallenge(ports)(baseUrl),
     catalog: catalogFromEnv(),
-    chain: viemChainReader(config.rpcUrls),
+    chain: withNegativeCache(viemChainReader(config.rpcUrls)),
     ledger: ledgerFromEnv(),
     packs: filePackStore(),
     licenses: joseLicenses(
@@ -75,6 +83,8 @@ export function paymentsPortsFromEnv(env: NodeJS.ProcessEnv = process.env): Paym
     ),
     // In AWS a Step Functions execution re-verifies; locally the same task runs in-process.
     confirmations: stateMachine ? sfnConfirmations(stateMachine) : localConfirmations(() => ports),
+    signatures: viemSiwe,
+    nonces: dynamoNonces(dynamoClient()),
     now: () => new Date(),
   };
   return ports;

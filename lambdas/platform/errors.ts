@@ -17,7 +17,19 @@ export type ErrorCode =
   | 'INVALID_REQUEST'
   | 'INVALID_JSON'
   | 'PAYLOAD_TOO_LARGE'
-  | 'METHOD_NOT_ALLOWED';
+  | 'METHOD_NOT_ALLOWED'
+  /** 403: a claimed transfer asked for again without the buyer's license or wallet signature. */
+  | 'BUYER_PROOF_REQUIRED'
+  /** 403: a SIGN-IN-WITH-X proof that does not hold (field, signature or reused nonce). */
+  | 'INVALID_WALLET_SIGNATURE'
+  /** 403: a first claim not signed by the paying wallet where one is required or was offered. */
+  | 'PAYER_PROOF_REQUIRED'
+  /** 431: the request's header block is over the edge's limit (the local edge, as CloudFront). */
+  | 'HEADERS_TOO_LARGE'
+  /** 408: the client did not send a complete request in time (the local edge). */
+  | 'REQUEST_TIMEOUT'
+  /** 429: one caller over a route's per-caller limit (the route table's `rateLimit`); retry after Retry-After. */
+  | 'RATE_LIMITED';
 
 /** The spec's failure body. */
 export interface FailureBody {

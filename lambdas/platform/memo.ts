@@ -28,3 +28,21 @@ export function lruPerOwner<Owner extends object, V extends NonNullable<unknown>
     return cache;
   };
 }
+
+/**
+ * Shares one answer for `ttlMs` (per key): a probe that costs a paid RPC call or a table
+ * describe is not repeated for every caller that asks within a few seconds. A failed call is
+ * not kept.
+ */
+export function cacheFor<A extends readonly unknown[], T>(ttlMs: number, fn: (...args: A) => Promise<T>, now: () => number = Date.now) {
+  const hits = new Map<string, { at: number; value: Promise<T> }>();
+  return (...args: A): Promise<T> => {
+    const key = JSON.stringify(args);
+    const hit = hits.get(key);
+    if (hit && now() - hit.at < ttlMs) return hit.value;
+    const value = fn(...args);
+    hits.set(key, { at: now(), value });
+    value.catch(() => hits.delete(key));
+    return value;
+  };
+}

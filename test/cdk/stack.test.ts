@@ -3,7 +3,7 @@ import { Match, Template } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { ROUTES, routeKey } from '../../lambdas/contract/routes';
 import { TABLES } from '../../lambdas/contract/tables';
-import { CONFIRMATION_RETRY_DELAYS_SECONDS } from '../../lambdas/contract/confirmation-policy';
+import { CONFIRMATION_RETRY_DELAYS_SECONDS, FINALITY_RETRY_DELAYS_SECONDS } from '../../lambdas/contract/confirmation-policy';
 import { DeployConfigError } from '../../lib/deploy-config';
 import { MarketplaceStack } from '../../lib/marketplace-stack';
 
@@ -153,6 +153,24 @@ describe('payments', () => {
       name = state.Type === 'Choice' ? state.Default : state.Next;
     }
     expect(waits).toEqual([...CONFIRMATION_RETRY_DELAYS_SECONDS]);
+  });
+
+  it('checks every claim once more after the reorg window, retrying while the providers cannot decide', () => {
+    const [sm] = Object.values(template.findResources('AWS::StepFunctions::StateMachine')) as any[];
+    const raw = sm.Properties.DefinitionString;
+    const text = typeof raw === 'string' ? raw : raw['Fn::Join'][1].map((x: unknown) => (typeof x === 'string' ? x : 'ref')).join('');
+    const def = JSON.parse(text) as { StartAt: string; States: Record<string, any> };
+    // A finality job enters at the start choice; a confirmed claim enters from each attempt's "unlocked".
+    const entry = def.States[def.StartAt].Choices.find((c: any) => c.StringEquals === 'finality').Next;
+    expect(def.States['Decide1'].Choices.find((c: any) => c.StringEquals === 'unlocked').Next).toBe(entry);
+    const waits: number[] = [];
+    for (let name: string | undefined = entry; name;) {
+      const state: any = def.States[name];
+      if (state.Type === 'Wait') waits.push(state.Seconds);
+      if (state.Type === 'Task') expect(state.Parameters.kind).toBe('finality');
+      name = state.Type === 'Choice' ? state.Default : state.Next;
+    }
+    expect(waits).toEqual([128, ...FINALITY_RETRY_DELAYS_SECONDS]);
   });
 
   it('gives the sealed packs only to the functions that unlock (payments, and agents for MCP)', () => {

@@ -2,7 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { loadCatalogFiles } from '../../lambdas/catalog/adapters/catalog-files';
 import { readMarketConfig } from '../../lambdas/platform/config';
 import type { ChainRead, ChainReader, ClaimResult, ConfirmationJob, Ledger, LedgerRow } from '../../lambdas/payments/ports';
-import { settle, type SettlePorts } from '../../lambdas/payments/core/settle';
+import { confirmationAttempt } from '../../lambdas/payments/core/confirmation-task';
+import { settle, type Claimant, type SettlePorts } from '../../lambdas/payments/core/settle';
 
 const TREASURY = '0xa0Ee7A142d267C1f36714E4a8F75612F20a79720';
 const TX = `0x${'ab'.repeat(32)}` as const;
@@ -21,33 +22,40 @@ function fakeLedger(): Ledger & { rows: Map<string, LedgerRow> } {
     },
     get: async (_n, tx) => rows.get(tx),
     markReorged: async (_n, tx) => void rows.set(tx, { ...rows.get(tx)!, status: 'reorged' }),
+    markFinal: async (_n, tx) => void rows.set(tx, { ...rows.get(tx)!, final: true }),
     recent: async () => [...rows.values()],
     count: async () => rows.size,
     summary: async () => ({ confirmed: rows.size, volumeAtomic: 0n, perSkill: {}, newest: undefined }),
   };
 }
 
-const found = (value = 99000n, block = 10n, head = 10n): ChainRead => ({
+const NOW = new Date('2026-01-01T00:00:00Z');
+const PAYER = '0x70997970C51812dc3A010C7d01b50e0d17dc79C8';
+/** The caller that made the first claim in these tests. */
+const BUYER: Claimant = { source: 'caller-a' };
+
+const found = (value = 99000n, block = 10n, head = 10n, blockTimestamp = BigInt(NOW.getTime() / 1000 - 60)): ChainRead => ({
   kind: 'found',
   provider: 'fake',
   head,
+  blockTimestamp,
   receipt: {
     status: 'success',
     blockNumber: block,
     blockHash: '0xb10c',
-    transferLogs: [{ address: config.assets.USDC!, from: '0x70997970C51812dc3A010C7d01b50e0d17dc79C8', to: TREASURY, value, logIndex: 0 }],
+    transferLogs: [{ address: config.assets.USDC!, from: PAYER, to: TREASURY, value, logIndex: 0 }],
   },
 });
 
 const { config } = readMarketConfig({ treasury: TREASURY, minConfirmations: '1' }, { requireTreasury: true });
 
-function ports(reads: ChainRead[], now = new Date('2026-01-01T00:00:00Z')) {
+function ports(reads: ChainRead[], now = NOW) {
   const calls: string[] = [];
   const scheduled: ConfirmationJob[] = [];
   const chain: ChainReader = {
     async readTransfer(hash) {
       calls.push(hash);
-      return reads.shift() ?? { kind: 'not_found', answered: 1 };
+      return reads.shift() ?? { kind: 'not_found', answered: 1, head: 100n };
     },
   };
   const ledger = fakeLedger();
@@ -66,27 +74,39 @@ function ports(reads: ChainRead[], now = new Date('2026-01-01T00:00:00Z')) {
 describe('settle', () => {
   it('claims a verified transfer once; a replay inside the reorg window re-reads the chain, after it does not', async () => {
     const t = ports([found(), found()]);
-    expect(await settle({ txHash: TX, skill: judge }, t.p, { schedule: true })).toMatchObject({ kind: 'unlocked', replayed: false });
+    expect(await settle({ txHash: TX, skill: judge }, t.p, { schedule: true, claimant: BUYER })).toMatchObject({
+      kind: 'unlocked',
+      replayed: false,
+    });
     expect(t.calls).toHaveLength(1);
-    expect(await settle({ txHash: TX, skill: judge }, t.p, { schedule: true })).toMatchObject({ kind: 'unlocked', replayed: true });
+    expect(await settle({ txHash: TX, skill: judge }, t.p, { schedule: true, claimant: BUYER })).toMatchObject({
+      kind: 'unlocked',
+      replayed: true,
+    });
     expect(t.calls).toHaveLength(2);
     t.advance(129);
-    expect(await settle({ txHash: TX, skill: judge }, t.p, { schedule: true })).toMatchObject({ kind: 'unlocked', replayed: true });
+    expect(await settle({ txHash: TX, skill: judge }, t.p, { schedule: true, claimant: BUYER })).toMatchObject({
+      kind: 'unlocked',
+      replayed: true,
+    });
     expect(t.calls).toHaveLength(2);
   });
 
   it('revokes a young claim when a provider no longer has the receipt, and keeps it when providers are down', async () => {
-    const t = ports([found(), { kind: 'unavailable', errors: ['down'] }, { kind: 'not_found', answered: 1 }]);
-    await settle({ txHash: TX, skill: judge }, t.p, { schedule: true });
-    expect(await settle({ txHash: TX, skill: judge }, t.p, { schedule: true })).toMatchObject({ kind: 'unlocked' });
-    expect(await settle({ txHash: TX, skill: judge }, t.p, { schedule: true })).toMatchObject({ kind: 'refused', reason: 'reorged' });
+    const t = ports([found(), { kind: 'unavailable', errors: ['down'] }, { kind: 'not_found', answered: 1, head: 10n }]);
+    await settle({ txHash: TX, skill: judge }, t.p, { schedule: true, claimant: BUYER });
+    expect(await settle({ txHash: TX, skill: judge }, t.p, { schedule: true, claimant: BUYER })).toMatchObject({ kind: 'unlocked' });
+    expect(await settle({ txHash: TX, skill: judge }, t.p, { schedule: true, claimant: BUYER })).toMatchObject({
+      kind: 'refused',
+      reason: 'reorged',
+    });
     expect(t.ledger.rows.get(TX)?.status).toBe('reorged');
   });
 
   it('refuses the same transfer for another skill without reading the chain', async () => {
     const t = ports([found()]);
-    await settle({ txHash: TX, skill: judge }, t.p, { schedule: true });
-    const other = await settle({ txHash: TX, skill: catalog.get('esp-delivery-critic')! }, t.p, { schedule: true });
+    await settle({ txHash: TX, skill: judge }, t.p, { schedule: true, claimant: BUYER });
+    const other = await settle({ txHash: TX, skill: catalog.get('esp-delivery-critic')! }, t.p, { schedule: true, claimant: BUYER });
     expect(other).toMatchObject({ kind: 'refused', reason: 'already_used' });
     expect(t.calls).toHaveLength(1);
   });
@@ -94,17 +114,127 @@ describe('settle', () => {
   it('schedules re-verification once for too few confirmations, and stores nothing', async () => {
     const strict = readMarketConfig({ treasury: TREASURY, minConfirmations: '3' }, { requireTreasury: true }).config;
     const t = ports([found(99000n, 10n, 10n)]);
-    const out = await settle({ txHash: TX, skill: judge }, { ...t.p, config: strict }, { schedule: true });
+    const out = await settle({ txHash: TX, skill: judge }, { ...t.p, config: strict }, { schedule: true, claimant: BUYER });
     expect(out).toMatchObject({ kind: 'pending', confirmations: 1, scheduled: true });
-    expect(t.scheduled).toEqual([{ network: 'base', txHash: TX, skill: 'esp-outcome-judge' }]);
+    expect(t.scheduled).toEqual([{ network: 'base', txHash: TX, skill: 'esp-outcome-judge', source: 'caller-a' }]);
     expect(t.ledger.rows.size).toBe(0);
   });
 
   it('stores nothing when every provider is down, or when payments are off', async () => {
     const t = ports([{ kind: 'unavailable', errors: ['a', 'b'] }]);
-    expect(await settle({ txHash: TX, skill: judge }, t.p, { schedule: true })).toMatchObject({ kind: 'unavailable' });
+    expect(await settle({ txHash: TX, skill: judge }, t.p, { schedule: true, claimant: BUYER })).toMatchObject({ kind: 'unavailable' });
     const off = readMarketConfig({ treasury: TREASURY, paymentsEnabled: 'false' }, { requireTreasury: true }).config;
-    expect(await settle({ txHash: TX, skill: judge }, { ...t.p, config: off }, { schedule: true })).toMatchObject({ kind: 'disabled' });
+    expect(await settle({ txHash: TX, skill: judge }, { ...t.p, config: off }, { schedule: true, claimant: BUYER })).toMatchObject({
+      kind: 'disabled',
+    });
     expect(t.ledger.rows.size).toBe(0);
+  });
+
+  it('keeps a young claim when the providers that answered are behind its block (a lagging provider proves nothing)', async () => {
+    const t = ports([found(), { kind: 'not_found', answered: 1, head: 9n }]);
+    await settle({ txHash: TX, skill: judge }, t.p, { schedule: true, claimant: BUYER });
+    expect(await settle({ txHash: TX, skill: judge }, t.p, { schedule: true, claimant: BUYER })).toMatchObject({
+      kind: 'unlocked',
+      replayed: true,
+    });
+    expect(t.ledger.rows.get(TX)?.status).toBe('confirmed');
+  });
+});
+
+describe('settle: a claimed transfer goes only to its buyer', () => {
+  const stranger: Claimant = { source: 'caller-b' };
+
+  it('refuses anyone else the same way for every skill, without reading the chain or naming the skill', async () => {
+    const t = ports([found()]);
+    await settle({ txHash: TX, skill: judge }, t.p, { schedule: true, claimant: BUYER });
+    const same = await settle({ txHash: TX, skill: judge }, t.p, { schedule: true, claimant: stranger });
+    const other = await settle({ txHash: TX, skill: catalog.get('esp-delivery-critic')! }, t.p, { schedule: true, claimant: stranger });
+    expect(same).toEqual({ kind: 'not_yours' });
+    expect(other).toEqual({ kind: 'not_yours' });
+    expect(await settle({ txHash: TX, skill: judge }, t.p, { schedule: true, claimant: {} })).toEqual({ kind: 'not_yours' });
+    expect(t.calls).toHaveLength(1);
+  });
+
+  it('lets the first caller retry within the retry window only; the payer, proven by signature, at any time from anywhere', async () => {
+    const t = ports([found()]);
+    await settle({ txHash: TX, skill: judge }, t.p, { schedule: true, claimant: BUYER });
+    t.advance(config.retryWindowSeconds - 1);
+    expect(await settle({ txHash: TX, skill: judge }, t.p, { schedule: true, claimant: BUYER })).toMatchObject({
+      kind: 'unlocked',
+      replayed: true,
+    });
+    t.advance(2);
+    expect(await settle({ txHash: TX, skill: judge }, t.p, { schedule: true, claimant: BUYER })).toEqual({ kind: 'not_yours' });
+    const payer: Claimant = { source: 'caller-c', payer: PAYER.toLowerCase() };
+    expect(await settle({ txHash: TX, skill: judge }, t.p, { schedule: true, claimant: payer })).toMatchObject({
+      kind: 'unlocked',
+      replayed: true,
+    });
+    const wrongSkill = await settle({ txHash: TX, skill: catalog.get('esp-delivery-critic')! }, t.p, { schedule: true, claimant: payer });
+    expect(wrongSkill).toMatchObject({ kind: 'refused', reason: 'already_used' });
+  });
+
+  it('binds a first claim to the payer when a signature is offered or required', async () => {
+    const t = ports([found(), found()]);
+    const impostor: Claimant = { source: 'caller-b', payer: '0x3C44CdDdB6a900fa2b585dd299e03d12FA4293BC' };
+    expect(await settle({ txHash: TX, skill: judge }, t.p, { schedule: true, claimant: impostor })).toMatchObject({
+      kind: 'refused',
+      reason: 'payer_mismatch',
+    });
+    const strict = readMarketConfig({ treasury: TREASURY, requirePayerProof: 'true' }, { requireTreasury: true }).config;
+    expect(await settle({ txHash: TX, skill: judge }, { ...t.p, config: strict }, { schedule: true, claimant: stranger })).toMatchObject({
+      kind: 'refused',
+      reason: 'payer_proof_required',
+    });
+    expect(t.ledger.rows.size).toBe(0);
+  });
+
+  it('refuses a first claim of a transfer older than the maximum age, by block timestamp', async () => {
+    const old = BigInt(NOW.getTime() / 1000 - config.maxTransferAgeSeconds - 5);
+    const t = ports([found(99000n, 10n, 10n, old)]);
+    expect(await settle({ txHash: TX, skill: judge }, t.p, { schedule: true, claimant: BUYER })).toMatchObject({
+      kind: 'refused',
+      reason: 'too_old',
+    });
+    expect(t.ledger.rows.size).toBe(0);
+  });
+
+  it('schedules one finality check for every first claim', async () => {
+    const t = ports([found()]);
+    await settle({ txHash: TX, skill: judge }, t.p, { schedule: true, claimant: BUYER });
+    expect(t.scheduled).toEqual([{ network: 'base', txHash: TX, skill: 'esp-outcome-judge', kind: 'finality' }]);
+  });
+});
+
+describe('the finality check', () => {
+  const job = { network: 'base', txHash: TX, skill: 'esp-outcome-judge', kind: 'finality' as const };
+
+  it('marks a claim final when the transfer is still there, reorged when every provider past its block lacks it, and waits on lagging providers', async () => {
+    const t = ports([found(), found(99000n, 10n, 80n)]);
+    await settle({ txHash: TX, skill: judge }, t.p, { schedule: true, claimant: BUYER });
+    expect(await confirmationAttempt(job, t.p)).toMatchObject({ status: 'final' });
+    expect(t.ledger.rows.get(TX)?.final).toBe(true);
+
+    const r = ports([found(), { kind: 'not_found', answered: 2, head: 5n }, { kind: 'not_found', answered: 2, head: 90n }]);
+    await settle({ txHash: TX, skill: judge }, r.p, { schedule: true, claimant: BUYER });
+    expect(await confirmationAttempt(job, r.p)).toMatchObject({ status: 'pending' });
+    expect(r.ledger.rows.get(TX)?.status).toBe('confirmed');
+    expect(await confirmationAttempt(job, r.p)).toMatchObject({ status: 'reorged' });
+    expect(r.ledger.rows.get(TX)?.status).toBe('reorged');
+  });
+});
+
+describe('the negative cache of unknown transactions', () => {
+  it('asks the chain once per moment for a hash no provider knows, and always again for a found one', async () => {
+    const { withNegativeCache } = await import('../../lambdas/payments/adapters/cached-chain-reader');
+    let calls = 0;
+    const reads: ChainRead[] = [{ kind: 'not_found', answered: 1, head: 1n }, found()];
+    const reader = withNegativeCache({ readTransfer: async () => (calls++, reads[Math.min(calls - 1, 1)]!) }, 50);
+    for (let i = 0; i < 5; i++) expect((await reader.readTransfer(TX)).kind).toBe('not_found');
+    expect(calls).toBe(1);
+    await new Promise((r) => setTimeout(r, 60));
+    expect((await reader.readTransfer(TX)).kind).toBe('found');
+    expect((await reader.readTransfer(TX)).kind).toBe('found');
+    expect(calls).toBe(3);
   });
 });

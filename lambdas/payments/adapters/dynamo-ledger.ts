@@ -97,6 +97,23 @@ export function dynamoLedger(client: DynamoDBClient, table = tableName(LEDGER_TA
         }),
       );
     },
+    async markFinal(network, txHash) {
+      // Only a confirmed row becomes final; a row a reorg already dropped stays dropped.
+      try {
+        await client.send(
+          new UpdateItemCommand({
+            TableName: table,
+            Key: marshall({ pk: pk(network, txHash) }),
+            UpdateExpression: 'SET #final = :true',
+            ConditionExpression: '#status = :confirmed',
+            ExpressionAttributeNames: { '#final': 'final', '#status': 'status' },
+            ExpressionAttributeValues: marshall({ ':true': true, ':confirmed': 'confirmed' }),
+          }),
+        );
+      } catch (e) {
+        if ((e as Error).name !== 'ConditionalCheckFailedException') throw e;
+      }
+    },
     async recent(limit, skill) {
       return (await query(skill ? 'gsi2' : 'gsi1', skill ?? LIST_PARTITION, { kind: 'page', limit })).rows;
     },

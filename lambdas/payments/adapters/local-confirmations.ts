@@ -1,42 +1,56 @@
-import { CONFIRMATION_RETRY_DELAYS_SECONDS } from '../../contract/confirmation-policy';
+import { CONFIRMATION_RETRY_DELAYS_SECONDS, FINALITY_RETRY_DELAYS_SECONDS } from '../../contract/confirmation-policy';
 import { logger } from '../../platform/logger';
 import { confirmationAttempt } from '../core/confirmation-task';
 import { executionName } from '../core/execution-name';
-import type { ConfirmationScheduler } from '../ports';
 import type { SettlePorts } from '../core/settle';
+import type { ConfirmationJob, ConfirmationScheduler } from '../ports';
+
+const sleep = (seconds: number): Promise<void> => new Promise((r) => setTimeout(r, seconds * 1000).unref());
 
 /**
- * The local stand-in for the Step Functions state machine: the same task with the same
- * delays (2 s, 4 s, 8 s, 16 s), on timers in this process. aws-local-stepfunctions, which
- * could run the synthesized definition, needs Node 22; machines here run Node 20.
+ * The local stand-in for the Step Functions state machine, on timers in this process, with the
+ * same steps: a `confirm` job tries after 2, 4, 8 and 16 s and, once it claims, goes on to the
+ * finality check; a `finality` job waits the reorg window, then re-verifies (retrying while the
+ * providers cannot decide). aws-local-stepfunctions, which could run the synthesized definition,
+ * needs Node 22; machines here run Node 20.
  */
 export function localConfirmations(
   ports: () => SettlePorts,
   delays: readonly number[] = CONFIRMATION_RETRY_DELAYS_SECONDS,
 ): ConfirmationScheduler {
   const running = new Set<string>();
+
+  const finality = async (job: ConfirmationJob): Promise<string> => {
+    const check = { ...job, kind: 'finality' as const };
+    await sleep(ports().config.reorgWindowSeconds);
+    for (const retry of [...FINALITY_RETRY_DELAYS_SECONDS, undefined]) {
+      const { status, message } = await confirmationAttempt(check, ports());
+      if (status !== 'pending') return `${status}: ${message}`;
+      if (retry === undefined) break;
+      await sleep(retry);
+    }
+    return 'finality undecided';
+  };
+
+  const confirm = async (job: ConfirmationJob): Promise<string> => {
+    for (const delay of delays) {
+      await sleep(delay);
+      const { status, message } = await confirmationAttempt(job, ports());
+      if (status === 'unlocked') return finality(job);
+      if (status !== 'pending') return `${status}: ${message}`;
+    }
+    return 'not confirmed in time';
+  };
+
   return {
     async schedule(job) {
       const name = executionName(job);
       if (running.has(name)) return 'already_running';
       running.add(name);
-      void (async () => {
-        try {
-          for (const delay of delays) {
-            await new Promise((r) => setTimeout(r, delay * 1000).unref());
-            const { status, message } = await confirmationAttempt(job, ports());
-            if (status !== 'pending') {
-              logger.info('confirmation loop finished', { name, status, message });
-              return;
-            }
-          }
-          logger.info('confirmation loop gave up', { name });
-        } catch (e) {
-          logger.error('confirmation loop failed', e as Error);
-        } finally {
-          running.delete(name);
-        }
-      })();
+      void (job.kind === 'finality' ? finality(job) : confirm(job))
+        .then((result) => logger.info('confirmation loop finished', { name, result }))
+        .catch((e: unknown) => logger.error('confirmation loop failed', e as Error))
+        .finally(() => running.delete(name));
       return 'started';
     },
   };

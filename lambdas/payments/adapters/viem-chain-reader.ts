@@ -47,6 +47,7 @@ export function viemChainReader(urls: readonly string[], opts: { budgetMs?: numb
       const deadline = Date.now() + budget;
       const errors: string[] = [];
       let answered = 0;
+      let lowestHead: bigint | undefined;
       for (const p of providers) {
         const left = deadline - Date.now();
         if (left <= 0) {
@@ -70,7 +71,15 @@ export function viemChainReader(urls: readonly string[], opts: { budgetMs?: numb
             Math.min(deadline - Date.now(), perProvider),
           );
           answered++;
-          if (!receipt) continue;
+          if (!receipt) {
+            lowestHead = lowestHead === undefined || head < lowestHead ? head : lowestHead;
+            continue;
+          }
+          // The block's own timestamp: the transfer's age is judged by the chain, not by our clock.
+          const block = await withTimeout(
+            p.client.getBlock({ blockHash: receipt.blockHash, includeTransactions: false }),
+            Math.max(1, Math.min(deadline - Date.now(), perProvider)),
+          );
           const transferLogs: TransferLog[] = [];
           for (const log of receipt.logs) {
             // ERC-20 Transfer has exactly three topics (ERC-721's has four); decode and keep the emitter.
@@ -87,12 +96,13 @@ export function viemChainReader(urls: readonly string[], opts: { budgetMs?: numb
             receipt: { status: receipt.status, blockNumber: receipt.blockNumber, blockHash: receipt.blockHash, transferLogs },
             head,
             provider: redactUrl(p.url),
+            blockTimestamp: block.timestamp,
           };
         } catch (e) {
           errors.push(`${redactUrl(p.url)}: ${(e as Error).name || 'error'}`);
         }
       }
-      return answered > 0 ? { kind: 'not_found', answered } : { kind: 'unavailable', errors };
+      return answered > 0 ? { kind: 'not_found', answered, head: lowestHead } : { kind: 'unavailable', errors };
     },
   };
 }

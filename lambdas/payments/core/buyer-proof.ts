@@ -1,0 +1,50 @@
+/**
+ * What a wallet signature must say to count as the buyer's (x402 sign-in-with-x, EIP-4361):
+ * this service's domain, the skill's x402 resource as `uri`, the transaction among `resources`,
+ * Base's chain id, a fresh issue time and a well-formed nonce. Pure: the signature itself and
+ * the nonce's single use are checked through ports by the caller.
+ */
+import { ADDRESS, CAIP2 } from '../../contract/chain';
+import type { SignInWithX } from '../ports';
+
+/** A signature is fresh for this long after `issuedAt` (x402's default challenge lifetime). */
+export const SIGNATURE_MAX_AGE_SECONDS = 300;
+/** Clock skew tolerated for an `issuedAt` slightly in the future. */
+const SKEW_SECONDS = 30;
+/** EIP-4361: at least 8 alphanumeric characters. */
+const NONCE = /^[A-Za-z0-9]{8,64}$/;
+/** An EOA's 65-byte signature; smart-contract wallets would need a chain call (EIP-1271). */
+const SIGNATURE = /^0x[0-9a-fA-F]{130}$/;
+
+/** The `resources` entry that binds a signature to one transaction on Base. */
+export const txResource = (txHash: string): string => `${CAIP2}:tx:${txHash.toLowerCase()}`;
+
+export interface ExpectedProof {
+  /** Host (and port) of the advertised base URL. */
+  domain: string;
+  /** The skill's x402 resource: `<base>/api/pay?skill=<id>`. */
+  uri: string;
+  txHash: string;
+  now: Date;
+}
+
+/** Why a proof does not fit, or undefined when every field does. Never trusts the client's clock. */
+export function proofProblem(p: SignInWithX, expected: ExpectedProof): string | undefined {
+  if (p.domain !== expected.domain) return `domain must be ${expected.domain}`;
+  if (p.uri !== expected.uri) return `uri must be ${expected.uri}`;
+  if (!p.resources?.includes(txResource(expected.txHash))) return `resources must include ${txResource(expected.txHash)}`;
+  if (p.version !== '1') return 'version must be "1"';
+  if (p.chainId !== CAIP2) return `chainId must be ${CAIP2}`;
+  if (p.type !== 'eip191') return 'type must be eip191';
+  if (!ADDRESS.test(p.address)) return 'address must be 0x followed by 40 hex digits';
+  if (!NONCE.test(p.nonce)) return 'nonce must be 8 to 64 letters and digits';
+  if (!SIGNATURE.test(p.signature)) return 'signature must be a 65-byte hex signature';
+  const now = expected.now.getTime();
+  const issued = Date.parse(p.issuedAt);
+  if (!Number.isFinite(issued)) return 'issuedAt must be an ISO 8601 time';
+  if (issued > now + SKEW_SECONDS * 1000) return 'issuedAt is in the future';
+  if (now - issued > SIGNATURE_MAX_AGE_SECONDS * 1000) return `issuedAt is older than ${SIGNATURE_MAX_AGE_SECONDS} s: sign again`;
+  if (p.expirationTime !== undefined && !(Date.parse(p.expirationTime) > now)) return 'expirationTime has passed';
+  if (p.notBefore !== undefined && !(Date.parse(p.notBefore) <= now)) return 'notBefore is in the future';
+  return undefined;
+}
