@@ -9,7 +9,9 @@ import { join } from 'node:path';
 import { chromium, type Browser } from 'playwright-core';
 import type { Address } from 'viem';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { testAccount } from '../../local/anvil';
 import { chainTools } from '../support/chain';
+import { requestFrom } from '../support/source-address';
 
 const CHROMIUM = process.env['CHROMIUM_PATH'] ?? '/usr/bin/chromium';
 const haveBrowser = existsSync(CHROMIUM);
@@ -66,6 +68,41 @@ describe.skipIf(!haveBrowser)('/recover/ in Chromium', () => {
     await page.locator('#status.err').waitFor({ timeout: 15_000 });
     expect(await page.locator('#status').textContent()).toMatch(/PAYMENT_VERIFICATION_FAILED: .*another address/);
     expect(await page.locator('#result').isHidden()).toBe(true);
+    await page.close();
+  });
+
+  it('a pack already delivered elsewhere is refused, then recovered by signing with the wallet that paid', async () => {
+    const payer = testAccount(8);
+    const tx = await chain.transfer(8, inject('usdc') as Address, inject('treasury') as Address, 99000n);
+    // Delivered first to another address: the browser is not that caller.
+    const first = await requestFrom('127.0.0.2', `${base}/api/pay`, {
+      method: 'POST',
+      headers: { 'x-payment': JSON.stringify({ txHash: tx, skill: 'docs-link-and-anchor-audit' }) },
+    });
+    expect(first.status).toBe(200);
+
+    const page = await browser.newPage();
+    // A stand-in for a browser wallet (EIP-1193): account 8 signs in node; the page only sees window.ethereum.
+    await page.exposeFunction('testWalletSign', (hex: string) => payer.signMessage({ message: { raw: hex as `0x${string}` } }));
+    await page.addInitScript((address: string) => {
+      (window as unknown as { ethereum: unknown }).ethereum = {
+        request: async ({ method, params }: { method: string; params?: unknown[] }) => {
+          if (method === 'eth_requestAccounts') return [address.toLowerCase()];
+          if (method === 'personal_sign')
+            return (window as unknown as { testWalletSign: (h: unknown) => Promise<string> }).testWalletSign(params![0]);
+          throw new Error(`unsupported ${method}`);
+        },
+      };
+    }, payer.address);
+    await page.goto(`${base}/recover/?skill=docs-link-and-anchor-audit&txHash=${tx}`);
+    await page.locator('#status.err').waitFor({ timeout: 15_000 });
+    expect(await page.locator('#status').textContent()).toMatch(/BUYER_PROOF_REQUIRED/);
+    expect(await page.locator('#status').textContent()).not.toMatch(/docs-link-and-anchor-audit/);
+
+    await page.locator('#sign').click();
+    await page.locator('#status.ok').waitFor({ timeout: 15_000 });
+    expect(await page.locator('#seal').getAttribute('data-verified')).toBe('true');
+    expect(await page.locator('#summary').textContent()).toContain(payer.address);
     await page.close();
   });
 });
