@@ -79,6 +79,8 @@ const colds = Array.from(
           CATALOG_DATA_DIR: join(assetDir, 'catalog'),
           SEALED_DATA_DIR: join(assetDir, 'sealed'),
           TREASURY_ADDRESS: '0xa0Ee7A142d267C1f36714E4a8F75612F20a79720',
+          // As the stack sets it: the advertised base URL never comes from a request header.
+          PUBLIC_BASE_URL: 'https://market.example',
           DYNAMODB_ENDPOINT: 'http://127.0.0.1:9',
           POWERTOOLS_LOG_LEVEL: 'SILENT',
           AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',

@@ -4,22 +4,30 @@
  * does from the route table) and serves everything else from the public static tree as
  * S3 behind CloudFront would, with ETag and If-None-Match.
  */
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { STATUS_CODES, createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { Duplex } from 'node:stream';
 import { createHash } from 'node:crypto';
 import { readFile, stat } from 'node:fs/promises';
 import { join, normalize, sep } from 'node:path';
 import type { APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
-import { failureBody, internalError, payloadTooLarge, AppError } from '../lambdas/platform/errors';
+import { failureBody, internalError, invalidRequest, payloadTooLarge, AppError } from '../lambdas/platform/errors';
 import { BASE_HEADERS } from '../lambdas/platform/http';
 import { FALLBACK_DOMAIN, matchRoute, routeKey, type Domain } from '../lambdas/contract/routes';
 import type { LambdaHandler } from '../lambdas/platform/domain-handler';
 import { PUBLIC_DIR } from '../lambdas/contract/data-dirs';
 import { cacheControlFor, contentTypeFor, indexRewrite } from '../lambdas/contract/static-assets';
+import { SETTINGS } from '../lambdas/contract/settings';
 import { lambdaContext, toLambdaEvent } from './lambda-event';
 
 /** API Gateway's own limits: 10 MB payloads, 30 s integration timeout. */
 const GATEWAY_MAX_BODY = 10 * 1024 * 1024;
 const GATEWAY_TIMEOUT_MS = 30_000;
+/**
+ * How long a refused connection keeps reading (and discarding) what the client still sends
+ * before it closes: closing a socket with unread bytes makes the kernel send a reset, and the
+ * client would lose the JSON answer it was sent.
+ */
+const LINGER_MS = 5_000;
 
 const handlers = new Map<Domain, Promise<LambdaHandler>>();
 /** Loads a domain's Lambda entry module, the same file CDK bundles (`lambdas/<domain>/handler.ts`). */
@@ -27,31 +35,72 @@ function handlerFor(domain: Domain): Promise<LambdaHandler> {
   let h = handlers.get(domain);
   if (!h) {
     h = import(`../lambdas/${domain}/handler.ts`).then((m: { handler: LambdaHandler }) => m.handler);
+    // A failed import is retried on the next request rather than remembered.
+    h.catch(() => handlers.delete(domain));
     handlers.set(domain, h);
   }
   return h;
 }
 
+const failureHeaders = (err: AppError, body: string): Record<string, string> => ({
+  ...BASE_HEADERS,
+  ...(err.headers ?? {}),
+  'content-type': 'application/json; charset=utf-8',
+  'cache-control': 'no-store',
+  'content-length': String(Buffer.byteLength(body)),
+});
+
 function sendFailure(res: ServerResponse, err: AppError): void {
-  res.writeHead(err.status, { ...BASE_HEADERS, 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store' });
-  res.end(JSON.stringify(failureBody(err)));
+  if (res.writableEnded || res.destroyed) return;
+  // A response already under way cannot turn into a failure: cut it so the client sees it incomplete.
+  if (res.headersSent) return void res.destroy();
+  const body = JSON.stringify(failureBody(err));
+  res.writeHead(err.status, failureHeaders(err, body));
+  res.end(body);
 }
 
+/**
+ * Answers at once, then keeps draining the request until it ends (or {@link LINGER_MS}) before
+ * closing, so the client reads the answer instead of a reset.
+ */
+function refuseAndClose(req: IncomingMessage, res: ServerResponse, err: AppError): void {
+  const body = JSON.stringify(failureBody(err));
+  res.writeHead(err.status, { ...failureHeaders(err, body), connection: 'close' });
+  res.write(body);
+  let done = false;
+  const finish = (): void => {
+    if (done) return;
+    done = true;
+    clearTimeout(timer);
+    res.end();
+  };
+  const timer = setTimeout(finish, LINGER_MS).unref();
+  req.once('end', finish);
+  req.once('close', finish);
+  if (req.complete) finish();
+  else req.resume();
+}
+
+/** Reads the whole body; undefined once it is over API Gateway's limit (the rest is left unread). */
 function readBody(req: IncomingMessage): Promise<Buffer | undefined> {
+  const declared = Number(req.headers['content-length']);
+  if (Number.isFinite(declared) && declared > GATEWAY_MAX_BODY) return Promise.resolve(undefined);
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
-    req.on('data', (c: Buffer) => {
+    const onData = (c: Buffer): void => {
       size += c.length;
       if (size > GATEWAY_MAX_BODY) {
+        req.off('data', onData);
+        chunks.length = 0;
         resolve(undefined);
-        req.destroy();
         return;
       }
       chunks.push(c);
-    });
-    req.on('end', () => resolve(Buffer.concat(chunks)));
-    req.on('error', reject);
+    };
+    req.on('data', onData);
+    req.once('end', () => resolve(Buffer.concat(chunks)));
+    req.once('error', reject);
   });
 }
 
@@ -73,14 +122,15 @@ function writeLambdaResult(res: ServerResponse, result: APIGatewayProxyStructure
   res.end(body);
 }
 
-async function serveApi(req: IncomingMessage, res: ServerResponse, path: string): Promise<void> {
+async function serveApi(req: IncomingMessage, res: ServerResponse, path: string, domainName: string): Promise<void> {
   const body = await readBody(req);
-  if (body === undefined) return sendFailure(res, payloadTooLarge(GATEWAY_MAX_BODY));
+  if (body === undefined) return refuseAndClose(req, res, payloadTooLarge(GATEWAY_MAX_BODY));
   const { match } = matchRoute((req.method ?? 'GET').toUpperCase(), path);
   const domain = match ? match.route.domain : FALLBACK_DOMAIN;
   const event = toLambdaEvent(req, body, {
     routeKey: match ? routeKey(match.route) : '$default',
     pathParameters: match?.pathParameters ?? {},
+    domainName,
   });
   const handler = await handlerFor(domain);
   let timer: NodeJS.Timeout | undefined;
@@ -88,10 +138,13 @@ async function serveApi(req: IncomingMessage, res: ServerResponse, path: string)
     timer = setTimeout(() => reject(internalError('The function did not answer within 30 s.')), GATEWAY_TIMEOUT_MS);
   });
   try {
+    // Promise.race subscribes to both: a handler that rejects after the timeout won is handled, not unhandled.
     const result = await Promise.race([
       handler(event, lambdaContext(`skill-market-${domain}`, event.requestContext.requestId, GATEWAY_TIMEOUT_MS)),
       timeout,
     ]);
+    // The client may have gone while the handler ran: nothing to answer then.
+    if (res.destroyed || res.writableEnded) return;
     writeLambdaResult(res, result);
   } finally {
     clearTimeout(timer);
@@ -142,26 +195,136 @@ export interface EdgeServerOptions {
   port: number;
   host?: string;
   publicDir?: string;
+  /**
+   * Called with the bound port once listening, before any request can be served: the stack
+   * sets the advertised base URL there, as it is known only then when `port` is 0.
+   */
+  onListening?: (port: number) => void;
+}
+
+/** The host API Gateway would report as `requestContext.domainName`: the advertised one, never the Host header. */
+function domainNameOf(server: Server): string {
+  const configured = process.env[SETTINGS.publicBaseUrl.env];
+  try {
+    if (configured) return new URL(configured).hostname;
+  } catch {
+    // An invalid setting is reported by the handlers (public-base-url.ts); fall back to the socket.
+  }
+  const address = server.address();
+  return typeof address === 'object' && address ? address.address : '127.0.0.1';
+}
+
+/** Status and error code for a request node:http could not parse (its 'clientError' event). */
+function clientErrorFor(code: string | undefined): AppError {
+  switch (code) {
+    case 'HPE_HEADER_OVERFLOW':
+      return new AppError({
+        status: 431,
+        code: 'HEADERS_TOO_LARGE',
+        message: 'The request headers are larger than the server accepts (16 KB).',
+        tip: 'Send fewer or shorter headers (cookies especially).',
+      });
+    case 'ERR_HTTP_REQUEST_TIMEOUT':
+      return new AppError({
+        status: 408,
+        code: 'REQUEST_TIMEOUT',
+        message: 'The request was not received completely in time.',
+        tip: 'Send the whole request promptly, then retry.',
+        retry: true,
+      });
+    default:
+      return invalidRequest(
+        'request',
+        `The request is not valid HTTP/1.1${code ? ` (${code})` : ''}.`,
+        'Send one Content-Length or Transfer-Encoding: chunked, never both, and well-formed headers.',
+      );
+  }
+}
+
+/** A complete HTTP/1.1 response with the failure body, written straight to a socket. */
+function rawFailure(err: AppError): string {
+  const body = JSON.stringify(failureBody(err));
+  const headers = { ...failureHeaders(err, body), connection: 'close' };
+  const lines = Object.entries(headers).map(([k, v]) => `${k}: ${v}`);
+  return `HTTP/1.1 ${err.status} ${STATUS_CODES[err.status] ?? 'Error'}\r\n${lines.join('\r\n')}\r\n\r\n${body}`;
+}
+
+/** The request path, or undefined when the request target is no URL at all. */
+function pathOf(url: string | undefined): string | undefined {
+  try {
+    return new URL(url ?? '/', 'http://localhost').pathname;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Last resort for a failure while answering: log one line and drop the connection, never throw. */
+function dropConnection(res: ServerResponse, err: unknown): void {
+  console.error(`edge: could not answer a request: ${err instanceof Error ? err.message : String(err)}`);
+  res.destroy();
 }
 
 /** Starts the edge server; resolves once listening, rejects with EADDRINUSE when the port is busy. */
 export function startEdgeServer(opts: EdgeServerOptions): Promise<Server> {
   const root = opts.publicDir ?? PUBLIC_DIR;
-  const server = createServer((req, res) => {
-    const path = new URL(req.url ?? '/', 'http://localhost').pathname;
-    const work = isApiPath(path) ? serveApi(req, res, path) : serveStatic(req, res, path, root);
-    work.catch((err: unknown) => {
+  // The response in progress on each connection: a parse error must not write into one already started.
+  const inFlight = new WeakMap<Duplex, ServerResponse>();
+  const answered = new WeakSet<Duplex>();
+
+  const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+    try {
+      const path = pathOf(req.url);
+      if (path === undefined) {
+        return sendFailure(res, invalidRequest('url', 'The request target is not a valid URL.', 'Send a path such as /api/health.'));
+      }
+      await (isApiPath(path) ? serveApi(req, res, path, domainNameOf(server)) : serveStatic(req, res, path, root));
+    } catch (err) {
       // The handlers answer their own errors; reaching here means the adapter itself failed.
-      if (!res.headersSent) sendFailure(res, err instanceof AppError ? err : internalError());
-      else res.end();
+      const appError = err instanceof AppError ? err : internalError();
+      // A client that went away (aborted upload) is no fault of ours: nothing to log or answer.
+      if (appError.status >= 500 && !res.destroyed)
+        console.error(`edge: ${req.method} ${req.url}: ${err instanceof Error ? err.message : String(err)}`);
+      sendFailure(res, appError);
+    }
+  };
+
+  const server = createServer((req, res) => {
+    inFlight.set(req.socket, res);
+    res.once('close', () => {
+      if (inFlight.get(req.socket) === res) inFlight.delete(req.socket);
     });
+    // Errors on a request or response whose client went away have nobody to tell.
+    req.on('error', () => undefined);
+    res.on('error', () => undefined);
+    handle(req, res).catch((err: unknown) => dropConnection(res, err));
   });
+
+  // node:http's own answer to a request it cannot parse is a bare status line; API clients get JSON.
+  server.on('clientError', (err: Error, socket: Duplex) => {
+    try {
+      const code = 'code' in err && typeof err.code === 'string' ? err.code : undefined;
+      if (answered.has(socket)) return;
+      answered.add(socket);
+      if (code === 'ECONNRESET' || !socket.writable || inFlight.get(socket)?.headersSent) return void socket.destroy();
+      socket.end(rawFailure(clientErrorFor(code)));
+      // Half-open until the client closes its side; then the socket closes itself. Bounded wait.
+      const timer = setTimeout(() => socket.destroy(), LINGER_MS).unref();
+      socket.once('close', () => clearTimeout(timer));
+    } catch {
+      socket.destroy();
+    }
+  });
+
   // Keep-alive longer than typical client pools so benchmarks measure requests, not reconnects.
   server.keepAliveTimeout = 65_000;
   return new Promise((resolve, reject) => {
     server.once('error', reject);
     server.listen(opts.port, opts.host ?? '127.0.0.1', () => {
       server.off('error', reject);
+      // A listening server's later errors (e.g. EMFILE on accept) are logged, not thrown.
+      server.on('error', (e) => console.error(`edge: server error: ${e.message}`));
+      const address = server.address();
+      opts.onListening?.(typeof address === 'object' && address ? address.port : opts.port);
       resolve(server);
     });
   });

@@ -10,10 +10,14 @@ import type { APIGatewayProxyEventV2, Context } from 'aws-lambda';
 /** Content types API Gateway passes as text; every other body arrives base64-encoded. */
 const TEXT_TYPE = /^(text\/|application\/(json|[\w.+-]+\+json|x-www-form-urlencoded|javascript|xml))/i;
 
+/**
+ * Builds the event API Gateway would pass for `req`. `route.domainName` is the API's own host
+ * name, supplied by the server: like API Gateway, never taken from the client's Host header.
+ */
 export function toLambdaEvent(
   req: IncomingMessage,
   body: Buffer,
-  route: { routeKey: string; pathParameters: Record<string, string> },
+  route: { routeKey: string; pathParameters: Record<string, string>; domainName: string },
 ): APIGatewayProxyEventV2 {
   const url = new URL(req.url ?? '/', 'http://localhost');
   const headers: Record<string, string> = {};
@@ -47,8 +51,8 @@ export function toLambdaEvent(
     requestContext: {
       accountId: 'local',
       apiId: 'local',
-      domainName: headers['host'] ?? 'localhost',
-      domainPrefix: (headers['host'] ?? 'localhost').split('.')[0] ?? 'localhost',
+      domainName: route.domainName,
+      domainPrefix: route.domainName.split('.')[0] ?? route.domainName,
       http: {
         method: (req.method ?? 'GET').toUpperCase(),
         path: url.pathname,
@@ -67,6 +71,7 @@ export function toLambdaEvent(
   };
 }
 
+/** A Lambda context whose remaining time counts down from `timeoutMs`, as Lambda's does. */
 export function lambdaContext(functionName: string, requestId: string, timeoutMs: number): Context {
   const deadline = Date.now() + timeoutMs;
   return {

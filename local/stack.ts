@@ -30,7 +30,10 @@ export interface StackOptions {
 }
 
 export interface RunningStack {
+  /** The base URL the service advertises (agent card, challenges, links): PUBLIC_BASE_URL, else `listenUrl`. */
   baseUrl: string;
+  /** Where the edge server listens on this machine. */
+  listenUrl: string;
   rpcUrls: string[];
   dynamoEndpoint: string;
   /** Whether anvil was started by us (false when RPC_URLS points elsewhere). */
@@ -59,6 +62,7 @@ const portError = (what: string, envVar: string, port: number) => (e: Error) => 
   throw e;
 };
 
+/** Starts dynalite, anvil and the edge server (each unless configured elsewhere); stops what started on failure. */
 export async function startStack(opts: StackOptions): Promise<RunningStack> {
   const env = opts.env;
   if (opts.dataDir) mkdirSync(opts.dataDir, { recursive: true });
@@ -107,8 +111,7 @@ export async function startStack(opts: StackOptions): Promise<RunningStack> {
     setDefault(SETTINGS.legacyTreasury.env, LOCAL_LEGACY_TREASURY);
     setDefault(SETTINGS.usdc.env, tokens?.USDC);
     setDefault(SETTINGS.usdbc.env, tokens?.USDbC);
-    for (const name of [SETTINGS.minConfirmations.env, SETTINGS.paymentsEnabled.env, SETTINGS.publicBaseUrl.env])
-      setDefault(name, undefined);
+    for (const name of [SETTINGS.minConfirmations.env, SETTINGS.paymentsEnabled.env]) setDefault(name, undefined);
     // Keys every handler shares, as Lambdas share Secrets Manager and KMS: under the data dir,
     // or for an in-memory run in a temporary directory removed on stop.
     let keyDir = opts.dataDir;
@@ -120,7 +123,19 @@ export async function startStack(opts: StackOptions): Promise<RunningStack> {
     setDefault(INFRA_ENV.licenseSecretFile, join(keyDir, 'license-secret'));
     setDefault(INFRA_ENV.agentCardKeyFile, join(keyDir, 'agent-card-key.json'));
 
-    const server: Server = await startEdgeServer({ port: opts.port }).catch(portError('the API', 'PORT', opts.port));
+    // The advertised base URL never comes from a request's Host: the user's PUBLIC_BASE_URL, else
+    // the address the edge listens on, set before the first request can reach a handler.
+    const configuredBase = env[SETTINGS.publicBaseUrl.env]?.trim();
+    let baseUrl = '';
+    let listenUrl = '';
+    const advertise = (port: number): void => {
+      listenUrl = `http://127.0.0.1:${port}`;
+      baseUrl = configuredBase ? configuredBase.replace(/\/+$/, '') : listenUrl;
+      process.env[SETTINGS.publicBaseUrl.env] = configuredBase || listenUrl;
+    };
+    const server: Server = await startEdgeServer({ port: opts.port, onListening: advertise }).catch(
+      portError('the API', 'PORT', opts.port),
+    );
     stops.push(
       () =>
         new Promise<void>((resolve) => {
@@ -128,12 +143,11 @@ export async function startStack(opts: StackOptions): Promise<RunningStack> {
           server.closeAllConnections();
         }),
     );
-    const address = server.address();
-    const port = typeof address === 'object' && address ? address.port : opts.port;
     const { config } = readConfigFromEnv();
 
     return {
-      baseUrl: `http://127.0.0.1:${port}`,
+      baseUrl,
+      listenUrl,
       rpcUrls,
       dynamoEndpoint,
       localChain: anvil !== undefined,

@@ -8,6 +8,7 @@ import { StackStartError, startStack } from './stack';
 import { CHAIN_ID } from '../lambdas/contract/chain';
 import { INFRA_ENV } from '../lambdas/contract/env';
 import { buildSite } from '../catalog/build';
+import { AppError } from '../lambdas/platform/errors';
 
 const env = process.env;
 const intEnv = (name: string, fallback: number): number => {
@@ -26,6 +27,9 @@ const dataDir = env['EPHEMERAL'] === '1' ? undefined : (env['DATA_DIR'] ?? fileU
 // Quiet by default: one warning line per failure, not one JSON line per request.
 process.env['POWERTOOLS_LOG_LEVEL'] ??= 'WARN';
 
+// Read before the stack starts: it sets DYNAMODB_ENDPOINT for the handlers.
+const externalDynamo = env[INFRA_ENV.dynamodbEndpoint];
+
 try {
   buildSite();
   const stack = await startStack({
@@ -42,9 +46,10 @@ try {
     `  Skill marketplace running (ready in ${seconds} s)`,
     '',
     `  Base URL        ${stack.baseUrl}`,
-    `  Health          ${stack.baseUrl}/api/health    Readiness  ${stack.baseUrl}/api/ready`,
+    ...(stack.listenUrl === stack.baseUrl ? [] : [`  Listening on    ${stack.listenUrl}  (PUBLIC_BASE_URL is what the API advertises)`]),
+    `  Health          ${stack.listenUrl}/api/health    Readiness  ${stack.listenUrl}/api/ready`,
     `  RPC             ${stack.rpcUrls.join(', ')}  (chain id ${CHAIN_ID}${stack.localChain ? ', anvil' : ''})`,
-    `  DynamoDB        ${stack.dynamoEndpoint}${env[INFRA_ENV.dynamodbEndpoint] ? '' : ' (dynalite)'}`,
+    `  DynamoDB        ${stack.dynamoEndpoint}${externalDynamo ? '' : ' (dynalite)'}`,
     `  USDC            ${stack.tokens.USDC}`,
     `  USDbC           ${stack.tokens.USDbC}`,
     `  Treasury        ${stack.treasury}  (payTo of every challenge)`,
@@ -75,6 +80,14 @@ try {
       () => process.exit(1),
     );
   };
+  // Last resort once serving: one bad request must not stop the marketplace. Installed only now,
+  // so a failed start-up still exits; the test suite's in-process stack has none of this.
+  const report = (what: string) => (err: unknown) => {
+    if (err instanceof AppError) console.error(`  ${what}: ${err.code}: ${err.message}`);
+    else console.error(`  ${what} (still serving): ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
+  };
+  process.on('unhandledRejection', report('unhandled rejection'));
+  process.on('uncaughtException', report('uncaught exception'));
   process.on('SIGINT', () => shutdown('SIGINT'));
   process.on('SIGTERM', () => shutdown('SIGTERM'));
 } catch (e) {

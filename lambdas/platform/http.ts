@@ -3,7 +3,8 @@
  * API Gateway HTTP API (payload v2) events. Route handlers never touch the raw event.
  */
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
-import { type AppError, failureBody, invalidJson, payloadTooLarge } from './errors';
+import { SETTINGS } from '../contract/settings';
+import { type AppError, failureBody, internalError, invalidJson, payloadTooLarge } from './errors';
 import { MAX_BODY_BYTES, parseJson } from './json';
 
 export { MAX_BODY_BYTES } from './json';
@@ -20,7 +21,7 @@ export interface ApiRequest {
   /** The raw body decoded as UTF-8, or undefined when there is none. */
   body: string | undefined;
   requestId: string;
-  /** Absolute base URL of this deployment as the client reached it, without a trailing slash. */
+  /** Absolute base URL this deployment advertises (configured, never from a header), without a trailing slash. */
   baseUrl: string;
   sourceIp: string;
 }
@@ -51,21 +52,22 @@ export function errorResponse(err: AppError): ApiResponse {
   return json(err.status, failureBody(err), err.headers ?? {});
 }
 
-const HOST_PATTERN = /^[a-z0-9.-]+(:\d{1,5})?$/i;
-
 /**
- * The base URL clients reached: the configured one (always set in AWS, see
- * public-base-url.ts), or else, for the local run, the request's Host.
+ * The base URL this deployment advertises: the configured one (public-base-url.ts; always set
+ * in AWS, and by local/stack.ts for the local run). It is never derived from a request header:
+ * Host is the caller's choice, and trusting it would let a caller have the agent card signed for
+ * its own host and pass the MCP Origin check (DNS rebinding). With nothing configured the request
+ * is refused with 503 INTERNAL_ERROR naming the missing setting, rather than guessing.
  */
-export function baseUrlOf(headers: Record<string, string>, configured: string | undefined): string {
+export function baseUrlOf(configured: string | undefined): string {
   if (configured) return configured;
-  const host = headers['host'];
-  // API Gateway sets x-forwarded-proto; the local adapter sets it to http as API Gateway sets https.
-  const proto = headers['x-forwarded-proto'] === 'http' ? 'http' : 'https';
-  return `${proto}://${host && HOST_PATTERN.test(host) ? host : 'localhost'}`;
+  throw internalError(`The service has no public base URL: set ${SETTINGS.publicBaseUrl.env}.`);
 }
 
-/** Converts a payload v2 event into an {@link ApiRequest}; throws 413 for an oversized body. */
+/**
+ * Converts a payload v2 event into an {@link ApiRequest}; throws 413 for an oversized body and
+ * 503 when no base URL is configured (see {@link baseUrlOf}).
+ */
 export function toApiRequest(event: APIGatewayProxyEventV2, configuredBaseUrl: string | undefined): ApiRequest {
   const headers: Record<string, string> = {};
   for (const [k, v] of Object.entries(event.headers ?? {})) if (v !== undefined) headers[k.toLowerCase()] = v;
@@ -90,7 +92,7 @@ export function toApiRequest(event: APIGatewayProxyEventV2, configuredBaseUrl: s
     pathParameters: { ...(event.pathParameters ?? {}) } as Record<string, string>,
     body,
     requestId: event.requestContext.requestId,
-    baseUrl: baseUrlOf(headers, configuredBaseUrl),
+    baseUrl: baseUrlOf(configuredBaseUrl),
     sourceIp: event.requestContext.http.sourceIp,
   };
 }

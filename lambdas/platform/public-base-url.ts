@@ -4,7 +4,8 @@
  * make the service sign an agent card, or build a challenge, naming a host of the caller's
  * choice. Sources, in order: PUBLIC_BASE_URL (a configured custom domain); the SSM parameter
  * named by PUBLIC_BASE_URL_PARAMETER, which CloudFormation sets to the CloudFront domain once
- * the distribution exists; otherwise nothing, and the request's Host is used (the local run).
+ * the distribution exists. With neither, requests are refused (503 naming the setting): the
+ * local run sets PUBLIC_BASE_URL to the address it listens on, and a request header never chooses it.
  */
 import { INFRA_ENV } from '../contract/env';
 import { BASE_URL, SETTINGS } from '../contract/settings';

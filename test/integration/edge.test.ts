@@ -1,3 +1,5 @@
+import { request as httpRequest } from 'node:http';
+import { connect } from 'node:net';
 import { describe, expect, inject, it } from 'vitest';
 
 const base = inject('baseUrl');
@@ -91,5 +93,148 @@ describe('static files as CloudFront serves them', () => {
     const res = await fetch(`${base}${path}`);
     expect(res.status).toBe(404);
     expect(await res.text()).not.toMatch(/skill-market|dependencies/);
+  });
+});
+
+interface RawAnswer {
+  status: number;
+  headers: Record<string, string>;
+  body: string;
+}
+
+/** Parses one HTTP/1.1 answer read off a socket: status line, headers, then the body up to Content-Length. */
+function parseAnswer(bytes: Buffer): RawAnswer {
+  const text = bytes.toString('latin1');
+  const end = text.indexOf('\r\n\r\n');
+  if (end < 0) throw new Error(`no complete answer: ${JSON.stringify(text.slice(0, 200))}`);
+  const [statusLine, ...lines] = text.slice(0, end).split('\r\n');
+  const headers: Record<string, string> = {};
+  for (const line of lines) headers[line.slice(0, line.indexOf(':')).toLowerCase()] = line.slice(line.indexOf(':') + 1).trim();
+  const length = Number(headers['content-length'] ?? bytes.length);
+  const body = bytes.subarray(Buffer.byteLength(text.slice(0, end + 4), 'latin1')).subarray(0, length);
+  return { status: Number(statusLine!.split(' ')[1]), headers, body: body.toString('utf8') };
+}
+
+/** Sends exactly these bytes on a fresh connection and reads until the server closes it; a reset fails. */
+function rawRequest(parts: (string | Buffer)[]): Promise<RawAnswer> {
+  const { hostname, port } = new URL(base);
+  return new Promise((resolve, reject) => {
+    const socket = connect(Number(port), hostname, () => {
+      for (const p of parts) socket.write(p);
+      socket.end();
+    });
+    const received: Buffer[] = [];
+    socket.on('data', (c: Buffer) => received.push(c));
+    socket.on('error', reject);
+    socket.on('close', (hadError) => {
+      if (hadError) return;
+      try {
+        resolve(parseAnswer(Buffer.concat(received)));
+      } catch (e) {
+        reject(e as Error);
+      }
+    });
+  });
+}
+
+/** A request through node:http, which (unlike fetch) sends the Host header it is given. */
+function withHost(path: string, init: { method?: string; headers: Record<string, string>; body?: string }): Promise<RawAnswer> {
+  const { hostname, port } = new URL(base);
+  return new Promise((resolve, reject) => {
+    const req = httpRequest({ host: hostname, port, path, method: init.method ?? 'GET', headers: init.headers }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (c: Buffer) => chunks.push(c));
+      res.on('end', () =>
+        resolve({
+          status: res.statusCode ?? 0,
+          headers: Object.fromEntries(Object.entries(res.headers).map(([k, v]) => [k, String(v)])),
+          body: Buffer.concat(chunks).toString('utf8'),
+        }),
+      );
+      res.on('error', reject);
+    });
+    req.on('error', reject);
+    req.end(init.body);
+  });
+}
+
+const expectFailure = (answer: RawAnswer, status: number, code: string): void => {
+  expect(answer.status, answer.body).toBe(status);
+  expect(answer.headers['content-type']).toMatch(/^application\/json/);
+  const body = JSON.parse(answer.body) as Record<string, unknown>;
+  expect(body).toMatchObject({ ok: false, error: code.toLowerCase(), error_code: code });
+  expect(typeof body['message']).toBe('string');
+  expect(typeof body['tip']).toBe('string');
+  expect(typeof body['retry']).toBe('boolean');
+};
+
+const expectStillServing = async (): Promise<void> => {
+  expect((await fetch(`${base}/api/health`)).status).toBe(200);
+};
+
+describe('the edge never trusts Host', () => {
+  const evil = { host: 'evil.example' };
+
+  it('advertises the real base URL in the agent card and GET /api/a2a whatever Host says', async () => {
+    for (const path of ['/.well-known/agent.json', '/api/a2a']) {
+      const answer = await withHost(path, { headers: evil });
+      expect(answer.status, path).toBe(200);
+      expect(answer.body, path).not.toMatch(/evil\.example/);
+      expect((JSON.parse(answer.body) as { url: string }).url, path).toBe(`${base}/api/a2a`);
+    }
+  });
+
+  it('refuses POST /api/mcp from a foreign Origin even when Host names that origin (DNS rebinding)', async () => {
+    const answer = await withHost('/api/mcp', {
+      method: 'POST',
+      headers: {
+        ...evil,
+        origin: 'http://evil.example',
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+      },
+      body: '{"jsonrpc":"2.0","id":1,"method":"tools/list"}',
+    });
+    expect(answer.status, answer.body.slice(0, 200)).toBe(403);
+  });
+});
+
+describe('malformed requests get the JSON failure body, and the server keeps serving', () => {
+  it('answers conflicting Content-Length and Transfer-Encoding with 400 INVALID_REQUEST', async () => {
+    const answer = await rawRequest([
+      'POST /api/mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 5\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n',
+    ]);
+    expectFailure(answer, 400, 'INVALID_REQUEST');
+    await expectStillServing();
+  });
+
+  it('answers a request target that is no URL with 400 INVALID_REQUEST instead of throwing in the server', async () => {
+    const answer = await rawRequest(['GET http://[ HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n']);
+    expectFailure(answer, 400, 'INVALID_REQUEST');
+    await expectStillServing();
+  });
+
+  it('answers a 20 KB header with 431 HEADERS_TOO_LARGE', async () => {
+    const answer = await rawRequest([`GET /api/health HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Big: ${'a'.repeat(20 * 1024)}\r\n\r\n`]);
+    expectFailure(answer, 431, 'HEADERS_TOO_LARGE');
+    await expectStillServing();
+  });
+
+  it.each(['content-length', 'chunked'])('answers an 11 MB body (%s) with 413 PAYLOAD_TOO_LARGE, not a reset', async (framing) => {
+    const mb = Buffer.alloc(1024 * 1024, 'x');
+    const parts: (string | Buffer)[] =
+      framing === 'chunked'
+        ? [
+            'POST /api/mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n',
+            ...Array.from({ length: 11 }, () => [`${mb.length.toString(16)}\r\n`, mb, '\r\n']).flat(),
+            '0\r\n\r\n',
+          ]
+        : [
+            `POST /api/mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: ${11 * mb.length}\r\n\r\n`,
+            ...Array.from({ length: 11 }, () => mb),
+          ];
+    const answer = await rawRequest(parts);
+    expectFailure(answer, 413, 'PAYLOAD_TOO_LARGE');
+    await expectStillServing();
   });
 });

@@ -27,6 +27,8 @@ function event(over: Partial<APIGatewayProxyEventV2> = {}): APIGatewayProxyEvent
   };
 }
 
+const SHOP = 'https://shop.example';
+
 const thrown = (fn: () => unknown): AppError => {
   try {
     fn();
@@ -37,22 +39,22 @@ const thrown = (fn: () => unknown): AppError => {
 };
 
 describe('toApiRequest', () => {
-  it('lower-cases headers, keeps the first of repeated query values and builds the base URL', () => {
-    const req = toApiRequest(event(), undefined);
+  it('lower-cases headers, keeps the first of repeated query values and takes the configured base URL', () => {
+    const req = toApiRequest(event(), SHOP);
     expect(req.method).toBe('GET');
     expect(req.headers['host']).toBe('market.example');
     expect(req.query).toEqual({ skill: 'a', q: 'x y' });
-    expect(req.baseUrl).toBe('https://market.example');
+    expect(req.baseUrl).toBe(SHOP);
     expect(req.requestId).toBe('req-1');
   });
 
   it('decodes a base64 body to its exact bytes', () => {
-    const req = toApiRequest(event({ body: Buffer.from('{"a":"é"}').toString('base64'), isBase64Encoded: true }), undefined);
+    const req = toApiRequest(event({ body: Buffer.from('{"a":"é"}').toString('base64'), isBase64Encoded: true }), SHOP);
     expect(req.body).toBe('{"a":"é"}');
   });
 
   it('answers 413 above the body limit', () => {
-    const err = thrown(() => toApiRequest(event({ body: 'x'.repeat(MAX_BODY_BYTES + 1) }), undefined));
+    const err = thrown(() => toApiRequest(event({ body: 'x'.repeat(MAX_BODY_BYTES + 1) }), SHOP));
     expect(err).toBeInstanceOf(AppError);
     expect(err.status).toBe(413);
     expect(err.code).toBe('PAYLOAD_TOO_LARGE');
@@ -60,22 +62,36 @@ describe('toApiRequest', () => {
 });
 
 describe('baseUrlOf', () => {
-  it('uses the configured URL whatever the headers say, else Host (the local run)', () => {
-    expect(
-      baseUrlOf({ host: 'evil.example', 'x-market-host': 'evil.example', 'x-forwarded-host': 'evil.example' }, 'https://shop.example'),
-    ).toBe('https://shop.example');
-    expect(baseUrlOf({ host: '127.0.0.1:8787', 'x-forwarded-proto': 'http', 'x-market-host': 'evil.example' }, undefined)).toBe(
+  const hostile = {
+    Host: 'evil.example',
+    'X-Forwarded-Host': 'evil.example',
+    'X-Market-Host': 'evil.example',
+    'X-Forwarded-Proto': 'http',
+  };
+
+  it('uses the configured URL whatever the headers say', () => {
+    expect(baseUrlOf(SHOP)).toBe(SHOP);
+    expect(toApiRequest(event({ headers: hostile }), SHOP).baseUrl).toBe(SHOP);
+    expect(toApiRequest(event({ headers: { host: 'evil.example/<script>' } }), 'http://127.0.0.1:8787').baseUrl).toBe(
       'http://127.0.0.1:8787',
     );
   });
 
-  it('ignores a host header that is not a host name', () => {
-    expect(baseUrlOf({ host: 'evil.example/<script>' }, undefined)).toBe('https://localhost');
+  it('never takes the base URL from Host: with nothing configured the request is refused with 503 naming the setting', () => {
+    for (const headers of [hostile, { host: '127.0.0.1:8787', 'x-forwarded-proto': 'http' }, { host: 'evil.example/<script>' }, {}]) {
+      const err = thrown(() => toApiRequest(event({ headers }), undefined));
+      expect(err).toBeInstanceOf(AppError);
+      expect(err).toMatchObject({ status: 503, code: 'INTERNAL_ERROR', retry: true });
+      expect(err.message).toMatch(/PUBLIC_BASE_URL/);
+      expect(err.message).not.toMatch(/evil|127\.0\.0\.1/);
+    }
+    expect(() => baseUrlOf(undefined)).toThrow(/PUBLIC_BASE_URL/);
+    expect(() => baseUrlOf('')).toThrow(/PUBLIC_BASE_URL/);
   });
 });
 
 describe('readJsonObject', () => {
-  const req = (body: string | undefined) => ({ ...toApiRequest(event(), undefined), body });
+  const req = (body: string | undefined) => ({ ...toApiRequest(event(), SHOP), body });
   it('parses an object and treats an empty body as absent', () => {
     expect(readJsonObject(req('{"a":1}'))).toEqual({ a: 1 });
     expect(readJsonObject(req(undefined))).toBeUndefined();
