@@ -2,7 +2,9 @@
  * A2A (v0.3.0, JSON-RPC) at /api/a2a through the A2A SDK's request handler, with tasks in
  * DynamoDB. message/send: a text part describing a need → a completed task whose artifact
  * ranks skills with prices and the next HTTP calls; a data part {"skill": id} → the skill's
- * free evaluation and its challenge. Limited to 120 requests per rolling minute per instance.
+ * free evaluation and its challenge. The body is read within the platform's limits and the
+ * request checked (a2a-request.ts) before the SDK sees it; the SDK gets a task store that
+ * never rejects (task-store-guard.ts). The per-caller rate limit is the route table's.
  */
 import { randomUUID } from 'node:crypto';
 import type { Message, Task, TaskState } from '@a2a-js/sdk';
@@ -12,16 +14,24 @@ import {
   type AgentExecutor,
   type ExecutionEventBus,
   type RequestContext,
+  type TaskStore,
 } from '@a2a-js/sdk/server';
 import { rankSkills } from '../catalog';
 import { links } from '../contract/links';
+import { ROUTES, type RouteDefinition } from '../contract/routes';
 import { json, type ApiRequest, type ApiResponse } from '../platform/http';
+import { logger } from '../platform/logger';
 import { espCycle } from '../discovery';
+import { checkA2aRequest, forceBlocking } from './a2a-request';
 import { signedCard } from './card-routes';
+import { readRpcBody, rpcError, rpcId, RPC_CODES } from './json-rpc';
 import type { AgentsPorts } from './ports';
+import { guardTaskStore } from './task-store-guard';
 
-/** JSON-RPC code for "rate limited" (the implementation-defined server-error range). */
-export const RATE_LIMITED_CODE = -32029;
+/** The one answer to a task-store fault: never the store's own error text. */
+const STORE_FAULT = 'Internal error: the task store is temporarily unavailable. Retry with exponential backoff (2 s, 4 s, 8 s).';
+/** What a failed execution tells the caller; the cause goes to the log only. */
+const EXECUTION_FAULT = 'The agent hit a temporary fault and recorded nothing else. Retry with exponential backoff (2 s, 4 s, 8 s).';
 
 const agentMessage = (text: string, taskId: string, contextId: string): Message => ({
   kind: 'message',
@@ -32,7 +42,7 @@ const agentMessage = (text: string, taskId: string, contextId: string): Message 
   contextId,
 });
 
-function executor(ports: AgentsPorts, baseUrl: string): AgentExecutor {
+function executor(ports: AgentsPorts, tasks: TaskStore, baseUrl: string): AgentExecutor {
   const finish = (bus: ExecutionEventBus, ctx: RequestContext, state: TaskState, text: string): void => {
     bus.publish({
       kind: 'status-update',
@@ -43,88 +53,104 @@ function executor(ports: AgentsPorts, baseUrl: string): AgentExecutor {
     });
     bus.finished();
   };
-  return {
-    async execute(ctx, bus) {
-      const task: Task = {
-        kind: 'task',
-        id: ctx.taskId,
-        contextId: ctx.contextId,
-        status: { state: 'working', timestamp: ports.now().toISOString() },
-        history: [ctx.userMessage],
-      };
-      bus.publish(task);
-      const dataSkill = ctx.userMessage.parts.find(
-        (p) => p.kind === 'data' && typeof (p.data as Record<string, unknown>)['skill'] === 'string',
-      );
-      if (dataSkill && dataSkill.kind === 'data') {
-        const id = String(dataSkill.data['skill']);
-        const entry = ports.catalog.get(id);
-        if (!entry) return finish(bus, ctx, 'rejected', `Unknown skill "${id}". Send a text part describing your need to find skill ids.`);
-        const cycle = await espCycle(entry, ports, baseUrl);
-        const evaluation = ports.catalog.evaluation(entry.id)!;
-        bus.publish({
-          kind: 'artifact-update',
-          taskId: ctx.taskId,
-          contextId: ctx.contextId,
-          artifact: {
-            artifactId: randomUUID(),
-            name: 'evaluation',
-            parts: [{ kind: 'data', data: { ...cycle, outline_document: evaluation.outline, sample_markdown: evaluation.sample } }],
-          },
-        });
-        return finish(
-          bus,
-          ctx,
-          'completed',
-          `${entry.name}: free evaluation attached. To buy, transfer ${entry.x402.amount} atomic USDC to the challenge's payTo on Base, then POST ${links(baseUrl).pay} with X-PAYMENT {"txHash","skill":"${entry.id}"}.`,
-        );
-      }
-      const text = ctx.userMessage.parts
-        .flatMap((p) => (p.kind === 'text' ? [p.text] : []))
-        .join(' ')
-        .trim()
-        .slice(0, 200);
-      if (!text)
+  // Neither method may reject: the SDK runs execute() unawaited and puts the error's text in the task.
+  const run = async (ctx: RequestContext, bus: ExecutionEventBus): Promise<void> => {
+    const task: Task = {
+      kind: 'task',
+      id: ctx.taskId,
+      contextId: ctx.contextId,
+      status: { state: 'working', timestamp: ports.now().toISOString() },
+      history: [ctx.userMessage],
+    };
+    bus.publish(task);
+    const dataSkill = ctx.userMessage.parts.find(
+      (p) => p.kind === 'data' && typeof (p.data as Record<string, unknown>)['skill'] === 'string',
+    );
+    if (dataSkill && dataSkill.kind === 'data') {
+      const id = String(dataSkill.data['skill']);
+      const entry = ports.catalog.get(id);
+      if (!entry)
         return finish(
           bus,
           ctx,
           'rejected',
-          'Send a text part describing what you need, or a data part {"skill":"<id>"} to evaluate one skill.',
+          `Unknown skill "${id.slice(0, 100)}". Send a text part describing your need to find skill ids.`,
         );
-      const results = rankSkills(ports.catalog, text, 5, baseUrl).results.map((r) => ({
-        ...r,
-        next: [
-          { step: 'evaluate', method: 'GET', url: r.outline },
-          { step: 'evaluate', method: 'GET', url: r.sample },
-          { step: 'challenge', method: 'GET', url: r.pay, expect: 402 },
-          {
-            step: 'unlock',
-            method: 'POST',
-            url: links(baseUrl).pay,
-            headers: { 'X-PAYMENT': `{"txHash":"0x…","skill":"${r.skill_id}"}` },
-          },
-        ],
-      }));
+      const cycle = await espCycle(entry, ports, baseUrl);
+      const evaluation = ports.catalog.evaluation(entry.id)!;
       bus.publish({
         kind: 'artifact-update',
         taskId: ctx.taskId,
         contextId: ctx.contextId,
-        artifact: { artifactId: randomUUID(), name: 'ranked-skills', parts: [{ kind: 'data', data: { query: text, results } }] },
+        artifact: {
+          artifactId: randomUUID(),
+          name: 'evaluation',
+          parts: [{ kind: 'data', data: { ...cycle, outline_document: evaluation.outline, sample_markdown: evaluation.sample } }],
+        },
       });
-      finish(
+      return finish(
         bus,
         ctx,
         'completed',
-        results.length === 0
-          ? `No skill matches "${text}". Post it as a bounty: POST ${links(baseUrl).intent_post}.`
-          : `Best matches: ${results
-              .slice(0, 3)
-              .map((r) => `${r.name} (${r.price_label})`)
-              .join('; ')}. Evaluate free before paying.`,
+        `${entry.name}: free evaluation attached. To buy, transfer ${entry.x402.amount} atomic USDC to the challenge's payTo on Base, then POST ${links(baseUrl).pay} with X-PAYMENT {"txHash","skill":"${entry.id}"}.`,
       );
+    }
+    const text = ctx.userMessage.parts
+      .flatMap((p) => (p.kind === 'text' ? [p.text] : []))
+      .join(' ')
+      .trim()
+      .slice(0, 200);
+    if (!text)
+      return finish(
+        bus,
+        ctx,
+        'rejected',
+        'Send a text part describing what you need, or a data part {"skill":"<id>"} to evaluate one skill.',
+      );
+    const results = rankSkills(ports.catalog, text, 5, baseUrl).results.map((r) => ({
+      ...r,
+      next: [
+        { step: 'evaluate', method: 'GET', url: r.outline },
+        { step: 'evaluate', method: 'GET', url: r.sample },
+        { step: 'challenge', method: 'GET', url: r.pay, expect: 402 },
+        {
+          step: 'unlock',
+          method: 'POST',
+          url: links(baseUrl).pay,
+          headers: { 'X-PAYMENT': `{"txHash":"0x…","skill":"${r.skill_id}"}` },
+        },
+      ],
+    }));
+    bus.publish({
+      kind: 'artifact-update',
+      taskId: ctx.taskId,
+      contextId: ctx.contextId,
+      artifact: { artifactId: randomUUID(), name: 'ranked-skills', parts: [{ kind: 'data', data: { query: text, results } }] },
+    });
+    finish(
+      bus,
+      ctx,
+      'completed',
+      results.length === 0
+        ? `No skill matches "${text}". Post it as a bounty: POST ${links(baseUrl).intent_post}.`
+        : `Best matches: ${results
+            .slice(0, 3)
+            .map((r) => `${r.name} (${r.price_label})`)
+            .join('; ')}. Evaluate free before paying.`,
+    );
+  };
+  return {
+    async execute(ctx, bus) {
+      try {
+        await run(ctx, bus);
+      } catch (e) {
+        logger.error('a2a execution failed', e as Error);
+        finish(bus, ctx, 'failed', EXECUTION_FAULT);
+      }
     },
     async cancelTask(taskId, bus) {
-      const task = await ports.tasks.load(taskId);
+      // The guarded store never rejects; a failed read is reported by postA2a.
+      const task = await tasks.load(taskId);
       if (task)
         bus.publish({
           kind: 'status-update',
@@ -137,6 +163,8 @@ function executor(ports: AgentsPorts, baseUrl: string): AgentExecutor {
     },
   };
 }
+
+const a2aLimit = (ROUTES as readonly RouteDefinition[]).find((r) => r.operationId === 'postA2a')?.rateLimit;
 
 /** GET /api/a2a: where the agent card is. */
 export function getA2a(req: ApiRequest): ApiResponse {
@@ -151,49 +179,36 @@ export function getA2a(req: ApiRequest): ApiResponse {
     agent_card_legacy: l.agent_card,
     jwks: l.jwks,
     methods: ['message/send', 'tasks/get', 'tasks/cancel'],
-    rate_limit: '120 requests per rolling 60 s per instance',
+    rate_limit: a2aLimit
+      ? `${a2aLimit.requests} requests per rolling ${a2aLimit.perSeconds} s per caller (source address), counted per function instance`
+      : 'none',
   });
 }
 
-const rpcError = (
-  status: number,
-  id: unknown,
-  code: number,
-  message: string,
-  headers: Record<string, string> = {},
-  data?: unknown,
-): ApiResponse =>
-  json(status, { jsonrpc: '2.0', id: id ?? null, error: { code, message, ...(data !== undefined ? { data } : {}) } }, headers);
-
 /** POST /api/a2a: JSON-RPC 2.0 through the A2A SDK's transport handler. */
 export async function postA2a(req: ApiRequest, ports: AgentsPorts): Promise<ApiResponse> {
-  const wait = ports.a2aLimiter.take(ports.now().getTime());
-  if (wait !== undefined)
-    return rpcError(
-      429,
-      null,
-      RATE_LIMITED_CODE,
-      'Rate limited: 120 requests per 60 s per instance.',
-      { 'retry-after': String(wait) },
-      { retry_after_seconds: wait },
-    );
-  let body: unknown;
-  try {
-    body = JSON.parse(req.body ?? '');
-  } catch {
-    return rpcError(200, null, -32700, 'Parse error: the body is not valid JSON.');
+  const read = readRpcBody(req.body);
+  if (!read.ok) {
+    // Malformed JSON keeps JSON-RPC's HTTP 200; a body over the limits carries the limit's status (400, 413).
+    return read.kind === 'malformed'
+      ? rpcError(200, null, RPC_CODES.parseError, 'Parse error: the body is not valid JSON.')
+      : rpcError(read.status, null, RPC_CODES.invalidRequest, read.message);
   }
+  const body = read.value;
+  const id = rpcId(body);
+  const check = checkA2aRequest(body);
+  if (!check.ok) return rpcError(200, id, check.code, check.message, check.data);
+  forceBlocking(body);
+
+  const tasks = guardTaskStore(ports.tasks);
   const handler = new JsonRpcTransportHandler(
-    new DefaultRequestHandler(await signedCard(ports, req.baseUrl), ports.tasks, executor(ports, req.baseUrl)),
+    new DefaultRequestHandler(await signedCard(ports, req.baseUrl), tasks, executor(ports, tasks, req.baseUrl)),
   );
   const result = await handler.handle(body);
+  // Whatever the SDK made of a store fault (task not found, or the store's error text), the answer is this.
+  if (tasks.failed) return rpcError(503, id, RPC_CODES.internalError, STORE_FAULT, { retry: true });
   if (Symbol.asyncIterator in Object(result)) {
-    return rpcError(
-      200,
-      (body as { id?: unknown }).id,
-      -32004,
-      'Streaming is not supported by this agent (capabilities.streaming is false).',
-    );
+    return rpcError(200, id, -32004, 'Streaming is not supported by this agent (capabilities.streaming is false).');
   }
   return json(200, result);
 }

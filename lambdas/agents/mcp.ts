@@ -15,6 +15,7 @@ import { challengeFor, PROOF_LIMIT, proofDocument, unlockWithProof } from '../pa
 import { AppError, failureBody, internalError } from '../platform/errors';
 import { json, type ApiRequest, type ApiResponse } from '../platform/http';
 import { logger } from '../platform/logger';
+import { readRpcBody, rpcError, RPC_CODES } from './json-rpc';
 import type { AgentsPorts } from './ports';
 
 export const MCP_SERVER = { name: 'skill-market', version: '1.0.0' } as const;
@@ -178,13 +179,23 @@ export async function postMcp(req: ApiRequest, ports: AgentsPorts): Promise<ApiR
   if (!originAllowed(req.headers['origin'], req.baseUrl)) {
     return json(403, { jsonrpc: '2.0', id: null, error: { code: -32000, message: `Origin ${req.headers['origin']} is not allowed.` } });
   }
+  // The SDK's transport would JSON.parse any nesting; the body is read within the platform's limits
+  // first, and the transport gets the parsed value. Errors as the transport words its own (id null).
+  const read = readRpcBody(req.body);
+  if (!read.ok) {
+    return read.kind === 'malformed'
+      ? rpcError(400, null, RPC_CODES.parseError, 'Parse error: Invalid JSON')
+      : rpcError(read.status, null, RPC_CODES.invalidRequest, read.message);
+  }
   const server = createServer(ports, req.baseUrl, { sourceIp: req.sourceIp });
   const transport = new WebStandardStreamableHTTPServerTransport({ enableJsonResponse: true }); // no sessionIdGenerator: stateless;
   await server.connect(transport);
   try {
     const headers = new Headers();
     for (const [k, v] of Object.entries(req.headers)) if (k !== 'host' && k !== 'content-length') headers.set(k, v);
-    const response = await transport.handleRequest(new Request(links(req.baseUrl).mcp, { method: 'POST', headers, body: req.body ?? '' }));
+    const response = await transport.handleRequest(new Request(links(req.baseUrl).mcp, { method: 'POST', headers }), {
+      parsedBody: read.value,
+    });
     const out: Record<string, string> = {};
     response.headers.forEach((value, key) => {
       out[key] = value;

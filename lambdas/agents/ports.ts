@@ -11,14 +11,7 @@ export interface CardSigner {
   publicJwk(): Promise<JsonWebKey>;
 }
 
-export interface RateLimiter {
-  /** Undefined when admitted; otherwise the seconds to wait. */
-  take(nowMs: number): number | undefined;
-}
-
 export interface AgentsPorts extends PaymentsPorts {
   tasks: TaskStore;
   cardSigner: CardSigner;
-  /** One per function instance ("per isolate"). */
-  a2aLimiter: RateLimiter;
 }

@@ -1,4 +1,4 @@
-/** Builds the agents ports from the environment: the payments ports (through its public face) plus the card signer, tasks and limiter. */
+/** Builds the agents ports from the environment: the payments ports (through its public face) plus the card signer and tasks. */
 import { paymentsPortsFromEnv } from '../payments';
 import { INFRA_ENV } from '../contract/env';
 import { dynamoClient } from '../platform/adapters/dynamo-client';
@@ -6,7 +6,6 @@ import { dynamoTaskStore } from './adapters/dynamo-task-store';
 import { keyFileCardSigner } from './adapters/key-file-card-signer';
 import { kmsCardSigner } from './adapters/kms-card-signer';
 import type { AgentsPorts } from './ports';
-import { slidingWindowLimiter } from './rate-limiter';
 
 export function agentsPortsFromEnv(env: NodeJS.ProcessEnv = process.env): AgentsPorts {
   const payments = paymentsPortsFromEnv(env);
@@ -15,6 +14,5 @@ export function agentsPortsFromEnv(env: NodeJS.ProcessEnv = process.env): Agents
     ...payments,
     tasks: dynamoTaskStore(dynamoClient(), payments.now),
     cardSigner: kmsKey ? kmsCardSigner(kmsKey) : keyFileCardSigner(env[INFRA_ENV.agentCardKeyFile]),
-    a2aLimiter: slidingWindowLimiter(120, 60_000),
   };
 }

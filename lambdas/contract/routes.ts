@@ -9,6 +9,18 @@ export type Domain = (typeof DOMAINS)[number];
 
 export type HttpMethod = 'GET' | 'POST';
 
+/**
+ * A per-caller limit: at most `requests` in any rolling `perSeconds` from one source address,
+ * counted per function instance ("per isolate"). Routes that name the same `scope` share one
+ * budget, and must declare the same numbers.
+ */
+export interface RateLimitRule {
+  /** Names the budget; the limiter is keyed by scope and the caller's source address. */
+  scope: string;
+  requests: number;
+  perSeconds: number;
+}
+
 export interface RouteDefinition {
   method: HttpMethod;
   /** API Gateway path syntax: literal segments and `{name}` parameters. */
@@ -17,7 +29,20 @@ export interface RouteDefinition {
   /** Unique; names the implementation in the domain handler and the OpenAPI operation. */
   operationId: string;
   summary: string;
+  /** Enforced by `createDomainHandler` before the route runs: over it, HTTP 429 with Retry-After. */
+  rateLimit?: RateLimitRule;
 }
+
+/**
+ * The spec's A2A limit, "about 120 requests per 60 seconds"; MCP gets the same. Per caller, so
+ * one client cannot spend everyone's budget.
+ */
+const AGENT_PROTOCOL_LIMIT = { requests: 120, perSeconds: 60 } as const;
+/**
+ * The spec sets no hard public rate limit on the pay path and allows throttling abuse: buyers retry
+ * at 2/4/8/16 s, far below this, so it only stops floods. POST /api/pay and /api/recover share it.
+ */
+const UNLOCK_LIMIT = { scope: 'unlock', requests: 300, perSeconds: 60 } as const;
 
 export const ROUTES = [
   { method: 'GET', path: '/api/health', domain: 'discovery', operationId: 'getHealth', summary: 'Liveness: the API process answers.' },
@@ -63,6 +88,7 @@ export const ROUTES = [
     domain: 'payments',
     operationId: 'postPay',
     summary: 'Unlock a skill with proof of payment (X-PAYMENT) or a license token (X-LICENSE).',
+    rateLimit: UNLOCK_LIMIT,
   },
   {
     method: 'POST',
@@ -70,6 +96,7 @@ export const ROUTES = [
     domain: 'payments',
     operationId: 'postRecover',
     summary: 'Re-unlock when the transfer landed but the unlock did not: same proof as POST /api/pay.',
+    rateLimit: UNLOCK_LIMIT,
   },
   {
     method: 'GET',
@@ -91,6 +118,7 @@ export const ROUTES = [
     domain: 'agents',
     operationId: 'postMcp',
     summary: 'MCP Streamable HTTP (stateless, JSON responses): JSON-RPC requests.',
+    rateLimit: { scope: 'mcp', ...AGENT_PROTOCOL_LIMIT },
   },
   { method: 'GET', path: '/api/a2a', domain: 'agents', operationId: 'getA2a', summary: 'Pointer to the signed A2A agent card.' },
   {
@@ -99,6 +127,7 @@ export const ROUTES = [
     domain: 'agents',
     operationId: 'postA2a',
     summary: 'A2A v0.3 JSON-RPC: message/send, tasks/get, tasks/cancel.',
+    rateLimit: { scope: 'a2a', ...AGENT_PROTOCOL_LIMIT },
   },
   {
     method: 'GET',

@@ -1,6 +1,7 @@
 /**
- * Builds a domain's Lambda handler: middy wiring and routing by API Gateway route key.
- * Route implementations are plain functions of (request, ports); they never see the raw event.
+ * Builds a domain's Lambda handler: middy wiring, routing by API Gateway route key, and the
+ * per-caller rate limits the route table declares. Route implementations are plain functions
+ * of (request, ports); they never see the raw event.
  */
 import middy from '@middy/core';
 import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
@@ -12,9 +13,13 @@ import { cacheUntilFailure } from './memo';
 import { resolvePublicBaseUrl } from './public-base-url';
 import { errorHandler } from './middleware/error-handler';
 import { responseHeaders } from './middleware/response-headers';
-import { ROUTES, routeKey, type Domain, type DomainOperationId } from '../contract/routes';
+import { rateLimited, scopedRateLimiters } from './rate-limit';
+import { ROUTES, routeKey, type Domain, type DomainOperationId, type RateLimitRule, type RouteDefinition } from '../contract/routes';
 
 export type RouteHandler<Ports> = (req: ApiRequest, ports: Ports) => Promise<ApiResponse> | ApiResponse;
+
+/** Shapes a domain's answer to a caller over a route's limit; the handler adds Retry-After to it. */
+export type RateLimitedHandler = (req: ApiRequest, retryAfterSeconds: number, rule: RateLimitRule) => ApiResponse;
 
 export interface DomainHandlerOptions<D extends Domain, Ports> {
   /** One implementation per route of the domain in the route table; the compiler checks none is missing. */
@@ -23,6 +28,13 @@ export interface DomainHandlerOptions<D extends Domain, Ports> {
   ports: () => Ports | Promise<Ports>;
   /** Answers route keys no route claims (`$default`): only the fallback domain has one. */
   fallback?: RouteHandler<Ports>;
+  /**
+   * The answer to a caller over a route's `rateLimit` (e.g. a JSON-RPC error for a JSON-RPC
+   * endpoint); without it, the spec's failure body with 429 RATE_LIMITED.
+   */
+  rateLimited?: RateLimitedHandler;
+  /** Milliseconds since the epoch, for the rate limits; the system clock unless a test sets it. */
+  clock?: () => number;
 }
 
 export type LambdaHandler = (event: APIGatewayProxyEventV2, context: Context) => Promise<APIGatewayProxyStructuredResultV2>;
@@ -30,10 +42,16 @@ export type LambdaHandler = (event: APIGatewayProxyEventV2, context: Context) =>
 /** Creates the Lambda handler of one domain. */
 export function createDomainHandler<D extends Domain, Ports>(domain: D, options: DomainHandlerOptions<D, Ports>): LambdaHandler {
   const byRouteKey = new Map<string, RouteHandler<Ports>>();
-  for (const route of ROUTES) {
+  const limits = new Map<string, RateLimitRule>();
+  for (const route of ROUTES as readonly RouteDefinition[]) {
     const impl = (options.routes as Record<string, RouteHandler<Ports> | undefined>)[route.operationId];
-    if (route.domain === domain && impl) byRouteKey.set(routeKey(route), impl);
+    if (route.domain !== domain || !impl) continue;
+    byRouteKey.set(routeKey(route), impl);
+    if (route.rateLimit) limits.set(routeKey(route), route.rateLimit);
   }
+  // Per function instance ("per isolate"): created with the handler, so each Lambda instance counts alone.
+  const limiters = scopedRateLimiters();
+  const clock = options.clock ?? Date.now;
 
   // Ports and the advertised base URL are built once per cold start; a failed build is retried on the next request.
   const getPorts = cacheUntilFailure(async () => options.ports());
@@ -44,6 +62,16 @@ export function createDomainHandler<D extends Domain, Ports>(domain: D, options:
     logger.setCorrelationId(event.requestContext.requestId);
     const [ports, base] = await Promise.all([getPorts(), getBase()]);
     const req = toApiRequest(event, base);
+    const rule = limits.get(event.routeKey);
+    if (rule) {
+      // Keyed by the address API Gateway saw (the socket's peer locally), never by X-Forwarded-For, which the caller writes.
+      const wait = limiters.take(rule, req.sourceIp, clock());
+      if (wait !== undefined) {
+        if (!options.rateLimited) throw rateLimited(wait, rule);
+        const res = options.rateLimited(req, wait, rule);
+        return { ...res, headers: { ...res.headers, 'retry-after': String(wait) } };
+      }
+    }
     const impl = byRouteKey.get(event.routeKey) ?? options.fallback;
     if (!impl) throw internalError(`No handler for route ${event.routeKey} in the ${domain} function.`);
     return impl(req, ports);

@@ -198,6 +198,45 @@ describe('A2A', () => {
     expect((await rpc('{"jsonrpc":"2.0","id":3,"method":"tasks/get","params":{"id":"no-such-task"}}')).error.code).toBe(-32001);
   });
 
+  it('refuses 1000 referenceTaskIds with -32602 naming the field, in well under a second', async () => {
+    const ids = Array.from({ length: 1000 }, (_, i) => `00000000-0000-4000-8000-${String(i).padStart(12, '0')}`);
+    const started = performance.now();
+    const res = await fetch(`${base}/api/a2a`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 5,
+        method: 'message/send',
+        params: {
+          message: { kind: 'message', messageId: 'm-refs', role: 'user', parts: [{ kind: 'text', text: 'csv' }], referenceTaskIds: ids },
+        },
+      }),
+    });
+    const body = (await res.json()) as any;
+    expect(performance.now() - started).toBeLessThan(500);
+    expect(body.error.code).toBe(-32602);
+    expect(body.error.message).toMatch(/params\.message\.referenceTaskIds/);
+  });
+
+  it('answers tasks/get of a 5000-character id with -32001 and no DynamoDB text', async () => {
+    const res = await fetch(`${base}/api/a2a`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 6, method: 'tasks/get', params: { id: 'x'.repeat(5000) } }),
+    });
+    const text = await res.text();
+    expect(res.status).toBe(200);
+    expect(JSON.parse(text).error.code).toBe(-32001);
+    expect(text.length).toBeLessThan(300);
+    expect(text).not.toMatch(/ValidationException|hash ?key|2048|dynamo/i);
+  });
+
+  it('says on GET /api/a2a that the limit is per caller', async () => {
+    const info = (await (await fetch(`${base}/api/a2a`)).json()) as any;
+    expect(info.rate_limit).toMatch(/^120 requests per rolling 60 s per caller/);
+  });
+
   it('lets 120 requests through per minute in one instance and answers the 121st with 429 and Retry-After', async () => {
     // A process of its own: one "isolate" whose limiter no other test has touched.
     const s = await runStart({

@@ -1,7 +1,17 @@
 import { generateKeyPairSync, sign, verify } from 'node:crypto';
-import { describe, expect, it } from 'vitest';
+import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import type { Task } from '@a2a-js/sdk';
+import { InMemoryTaskStore, type TaskStore } from '@a2a-js/sdk/server';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { postA2a } from '../../lambdas/agents/a2a';
+import { A2A_LIMITS } from '../../lambdas/agents/a2a-request';
+import { dynamoTaskStore } from '../../lambdas/agents/adapters/dynamo-task-store';
+import { keyFileCardSigner } from '../../lambdas/agents/adapters/key-file-card-signer';
 import { derToJose } from '../../lambdas/agents/adapters/kms-card-signer';
-import { slidingWindowLimiter } from '../../lambdas/agents/rate-limiter';
+import { postMcp } from '../../lambdas/agents/mcp';
+import type { AgentsPorts } from '../../lambdas/agents/ports';
+import { loadCatalogFiles } from '../../lambdas/catalog/adapters/catalog-files';
+import type { ApiRequest } from '../../lambdas/platform/http';
 
 describe('derToJose', () => {
   it('turns DER ECDSA signatures (what KMS returns) into the r||s form JWS verifies', () => {
@@ -18,12 +28,184 @@ describe('derToJose', () => {
   });
 });
 
-describe('slidingWindowLimiter', () => {
-  it('admits exactly the limit in any rolling window and says when a slot frees', () => {
-    const limiter = slidingWindowLimiter(3, 60_000);
-    expect([limiter.take(0), limiter.take(10_000), limiter.take(20_000)]).toEqual([undefined, undefined, undefined]);
-    expect(limiter.take(30_000)).toBe(30);
-    expect(limiter.take(60_000)).toBe(undefined); // the first stamp has left the window
-    expect(limiter.take(60_001)).toBe(10);
+/** A task store that counts what the SDK asks of it, and can be made to fail as DynamoDB does. */
+function countingStore(fail: { load?: Error; save?: Error } = {}): TaskStore & { loads: number; saves: number } {
+  const inner = new InMemoryTaskStore();
+  const store = {
+    loads: 0,
+    saves: 0,
+    async load(id: string) {
+      store.loads++;
+      if (fail.load) throw fail.load;
+      return inner.load(id);
+    },
+    async save(task: Task) {
+      store.saves++;
+      if (fail.save) throw fail.save;
+      return inner.save(task);
+    },
+  };
+  return store;
+}
+
+const catalog = loadCatalogFiles();
+const signer = keyFileCardSigner(undefined);
+// Only what A2A's own paths use; anything else (the ledger) is missing on purpose.
+const agentsPorts = (tasks: TaskStore): AgentsPorts =>
+  ({ catalog, tasks, cardSigner: signer, now: () => new Date() }) as unknown as AgentsPorts;
+const apiReq = (body: string, headers: Record<string, string> = {}): ApiRequest => ({
+  method: 'POST',
+  path: '/api/a2a',
+  routeKey: 'POST /api/a2a',
+  query: {},
+  headers: { 'content-type': 'application/json', ...headers },
+  pathParameters: {},
+  body,
+  requestId: 'r-1',
+  baseUrl: 'http://127.0.0.1:9',
+  sourceIp: '127.0.0.1',
+});
+const send = (message: Record<string, unknown>) =>
+  JSON.stringify({
+    jsonrpc: '2.0',
+    id: 7,
+    method: 'message/send',
+    params: { message: { kind: 'message', messageId: 'm-1', role: 'user', parts: [{ kind: 'text', text: 'clean a csv' }], ...message } },
+  });
+const nested = (levels: number): string => {
+  let value = 'null';
+  for (let i = 0; i < levels; i++) value = `{"a":${value}}`;
+  return value;
+};
+const DYNAMO_TEXT = /ValidationException|hashkey|2048 bytes|Maximum call stack|Cannot read/i;
+
+describe('postA2a before the SDK', () => {
+  it('refuses 1000 referenceTaskIds with -32602 naming the field, at once and without one task-store read', async () => {
+    const store = countingStore();
+    const ids = Array.from({ length: 1000 }, (_, i) => `00000000-0000-4000-8000-${String(i).padStart(12, '0')}`);
+    const started = performance.now();
+    const res = await postA2a(apiReq(send({ referenceTaskIds: ids })), agentsPorts(store));
+    expect(performance.now() - started).toBeLessThan(250);
+    const body = JSON.parse(res.body as string);
+    expect(body).toMatchObject({ jsonrpc: '2.0', id: 7, error: { code: -32602, data: { field: 'params.message.referenceTaskIds' } } });
+    expect(body.error.message).toMatch(/referenceTaskIds.*at most 10/);
+    expect(store.loads).toBe(0);
+    // At the cap the SDK reads each reference once.
+    const ten = await postA2a(apiReq(send({ referenceTaskIds: ids.slice(0, A2A_LIMITS.maxReferenceTaskIds) })), agentsPorts(store));
+    expect(JSON.parse(ten.body as string).result.status.state).toBe('completed');
+    expect(store.loads).toBe(10);
+  });
+
+  it('answers a non-blocking send once its task is final, leaving no SDK event loop running after the answer', async () => {
+    const store = countingStore();
+    const body = JSON.parse(send({}));
+    body.params.configuration = { blocking: false };
+    const res = await postA2a(apiReq(JSON.stringify(body)), agentsPorts(store));
+    expect(JSON.parse(res.body as string).result.status.state).toBe('completed');
+    const saves = store.saves;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(store.saves).toBe(saves);
+  });
+
+  it('caps parts, text and data parts', async () => {
+    const store = countingStore();
+    const code = async (message: Record<string, unknown>) =>
+      JSON.parse((await postA2a(apiReq(send(message)), agentsPorts(store))).body as string).error?.code;
+    expect(await code({ parts: Array.from({ length: 21 }, () => ({ kind: 'text', text: 'x' })) })).toBe(-32602);
+    expect(await code({ parts: [{ kind: 'text', text: 'x'.repeat(4001) }] })).toBe(-32602);
+    expect(await code({ parts: [{ kind: 'data', data: { skill: 'x'.repeat(9000) } }] })).toBe(-32602);
+    expect(store.saves + store.loads).toBe(0);
+  });
+
+  it('answers tasks/get of a 5000-character id with -32001 without asking the store, and does not echo the id', async () => {
+    const store = countingStore({
+      load: new Error('ValidationException: Size of hashkey has exceeded the maximum size limit of 2048 bytes'),
+    });
+    const res = await postA2a(
+      apiReq(JSON.stringify({ jsonrpc: '2.0', id: 3, method: 'tasks/get', params: { id: 'x'.repeat(5000) } })),
+      agentsPorts(store),
+    );
+    const body = JSON.parse(res.body as string);
+    expect(body.error.code).toBe(-32001);
+    expect(res.body!.length).toBeLessThan(300);
+    expect(res.body).not.toMatch(DYNAMO_TEXT);
+    expect(store.loads).toBe(0);
+  });
+
+  it('refuses a body nested deeper than the platform allows: A2A and MCP answer -32600 with 400', async () => {
+    const store = countingStore();
+    const deep = send({ parts: [{ kind: 'data', data: JSON.parse(nested(30)) }] }).replace('"a":null', `"a":${nested(5000)}`);
+    const a2a = await postA2a(apiReq(deep), agentsPorts(store));
+    expect([a2a.statusCode, JSON.parse(a2a.body as string).error.code]).toEqual([400, -32600]);
+    const mcp = await postMcp(apiReq(nested(5000), { accept: 'application/json, text/event-stream' }), agentsPorts(store));
+    expect([mcp.statusCode, JSON.parse(mcp.body as string).error.code]).toEqual([400, -32600]);
+    expect(store.saves).toBe(0);
+  });
+});
+
+describe('postA2a when the task store or the agent fails', () => {
+  const unhandled: unknown[] = [];
+  const onUnhandled = (reason: unknown): void => {
+    unhandled.push(reason);
+  };
+  beforeEach(() => {
+    unhandled.length = 0;
+    process.on('unhandledRejection', onUnhandled);
+  });
+  afterEach(() => {
+    process.off('unhandledRejection', onUnhandled);
+  });
+  const settle = () => new Promise((resolve) => setTimeout(resolve, 50));
+
+  it("answers a store that cannot save with one fixed -32603 and leaves no rejection unhandled (the SDK's unawaited error path)", async () => {
+    const store = countingStore({ save: new RangeError('Maximum call stack size exceeded') });
+    const res = await postA2a(apiReq(send({})), agentsPorts(store));
+    await settle();
+    expect(unhandled).toEqual([]);
+    expect(res.statusCode).toBe(503);
+    expect(JSON.parse(res.body as string)).toMatchObject({ id: 7, error: { code: -32603, data: { retry: true } } });
+    expect(res.body).not.toMatch(DYNAMO_TEXT);
+  });
+
+  it("answers a store that cannot read with the same fixed -32603, never the store's text", async () => {
+    const store = countingStore({
+      load: new Error('ValidationException: Size of hashkey has exceeded the maximum size limit of 2048 bytes'),
+    });
+    for (const method of ['tasks/get', 'tasks/cancel']) {
+      const res = await postA2a(apiReq(JSON.stringify({ jsonrpc: '2.0', id: 4, method, params: { id: 'a-task' } })), agentsPorts(store));
+      expect(res.statusCode).toBe(503);
+      expect(JSON.parse(res.body as string).error.code).toBe(-32603);
+      expect(res.body).not.toMatch(DYNAMO_TEXT);
+    }
+    await settle();
+    expect(unhandled).toEqual([]);
+  });
+
+  it("fails the task with a fixed message when the agent throws, not the error's text", async () => {
+    const store = countingStore();
+    // No ledger in these ports: the evaluation path throws a TypeError inside the executor.
+    const res = await postA2a(apiReq(send({ parts: [{ kind: 'data', data: { skill: 'csv-cleaner' } }] })), agentsPorts(store));
+    await settle();
+    expect(unhandled).toEqual([]);
+    const task = JSON.parse(res.body as string).result;
+    expect(task.status.state).toBe('failed');
+    expect(task.status.message.parts[0].text).toMatch(/temporary fault/);
+    expect(res.body).not.toMatch(DYNAMO_TEXT);
+  });
+});
+
+describe('dynamoTaskStore', () => {
+  it('refuses a task it cannot serialise with its own message, without calling DynamoDB', async () => {
+    let sent = 0;
+    const client = { send: async () => void sent++ } as unknown as DynamoDBClient;
+    const task = {
+      kind: 'task',
+      id: 't-1',
+      contextId: 'c',
+      status: { state: 'working' },
+      metadata: JSON.parse(nested(5000)),
+    } as unknown as Task;
+    await expect(dynamoTaskStore(client, () => new Date(), 'A2ATasks').save(task)).rejects.toThrow('Task t-1 cannot be serialised.');
+    expect(sent).toBe(0);
   });
 });

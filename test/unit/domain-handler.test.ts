@@ -1,6 +1,6 @@
 import type { APIGatewayProxyEventV2, Context } from 'aws-lambda';
 import { describe, expect, it } from 'vitest';
-import { createDomainHandler } from '../../lambdas/platform/domain-handler';
+import { createDomainHandler, type RateLimitedHandler } from '../../lambdas/platform/domain-handler';
 import { AppError, skillRequired } from '../../lambdas/platform/errors';
 import { json } from '../../lambdas/platform/http';
 
@@ -14,6 +14,8 @@ const ev = (routeKey: string): APIGatewayProxyEventV2 =>
     requestContext: { requestId: 'r-9', http: { method: 'GET', path: '/api/x', protocol: 'HTTP/1.1', sourceIp: '1', userAgent: '' } },
     isBase64Encoded: false,
   }) as unknown as APIGatewayProxyEventV2;
+// The platform never guesses the advertised base URL from a header; alone, this file configures one.
+process.env['PUBLIC_BASE_URL'] ??= 'https://market.example';
 const ok = () => json(200, {});
 const ctx = { awsRequestId: 'r-9', functionName: 'f', getRemainingTimeInMillis: () => 1000 } as unknown as Context;
 
@@ -99,5 +101,57 @@ describe('createDomainHandler', () => {
       },
     });
     expect((await handler(ev('$default'), ctx)).statusCode).toBe(404);
+  });
+});
+
+describe('createDomainHandler rate limits (from the route table)', () => {
+  const from = (routeKey: string, sourceIp: string): APIGatewayProxyEventV2 => {
+    const e = ev(routeKey);
+    return { ...e, requestContext: { ...e.requestContext, http: { ...e.requestContext.http, method: 'POST', sourceIp } } };
+  };
+  const payments = (clock: () => number, extra: { rateLimited?: RateLimitedHandler } = {}) =>
+    createDomainHandler('payments', {
+      routes: { getPay: ok, postPay: ok, postRecover: ok, getProof: ok, getReady: ok },
+      ports: () => ({}),
+      clock,
+      ...extra,
+    });
+
+  it('answers the 301st unlock POST of one caller in a minute with 429 RATE_LIMITED and Retry-After, and serves another caller', async () => {
+    let now = 1_000_000;
+    const handler = payments(() => now);
+    // POST /api/pay and POST /api/recover share the 'unlock' scope.
+    for (let i = 0; i < 300; i++) {
+      const res = await handler(from(i % 2 ? 'POST /api/pay' : 'POST /api/recover', '198.51.100.5'), ctx);
+      expect(res.statusCode).toBe(200);
+      now += 100;
+    }
+    const limited = await handler(from('POST /api/pay', '198.51.100.5'), ctx);
+    expect(limited.statusCode).toBe(429);
+    expect(Number(limited.headers?.['retry-after'])).toBe(30); // the first of the 300 leaves the window 30 s from now
+    expect(JSON.parse(limited.body as string)).toMatchObject({
+      ok: false,
+      error: 'rate_limited',
+      error_code: 'RATE_LIMITED',
+      retry: true,
+      message: expect.any(String),
+      tip: expect.any(String),
+    });
+    expect((await handler(from('POST /api/pay', '198.51.100.6'), ctx)).statusCode).toBe(200);
+    // Unlimited routes of the same function are not counted.
+    expect((await handler(ev('GET /api/pay'), ctx)).statusCode).toBe(200);
+    now += 30_000;
+    expect((await handler(from('POST /api/pay', '198.51.100.5'), ctx)).statusCode).toBe(200);
+  });
+
+  it('lets a domain shape the 429 answer, and still sets Retry-After', async () => {
+    const handler = payments(() => 0, {
+      rateLimited: (req, wait, rule) => json(429, { custom: true, wait, scope: rule.scope, ip: req.sourceIp }),
+    });
+    for (let i = 0; i < 300; i++) await handler(from('POST /api/pay', '198.51.100.7'), ctx);
+    const limited = await handler(from('POST /api/pay', '198.51.100.7'), ctx);
+    expect(limited.statusCode).toBe(429);
+    expect(limited.headers?.['retry-after']).toBe('60');
+    expect(JSON.parse(limited.body as string)).toEqual({ custom: true, wait: 60, scope: 'unlock', ip: '198.51.100.7' });
   });
 });

@@ -6,13 +6,28 @@ import { A2A_TASKS_TABLE, tableName } from '../../contract/tables';
 
 /** Tasks are kept 30 days (TTL); a read also ignores an expired one, as dynalite has no TTL. */
 export const TASK_TTL_SECONDS = 30 * 24 * 3600;
+/** DynamoDB refuses items over 400 KB; a task is refused here first, with a message that names no DynamoDB detail. */
+export const MAX_TASK_BYTES = 350 * 1024;
+
+/** Serialises a task or says plainly why not: JSON.stringify throws on a value nested too deep (RangeError) or a cycle. */
+function serialise(task: Task): string {
+  let text: string;
+  try {
+    text = JSON.stringify(task);
+  } catch {
+    throw new Error(`Task ${task.id} cannot be serialised.`);
+  }
+  if (Buffer.byteLength(text, 'utf8') > MAX_TASK_BYTES) throw new Error(`Task ${task.id} is larger than ${MAX_TASK_BYTES} bytes.`);
+  return text;
+}
 
 /** The A2A SDK's TaskStore on DynamoDB: one item per task, written whole each time it changes. */
 export function dynamoTaskStore(client: DynamoDBClient, now: () => Date, table = tableName(A2A_TASKS_TABLE)): TaskStore {
   return {
     async save(task: Task) {
       const expiresAt = Math.floor(now().getTime() / 1000) + TASK_TTL_SECONDS;
-      await client.send(new PutItemCommand({ TableName: table, Item: marshall({ id: task.id, task: JSON.stringify(task), expiresAt }) }));
+      const item = marshall({ id: task.id, task: serialise(task), expiresAt });
+      await client.send(new PutItemCommand({ TableName: table, Item: item }));
     },
     async load(taskId: string) {
       const out = await client.send(new GetItemCommand({ TableName: table, Key: marshall({ id: taskId }), ConsistentRead: true }));
