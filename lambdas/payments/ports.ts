@@ -68,7 +68,8 @@ export interface Ledger {
 }
 
 export type ChainRead =
-  | { kind: 'found'; receipt: ReceiptView; head: bigint; provider: string; blockTimestamp: bigint }
+  /** `blockTimestamp` (seconds) only when asked for: it costs a second request. */
+  | { kind: 'found'; receipt: ReceiptView; head: bigint; provider: string; blockTimestamp?: bigint }
   /**
    * Every provider that answered said it has no receipt for this hash (yet). `head` is the
    * lowest head among them: a provider behind the claimed block proves nothing about it.
@@ -80,7 +81,7 @@ export type ChainRead =
 /** The chain as the payments domain needs it. */
 export interface ChainReader {
   /** Looks a transaction up on the providers in order, within a bounded time. */
-  readTransfer(txHash: `0x${string}`): Promise<ChainRead>;
+  readTransfer(txHash: `0x${string}`, opts?: { blockTime?: boolean }): Promise<ChainRead>;
 }
 
 /** A transfer that arrived before it had enough confirmations, to be re-verified. */

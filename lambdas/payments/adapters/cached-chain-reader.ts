@@ -10,11 +10,11 @@ import type { ChainRead, ChainReader } from '../ports';
 export function withNegativeCache(reader: ChainReader, ttlMs = 1_500, max = 10_000): ChainReader {
   const unknown = new LRUCache<string, Extract<ChainRead, { kind: 'not_found' }>>({ max, ttl: ttlMs });
   return {
-    async readTransfer(hash) {
+    async readTransfer(hash, opts) {
       const key = hash.toLowerCase();
       const hit = unknown.get(key);
       if (hit) return hit;
-      const read = await reader.readTransfer(hash);
+      const read = await reader.readTransfer(hash, opts);
       if (read.kind === 'not_found') unknown.set(key, read);
       return read;
     },

@@ -43,7 +43,7 @@ export function viemChainReader(urls: readonly string[], opts: { budgetMs?: numb
   });
 
   return {
-    async readTransfer(hash) {
+    async readTransfer(hash, opts = {}) {
       const deadline = Date.now() + budget;
       const errors: string[] = [];
       let answered = 0;
@@ -75,11 +75,13 @@ export function viemChainReader(urls: readonly string[], opts: { budgetMs?: numb
             lowestHead = lowestHead === undefined || head < lowestHead ? head : lowestHead;
             continue;
           }
-          // The block's own timestamp: the transfer's age is judged by the chain, not by our clock.
-          const block = await withTimeout(
-            p.client.getBlock({ blockHash: receipt.blockHash, includeTransactions: false }),
-            Math.max(1, Math.min(deadline - Date.now(), perProvider)),
-          );
+          // The block's own timestamp, when asked: a first claim's age is judged by the chain, not by our clock.
+          const block = opts.blockTime
+            ? await withTimeout(
+                p.client.getBlock({ blockHash: receipt.blockHash, includeTransactions: false }),
+                Math.max(1, Math.min(deadline - Date.now(), perProvider)),
+              )
+            : undefined;
           const transferLogs: TransferLog[] = [];
           for (const log of receipt.logs) {
             // ERC-20 Transfer has exactly three topics (ERC-721's has four); decode and keep the emitter.
@@ -96,7 +98,7 @@ export function viemChainReader(urls: readonly string[], opts: { budgetMs?: numb
             receipt: { status: receipt.status, blockNumber: receipt.blockNumber, blockHash: receipt.blockHash, transferLogs },
             head,
             provider: redactUrl(p.url),
-            blockTimestamp: block.timestamp,
+            ...(block ? { blockTimestamp: block.timestamp } : {}),
           };
         } catch (e) {
           errors.push(`${redactUrl(p.url)}: ${(e as Error).name || 'error'}`);

@@ -88,7 +88,7 @@ export async function settle(
 
   if (!ports.config.paymentsEnabled) return { kind: 'disabled', message: 'Payments are switched off by the operator.' };
 
-  const read = await ports.chain.readTransfer(txHash);
+  const read = await ports.chain.readTransfer(txHash, { blockTime: true });
   if (read.kind === 'unavailable')
     return { kind: 'unavailable', message: 'No RPC provider for chain 8453 answered; nothing was recorded.' };
   if (read.kind === 'not_found') {
@@ -131,12 +131,13 @@ export async function settle(
       message: 'This deployment requires the paying wallet to sign the first claim (header SIGN-IN-WITH-X).',
     };
   }
-  const ageSeconds = ports.now().getTime() / 1000 - Number(read.blockTimestamp);
+  // Asked for above; a reader that cannot tell the block's time makes the transfer too old to trust.
+  const ageSeconds = read.blockTimestamp === undefined ? Infinity : ports.now().getTime() / 1000 - Number(read.blockTimestamp);
   if (ageSeconds > ports.config.maxTransferAgeSeconds) {
     return {
       kind: 'refused',
       reason: 'too_old',
-      message: `The transfer is ${Math.floor(ageSeconds)} s old; transfers older than ${ports.config.maxTransferAgeSeconds} s cannot make a first claim. Pay the current challenge.`,
+      message: `The transfer is ${Number.isFinite(ageSeconds) ? `${Math.floor(ageSeconds)} s` : 'of unknown'} old; transfers older than ${ports.config.maxTransferAgeSeconds} s cannot make a first claim. Pay the current challenge.`,
     };
   }
 
