@@ -11,7 +11,7 @@ import { absoluteEntry, rankSkills, requireSkill } from '../catalog';
 import { TX_HASH } from '../contract/chain';
 import { links } from '../contract/links';
 import { espCycle } from '../discovery';
-import { challengeFor, PROOF_LIMIT, proofDocument, unlockWithProof } from '../payments';
+import { challengeFor, PROOF_LIMIT, proofDocument, readSignInWithXHeader, unlockWithProof } from '../payments';
 import { AppError, failureBody, internalError } from '../platform/errors';
 import { json, type ApiRequest, type ApiResponse } from '../platform/http';
 import { logger } from '../platform/logger';
@@ -97,16 +97,19 @@ export const TOOLS: readonly ToolDef[] = [
     name: 'unlock_skill',
     title: 'Unlock a paid skill',
     description:
-      'After transferring the challenge amount, unlock with the transaction hash (or re-redeem with a license token): the sealed pack, exactly as POST /api/pay.',
-    input: { skill_id: skillId, tx_hash: z.string().regex(TX_HASH).optional(), license_token: z.string().min(10).max(4000).optional() },
-    run: async ({ skill_id, tx_hash, license_token }, ports, baseUrl, caller) =>
+      'After transferring the challenge amount, unlock with the transaction hash: the sealed pack, exactly as POST /api/pay. A transfer already claimed goes only to its buyer: pass license_token, or sign_in_with_x (the SIGN-IN-WITH-X value signed by the paying wallet).',
+    input: {
+      skill_id: skillId,
+      tx_hash: z.string().regex(TX_HASH).optional(),
+      license_token: z.string().min(10).max(4000).optional(),
+      sign_in_with_x: z.string().min(10).max(8000).optional().describe('base64 JSON of an x402 sign-in-with-x proof (docs/SECURITY.md)'),
+    },
+    run: async ({ skill_id, tx_hash, license_token, sign_in_with_x }, ports, baseUrl, caller) =>
       (
-        await unlockWithProof(
-          { skill: skill_id, txHash: tx_hash as `0x${string}` | undefined, license: license_token },
-          ports,
-          baseUrl,
-          caller,
-        )
+        await unlockWithProof({ skill: skill_id, txHash: tx_hash as `0x${string}` | undefined, license: license_token }, ports, baseUrl, {
+          ...caller,
+          signInWithX: sign_in_with_x === undefined ? undefined : readSignInWithXHeader(sign_in_with_x, 'argument `sign_in_with_x`'),
+        })
       ).body,
   }),
   tool({

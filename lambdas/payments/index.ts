@@ -9,4 +9,5 @@ export { buildChallenge, MAX_TIMEOUT_SECONDS, X402_VERSION } from './core/challe
 export { ChallengeSchema } from './core/challenge-schema';
 export { challengeFor, unlockWithProof } from './pay';
 export { PROOF_LIMIT, proofDocument, publicRow } from './proof';
+export { readSignInWithXHeader } from './proof-input';
 export { ledgerFromEnv, paymentsPortsFromEnv } from './wiring';

@@ -96,6 +96,11 @@ function readSignInWithX(value: unknown, name: string): SignInWithX | undefined 
   );
 }
 
+/** A SIGN-IN-WITH-X value (base64 JSON, or the JSON itself) as any surface receives it; 400 when it is not one. */
+export function readSignInWithXHeader(value: string, name = 'SIGN-IN-WITH-X'): SignInWithX {
+  return readSignInWithX(parseJsonHeader(value, name, 'Send SIGN-IN-WITH-X: base64 of the signed JSON.'), name)!;
+}
+
 export function readProof(req: ApiRequest): ProofInput {
   const header =
     req.headers['x-payment'] !== undefined
@@ -121,8 +126,6 @@ export function readProof(req: ApiRequest): ProofInput {
   const license = str(req.headers['x-license'], 'X-LICENSE') ?? str(body['license'], 'license');
   const siwxHeader = req.headers['sign-in-with-x'];
   const signInWithX =
-    siwxHeader !== undefined
-      ? readSignInWithX(parseJsonHeader(siwxHeader, 'SIGN-IN-WITH-X', 'Send SIGN-IN-WITH-X: base64 of the signed JSON.'), 'SIGN-IN-WITH-X')
-      : readSignInWithX(header['signInWithX'], 'X-PAYMENT.signInWithX');
+    siwxHeader !== undefined ? readSignInWithXHeader(siwxHeader) : readSignInWithX(header['signInWithX'], 'X-PAYMENT.signInWithX');
   return { txHash: txHash as `0x${string}` | undefined, skill: pick('skill'), license, signInWithX };
 }

@@ -107,6 +107,24 @@ describe('a claimed transfer goes only to its buyer (default settings)', () => {
     expect((await post(m, ATTACKER_IP, tx, CANARY, { 'sign-in-with-x': stranger })).body.error_code).toBe('BUYER_PROOF_REQUIRED');
   });
 
+  it("the same rule holds for the MCP unlock tool: refused from another address, served with the payer's signature", async () => {
+    const call = async (args: Record<string, string>) => {
+      const res = await requestFrom(ATTACKER_IP, `${m.base}/api/mcp`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'unlock_skill', arguments: args } }),
+      });
+      return res.body.result as { isError?: boolean; structuredContent: any };
+    };
+    const refused = await call({ skill_id: CANARY, tx_hash: tx });
+    expect(refused.isError).toBe(true);
+    expect(refused.structuredContent.error_code).toBe('BUYER_PROOF_REQUIRED');
+    const header = await signInWithXHeader({ account: testAccount(1), baseUrl: m.base, skill: CANARY, txHash: tx });
+    const served = await call({ skill_id: CANARY, tx_hash: tx, sign_in_with_x: header });
+    expect(served.isError).toBeFalsy();
+    expect(served.structuredContent.sealed_pack).toEqual(first.body.sealed_pack);
+  });
+
   it('a stale or misdirected signature is refused with the reason', async () => {
     const stale = await signInWithXHeader({
       account: testAccount(1),
