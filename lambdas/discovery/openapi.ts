@@ -5,7 +5,7 @@
  */
 import { z } from 'zod';
 import { json, type ApiRequest, type ApiResponse } from '../platform/http';
-import { activeDomains, ROUTES, type OperationId } from '../contract/routes';
+import { activeDomains, ROUTES, type OperationId, type RouteDefinition } from '../contract/routes';
 import { IntentBodySchema } from '../catalog';
 import { ChallengeSchema } from '../payments';
 import { EspCycleSchema } from '../contract/esp-cycle-schema';
@@ -40,6 +40,14 @@ interface OperationDoc {
 
 const str = { type: 'string' };
 const skill: Param = { name: 'skill', required: true, description: 'Catalog id', schema: str };
+/** The payer's wallet signature: x402's sign-in-with-x extension (docs/SECURITY.md). */
+const SIGN_IN_WITH_X: Param = {
+  name: 'SIGN-IN-WITH-X',
+  in: 'header',
+  description:
+    'Base64 JSON of an x402 sign-in-with-x proof signed by the paying wallet (EIP-4361 over EIP-191): proves the buyer for a transfer already claimed, and binds a first claim to the payer',
+  schema: str,
+};
 
 const DOCS: Record<OperationId, OperationDoc> = {
   getHealth: { ok: { status: 200, description: 'Liveness' } },
@@ -84,6 +92,7 @@ const DOCS: Record<OperationId, OperationDoc> = {
     params: [
       { name: 'X-PAYMENT', in: 'header', description: 'JSON {"txHash","skill"} (or its base64)', schema: str },
       { name: 'X-LICENSE', in: 'header', description: 'License token from an earlier unlock', schema: str },
+      SIGN_IN_WITH_X,
       { name: 'X-AP2-MANDATE', in: 'header', description: 'AP2 mandate (not verified by this deployment: refused with 403)', schema: str },
     ],
     body: z.object({ txHash: z.string().optional(), skill: z.string().optional(), license: z.string().optional() }),
@@ -91,6 +100,11 @@ const DOCS: Record<OperationId, OperationDoc> = {
     errors: [400, 402, 403, 404, 503],
   },
   postRecover: {
+    params: [
+      { name: 'X-PAYMENT', in: 'header', description: 'JSON {"txHash","skill"} (or its base64); or the same in the body', schema: str },
+      { name: 'X-LICENSE', in: 'header', description: 'License token from an earlier unlock', schema: str },
+      SIGN_IN_WITH_X,
+    ],
     body: z.object({ txHash: z.string(), skill: z.string() }),
     ok: { status: 200, description: 'The same pack, re-unlocked' },
     errors: [400, 402, 403, 404, 503],
@@ -182,6 +196,14 @@ export function openApiDocument(ports: DiscoveryPorts, base: string) {
     };
     for (const status of doc.errors ?? [])
       responses[status] = { description: 'Failure', content: { 'application/json': { schema: { $ref: '#/components/schemas/Failure' } } } };
+    // A route with a per-caller limit can answer 429, from the route table's own declaration.
+    const limit = (route as RouteDefinition).rateLimit;
+    if (limit) {
+      responses['429'] = {
+        description: `Over ${limit.requests} requests per ${limit.perSeconds} s from this address; see Retry-After`,
+        content: { 'application/json': { schema: { type: 'object' } } },
+      };
+    }
     responses['503'] ??= {
       description: 'Fault on our side; retry with backoff',
       content: { 'application/json': { schema: { $ref: '#/components/schemas/Failure' } } },
