@@ -309,50 +309,64 @@ function confirmationStateMachine(scope: Construct, task: DomainFunction, reorgW
         : {}),
     });
 
-  // The finality check, entered from a confirmed claim or directly.
-  const final = new Succeed(scope, 'Final', { comment: 'The claim is still on chain after the reorg window.' });
-  const revoked = new Succeed(scope, 'Revoked', { comment: 'A reorganisation dropped the transfer; the claim is marked reorged.' });
-  let finalityNext: IChainable = new Fail(scope, 'FinalityUndecided', {
-    error: 'FinalityUndecided',
-    cause: 'The providers could not say whether the claimed transfer is still on chain.',
-  });
-  const finalityDelays = [reorgWindowSeconds, ...FINALITY_RETRY_DELAYS_SECONDS].reverse();
-  finalityDelays.forEach((delay, i) => {
-    const n = finalityDelays.length - i;
-    const check = attempt(`FinalityCheck${n}`, true);
-    const decide = new Choice(scope, `DecideFinality${n}`)
-      .when(Condition.stringEquals('$.result.status', 'final'), final)
-      .when(Condition.stringEquals('$.result.status', 'reorged'), revoked)
-      .when(Condition.stringEquals('$.result.status', 'failed'), new Succeed(scope, `NothingToCheck${n}`))
-      .otherwise(finalityNext);
-    const wait = new Wait(scope, `FinalityWait${n}`, { time: WaitTime.duration(Duration.seconds(delay)) });
-    wait.next(check);
-    check.next(decide);
-    finalityNext = wait;
-  });
-  const finality = finalityNext;
+  /**
+   * wait → attempt → decide, once per delay: a status in `outcomes` ends the loop there, any
+   * other waits for the next try; after the last, `giveUp`. State ids end in the try's number.
+   */
+  const retryLoop = (
+    ids: { wait: string; attempt: string; decide: string },
+    delays: readonly number[],
+    finality: boolean,
+    outcomes: readonly [string, IChainable][],
+    giveUp: IChainable,
+  ): IChainable => {
+    let next = giveUp;
+    [...delays].reverse().forEach((delay, i) => {
+      const n = delays.length - i;
+      const tryOnce = attempt(`${ids.attempt}${n}`, finality);
+      const decide = new Choice(scope, `${ids.decide}${n}`);
+      for (const [status, target] of outcomes) decide.when(Condition.stringEquals('$.result.status', status), target);
+      decide.otherwise(next);
+      const wait = new Wait(scope, `${ids.wait}${n}`, { time: WaitTime.duration(Duration.seconds(delay)) });
+      wait.next(tryOnce);
+      tryOnce.next(decide);
+      next = wait;
+    });
+    return next;
+  };
 
-  const refused = new Succeed(scope, 'Refused', {
-    comment: 'The transfer cannot unlock: wrong, reverted, reorged or claimed by another caller.',
-  });
-  let next: IChainable = new Fail(scope, 'NotConfirmedInTime', {
-    error: 'NotConfirmedInTime',
-    cause: 'The transfer did not reach the required confirmations within the retry policy.',
-  });
-  const delays = [...CONFIRMATION_RETRY_DELAYS_SECONDS].reverse();
-  delays.forEach((delay, i) => {
-    const n = delays.length - i;
-    const tryClaim = attempt(`Attempt${n}`, false);
-    const decide = new Choice(scope, `Decide${n}`)
-      .when(Condition.stringEquals('$.result.status', 'unlocked'), finality)
-      .when(Condition.stringEquals('$.result.status', 'failed'), refused)
-      .otherwise(next);
-    const wait = new Wait(scope, `Wait${n}`, { time: WaitTime.duration(Duration.seconds(delay)) });
-    wait.next(tryClaim);
-    tryClaim.next(decide);
-    next = wait;
-  });
-  const start = new Choice(scope, 'Kind').when(Condition.stringEquals('$.kind', 'finality'), finality).otherwise(next);
+  // The finality check, entered from a confirmed claim or directly.
+  const finality = retryLoop(
+    { wait: 'FinalityWait', attempt: 'FinalityCheck', decide: 'DecideFinality' },
+    [reorgWindowSeconds, ...FINALITY_RETRY_DELAYS_SECONDS],
+    true,
+    [
+      ['final', new Succeed(scope, 'Final', { comment: 'The claim is still on chain after the reorg window.' })],
+      ['reorged', new Succeed(scope, 'Revoked', { comment: 'A reorganisation dropped the transfer; the claim is marked reorged.' })],
+      ['failed', new Succeed(scope, 'NothingToCheck', { comment: 'No confirmed claim of this transfer is on the ledger.' })],
+    ],
+    new Fail(scope, 'FinalityUndecided', {
+      error: 'FinalityUndecided',
+      cause: 'The providers could not say whether the claimed transfer is still on chain.',
+    }),
+  );
+  const confirm = retryLoop(
+    { wait: 'Wait', attempt: 'Attempt', decide: 'Decide' },
+    CONFIRMATION_RETRY_DELAYS_SECONDS,
+    false,
+    [
+      ['unlocked', finality],
+      [
+        'failed',
+        new Succeed(scope, 'Refused', { comment: 'The transfer cannot unlock: wrong, reverted, reorged or claimed by another caller.' }),
+      ],
+    ],
+    new Fail(scope, 'NotConfirmedInTime', {
+      error: 'NotConfirmedInTime',
+      cause: 'The transfer did not reach the required confirmations within the retry policy.',
+    }),
+  );
+  const start = new Choice(scope, 'Kind').when(Condition.stringEquals('$.kind', 'finality'), finality).otherwise(confirm);
 
   const sum = (xs: readonly number[]): number => xs.reduce((a, b) => a + b, 0);
   const logs = new LogGroup(scope, 'ConfirmationLogs', { retention: RetentionDays.THREE_MONTHS, removalPolicy: RemovalPolicy.DESTROY });
