@@ -13,7 +13,7 @@ import type { Catalog } from '../../catalog';
 import type { CatalogEntry } from '../../contract/catalog-data';
 import type { MarketConfig } from '../../contract/settings';
 import type { ChainRead, ChainReader, ConfirmationScheduler, Ledger, LedgerRow } from '../ports';
-import { verifyTransfer, type AcceptedAsset, type FailureReason, type Verdict } from './verify-transfer';
+import { same, verifyTransfer, type AcceptedAsset, type FailureReason, type Verdict } from './verify-transfer';
 
 export interface SettlePorts {
   config: MarketConfig;
@@ -51,9 +51,6 @@ export function acceptedAssets(config: MarketConfig): AcceptedAsset[] {
     { symbol: 'USDbC' as const, address: config.assets.USDbC! },
   ].filter((a) => a.address !== undefined);
 }
-
-const same = (a: string | undefined, b: string | undefined): boolean =>
-  a !== undefined && b !== undefined && a.toLowerCase() === b.toLowerCase();
 
 /** Whether the claimant is the buyer of a claimed row: its payer (signed), or its first claimant within the retry window. */
 export function isBuyer(row: LedgerRow, claimant: Claimant, config: MarketConfig, now: Date): boolean {

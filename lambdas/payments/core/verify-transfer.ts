@@ -48,7 +48,8 @@ export type Verdict =
   | { ok: true; asset: AcceptedAsset; amount: bigint; payer: string; logIndex: number; confirmations: number }
   | { ok: false; reason: FailureReason; message: string; retry: boolean; confirmations: number };
 
-const same = (a: string | undefined, b: string | undefined): boolean =>
+/** Whether two addresses are the same, ignoring EIP-55 case; an absent one matches nothing. */
+export const same = (a: string | undefined, b: string | undefined): boolean =>
   a !== undefined && b !== undefined && a.toLowerCase() === b.toLowerCase();
 
 export function verifyTransfer(input: VerifyInput): Verdict {
