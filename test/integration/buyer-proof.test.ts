@@ -7,7 +7,7 @@
 import type { Address, Hex } from 'viem';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { testAccount } from '../../local/anvil';
-import { signInWithXHeader } from '../../local/sign-in-with-x';
+import { signInWithXHeader, signInWithXProof } from '../../local/sign-in-with-x';
 import { chainTools } from '../support/chain';
 import { requestFrom } from '../support/source-address';
 import { killStarted, runStart, type StartedProcess } from '../support/spawn-start';
@@ -194,5 +194,16 @@ describe('REQUIRE_PAYER_PROOF=true', () => {
     const payer = await post(m, BUYER_IP, tx, CANARY, { 'sign-in-with-x': signed });
     expect(payer.status).toBe(200);
     expect(payer.body.payment.payer.toLowerCase()).toBe(testAccount(3).address.toLowerCase());
+  });
+
+  it('takes the same signature inside X-PAYMENT (signInWithX), as an x402 client would carry it', async () => {
+    const tx = await m.chain.transfer(4, m.usdc, m.treasury, await price(m, CANARY));
+    const signInWithX = await signInWithXProof({ account: testAccount(4), baseUrl: m.base, skill: CANARY, txHash: tx });
+    const res = await requestFrom(BUYER_IP, `${m.base}/api/pay`, {
+      method: 'POST',
+      headers: { 'x-payment': Buffer.from(JSON.stringify({ txHash: tx, skill: CANARY, signInWithX })).toString('base64') },
+    });
+    expect(res.status).toBe(200);
+    expect(res.body.payment.payer.toLowerCase()).toBe(testAccount(4).address.toLowerCase());
   });
 });
