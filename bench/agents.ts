@@ -29,19 +29,15 @@ const rotatingFetch = (url: string | URL, init?: RequestInit): Promise<Response>
   new Promise((resolve, reject) => {
     const headers: Record<string, string> = {};
     new Headers(init?.headers).forEach((value, key) => (headers[key] = value));
-    const req = request(
-      url,
-      { method: init?.method ?? 'GET', headers, localAddress: `127.0.1.${1 + (caller++ % 250)}` },
-      (res) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (c: Buffer) => chunks.push(c));
-        res.on('end', () => {
-          const out = new Headers();
-          for (const [k, v] of Object.entries(res.headers)) if (typeof v === 'string') out.set(k, v);
-          resolve(new Response(res.statusCode === 202 ? null : Buffer.concat(chunks), { status: res.statusCode ?? 0, headers: out }));
-        });
-      },
-    );
+    const req = request(url, { method: init?.method ?? 'GET', headers, localAddress: `127.0.1.${1 + (caller++ % 250)}` }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (c: Buffer) => chunks.push(c));
+      res.on('end', () => {
+        const out = new Headers();
+        for (const [k, v] of Object.entries(res.headers)) if (typeof v === 'string') out.set(k, v);
+        resolve(new Response(res.statusCode === 202 ? null : Buffer.concat(chunks), { status: res.statusCode ?? 0, headers: out }));
+      });
+    });
     req.on('error', reject);
     req.end(typeof init?.body === 'string' ? init.body : undefined);
   });
