@@ -145,8 +145,6 @@ export interface SignInWithX {
 
 /** Signature checks (EIP-191 over the EIP-4361 message); no RPC. */
 export interface WalletSignatures {
-  /** The EIP-4361 message text a wallet signs for these fields. */
-  message(fields: Omit<SignInWithX, 'signature'>): string;
   /** Whether `signature` over the message of `fields` recovers to `fields.address`. */
   verify(fields: SignInWithX): Promise<boolean>;
 }

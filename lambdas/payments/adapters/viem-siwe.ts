@@ -8,26 +8,28 @@ import { getAddress, recoverMessageAddress, type Hex } from 'viem';
 import { createSiweMessage } from 'viem/siwe';
 import type { SignInWithX, WalletSignatures } from '../ports';
 
+/** The EIP-4361 message text a wallet signs for these fields. */
+function siweMessage(f: Omit<SignInWithX, 'signature'>): string {
+  return createSiweMessage({
+    domain: f.domain,
+    address: f.address as Hex,
+    uri: f.uri,
+    version: '1',
+    chainId: Number(f.chainId.replace(/^eip155:/, '')),
+    nonce: f.nonce,
+    issuedAt: new Date(f.issuedAt),
+    ...(f.expirationTime ? { expirationTime: new Date(f.expirationTime) } : {}),
+    ...(f.notBefore ? { notBefore: new Date(f.notBefore) } : {}),
+    ...(f.statement ? { statement: f.statement } : {}),
+    ...(f.resources ? { resources: f.resources } : {}),
+  });
+}
+
 export const viemSiwe: WalletSignatures = {
-  message(f) {
-    return createSiweMessage({
-      domain: f.domain,
-      address: f.address as Hex,
-      uri: f.uri,
-      version: '1',
-      chainId: Number(f.chainId.replace(/^eip155:/, '')),
-      nonce: f.nonce,
-      issuedAt: new Date(f.issuedAt),
-      ...(f.expirationTime ? { expirationTime: new Date(f.expirationTime) } : {}),
-      ...(f.notBefore ? { notBefore: new Date(f.notBefore) } : {}),
-      ...(f.statement ? { statement: f.statement } : {}),
-      ...(f.resources ? { resources: f.resources } : {}),
-    });
-  },
   async verify(f: SignInWithX) {
     try {
       const { signature, ...fields } = f;
-      const canonical = viemSiwe.message(fields);
+      const canonical = siweMessage(fields);
       // EIP-4361 writes the address in its EIP-55 form; browser wallets hand out lower case, and a
       // page without keccak cannot checksum it. Both texts name the same address and every other
       // field, so either signed form is accepted.
