@@ -1,13 +1,7 @@
-import {
-  ConditionalCheckFailedException,
-  GetItemCommand,
-  PutItemCommand,
-  QueryCommand,
-  UpdateItemCommand,
-  type DynamoDBClient,
-} from '@aws-sdk/client-dynamodb';
+import { GetItemCommand, PutItemCommand, QueryCommand, UpdateItemCommand, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { marshall, unmarshall } from '@aws-sdk/util-dynamodb';
 import { LEDGER_TABLE, tableName } from '../../contract/tables';
+import { isConditionFailure } from '../../platform/adapters/dynamo-client';
 import type { ClaimResult, Ledger, LedgerRow, LedgerSummary } from '../ports';
 
 const LIST_PARTITION = 'UNLOCK';
@@ -78,7 +72,7 @@ export function dynamoLedger(client: DynamoDBClient, table = tableName(LEDGER_TA
         );
         return { claimed: true };
       } catch (e) {
-        if (!(e instanceof ConditionalCheckFailedException) && (e as Error).name !== 'ConditionalCheckFailedException') throw e;
+        if (!isConditionFailure(e)) throw e;
         const existing = await get(row.network, row.txHash);
         if (!existing) throw e;
         return { claimed: false, existing };
@@ -111,7 +105,7 @@ export function dynamoLedger(client: DynamoDBClient, table = tableName(LEDGER_TA
           }),
         );
       } catch (e) {
-        if ((e as Error).name !== 'ConditionalCheckFailedException') throw e;
+        if (!isConditionFailure(e)) throw e;
       }
     },
     async recent(limit, skill) {

@@ -1,6 +1,7 @@
-import { ConditionalCheckFailedException, PutItemCommand, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { PutItemCommand, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { marshall } from '@aws-sdk/util-dynamodb';
 import { NONCES_TABLE, tableName } from '../../contract/tables';
+import { isConditionFailure } from '../../platform/adapters/dynamo-client';
 import type { NonceStore } from '../ports';
 
 /**
@@ -22,7 +23,7 @@ export function dynamoNonces(client: DynamoDBClient, table = tableName(NONCES_TA
         );
         return true;
       } catch (e) {
-        if (e instanceof ConditionalCheckFailedException || (e as Error).name === 'ConditionalCheckFailedException') return false;
+        if (isConditionFailure(e)) return false;
         throw e;
       }
     },

@@ -19,3 +19,6 @@ export function dynamoClient(env: NodeJS.ProcessEnv = process.env): DynamoDBClie
   });
   return client;
 }
+
+/** Whether a DynamoDB call failed only because its condition did not hold; by name, which the SDK's class carries in every copy of the SDK. */
+export const isConditionFailure = (e: unknown): boolean => (e as Error | undefined)?.name === 'ConditionalCheckFailedException';
