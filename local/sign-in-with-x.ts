@@ -6,7 +6,7 @@
 import { randomBytes } from 'node:crypto';
 import type { LocalAccount } from 'viem';
 import { createSiweMessage } from 'viem/siwe';
-import { CAIP2, CHAIN_ID } from '../lambdas/contract/chain';
+import { CAIP2, CHAIN_ID, txResource } from '../lambdas/contract/chain';
 import { links } from '../lambdas/contract/links';
 
 export interface SignInWithXInput {
@@ -31,7 +31,7 @@ export async function signInWithXProof(i: SignInWithXInput): Promise<Record<stri
     nonce: i.nonce ?? randomBytes(12).toString('hex'),
     issuedAt: (i.issuedAt ?? new Date()).toISOString(),
     statement: `Claim ${i.skill} with transaction ${i.txHash.toLowerCase()}`,
-    resources: [`${CAIP2}:tx:${i.txHash.toLowerCase()}`],
+    resources: [txResource(i.txHash)],
   };
   const message = createSiweMessage({
     domain: fields.domain,

@@ -4,7 +4,7 @@
  * Base's chain id, a fresh issue time and a well-formed nonce. Pure: the signature itself and
  * the nonce's single use are checked through ports by the caller.
  */
-import { ADDRESS, CAIP2 } from '../../contract/chain';
+import { ADDRESS, CAIP2, txResource } from '../../contract/chain';
 import type { SignInWithX } from '../ports';
 
 /** A signature is fresh for this long after `issuedAt` (x402's default challenge lifetime). */
@@ -15,9 +15,6 @@ const SKEW_SECONDS = 30;
 const NONCE = /^[A-Za-z0-9]{8,64}$/;
 /** An EOA's 65-byte signature; smart-contract wallets would need a chain call (EIP-1271). */
 const SIGNATURE = /^0x[0-9a-fA-F]{130}$/;
-
-/** The `resources` entry that binds a signature to one transaction on Base. */
-export const txResource = (txHash: string): string => `${CAIP2}:tx:${txHash.toLowerCase()}`;
 
 export interface ExpectedProof {
   /** Host (and port) of the advertised base URL. */
