@@ -270,6 +270,8 @@ export function startEdgeServer(opts: EdgeServerOptions): Promise<Server> {
   // The response in progress on each connection: a parse error must not write into one already started.
   const inFlight = new WeakMap<Duplex, ServerResponse>();
   const answered = new WeakSet<Duplex>();
+  // The advertised host is fixed once the stack has set it (before the first request): read it once.
+  let domainName: string | undefined;
 
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     try {
@@ -277,7 +279,7 @@ export function startEdgeServer(opts: EdgeServerOptions): Promise<Server> {
       if (path === undefined) {
         return sendFailure(res, invalidRequest('url', 'The request target is not a valid URL.', 'Send a path such as /api/health.'));
       }
-      await (isApiPath(path) ? serveApi(req, res, path, domainNameOf(server)) : serveStatic(req, res, path, root));
+      await (isApiPath(path) ? serveApi(req, res, path, (domainName ??= domainNameOf(server))) : serveStatic(req, res, path, root));
     } catch (err) {
       // The handlers answer their own errors; reaching here means the adapter itself failed.
       const appError = err instanceof AppError ? err : internalError();

@@ -181,16 +181,14 @@ async function replay(existing: LedgerRow, skill: CatalogEntry, ports: SettlePor
   const read = await ports.chain.readTransfer(existing.txHash as `0x${string}`);
   if (dropped(existing, read, ports, skill)) {
     await ports.ledger.markReorged(NETWORK, existing.txHash);
-    return reorged();
+    return {
+      kind: 'refused',
+      reason: 'reorged',
+      message: 'The transfer is no longer on chain 8453 (a reorganisation dropped it); it cannot unlock. The service issues no refund.',
+    };
   }
   return { kind: 'unlocked', row: existing, replayed: true };
 }
-
-export const reorged = (): SettleOutcome => ({
-  kind: 'refused',
-  reason: 'reorged',
-  message: 'The transfer is no longer on chain 8453 (a reorganisation dropped it); it cannot unlock. The service issues no refund.',
-});
 
 /**
  * Whether the chain says a claimed transfer is gone. Only positive evidence counts: every
