@@ -9,6 +9,8 @@ export interface Served {
   url: string;
   child: ChildProcess;
   stop: () => Promise<void>;
+  /** Everything the process printed so far (the banner names the RPC, the tokens, the treasury). */
+  output: () => string;
 }
 
 const waitFor = (child: ChildProcess, pattern: RegExp): Promise<string> =>
@@ -37,8 +39,10 @@ export async function startMarket(env: Record<string, string> = {}): Promise<Ser
     env: { ...process.env, EPHEMERAL: '1', PORT: '0', ANVIL_PORT: '0', DYNALITE_PORT: '0', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
+  let printed = '';
+  child.stdout?.on('data', (c: Buffer) => (printed += c.toString()));
   const url = await waitFor(child, /Base URL\s+(http:\/\/\S+)/);
-  return { url, child, stop: stopper(child, 'SIGINT') };
+  return { url, child, stop: stopper(child, 'SIGINT'), output: () => printed };
 }
 
 /** A plain node:http server answering every request with `body` and `status`, in its own process. */
@@ -47,7 +51,7 @@ export async function startFixed(body: string, status = 200): Promise<Served> {
   writeFileSync(file, body);
   const child = spawn(process.execPath, ['bench/fixed-json-server.mjs', '0', file, String(status)], { stdio: ['ignore', 'pipe', 'pipe'] });
   const port = await waitFor(child, /"port":(\d+)/);
-  return { url: `http://127.0.0.1:${port}`, child, stop: stopper(child, 'SIGTERM') };
+  return { url: `http://127.0.0.1:${port}`, child, stop: stopper(child, 'SIGTERM'), output: () => '' };
 }
 
 export interface LoadResult {

@@ -11,7 +11,14 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { join } from 'node:path';
 import { CAIP2, NETWORK, USD_DECIMALS } from '../lambdas/contract/chain';
-import { CATALOG_SIZE_EXPECTED, type CatalogEntry, type PackMeta, type SealedPack } from '../lambdas/contract/catalog-data';
+import {
+  CATALOG_SIZE_EXPECTED,
+  subscriptionPlans,
+  type CatalogEntry,
+  type PackMeta,
+  type PricingData,
+  type SealedPack,
+} from '../lambdas/contract/catalog-data';
 import { packFiles, packSeal } from '../lambdas/contract/pack-seal';
 import { buildSearchIndex, type SearchDocument } from '../lambdas/contract/search-index';
 import { CATALOG_DATA_DIR, PUBLIC_DIR, SEALED_DATA_DIR } from '../lambdas/contract/data-dirs';
@@ -223,7 +230,9 @@ export function buildCatalog(): BuildResult {
         canary: pricing.canary,
         x402_resources: pricing.x402_resources.map((r) => r.skill_id),
         card_cents: pricing.card_cents,
-      }),
+        plans: subscriptionPlans(pricing.subscriptions, [...new Set(entries.map((e) => e.category))]),
+        meter_min_top_up: pricing.meter.min_top_up,
+      } satisfies PricingData),
     ],
     // The free evaluation files again, for domains that answer with them (MCP, A2A) without fetching the CDN.
     [

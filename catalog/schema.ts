@@ -45,12 +45,23 @@ export const SkillRecordSchema = z
 
 export type SkillRecord = z.infer<typeof SkillRecordSchema>;
 
+/** A positive whole number of atomic USDC units (6 decimals), as a string so it never loses precision. */
+const ATOMIC_AMOUNT = z.string().regex(/^[1-9][0-9]{0,15}$/);
+
 export const PricingSchema = z
   .object({
     $comment: z.string().optional(),
     canary: z.string(),
-    x402_resources: z.array(z.object({ skill_id: z.string(), amount: z.string().regex(/^[1-9][0-9]*$/) }).strict()).length(10),
+    x402_resources: z.array(z.object({ skill_id: z.string(), amount: ATOMIC_AMOUNT }).strict()).length(10),
     card_cents: z.record(z.string(), z.number().int().positive()),
+    subscriptions: z
+      .object({
+        period_days: z.number().int().min(1).max(366),
+        all_access: z.object({ amount: ATOMIC_AMOUNT }).strict(),
+        per_category: z.object({ amount: ATOMIC_AMOUNT }).strict(),
+      })
+      .strict(),
+    meter: z.object({ min_top_up: ATOMIC_AMOUNT }).strict(),
   })
   .strict();
 

@@ -2,9 +2,12 @@
  * A2A (v0.3.0, JSON-RPC) at /api/a2a through the A2A SDK's request handler, with tasks in
  * DynamoDB. message/send: a text part describing a need → a completed task whose artifact
  * ranks skills with prices and the next HTTP calls; a data part {"skill": id} → the skill's
- * free evaluation and its challenge. The body is read within the platform's limits and the
- * request checked (a2a-request.ts) before the SDK sees it; the SDK gets a task store that
- * never rejects (task-store-guard.ts). The per-caller rate limit is the route table's.
+ * free evaluation and its challenge; {"wallet", "skill"} → the access decision (artifact
+ * `access-decision`, as GET /api/access); {"wallet"} alone → the wallet's AP2 mandates
+ * (artifact `mandates`, as GET /api/mandates). The access answers come from the access
+ * domain's own functions, never a copy of its rules. The body is read within the platform's
+ * limits and the request checked (a2a-request.ts) before the SDK sees it; the SDK gets a task
+ * store that never rejects (task-store-guard.ts). The per-caller rate limit is the route table's.
  */
 import { randomUUID } from 'node:crypto';
 import type { Message, Task, TaskState } from '@a2a-js/sdk';
@@ -16,7 +19,9 @@ import {
   type RequestContext,
   type TaskStore,
 } from '@a2a-js/sdk/server';
+import { decideAccess, decisionView, mandatesDocument, type AccessDecision } from '../access';
 import { rankSkills } from '../catalog';
+import { ADDRESS } from '../contract/chain';
 import { links } from '../contract/links';
 import { ROUTES, type RouteDefinition } from '../contract/routes';
 import { json, type ApiRequest, type ApiResponse } from '../platform/http';
@@ -42,6 +47,20 @@ const agentMessage = (text: string, taskId: string, contextId: string): Message 
   contextId,
 });
 
+/** One line for the task's status: granted or not, and through what; the artifact carries the details and next steps. */
+function decisionText(decision: AccessDecision, wallet: string, skill: string): string {
+  switch (decision.via) {
+    case 'one-time':
+      return `Granted: ${wallet} owns ${skill} (one-time, ${decision.source === 'transfer' ? `purchase ${decision.txHash}` : 'meter draw'}). Unlock without paying again: POST /api/pay with SIGN-IN-WITH-X signed by the wallet.`;
+    case 'subscription':
+      return `Granted: ${wallet} may use ${skill} through subscription ${decision.plan} until ${decision.until}${decision.cancelled ? ' (cancelled; it runs to the end of the period)' : ''}. Unlock: POST /api/pay with SIGN-IN-WITH-X signed by the wallet.`;
+    case 'meter':
+      return `Granted via meter: ${wallet}'s meter can pay ${decision.price} atomic USDC for ${skill}; a signed draw (POST /api/meter, action draw) makes it the wallet's. The artifact's next lists how.`;
+    case 'none':
+      return `Not granted: ${wallet} has no access to ${skill} (${decision.reason}). The artifact's next lists how to get it: pay once, subscribe, or use a meter.`;
+  }
+}
+
 function executor(ports: AgentsPorts, tasks: TaskStore, baseUrl: string): AgentExecutor {
   const finish = (bus: ExecutionEventBus, ctx: RequestContext, state: TaskState, text: string): void => {
     bus.publish({
@@ -63,6 +82,50 @@ function executor(ports: AgentsPorts, tasks: TaskStore, baseUrl: string): AgentE
       history: [ctx.userMessage],
     };
     bus.publish(task);
+    const artifact = (name: string, data: Record<string, unknown>): void =>
+      bus.publish({
+        kind: 'artifact-update',
+        taskId: ctx.taskId,
+        contextId: ctx.contextId,
+        artifact: { artifactId: randomUUID(), name, parts: [{ kind: 'data', data }] },
+      });
+    // A wallet turns a data part into an access question: its decision for a skill, or its mandates.
+    const dataWallet = ctx.userMessage.parts.find((p) => p.kind === 'data' && 'wallet' in p.data);
+    if (dataWallet && dataWallet.kind === 'data') {
+      const { wallet, skill } = dataWallet.data;
+      if (typeof wallet !== 'string' || !ADDRESS.test(wallet.trim())) {
+        return finish(
+          bus,
+          ctx,
+          'rejected',
+          '`wallet` must be a wallet address: 0x followed by 40 hex digits, e.g. {"wallet":"0x…","skill":"<id>"}.',
+        );
+      }
+      const address = wallet.trim();
+      if (skill === undefined) {
+        const document = await mandatesDocument(address, ports.access);
+        artifact('mandates', document);
+        return finish(
+          bus,
+          ctx,
+          'completed',
+          `${address} has ${document.count} AP2 mandate${document.count === 1 ? '' : 's'}. Add "skill":"<id>" to the data part for its access to one skill.`,
+        );
+      }
+      if (typeof skill !== 'string') return finish(bus, ctx, 'rejected', '`skill` must be a catalog id (a string), e.g. "csv-cleaner".');
+      const entry = ports.access.catalog.get(skill.trim());
+      if (!entry) {
+        return finish(
+          bus,
+          ctx,
+          'rejected',
+          `Unknown skill "${skill.slice(0, 100)}". Send a text part describing your need to find skill ids.`,
+        );
+      }
+      const decision = await decideAccess(address, entry, ports.access.now(), ports.access);
+      artifact('access-decision', decisionView(decision, entry, address, ports.access, baseUrl));
+      return finish(bus, ctx, 'completed', decisionText(decision, address, entry.id));
+    }
     const dataSkill = ctx.userMessage.parts.find(
       (p) => p.kind === 'data' && typeof (p.data as Record<string, unknown>)['skill'] === 'string',
     );
@@ -78,16 +141,7 @@ function executor(ports: AgentsPorts, tasks: TaskStore, baseUrl: string): AgentE
         );
       const cycle = await espCycle(entry, ports, baseUrl);
       const evaluation = ports.catalog.evaluation(entry.id)!;
-      bus.publish({
-        kind: 'artifact-update',
-        taskId: ctx.taskId,
-        contextId: ctx.contextId,
-        artifact: {
-          artifactId: randomUUID(),
-          name: 'evaluation',
-          parts: [{ kind: 'data', data: { ...cycle, outline_document: evaluation.outline, sample_markdown: evaluation.sample } }],
-        },
-      });
+      artifact('evaluation', { ...cycle, outline_document: evaluation.outline, sample_markdown: evaluation.sample });
       return finish(
         bus,
         ctx,
@@ -105,7 +159,7 @@ function executor(ports: AgentsPorts, tasks: TaskStore, baseUrl: string): AgentE
         bus,
         ctx,
         'rejected',
-        'Send a text part describing what you need, or a data part {"skill":"<id>"} to evaluate one skill.',
+        'Send a text part describing what you need, a data part {"skill":"<id>"} to evaluate one skill, {"wallet":"0x…","skill":"<id>"} for a wallet\'s access to it, or {"wallet":"0x…"} for its AP2 mandates.',
       );
     const results = rankSkills(ports.catalog, text, 5, baseUrl).results.map((r) => ({
       ...r,
@@ -121,12 +175,7 @@ function executor(ports: AgentsPorts, tasks: TaskStore, baseUrl: string): AgentE
         },
       ],
     }));
-    bus.publish({
-      kind: 'artifact-update',
-      taskId: ctx.taskId,
-      contextId: ctx.contextId,
-      artifact: { artifactId: randomUUID(), name: 'ranked-skills', parts: [{ kind: 'data', data: { query: text, results } }] },
-    });
+    artifact('ranked-skills', { query: text, results });
     finish(
       bus,
       ctx,

@@ -20,6 +20,7 @@ export function jwkThumbprint(jwk: JsonWebKey): string {
   return b64url(createHash('sha256').update(`{"crv":"${jwk.crv}","kty":"${jwk.kty}","x":"${jwk.x}","y":"${jwk.y}"}`).digest());
 }
 
+/** The agent card before signing: what this agent does and where, with the skills A2A clients can ask for. */
 export function unsignedCard(baseUrl: string): AgentCard {
   const l = links(baseUrl);
   return {
@@ -60,8 +61,21 @@ export function unsignedCard(baseUrl: string): AgentCard {
         id: 'unlock',
         name: 'Unlock a paid skill',
         description:
-          'After the USDC transfer, POST /api/pay with X-PAYMENT {"txHash","skill"} (or use the MCP unlock tool) to receive the sealed pack.',
-        tags: ['x402', 'unlock'],
+          'After the USDC transfer, POST /api/pay with X-PAYMENT {"txHash","skill"} (or use the MCP unlock_skill tool) to receive the sealed pack; add X-AP2-MANDATE (a mnd_… id or the signed mandate) to buy under an AP2 mandate, signed by its agent. A wallet that already has access (a purchase, a subscription, a meter draw) gets the pack by signing SIGN-IN-WITH-X alone, without paying again.',
+        tags: ['x402', 'unlock', 'ap2'],
+      },
+      {
+        id: 'check-access',
+        name: "Check a wallet's access",
+        description:
+          'Send a data part {"wallet":"0x…","skill":"<id>"}: whether the wallet may use the skill and via what (one-time purchase, subscription, meter), as GET /api/access; when not, the next steps.',
+        tags: ['access', 'subscription', 'meter'],
+      },
+      {
+        id: 'list-mandates',
+        name: "List a wallet's AP2 mandates",
+        description: 'Send a data part {"wallet":"0x…"}: the wallet\'s AP2 mandates with status and spend, as GET /api/mandates.',
+        tags: ['ap2', 'mandate'],
       },
       {
         id: 'prove',

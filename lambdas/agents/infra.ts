@@ -1,12 +1,14 @@
-import { A2A_TASKS_TABLE, LEDGER_TABLE, NONCES_TABLE } from '../contract/tables';
+import { A2A_TASKS_TABLE, ACCESS_TABLE, LEDGER_TABLE, NONCES_TABLE } from '../contract/tables';
 import type { DomainInfra } from '../contract/infra';
 
-/** MCP's unlock tool settles like POST /api/pay (ledger, packs, licenses, confirmations); A2A keeps tasks; the card is signed with KMS. */
+/** MCP's unlock tool settles like POST /api/pay (ledger, packs, licenses, confirmations, mandates); A2A keeps tasks; the card is signed with KMS. */
 export const infra: DomainInfra = {
   tables: [
     { table: LEDGER_TABLE.logicalName, access: 'readWrite' },
     { table: A2A_TASKS_TABLE.logicalName, access: 'readWrite' },
     { table: NONCES_TABLE.logicalName, access: 'readWrite' },
+    // MCP's unlock settles under mandates (their spend) and its access tools read wallets' items.
+    { table: ACCESS_TABLE.logicalName, access: 'readWrite' },
   ],
   data: ['catalog', 'sealed'],
   licenseKey: true,

@@ -7,11 +7,12 @@
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 import { z } from 'zod';
+import { decideAccess, decisionView, mandatesDocument, unlockPack } from '../access';
 import { absoluteEntry, rankSkills, requireSkill } from '../catalog';
-import { TX_HASH } from '../contract/chain';
+import { ADDRESS, TX_HASH } from '../contract/chain';
 import { links } from '../contract/links';
 import { espCycle } from '../discovery';
-import { challengeFor, PROOF_LIMIT, proofDocument, readSignInWithXHeader, unlockWithProof } from '../payments';
+import { challengeFor, PROOF_LIMIT, proofDocument, readSignInWithXHeader } from '../payments';
 import { AppError, failureBody, internalError } from '../platform/errors';
 import { json, type ApiRequest, type ApiResponse } from '../platform/http';
 import { logger } from '../platform/logger';
@@ -21,6 +22,7 @@ import type { AgentsPorts } from './ports';
 export const MCP_SERVER = { name: 'skill-market', version: '1.0.0' } as const;
 
 const skillId = z.string().min(1).max(100).describe('Catalog id, e.g. agent-x402-first-buy');
+const wallet = z.string().regex(ADDRESS, 'must be 0x followed by 40 hex digits').describe('Wallet address: 0x and 40 hex digits');
 
 /** Who called the tool: MCP requests arrive over HTTP like POST /api/pay, so the same buyer rules apply. */
 interface Caller {
@@ -97,20 +99,51 @@ export const TOOLS: readonly ToolDef[] = [
     name: 'unlock_skill',
     title: 'Unlock a paid skill',
     description:
-      'After transferring the challenge amount, unlock with the transaction hash: the sealed pack, exactly as POST /api/pay. A transfer already claimed goes only to its buyer: pass license_token, or sign_in_with_x (the SIGN-IN-WITH-X value signed by the paying wallet).',
+      'The sealed pack, exactly as POST /api/pay. After transferring the challenge amount, unlock with tx_hash; a transfer already claimed goes only to its buyer: pass license_token, or sign_in_with_x (the SIGN-IN-WITH-X value signed by the paying wallet). Under an AP2 mandate, pass ap2_mandate and sign_in_with_x signed by its agent. A wallet that already has access (a purchase, a subscription, a meter draw) gets the pack with sign_in_with_x alone, no transfer.',
     input: {
       skill_id: skillId,
       tx_hash: z.string().regex(TX_HASH).optional(),
       license_token: z.string().min(10).max(4000).optional(),
       sign_in_with_x: z.string().min(10).max(8000).optional().describe('base64 JSON of an x402 sign-in-with-x proof (docs/SECURITY.md)'),
+      ap2_mandate: z.string().min(1).max(16_000).optional().describe('the X-AP2-MANDATE value: mnd_… id or the signed mandate'),
     },
-    run: async ({ skill_id, tx_hash, license_token, sign_in_with_x }, ports, baseUrl, caller) =>
+    // The access domain's unlock, as POST /api/pay calls it: mandates and wallet access hold here too.
+    run: async ({ skill_id, tx_hash, license_token, sign_in_with_x, ap2_mandate }, ports, baseUrl, caller) =>
       (
-        await unlockWithProof({ skill: skill_id, txHash: tx_hash as `0x${string}` | undefined, license: license_token }, ports, baseUrl, {
-          ...caller,
-          signInWithX: sign_in_with_x === undefined ? undefined : readSignInWithXHeader(sign_in_with_x, 'argument `sign_in_with_x`'),
-        })
+        await unlockPack(
+          {
+            proof: {
+              skill: skill_id,
+              txHash: tx_hash as `0x${string}` | undefined,
+              license: license_token,
+              signInWithX: sign_in_with_x === undefined ? undefined : readSignInWithXHeader(sign_in_with_x, 'argument `sign_in_with_x`'),
+            },
+            mandate: ap2_mandate,
+            sourceIp: caller.sourceIp,
+          },
+          ports.access,
+          baseUrl,
+        )
       ).body,
+  }),
+  tool({
+    name: 'check_access',
+    title: "Check a wallet's access",
+    description:
+      'Whether a wallet may use a skill and why (one-time purchase, subscription, meter), exactly as GET /api/access; when not, the next steps: pay once, subscribe, or use a meter.',
+    input: { wallet, skill_id: skillId },
+    run: async ({ wallet, skill_id }, ports, baseUrl) => {
+      const entry = requireSkill(ports.access.catalog, skill_id, 'argument `skill_id`');
+      const decision = await decideAccess(wallet, entry, ports.access.now(), ports.access);
+      return decisionView(decision, entry, wallet, ports.access, baseUrl);
+    },
+  }),
+  tool({
+    name: 'list_mandates',
+    title: "List a wallet's AP2 mandates",
+    description: "A wallet's AP2 mandates with status and spend, newest first, exactly as GET /api/mandates.",
+    input: { wallet },
+    run: ({ wallet }, ports) => mandatesDocument(wallet, ports.access),
   }),
   tool({
     name: 'get_proof',

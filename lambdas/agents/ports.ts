@@ -1,6 +1,7 @@
-/** The agents domain works through the payments ports, plus its own. Interfaces only. */
+/** The agents domain works through the payments ports and the access ports, plus its own. Interfaces only. */
 import type { TaskStore } from '@a2a-js/sdk/server';
 import type { JsonWebKey } from 'node:crypto';
+import type { AccessPorts } from '../access';
 import type { PaymentsPorts } from '../payments';
 
 /** Signs the agent card (ES256); hides where the private key lives (KMS in AWS, a file locally). */
@@ -12,6 +13,8 @@ export interface CardSigner {
 }
 
 export interface AgentsPorts extends PaymentsPorts {
+  /** The access domain's ports: unlocks (mandates, wallet access), access decisions and mandates over MCP and A2A. */
+  access: AccessPorts;
   tasks: TaskStore;
   cardSigner: CardSigner;
 }

@@ -2,7 +2,7 @@
  * The catalog domain's view of the outside: the built catalog (read-only) and the intent
  * bounty store. Interfaces only; `wiring.ts` builds them, `adapters/` implements them.
  */
-import type { CatalogEntry, PackMeta } from '../contract/catalog-data';
+import type { CatalogEntry, PackMeta, SubscriptionPlan } from '../contract/catalog-data';
 
 /** A search hit: the skill, its BM25 score and the query terms (as indexed) with the fields each matched in. */
 export interface SkillHit {
@@ -21,8 +21,15 @@ export interface Catalog {
   search(query: string): SkillHit[];
   /** The free evaluation material of a skill: the outline document and the sample Markdown. */
   evaluation(id: string): { outline: Record<string, unknown>; sample: string } | undefined;
-  /** The canary, the ten featured x402 resources and the card prices, from the price source. */
-  readonly pricing: { canary: string; x402Resources: readonly string[]; cardCents: Readonly<Record<string, number>> };
+  /** The canary, the ten featured x402 resources, the card prices, the plans and the meter's minimum, from the price source. */
+  readonly pricing: {
+    canary: string;
+    x402Resources: readonly string[];
+    cardCents: Readonly<Record<string, number>>;
+    plans: readonly SubscriptionPlan[];
+    /** Atomic USDC. */
+    meterMinTopUp: string;
+  };
 }
 
 export interface IntentRecord {

@@ -49,3 +49,50 @@ export interface PackMeta {
 
 /** A sealed pack: path → text. Only the payments code reads these. */
 export type SealedPack = Record<string, string>;
+
+/** A recurring plan: a period of access to every skill, or to one category, for one transfer. */
+export interface SubscriptionPlan {
+  /** `all-access-<days>d` or `<category>-<days>d`. */
+  id: string;
+  name: string;
+  /** Which skills it covers: all of them, or those of one category. */
+  scope: { kind: 'all' } | { kind: 'category'; category: string };
+  /** Atomic USDC per period, from catalog/pricing.json. */
+  amount: string;
+  period_seconds: number;
+}
+
+/** The price source as the Lambdas read it (dist/catalog/pricing.json), derived by the build from catalog/pricing.json. */
+export interface PricingData {
+  canary: string;
+  x402_resources: string[];
+  card_cents: Record<string, number>;
+  plans: SubscriptionPlan[];
+  /** Atomic USDC: the smallest transfer that funds a prepaid meter. */
+  meter_min_top_up: string;
+}
+
+/** The plans the price source defines: one all-access plan, then one per category (sorted). */
+export function subscriptionPlans(
+  subscriptions: { period_days: number; all_access: { amount: string }; per_category: { amount: string } },
+  categories: readonly string[],
+): SubscriptionPlan[] {
+  const days = subscriptions.period_days;
+  const period_seconds = days * 86_400;
+  return [
+    {
+      id: `all-access-${days}d`,
+      name: `All access, ${days} days`,
+      scope: { kind: 'all' },
+      amount: subscriptions.all_access.amount,
+      period_seconds,
+    },
+    ...[...categories].sort().map((category): SubscriptionPlan => ({
+      id: `${category}-${days}d`,
+      name: `${category}, ${days} days`,
+      scope: { kind: 'category', category },
+      amount: subscriptions.per_category.amount,
+      period_seconds,
+    })),
+  ];
+}

@@ -43,6 +43,11 @@ const AGENT_PROTOCOL_LIMIT = { requests: 120, perSeconds: 60 } as const;
  * at 2/4/8/16 s, far below this, so it only stops floods. POST /api/pay and /api/recover share it.
  */
 const UNLOCK_LIMIT = { scope: 'unlock', requests: 300, perSeconds: 60 } as const;
+/**
+ * Wallet-signed writes (mandates, subscriptions, meters) each cost a signature check that may
+ * call the chain (ERC-1271/6492) and a nonce write; a wallet acts a few times a minute at most.
+ */
+const WALLET_WRITE_LIMIT = { scope: 'wallet-write', requests: 120, perSeconds: 60 } as const;
 
 export const ROUTES = [
   { method: 'GET', path: '/api/health', domain: 'discovery', operationId: 'getHealth', summary: 'Liveness: the API process answers.' },
@@ -85,15 +90,16 @@ export const ROUTES = [
   {
     method: 'POST',
     path: '/api/pay',
-    domain: 'payments',
+    domain: 'access',
     operationId: 'postPay',
-    summary: 'Unlock a skill with proof of payment (X-PAYMENT) or a license token (X-LICENSE).',
+    summary:
+      "Unlock a skill with proof of payment (X-PAYMENT), a license token (X-LICENSE), or the wallet's signature when it already has access (subscription, earlier purchase); optional AP2 mandate (X-AP2-MANDATE).",
     rateLimit: UNLOCK_LIMIT,
   },
   {
     method: 'POST',
     path: '/api/recover',
-    domain: 'payments',
+    domain: 'access',
     operationId: 'postRecover',
     summary: 'Re-unlock when the transfer landed but the unlock did not: same proof as POST /api/pay.',
     rateLimit: UNLOCK_LIMIT,
@@ -104,6 +110,65 @@ export const ROUTES = [
     domain: 'payments',
     operationId: 'getProof',
     summary: 'The public proof ledger of confirmed unlocks (optionally one skill).',
+  },
+  {
+    method: 'GET',
+    path: '/api/mandates',
+    domain: 'access',
+    operationId: 'getMandates',
+    summary: "A wallet's AP2 mandates (wallet=, alias address=) with their status and what each has spent.",
+  },
+  {
+    method: 'POST',
+    path: '/api/mandates',
+    domain: 'access',
+    operationId: 'postMandates',
+    summary: 'Create or revoke an AP2 open payment mandate, signed by its wallet (EIP-712).',
+    rateLimit: WALLET_WRITE_LIMIT,
+  },
+  {
+    method: 'GET',
+    path: '/api/agent-identity',
+    domain: 'access',
+    operationId: 'getAgentIdentity',
+    summary: "An address's local reputation from the proof ledger, and its ERC-8004 registration when agent_id is given.",
+  },
+  {
+    method: 'GET',
+    path: '/api/access',
+    domain: 'access',
+    operationId: 'getAccess',
+    summary: 'May this wallet use this skill: granted or not, via what (one-time, subscription, meter), until when, and what to do next.',
+  },
+  {
+    method: 'GET',
+    path: '/api/subscribe',
+    domain: 'access',
+    operationId: 'getSubscribe',
+    summary: "The recurring plans with the x402 challenge to start one; with wallet=, that wallet's subscriptions.",
+  },
+  {
+    method: 'POST',
+    path: '/api/subscribe',
+    domain: 'access',
+    operationId: 'postSubscribe',
+    summary: 'Start or renew a plan with a verified transfer, or cancel one (signed by the wallet).',
+    rateLimit: WALLET_WRITE_LIMIT,
+  },
+  {
+    method: 'GET',
+    path: '/api/meter',
+    domain: 'access',
+    operationId: 'getMeter',
+    summary: "A wallet's prepaid meter (balance, cap, spent this period), or without one the challenge to top one up.",
+  },
+  {
+    method: 'POST',
+    path: '/api/meter',
+    domain: 'access',
+    operationId: 'postMeter',
+    summary: 'Top up a meter with a verified transfer; set its cap or draw a skill from it (signed by the wallet).',
+    rateLimit: WALLET_WRITE_LIMIT,
   },
   {
     method: 'GET',

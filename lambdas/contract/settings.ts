@@ -95,6 +95,13 @@ export const SETTINGS = {
       'Claims younger than this are re-checked on chain when replayed; every claim is re-verified once after it (finality check).',
     cloudDefault: '128',
   },
+  identityRegistry: {
+    context: 'identityRegistry',
+    env: 'IDENTITY_REGISTRY_ADDRESS',
+    description:
+      'ERC-8004 Identity Registry on chain 8453 that `GET /api/agent-identity?agent_id=` checks. Locally, the one `npm start` deploys.',
+    cloudDefault: '0x8004A169FB4a3325136EB29fA0ceB6D2e539a432',
+  },
   publicBaseUrl: {
     context: 'publicBaseUrl',
     env: 'PUBLIC_BASE_URL',
@@ -116,6 +123,7 @@ export interface MarketConfig {
   maxTransferAgeSeconds: number;
   retryWindowSeconds: number;
   reorgWindowSeconds: number;
+  identityRegistry: Address | undefined;
 }
 
 export interface ConfigReading {
@@ -214,6 +222,14 @@ export function readMarketConfig(
     return Number(spec.cloudDefault);
   };
 
+  const identityRegistry = readAddress(
+    codec,
+    'identityRegistry',
+    blank(raw.identityRegistry) ? SETTINGS.identityRegistry.cloudDefault : raw.identityRegistry,
+    problems,
+    false,
+  );
+
   let publicBaseUrl: string | undefined;
   if (!blank(raw.publicBaseUrl)) {
     const v = raw.publicBaseUrl.trim().replace(/\/+$/, '');
@@ -234,6 +250,7 @@ export function readMarketConfig(
       maxTransferAgeSeconds: seconds('maxTransferAgeSeconds', 60, 30 * 86400),
       retryWindowSeconds: seconds('retryWindowSeconds', 0, 86400),
       reorgWindowSeconds: seconds('reorgWindowSeconds', 1, 3600),
+      identityRegistry,
     },
     problems,
   };
@@ -265,5 +282,6 @@ export function configToEnv(config: MarketConfig): Record<string, string> {
   if (config.assets.USDC) env[SETTINGS.usdc.env] = config.assets.USDC;
   if (config.assets.USDbC) env[SETTINGS.usdbc.env] = config.assets.USDbC;
   if (config.publicBaseUrl) env[SETTINGS.publicBaseUrl.env] = config.publicBaseUrl;
+  if (config.identityRegistry) env[SETTINGS.identityRegistry.env] = config.identityRegistry;
   return env;
 }

@@ -36,7 +36,10 @@ export interface TableDefinition {
  * The unlock ledger. One item per claimed transfer, keyed `pk = <network>#<lower-case tx hash>`:
  * the conditional PutItem on that key is what makes one transfer unlock one skill once.
  * `gsi1` (constant partition `UNLOCK`, sort `<iso time>#<tx>`) lists the newest unlocks;
- * `gsi2` (partition = skill id) filters the ledger by skill.
+ * `gsi2` (partition = skill id) filters the ledger by skill; `gsi3` (partition = lower-case payer)
+ * is a wallet's history, reorged claims included, for access decisions and agent reputation.
+ * `kind` says what a row paid for: a skill unlock (absent on rows older than kinds), a
+ * subscription period, or a meter top-up; `skill` then holds the plan id or `meter`.
  */
 export const LEDGER_TABLE = {
   logicalName: 'Ledger',
@@ -45,6 +48,7 @@ export const LEDGER_TABLE = {
   indexes: [
     { name: 'gsi1', partitionKey: { name: 'gsi1pk', type: 'S' }, sortKey: { name: 'gsi1sk', type: 'S' } },
     { name: 'gsi2', partitionKey: { name: 'gsi2pk', type: 'S' }, sortKey: { name: 'gsi2sk', type: 'S' } },
+    { name: 'gsi3', partitionKey: { name: 'gsi3pk', type: 'S' }, sortKey: { name: 'gsi3sk', type: 'S' } },
   ],
   retain: true,
   description: 'Confirmed unlocks: the public proof ledger and the source of every revenue figure.',
@@ -88,8 +92,24 @@ export const NONCES_TABLE = {
   description: 'Used nonces of wallet signatures, so a signature cannot be replayed.',
 } as const satisfies TableDefinition;
 
+/**
+ * What belongs to a wallet, one item each: AP2 mandates (`pk = MANDATE#<id>`, with their spend
+ * and the transfers counted against them), subscriptions (`SUB#<wallet>#<plan>`) and prepaid
+ * meters (`METER#<wallet>`, with the skills drawn and the top-ups credited). Every change is
+ * one conditional UpdateItem on one of them. `gsi1` (partition `WALLET#<wallet>`) lists a
+ * wallet's items.
+ */
+export const ACCESS_TABLE = {
+  logicalName: 'Access',
+  env: 'ACCESS_TABLE',
+  partitionKey: { name: 'pk', type: 'S' },
+  indexes: [{ name: 'gsi1', partitionKey: { name: 'gsi1pk', type: 'S' }, sortKey: { name: 'gsi1sk', type: 'S' } }],
+  retain: true,
+  description: "Wallets' AP2 mandates, subscriptions and prepaid meters, with what each has spent.",
+} as const satisfies TableDefinition;
+
 /** All tables, in creation order. */
-export const TABLES: readonly TableDefinition[] = [LEDGER_TABLE, INTENTS_TABLE, A2A_TASKS_TABLE, NONCES_TABLE];
+export const TABLES: readonly TableDefinition[] = [LEDGER_TABLE, INTENTS_TABLE, A2A_TASKS_TABLE, NONCES_TABLE, ACCESS_TABLE];
 
 /** The physical name of a table: from its env var in a Lambda, its logical name locally. */
 export function tableName(def: TableDefinition, env: NodeJS.ProcessEnv = process.env): string {

@@ -8,6 +8,7 @@ import { json, type ApiRequest, type ApiResponse } from '../platform/http';
 import { activeDomains, ROUTES, type OperationId, type RouteDefinition } from '../contract/routes';
 import { IntentBodySchema } from '../catalog';
 import { ChallengeSchema } from '../payments';
+import { MandatesPostSchema, MeterPostSchema, SubscribePostSchema } from '../access';
 import { EspCycleSchema } from '../contract/esp-cycle-schema';
 import type { DiscoveryPorts } from './ports';
 import { x402Resources } from './x402-resources';
@@ -93,7 +94,13 @@ const DOCS: Record<OperationId, OperationDoc> = {
       { name: 'X-PAYMENT', in: 'header', description: 'JSON {"txHash","skill"} (or its base64)', schema: str },
       { name: 'X-LICENSE', in: 'header', description: 'License token from an earlier unlock', schema: str },
       SIGN_IN_WITH_X,
-      { name: 'X-AP2-MANDATE', in: 'header', description: 'AP2 mandate (not verified by this deployment: refused with 403)', schema: str },
+      {
+        name: 'X-AP2-MANDATE',
+        in: 'header',
+        description:
+          'AP2 open payment mandate: its id (mnd_…) or the signed mandate (JSON or base64 JSON). The purchase must be signed (SIGN-IN-WITH-X) by its agent (cnf) or wallet, paid by its wallet and within its constraints; else 403 AP2_MANDATE_REJECTED',
+        schema: str,
+      },
     ],
     body: z.object({ txHash: z.string().optional(), skill: z.string().optional(), license: z.string().optional() }),
     ok: { status: 200, description: 'The unlock: sealed_pack.files, seal, how_to_use, license, payment, revenue_ledger' },
@@ -116,6 +123,57 @@ const DOCS: Record<OperationId, OperationDoc> = {
     ],
     ok: { status: 200, description: '`confirmed` and `recent_unlocks`' },
     errors: [400, 404],
+  },
+  getMandates: {
+    params: [
+      { name: 'wallet', description: 'The wallet (alias: address)', schema: str },
+      { name: 'address', description: 'Alias of wallet', schema: str },
+    ],
+    ok: { status: 200, description: 'The AP2 mandates of the wallet, with status and spend' },
+    errors: [400],
+  },
+  postMandates: {
+    body: MandatesPostSchema,
+    ok: { status: 200, description: 'The mandate created (or found) or revoked' },
+    errors: [400, 403, 404],
+  },
+  getAgentIdentity: {
+    params: [
+      { name: 'address', required: true, description: 'The address', schema: str },
+      { name: 'agent_id', description: 'ERC-8004 agent id to verify against the Identity Registry', schema: str },
+    ],
+    ok: { status: 200, description: 'Local reputation from the ledger, and the ERC-8004 check' },
+    errors: [400],
+  },
+  getAccess: {
+    params: [
+      { name: 'wallet', required: true, description: 'The wallet', schema: str },
+      { ...skill, description: 'Catalog id' },
+    ],
+    ok: { status: 200, description: '`granted`, `via` (one-time, subscription, meter, none), `until`, and `next` steps' },
+    errors: [400],
+  },
+  getSubscribe: {
+    params: [{ name: 'wallet', description: "Also list this wallet's subscriptions", schema: str }],
+    ok: { status: 200, description: 'The plans, each with its x402 payment options' },
+    errors: [400],
+  },
+  postSubscribe: {
+    params: [SIGN_IN_WITH_X],
+    body: SubscribePostSchema,
+    ok: { status: 200, description: 'The subscription after start, renew or cancel' },
+    errors: [400, 402, 403, 404, 409],
+  },
+  getMeter: {
+    params: [{ name: 'wallet', description: 'The wallet (alias: address)', schema: str }],
+    ok: { status: 200, description: "The wallet's meter (balance, cap, spent this month) and the top-up challenge" },
+    errors: [400],
+  },
+  postMeter: {
+    params: [SIGN_IN_WITH_X],
+    body: MeterPostSchema,
+    ok: { status: 200, description: 'The meter after a top-up or a cap; for a draw, the pack' },
+    errors: [400, 402, 403, 404],
   },
   getMcp: { ok: { status: 200, description: 'MCP server info and tools' } },
   postMcp: {
@@ -176,6 +234,8 @@ const STATIC_PATHS: Record<string, { description: string; contentType: string; p
 };
 
 const schema = (s: z.ZodType) => z.toJSONSchema(s, { io: 'output', unrepresentable: 'any' }) as Record<string, unknown>;
+/** A request body is described as the client sends it, before any transform. */
+const requestSchema = (s: z.ZodType) => z.toJSONSchema(s, { io: 'input', unrepresentable: 'any' }) as Record<string, unknown>;
 const param = (p: Param) => ({
   name: p.name,
   in: p.in ?? 'query',
@@ -219,7 +279,7 @@ export function openApiDocument(ports: DiscoveryPorts, base: string) {
         ? {
             requestBody: {
               required: route.method === 'POST' && route.operationId !== 'postPay',
-              content: { 'application/json': { schema: schema(doc.body) } },
+              content: { 'application/json': { schema: requestSchema(doc.body) } },
             },
           }
         : {}),

@@ -1,11 +1,14 @@
-/** Lambda entry of the payments domain: challenge, unlock, recovery, the proof ledger and readiness. */
+/**
+ * Lambda entry of the payments domain: the challenge, the proof ledger and readiness. Unlocks
+ * (POST /api/pay, /api/recover) are answered by the access domain, which settles through here.
+ */
 import { createDomainHandler } from '../platform/domain-handler';
-import { getPay, postPay, postRecover } from './pay';
+import { getPay } from './pay';
 import { getProof } from './proof';
 import { getReady } from './readiness';
 import { paymentsPortsFromEnv } from './wiring';
 
 export const handler = createDomainHandler('payments', {
-  routes: { getPay, postPay, postRecover, getProof, getReady },
+  routes: { getPay, getProof, getReady },
   ports: () => paymentsPortsFromEnv(),
 });

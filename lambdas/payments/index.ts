@@ -4,10 +4,14 @@
  * discovery reads the ledger and builds the same challenge. Nothing else of payments is
  * imported from outside it (the linter holds this).
  */
-export type { Ledger, LedgerRow, LedgerSummary, PaymentsPorts } from './ports';
-export { buildChallenge, MAX_TIMEOUT_SECONDS, X402_VERSION } from './core/challenge';
+export type { Ledger, LedgerKind, LedgerRow, LedgerSummary, NonceStore, PaymentsPorts, SignInWithX } from './ports';
+export { buildChallenge, MAX_TIMEOUT_SECONDS, productChallenge, X402_VERSION } from './core/challenge';
 export { ChallengeSchema } from './core/challenge-schema';
-export { challengeFor, unlockWithProof } from './pay';
+export { METER_PRODUCT, productFor, rowKind, skillProduct, type Product } from './core/product';
+export type { Admission, Purchase } from './core/settle';
+export { challengeFor, claimPayment, provenSigner, unlockWithProof, type Caller, type PurchasePolicy } from './pay';
+export { readProof, type ProofInput } from './proof-input';
+export { deliverPack } from './unlock-response';
 export { PROOF_LIMIT, proofDocument, publicRow } from './proof';
 export { readSignInWithXHeader } from './proof-input';
-export { ledgerFromEnv, paymentsPortsFromEnv } from './wiring';
+export { ledgerFromEnv, noncesFromEnv, paymentsPortsFromEnv } from './wiring';

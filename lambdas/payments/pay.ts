@@ -3,13 +3,14 @@ import { createHash } from 'node:crypto';
 import { requireSkill } from '../catalog';
 import { links } from '../contract/links';
 import { AppError, notFound, skillRequired } from '../platform/errors';
-import { json, jsonText, type ApiRequest, type ApiResponse } from '../platform/http';
+import { jsonText, type ApiRequest, type ApiResponse } from '../platform/http';
 import { lruPerOwner } from '../platform/memo';
 import { proofProblem, SIGNATURE_MAX_AGE_SECONDS } from './core/buyer-proof';
 import { buildChallenge } from './core/challenge';
-import { settle } from './core/settle';
-import type { PaymentsPorts, SignInWithX } from './ports';
-import { proofRequired, readProof, type ProofInput } from './proof-input';
+import { skillProduct, type Product } from './core/product';
+import { settle, type Admission } from './core/settle';
+import type { LedgerRow, PaymentsPorts, SignInWithX } from './ports';
+import { proofRequired, type ProofInput } from './proof-input';
 import { paymentResponseHeader, unlockBody } from './unlock-response';
 
 const paymentsDisabled = (why: string): AppError =>
@@ -74,25 +75,19 @@ export function getPay(req: ApiRequest, ports: PaymentsPorts): ApiResponse {
   return jsonText(402, hit.body, { 'payment-required': hit.encoded, 'x-payment-required': hit.encoded });
 }
 
-async function unlock(req: ApiRequest, ports: PaymentsPorts): Promise<ApiResponse> {
-  if (req.headers['x-ap2-mandate'] !== undefined) {
-    // Ignoring a mandate would drop the limits its signer asked for; refuse it openly instead.
-    throw new AppError({
-      status: 403,
-      code: 'AP2_MANDATE_REJECTED',
-      message: 'This deployment does not verify AP2 mandates yet, so it cannot honour the one sent.',
-      tip: 'Omit X-AP2-MANDATE to pay with the transfer alone.',
-    });
-  }
-  const proof = readProof(req);
-  const { body, headers } = await unlockWithProof(proof, ports, req.baseUrl, { sourceIp: req.sourceIp, signInWithX: proof.signInWithX });
-  return json(200, body, headers);
-}
-
 /** Who sent an unlock request: where from (API Gateway's source address), and any wallet signature they presented. */
 export interface Caller {
   sourceIp?: string | undefined;
   signInWithX?: SignInWithX | undefined;
+  /** A purchase policy the caller brought (an AP2 mandate): whom its signer acts for, and what it admits. */
+  policy?: PurchasePolicy | undefined;
+}
+
+/** The rules a caller's AP2 mandate adds to a purchase; see access/. */
+export interface PurchasePolicy {
+  /** The payer a verified signer claims as (a mandate's agent claims as the mandate's wallet); throws an AppError to refuse. */
+  payerFor(signer: string | undefined): string | undefined;
+  admit: Admission;
 }
 
 /** What to present for a transfer that is already claimed; names no skill and no payer, so the public ledger stays useless. */
@@ -114,9 +109,15 @@ const invalidSignature = (why: string): AppError =>
   });
 
 /** The address a wallet signature proves, after every field, the signature and the nonce's single use are checked. */
-async function provenPayer(p: SignInWithX, ports: PaymentsPorts, baseUrl: string, txHash: string, skill: string): Promise<string> {
+export async function provenSigner(
+  p: SignInWithX,
+  ports: Pick<PaymentsPorts, 'now' | 'signatures' | 'nonces'>,
+  baseUrl: string,
+  txHash: string | undefined,
+  uri: string,
+): Promise<string> {
   const now = ports.now();
-  const problem = proofProblem(p, { domain: new URL(baseUrl).host, uri: links(baseUrl).skill(skill).challenge, txHash, now });
+  const problem = proofProblem(p, { domain: new URL(baseUrl).host, uri, txHash, now });
   if (problem) throw invalidSignature(problem);
   if (!(await ports.signatures.verify(p))) throw invalidSignature('the signature does not recover to `address`');
   // Single use: a signature seen once is never accepted again, whoever replays it.
@@ -178,36 +179,67 @@ export async function unlockWithProof(
   if (proof.txHash === undefined) throw proofRequired();
   if (proof.skill === undefined) throw skillRequired('X-PAYMENT or the body (`skill`)');
   const entry = requireSkill(ports.catalog, proof.skill, 'X-PAYMENT or the body (`skill`)');
-  const payer = caller.signInWithX ? await provenPayer(caller.signInWithX, ports, baseUrl, proof.txHash, entry.id) : undefined;
+  const { row, replayed } = await claimPayment(
+    { txHash: proof.txHash, product: skillProduct(entry), resource: links(baseUrl).skill(entry.id).challenge },
+    ports,
+    baseUrl,
+    caller,
+  );
+  const pack = ports.packs.get(entry.id);
+  const meta = ports.catalog.packMeta(entry.id);
+  if (!pack || !meta) throw notFound(`The pack of ${entry.id} is missing from this deployment.`);
+  const license = await ports.licenses.issue({
+    network: row.network,
+    txHash: row.txHash,
+    skill: entry.id,
+    payer: row.payer,
+    seal: meta.seal,
+  });
+  return {
+    body: unlockBody({
+      entry,
+      pack,
+      meta,
+      license,
+      payment: { txHash: row.txHash, payer: row.payer, row },
+      ledger: { recorded: true, replayed, via: replayed ? 'replay' : 'verification' },
+      baseUrl,
+    }),
+    headers: { 'x-payment-response': paymentResponseHeader(row.txHash, row.payer) },
+  };
+}
+
+/**
+ * Verifies a transfer for any product (a skill, a plan, a meter top-up) and claims it, or
+ * delivers the claim again to its buyer: the one path every payment takes, with the spec's
+ * error codes for every refusal. `resource` is the URL a wallet signature must name as `uri`.
+ */
+export async function claimPayment(
+  proof: { txHash: `0x${string}`; product: Product; resource: string },
+  ports: PaymentsPorts,
+  baseUrl: string,
+  caller: Caller = {},
+): Promise<{ row: LedgerRow; replayed: boolean }> {
+  requireSoundConfig(ports);
+  const signer = caller.signInWithX ? await provenSigner(caller.signInWithX, ports, baseUrl, proof.txHash, proof.resource) : undefined;
+  const payer = caller.policy ? caller.policy.payerFor(signer) : signer;
   const claimant = { source: callerId(caller.sourceIp), payer };
-  const outcome = await settle({ txHash: proof.txHash, skill: entry }, ports, { schedule: true, claimant });
+  const outcome = await settle({ txHash: proof.txHash, product: proof.product }, ports, {
+    schedule: true,
+    claimant,
+    admit: caller.policy?.admit,
+  });
 
   switch (outcome.kind) {
-    case 'unlocked': {
-      const { row } = outcome;
-      const pack = ports.packs.get(entry.id);
-      const meta = ports.catalog.packMeta(entry.id);
-      if (!pack || !meta) throw notFound(`The pack of ${entry.id} is missing from this deployment.`);
-      const license = await ports.licenses.issue({
-        network: row.network,
-        txHash: row.txHash,
-        skill: entry.id,
-        payer: row.payer,
-        seal: meta.seal,
+    case 'unlocked':
+      return { row: outcome.row, replayed: outcome.replayed };
+    case 'not_admitted':
+      throw new AppError({
+        status: 403,
+        code: 'AP2_MANDATE_REJECTED',
+        message: outcome.message,
+        tip: 'Fix the mandate (GET /api/mandates?wallet=) or omit X-AP2-MANDATE; nothing was claimed or unlocked.',
       });
-      return {
-        body: unlockBody({
-          entry,
-          pack,
-          meta,
-          license,
-          payment: { txHash: row.txHash, payer: row.payer, row },
-          ledger: { recorded: true, replayed: outcome.replayed, via: outcome.replayed ? 'replay' : 'verification' },
-          baseUrl,
-        }),
-        headers: { 'x-payment-response': paymentResponseHeader(row.txHash, row.payer) },
-      };
-    }
     case 'pending':
       throw verificationFailed(
         outcome.message,
@@ -223,6 +255,15 @@ export async function unlockWithProof(
     case 'not_yours':
       throw buyerProofRequired();
     case 'refused':
+      if (outcome.reason === 'payer_mismatch' && caller.policy) {
+        // Under a mandate the claim is made for the mandate's wallet: a transfer from anyone else is not its purchase.
+        throw new AppError({
+          status: 403,
+          code: 'AP2_MANDATE_REJECTED',
+          message: "AP2 mandate rejected: the transfer was not paid by the mandate's wallet.",
+          tip: "Pay from the mandate's wallet, or omit X-AP2-MANDATE; nothing was claimed or unlocked.",
+        });
+      }
       if (outcome.reason === 'payer_mismatch' || outcome.reason === 'payer_proof_required') {
         throw new AppError({
           status: 403,
@@ -245,7 +286,3 @@ export async function unlockWithProof(
       throw paymentsDisabled(outcome.message);
   }
 }
-
-export const postPay = unlock;
-/** Same proof and rules as POST /api/pay: re-unlocks a transfer that landed when the unlock did not. */
-export const postRecover = unlock;

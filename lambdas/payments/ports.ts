@@ -10,14 +10,19 @@ import type { ReceiptView } from './core/verify-transfer';
 
 /** The proof ledger as the payments domain needs it. */
 
+/** What a ledger row paid for: a skill's pack, a subscription period, or a prepaid meter's balance. */
+export type LedgerKind = 'unlock' | 'subscription' | 'meter_top_up';
+
 export interface LedgerRow {
+  /** Absent on rows written before kinds existed: those are unlocks. */
+  kind?: LedgerKind;
   network: string;
   /** Lower-case transaction hash. */
   txHash: string;
   skill: string;
   /** Atomic units actually transferred (may exceed the price). */
   amount: string;
-  /** Atomic price of the skill when it unlocked. */
+  /** Atomic price of the skill (or plan, or the meter's minimum top-up) when it was claimed. */
   price: string;
   asset: 'USDC' | 'USDbC';
   assetContract: string;
@@ -63,6 +68,11 @@ export interface Ledger {
   recent(limit: number, skill?: string): Promise<LedgerRow[]>;
   /** Number of confirmed unlocks. */
   count(skill?: string): Promise<number>;
+  /**
+   * Every row a wallet paid, newest first, reorged ones included (a wallet's history);
+   * `product` keeps only the rows of one skill, plan or `meter`.
+   */
+  byPayer(payer: string, product?: string): Promise<LedgerRow[]>;
   /** Reads every confirmed row (amount, skill, time) and adds them up. */
   summary(): Promise<LedgerSummary>;
 }
@@ -88,7 +98,10 @@ export interface ChainReader {
 export interface ConfirmationJob {
   network: string;
   txHash: string;
+  /** The product's id: a skill, or a plan for `product: 'subscription'`, or `meter`. */
   skill: string;
+  /** What the transfer buys; a skill's unlock when absent. */
+  product?: LedgerKind;
   /** `confirm` (default): wait for confirmations, then claim. `finality`: re-verify a claim after the reorg window. */
   kind?: 'confirm' | 'finality';
   /** The caller that asked (hashed source address), so the claim the loop makes stays retrievable by them. */

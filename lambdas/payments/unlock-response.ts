@@ -2,7 +2,7 @@ import { CAIP2, formatAtomic, NETWORK } from '../contract/chain';
 import type { CatalogEntry, PackMeta, SealedPack } from '../contract/catalog-data';
 import { links } from '../contract/links';
 import { SEAL_VERIFY_COMMAND } from '../contract/pack-seal';
-import type { LedgerRow } from './ports';
+import type { LedgerRow, PackStore } from './ports';
 
 export interface UnlockBodyInput {
   entry: CatalogEntry;
@@ -14,26 +14,33 @@ export interface UnlockBodyInput {
   baseUrl: string;
 }
 
+/** The pack itself and how to use it: the part every delivery shares. */
+function packParts(entry: CatalogEntry, pack: SealedPack, meta: PackMeta, keep: string) {
+  return {
+    ok: true as const,
+    skill_id: entry.id,
+    name: entry.name,
+    sealed_pack: { files: pack, file_count: meta.file_count, seal: meta.seal },
+    seal: meta.seal,
+    how_to_use: {
+      save_to: `./packs/${entry.id}/`,
+      entrypoint: 'SKILL.md',
+      steps: [
+        `Write every entry of sealed_pack.files under ./packs/${entry.id}/ (keys are relative paths).`,
+        'Check the seal: it must equal `seal` here and on /api/packs.',
+        'Give SKILL.md to the agent that will do the job; supporting files are referenced from it.',
+        keep,
+      ],
+      verify_seal: SEAL_VERIFY_COMMAND.replace('DIR', `./packs/${entry.id}`),
+    },
+  };
+}
+
 /** The spec's unlock response (POST /api/pay 200). */
 export function unlockBody(i: UnlockBodyInput) {
   const row = i.payment.row;
   return {
-    ok: true as const,
-    skill_id: i.entry.id,
-    name: i.entry.name,
-    sealed_pack: { files: i.pack, file_count: i.meta.file_count, seal: i.meta.seal },
-    seal: i.meta.seal,
-    how_to_use: {
-      save_to: `./packs/${i.entry.id}/`,
-      entrypoint: 'SKILL.md',
-      steps: [
-        `Write every entry of sealed_pack.files under ./packs/${i.entry.id}/ (keys are relative paths).`,
-        'Check the seal: it must equal `seal` here and on /api/packs.',
-        'Give SKILL.md to the agent that will do the job; supporting files are referenced from it.',
-        'Keep payment.txHash and license.token: either one gets this pack again.',
-      ],
-      verify_seal: SEAL_VERIFY_COMMAND.replace('DIR', `./packs/${i.entry.id}`),
-    },
+    ...packParts(i.entry, i.pack, i.meta, 'Keep payment.txHash and license.token: either one gets this pack again.'),
     license: {
       token: i.license,
       header: 'X-LICENSE',
@@ -70,4 +77,24 @@ export function unlockBody(i: UnlockBodyInput) {
 /** x402's settlement response header: base64 of {success, transaction, network, payer}. */
 export function paymentResponseHeader(txHash: string, payer: string): string {
   return Buffer.from(JSON.stringify({ success: true, transaction: txHash, network: NETWORK, payer })).toString('base64');
+}
+
+/**
+ * A pack delivered because the wallet already has access (a subscription, a meter draw, an
+ * earlier purchase), not for a transfer in this request: no license or payment, and `access`
+ * says why. Undefined when this deployment does not carry the pack.
+ */
+export function deliverPack(
+  ports: { catalog: { get(id: string): CatalogEntry | undefined; packMeta(id: string): PackMeta | undefined }; packs: PackStore },
+  skill: string,
+  access: Record<string, unknown>,
+) {
+  const entry = ports.catalog.get(skill);
+  const pack = ports.packs.get(skill);
+  const meta = ports.catalog.packMeta(skill);
+  if (!entry || !pack || !meta) return undefined;
+  return {
+    ...packParts(entry, pack, meta, 'Your wallet gets this pack again while it has access: sign again (GET /api/access says how).'),
+    access,
+  };
 }

@@ -29,7 +29,13 @@ export type ErrorCode =
   /** 408: the client did not send a complete request in time (the local edge). */
   | 'REQUEST_TIMEOUT'
   /** 429: one caller over a route's per-caller limit (the route table's `rateLimit`); retry after Retry-After. */
-  | 'RATE_LIMITED';
+  | 'RATE_LIMITED'
+  /** 402: a meter draw the balance does not cover; top the meter up. */
+  | 'METER_BALANCE_LOW'
+  /** 403: a meter draw past the cap its wallet set for the month. */
+  | 'METER_CAP_REACHED'
+  /** 409: a renewal of a subscription its wallet cancelled; start it again instead. */
+  | 'SUBSCRIPTION_CANCELLED';
 
 /** The spec's failure body. */
 export interface FailureBody {

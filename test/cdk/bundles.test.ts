@@ -34,6 +34,8 @@ const PROBES: Record<string, { event: unknown; expect: (result: unknown) => void
   'skill-market catalog routes': { event: apiEvent('GET', '/api/packs', `skill=${CANARY}`), expect: status(200) },
   'skill-market payments routes': { event: apiEvent('GET', '/api/pay', `skill=${CANARY}`), expect: status(402) },
   'skill-market agents routes': { event: apiEvent('GET', '/api/mcp'), expect: status(200) },
+  // The plans come from the price source in the bundle; no table or chain is asked.
+  'skill-market access routes': { event: apiEvent('GET', '/api/subscribe'), expect: status(200) },
   // The state machine's task: an invalid job is refused without any I/O.
   'skill-market payments confirm-handler': {
     event: { network: 'base', txHash: 'not-a-hash', skill: CANARY },

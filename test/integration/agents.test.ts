@@ -37,12 +37,14 @@ describe('MCP', () => {
     const { tools } = await mcp.listTools();
     const names = tools.map((t) => t.name).sort();
     expect(names).toEqual([
+      'check_access',
       'get_esp_cycle',
       'get_outline',
       'get_payment_challenge',
       'get_proof',
       'get_sample',
       'get_skill',
+      'list_mandates',
       'search_skills',
       'unlock_skill',
     ]);
@@ -104,6 +106,14 @@ describe('MCP', () => {
     expect(redeemed.status).toBe(200);
     const proof = toolJson(await mcp.callTool({ name: 'get_proof', arguments: { skill_id: 'agent-x402-first-buy', limit: 100 } }));
     expect(proof.recent_unlocks.filter((r: any) => r.txHash === tx.toLowerCase())).toHaveLength(1);
+    // The access domain decides over MCP as over HTTP: the buyer owns the skill now.
+    const buyer = testAccount(0).address;
+    const access = toolJson(await mcp.callTool({ name: 'check_access', arguments: { wallet: buyer, skill_id: 'agent-x402-first-buy' } }));
+    expect(access).toMatchObject({ ok: true, granted: true, via: 'one-time', txHash: tx.toLowerCase() });
+    const http3 = (await (await fetch(`${base}/api/access?wallet=${buyer}&skill=agent-x402-first-buy`)).json()) as any;
+    expect(access).toEqual(http3);
+    const mandates = toolJson(await mcp.callTool({ name: 'list_mandates', arguments: { wallet: buyer } }));
+    expect(mandates).toEqual((await (await fetch(`${base}/api/mandates?wallet=${buyer}`)).json()) as any);
   });
 
   it('returns tool errors with the spec error_code', async () => {
@@ -152,7 +162,15 @@ describe('signed agent card', () => {
     const legacy = (await (await fetch(`${base}/.well-known/agent.json`)).json()) as any;
     expect(legacy).toEqual(card);
     expect(card).toMatchObject({ protocolVersion: '0.3.0', url: `${base}/api/a2a`, capabilities: { streaming: false } });
-    expect(card.skills.map((s: any) => s.id)).toEqual(['find-skills', 'evaluate', 'get-challenge', 'unlock', 'prove']);
+    expect(card.skills.map((s: any) => s.id)).toEqual([
+      'find-skills',
+      'evaluate',
+      'get-challenge',
+      'unlock',
+      'check-access',
+      'list-mandates',
+      'prove',
+    ]);
     expect(await verify(card)).toBe(true);
     const tampered = { ...card, description: `${card.description.slice(0, -1)}!` };
     expect(await verify(tampered)).toBe(false);
@@ -187,6 +205,24 @@ describe('A2A', () => {
     const data = evaluation.artifacts[0].parts[0].data;
     expect(data.evaluate.challenge_shape.maxAmountRequired).toBe('99000');
     expect(data.sample_markdown).toMatch(/^# CSV Cleaner/);
+
+    const wallet = `0x${'ab'.repeat(20)}`; // a wallet no test uses: nothing changes it between the two reads
+    const decided = (await client.sendMessage({
+      message: { kind: 'message', messageId: 'm-3', role: 'user', parts: [{ kind: 'data', data: { wallet, skill: 'csv-cleaner' } }] },
+    })) as any;
+    expect([decided.status.state, decided.artifacts[0].name]).toEqual(['completed', 'access-decision']);
+    expect(decided.artifacts[0].parts[0].data).toEqual(
+      (await (await fetch(`${base}/api/access?wallet=${wallet}&skill=csv-cleaner`)).json()) as any,
+    );
+    const listed = (await client.sendMessage({
+      message: { kind: 'message', messageId: 'm-4', role: 'user', parts: [{ kind: 'data', data: { wallet } }] },
+    })) as any;
+    expect([listed.status.state, listed.artifacts[0].name]).toEqual(['completed', 'mandates']);
+    expect(listed.artifacts[0].parts[0].data).toEqual((await (await fetch(`${base}/api/mandates?wallet=${wallet}`)).json()) as any);
+    const rejected = (await client.sendMessage({
+      message: { kind: 'message', messageId: 'm-5', role: 'user', parts: [{ kind: 'data', data: { wallet: '0x123' } }] },
+    })) as any;
+    expect(rejected.status.state).toBe('rejected');
   });
 
   it('answers JSON-RPC errors: -32700, -32601, -32602, and -32001 for an unknown task', async () => {

@@ -97,8 +97,9 @@ describe('POST /api/pay', () => {
       amount: '5000',
       asset: 'USDC',
       payer: chain.address(BUYER),
-      confirmations: 1,
     });
+    // At least the one required; other test files mine blocks on the shared chain meanwhile.
+    expect(body.payment.confirmations).toBeGreaterThanOrEqual(1);
     expect(body.revenue_ledger).toMatchObject({ recorded: true, replayed: false });
     expect(body.license.token).toMatch(/^[\w-]+\.[\w-]+\.[\w-]+$/);
     expect(JSON.parse(Buffer.from(headers.get('x-payment-response')!, 'base64').toString())).toMatchObject({

@@ -209,3 +209,77 @@ describe('dynamoTaskStore', () => {
     expect(sent).toBe(0);
   });
 });
+
+describe('access over MCP and A2A', () => {
+  const WALLET = '0x1111111111111111111111111111111111111111';
+  const mandate = {
+    id: `mnd_${'a'.repeat(32)}`,
+    mandate: {
+      vct: 'mandate.payment.open.1',
+      wallet: WALLET,
+      cnf: { address: '0x2222222222222222222222222222222222222222' },
+      constraints: [{ type: 'payment.budget', currency: 'USDC', max: 1 }],
+    },
+    signature: '0x',
+    status: 'active',
+    createdAt: '2025-01-01T00:00:00.000Z',
+    spent: 0n,
+    occurrences: 0,
+    transfers: [],
+  };
+  // The access ports the decision and the mandate list read; nothing owned, subscribed or metered.
+  const withAccess = (tasks: TaskStore): AgentsPorts => {
+    const access = {
+      catalog,
+      now: () => new Date(),
+      ledger: { byPayer: async () => [] },
+      subscriptions: { list: async () => [] },
+      meters: { get: async () => undefined },
+      mandates: { list: async (wallet: string) => (wallet === WALLET ? [mandate] : []) },
+    };
+    return { ...agentsPorts(tasks), access } as unknown as AgentsPorts;
+  };
+  const mcpReq = (method: string, params: Record<string, unknown> = {}) =>
+    apiReq(JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }), { accept: 'application/json, text/event-stream' });
+  const mcpResult = async (method: string, params?: Record<string, unknown>) =>
+    JSON.parse((await postMcp(mcpReq(method, params), withAccess(countingStore()))).body as string).result;
+  const a2aTask = async (data: Record<string, unknown>) =>
+    JSON.parse((await postA2a(apiReq(send({ parts: [{ kind: 'data', data }] })), withAccess(countingStore()))).body as string).result;
+
+  it('lists check_access and list_mandates among the MCP tools, and unlock_skill takes ap2_mandate', async () => {
+    const { tools } = await mcpResult('tools/list');
+    const names = tools.map((t: { name: string }) => t.name);
+    expect(names).toEqual(expect.arrayContaining(['check_access', 'list_mandates', 'unlock_skill']));
+    expect(Object.keys(tools.find((t: { name: string }) => t.name === 'unlock_skill').inputSchema.properties)).toContain('ap2_mandate');
+  });
+
+  it('check_access and list_mandates answer what GET /api/access and GET /api/mandates answer', async () => {
+    const decision = await mcpResult('tools/call', { name: 'check_access', arguments: { wallet: WALLET, skill_id: 'csv-cleaner' } });
+    expect(decision.structuredContent).toMatchObject({ ok: true, wallet: WALLET, skill: 'csv-cleaner', granted: false, via: 'none' });
+    expect(decision.structuredContent.next.map((n: { action: string }) => n.action)).toContain('pay_once');
+    const listed = await mcpResult('tools/call', { name: 'list_mandates', arguments: { wallet: WALLET } });
+    expect(listed.structuredContent).toMatchObject({
+      ok: true,
+      wallet: WALLET,
+      count: 1,
+      mandates: [{ id: mandate.id, status: 'active' }],
+    });
+    const bad = await mcpResult('tools/call', { name: 'check_access', arguments: { wallet: '0x123', skill_id: 'csv-cleaner' } });
+    expect(bad.isError).toBe(true);
+  });
+
+  it('A2A: {"wallet","skill"} gives the access decision, {"wallet"} the mandates, a bad wallet is rejected', async () => {
+    const decided = await a2aTask({ wallet: WALLET, skill: 'csv-cleaner' });
+    expect(decided.status.state).toBe('completed');
+    expect(decided.artifacts[0].name).toBe('access-decision');
+    expect(decided.artifacts[0].parts[0].data).toMatchObject({ wallet: WALLET, skill: 'csv-cleaner', granted: false, via: 'none' });
+    expect(decided.status.message.parts[0].text).toMatch(/^Not granted/);
+    const mandates = await a2aTask({ wallet: WALLET });
+    expect([mandates.status.state, mandates.artifacts[0].name]).toEqual(['completed', 'mandates']);
+    expect(mandates.artifacts[0].parts[0].data).toMatchObject({ ok: true, wallet: WALLET, count: 1 });
+    const bad = await a2aTask({ wallet: 'nope', skill: 'csv-cleaner' });
+    expect(bad.status.state).toBe('rejected');
+    expect(bad.status.message.parts[0].text).toMatch(/`wallet` must be a wallet address/);
+    expect((await a2aTask({ wallet: WALLET, skill: 'no-such-skill' })).status.state).toBe('rejected');
+  });
+});

@@ -109,9 +109,20 @@ describe('createDomainHandler rate limits (from the route table)', () => {
     const e = ev(routeKey);
     return { ...e, requestContext: { ...e.requestContext, http: { ...e.requestContext.http, method: 'POST', sourceIp } } };
   };
-  const payments = (clock: () => number, extra: { rateLimited?: RateLimitedHandler } = {}) =>
-    createDomainHandler('payments', {
-      routes: { getPay: ok, postPay: ok, postRecover: ok, getProof: ok, getReady: ok },
+  const access = (clock: () => number, extra: { rateLimited?: RateLimitedHandler } = {}) =>
+    createDomainHandler('access', {
+      routes: {
+        postPay: ok,
+        postRecover: ok,
+        getMandates: ok,
+        postMandates: ok,
+        getAgentIdentity: ok,
+        getAccess: ok,
+        getSubscribe: ok,
+        postSubscribe: ok,
+        getMeter: ok,
+        postMeter: ok,
+      },
       ports: () => ({}),
       clock,
       ...extra,
@@ -119,7 +130,7 @@ describe('createDomainHandler rate limits (from the route table)', () => {
 
   it('answers the 301st unlock POST of one caller in a minute with 429 RATE_LIMITED and Retry-After, and serves another caller', async () => {
     let now = 1_000_000;
-    const handler = payments(() => now);
+    const handler = access(() => now);
     // POST /api/pay and POST /api/recover share the 'unlock' scope.
     for (let i = 0; i < 300; i++) {
       const res = await handler(from(i % 2 ? 'POST /api/pay' : 'POST /api/recover', '198.51.100.5'), ctx);
@@ -139,13 +150,13 @@ describe('createDomainHandler rate limits (from the route table)', () => {
     });
     expect((await handler(from('POST /api/pay', '198.51.100.6'), ctx)).statusCode).toBe(200);
     // Unlimited routes of the same function are not counted.
-    expect((await handler(ev('GET /api/pay'), ctx)).statusCode).toBe(200);
+    expect((await handler(ev('GET /api/access'), ctx)).statusCode).toBe(200);
     now += 30_000;
     expect((await handler(from('POST /api/pay', '198.51.100.5'), ctx)).statusCode).toBe(200);
   });
 
   it('lets a domain shape the 429 answer, and still sets Retry-After', async () => {
-    const handler = payments(() => 0, {
+    const handler = access(() => 0, {
       rateLimited: (req, wait, rule) => json(429, { custom: true, wait, scope: rule.scope, ip: req.sourceIp }),
     });
     for (let i = 0; i < 300; i++) await handler(from('POST /api/pay', '198.51.100.7'), ctx);

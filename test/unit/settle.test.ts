@@ -3,6 +3,7 @@ import { loadCatalogFiles } from '../../lambdas/catalog/adapters/catalog-files';
 import { readMarketConfig } from '../../lambdas/platform/config';
 import type { ChainRead, ChainReader, ClaimResult, ConfirmationJob, Ledger, LedgerRow } from '../../lambdas/payments/ports';
 import { confirmationAttempt } from '../../lambdas/payments/core/confirmation-task';
+import { skillProduct } from '../../lambdas/payments/core/product';
 import { settle, type Claimant, type SettlePorts } from '../../lambdas/payments/core/settle';
 
 const TREASURY = '0xa0Ee7A142d267C1f36714E4a8F75612F20a79720';
@@ -25,6 +26,7 @@ function fakeLedger(): Ledger & { rows: Map<string, LedgerRow> } {
     markFinal: async (_n, tx) => void rows.set(tx, { ...rows.get(tx)!, final: true }),
     recent: async () => [...rows.values()],
     count: async () => rows.size,
+    byPayer: async (payer) => [...rows.values()].filter((r) => r.payer.toLowerCase() === payer.toLowerCase()),
     summary: async () => ({ confirmed: rows.size, volumeAtomic: 0n, perSkill: {}, newest: undefined }),
   };
 }
@@ -74,18 +76,18 @@ function ports(reads: ChainRead[], now = NOW) {
 describe('settle', () => {
   it('claims a verified transfer once; a replay inside the reorg window re-reads the chain, after it does not', async () => {
     const t = ports([found(), found()]);
-    expect(await settle({ txHash: TX, skill: judge }, t.p, { schedule: true, claimant: BUYER })).toMatchObject({
+    expect(await settle({ txHash: TX, product: skillProduct(judge) }, t.p, { schedule: true, claimant: BUYER })).toMatchObject({
       kind: 'unlocked',
       replayed: false,
     });
     expect(t.calls).toHaveLength(1);
-    expect(await settle({ txHash: TX, skill: judge }, t.p, { schedule: true, claimant: BUYER })).toMatchObject({
+    expect(await settle({ txHash: TX, product: skillProduct(judge) }, t.p, { schedule: true, claimant: BUYER })).toMatchObject({
       kind: 'unlocked',
       replayed: true,
     });
     expect(t.calls).toHaveLength(2);
     t.advance(129);
-    expect(await settle({ txHash: TX, skill: judge }, t.p, { schedule: true, claimant: BUYER })).toMatchObject({
+    expect(await settle({ txHash: TX, product: skillProduct(judge) }, t.p, { schedule: true, claimant: BUYER })).toMatchObject({
       kind: 'unlocked',
       replayed: true,
     });
@@ -94,9 +96,11 @@ describe('settle', () => {
 
   it('revokes a young claim when a provider no longer has the receipt, and keeps it when providers are down', async () => {
     const t = ports([found(), { kind: 'unavailable', errors: ['down'] }, { kind: 'not_found', answered: 1, head: 10n }]);
-    await settle({ txHash: TX, skill: judge }, t.p, { schedule: true, claimant: BUYER });
-    expect(await settle({ txHash: TX, skill: judge }, t.p, { schedule: true, claimant: BUYER })).toMatchObject({ kind: 'unlocked' });
-    expect(await settle({ txHash: TX, skill: judge }, t.p, { schedule: true, claimant: BUYER })).toMatchObject({
+    await settle({ txHash: TX, product: skillProduct(judge) }, t.p, { schedule: true, claimant: BUYER });
+    expect(await settle({ txHash: TX, product: skillProduct(judge) }, t.p, { schedule: true, claimant: BUYER })).toMatchObject({
+      kind: 'unlocked',
+    });
+    expect(await settle({ txHash: TX, product: skillProduct(judge) }, t.p, { schedule: true, claimant: BUYER })).toMatchObject({
       kind: 'refused',
       reason: 'reorged',
     });
@@ -105,8 +109,11 @@ describe('settle', () => {
 
   it('refuses the same transfer for another skill without reading the chain', async () => {
     const t = ports([found()]);
-    await settle({ txHash: TX, skill: judge }, t.p, { schedule: true, claimant: BUYER });
-    const other = await settle({ txHash: TX, skill: catalog.get('esp-delivery-critic')! }, t.p, { schedule: true, claimant: BUYER });
+    await settle({ txHash: TX, product: skillProduct(judge) }, t.p, { schedule: true, claimant: BUYER });
+    const other = await settle({ txHash: TX, product: skillProduct(catalog.get('esp-delivery-critic')!) }, t.p, {
+      schedule: true,
+      claimant: BUYER,
+    });
     expect(other).toMatchObject({ kind: 'refused', reason: 'already_used' });
     expect(t.calls).toHaveLength(1);
   });
@@ -114,7 +121,7 @@ describe('settle', () => {
   it('schedules re-verification once for too few confirmations, and stores nothing', async () => {
     const strict = readMarketConfig({ treasury: TREASURY, minConfirmations: '3' }, { requireTreasury: true }).config;
     const t = ports([found(99000n, 10n, 10n)]);
-    const out = await settle({ txHash: TX, skill: judge }, { ...t.p, config: strict }, { schedule: true, claimant: BUYER });
+    const out = await settle({ txHash: TX, product: skillProduct(judge) }, { ...t.p, config: strict }, { schedule: true, claimant: BUYER });
     expect(out).toMatchObject({ kind: 'pending', confirmations: 1, scheduled: true });
     expect(t.scheduled).toEqual([{ network: 'base', txHash: TX, skill: 'esp-outcome-judge', source: 'caller-a' }]);
     expect(t.ledger.rows.size).toBe(0);
@@ -122,9 +129,13 @@ describe('settle', () => {
 
   it('stores nothing when every provider is down, or when payments are off', async () => {
     const t = ports([{ kind: 'unavailable', errors: ['a', 'b'] }]);
-    expect(await settle({ txHash: TX, skill: judge }, t.p, { schedule: true, claimant: BUYER })).toMatchObject({ kind: 'unavailable' });
+    expect(await settle({ txHash: TX, product: skillProduct(judge) }, t.p, { schedule: true, claimant: BUYER })).toMatchObject({
+      kind: 'unavailable',
+    });
     const off = readMarketConfig({ treasury: TREASURY, paymentsEnabled: 'false' }, { requireTreasury: true }).config;
-    expect(await settle({ txHash: TX, skill: judge }, { ...t.p, config: off }, { schedule: true, claimant: BUYER })).toMatchObject({
+    expect(
+      await settle({ txHash: TX, product: skillProduct(judge) }, { ...t.p, config: off }, { schedule: true, claimant: BUYER }),
+    ).toMatchObject({
       kind: 'disabled',
     });
     expect(t.ledger.rows.size).toBe(0);
@@ -132,8 +143,8 @@ describe('settle', () => {
 
   it('keeps a young claim when the providers that answered are behind its block (a lagging provider proves nothing)', async () => {
     const t = ports([found(), { kind: 'not_found', answered: 1, head: 9n }]);
-    await settle({ txHash: TX, skill: judge }, t.p, { schedule: true, claimant: BUYER });
-    expect(await settle({ txHash: TX, skill: judge }, t.p, { schedule: true, claimant: BUYER })).toMatchObject({
+    await settle({ txHash: TX, product: skillProduct(judge) }, t.p, { schedule: true, claimant: BUYER });
+    expect(await settle({ txHash: TX, product: skillProduct(judge) }, t.p, { schedule: true, claimant: BUYER })).toMatchObject({
       kind: 'unlocked',
       replayed: true,
     });
@@ -146,43 +157,55 @@ describe('settle: a claimed transfer goes only to its buyer', () => {
 
   it('refuses anyone else the same way for every skill, without reading the chain or naming the skill', async () => {
     const t = ports([found()]);
-    await settle({ txHash: TX, skill: judge }, t.p, { schedule: true, claimant: BUYER });
-    const same = await settle({ txHash: TX, skill: judge }, t.p, { schedule: true, claimant: stranger });
-    const other = await settle({ txHash: TX, skill: catalog.get('esp-delivery-critic')! }, t.p, { schedule: true, claimant: stranger });
+    await settle({ txHash: TX, product: skillProduct(judge) }, t.p, { schedule: true, claimant: BUYER });
+    const same = await settle({ txHash: TX, product: skillProduct(judge) }, t.p, { schedule: true, claimant: stranger });
+    const other = await settle({ txHash: TX, product: skillProduct(catalog.get('esp-delivery-critic')!) }, t.p, {
+      schedule: true,
+      claimant: stranger,
+    });
     expect(same).toEqual({ kind: 'not_yours' });
     expect(other).toEqual({ kind: 'not_yours' });
-    expect(await settle({ txHash: TX, skill: judge }, t.p, { schedule: true, claimant: {} })).toEqual({ kind: 'not_yours' });
+    expect(await settle({ txHash: TX, product: skillProduct(judge) }, t.p, { schedule: true, claimant: {} })).toEqual({
+      kind: 'not_yours',
+    });
     expect(t.calls).toHaveLength(1);
   });
 
   it('lets the first caller retry within the retry window only; the payer, proven by signature, at any time from anywhere', async () => {
     const t = ports([found()]);
-    await settle({ txHash: TX, skill: judge }, t.p, { schedule: true, claimant: BUYER });
+    await settle({ txHash: TX, product: skillProduct(judge) }, t.p, { schedule: true, claimant: BUYER });
     t.advance(config.retryWindowSeconds - 1);
-    expect(await settle({ txHash: TX, skill: judge }, t.p, { schedule: true, claimant: BUYER })).toMatchObject({
+    expect(await settle({ txHash: TX, product: skillProduct(judge) }, t.p, { schedule: true, claimant: BUYER })).toMatchObject({
       kind: 'unlocked',
       replayed: true,
     });
     t.advance(2);
-    expect(await settle({ txHash: TX, skill: judge }, t.p, { schedule: true, claimant: BUYER })).toEqual({ kind: 'not_yours' });
+    expect(await settle({ txHash: TX, product: skillProduct(judge) }, t.p, { schedule: true, claimant: BUYER })).toEqual({
+      kind: 'not_yours',
+    });
     const payer: Claimant = { source: 'caller-c', payer: PAYER.toLowerCase() };
-    expect(await settle({ txHash: TX, skill: judge }, t.p, { schedule: true, claimant: payer })).toMatchObject({
+    expect(await settle({ txHash: TX, product: skillProduct(judge) }, t.p, { schedule: true, claimant: payer })).toMatchObject({
       kind: 'unlocked',
       replayed: true,
     });
-    const wrongSkill = await settle({ txHash: TX, skill: catalog.get('esp-delivery-critic')! }, t.p, { schedule: true, claimant: payer });
+    const wrongSkill = await settle({ txHash: TX, product: skillProduct(catalog.get('esp-delivery-critic')!) }, t.p, {
+      schedule: true,
+      claimant: payer,
+    });
     expect(wrongSkill).toMatchObject({ kind: 'refused', reason: 'already_used' });
   });
 
   it('binds a first claim to the payer when a signature is offered or required', async () => {
     const t = ports([found(), found()]);
     const impostor: Claimant = { source: 'caller-b', payer: '0x3C44CdDdB6a900fa2b585dd299e03d12FA4293BC' };
-    expect(await settle({ txHash: TX, skill: judge }, t.p, { schedule: true, claimant: impostor })).toMatchObject({
+    expect(await settle({ txHash: TX, product: skillProduct(judge) }, t.p, { schedule: true, claimant: impostor })).toMatchObject({
       kind: 'refused',
       reason: 'payer_mismatch',
     });
     const strict = readMarketConfig({ treasury: TREASURY, requirePayerProof: 'true' }, { requireTreasury: true }).config;
-    expect(await settle({ txHash: TX, skill: judge }, { ...t.p, config: strict }, { schedule: true, claimant: stranger })).toMatchObject({
+    expect(
+      await settle({ txHash: TX, product: skillProduct(judge) }, { ...t.p, config: strict }, { schedule: true, claimant: stranger }),
+    ).toMatchObject({
       kind: 'refused',
       reason: 'payer_proof_required',
     });
@@ -192,7 +215,7 @@ describe('settle: a claimed transfer goes only to its buyer', () => {
   it('refuses a first claim of a transfer older than the maximum age, by block timestamp', async () => {
     const old = BigInt(NOW.getTime() / 1000 - config.maxTransferAgeSeconds - 5);
     const t = ports([found(99000n, 10n, 10n, old)]);
-    expect(await settle({ txHash: TX, skill: judge }, t.p, { schedule: true, claimant: BUYER })).toMatchObject({
+    expect(await settle({ txHash: TX, product: skillProduct(judge) }, t.p, { schedule: true, claimant: BUYER })).toMatchObject({
       kind: 'refused',
       reason: 'too_old',
     });
@@ -201,7 +224,7 @@ describe('settle: a claimed transfer goes only to its buyer', () => {
 
   it('schedules one finality check for every first claim', async () => {
     const t = ports([found()]);
-    await settle({ txHash: TX, skill: judge }, t.p, { schedule: true, claimant: BUYER });
+    await settle({ txHash: TX, product: skillProduct(judge) }, t.p, { schedule: true, claimant: BUYER });
     expect(t.scheduled).toEqual([{ network: 'base', txHash: TX, skill: 'esp-outcome-judge', kind: 'finality' }]);
   });
 });
@@ -211,12 +234,12 @@ describe('the finality check', () => {
 
   it('marks a claim final when the transfer is still there, reorged when every provider past its block lacks it, and waits on lagging providers', async () => {
     const t = ports([found(), found(99000n, 10n, 80n)]);
-    await settle({ txHash: TX, skill: judge }, t.p, { schedule: true, claimant: BUYER });
+    await settle({ txHash: TX, product: skillProduct(judge) }, t.p, { schedule: true, claimant: BUYER });
     expect(await confirmationAttempt(job, t.p)).toMatchObject({ status: 'final' });
     expect(t.ledger.rows.get(TX)?.final).toBe(true);
 
     const r = ports([found(), { kind: 'not_found', answered: 2, head: 5n }, { kind: 'not_found', answered: 2, head: 90n }]);
-    await settle({ txHash: TX, skill: judge }, r.p, { schedule: true, claimant: BUYER });
+    await settle({ txHash: TX, product: skillProduct(judge) }, r.p, { schedule: true, claimant: BUYER });
     expect(await confirmationAttempt(job, r.p)).toMatchObject({ status: 'pending' });
     expect(r.ledger.rows.get(TX)?.status).toBe('confirmed');
     expect(await confirmationAttempt(job, r.p)).toMatchObject({ status: 'reorged' });

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Catalog } from '../ports';
-import type { CatalogEntry, PackMeta } from '../../contract/catalog-data';
+import type { CatalogEntry, PackMeta, PricingData } from '../../contract/catalog-data';
 import { CATALOG_DATA_DIR } from '../../contract/data-dirs';
 import { loadSearchIndex } from '../../contract/search-index';
 import { searchSkills } from '../skill-search';
@@ -15,7 +15,7 @@ export function loadCatalogFiles(dir: string = CATALOG_DATA_DIR): Catalog {
   const read = (name: string): string => readFileSync(join(dir, name), 'utf8');
   const entries = JSON.parse(read('entries.json')) as CatalogEntry[];
   const packs = JSON.parse(read('packs.json')) as Record<string, PackMeta>;
-  const pricing = JSON.parse(read('pricing.json')) as { canary: string; x402_resources: string[]; card_cents: Record<string, number> };
+  const pricing = JSON.parse(read('pricing.json')) as PricingData;
   const index = loadSearchIndex(read('search-index.json'));
   const byId = new Map(entries.map((e) => [e.id, e]));
   let evaluation: Record<string, { outline: Record<string, unknown>; sample: string }> | undefined;
@@ -29,7 +29,13 @@ export function loadCatalogFiles(dir: string = CATALOG_DATA_DIR): Catalog {
       evaluation ??= JSON.parse(read('evaluation.json')) as Record<string, { outline: Record<string, unknown>; sample: string }>;
       return Object.hasOwn(evaluation, id) ? evaluation[id] : undefined;
     },
-    pricing: { canary: pricing.canary, x402Resources: pricing.x402_resources, cardCents: pricing.card_cents },
+    pricing: {
+      canary: pricing.canary,
+      x402Resources: pricing.x402_resources,
+      cardCents: pricing.card_cents,
+      plans: pricing.plans,
+      meterMinTopUp: pricing.meter_min_top_up,
+    },
   };
   cache.set(dir, catalog);
   return catalog;

@@ -6,9 +6,12 @@ import type { ClaimResult, Ledger, LedgerRow, LedgerSummary } from '../ports';
 
 const LIST_PARTITION = 'UNLOCK';
 const pk = (network: string, txHash: string): string => `${network}#${txHash.toLowerCase()}`;
+/** Unlocks share the public list's partition; subscription and meter payments are listed apart, by kind. */
+const listPartition = (row: LedgerRow): string =>
+  row.kind === undefined || row.kind === 'unlock' ? LIST_PARTITION : `PAYMENT#${row.kind}`;
 
 function toRow(item: Record<string, unknown>): LedgerRow {
-  const { pk: _pk, gsi1pk: _a, gsi1sk: _b, gsi2pk: _c, gsi2sk: _d, ...row } = item;
+  const { pk: _pk, gsi1pk: _a, gsi1sk: _b, gsi2pk: _c, gsi2sk: _d, gsi3pk: _e, gsi3sk: _f, ...row } = item;
   return row as unknown as LedgerRow;
 }
 
@@ -22,8 +25,8 @@ export function dynamoLedger(client: DynamoDBClient, table = tableName(LEDGER_TA
   };
 
   /** Newest first on one GSI partition: one page of rows, a count over every page, or every row projected. */
-  type Mode = { kind: 'page'; limit: number } | { kind: 'count' } | { kind: 'all'; projection: string };
-  const query = async (index: 'gsi1' | 'gsi2', partition: string, mode: Mode) => {
+  type Mode = { kind: 'page'; limit: number } | { kind: 'count' } | { kind: 'all'; projection?: string; skill?: string };
+  const query = async (index: 'gsi1' | 'gsi2' | 'gsi3', partition: string, mode: Mode) => {
     let startKey: Record<string, unknown> | undefined;
     const rows: LedgerRow[] = [];
     let count = 0;
@@ -33,13 +36,16 @@ export function dynamoLedger(client: DynamoDBClient, table = tableName(LEDGER_TA
           TableName: table,
           IndexName: index,
           KeyConditionExpression: `${index}pk = :p`,
-          ExpressionAttributeValues: marshall({ ':p': partition }),
+          ExpressionAttributeValues: marshall({ ':p': partition, ...(mode.kind === 'all' && mode.skill ? { ':s': mode.skill } : {}) }),
           ScanIndexForward: false,
           ...(mode.kind === 'count'
             ? { Select: 'COUNT' as const }
             : mode.kind === 'page'
               ? { Limit: mode.limit }
-              : { ProjectionExpression: mode.projection }),
+              : {
+                  ...(mode.projection ? { ProjectionExpression: mode.projection } : {}),
+                  ...(mode.skill ? { FilterExpression: 'skill = :s' } : {}),
+                }),
           ...(startKey ? { ExclusiveStartKey: startKey as never } : {}),
         }),
       );
@@ -59,10 +65,13 @@ export function dynamoLedger(client: DynamoDBClient, table = tableName(LEDGER_TA
             Item: marshall({
               ...row,
               pk: pk(row.network, row.txHash),
-              gsi1pk: LIST_PARTITION,
+              gsi1pk: listPartition(row),
               gsi1sk: `${row.recordedAt}#${row.txHash}`,
               gsi2pk: row.skill,
               gsi2sk: `${row.recordedAt}#${row.txHash}`,
+              // A wallet's history keeps its reorged rows too: markReorged leaves this index alone.
+              gsi3pk: row.payer.toLowerCase(),
+              gsi3sk: `${row.recordedAt}#${row.txHash}`,
             }),
             // The whole idempotency story is this one condition.
             ConditionExpression: 'attribute_not_exists(pk) OR (#status = :reorged AND skill = :skill)',
@@ -113,6 +122,9 @@ export function dynamoLedger(client: DynamoDBClient, table = tableName(LEDGER_TA
     },
     async count(skill) {
       return (await query(skill ? 'gsi2' : 'gsi1', skill ?? LIST_PARTITION, { kind: 'count' })).count;
+    },
+    async byPayer(payer, product) {
+      return (await query('gsi3', payer.toLowerCase(), { kind: 'all', ...(product ? { skill: product } : {}) })).rows;
     },
     async summary(): Promise<LedgerSummary> {
       // Every confirmed row, projected to what the figures need; at this service's volume a

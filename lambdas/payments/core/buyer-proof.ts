@@ -21,7 +21,8 @@ export interface ExpectedProof {
   domain: string;
   /** The skill's x402 resource: `<base>/api/pay?skill=<id>`. */
   uri: string;
-  txHash: string;
+  /** The transfer being claimed; undefined when the wallet asks for what it already has access to (no transfer). */
+  txHash: string | undefined;
   now: Date;
 }
 
@@ -29,7 +30,8 @@ export interface ExpectedProof {
 export function proofProblem(p: SignInWithX, expected: ExpectedProof): string | undefined {
   if (p.domain !== expected.domain) return `domain must be ${expected.domain}`;
   if (p.uri !== expected.uri) return `uri must be ${expected.uri}`;
-  if (!p.resources?.includes(txResource(expected.txHash))) return `resources must include ${txResource(expected.txHash)}`;
+  if (expected.txHash !== undefined && !p.resources?.includes(txResource(expected.txHash)))
+    return `resources must include ${txResource(expected.txHash)}`;
   if (p.version !== '1') return 'version must be "1"';
   if (p.chainId !== CAIP2) return `chainId must be ${CAIP2}`;
   if (p.type !== 'eip191') return 'type must be eip191';

@@ -91,3 +91,32 @@ export function buildChallenge(entry: CatalogEntry, config: MarketConfig, baseUr
     accepts: [usdc, option('USDbC', config.assets.USDbC!)],
   };
 }
+
+/**
+ * The x402 payment options for what is not a skill (a subscription plan, a meter top-up): the
+ * same network, receiver and assets as every challenge, the amount from the price source, and
+ * the resource the proof is then POSTed to.
+ */
+export function productChallenge(
+  product: { amount: string; resource: string; description: string; extra?: Record<string, unknown> },
+  config: MarketConfig,
+) {
+  const option = (asset: 'USDC' | 'USDbC', contract: string) => ({
+    scheme: 'exact' as const,
+    network: NETWORK,
+    network_caip2: CAIP2,
+    chainId: CHAIN_ID,
+    maxAmountRequired: product.amount,
+    amount: product.amount,
+    payTo: config.treasury!,
+    asset,
+    assetContract: contract,
+    decimals: 6 as const,
+    resource: product.resource,
+    description: product.description,
+    mimeType: 'application/json' as const,
+    maxTimeoutSeconds: MAX_TIMEOUT_SECONDS,
+    extra: { minConfirmations: config.minConfirmations, legacyTreasuryBanned: config.legacyTreasury ?? null, ...product.extra },
+  });
+  return { x402Version: X402_VERSION, accepts: [option('USDC', config.assets.USDC!), option('USDbC', config.assets.USDbC!)] };
+}

@@ -1,5 +1,6 @@
 import { NETWORK, TX_HASH } from '../../contract/chain';
 import type { ConfirmationJob } from '../ports';
+import { productFor } from './product';
 import { dropped, settle, type SettlePorts } from './settle';
 
 /** `unlocked`, `pending` and `failed` end a confirmation attempt; `final`, `reorged` and `pending` a finality check. */
@@ -11,11 +12,11 @@ export type TaskStatus = 'unlocked' | 'pending' | 'failed' | 'final' | 'reorged'
  * `finality` job re-verifies a claim once it is past the reorg window.
  */
 export async function confirmationAttempt(job: ConfirmationJob, ports: SettlePorts): Promise<{ status: TaskStatus; message: string }> {
-  const skill = ports.catalog.get(job.skill);
-  if (!skill || job.network !== NETWORK || !TX_HASH.test(job.txHash)) return { status: 'failed', message: 'invalid job' };
+  const product = productFor(ports.catalog, job.product, job.skill);
+  if (!product || job.network !== NETWORK || !TX_HASH.test(job.txHash)) return { status: 'failed', message: 'invalid job' };
   if (job.kind === 'finality') return finalityAttempt(job, ports);
   const claimant = { source: job.source, payer: job.payer };
-  const outcome = await settle({ txHash: job.txHash as `0x${string}`, skill }, ports, { schedule: false, claimant });
+  const outcome = await settle({ txHash: job.txHash as `0x${string}`, product }, ports, { schedule: false, claimant });
   switch (outcome.kind) {
     case 'unlocked':
       return { status: 'unlocked', message: `recorded for ${outcome.row.skill}` };
@@ -39,9 +40,8 @@ async function finalityAttempt(job: ConfirmationJob, ports: SettlePorts): Promis
   const row = await ports.ledger.get(NETWORK, job.txHash.toLowerCase());
   if (!row || row.status !== 'confirmed') return { status: 'failed', message: 'no confirmed claim to check' };
   if (row.final) return { status: 'final', message: 'already final' };
-  const skill = ports.catalog.get(row.skill);
   const read = await ports.chain.readTransfer(row.txHash as `0x${string}`);
-  if (skill && dropped(row, read, ports, skill)) {
+  if (dropped(row, read, ports)) {
     await ports.ledger.markReorged(NETWORK, row.txHash);
     return { status: 'reorged', message: `the transfer of ${row.txHash} is no longer on chain; the claim is revoked` };
   }

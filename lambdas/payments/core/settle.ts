@@ -10,9 +10,9 @@
  */
 import { NETWORK } from '../../contract/chain';
 import type { Catalog } from '../../catalog';
-import type { CatalogEntry } from '../../contract/catalog-data';
 import type { MarketConfig } from '../../contract/settings';
 import type { ChainRead, ChainReader, ConfirmationScheduler, Ledger, LedgerRow } from '../ports';
+import { rowKind, type Product } from './product';
 import { same, verifyTransfer, type AcceptedAsset, type FailureReason, type Verdict } from './verify-transfer';
 
 export interface SettlePorts {
@@ -34,6 +34,22 @@ export interface Claimant {
 
 export type RefusalReason = FailureReason | 'already_used' | 'reorged' | 'payer_mismatch' | 'payer_proof_required' | 'too_old';
 
+/** A verified transfer as a purchase policy (an AP2 mandate) sees it, before it is claimed or delivered again. */
+export interface Purchase {
+  txHash: string;
+  payer: string;
+  /** Atomic units transferred. */
+  amount: bigint;
+  product: Product;
+}
+
+/**
+ * A rule the caller brings that a verified purchase must also pass (an AP2 mandate's
+ * constraints and spend). It is asked before the first claim and before every replay, so a
+ * purchase it refuses is never delivered; it must be idempotent per transfer.
+ */
+export type Admission = (purchase: Purchase) => Promise<{ ok: true } | { ok: false; message: string }>;
+
 export type SettleOutcome =
   | { kind: 'unlocked'; row: LedgerRow; replayed: boolean }
   /** Waiting can help: not found yet, or too few confirmations (a re-verification may have been scheduled). */
@@ -41,6 +57,8 @@ export type SettleOutcome =
   | { kind: 'refused'; reason: RefusalReason; message: string }
   /** The transfer is claimed and the caller showed nothing that makes it theirs; says nothing about the claim. */
   | { kind: 'not_yours' }
+  /** The caller's own policy (its mandate) refused the purchase; nothing was claimed or delivered. */
+  | { kind: 'not_admitted'; message: string }
   /** Every provider failed: nothing was stored; retry later. */
   | { kind: 'unavailable'; message: string }
   | { kind: 'disabled'; message: string };
@@ -72,16 +90,16 @@ export function isBuyer(row: LedgerRow, claimant: Claimant, config: MarketConfig
  * that dropped it is noticed.
  */
 export async function settle(
-  proof: { txHash: `0x${string}`; skill: CatalogEntry },
+  proof: { txHash: `0x${string}`; product: Product },
   ports: SettlePorts,
-  opts: { schedule: boolean; claimant: Claimant },
+  opts: { schedule: boolean; claimant: Claimant; admit?: Admission | undefined },
 ): Promise<SettleOutcome> {
   const txHash = proof.txHash.toLowerCase() as `0x${string}`;
-  const skill = proof.skill;
+  const product = proof.product;
   const { claimant } = opts;
   const existing = await ports.ledger.get(NETWORK, txHash);
 
-  if (existing?.status === 'confirmed') return replay(existing, skill, ports, claimant);
+  if (existing?.status === 'confirmed') return replay(existing, product, ports, claimant, opts.admit);
 
   if (!ports.config.paymentsEnabled) return { kind: 'disabled', message: 'Payments are switched off by the operator.' };
 
@@ -97,13 +115,14 @@ export async function settle(
     };
   }
 
-  const verdict = judge(read, ports, skill, ports.config.minConfirmations);
+  const verdict = judge(read, ports, product.price, ports.config.minConfirmations);
   if (!verdict.ok) {
     if (verdict.reason === 'too_few_confirmations') {
       const job = {
         network: NETWORK,
         txHash,
-        skill: skill.id,
+        skill: product.id,
+        ...(product.kind !== 'unlock' ? { product: product.kind } : {}),
         ...(claimant.source ? { source: claimant.source } : {}),
         ...(claimant.payer ? { payer: claimant.payer } : {}),
       };
@@ -138,12 +157,18 @@ export async function settle(
     };
   }
 
+  if (opts.admit) {
+    const admission = await opts.admit({ txHash, payer: verdict.payer, amount: verdict.amount, product });
+    if (!admission.ok) return { kind: 'not_admitted', message: admission.message };
+  }
+
   const row: LedgerRow = {
+    ...(product.kind !== 'unlock' ? { kind: product.kind } : {}),
     network: NETWORK,
     txHash,
-    skill: skill.id,
+    skill: product.id,
     amount: verdict.amount.toString(),
-    price: skill.x402.amount,
+    price: product.price,
     asset: verdict.asset.symbol,
     assetContract: verdict.asset.address,
     payer: verdict.payer,
@@ -158,28 +183,46 @@ export async function settle(
   const claim = await ports.ledger.claim(row);
   if (claim.claimed) {
     // Finality is checked, not hoped for: the claim is re-verified once it is older than the reorg window.
-    if (opts.schedule) await ports.confirmations.schedule({ network: NETWORK, txHash, skill: skill.id, kind: 'finality' });
+    if (opts.schedule) {
+      await ports.confirmations.schedule({
+        network: NETWORK,
+        txHash,
+        skill: product.id,
+        ...(product.kind !== 'unlock' ? { product: product.kind } : {}),
+        kind: 'finality',
+      });
+    }
     return { kind: 'unlocked', row, replayed: false };
   }
   // Lost a race with a concurrent request for the same transfer: its row stands, and it is the buyer's only if the caller is.
-  return claim.existing.status === 'confirmed' ? replay(claim.existing, skill, ports, claimant) : { kind: 'not_yours' };
+  return claim.existing.status === 'confirmed' ? replay(claim.existing, product, ports, claimant, opts.admit) : { kind: 'not_yours' };
 }
 
-async function replay(existing: LedgerRow, skill: CatalogEntry, ports: SettlePorts, claimant: Claimant): Promise<SettleOutcome> {
+async function replay(
+  existing: LedgerRow,
+  product: Product,
+  ports: SettlePorts,
+  claimant: Claimant,
+  admit: Admission | undefined,
+): Promise<SettleOutcome> {
   if (!isBuyer(existing, claimant, ports.config, ports.now())) return { kind: 'not_yours' };
-  if (existing.skill !== skill.id) {
-    // Only the buyer learns which skill their transfer bought.
+  if (existing.skill !== product.id || rowKind(existing) !== product.kind) {
+    // Only the buyer learns what their transfer bought.
     return {
       kind: 'refused',
       reason: 'already_used',
-      message: `Transfer already used for ${existing.skill}: one transfer unlocks one skill, once. Pay again for another skill.`,
+      message: `Transfer already used for ${existing.skill}: one transfer pays for one thing, once. Pay again for another.`,
     };
+  }
+  if (admit) {
+    const admission = await admit({ txHash: existing.txHash, payer: existing.payer, amount: BigInt(existing.amount), product });
+    if (!admission.ok) return { kind: 'not_admitted', message: admission.message };
   }
   const age = (ports.now().getTime() - Date.parse(existing.recordedAt)) / 1000;
   if (existing.final || age >= ports.config.reorgWindowSeconds) return { kind: 'unlocked', row: existing, replayed: true };
   // Young claim: re-checked on chain; it is revoked only on agreement that the transfer is gone.
   const read = await ports.chain.readTransfer(existing.txHash as `0x${string}`);
-  if (dropped(existing, read, ports, skill)) {
+  if (dropped(existing, read, ports)) {
     await ports.ledger.markReorged(NETWORK, existing.txHash);
     return {
       kind: 'refused',
@@ -195,15 +238,16 @@ async function replay(existing: LedgerRow, skill: CatalogEntry, ports: SettlePor
  * provider that answered is past the claimed block and has no receipt, or the receipt now sits
  * in another block and no longer pays. A lagging provider (head below the block) proves nothing.
  */
-export function dropped(row: LedgerRow, read: ChainRead, ports: SettlePorts, skill: CatalogEntry): boolean {
+export function dropped(row: LedgerRow, read: ChainRead, ports: SettlePorts): boolean {
   if (read.kind === 'not_found') return read.head !== undefined && read.head >= BigInt(row.blockNumber);
+  // Judged at the price the claim was made at: a later price change says nothing about the transfer.
   if (read.kind === 'found')
-    return read.receipt.blockHash.toLowerCase() !== row.blockHash.toLowerCase() && !judge(read, ports, skill, 1).ok;
+    return read.receipt.blockHash.toLowerCase() !== row.blockHash.toLowerCase() && !judge(read, ports, row.price, 1).ok;
   return false;
 }
 
 /** The transfer rules applied to what the chain returned, with the server's own price, treasury and assets. */
-function judge(read: Extract<ChainRead, { kind: 'found' }>, ports: SettlePorts, skill: CatalogEntry, minConfirmations: number): Verdict {
+function judge(read: Extract<ChainRead, { kind: 'found' }>, ports: SettlePorts, price: string, minConfirmations: number): Verdict {
   return verifyTransfer({
     receipt: read.receipt,
     head: read.head,
@@ -211,6 +255,6 @@ function judge(read: Extract<ChainRead, { kind: 'found' }>, ports: SettlePorts, 
     treasury: ports.config.treasury!,
     legacyTreasury: ports.config.legacyTreasury,
     assets: acceptedAssets(ports.config),
-    price: BigInt(skill.x402.amount),
+    price: BigInt(price),
   });
 }

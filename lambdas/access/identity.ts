@@ -1,0 +1,87 @@
+/**
+ * GET /api/agent-identity?address=[&agent_id=]: who an address is here. Its local reputation
+ * is computed from its proof-ledger rows and its access items, nothing else; with `agent_id`,
+ * its ERC-8004 registration is read from the configured Identity Registry and `verified` only
+ * when the registry names the address as the agent's owner or agent wallet.
+ */
+import { CAIP2, formatAtomic } from '../contract/chain';
+import { invalidRequest } from '../platform/errors';
+import { json, type ApiRequest, type ApiResponse } from '../platform/http';
+import { rowKind } from '../payments';
+import { walletParam } from './mandates';
+import type { AccessPorts } from './ports';
+
+/** ERC-721 token ids are uint256: up to 78 decimal digits. */
+const AGENT_ID = /^(0|[1-9][0-9]{0,77})$/;
+
+async function erc8004(agentIdRaw: string | undefined, address: string, ports: AccessPorts) {
+  if (agentIdRaw === undefined) return { checked: false, reason: 'Give agent_id to check an ERC-8004 registration.' };
+  if (!AGENT_ID.test(agentIdRaw.trim())) {
+    throw invalidRequest(
+      'agent_id',
+      '`agent_id` must be a decimal ERC-8004 agent id (uint256).',
+      'Use the id `register` returned in the Identity Registry.',
+    );
+  }
+  const agentId = BigInt(agentIdRaw.trim());
+  if (agentId >= 2n ** 256n) throw invalidRequest('agent_id', '`agent_id` is larger than a uint256.', 'Use the id `register` returned.');
+  const registry = ports.identity.address;
+  if (!registry)
+    return { checked: false, agent_id: agentId.toString(), reason: 'No Identity Registry is configured (IDENTITY_REGISTRY_ADDRESS).' };
+  const lookup = await ports.identity.lookup(agentId);
+  const where = { registry: `${CAIP2}:${registry}`, agent_id: agentId.toString() };
+  if (lookup.kind === 'unavailable')
+    return { checked: false, ...where, verified: null, reason: `The registry could not be read: ${lookup.error}` };
+  if (lookup.kind === 'not_found') return { checked: true, ...where, verified: false, reason: 'The registry has no agent with this id.' };
+  const { agent } = lookup;
+  const lower = address.toLowerCase();
+  const asOwner = agent.owner.toLowerCase() === lower;
+  const asWallet = agent.agentWallet?.toLowerCase() === lower;
+  return {
+    checked: true,
+    ...where,
+    verified: asOwner || asWallet,
+    matched: asOwner && asWallet ? 'owner_and_agent_wallet' : asOwner ? 'owner' : asWallet ? 'agent_wallet' : null,
+    owner: agent.owner,
+    agent_wallet: agent.agentWallet ?? null,
+    token_uri: agent.tokenURI.length > 2048 ? `${agent.tokenURI.slice(0, 2048)}…` : agent.tokenURI,
+    registration: agent.registration ?? null,
+  };
+}
+
+export async function getAgentIdentity(req: ApiRequest, ports: AccessPorts): Promise<ApiResponse> {
+  const address = walletParam(req, ['address']);
+  const now = ports.now();
+  const [rows, mandates, subscriptions, registration] = await Promise.all([
+    ports.ledger.byPayer(address),
+    ports.mandates.list(address),
+    ports.subscriptions.list(address),
+    erc8004(req.query['agent_id'], address, ports),
+  ]);
+  const confirmed = rows.filter((r) => r.status === 'confirmed');
+  const unlocks = confirmed.filter((r) => rowKind(r) === 'unlock');
+  const volume = confirmed.reduce((sum, r) => sum + BigInt(r.amount), 0n);
+  const times = confirmed.map((r) => r.recordedAt).sort();
+  return json(200, {
+    ok: true,
+    address,
+    reputation: {
+      confirmed_unlocks: unlocks.length,
+      distinct_skills: new Set(unlocks.map((r) => r.skill)).size,
+      subscription_payments: confirmed.filter((r) => rowKind(r) === 'subscription').length,
+      meter_top_ups: confirmed.filter((r) => rowKind(r) === 'meter_top_up').length,
+      volume_atomic: volume.toString(),
+      volume_usdc: formatAtomic(volume),
+      first_purchase: times[0] ?? null,
+      last_purchase: times.at(-1) ?? null,
+      reorged_claims: rows.filter((r) => r.status === 'reorged').length,
+      active_mandates: mandates.filter((m) => m.status === 'active').length,
+      active_subscriptions: subscriptions.filter((s) => Date.parse(s.periodEnd) > now.getTime()).length,
+      refused_claims: null,
+      refused_claims_note:
+        'Refused claims write nothing, by design: anyone can send a refused claim naming any transfer, so a refusal says nothing about this address.',
+    },
+    erc8004: registration,
+    source: 'Computed from the proof ledger and the access table on each request; nothing is estimated.',
+  });
+}

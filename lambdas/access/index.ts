@@ -1,0 +1,15 @@
+/**
+ * The public face of the access domain: the one access decision and the unlock every surface
+ * uses (MCP, A2A), with the ports they need. Nothing else of access is imported from outside it.
+ */
+export type { AccessPorts } from './ports';
+export type { AccessDecision } from './core/decide-access';
+export { decideAccess } from './core/decide-access';
+export { decisionView } from './access-route';
+export { mandatePolicy, mandatesDocument } from './mandates';
+export { mandateView } from './core/mandate';
+export { unlockPack, type UnlockRequest } from './pay';
+export { accessPortsFromEnv } from './wiring';
+export { PostSchema as MandatesPostSchema } from './mandates';
+export { PostSchema as SubscribePostSchema } from './subscribe';
+export { PostSchema as MeterPostSchema } from './meter';

@@ -1,0 +1,17 @@
+import { ACCESS_TABLE, LEDGER_TABLE, NONCES_TABLE } from '../contract/tables';
+import type { DomainInfra } from '../contract/infra';
+
+/**
+ * Access unlocks packs (it settles through payments: ledger, licenses, confirmation loops) and
+ * keeps what belongs to a wallet (mandates, subscriptions, meters); wallet signatures use nonces.
+ */
+export const infra: DomainInfra = {
+  tables: [
+    { table: LEDGER_TABLE.logicalName, access: 'readWrite' },
+    { table: NONCES_TABLE.logicalName, access: 'readWrite' },
+    { table: ACCESS_TABLE.logicalName, access: 'readWrite' },
+  ],
+  data: ['catalog', 'sealed'],
+  licenseKey: true,
+  startsConfirmations: true,
+};

@@ -1,0 +1,94 @@
+/**
+ * POST /api/pay and POST /api/recover: who gets a pack. A transfer (X-PAYMENT) or a license
+ * settles through the payments domain, under the AP2 mandate of X-AP2-MANDATE when one is
+ * sent; a wallet that signs (SIGN-IN-WITH-X) without a new transfer gets the pack when
+ * `decideAccess` says it already has access (an earlier purchase, a subscription, a draw).
+ */
+import { requireSkill } from '../catalog';
+import { links } from '../contract/links';
+import { AppError, notFound } from '../platform/errors';
+import { json, type ApiRequest, type ApiResponse } from '../platform/http';
+import { challengeFor, deliverPack, provenSigner, readProof, unlockWithProof, type ProofInput, type SignInWithX } from '../payments';
+import { decisionView } from './access-route';
+import { decideAccess } from './core/decide-access';
+import { mandatePolicy } from './mandates';
+import type { AccessPorts } from './ports';
+
+/** A wallet that already has access gets the pack by signing; nothing is charged. */
+async function unlockByAccess(proof: ProofInput & { skill: string; signInWithX: SignInWithX }, ports: AccessPorts, baseUrl: string) {
+  const entry = requireSkill(ports.catalog, proof.skill, 'X-PAYMENT or the body (`skill`)');
+  const challenge = links(baseUrl).skill(entry.id).challenge;
+  const wallet = await provenSigner(proof.signInWithX, ports.payments, baseUrl, undefined, challenge);
+  const decision = await decideAccess(wallet, entry, ports.now(), ports);
+  const view = decisionView(decision, entry, wallet, ports, baseUrl);
+  if (decision.granted && decision.via !== 'meter') {
+    const { ok: _ok, ...access } = view;
+    const body = deliverPack(ports.payments, entry.id, access);
+    if (!body) throw notFound(`The pack of ${entry.id} is missing from this deployment.`);
+    return body;
+  }
+  const hit = challengeFor(entry.id, ports.payments, baseUrl);
+  throw new AppError({
+    status: 402,
+    code: 'PAYMENT_REQUIRED',
+    message:
+      decision.via === 'meter'
+        ? `${wallet} has no access to ${entry.id} yet; its meter can pay: draw it (POST /api/meter, action draw, signed by the wallet).`
+        : `${wallet} has no access to ${entry.id}: no purchase, subscription or meter draw covers it.`,
+    tip: 'Pay the challenge (PAYMENT-REQUIRED header), subscribe, or draw from a meter; `details.access.next` lists each.',
+    details: { access: view },
+    headers: { 'payment-required': hit.encoded, 'x-payment-required': hit.encoded },
+  });
+}
+
+/** What an unlock request carries, from any surface (HTTP, MCP). */
+export interface UnlockRequest {
+  proof: ProofInput;
+  /** The X-AP2-MANDATE value, if any. */
+  mandate?: string | undefined;
+  sourceIp?: string | undefined;
+}
+
+/**
+ * The unlock, for every surface: a wallet's signature alone gets what it already has access
+ * to; a transfer or a license settles through payments, under the AP2 mandate when one is sent.
+ * Failures are thrown as the API's errors, with the spec's codes.
+ */
+export async function unlockPack(
+  request: UnlockRequest,
+  ports: AccessPorts,
+  baseUrl: string,
+): Promise<{ status: number; body: unknown; headers: Record<string, string> }> {
+  const { proof } = request;
+  if (proof.txHash === undefined && proof.license === undefined && proof.signInWithX !== undefined && proof.skill !== undefined) {
+    return {
+      status: 200,
+      body: await unlockByAccess({ ...proof, skill: proof.skill, signInWithX: proof.signInWithX }, ports, baseUrl),
+      headers: {},
+    };
+  }
+  // A license re-redeems what was already bought: nothing is spent, so a mandate has nothing to add.
+  const policy =
+    request.mandate !== undefined && proof.license === undefined
+      ? await mandatePolicy(request.mandate, proof.skill, ports, baseUrl)
+      : undefined;
+  const { body, headers } = await unlockWithProof(proof, ports.payments, baseUrl, {
+    sourceIp: request.sourceIp,
+    signInWithX: proof.signInWithX,
+    policy,
+  });
+  return { status: 200, body, headers };
+}
+
+async function unlock(req: ApiRequest, ports: AccessPorts): Promise<ApiResponse> {
+  const { status, body, headers } = await unlockPack(
+    { proof: readProof(req), mandate: req.headers['x-ap2-mandate'], sourceIp: req.sourceIp },
+    ports,
+    req.baseUrl,
+  );
+  return json(status, body, headers);
+}
+
+export const postPay = unlock;
+/** Same proof and rules as POST /api/pay: re-unlocks a transfer that landed when the unlock did not. */
+export const postRecover = unlock;

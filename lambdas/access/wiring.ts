@@ -1,0 +1,35 @@
+/**
+ * Builds the access ports from the environment: the only file of the domain that names
+ * adapters. Settlement, the ledger and the nonces come from the payments domain's public face.
+ */
+import { catalogFromEnv } from '../catalog';
+import { dynamoClient } from '../platform/adapters/dynamo-client';
+import { ledgerFromEnv, noncesFromEnv, paymentsPortsFromEnv } from '../payments';
+import { dynamoMandates } from './adapters/dynamo-mandates';
+import { dynamoMeters } from './adapters/dynamo-meters';
+import { dynamoSubscriptions } from './adapters/dynamo-subscriptions';
+import { viemIdentityRegistry } from './adapters/viem-identity-registry';
+import { viemTypedSignatures } from './adapters/viem-typed-signatures';
+import type { AccessPorts, IdentityRegistry } from './ports';
+
+export function accessPortsFromEnv(env: NodeJS.ProcessEnv = process.env): AccessPorts {
+  const payments = paymentsPortsFromEnv(env);
+  const { config } = payments;
+  const registry = config.identityRegistry;
+  const reader = registry ? viemIdentityRegistry(config.rpcUrls, registry) : undefined;
+  const identity: IdentityRegistry = reader
+    ? { address: registry, lookup: (id) => reader.lookup(id) }
+    : { address: undefined, lookup: async () => ({ kind: 'unavailable', error: 'no Identity Registry is configured' }) };
+  return {
+    payments,
+    catalog: catalogFromEnv(),
+    ledger: ledgerFromEnv(),
+    nonces: noncesFromEnv(),
+    mandates: dynamoMandates(dynamoClient()),
+    subscriptions: dynamoSubscriptions(dynamoClient()),
+    meters: dynamoMeters(dynamoClient()),
+    signatures: viemTypedSignatures(config.rpcUrls),
+    identity,
+    now: () => new Date(),
+  };
+}

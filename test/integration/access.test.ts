@@ -1,0 +1,478 @@
+/**
+ * Issue 11 through the local stack on dynalite and anvil: AP2 mandates, access decisions,
+ * subscriptions and meters. Every wallet is fresh (a new key funded here), so what other test
+ * files buy cannot change an answer; writes are signed with EIP-712 exactly as a client would.
+ */
+import { randomBytes } from 'node:crypto';
+import { createWalletClient, http, parseEther, type Address, type Hex, type LocalAccount } from 'viem';
+import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
+import { canonicalize } from 'json-canonicalize';
+import { beforeAll, describe, expect, inject, it } from 'vitest';
+import { TEST_STABLECOIN_ABI, testAccount } from '../../local/anvil';
+import { localChain } from '../../local/local-chain';
+import { signInWithXHeader } from '../../local/sign-in-with-x';
+import { walletActionTypedData, type WalletActionMessages, type WalletActionType } from '../../lambdas/contract/wallet-actions';
+import { links } from '../../lambdas/contract/links';
+import { chainTools } from '../support/chain';
+
+const base = inject('baseUrl');
+const rpcUrl = inject('rpcUrl');
+const usdc = inject('usdc') as Address;
+const treasury = inject('treasury') as Address;
+const chain = chainTools(rpcUrl);
+const viemChain = localChain(rpcUrl);
+
+const JUDGE = 'esp-outcome-judge';
+const CRITIC = 'esp-delivery-critic';
+const VERIFIER = 'esp-claim-verifier';
+const CANARY = 'agent-x402-first-buy';
+
+interface Res {
+  status: number;
+  body: any;
+  text: string;
+}
+
+async function call(method: 'GET' | 'POST', path: string, body?: unknown, headers: Record<string, string> = {}): Promise<Res> {
+  const res = await fetch(`${base}${path}`, {
+    method,
+    headers: { ...(body !== undefined ? { 'content-type': 'application/json' } : {}), ...headers },
+    ...(body !== undefined ? { body: typeof body === 'string' ? body : JSON.stringify(body) } : {}),
+  });
+  const text = await res.text();
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    parsed = undefined;
+  }
+  return { status: res.status, body: parsed, text };
+}
+
+/** A new wallet with ETH for gas and `usdcAtomic` test USDC (minted by the token's deployer, account 0). */
+async function freshWallet(usdcAtomic = 0n): Promise<LocalAccount> {
+  const account = privateKeyToAccount(generatePrivateKey());
+  await chain.test.setBalance({ address: account.address, value: parseEther('1') });
+  if (usdcAtomic > 0n) {
+    const minter = createWalletClient({ account: testAccount(0), chain: viemChain, transport: http(rpcUrl) });
+    const hash = await minter.writeContract({
+      address: usdc,
+      abi: TEST_STABLECOIN_ABI,
+      functionName: 'mint',
+      args: [account.address, usdcAtomic],
+    });
+    await chain.pub.waitForTransactionReceipt({ hash, pollingInterval: 50 });
+  }
+  return account;
+}
+
+/** A USDC transfer to the treasury from a fresh wallet. */
+async function pay(from: LocalAccount, amount: bigint): Promise<Hex> {
+  const wallet = createWalletClient({ account: from, chain: viemChain, transport: http(rpcUrl) });
+  const hash = await wallet.writeContract({ address: usdc, abi: TEST_STABLECOIN_ABI, functionName: 'transfer', args: [treasury, amount] });
+  await chain.pub.waitForTransactionReceipt({ hash, pollingInterval: 50 });
+  return hash;
+}
+
+const price = async (skill: string): Promise<bigint> => BigInt((await call('GET', `/api/pay?skill=${skill}`)).body.maxAmountRequired);
+
+/** The signed fields of a wallet action, as a client sends them beside the action's own. */
+async function signed<T extends WalletActionType>(
+  account: LocalAccount,
+  type: T,
+  action: Omit<WalletActionMessages[T], 'wallet' | 'audience' | 'nonce' | 'deadline'>,
+) {
+  const nonce = randomBytes(12).toString('hex');
+  const deadline = BigInt(Math.floor(Date.now() / 1000) + 600);
+  const message = { ...action, wallet: account.address, audience: base, nonce, deadline } as WalletActionMessages[T];
+  const signature = await account.signTypedData(walletActionTypedData(type, message) as never);
+  return { wallet: account.address, nonce, deadline: Number(deadline), signature };
+}
+
+async function createMandate(owner: LocalAccount, mandate: Record<string, unknown>): Promise<Res> {
+  return call('POST', '/api/mandates', {
+    action: 'create',
+    mandate,
+    ...(await signed(owner, 'CreateMandate', { mandate: canonicalize(mandate) })),
+  });
+}
+
+/** POST /api/pay for a transfer, signed (SIGN-IN-WITH-X) by `signer`, optionally under a mandate. */
+async function buy(signer: LocalAccount | undefined, txHash: Hex, skill: string, mandate?: string): Promise<Res> {
+  return call('POST', '/api/pay', undefined, {
+    'x-payment': JSON.stringify({ txHash, skill }),
+    ...(signer ? { 'sign-in-with-x': await signInWithXHeader({ account: signer, baseUrl: base, skill, txHash }) } : {}),
+    ...(mandate ? { 'x-ap2-mandate': mandate } : {}),
+  });
+}
+
+const proofTxs = async (skill: string): Promise<string[]> =>
+  (await call('GET', `/api/proof?skill=${skill}&limit=100`)).body.recent_unlocks.map((r: { txHash: string }) => r.txHash);
+
+describe('AP2 mandates', () => {
+  let owner: LocalAccount;
+  let agent: LocalAccount;
+  let id: string;
+  let mandate: Record<string, unknown>;
+  beforeAll(async () => {
+    owner = await freshWallet(2_000_000n);
+    agent = privateKeyToAccount(generatePrivateKey());
+    mandate = {
+      vct: 'mandate.payment.open.1',
+      wallet: owner.address,
+      cnf: { address: agent.address },
+      constraints: [
+        { type: 'payment.amount_range', currency: 'USDC', max: '99000' },
+        { type: 'payment.budget', currency: 'USDC', max: 0.2 },
+        { type: 'payment.allowed_payees', allowed: [{ id: treasury, name: 'Skill Market' }] },
+        { type: 'skill_market.scope', skills: [JUDGE, CRITIC, VERIFIER] },
+      ],
+      iat: Math.floor(Date.now() / 1000),
+    };
+    const created = await createMandate(owner, mandate);
+    expect(created.status, created.text).toBe(200);
+    id = created.body.mandate.id;
+  }, 60_000);
+
+  it('is created once by its wallet and listed with status and spend (address= is an alias)', async () => {
+    expect(id).toMatch(/^mnd_[0-9a-f]{32}$/);
+    const again = await createMandate(owner, mandate);
+    expect(again.body).toMatchObject({ created: false, mandate: { id } });
+    const listed = await call('GET', `/api/mandates?address=${owner.address}`);
+    expect(listed.body.mandates).toHaveLength(1);
+    expect(listed.body.mandates[0]).toMatchObject({ id, status: 'active', spent: { atomic: '0', occurrences: 0 } });
+  });
+
+  it('buys within it, spends the budget, then refuses the purchase over budget with 403 AP2_MANDATE_REJECTED and no unlock', async () => {
+    const first = await buy(agent, await pay(owner, await price(JUDGE)), JUDGE, id);
+    expect(first.status, first.text).toBe(200);
+    expect(first.body.sealed_pack.files['SKILL.md']).toBeTruthy();
+    const second = await buy(agent, await pay(owner, await price(CRITIC)), CRITIC, id);
+    expect(second.status, second.text).toBe(200);
+    const spent = (await call('GET', `/api/mandates?wallet=${owner.address}`)).body.mandates[0].spent;
+    expect(spent).toMatchObject({ atomic: '198000', occurrences: 2, budget_left_atomic: '2000' });
+
+    const overTx = await pay(owner, await price(VERIFIER));
+    const over = await buy(agent, overTx, VERIFIER, id);
+    expect(over.status).toBe(403);
+    expect(over.body).toMatchObject({ ok: false, error_code: 'AP2_MANDATE_REJECTED' });
+    expect(over.body.message).toContain('payment.budget');
+    expect(over.body.sealed_pack).toBeUndefined();
+    expect(await proofTxs(VERIFIER)).not.toContain(overTx.toLowerCase());
+  });
+
+  it('refuses a purchase not signed by its agent, a transfer from another wallet, and a skill out of scope', async () => {
+    const unsigned = await buy(undefined, await pay(owner, await price(JUDGE)), JUDGE, id);
+    expect(unsigned.status).toBe(403);
+    expect(unsigned.body.error_code).toBe('AP2_MANDATE_REJECTED');
+
+    const other = await freshWallet(200_000n);
+    const foreign = await buy(agent, await pay(other, await price(JUDGE)), JUDGE, id);
+    expect(foreign.status).toBe(403);
+    expect(foreign.body.message).toContain("not paid by the mandate's wallet");
+
+    const out = await buy(agent, await pay(owner, await price(CANARY)), CANARY, id);
+    expect(out.status).toBe(403);
+    expect(out.body.message).toContain('scope');
+  });
+
+  it('refuses an unknown constraint (AP2) and a mandate for another wallet', async () => {
+    const unknown = await createMandate(owner, { ...mandate, constraints: [{ type: 'payment.teleport', max: 1 }] });
+    expect(unknown.status).toBe(400);
+    expect(unknown.body.message).toContain('unknown constraint');
+    const other = await freshWallet();
+    const foreign = await call('POST', '/api/mandates', {
+      action: 'create',
+      mandate,
+      ...(await signed(other, 'CreateMandate', { mandate: canonicalize(mandate) })),
+    });
+    expect(foreign.status).toBe(400);
+  });
+
+  it('cannot be revoked by another wallet; its own wallet revokes it, and a purchase under it is then refused', async () => {
+    const other = await freshWallet();
+    const stranger = await call('POST', '/api/mandates', {
+      action: 'revoke',
+      mandate_id: id,
+      ...(await signed(other, 'RevokeMandate', { mandateId: id })),
+    });
+    expect(stranger.status).toBe(404);
+    expect((await call('GET', `/api/mandates?wallet=${owner.address}`)).body.mandates[0].status).toBe('active');
+
+    const forged = await call('POST', '/api/mandates', {
+      action: 'revoke',
+      mandate_id: id,
+      ...(await signed(other, 'RevokeMandate', { mandateId: id })),
+      wallet: owner.address,
+    });
+    expect(forged.status).toBe(403);
+    expect(forged.body.error_code).toBe('INVALID_WALLET_SIGNATURE');
+
+    const body = { action: 'revoke', mandate_id: id, ...(await signed(owner, 'RevokeMandate', { mandateId: id })) };
+    const revoked = await call('POST', '/api/mandates', body);
+    expect(revoked.status, revoked.text).toBe(200);
+    expect(revoked.body.mandate.status).toBe('revoked');
+    const replayed = await call('POST', '/api/mandates', body);
+    expect(replayed.status).toBe(403);
+
+    const after = await buy(agent, await pay(owner, await price(JUDGE)), JUDGE, id);
+    expect(after.status).toBe(403);
+    expect(after.body.message).toContain('revoked');
+  });
+
+  it('20 parallel purchases under one mandate never overspend it', async () => {
+    const wallet = await freshWallet(200_000n);
+    const bot = privateKeyToAccount(generatePrivateKey());
+    const cheap = await price(CANARY);
+    const m = {
+      vct: 'mandate.payment.open.1',
+      wallet: wallet.address,
+      cnf: { address: bot.address },
+      constraints: [{ type: 'payment.budget', currency: 'USDC', max: Number(cheap * 10n) / 1e6 }],
+    };
+    const mid = (await createMandate(wallet, m)).body.mandate.id as string;
+    const txs: Hex[] = [];
+    for (let i = 0; i < 20; i++) txs.push(await pay(wallet, cheap));
+    const results = await Promise.all(txs.map((tx) => buy(bot, tx, CANARY, mid)));
+    const ok = results.filter((r) => r.status === 200).length;
+    expect(ok).toBe(10);
+    expect(results.filter((r) => r.status === 403).every((r) => r.body.error_code === 'AP2_MANDATE_REJECTED')).toBe(true);
+    const view = (await call('GET', `/api/mandates?wallet=${wallet.address}`)).body.mandates[0];
+    expect(view.spent).toMatchObject({ atomic: (cheap * 10n).toString(), occurrences: 10 });
+  }, 60_000);
+
+  it('answers bad input with the JSON failure body', async () => {
+    for (const res of [
+      await call('GET', '/api/mandates'),
+      await call('GET', '/api/mandates?wallet=0x123'),
+      await call('POST', '/api/mandates', '{"action":'),
+      await call('POST', '/api/mandates', { action: 'explode' }),
+      await call('POST', '/api/mandates', { action: 'revoke', mandate_id: 'mnd_x' }),
+    ]) {
+      expect(res.status).toBeGreaterThanOrEqual(400);
+      expect(res.status).toBeLessThan(500);
+      expect(res.body).toMatchObject({ ok: false });
+    }
+    const junk = await call('POST', '/api/pay', undefined, {
+      'x-payment': JSON.stringify({ txHash: `0x${'1'.repeat(64)}`, skill: JUDGE }),
+      'x-ap2-mandate': '{"nope":',
+    });
+    expect(junk.status).toBe(403);
+    expect(junk.body.error_code).toBe('AP2_MANDATE_REJECTED');
+  });
+});
+
+describe('access decisions', () => {
+  it('denies a wallet with nothing and says what to do; grants it after a purchase; 400 for a bad wallet or an unknown skill', async () => {
+    const buyer = await freshWallet(100_000n);
+    const before = await call('GET', `/api/access?wallet=${buyer.address}&skill=${CANARY}`);
+    expect(before.status).toBe(200);
+    expect(before.body).toMatchObject({ granted: false, via: 'none' });
+    expect(before.body.next.map((n: { action: string }) => n.action)).toEqual(['pay_once', 'subscribe', 'top_up_meter']);
+    const tx = await pay(buyer, await price(CANARY));
+    expect((await buy(buyer, tx, CANARY)).status).toBe(200);
+    const after = await call('GET', `/api/access?wallet=${buyer.address}&skill=${CANARY}`);
+    expect(after.body).toMatchObject({ granted: true, via: 'one-time', source: 'transfer', txHash: tx.toLowerCase() });
+    // The payer gets the pack again by signing, without a transfer.
+    const again = await call(
+      'POST',
+      '/api/pay',
+      { skill: CANARY },
+      {
+        'sign-in-with-x': await signInWithXHeader({ account: buyer, baseUrl: base, skill: CANARY, txHash: tx }),
+      },
+    );
+    expect(again.status, again.text).toBe(200);
+    expect(again.body.access).toMatchObject({ via: 'one-time' });
+
+    expect((await call('GET', `/api/access?wallet=nope&skill=${CANARY}`)).status).toBe(400);
+    expect((await call('GET', `/api/access?wallet=${buyer.address}&skill=no-such-skill`)).status).toBe(400);
+    expect((await call('GET', `/api/access?wallet=${buyer.address}`)).status).toBe(400);
+  });
+});
+
+describe('subscriptions', () => {
+  it('start, access for a covered skill, renewal from the end, idempotent transfer, cancel by its wallet only', async () => {
+    const plans = (await call('GET', '/api/subscribe')).body.plans as {
+      id: string;
+      amount_atomic: string;
+      scope: { category?: string };
+      challenge: { accepts: { payTo: string }[] };
+    }[];
+    const plan = plans.find((p) => p.scope.category === 'data')!;
+    expect(plan.challenge.accepts[0]!.payTo).toBe(treasury);
+    const sub = await freshWallet(BigInt(plan.amount_atomic) * 3n);
+
+    const tx1 = await pay(sub, BigInt(plan.amount_atomic));
+    const started = await call('POST', '/api/subscribe', { action: 'start', plan: plan.id, txHash: tx1 });
+    expect(started.status, started.text).toBe(200);
+    const end1 = Date.parse(started.body.subscription.period_end);
+    expect(end1 - Date.now()).toBeGreaterThan(29 * 86_400_000);
+
+    const access = await call('GET', `/api/access?wallet=${sub.address}&skill=csv-cleaner`);
+    expect(access.body).toMatchObject({ granted: true, via: 'subscription', plan: plan.id });
+    const pack = await call(
+      'POST',
+      '/api/pay',
+      { skill: 'csv-cleaner' },
+      {
+        'sign-in-with-x': await signInWithXHeader({ account: sub, baseUrl: base, skill: 'csv-cleaner', txHash: tx1 }),
+      },
+    );
+    expect(pack.status, pack.text).toBe(200);
+    expect(pack.body.access).toMatchObject({ via: 'subscription' });
+    const uncovered = await call(
+      'POST',
+      '/api/pay',
+      { skill: CANARY },
+      {
+        'sign-in-with-x': await signInWithXHeader({ account: sub, baseUrl: base, skill: CANARY, txHash: tx1 }),
+      },
+    );
+    expect(uncovered.status).toBe(402);
+
+    const tx2 = await pay(sub, BigInt(plan.amount_atomic));
+    const renewed = await call('POST', '/api/subscribe', { action: 'renew', plan: plan.id, txHash: tx2 });
+    expect(Date.parse(renewed.body.subscription.period_end) - end1).toBe(30 * 86_400_000);
+    const twice = await call('POST', '/api/subscribe', { action: 'renew', plan: plan.id, txHash: tx2 });
+    expect(twice.body).toMatchObject({ applied: false });
+    expect(twice.body.subscription.period_end).toBe(renewed.body.subscription.period_end);
+    const reused = await call('POST', '/api/subscribe', { action: 'start', plan: plans[0]!.id, txHash: tx2 });
+    expect(reused.status).toBe(402);
+
+    const other = await freshWallet();
+    const stranger = await call('POST', '/api/subscribe', {
+      action: 'cancel',
+      plan: plan.id,
+      ...(await signed(other, 'CancelSubscription', { plan: plan.id })),
+    });
+    expect(stranger.status).toBe(404);
+    const cancelled = await call('POST', '/api/subscribe', {
+      action: 'cancel',
+      plan: plan.id,
+      ...(await signed(sub, 'CancelSubscription', { plan: plan.id })),
+    });
+    expect(cancelled.status, cancelled.text).toBe(200);
+    expect(cancelled.body.subscription).toMatchObject({ status: 'cancelled', active: true });
+    expect((await call('GET', `/api/access?wallet=${sub.address}&skill=csv-cleaner`)).body).toMatchObject({
+      granted: true,
+      cancelled: true,
+    });
+    const tx3 = await pay(sub, BigInt(plan.amount_atomic));
+    const refused = await call('POST', '/api/subscribe', { action: 'renew', plan: plan.id, txHash: tx3 });
+    expect(refused.status).toBe(409);
+    expect(refused.body.error_code).toBe('SUBSCRIPTION_CANCELLED');
+    const restarted = await call('POST', '/api/subscribe', { action: 'start', plan: plan.id, txHash: tx3 });
+    expect(restarted.status).toBe(200);
+    expect(restarted.body.subscription.status).toBe('active');
+  }, 60_000);
+
+  it('answers bad input with the JSON failure body', async () => {
+    for (const res of [
+      await call('GET', '/api/subscribe?wallet=bad'),
+      await call('POST', '/api/subscribe', { action: 'start', plan: 'nope', txHash: `0x${'2'.repeat(64)}` }),
+      await call('POST', '/api/subscribe', { action: 'start', plan: 'all-access-30d', txHash: 'x' }),
+      await call('POST', '/api/subscribe', []),
+    ]) {
+      expect(res.status).toBe(400);
+      expect(res.body).toMatchObject({ ok: false, error_code: expect.any(String) });
+    }
+  });
+});
+
+describe('meters', () => {
+  /** `n` skills that all cost the same (990000 atomic, the commonest price), from the catalog. */
+  const samePriceSkills = async (n: number): Promise<string[]> => {
+    const catalog = (await (await fetch(`${base}/catalog.json`)).json()) as { skills: { id: string; x402: { amount: string } }[] };
+    return catalog.skills
+      .filter((s) => s.x402.amount === '990000')
+      .slice(0, n)
+      .map((s) => s.id);
+  };
+
+  it('top-up, 20 parallel draws that stop exactly at zero, a draw past the balance refused, a skill drawn twice charged once', async () => {
+    const skills = await samePriceSkills(21);
+    expect(skills).toHaveLength(21);
+    const each = await price(skills[0]!);
+    const wallet = await freshWallet(each * 5n);
+    const empty = await call('GET', `/api/meter?wallet=${wallet.address}`);
+    expect(empty.body).toMatchObject({ meter: null, top_up: { minimum_atomic: '1000000' } });
+
+    const tx = await pay(wallet, each * 5n);
+    const topUp = await call('POST', '/api/meter', { action: 'top_up', txHash: tx });
+    expect(topUp.status, topUp.text).toBe(200);
+    expect(topUp.body.meter.balance_atomic).toBe((each * 5n).toString());
+    expect((await call('POST', '/api/meter', { action: 'top_up', txHash: tx })).body).toMatchObject({ credited: false });
+
+    const draw = async (skill: string) =>
+      call('POST', '/api/meter', {
+        action: 'draw',
+        skill,
+        max_price: each.toString(),
+        ...(await signed(wallet, 'DrawMeter', { skill, maxPrice: each })),
+      });
+    const results = await Promise.all(skills.slice(0, 20).map(draw));
+    expect(results.filter((r) => r.status === 200)).toHaveLength(5);
+    expect(results.filter((r) => r.status !== 200).every((r) => r.body.error_code === 'METER_BALANCE_LOW')).toBe(true);
+    const meter = (await call('GET', `/api/meter?wallet=${wallet.address}`)).body.meter;
+    expect(meter.balance_atomic).toBe('0');
+    expect(meter.skills_drawn).toHaveLength(5);
+
+    const drawn = results.findIndex((r) => r.status === 200);
+    const again = await draw(skills[drawn]!);
+    expect(again.status).toBe(200);
+    expect(again.body.access.charged_atomic).toBe('0');
+    expect(again.body.access).toMatchObject({ via: 'one-time', source: 'meter' });
+    const past = await draw(skills[20]!);
+    expect(past.status).toBe(402);
+  }, 60_000);
+
+  it('a cap set by the wallet stops draws past it; nobody else can set it', async () => {
+    const skills = await samePriceSkills(3);
+    const each = await price(skills[0]!);
+    const wallet = await freshWallet(each * 3n);
+    await call('POST', '/api/meter', { action: 'top_up', txHash: await pay(wallet, each * 3n) });
+    const other = await freshWallet();
+    const forged = await call('POST', '/api/meter', {
+      action: 'set_cap',
+      cap: '0',
+      ...(await signed(other, 'SetMeterCap', { cap: 0n, capped: true })),
+      wallet: wallet.address,
+    });
+    expect(forged.status).toBe(403);
+    const cap = await call('POST', '/api/meter', {
+      action: 'set_cap',
+      cap: each.toString(),
+      ...(await signed(wallet, 'SetMeterCap', { cap: each, capped: true })),
+    });
+    expect(cap.status, cap.text).toBe(200);
+    const draw = async (skill: string) =>
+      call('POST', '/api/meter', {
+        action: 'draw',
+        skill,
+        max_price: each.toString(),
+        ...(await signed(wallet, 'DrawMeter', { skill, maxPrice: each })),
+      });
+    expect((await draw(skills[0]!)).status).toBe(200);
+    const over = await draw(skills[1]!);
+    expect(over.status).toBe(403);
+    expect(over.body.error_code).toBe('METER_CAP_REACHED');
+    expect((await call('GET', `/api/meter?wallet=${wallet.address}`)).body.meter).toMatchObject({
+      balance_atomic: (each * 2n).toString(),
+      spent_in_period_atomic: each.toString(),
+    });
+  }, 60_000);
+
+  it('answers bad input with the JSON failure body', async () => {
+    for (const res of [
+      await call('GET', '/api/meter?wallet=0xzz'),
+      await call('POST', '/api/meter', { action: 'draw', skill: CANARY }),
+      await call('POST', '/api/meter', { action: 'top_up', txHash: '0x1' }),
+      await call('POST', '/api/meter', 'not json'),
+    ]) {
+      expect(res.status).toBe(400);
+      expect(res.body).toMatchObject({ ok: false });
+    }
+    expect(links(base).meter).toBe(`${base}/api/meter`);
+  });
+});
