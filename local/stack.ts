@@ -15,6 +15,7 @@ import { dynamoClient } from '../lambdas/platform/adapters/dynamo-client';
 import { TABLES } from '../lambdas/contract/tables';
 import { LOCAL_LEGACY_TREASURY, TREASURY_ACCOUNT_INDEX, ensureTestTokens, startAnvil, testAccount, type AnvilHandle } from './anvil';
 import { createTables } from './create-tables';
+import { ensureIdentityRegistry, type LocalIdentityRegistry } from './identity-registry';
 import { startDynalite, type DynaliteHandle } from './dynalite';
 import { startEdgeServer } from './edge-server';
 
@@ -42,6 +43,8 @@ export interface RunningStack {
   treasury: string | undefined;
   legacyTreasury: string | undefined;
   minConfirmations: number;
+  /** The ERC-8004 Identity Registry deployed on the local chain, with its one test agent (undefined off anvil). */
+  identity: LocalIdentityRegistry | undefined;
   stop: () => Promise<void>;
 }
 
@@ -99,8 +102,10 @@ export async function startStack(opts: StackOptions): Promise<RunningStack> {
     process.env['AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED'] ??= 'true';
     process.env[SETTINGS.rpcUrls.env] = rpcUrls.join(',');
 
-    const [tokens] = await Promise.all([
+    const [tokens, identity] = await Promise.all([
       anvil ? ensureTestTokens(anvil.rpcUrl) : Promise.resolve(undefined),
+      // Its own deployer account, so it cannot move the tokens' deterministic addresses.
+      anvil ? ensureIdentityRegistry(anvil.rpcUrl) : Promise.resolve(undefined),
       createTables(dynamoClient(), TABLES),
     ]);
     const setDefault = (name: string, value: string | undefined): void => {
@@ -111,6 +116,7 @@ export async function startStack(opts: StackOptions): Promise<RunningStack> {
     setDefault(SETTINGS.legacyTreasury.env, LOCAL_LEGACY_TREASURY);
     setDefault(SETTINGS.usdc.env, tokens?.USDC);
     setDefault(SETTINGS.usdbc.env, tokens?.USDbC);
+    setDefault(SETTINGS.identityRegistry.env, identity?.registry);
     for (const name of [SETTINGS.minConfirmations.env, SETTINGS.paymentsEnabled.env]) setDefault(name, undefined);
     // Keys every handler shares, as Lambdas share Secrets Manager and KMS: under the data dir,
     // or for an in-memory run in a temporary directory removed on stop.
@@ -155,6 +161,7 @@ export async function startStack(opts: StackOptions): Promise<RunningStack> {
       treasury: config.treasury,
       legacyTreasury: config.legacyTreasury,
       minConfirmations: config.minConfirmations,
+      identity,
       stop: stopAll,
     };
   } catch (e) {

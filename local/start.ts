@@ -55,6 +55,12 @@ try {
     `  Treasury        ${stack.treasury}  (payTo of every challenge)`,
     `  Legacy (banned) ${stack.legacyTreasury}`,
     `  Confirmations   ${stack.minConfirmations}`,
+    ...(stack.identity
+      ? [
+          `  ERC-8004        ${stack.identity.registry}  (Identity Registry)`,
+          `  Test agent      #${stack.identity.testAgent.agentId} owned by ${stack.identity.testAgent.owner}  (GET /api/agent-identity?address=…&agent_id=${stack.identity.testAgent.agentId})`,
+        ]
+      : []),
     `  Data            ${dataDir ?? 'in memory (EPHEMERAL=1)'}`,
     '',
   ];

@@ -16,9 +16,8 @@ export function accessPortsFromEnv(env: NodeJS.ProcessEnv = process.env): Access
   const payments = paymentsPortsFromEnv(env);
   const { config } = payments;
   const registry = config.identityRegistry;
-  const reader = registry ? viemIdentityRegistry(config.rpcUrls, registry) : undefined;
-  const identity: IdentityRegistry = reader
-    ? { address: registry, lookup: (id) => reader.lookup(id) }
+  const identity: IdentityRegistry = registry
+    ? viemIdentityRegistry(config.rpcUrls, registry)
     : { address: undefined, lookup: async () => ({ kind: 'unavailable', error: 'no Identity Registry is configured' }) };
   return {
     payments,

@@ -1,7 +1,8 @@
 /**
- * Compiles TestStablecoin.sol with solc-js and writes (or, with --check, verifies)
- * the committed artifact beside it. The artifact is committed so `npm start` needs
- * no compiler; the test suite runs this with --check so source and artifact cannot drift.
+ * Compiles the local chain's contracts (TestStablecoin.sol, IdentityRegistry.sol) with solc-js
+ * and writes (or, with --check, verifies) the committed artifacts beside them. The artifacts are
+ * committed so `npm start` needs no compiler; the test suite compares them with a fresh compile
+ * so source and artifact cannot drift.
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
@@ -10,10 +11,25 @@ import { dirname, join } from 'node:path';
 import solc from 'solc';
 
 const here = dirname(fileURLToPath(import.meta.url));
-const sourceName = 'TestStablecoin.sol';
-const artifactPath = join(here, 'test-stablecoin.artifact.json');
 
-export function compileTestStablecoin(): { abi: unknown[]; bytecode: `0x${string}`; compiler: string } {
+/** What an artifact holds besides its contract name. */
+export interface CompiledContract {
+  abi: unknown[];
+  bytecode: `0x${string}`;
+  compiler: string;
+}
+
+/** Every contract this script builds: its source file, contract name and committed artifact. */
+const CONTRACTS = [
+  { sourceName: 'TestStablecoin.sol', contractName: 'TestStablecoin', artifact: 'test-stablecoin.artifact.json' },
+  { sourceName: 'IdentityRegistry.sol', contractName: 'IdentityRegistry', artifact: 'identity-registry.artifact.json' },
+] as const;
+
+/**
+ * Compiles one source file on its own, with fixed settings: one source per input keeps each
+ * contract's metadata hash (and so its bytecode) independent of the other contracts here.
+ */
+function compile(sourceName: string, contractName: string): CompiledContract {
   const input = {
     language: 'Solidity',
     sources: { [sourceName]: { content: readFileSync(join(here, sourceName), 'utf8') } },
@@ -26,7 +42,7 @@ export function compileTestStablecoin(): { abi: unknown[]; bytecode: `0x${string
   const output = JSON.parse((solc as { compile(s: string): string }).compile(JSON.stringify(input)));
   const errors = (output.errors ?? []).filter((e: { severity: string }) => e.severity === 'error');
   if (errors.length > 0) throw new Error(errors.map((e: { formattedMessage: string }) => e.formattedMessage).join('\n'));
-  const contract = output.contracts[sourceName].TestStablecoin;
+  const contract = output.contracts[sourceName][contractName];
   return {
     abi: contract.abi,
     bytecode: `0x${contract.evm.bytecode.object}`,
@@ -34,16 +50,37 @@ export function compileTestStablecoin(): { abi: unknown[]; bytecode: `0x${string
   };
 }
 
+/** The 6-decimal ERC-20 that stands in for USDC and USDbC. */
+export function compileTestStablecoin(): CompiledContract {
+  return compile('TestStablecoin.sol', 'TestStablecoin');
+}
+
+/** The local stand-in of the ERC-8004 Identity Registry. */
+export function compileIdentityRegistry(): CompiledContract {
+  return compile('IdentityRegistry.sol', 'IdentityRegistry');
+}
+
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
-  const compiled = compileTestStablecoin();
-  const text = `${JSON.stringify({ contractName: 'TestStablecoin', ...compiled }, null, 2)}\n`;
-  if (process.argv.includes('--check')) {
-    if (readFileSync(artifactPath, 'utf8') !== text) {
-      console.error('test-stablecoin.artifact.json is stale: run `npx tsx local/contracts/compile.ts`');
-      process.exit(1);
+  const check = process.argv.includes('--check');
+  let stale = false;
+  for (const { sourceName, contractName, artifact } of CONTRACTS) {
+    const text = `${JSON.stringify({ contractName, ...compile(sourceName, contractName) }, null, 2)}\n`;
+    const path = join(here, artifact);
+    if (check) {
+      let committed: string | undefined;
+      try {
+        committed = readFileSync(path, 'utf8');
+      } catch {
+        committed = undefined;
+      }
+      if (committed !== text) {
+        console.error(`${artifact} is stale: run \`npx tsx local/contracts/compile.ts\``);
+        stale = true;
+      }
+    } else {
+      writeFileSync(path, text);
+      console.log(`wrote ${path}`);
     }
-  } else {
-    writeFileSync(artifactPath, text);
-    console.log(`wrote ${artifactPath}`);
   }
+  if (stale) process.exit(1);
 }

@@ -476,3 +476,61 @@ describe('meters', () => {
     expect(links(base).meter).toBe(`${base}/api/meter`);
   });
 });
+
+describe('agent identity', () => {
+  it("reports a buyer's reputation exactly as its ledger rows say", async () => {
+    const buyer = await freshWallet(10_000_000n);
+    const fresh = (await call('GET', `/api/agent-identity?address=${buyer.address}`)).body.reputation;
+    expect(fresh).toMatchObject({ confirmed_unlocks: 0, distinct_skills: 0, volume_atomic: '0', first_purchase: null, reorged_claims: 0 });
+    const txs: Hex[] = [];
+    for (const skill of [CANARY, JUDGE]) {
+      const tx = await pay(buyer, await price(skill));
+      expect((await buy(buyer, tx, skill)).status).toBe(200);
+      txs.push(tx);
+    }
+    await call('POST', '/api/meter', { action: 'top_up', txHash: await pay(buyer, 1_000_000n) });
+    const identity = await call('GET', `/api/agent-identity?address=${buyer.address}`);
+    expect(identity.status).toBe(200);
+    const rows = (
+      await Promise.all([CANARY, JUDGE].map(async (s) => (await call('GET', `/api/proof?skill=${s}&limit=100`)).body.recent_unlocks))
+    )
+      .flat()
+      .filter((r: { payer: string }) => r.payer.toLowerCase() === buyer.address.toLowerCase());
+    const unlocked = rows.reduce((sum: bigint, r: { amount: string }) => sum + BigInt(r.amount), 0n);
+    expect(identity.body.reputation).toMatchObject({
+      confirmed_unlocks: rows.length,
+      distinct_skills: 2,
+      meter_top_ups: 1,
+      volume_atomic: (unlocked + 1_000_000n).toString(),
+      reorged_claims: 0,
+    });
+    expect(identity.body.erc8004).toMatchObject({ checked: false });
+  });
+
+  it('verifies the ERC-8004 test agent for its owner, not for another address, and answers 400 for bad input', async () => {
+    const agentId = inject('testAgentId');
+    const owner = inject('testAgentOwner');
+    const ok = await call('GET', `/api/agent-identity?address=${owner}&agent_id=${agentId}`);
+    expect(ok.status).toBe(200);
+    expect(ok.body.erc8004).toMatchObject({
+      checked: true,
+      verified: true,
+      agent_id: agentId,
+      owner,
+      registration: { name: 'Local test agent' },
+    });
+    const wrong = await call('GET', `/api/agent-identity?address=${treasury}&agent_id=${agentId}`);
+    expect(wrong.body.erc8004).toMatchObject({ checked: true, verified: false, matched: null });
+    const missing = await call('GET', `/api/agent-identity?address=${owner}&agent_id=999999`);
+    expect(missing.body.erc8004).toMatchObject({ checked: true, verified: false });
+    for (const res of [
+      await call('GET', '/api/agent-identity'),
+      await call('GET', '/api/agent-identity?address=0x12'),
+      await call('GET', `/api/agent-identity?address=${owner}&agent_id=-1`),
+      await call('GET', `/api/agent-identity?address=${owner}&agent_id=${'9'.repeat(80)}`),
+    ]) {
+      expect(res.status).toBe(400);
+      expect(res.body).toMatchObject({ ok: false, error_code: 'INVALID_REQUEST' });
+    }
+  });
+});

@@ -15,6 +15,9 @@ declare module 'vitest' {
     usdbc: string;
     treasury: string;
     legacyTreasury: string;
+    /** The local ERC-8004 registry's test agent: its id and owner. */
+    testAgentId: string;
+    testAgentOwner: string;
   }
 }
 
@@ -31,6 +34,8 @@ export default async function setup(project: TestProject): Promise<() => Promise
   project.provide('usdbc', stack.tokens.USDbC!);
   project.provide('treasury', stack.treasury!);
   project.provide('legacyTreasury', stack.legacyTreasury!);
+  project.provide('testAgentId', stack.identity!.testAgent.agentId.toString());
+  project.provide('testAgentOwner', stack.identity!.testAgent.owner);
   return async () => {
     await stack?.stop();
   };

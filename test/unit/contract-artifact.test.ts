@@ -1,11 +1,16 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { compileTestStablecoin } from '../../local/contracts/compile';
+import { compileIdentityRegistry, compileTestStablecoin, type CompiledContract } from '../../local/contracts/compile';
 
-describe('test stablecoin artifact', () => {
+const cases: [name: string, artifact: string, compile: () => CompiledContract][] = [
+  ['test stablecoin', 'local/contracts/test-stablecoin.artifact.json', compileTestStablecoin],
+  ['identity registry', 'local/contracts/identity-registry.artifact.json', compileIdentityRegistry],
+];
+
+describe.each(cases)('%s artifact', (_name, artifact, compile) => {
   it('is what solc-js compiles from the committed source', () => {
-    const committed = JSON.parse(readFileSync('local/contracts/test-stablecoin.artifact.json', 'utf8'));
-    const fresh = compileTestStablecoin();
+    const committed = JSON.parse(readFileSync(artifact, 'utf8'));
+    const fresh = compile();
     expect(committed.bytecode).toBe(fresh.bytecode);
     expect(committed.abi).toEqual(fresh.abi);
   });
