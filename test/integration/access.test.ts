@@ -534,3 +534,44 @@ describe('agent identity', () => {
     }
   });
 });
+
+describe('bad input on every access endpoint', () => {
+  it('is answered with the JSON failure body, never HTML and never a 5xx', async () => {
+    const junkBodies: unknown[] = [
+      'not json',
+      '[]',
+      'null',
+      { action: 'create' },
+      { action: 'create', mandate: { vct: 'x' }, wallet: '0x0', nonce: 'short', deadline: -1, signature: '0x' },
+      { action: 'draw', skill: 'x'.repeat(5000), max_price: '1e99', wallet: 1, nonce: [], deadline: {}, signature: null },
+      { action: 'set_cap', cap: -5 },
+      { action: 'start', plan: { $gt: '' }, txHash: 7 },
+      {
+        action: 'cancel',
+        plan: 'all-access-30d',
+        wallet: `0x${'1'.repeat(40)}`,
+        nonce: 'abcdefgh12',
+        deadline: 99999999999,
+        signature: `0x${'1'.repeat(130)}`,
+      },
+      JSON.stringify({ action: 'create', mandate: JSON.parse('['.repeat(40) + ']'.repeat(40)) }),
+    ];
+    const paths = ['/api/mandates', '/api/subscribe', '/api/meter'];
+    for (const path of paths) {
+      for (const body of junkBodies) {
+        const res = await call('POST', path, body);
+        expect(res.status, `${path} ${res.text.slice(0, 200)}`).toBeGreaterThanOrEqual(400);
+        expect(res.status, `${path} ${res.text.slice(0, 200)}`).toBeLessThan(500);
+        expect(res.body, path).toMatchObject({ ok: false, error_code: expect.any(String), retry: expect.any(Boolean) });
+      }
+    }
+    for (const query of ['', '?wallet=', '?wallet=%00', `?wallet=${'0x'.padEnd(500, 'f')}`, '?address[]=1', '?skill=../../etc']) {
+      for (const path of ['/api/access', '/api/agent-identity', '/api/mandates']) {
+        const res = await call('GET', `${path}${query}`);
+        expect(res.status, `${path}${query}`).toBe(400);
+        expect(res.text).not.toContain('<html');
+        expect(res.body).toMatchObject({ ok: false });
+      }
+    }
+  });
+});
