@@ -5,14 +5,14 @@
  * and a signed meter draw.
  * Usage: npx tsx bench/access.ts [purchases=20]
  */
-import { randomBytes } from 'node:crypto';
 import { canonicalize } from 'json-canonicalize';
 import { createPublicClient, createWalletClient, erc20Abi, http, type Address, type LocalAccount } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { testAccount } from '../local/anvil';
 import { localChain } from '../local/local-chain';
 import { signInWithXHeader } from '../local/sign-in-with-x';
-import { walletActionTypedData, type WalletActionMessages, type WalletActionType } from '../lambdas/contract/wallet-actions';
+import type { WalletActionMessages, WalletActionType } from '../lambdas/contract/wallet-actions';
+import { signWalletAction } from '../local/wallet-action';
 import { percentile, startMarket } from './harness';
 
 const purchases = Number(process.argv[2] ?? '20');
@@ -44,21 +44,12 @@ const timed = async (url: string, init: RequestInit) => {
   if (res.status !== 200) throw new Error(`${url} answered ${res.status}: ${JSON.stringify(body)}`);
   return { ms: performance.now() - t, body };
 };
-async function signed<T extends WalletActionType>(
+/** The signed fields of a wallet action, as a client sends them beside the action's own. */
+const signed = <T extends WalletActionType>(
   account: LocalAccount,
   type: T,
   action: Omit<WalletActionMessages[T], 'wallet' | 'audience' | 'nonce' | 'deadline'>,
-) {
-  const nonce = randomBytes(12).toString('hex');
-  const deadline = BigInt(Math.floor(Date.now() / 1000) + 600);
-  const message = { ...action, wallet: account.address, audience: market.url, nonce, deadline } as WalletActionMessages[T];
-  return {
-    wallet: account.address,
-    nonce,
-    deadline: Number(deadline),
-    signature: await account.signTypedData(walletActionTypedData(type, message) as never),
-  };
-}
+) => signWalletAction(account, market.url, type, action);
 
 try {
   const price = BigInt(

@@ -3,7 +3,6 @@
  * subscriptions and meters. Every wallet is fresh (a new key funded here), so what other test
  * files buy cannot change an answer; writes are signed with EIP-712 exactly as a client would.
  */
-import { randomBytes } from 'node:crypto';
 import { createWalletClient, http, parseEther, type Address, type Hex, type LocalAccount } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { canonicalize } from 'json-canonicalize';
@@ -11,7 +10,8 @@ import { beforeAll, describe, expect, inject, it } from 'vitest';
 import { TEST_STABLECOIN_ABI, testAccount } from '../../local/anvil';
 import { localChain } from '../../local/local-chain';
 import { signInWithXHeader } from '../../local/sign-in-with-x';
-import { walletActionTypedData, type WalletActionMessages, type WalletActionType } from '../../lambdas/contract/wallet-actions';
+import type { WalletActionMessages, WalletActionType } from '../../lambdas/contract/wallet-actions';
+import { signWalletAction } from '../../local/wallet-action';
 import { links } from '../../lambdas/contract/links';
 import { chainTools } from '../support/chain';
 
@@ -77,17 +77,11 @@ async function pay(from: LocalAccount, amount: bigint): Promise<Hex> {
 const price = async (skill: string): Promise<bigint> => BigInt((await call('GET', `/api/pay?skill=${skill}`)).body.maxAmountRequired);
 
 /** The signed fields of a wallet action, as a client sends them beside the action's own. */
-async function signed<T extends WalletActionType>(
+const signed = <T extends WalletActionType>(
   account: LocalAccount,
   type: T,
   action: Omit<WalletActionMessages[T], 'wallet' | 'audience' | 'nonce' | 'deadline'>,
-) {
-  const nonce = randomBytes(12).toString('hex');
-  const deadline = BigInt(Math.floor(Date.now() / 1000) + 600);
-  const message = { ...action, wallet: account.address, audience: base, nonce, deadline } as WalletActionMessages[T];
-  const signature = await account.signTypedData(walletActionTypedData(type, message) as never);
-  return { wallet: account.address, nonce, deadline: Number(deadline), signature };
-}
+) => signWalletAction(account, base, type, action);
 
 async function createMandate(owner: LocalAccount, mandate: Record<string, unknown>): Promise<Res> {
   return call('POST', '/api/mandates', {
@@ -427,7 +421,7 @@ describe('meters', () => {
     expect(past.status).toBe(402);
   }, 60_000);
 
-  it('a cap set by the wallet stops draws past it; nobody else can set it', async () => {
+  it('a cap set by the wallet stops draws past it; nobody else can set it or draw on the meter', async () => {
     const skills = await samePriceSkills(3);
     const each = await price(skills[0]!);
     const wallet = await freshWallet(each * 3n);
@@ -453,6 +447,16 @@ describe('meters', () => {
         max_price: each.toString(),
         ...(await signed(wallet, 'DrawMeter', { skill, maxPrice: each })),
       });
+    // Another wallet cannot spend this meter: a draw naming it must be signed by it.
+    const stolen = await call('POST', '/api/meter', {
+      action: 'draw',
+      skill: skills[0]!,
+      max_price: each.toString(),
+      ...(await signed(other, 'DrawMeter', { skill: skills[0]!, maxPrice: each })),
+      wallet: wallet.address,
+    });
+    expect(stolen.status).toBe(403);
+    expect(stolen.body.error_code).toBe('INVALID_WALLET_SIGNATURE');
     expect((await draw(skills[0]!)).status).toBe(200);
     const over = await draw(skills[1]!);
     expect(over.status).toBe(403);

@@ -1,19 +1,10 @@
-import {
-  GetItemCommand,
-  PutItemCommand,
-  QueryCommand,
-  UpdateItemCommand,
-  type AttributeValue,
-  type DynamoDBClient,
-} from '@aws-sdk/client-dynamodb';
+import { GetItemCommand, PutItemCommand, UpdateItemCommand, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { ACCESS_TABLE, tableName } from '../../contract/tables';
 import { isConditionFailure } from '../../platform/adapters/dynamo-client';
 import type { MandateDocument, MandateRecord, MandateStore, SpendResult } from '../ports';
-
-type Item = Record<string, AttributeValue>;
+import { n, queryWalletItems, s, walletPartition, type Item } from './access-items';
 
 const key = (id: string): Item => ({ pk: { S: `MANDATE#${id}` } });
-const walletPartition = (wallet: string): string => `WALLET#${wallet.toLowerCase()}`;
 
 /**
  * A condition can fail only because of the item's state, and every clause of spend's and
@@ -25,10 +16,6 @@ const MAX_ATTEMPTS = 5;
 /** Expressions name attributes through `#` so that none can collide with a DynamoDB reserved word (`status` is one). */
 const NAMES = { '#status': 'status', '#wallet': 'wallet', '#revokedAt': 'revokedAt' } as const;
 const SPEND_NAMES = { '#status': 'status', '#spent': 'spent', '#occ': 'occurrences', '#txs': 'txs', '#last': 'lastSpentAt' } as const;
-
-/** Amounts travel as DynamoDB Numbers written from the bigint's decimal string: a JS number would round past 2^53. */
-const n = (value: bigint | number): AttributeValue => ({ N: value.toString() });
-const s = (value: string): AttributeValue => ({ S: value });
 
 function toItem(record: MandateRecord): Item {
   const wallet = record.mandate.wallet.toLowerCase();
@@ -111,25 +98,8 @@ export function dynamoMandates(client: DynamoDBClient, table = tableName(ACCESS_
     },
 
     async list(wallet) {
-      const records: MandateRecord[] = [];
-      let startKey: Item | undefined;
-      do {
-        const out = await client.send(
-          new QueryCommand({
-            TableName: table,
-            IndexName: 'gsi1',
-            // The wallet's partition holds its subscriptions and meter too: the prefix keeps mandates only.
-            KeyConditionExpression: 'gsi1pk = :p AND begins_with(gsi1sk, :prefix)',
-            ExpressionAttributeValues: { ':p': s(walletPartition(wallet)), ':prefix': s('MANDATE#') },
-            // gsi1sk carries createdAt: descending is newest first.
-            ScanIndexForward: false,
-            ...(startKey ? { ExclusiveStartKey: startKey } : {}),
-          }),
-        );
-        records.push(...(out.Items ?? []).map(fromItem));
-        startKey = out.LastEvaluatedKey;
-      } while (startKey);
-      return records;
+      // gsi1sk carries createdAt: descending is newest first.
+      return (await queryWalletItems(client, table, wallet, 'MANDATE#', { newestFirst: true })).map(fromItem);
     },
 
     async revoke(id, wallet, at) {

@@ -3,8 +3,7 @@ import { ACCESS_TABLE, tableName } from '../../contract/tables';
 import { isConditionFailure } from '../../platform/adapters/dynamo-client';
 import { meterPeriod } from '../core/decide-access';
 import type { DrawResult, MeterRecord, MeterStore } from '../ports';
-
-type Item = Record<string, AttributeValue>;
+import { n, s, walletPartition, type Item } from './access-items';
 
 /**
  * How often setCap and draw re-read and retry. A draw's conditions are on values, not versions,
@@ -14,9 +13,6 @@ type Item = Record<string, AttributeValue>;
 const MAX_ATTEMPTS = 10;
 
 const key = (wallet: string): Item => ({ pk: { S: `METER#${wallet.toLowerCase()}` } });
-/** Amounts travel as DynamoDB Numbers written from the bigint's decimal string: a JS number would round past 2^53. */
-const n = (value: bigint): AttributeValue => ({ N: value.toString() });
-const s = (value: string): AttributeValue => ({ S: value });
 const big = (v: AttributeValue | undefined): bigint => BigInt(v?.N ?? '0');
 
 /** Expressions name attributes through `#` so that none can collide with a DynamoDB reserved word. */
@@ -106,7 +102,7 @@ export function dynamoMeters(client: DynamoDBClient, table = tableName(ACCESS_TA
           ':zero': n(0n),
           ':amt': n(amount),
           ':p': s(meterPeriod(now)),
-          ':gsi1pk': s(`WALLET#${lower}`),
+          ':gsi1pk': s(walletPartition(lower)),
           ':gsi1sk': s('METER'),
           ':w': s(lower),
           ':tx': s(tx),

@@ -1,15 +1,13 @@
-import { GetItemCommand, QueryCommand, UpdateItemCommand, type AttributeValue, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { GetItemCommand, UpdateItemCommand, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { ACCESS_TABLE, tableName } from '../../contract/tables';
 import { isConditionFailure } from '../../platform/adapters/dynamo-client';
 import type { SubscriptionRecord, SubscriptionStore } from '../ports';
-
-type Item = Record<string, AttributeValue>;
+import { queryWalletItems, s, walletPartition, type Item } from './access-items';
 
 /** How often extend and cancel re-read and retry after another writer changed the item under them. */
 const MAX_ATTEMPTS = 10;
 
 const key = (wallet: string, plan: string): Item => ({ pk: { S: `SUB#${wallet.toLowerCase()}#${plan}` } });
-const s = (value: string): AttributeValue => ({ S: value });
 
 function fromItem(item: Item): SubscriptionRecord {
   const cancelledAt = item['cancelledAt']?.S;
@@ -41,23 +39,7 @@ export function dynamoSubscriptions(client: DynamoDBClient, table = tableName(AC
     get,
 
     async list(wallet) {
-      const records: SubscriptionRecord[] = [];
-      let startKey: Item | undefined;
-      do {
-        const out = await client.send(
-          new QueryCommand({
-            TableName: table,
-            IndexName: 'gsi1',
-            // The wallet's partition holds its mandates and meter too: the prefix keeps subscriptions only.
-            KeyConditionExpression: 'gsi1pk = :p AND begins_with(gsi1sk, :prefix)',
-            ExpressionAttributeValues: { ':p': s(`WALLET#${wallet.toLowerCase()}`), ':prefix': s('SUB#') },
-            ...(startKey ? { ExclusiveStartKey: startKey } : {}),
-          }),
-        );
-        records.push(...(out.Items ?? []).map(fromItem));
-        startKey = out.LastEvaluatedKey;
-      } while (startKey);
-      return records;
+      return (await queryWalletItems(client, table, wallet, 'SUB#', { newestFirst: false })).map(fromItem);
     },
 
     async extend(wallet, plan, transfer, periodSeconds, now, opts) {
@@ -84,7 +66,7 @@ export function dynamoSubscriptions(client: DynamoDBClient, table = tableName(AC
           ':active': s('active'),
           ':startedAt': s(startedAt),
           ':end': s(periodEnd),
-          ':gsi1pk': s(`WALLET#${lower}`),
+          ':gsi1pk': s(walletPartition(lower)),
           ':gsi1sk': s(`SUB#${plan}`),
           ':txSet': { SS: [tx] },
           ...(current ? { ':readEnd': s(current.periodEnd), ':readStatus': s(current.status), ':tx': s(tx) } : {}),

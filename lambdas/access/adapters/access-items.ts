@@ -1,0 +1,44 @@
+/**
+ * What the three access-table adapters share: attribute constructors, the wallet's partition
+ * on gsi1, and the query of one kind of item in it.
+ */
+import { QueryCommand, type AttributeValue, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
+
+export type Item = Record<string, AttributeValue>;
+
+/** Amounts travel as DynamoDB Numbers written from the bigint's decimal string: a JS number would round past 2^53. */
+export const n = (value: bigint | number): AttributeValue => ({ N: value.toString() });
+export const s = (value: string): AttributeValue => ({ S: value });
+
+/** gsi1's partition for a wallet: its mandates, subscriptions and meter (wallets are stored lower-case). */
+export const walletPartition = (wallet: string): string => `WALLET#${wallet.toLowerCase()}`;
+
+/**
+ * Every item of one kind in a wallet's partition, all pages. The partition holds all three kinds:
+ * the sort-key prefix (`MANDATE#`, `SUB#`) keeps one. `newestFirst` where the sort key carries a time.
+ */
+export async function queryWalletItems(
+  client: DynamoDBClient,
+  table: string,
+  wallet: string,
+  prefix: string,
+  opts: { newestFirst: boolean },
+): Promise<Item[]> {
+  const items: Item[] = [];
+  let startKey: Item | undefined;
+  do {
+    const out = await client.send(
+      new QueryCommand({
+        TableName: table,
+        IndexName: 'gsi1',
+        KeyConditionExpression: 'gsi1pk = :p AND begins_with(gsi1sk, :prefix)',
+        ExpressionAttributeValues: { ':p': s(walletPartition(wallet)), ':prefix': s(prefix) },
+        ScanIndexForward: !opts.newestFirst,
+        ...(startKey ? { ExclusiveStartKey: startKey } : {}),
+      }),
+    );
+    items.push(...(out.Items ?? []));
+    startKey = out.LastEvaluatedKey;
+  } while (startKey);
+  return items;
+}
