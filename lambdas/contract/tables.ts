@@ -36,8 +36,10 @@ export interface TableDefinition {
  * The unlock ledger. One item per claimed transfer, keyed `pk = <network>#<lower-case tx hash>`:
  * the conditional PutItem on that key is what makes one transfer unlock one skill once.
  * `gsi1` (constant partition `UNLOCK`, sort `<iso time>#<tx>`) lists the newest unlocks;
- * `gsi2` (partition = skill id) filters the ledger by skill; `gsi3` (partition = lower-case payer)
- * is a wallet's history, reorged claims included, for access decisions and agent reputation.
+ * `gsi2` (partition = skill id) filters the ledger by skill; `gsi3` (partition = `payer`, the
+ * EIP-55 address every row already carries, sort = `recordedAt`) is a wallet's history, reorged
+ * claims included, for access decisions and agent reputation. Keyed on attributes every row has,
+ * so DynamoDB backfills it over rows written before it existed: no migration.
  * `kind` says what a row paid for: a skill unlock (absent on rows older than kinds), a
  * subscription period, or a meter top-up; `skill` then holds the plan id or `meter`.
  */
@@ -48,7 +50,7 @@ export const LEDGER_TABLE = {
   indexes: [
     { name: 'gsi1', partitionKey: { name: 'gsi1pk', type: 'S' }, sortKey: { name: 'gsi1sk', type: 'S' } },
     { name: 'gsi2', partitionKey: { name: 'gsi2pk', type: 'S' }, sortKey: { name: 'gsi2sk', type: 'S' } },
-    { name: 'gsi3', partitionKey: { name: 'gsi3pk', type: 'S' }, sortKey: { name: 'gsi3sk', type: 'S' } },
+    { name: 'gsi3', partitionKey: { name: 'payer', type: 'S' }, sortKey: { name: 'recordedAt', type: 'S' } },
   ],
   retain: true,
   description: 'Confirmed unlocks: the public proof ledger and the source of every revenue figure.',

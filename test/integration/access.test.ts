@@ -265,7 +265,8 @@ describe('access decisions', () => {
     expect(before.body.next.map((n: { action: string }) => n.action)).toEqual(['pay_once', 'subscribe', 'top_up_meter']);
     const tx = await pay(buyer, await price(CANARY));
     expect((await buy(buyer, tx, CANARY)).status).toBe(200);
-    const after = await call('GET', `/api/access?wallet=${buyer.address}&skill=${CANARY}`);
+    // Any case of the address finds the same rows (the ledger keeps payers EIP-55).
+    const after = await call('GET', `/api/access?wallet=${buyer.address.toLowerCase()}&skill=${CANARY}`);
     expect(after.body).toMatchObject({ granted: true, via: 'one-time', source: 'transfer', txHash: tx.toLowerCase() });
     // The payer gets the pack again by signing, without a transfer.
     const again = await call(

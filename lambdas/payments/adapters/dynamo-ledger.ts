@@ -1,5 +1,6 @@
 import { GetItemCommand, PutItemCommand, QueryCommand, UpdateItemCommand, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { marshall, unmarshall } from '@aws-sdk/util-dynamodb';
+import { getAddress, isAddress } from 'viem';
 import { LEDGER_TABLE, tableName } from '../../contract/tables';
 import { isConditionFailure } from '../../platform/adapters/dynamo-client';
 import type { ClaimResult, Ledger, LedgerRow, LedgerSummary } from '../ports';
@@ -11,7 +12,7 @@ const listPartition = (row: LedgerRow): string =>
   row.kind === undefined || row.kind === 'unlock' ? LIST_PARTITION : `PAYMENT#${row.kind}`;
 
 function toRow(item: Record<string, unknown>): LedgerRow {
-  const { pk: _pk, gsi1pk: _a, gsi1sk: _b, gsi2pk: _c, gsi2sk: _d, gsi3pk: _e, gsi3sk: _f, ...row } = item;
+  const { pk: _pk, gsi1pk: _a, gsi1sk: _b, gsi2pk: _c, gsi2sk: _d, ...row } = item;
   return row as unknown as LedgerRow;
 }
 
@@ -27,6 +28,8 @@ export function dynamoLedger(client: DynamoDBClient, table = tableName(LEDGER_TA
   /** Newest first on one GSI partition: one page of rows, a count over every page, or every row projected. */
   type Mode = { kind: 'page'; limit: number } | { kind: 'count' } | { kind: 'all'; projection?: string; skill?: string };
   const query = async (index: 'gsi1' | 'gsi2' | 'gsi3', partition: string, mode: Mode) => {
+    // gsi3 is keyed on the rows' own `payer` and `recordedAt` (see LEDGER_TABLE).
+    const partitionKey = index === 'gsi3' ? 'payer' : `${index}pk`;
     let startKey: Record<string, unknown> | undefined;
     const rows: LedgerRow[] = [];
     let count = 0;
@@ -35,7 +38,7 @@ export function dynamoLedger(client: DynamoDBClient, table = tableName(LEDGER_TA
         new QueryCommand({
           TableName: table,
           IndexName: index,
-          KeyConditionExpression: `${index}pk = :p`,
+          KeyConditionExpression: `${partitionKey} = :p`,
           ExpressionAttributeValues: marshall({ ':p': partition, ...(mode.kind === 'all' && mode.skill ? { ':s': mode.skill } : {}) }),
           ScanIndexForward: false,
           ...(mode.kind === 'count'
@@ -64,14 +67,13 @@ export function dynamoLedger(client: DynamoDBClient, table = tableName(LEDGER_TA
             TableName: table,
             Item: marshall({
               ...row,
+              // EIP-55, as the chain reader reports it: gsi3 (a wallet's history) is keyed on it.
+              payer: getAddress(row.payer),
               pk: pk(row.network, row.txHash),
               gsi1pk: listPartition(row),
               gsi1sk: `${row.recordedAt}#${row.txHash}`,
               gsi2pk: row.skill,
               gsi2sk: `${row.recordedAt}#${row.txHash}`,
-              // A wallet's history keeps its reorged rows too: markReorged leaves this index alone.
-              gsi3pk: row.payer.toLowerCase(),
-              gsi3sk: `${row.recordedAt}#${row.txHash}`,
             }),
             // The whole idempotency story is this one condition.
             ConditionExpression: 'attribute_not_exists(pk) OR (#status = :reorged AND skill = :skill)',
@@ -124,7 +126,10 @@ export function dynamoLedger(client: DynamoDBClient, table = tableName(LEDGER_TA
       return (await query(skill ? 'gsi2' : 'gsi1', skill ?? LIST_PARTITION, { kind: 'count' })).count;
     },
     async byPayer(payer, product) {
-      return (await query('gsi3', payer.toLowerCase(), { kind: 'all', ...(product ? { skill: product } : {}) })).rows;
+      // Rows carry the payer as the chain reported it, EIP-55; a wallet that is not an address has no rows.
+      if (!isAddress(payer, { strict: false })) return [];
+      // A wallet's history keeps its reorged rows too: markReorged leaves this index alone.
+      return (await query('gsi3', getAddress(payer), { kind: 'all', ...(product ? { skill: product } : {}) })).rows;
     },
     async summary(): Promise<LedgerSummary> {
       // Every confirmed row, projected to what the figures need; at this service's volume a
