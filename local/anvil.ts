@@ -25,10 +25,13 @@ export const TREASURY_ACCOUNT_INDEX = 9;
 export const testAccount = (index: number) => mnemonicToAccount(TEST_MNEMONIC, { addressIndex: index });
 
 const here = dirname(fileURLToPath(import.meta.url));
-const artifact = JSON.parse(readFileSync(join(here, 'contracts', 'test-stablecoin.artifact.json'), 'utf8')) as {
-  abi: Abi;
-  bytecode: Hex;
-};
+
+/** A committed contract artifact (local/contracts/<file>, written by compile.ts): what is deployed needs no compiler. */
+export function contractArtifact(file: string): { abi: Abi; bytecode: Hex } {
+  return JSON.parse(readFileSync(join(here, 'contracts', file), 'utf8')) as { abi: Abi; bytecode: Hex };
+}
+
+const artifact = contractArtifact('test-stablecoin.artifact.json');
 export const TEST_STABLECOIN_ABI = artifact.abi;
 export const TEST_STABLECOIN_BYTECODE = artifact.bytecode;
 

@@ -4,9 +4,6 @@
  * anvil funds) with its nonce 0, so its address is the same on every fresh chain whatever
  * account 0 has sent; with a persisted chain it is found there and reused.
  */
-import { readFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import {
   BaseError,
   ContractFunctionRevertedError,
@@ -18,13 +15,11 @@ import {
   http,
   parseEther,
   parseEventLogs,
-  type Abi,
   type Address,
-  type Hex,
 } from 'viem';
 import { mnemonicToAccount } from 'viem/accounts';
 import { CHAIN_ID } from '../lambdas/contract/chain';
-import { TEST_MNEMONIC, testAccount } from './anvil';
+import { contractArtifact, TEST_MNEMONIC, testAccount } from './anvil';
 import { localChain } from './local-chain';
 
 /** Test-mnemonic index of the registry's deployer: past anvil's `--accounts 10`, so nothing else ever sends from it. */
@@ -35,11 +30,7 @@ export const TEST_AGENT_NAME = 'Local test agent';
 /** The registry numbers agents from 1, and the test agent is the first one registered. */
 const TEST_AGENT_ID = 1n;
 
-const here = dirname(fileURLToPath(import.meta.url));
-const artifact = JSON.parse(readFileSync(join(here, 'contracts', 'identity-registry.artifact.json'), 'utf8')) as {
-  abi: Abi;
-  bytecode: Hex;
-};
+const artifact = contractArtifact('identity-registry.artifact.json');
 export const IDENTITY_REGISTRY_ABI = artifact.abi;
 export const IDENTITY_REGISTRY_BYTECODE = artifact.bytecode;
 

@@ -1,26 +1,12 @@
 /** GET /api/access?wallet=&skill=: the access decision and, when not granted, what to do next. */
 import { links } from '../contract/links';
 import type { CatalogEntry } from '../contract/catalog-data';
+
 import { formatAtomic } from '../contract/chain';
-import { invalidRequest } from '../platform/errors';
 import { json, type ApiRequest, type ApiResponse } from '../platform/http';
 import { covers, decideAccess, type AccessDecision } from './core/decide-access';
-import { walletParam } from './mandates';
+import { skillParam, walletParam } from './params';
 import type { AccessPorts } from './ports';
-
-/** The skill of a query; 400 (not 404) for a missing or unknown one, as the access surface promises. */
-export function skillParam(req: ApiRequest, ports: Pick<AccessPorts, 'catalog'>): CatalogEntry {
-  const id = req.query['skill']?.trim();
-  const entry = id && id.length <= 100 ? ports.catalog.get(id) : undefined;
-  if (!entry) {
-    throw invalidRequest(
-      'skill',
-      id ? `Unknown skill "${id.slice(0, 100)}".` : '`skill` is required.',
-      'GET /catalog.json or /api/catalog?q=… lists the skill ids.',
-    );
-  }
-  return entry;
-}
 
 /** The next steps that would give the wallet access: pay once, subscribe, or use a meter. */
 export function nextSteps(

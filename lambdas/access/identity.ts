@@ -8,7 +8,7 @@ import { CAIP2, formatAtomic } from '../contract/chain';
 import { invalidRequest } from '../platform/errors';
 import { json, type ApiRequest, type ApiResponse } from '../platform/http';
 import { rowKind } from '../payments';
-import { walletParam } from './mandates';
+import { walletParam } from './params';
 import type { AccessPorts } from './ports';
 
 /** ERC-721 token ids are uint256: up to 78 decimal digits. */

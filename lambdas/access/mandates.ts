@@ -5,13 +5,13 @@
  * conditional update, so parallel purchases cannot overspend it.
  */
 import { z } from 'zod';
-import { ADDRESS } from '../contract/chain';
 import { AppError, invalidRequest } from '../platform/errors';
 import { json, readJsonObject, type ApiRequest, type ApiResponse } from '../platform/http';
-import { parseJson } from '../platform/json';
+import { parseJsonHeaderValue } from '../platform/json';
 import type { PurchasePolicy } from '../payments';
 import { MANDATE_ID, MandateSchema, mandateId, mandateProblem, mandateText, mandateView, spendLimits } from './core/mandate';
 import type { AccessPorts, MandateDocument, MandateRecord } from './ports';
+import { walletParam } from './params';
 import { parseBody, requireWalletAction, SignedFieldsSchema } from './wallet-action';
 
 const EXAMPLE =
@@ -24,22 +24,6 @@ const RevokeSchema = SignedFieldsSchema.extend({
 }).strict();
 /** The body of POST /api/mandates. */
 export const PostSchema = z.discriminatedUnion('action', [CreateSchema, RevokeSchema]);
-
-/** The wallet of a query: `wallet`, or its alias `address`; 400 unless it is an address. */
-export function walletParam(req: ApiRequest, names: readonly string[] = ['wallet', 'address']): string {
-  const raw = names
-    .map((n) => req.query[n])
-    .find((v) => v !== undefined)
-    ?.trim();
-  if (!raw || !ADDRESS.test(raw)) {
-    throw invalidRequest(
-      names[0]!,
-      `\`${names[0]}\` must be a wallet address: 0x followed by 40 hex digits.`,
-      `Add ?${names[0]}=0x… to the URL.`,
-    );
-  }
-  return raw;
-}
 
 /**
  * A wallet's mandates, with status and spend, newest first: the one document GET /api/mandates,
@@ -141,11 +125,7 @@ async function mandateFromHeader(value: string, ports: AccessPorts, baseUrl: str
   }
   let parsed: unknown;
   try {
-    parsed = parseJson(
-      raw.startsWith('{') ? raw : Buffer.from(raw, 'base64').toString('utf8'),
-      { maxBytes: 16 * 1024, maxDepth: 8 },
-      'X-AP2-MANDATE',
-    );
+    parsed = parseJsonHeaderValue(raw, { maxBytes: 16 * 1024, maxDepth: 8 }, 'X-AP2-MANDATE');
   } catch {
     throw rejected('X-AP2-MANDATE is neither a mandate id (mnd_…) nor a signed mandate (JSON, or base64 JSON)');
   }

@@ -10,10 +10,10 @@ import { formatAtomic, TX_HASH } from '../contract/chain';
 import { links } from '../contract/links';
 import { AppError, invalidRequest, notFound } from '../platform/errors';
 import { json, readJsonObject, type ApiRequest, type ApiResponse } from '../platform/http';
-import { claimPayment, deliverPack, METER_PRODUCT, productChallenge, productFor, readSignInWithXHeader } from '../payments';
-import { decisionView, skillParam } from './access-route';
-import { decideAccess, meterHeadroom, meterPeriod } from './core/decide-access';
-import { walletParam } from './mandates';
+import { claimPayment, deliverPack, METER_PRODUCT, productChallenge, productFor, signInWithXOf, takesPayments } from '../payments';
+import { decisionView } from './access-route';
+import { decide, decideAccess, meterHeadroom, meterPeriod, type AccessDecision } from './core/decide-access';
+import { skillById, walletParam } from './params';
 import type { AccessPorts, MeterRecord } from './ports';
 import { parseBody, requireWalletAction, SignedFieldsSchema } from './wallet-action';
 
@@ -33,12 +33,11 @@ export const PostSchema = z.discriminatedUnion('action', [
 /** How to fund a meter: the x402 options for the minimum top-up (any larger amount is credited whole). */
 function topUpChallenge(ports: AccessPorts, baseUrl: string) {
   const config = ports.payments.config;
-  const canCharge = config.paymentsEnabled && ports.payments.configReading.problems.length === 0 && config.treasury !== undefined;
   const minimum = ports.catalog.pricing.meterMinTopUp;
   return {
     minimum_atomic: minimum,
     minimum_usdc: formatAtomic(BigInt(minimum)),
-    challenge: canCharge
+    challenge: takesPayments(ports.payments)
       ? productChallenge(
           {
             amount: minimum,
@@ -108,7 +107,6 @@ export async function postMeter(req: ApiRequest, ports: AccessPorts): Promise<Ap
   const now = ports.now();
 
   if (body.action === 'top_up') {
-    const siwx = req.headers['sign-in-with-x'];
     const { row, replayed } = await claimPayment(
       {
         txHash: body.txHash.toLowerCase() as `0x${string}`,
@@ -117,7 +115,7 @@ export async function postMeter(req: ApiRequest, ports: AccessPorts): Promise<Ap
       },
       ports.payments,
       req.baseUrl,
-      { sourceIp: req.sourceIp, signInWithX: siwx !== undefined ? readSignInWithXHeader(siwx) : undefined },
+      { sourceIp: req.sourceIp, signInWithX: signInWithXOf(req) },
     );
     // Credited to the payer, whoever presents the transfer; once per transfer, whatever is retried.
     const credit = await ports.meters.credit(row.payer, row.txHash, BigInt(row.amount), now);
@@ -136,7 +134,7 @@ export async function postMeter(req: ApiRequest, ports: AccessPorts): Promise<Ap
     return json(200, { ok: true, meter: meterView(meter, now) });
   }
 
-  const entry = skillParam({ ...req, query: { skill: body.skill } }, ports);
+  const entry = skillById(body.skill, ports);
   await requireWalletAction('DrawMeter', body, { skill: entry.id, maxPrice: body.max_price }, ports, req.baseUrl);
   const price = BigInt(entry.x402.amount);
   if (price > body.max_price) {
@@ -149,13 +147,16 @@ export async function postMeter(req: ApiRequest, ports: AccessPorts): Promise<Ap
   const decision = await decideAccess(body.wallet, entry, now, ports);
   if (!decision.granted) throw refusal(decision.reason, body.wallet, price);
   let charged = 0n;
+  let after: AccessDecision = decision;
   if (decision.via === 'meter') {
     const draw = await ports.meters.draw(body.wallet, entry.id, price, now);
     if (draw.kind === 'refused') throw refusal(draw.reason, body.wallet, price);
     if (draw.kind === 'drawn') charged = price;
+    // The same rule on the meter row the draw just wrote; no purchase or plan covered the skill, or
+    // the decision would not have been the meter's, so those facts are empty without a re-read.
+    after = decide({ purchases: [], subscriptions: [], meter: draw.record }, entry, ports.catalog.pricing.plans, now);
   }
-  // Already the wallet's (a purchase, a subscription, an earlier draw): delivered without a charge.
-  const after = await decideAccess(body.wallet, entry, now, ports);
+  // Otherwise already the wallet's (a purchase, a subscription, an earlier draw): delivered without a charge.
   const { ok: _ok, ...access } = decisionView(after, entry, body.wallet, ports, req.baseUrl);
   const pack = deliverPack(ports.payments, entry.id, { ...access, charged_atomic: charged.toString() });
   if (!pack) throw notFound(`The pack of ${entry.id} is missing from this deployment.`);

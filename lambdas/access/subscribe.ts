@@ -10,8 +10,8 @@ import type { SubscriptionPlan } from '../contract/catalog-data';
 import { links } from '../contract/links';
 import { AppError, invalidRequest } from '../platform/errors';
 import { json, readJsonObject, type ApiRequest, type ApiResponse } from '../platform/http';
-import { claimPayment, productChallenge, productFor, readSignInWithXHeader } from '../payments';
-import { walletParam } from './mandates';
+import { claimPayment, productChallenge, productFor, signInWithXOf, takesPayments } from '../payments';
+import { walletParam } from './params';
 import type { AccessPorts, SubscriptionRecord } from './ports';
 import { parseBody, requireWalletAction, SignedFieldsSchema } from './wallet-action';
 
@@ -30,7 +30,6 @@ export const PostSchema = z.discriminatedUnion('action', [
 /** A plan with the x402 payment options that start it; none while payments are off or unsafe. */
 function planView(p: SubscriptionPlan, ports: AccessPorts, baseUrl: string) {
   const config = ports.payments.config;
-  const canCharge = config.paymentsEnabled && ports.payments.configReading.problems.length === 0 && config.treasury !== undefined;
   return {
     id: p.id,
     name: p.name,
@@ -38,7 +37,7 @@ function planView(p: SubscriptionPlan, ports: AccessPorts, baseUrl: string) {
     amount_atomic: p.amount,
     amount_usdc: formatAtomic(BigInt(p.amount)),
     period_days: p.period_seconds / 86_400,
-    challenge: canCharge
+    challenge: takesPayments(ports.payments)
       ? productChallenge(
           { amount: p.amount, resource: links(baseUrl).subscribe, description: `${p.name}: one period`, extra: { plan: p.id } },
           config,
@@ -107,12 +106,11 @@ export async function postSubscribe(req: ApiRequest, ports: AccessPorts): Promis
   }
 
   const product = productFor(ports.catalog, 'subscription', planDef.id)!;
-  const siwx = req.headers['sign-in-with-x'];
   const { row, replayed } = await claimPayment(
     { txHash: body.txHash.toLowerCase() as `0x${string}`, product, resource: links(req.baseUrl).subscribe },
     ports.payments,
     req.baseUrl,
-    { sourceIp: req.sourceIp, signInWithX: siwx !== undefined ? readSignInWithXHeader(siwx) : undefined },
+    { sourceIp: req.sourceIp, signInWithX: signInWithXOf(req) },
   );
   // The period is the payer's, whoever presents the transfer: claiming someone else's payment gains nothing.
   const outcome = await ports.subscriptions.extend(row.payer, planDef.id, row.txHash, planDef.period_seconds, ports.now(), {

@@ -2,9 +2,8 @@
  * Builds the access ports from the environment: the only file of the domain that names
  * adapters. Settlement, the ledger and the nonces come from the payments domain's public face.
  */
-import { catalogFromEnv } from '../catalog';
 import { dynamoClient } from '../platform/adapters/dynamo-client';
-import { ledgerFromEnv, noncesFromEnv, paymentsPortsFromEnv } from '../payments';
+import { paymentsPortsFromEnv } from '../payments';
 import { dynamoMandates } from './adapters/dynamo-mandates';
 import { dynamoMeters } from './adapters/dynamo-meters';
 import { dynamoSubscriptions } from './adapters/dynamo-subscriptions';
@@ -21,9 +20,10 @@ export function accessPortsFromEnv(env: NodeJS.ProcessEnv = process.env): Access
     : { address: undefined, lookup: async () => ({ kind: 'unavailable', error: 'no Identity Registry is configured' }) };
   return {
     payments,
-    catalog: catalogFromEnv(),
-    ledger: ledgerFromEnv(),
-    nonces: noncesFromEnv(),
+    // The same catalog, ledger and nonce store settlement uses: one of each per process.
+    catalog: payments.catalog,
+    ledger: payments.ledger,
+    nonces: payments.nonces,
     mandates: dynamoMandates(dynamoClient()),
     subscriptions: dynamoSubscriptions(dynamoClient()),
     meters: dynamoMeters(dynamoClient()),

@@ -9,9 +9,9 @@ export { buildChallenge, MAX_TIMEOUT_SECONDS, productChallenge, X402_VERSION } f
 export { ChallengeSchema } from './core/challenge-schema';
 export { METER_PRODUCT, productFor, rowKind, skillProduct, type Product } from './core/product';
 export type { Admission, Purchase } from './core/settle';
-export { challengeFor, claimPayment, provenSigner, unlockWithProof, type Caller, type PurchasePolicy } from './pay';
-export { readProof, type ProofInput } from './proof-input';
+export { challengeFor, claimPayment, provenSigner, takesPayments, unlockWithProof, type Caller, type PurchasePolicy } from './pay';
+export { readProof, signInWithXOf, type ProofInput } from './proof-input';
 export { deliverPack } from './unlock-response';
 export { PROOF_LIMIT, proofDocument, publicRow } from './proof';
 export { readSignInWithXHeader } from './proof-input';
-export { ledgerFromEnv, noncesFromEnv, paymentsPortsFromEnv } from './wiring';
+export { ledgerFromEnv, paymentsPortsFromEnv } from './wiring';

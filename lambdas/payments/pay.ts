@@ -22,6 +22,10 @@ const paymentsDisabled = (why: string): AppError =>
     retry: true,
   });
 
+/** Whether a payment can be taken now: a sound configuration with a treasury, and payments on (else GET /api/pay refuses with 503). */
+export const takesPayments = (ports: Pick<PaymentsPorts, 'config' | 'configReading'>): boolean =>
+  ports.configReading.problems.length === 0 && ports.config.treasury !== undefined && ports.config.paymentsEnabled;
+
 function requireSoundConfig(ports: PaymentsPorts): void {
   const { problems } = ports.configReading;
   if (problems.length > 0 || !ports.config.treasury) {

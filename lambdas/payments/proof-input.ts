@@ -11,7 +11,7 @@ import { z } from 'zod';
 import { TX_HASH } from '../contract/chain';
 import { AppError, invalidRequest } from '../platform/errors';
 import { readJsonObject, type ApiRequest } from '../platform/http';
-import { parseJson, type JsonLimits } from '../platform/json';
+import { parseJsonHeaderValue, type JsonLimits } from '../platform/json';
 import type { SignInWithX } from './ports';
 
 export interface ProofInput {
@@ -65,11 +65,9 @@ export const proofRequired = (): AppError =>
 
 /** A JSON object from a header: the JSON itself, or base64 of it. */
 function parseJsonHeader(raw: string, name: string, example: string): Record<string, unknown> {
-  const trimmed = raw.trim();
-  const candidate = trimmed.startsWith('{') ? trimmed : Buffer.from(trimmed, 'base64').toString('utf8');
   let value: unknown;
   try {
-    value = parseJson(candidate, HEADER_LIMITS, name);
+    value = parseJsonHeaderValue(raw, HEADER_LIMITS, name);
   } catch (e) {
     if (e instanceof AppError && e.status === 413) throw e;
     value = undefined;
@@ -101,6 +99,12 @@ export function readSignInWithXHeader(value: string, name = 'SIGN-IN-WITH-X'): S
   return readSignInWithX(parseJsonHeader(value, name, 'Send SIGN-IN-WITH-X: base64 of the signed JSON.'), name)!;
 }
 
+/** The request's SIGN-IN-WITH-X header, parsed and shape-checked (not verified); 400 when it is not one. */
+export function signInWithXOf(req: ApiRequest): SignInWithX | undefined {
+  const value = req.headers['sign-in-with-x'];
+  return value === undefined ? undefined : readSignInWithXHeader(value);
+}
+
 export function readProof(req: ApiRequest): ProofInput {
   const header =
     req.headers['x-payment'] !== undefined
@@ -124,8 +128,6 @@ export function readProof(req: ApiRequest): ProofInput {
     );
   }
   const license = str(req.headers['x-license'], 'X-LICENSE') ?? str(body['license'], 'license');
-  const siwxHeader = req.headers['sign-in-with-x'];
-  const signInWithX =
-    siwxHeader !== undefined ? readSignInWithXHeader(siwxHeader) : readSignInWithX(header['signInWithX'], 'X-PAYMENT.signInWithX');
+  const signInWithX = signInWithXOf(req) ?? readSignInWithX(header['signInWithX'], 'X-PAYMENT.signInWithX');
   return { txHash: txHash as `0x${string}` | undefined, skill: pick('skill'), license, signInWithX };
 }

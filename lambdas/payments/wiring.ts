@@ -25,7 +25,7 @@ import { viemChainIdProbe } from './adapters/viem-chain-id-probe';
 import { viemChainReader } from './adapters/viem-chain-reader';
 import { viemSiwe } from './adapters/viem-siwe';
 import { getPay } from './pay';
-import type { Ledger, NonceStore, PaymentsPorts } from './ports';
+import type { Ledger, PaymentsPorts } from './ports';
 
 /** How long /api/ready's probes of tables and RPC providers are shared between callers. */
 const READY_PROBE_TTL_MS = 5_000;
@@ -33,11 +33,6 @@ const READY_PROBE_TTL_MS = 5_000;
 /** The proof ledger in DynamoDB, for the domains that read it. */
 export function ledgerFromEnv(): Ledger {
   return dynamoLedger(dynamoClient());
-}
-
-/** The single-use nonces of wallet signatures, for the domains that check them. */
-export function noncesFromEnv(): NonceStore {
-  return dynamoNonces(dynamoClient());
 }
 
 /** The canary's challenge exactly as the GET /api/pay route answers it, called in-process (no HTTP, no fabricated event). */
@@ -89,7 +84,7 @@ export function paymentsPortsFromEnv(env: NodeJS.ProcessEnv = process.env): Paym
     // In AWS a Step Functions execution re-verifies; locally the same task runs in-process.
     confirmations: stateMachine ? sfnConfirmations(stateMachine) : localConfirmations(() => ports),
     signatures: viemSiwe,
-    nonces: noncesFromEnv(),
+    nonces: dynamoNonces(dynamoClient()),
     now: () => new Date(),
   };
   return ports;

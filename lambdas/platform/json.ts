@@ -62,3 +62,12 @@ export function parseJson(text: string, limits: JsonLimits = BODY_LIMITS, where 
     throw invalidJson((e as Error).message);
   }
 }
+
+/**
+ * A JSON value carried in a header: the JSON itself when it starts with `{`, else base64 of it
+ * (what x402 clients send). Within `limits`, like {@link parseJson}, whose errors it throws.
+ */
+export function parseJsonHeaderValue(raw: string, limits: JsonLimits, where: string): unknown {
+  const trimmed = raw.trim();
+  return parseJson(trimmed.startsWith('{') ? trimmed : Buffer.from(trimmed, 'base64').toString('utf8'), limits, where);
+}

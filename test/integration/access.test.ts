@@ -376,6 +376,15 @@ describe('subscriptions', () => {
 });
 
 describe('meters', () => {
+  /** A draw of `skill` on `wallet`'s meter, signed by that wallet, at most `maxPrice`. */
+  const drawFrom = async (wallet: LocalAccount, skill: string, maxPrice: bigint) =>
+    call('POST', '/api/meter', {
+      action: 'draw',
+      skill,
+      max_price: maxPrice.toString(),
+      ...(await signed(wallet, 'DrawMeter', { skill, maxPrice })),
+    });
+
   /** `n` skills that all cost the same (990000 atomic, the commonest price), from the catalog. */
   const samePriceSkills = async (n: number): Promise<string[]> => {
     const catalog = (await (await fetch(`${base}/catalog.json`)).json()) as { skills: { id: string; x402: { amount: string } }[] };
@@ -399,15 +408,12 @@ describe('meters', () => {
     expect(topUp.body.meter.balance_atomic).toBe((each * 5n).toString());
     expect((await call('POST', '/api/meter', { action: 'top_up', txHash: tx })).body).toMatchObject({ credited: false });
 
-    const draw = async (skill: string) =>
-      call('POST', '/api/meter', {
-        action: 'draw',
-        skill,
-        max_price: each.toString(),
-        ...(await signed(wallet, 'DrawMeter', { skill, maxPrice: each })),
-      });
+    const draw = (skill: string) => drawFrom(wallet, skill, each);
     const results = await Promise.all(skills.slice(0, 20).map(draw));
     expect(results.filter((r) => r.status === 200)).toHaveLength(5);
+    for (const r of results.filter((x) => x.status === 200)) {
+      expect(r.body.access).toMatchObject({ granted: true, via: 'one-time', source: 'meter', charged_atomic: each.toString() });
+    }
     expect(results.filter((r) => r.status !== 200).every((r) => r.body.error_code === 'METER_BALANCE_LOW')).toBe(true);
     const meter = (await call('GET', `/api/meter?wallet=${wallet.address}`)).body.meter;
     expect(meter.balance_atomic).toBe('0');
@@ -441,13 +447,7 @@ describe('meters', () => {
       ...(await signed(wallet, 'SetMeterCap', { cap: each, capped: true })),
     });
     expect(cap.status, cap.text).toBe(200);
-    const draw = async (skill: string) =>
-      call('POST', '/api/meter', {
-        action: 'draw',
-        skill,
-        max_price: each.toString(),
-        ...(await signed(wallet, 'DrawMeter', { skill, maxPrice: each })),
-      });
+    const draw = (skill: string) => drawFrom(wallet, skill, each);
     // Another wallet cannot spend this meter: a draw naming it must be signed by it.
     const stolen = await call('POST', '/api/meter', {
       action: 'draw',
