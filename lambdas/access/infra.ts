@@ -1,4 +1,4 @@
-import { ACCESS_TABLE, LEDGER_TABLE, NONCES_TABLE } from '../contract/tables';
+import { CARD_SALES_TABLE, ACCESS_TABLE, LEDGER_TABLE, NONCES_TABLE } from '../contract/tables';
 import type { DomainInfra } from '../contract/infra';
 
 /**
@@ -10,6 +10,8 @@ export const infra: DomainInfra = {
     { table: LEDGER_TABLE.logicalName, access: 'readWrite' },
     { table: NONCES_TABLE.logicalName, access: 'readWrite' },
     { table: ACCESS_TABLE.logicalName, access: 'readWrite' },
+    // A card sale's license is checked against its sale.
+    { table: CARD_SALES_TABLE.logicalName, access: 'read' },
   ],
   data: ['catalog', 'sealed'],
   licenseKey: true,

@@ -110,8 +110,50 @@ export const ACCESS_TABLE = {
   description: "Wallets' AP2 mandates, subscriptions and prepaid meters, with what each has spent.",
 } as const satisfies TableDefinition;
 
+/**
+ * Card checkout (ACP and UCP sessions paid on Stripe's hosted page), one item each:
+ * - `SESSION#<id>`: a session with its protocol, skill, price, status and Stripe session id;
+ *   every status change is one conditional UpdateItem on it (the webhook and a cancel may race).
+ *   `gsi1` (partition `stripeSessionId`, only sessions carry it) finds it from Stripe's id, which
+ *   is all the success page has.
+ * - `IDEM#<protocol>#<key>`: an `Idempotency-Key` and the answer saved for it (TTL).
+ * - `EVENT#<stripe event id>`: a webhook event already handled (TTL), so a redelivery is a no-op.
+ */
+export const CHECKOUT_TABLE = {
+  logicalName: 'Checkout',
+  env: 'CHECKOUT_TABLE',
+  partitionKey: { name: 'pk', type: 'S' },
+  indexes: [{ name: 'gsi1', partitionKey: { name: 'stripeSessionId', type: 'S' } }],
+  ttlAttribute: 'expiresAt',
+  retain: true,
+  description: 'Card checkout sessions (ACP, UCP), the answers saved for Idempotency-Keys and the Stripe events handled.',
+} as const satisfies TableDefinition;
+
+/**
+ * Card sales: one item per paid checkout session (`id` = our session id), written once by a
+ * conditional PutItem whichever of Stripe's deliveries arrives first. Apart from the proof
+ * ledger, which holds on-chain unlocks only; a card license is checked against its sale here.
+ * `gsi1` (constant partition `SALE`, sort `<iso time>#<id>`) lists sales by time for finance.
+ */
+export const CARD_SALES_TABLE = {
+  logicalName: 'CardSales',
+  env: 'CARD_SALES_TABLE',
+  partitionKey: { name: 'id', type: 'S' },
+  indexes: [{ name: 'gsi1', partitionKey: { name: 'gsi1pk', type: 'S' }, sortKey: { name: 'gsi1sk', type: 'S' } }],
+  retain: true,
+  description: 'Card sales (Stripe): one per paid checkout session, the card channel of revenue.',
+} as const satisfies TableDefinition;
+
 /** All tables, in creation order. */
-export const TABLES: readonly TableDefinition[] = [LEDGER_TABLE, INTENTS_TABLE, A2A_TASKS_TABLE, NONCES_TABLE, ACCESS_TABLE];
+export const TABLES: readonly TableDefinition[] = [
+  LEDGER_TABLE,
+  INTENTS_TABLE,
+  A2A_TASKS_TABLE,
+  NONCES_TABLE,
+  ACCESS_TABLE,
+  CHECKOUT_TABLE,
+  CARD_SALES_TABLE,
+];
 
 /** The physical name of a table: from its env var in a Lambda, its logical name locally. */
 export function tableName(def: TableDefinition, env: NodeJS.ProcessEnv = process.env): string {

@@ -4,7 +4,8 @@
  * discovery reads the ledger and builds the same challenge. Nothing else of payments is
  * imported from outside it (the linter holds this).
  */
-export type { Ledger, LedgerKind, LedgerRow, LedgerSummary, NonceStore, PaymentsPorts, SignInWithX } from './ports';
+export type { CardSale, Ledger, LedgerKind, LedgerRow, LedgerSummary, NonceStore, PaymentsPorts, SignInWithX } from './ports';
+export { cardSaleOf, deliverCardSale, recordCardSale } from './card-sale';
 export { buildChallenge, MAX_TIMEOUT_SECONDS, productChallenge, X402_VERSION } from './core/challenge';
 export { ChallengeSchema } from './core/challenge-schema';
 export { METER_PRODUCT, productFor, rowKind, skillProduct, type Product } from './core/product';

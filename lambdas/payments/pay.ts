@@ -10,8 +10,9 @@ import { buildChallenge } from './core/challenge';
 import { skillProduct, type Product } from './core/product';
 import { settle, type Admission } from './core/settle';
 import type { LedgerRow, PaymentsPorts, SignInWithX } from './ports';
+import { CARD_NETWORK, redeemCardLicense } from './card-sale';
 import { proofRequired, type ProofInput } from './proof-input';
-import { paymentResponseHeader, unlockBody } from './unlock-response';
+import { paymentResponseHeader, unlockBody, type cardSaleBody } from './unlock-response';
 
 const paymentsDisabled = (why: string): AppError =>
   new AppError({
@@ -145,13 +146,16 @@ export async function unlockWithProof(
   ports: PaymentsPorts,
   baseUrl: string,
   caller: Caller = {},
-): Promise<{ body: ReturnType<typeof unlockBody>; headers: Record<string, string> }> {
+): Promise<{ body: ReturnType<typeof unlockBody> | ReturnType<typeof cardSaleBody>; headers: Record<string, string> }> {
   requireSoundConfig(ports);
   if (proof.license !== undefined) {
     const claims = await ports.licenses.verify(proof.license);
-    const row = claims ? await ports.ledger.get(claims.network, claims.txHash) : undefined;
     const valid =
       claims !== undefined && (proof.skill === undefined || proof.skill === claims.skill) && ports.catalog.get(claims.skill) !== undefined;
+    // A card sale's license is checked against its sale, as an x402 license against its ledger row.
+    if (valid && claims.network === CARD_NETWORK)
+      return { body: await redeemCardLicense(claims, proof.license, ports, baseUrl), headers: {} };
+    const row = valid ? await ports.ledger.get(claims.network, claims.txHash) : undefined;
     if (!valid || !row || row.status !== 'confirmed' || row.skill !== claims.skill) {
       throw new AppError({
         status: 403,

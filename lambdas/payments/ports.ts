@@ -120,6 +120,36 @@ export interface PackStore {
   get(skillId: string): SealedPack | undefined;
 }
 
+/**
+ * A card sale: one paid checkout session, recorded once when Stripe confirms it. Card sales are
+ * kept apart from the proof ledger (on-chain unlocks only) and form their own revenue channel.
+ */
+export interface CardSale {
+  /** Our checkout session's id; also the `txHash` claim of the sale's licenses. */
+  id: string;
+  /** Which protocol opened the session. */
+  protocol: 'acp' | 'ucp';
+  skill: string;
+  /** What Stripe collected, in cents (the price at creation; no discounts are offered). */
+  amountCents: number;
+  /** The catalog's card price when the session was opened. */
+  priceCents: number;
+  currency: 'usd';
+  /** Stripe's ids, for finance and support: the Checkout Session and its PaymentIntent. */
+  stripeSessionId: string;
+  paymentIntent: string | undefined;
+  livemode: boolean;
+  recordedAt: string;
+  status: 'paid';
+}
+
+/** The card sales, as payments needs them: record once, read to check a card license. */
+export interface CardSales {
+  /** One conditional PutItem: the first record wins, a second answers the existing sale. */
+  record(sale: CardSale): Promise<{ recorded: boolean; sale: CardSale }>;
+  get(id: string): Promise<CardSale | undefined>;
+}
+
 /** What a license token binds. */
 export interface LicenseClaims {
   network: string;
@@ -199,6 +229,7 @@ export interface PaymentsPorts extends ReadinessPorts {
   config: MarketConfig;
   chain: ChainReader;
   ledger: Ledger;
+  cardSales: CardSales;
   licenses: Licenses;
   confirmations: ConfirmationScheduler;
   signatures: WalletSignatures;

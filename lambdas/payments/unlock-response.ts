@@ -2,7 +2,7 @@ import { CAIP2, formatAtomic, NETWORK } from '../contract/chain';
 import type { CatalogEntry, PackMeta, SealedPack } from '../contract/catalog-data';
 import { links } from '../contract/links';
 import { SEAL_VERIFY_COMMAND } from '../contract/pack-seal';
-import type { LedgerRow, PackStore } from './ports';
+import type { CardSale, LedgerRow, PackStore } from './ports';
 
 export interface UnlockBodyInput {
   entry: CatalogEntry;
@@ -70,6 +70,44 @@ export function unlockBody(i: UnlockBodyInput) {
       store: 'dynamodb:Ledger',
       ...(row ? { recorded_at: row.recordedAt } : {}),
       proof: links(i.baseUrl).skill(i.entry.id).proof,
+    },
+  };
+}
+
+/**
+ * A card sale's delivery: the pack and a license, as an unlock delivers them, with the card
+ * payment in place of the transfer. Recorded in the card sales, never in the proof ledger.
+ */
+export function cardSaleBody(i: {
+  entry: CatalogEntry;
+  pack: SealedPack;
+  meta: PackMeta;
+  license: string;
+  sale: CardSale;
+  via: 'card_sale' | 'license';
+  baseUrl: string;
+}) {
+  return {
+    ...packParts(i.entry, i.pack, i.meta, 'Keep license.token: it gets this pack again.'),
+    license: {
+      token: i.license,
+      header: 'X-LICENSE',
+      redeem: 'POST /api/pay (or /api/recover) with header X-LICENSE: <token> returns this pack again.',
+    },
+    payment: {
+      method: 'card',
+      processor: 'stripe',
+      sale_id: i.sale.id,
+      protocol: i.sale.protocol,
+      amount_cents: i.sale.amountCents,
+      currency: i.sale.currency,
+      recorded_at: i.sale.recordedAt,
+    },
+    card_sales: {
+      recorded: true,
+      via: i.via,
+      store: 'dynamodb:CardSales',
+      proof_ledger: 'not recorded: the proof ledger holds on-chain unlocks only',
     },
   };
 }

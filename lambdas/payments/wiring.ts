@@ -13,6 +13,7 @@ import { errorResponse, type ApiRequest } from '../platform/http';
 import { logger } from '../platform/logger';
 import { cacheFor } from '../platform/memo';
 import { withNegativeCache } from './adapters/cached-chain-reader';
+import { dynamoCardSales } from './adapters/dynamo-card-sales';
 import { dynamoLedger } from './adapters/dynamo-ledger';
 import { dynamoNonces } from './adapters/dynamo-nonces';
 import { dynamoTableProbe } from './adapters/dynamo-table-probe';
@@ -77,6 +78,7 @@ export function paymentsPortsFromEnv(env: NodeJS.ProcessEnv = process.env): Paym
     catalog: catalogFromEnv(),
     chain: withNegativeCache(viemChainReader(config.rpcUrls)),
     ledger: ledgerFromEnv(),
+    cardSales: dynamoCardSales(dynamoClient()),
     packs: filePackStore(),
     licenses: joseLicenses(
       secretArn ? secretsManagerLicenseSecret(secretArn) : fileLicenseSecret(env[INFRA_ENV.licenseSecretFile], (m) => logger.warn(m)),

@@ -1,0 +1,43 @@
+import { GetItemCommand, PutItemCommand, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { marshall, unmarshall } from '@aws-sdk/util-dynamodb';
+import { CARD_SALES_TABLE, tableName } from '../../contract/tables';
+import { isConditionFailure } from '../../platform/adapters/dynamo-client';
+import type { CardSale, CardSales } from '../ports';
+
+/** The sales list's one partition (see CARD_SALES_TABLE); a finance export reads the table whole. */
+const LIST_PARTITION = 'SALE';
+
+function toSale(item: Record<string, unknown>): CardSale {
+  const { gsi1pk: _a, gsi1sk: _b, ...sale } = item;
+  return sale as unknown as CardSale;
+}
+
+/** Card sales in DynamoDB: one item per paid checkout session. */
+export function dynamoCardSales(client: DynamoDBClient, table = tableName(CARD_SALES_TABLE)): CardSales {
+  const get = async (id: string): Promise<CardSale | undefined> => {
+    const out = await client.send(new GetItemCommand({ TableName: table, Key: marshall({ id }), ConsistentRead: true }));
+    return out.Item ? toSale(unmarshall(out.Item)) : undefined;
+  };
+  return {
+    get,
+    async record(sale) {
+      try {
+        // One sale per checkout session, whichever of Stripe's deliveries (or a complete call) comes first:
+        // the conditional put is the whole idempotency; a later writer reads the sale that won.
+        await client.send(
+          new PutItemCommand({
+            TableName: table,
+            Item: marshall({ ...sale, gsi1pk: LIST_PARTITION, gsi1sk: `${sale.recordedAt}#${sale.id}` }, { removeUndefinedValues: true }),
+            ConditionExpression: 'attribute_not_exists(id)',
+          }),
+        );
+        return { recorded: true, sale };
+      } catch (e) {
+        if (!isConditionFailure(e)) throw e;
+        const existing = await get(sale.id);
+        if (!existing) throw new Error(`card sale ${sale.id} vanished after a failed conditional put`, { cause: e });
+        return { recorded: false, sale: existing };
+      }
+    },
+  };
+}

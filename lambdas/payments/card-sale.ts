@@ -1,0 +1,61 @@
+/**
+ * Card sales as payments keeps them: recorded once per paid checkout session (the checkout
+ * domain decides when Stripe has confirmed a payment), delivered with a license that redeems
+ * through POST /api/pay like an x402 license and is checked against its sale on every use.
+ */
+import { AppError, notFound } from '../platform/errors';
+import type { CardSale, PaymentsPorts } from './ports';
+import { cardSaleBody } from './unlock-response';
+
+/** The `network` claim of a card sale's licenses; `txHash` then holds the sale's id. */
+export const CARD_NETWORK = 'card';
+/** The `payer` claim of a card sale's licenses: no address, and never the buyer's email (a token is readable). */
+const CARD_PAYER = 'card';
+
+/** Records the sale once; a repeat (Stripe redelivers, `complete` races the webhook) answers the sale that was recorded first. */
+export async function recordCardSale(
+  sale: CardSale,
+  ports: Pick<PaymentsPorts, 'cardSales'>,
+): Promise<{ recorded: boolean; sale: CardSale }> {
+  return ports.cardSales.record(sale);
+}
+
+/** The recorded sale of a checkout session, if Stripe has confirmed its payment. */
+export const cardSaleOf = (id: string, ports: Pick<PaymentsPorts, 'cardSales'>): Promise<CardSale | undefined> => ports.cardSales.get(id);
+
+/** The pack of a recorded sale with a fresh license for it; `license` re-delivers with the token the buyer presented. */
+export async function deliverCardSale(
+  sale: CardSale,
+  ports: PaymentsPorts,
+  baseUrl: string,
+  license?: string,
+): Promise<ReturnType<typeof cardSaleBody>> {
+  const entry = ports.catalog.get(sale.skill);
+  const pack = ports.packs.get(sale.skill);
+  const meta = ports.catalog.packMeta(sale.skill);
+  if (!entry || !pack || !meta) throw notFound(`The pack of ${sale.skill} is missing from this deployment.`);
+  const token =
+    license ??
+    (await ports.licenses.issue({ network: CARD_NETWORK, txHash: sale.id, skill: sale.skill, payer: CARD_PAYER, seal: meta.seal }));
+  return cardSaleBody({ entry, pack, meta, license: token, sale, via: license ? 'license' : 'card_sale', baseUrl });
+}
+
+const invalidCardLicense = (): AppError =>
+  new AppError({
+    status: 403,
+    code: 'INVALID_LICENSE',
+    message: 'The license token is not valid for this service or this skill: no card sale backs it.',
+    tip: 'Open the checkout success page again (it shows the license), or buy the pack.',
+  });
+
+/** A card license re-redeems while its sale stands: one read of the sale, as an x402 license reads its ledger row. */
+export async function redeemCardLicense(
+  claims: { txHash: string; skill: string },
+  license: string,
+  ports: PaymentsPorts,
+  baseUrl: string,
+): Promise<ReturnType<typeof cardSaleBody>> {
+  const sale = await ports.cardSales.get(claims.txHash);
+  if (!sale || sale.status !== 'paid' || sale.skill !== claims.skill) throw invalidCardLicense();
+  return deliverCardSale(sale, ports, baseUrl, license);
+}
