@@ -1,4 +1,15 @@
-import { Annotations, CfnOutput, CfnParameter, CfnRule, Duration, Fn, RemovalPolicy, Stack, type StackProps } from 'aws-cdk-lib';
+import {
+  Annotations,
+  CfnOutput,
+  CfnParameter,
+  CfnRule,
+  Duration,
+  Fn,
+  RemovalPolicy,
+  SecretValue,
+  Stack,
+  type StackProps,
+} from 'aws-cdk-lib';
 import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import { Key, KeySpec, KeyUsage } from 'aws-cdk-lib/aws-kms';
 import { StringParameter } from 'aws-cdk-lib/aws-ssm';
@@ -44,16 +55,17 @@ import { BlockPublicAccess, Bucket, BucketEncryption, ObjectOwnership, type IBuc
 import { BucketDeployment, CacheControl, Source } from 'aws-cdk-lib/aws-s3-deployment';
 import type { Construct } from 'constructs';
 import { ADDRESS } from '../lambdas/contract/chain';
-import { configToEnv, SETTINGS } from '../lambdas/contract/settings';
+import { configToEnv, SECRET_SETTINGS, SETTINGS } from '../lambdas/contract/settings';
 import { ROUTES, FALLBACK_DOMAIN, activeDomains, type Domain } from '../lambdas/contract/routes';
 import { INFRA_ENV } from '../lambdas/contract/env';
+import { links } from '../lambdas/contract/links';
 import type { DomainInfra } from '../lambdas/contract/infra';
 import { TABLES, type TableDefinition } from '../lambdas/contract/tables';
 import { DomainFunction } from './constructs/domain-function';
 import { infraOf } from './domain-infra';
 import { readDeployConfig } from './deploy-config';
 import { PUBLIC_DIR } from '../lambdas/contract/data-dirs';
-import { CACHE_RULES } from '../lambdas/contract/static-assets';
+import { CACHE_RULES, INDEX_REWRITE_FUNCTION } from '../lambdas/contract/static-assets';
 
 /** API Gateway stage throttling: the spec allows abuse to be throttled at the edge. */
 const THROTTLE = { rateLimit: 100, burstLimit: 200 };
@@ -107,13 +119,27 @@ export class MarketplaceStack extends Stack {
 
     // Resources exist only if some domain's manifest asks for them.
     const manifests = activeDomains().map((domain) => ({ domain, infra: infraOf(domain) }));
-    const needs = (flag: 'licenseKey' | 'startsConfirmations' | 'signsAgentCard'): boolean => manifests.some((m) => m.infra[flag] === true);
+    const needs = (flag: 'licenseKey' | 'startsConfirmations' | 'signsAgentCard' | 'stripeKeys'): boolean =>
+      manifests.some((m) => m.infra[flag] === true);
 
     // Signs license tokens; retained, because deleting it would void every license already issued.
     const licenseSecret = needs('licenseKey')
       ? new Secret(this, 'LicenseSecret', {
           description: 'HS256 key for skill-market license tokens',
           generateSecretString: { passwordLength: 64, excludePunctuation: true },
+          removalPolicy: RemovalPolicy.RETAIN,
+        })
+      : undefined;
+
+    // The Stripe keys, which the operator puts in after deploy (docs/CHECKOUT.md); until both are set, card
+    // checkout answers 503 CHECKOUT_NOT_CONFIGURED. Created with empty fields: no secret ever passes through the template.
+    const stripeSecret = needs('stripeKeys')
+      ? new Secret(this, 'StripeSecret', {
+          description: `Stripe keys for skill-market card checkout: JSON fields ${SECRET_SETTINGS.stripeSecretKey.env} and ${SECRET_SETTINGS.stripeWebhookSecret.env}`,
+          secretObjectValue: {
+            [SECRET_SETTINGS.stripeSecretKey.env]: SecretValue.unsafePlainText(''),
+            [SECRET_SETTINGS.stripeWebhookSecret.env]: SecretValue.unsafePlainText(''),
+          },
           removalPolicy: RemovalPolicy.RETAIN,
         })
       : undefined;
@@ -146,6 +172,10 @@ export class MarketplaceStack extends Stack {
       if (infra.licenseKey && licenseSecret) {
         fn.fn.addEnvironment(INFRA_ENV.licenseSecretArn, licenseSecret.secretArn);
         licenseSecret.grantRead(fn.fn);
+      }
+      if (infra.stripeKeys && stripeSecret) {
+        fn.fn.addEnvironment(INFRA_ENV.stripeSecretArn, stripeSecret.secretArn);
+        stripeSecret.grantRead(fn.fn);
       }
       if (infra.signsAgentCard && cardKey) {
         fn.fn.addEnvironment(INFRA_ENV.agentCardKmsKeyId, cardKey.keyArn);
@@ -216,7 +246,7 @@ export class MarketplaceStack extends Stack {
     }) as unknown as IBucket;
 
     const indexRewrite = new CloudFrontFunction(this, 'IndexRewrite', {
-      code: FunctionCode.fromInline("function handler(event){var r=event.request;if(r.uri.endsWith('/')){r.uri+='index.html';}return r;}"),
+      code: FunctionCode.fromInline(INDEX_REWRITE_FUNCTION),
       comment: 'Serve index.html for directory URLs such as /recover/',
     });
 
@@ -278,6 +308,17 @@ export class MarketplaceStack extends Stack {
     });
     new CfnOutput(this, 'ApiEndpoint', { value: api.apiEndpoint, description: 'API Gateway endpoint (prefer BaseUrl)' });
     new CfnOutput(this, 'SiteBucketName', { value: siteBucket.bucketName });
+    if (stripeSecret) {
+      new CfnOutput(this, 'StripeSecretArn', {
+        value: stripeSecret.secretArn,
+        description: `Put the Stripe keys here (JSON: ${SECRET_SETTINGS.stripeSecretKey.env}, ${SECRET_SETTINGS.stripeWebhookSecret.env}); docs/CHECKOUT.md`,
+      });
+      new CfnOutput(this, 'StripeWebhookUrl', {
+        value: links(config.publicBaseUrl ?? `https://${distribution.distributionDomainName}`).stripe_webhook,
+        description:
+          'Register this endpoint in Stripe (events checkout.session.completed, .async_payment_succeeded, .async_payment_failed, .expired)',
+      });
+    }
     for (const [name, table] of tables) new CfnOutput(this, `${name}TableName`, { value: table.tableName });
   }
 }

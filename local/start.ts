@@ -7,6 +7,8 @@ import { BUYER_ACCOUNT_INDEXES, BUYER_TOKEN_BALANCE, testAccount } from './anvil
 import { StackStartError, startStack } from './stack';
 import { CHAIN_ID } from '../lambdas/contract/chain';
 import { INFRA_ENV } from '../lambdas/contract/env';
+import { links } from '../lambdas/contract/links';
+import { SECRET_SETTINGS, SETTINGS } from '../lambdas/contract/settings';
 import { buildSite } from '../catalog/build';
 import { AppError } from '../lambdas/platform/errors';
 
@@ -29,6 +31,15 @@ process.env['POWERTOOLS_LOG_LEVEL'] ??= 'WARN';
 
 // Read before the stack starts: it sets DYNAMODB_ENDPOINT for the handlers.
 const externalDynamo = env[INFRA_ENV.dynamodbEndpoint];
+
+/** Whether the checkout domain will find Stripe keys (it reads the same variables), and where the SDK connects. */
+function cardCheckoutLine(e: NodeJS.ProcessEnv, baseUrl: string): string {
+  const missing = Object.values(SECRET_SETTINGS)
+    .map((s) => s.env)
+    .filter((name) => !e[name]?.trim());
+  if (missing.length > 0) return `off (set ${missing.join(' and ')}; ACP/UCP creation answers 503 CHECKOUT_NOT_CONFIGURED)`;
+  return `on, Stripe at ${e[SETTINGS.stripeApiBase.env]?.trim() || 'api.stripe.com'}; webhook ${links(baseUrl).stripe_webhook}`;
+}
 
 try {
   buildSite();
@@ -61,6 +72,7 @@ try {
           `  Test agent      #${stack.identity.testAgent.agentId} owned by ${stack.identity.testAgent.owner}  (GET /api/agent-identity?address=…&agent_id=${stack.identity.testAgent.agentId})`,
         ]
       : []),
+    `  Card checkout   ${cardCheckoutLine(env, stack.baseUrl)}`,
     `  Data            ${dataDir ?? 'in memory (EPHEMERAL=1)'}`,
     '',
   ];

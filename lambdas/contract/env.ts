@@ -8,6 +8,8 @@ export const INFRA_ENV = {
   licenseSecretArn: 'LICENSE_SECRET_ARN',
   /** File holding the license signing key (local run). */
   licenseSecretFile: 'LICENSE_SECRET_FILE',
+  /** Secrets Manager ARN of the Stripe secret: a JSON object with STRIPE_SECRET_KEY and STRIPE_WEBHOOK_SECRET (AWS). */
+  stripeSecretArn: 'STRIPE_SECRET_ARN',
   /** ARN of the confirmation state machine; without it the local in-process loop runs. */
   confirmationStateMachineArn: 'CONFIRMATION_STATE_MACHINE_ARN',
   /** KMS key that signs the agent card (AWS). */

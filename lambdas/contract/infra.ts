@@ -18,6 +18,8 @@ export interface DomainInfra {
   licenseKey?: boolean;
   /** Starts confirmation loops (gets the state machine's ARN and states:StartExecution). */
   startsConfirmations?: boolean;
+  /** Reads the Stripe keys (card checkout): the stack's Stripe secret, whose ARN it gets. */
+  stripeKeys?: boolean;
   /** Signs the agent card with the KMS key (kms:Sign and kms:GetPublicKey only). */
   signsAgentCard?: boolean;
   /** The Lambda entry (under the domain's folder) that the confirmation state machine invokes, if the domain owns it. */

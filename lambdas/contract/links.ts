@@ -41,6 +41,18 @@ export function links(base: string) {
     subscribe: `${base}/api/subscribe`,
     meter: `${base}/api/meter`,
     meter_of: (wallet: string) => `${base}/api/meter?wallet=${wallet}`,
+    acp_checkout: `${base}/api/acp/checkout_sessions`,
+    acp_session: (id: string) => `${base}/api/acp/checkout_sessions/${id}`,
+    acp_discovery: `${base}/.well-known/acp.json`,
+    ucp_checkout: `${base}/api/ucp/checkout-sessions`,
+    ucp_session: (id: string) => `${base}/api/ucp/checkout-sessions/${id}`,
+    ucp_profile: `${base}/.well-known/ucp`,
+    stripe_webhook: `${base}/api/checkout/stripe-webhook`,
+    /** The success page Stripe sends the buyer to; Stripe fills in its Checkout Session id. */
+    checkout_success: `${base}/checkout/success?session_id={CHECKOUT_SESSION_ID}`,
+    checkout_success_of: (stripeSessionId: string) => `${base}/checkout/success?session_id=${stripeSessionId}`,
+    checkout_cancel: `${base}/checkout/cancel/`,
+    checkout_delivery_of: (stripeSessionId: string) => `${base}/api/checkout/delivery?session_id=${stripeSessionId}`,
     skill: (id: string) => ({
       cycle: `${base}/api/esp?skill=${id}`,
       evaluate: `${base}/api/esp?skill=${id}&phase=evaluate`,

@@ -7,7 +7,7 @@
 export const DOMAINS = ['discovery', 'catalog', 'payments', 'agents', 'access', 'insights', 'checkout'] as const;
 export type Domain = (typeof DOMAINS)[number];
 
-export type HttpMethod = 'GET' | 'POST';
+export type HttpMethod = 'GET' | 'POST' | 'PUT';
 
 /**
  * A per-caller limit: at most `requests` in any rolling `perSeconds` from one source address,
@@ -48,6 +48,11 @@ const UNLOCK_LIMIT = { scope: 'unlock', requests: 300, perSeconds: 60 } as const
  * call the chain (ERC-1271/6492) and a nonce write; a wallet acts a few times a minute at most.
  */
 const WALLET_WRITE_LIMIT = { scope: 'wallet-write', requests: 120, perSeconds: 60 } as const;
+/**
+ * Checkout writes (create, update, complete, cancel) may each call Stripe, whose own limit is
+ * per account: one caller must not spend it for everyone. An agent buys a few packs a minute.
+ */
+const CHECKOUT_LIMIT = { scope: 'checkout', requests: 60, perSeconds: 60 } as const;
 
 export const ROUTES = [
   { method: 'GET', path: '/api/health', domain: 'discovery', operationId: 'getHealth', summary: 'Liveness: the API process answers.' },
@@ -169,6 +174,115 @@ export const ROUTES = [
     operationId: 'postMeter',
     summary: 'Top up a meter with a verified transfer; set its cap or draw a skill from it (signed by the wallet).',
     rateLimit: WALLET_WRITE_LIMIT,
+  },
+  {
+    method: 'POST',
+    path: '/api/acp/checkout_sessions',
+    domain: 'checkout',
+    operationId: 'createAcpCheckout',
+    summary:
+      'ACP (2026-04-17): open a card checkout session for one card pack; 201 ready_for_payment with the hosted page as continue_url.',
+    rateLimit: CHECKOUT_LIMIT,
+  },
+  {
+    method: 'GET',
+    path: '/api/acp/checkout_sessions/{id}',
+    domain: 'checkout',
+    operationId: 'getAcpCheckout',
+    summary: 'ACP: the checkout session as it stands (ready_for_payment, in_progress, completed, canceled, expired).',
+  },
+  {
+    method: 'POST',
+    path: '/api/acp/checkout_sessions/{id}',
+    domain: 'checkout',
+    operationId: 'updateAcpCheckout',
+    summary: "ACP: update an open session (the buyer's email).",
+    rateLimit: CHECKOUT_LIMIT,
+  },
+  {
+    method: 'POST',
+    path: '/api/acp/checkout_sessions/{id}/complete',
+    domain: 'checkout',
+    operationId: 'completeAcpCheckout',
+    summary: 'ACP: complete a session paid on its hosted page; answers the order once Stripe has confirmed the payment.',
+    rateLimit: CHECKOUT_LIMIT,
+  },
+  {
+    method: 'POST',
+    path: '/api/acp/checkout_sessions/{id}/cancel',
+    domain: 'checkout',
+    operationId: 'cancelAcpCheckout',
+    summary: 'ACP: cancel an open session (its hosted page stops taking payment); 405 once completed or canceled.',
+    rateLimit: CHECKOUT_LIMIT,
+  },
+  {
+    method: 'POST',
+    path: '/api/ucp/checkout-sessions',
+    domain: 'checkout',
+    operationId: 'createUcpCheckout',
+    summary:
+      'UCP (2026-08-25): open a card checkout session for one card pack; 201 requires_escalation with the hosted page as continue_url.',
+    rateLimit: CHECKOUT_LIMIT,
+  },
+  {
+    method: 'GET',
+    path: '/api/ucp/checkout-sessions/{id}',
+    domain: 'checkout',
+    operationId: 'getUcpCheckout',
+    summary: 'UCP: the checkout session as it stands.',
+  },
+  {
+    method: 'PUT',
+    path: '/api/ucp/checkout-sessions/{id}',
+    domain: 'checkout',
+    operationId: 'updateUcpCheckout',
+    summary: "UCP: replace an open session's buyer (the item and quantity cannot change).",
+    rateLimit: CHECKOUT_LIMIT,
+  },
+  {
+    method: 'POST',
+    path: '/api/ucp/checkout-sessions/{id}/complete',
+    domain: 'checkout',
+    operationId: 'completeUcpCheckout',
+    summary: 'UCP: complete a session paid on its hosted page; answers the order once Stripe has confirmed the payment.',
+    rateLimit: CHECKOUT_LIMIT,
+  },
+  {
+    method: 'POST',
+    path: '/api/ucp/checkout-sessions/{id}/cancel',
+    domain: 'checkout',
+    operationId: 'cancelUcpCheckout',
+    summary: 'UCP: cancel an open session (its hosted page stops taking payment).',
+    rateLimit: CHECKOUT_LIMIT,
+  },
+  {
+    method: 'POST',
+    path: '/api/checkout/stripe-webhook',
+    domain: 'checkout',
+    operationId: 'postStripeWebhook',
+    summary: "Stripe's webhook (signed): a paid checkout records the card sale and its license; expiry and failures close the session.",
+  },
+  {
+    method: 'GET',
+    path: '/api/checkout/delivery',
+    domain: 'checkout',
+    operationId: 'getCheckoutDelivery',
+    summary:
+      'For the success page (session_id = the Stripe Checkout Session id): the pack and its license once the sale is recorded, 202 until then.',
+  },
+  {
+    method: 'GET',
+    path: '/.well-known/acp.json',
+    domain: 'checkout',
+    operationId: 'getAcpDiscovery',
+    summary: 'ACP discovery: the protocol version, the checkout endpoint and what this merchant supports.',
+  },
+  {
+    method: 'GET',
+    path: '/.well-known/ucp',
+    domain: 'checkout',
+    operationId: 'getUcpProfile',
+    summary: 'UCP business profile: the version, the shopping service and its checkout capability, the payment handler.',
   },
   {
     method: 'GET',

@@ -102,6 +102,12 @@ export const SETTINGS = {
       'ERC-8004 Identity Registry on chain 8453 that `GET /api/agent-identity?agent_id=` checks. Locally, the one `npm start` deploys.',
     cloudDefault: '0x8004A169FB4a3325136EB29fA0ceB6D2e539a432',
   },
+  stripeApiBase: {
+    context: 'stripeApiBase',
+    env: 'STRIPE_API_BASE',
+    description:
+      "Where the Stripe SDK sends its requests, `http(s)://host:port` (tests point it at a stand-in). Default: Stripe's API. The keys are secrets: see `STRIPE_SECRET_KEY` and `STRIPE_WEBHOOK_SECRET` below.",
+  },
   publicBaseUrl: {
     context: 'publicBaseUrl',
     env: 'PUBLIC_BASE_URL',
@@ -124,7 +130,30 @@ export interface MarketConfig {
   retryWindowSeconds: number;
   reorgWindowSeconds: number;
   identityRegistry: Address | undefined;
+  /** The Stripe API's origin when it is not Stripe's own (tests); undefined for api.stripe.com. */
+  stripeApiBase: string | undefined;
 }
+
+/**
+ * Secrets: never CDK context, never in the template. Locally they are environment variables;
+ * in AWS they are the fields of the same names in one Secrets Manager secret the stack creates
+ * (`INFRA_ENV.stripeSecretArn`), read once per cold start. Card checkout is on when both are set.
+ */
+export const SECRET_SETTINGS = {
+  stripeSecretKey: {
+    env: 'STRIPE_SECRET_KEY',
+    description:
+      'Stripe secret key (`sk_live_…`, `sk_test_…` or a restricted `rk_…` key with Checkout Sessions write). Turns card checkout on.',
+  },
+  stripeWebhookSecret: {
+    env: 'STRIPE_WEBHOOK_SECRET',
+    description:
+      'Signing secret (`whsec_…`) of the Stripe webhook endpoint `/api/checkout/stripe-webhook`; without it card checkout stays off, since nothing could confirm a payment.',
+  },
+} as const;
+
+/** `http(s)://host` with an optional port and nothing else: what the Stripe SDK's host, port and protocol options can express. */
+export const API_ORIGIN = /^(https?):\/\/([A-Za-z0-9.-]+|\[[0-9A-Fa-f:.]+\])(?::(\d{1,5}))?\/?$/;
 
 export interface ConfigReading {
   config: MarketConfig;
@@ -230,6 +259,13 @@ export function readMarketConfig(
     false,
   );
 
+  let stripeApiBase: string | undefined;
+  if (!blank(raw.stripeApiBase)) {
+    const v = raw.stripeApiBase.trim().replace(/\/+$/, '');
+    if (API_ORIGIN.test(v)) stripeApiBase = v;
+    else problems.push(`stripeApiBase (STRIPE_API_BASE) must be http(s)://host[:port] with no path, got "${raw.stripeApiBase}"`);
+  }
+
   let publicBaseUrl: string | undefined;
   if (!blank(raw.publicBaseUrl)) {
     const v = raw.publicBaseUrl.trim().replace(/\/+$/, '');
@@ -251,6 +287,7 @@ export function readMarketConfig(
       retryWindowSeconds: seconds('retryWindowSeconds', 0, 86400),
       reorgWindowSeconds: seconds('reorgWindowSeconds', 1, 3600),
       identityRegistry,
+      stripeApiBase,
     },
     problems,
   };
@@ -283,5 +320,6 @@ export function configToEnv(config: MarketConfig): Record<string, string> {
   if (config.assets.USDbC) env[SETTINGS.usdbc.env] = config.assets.USDbC;
   if (config.publicBaseUrl) env[SETTINGS.publicBaseUrl.env] = config.publicBaseUrl;
   if (config.identityRegistry) env[SETTINGS.identityRegistry.env] = config.identityRegistry;
+  if (config.stripeApiBase) env[SETTINGS.stripeApiBase.env] = config.stripeApiBase;
   return env;
 }

@@ -38,5 +38,14 @@ export const contentTypeFor = (relativePath: string): string => {
   return (dot >= 0 && TYPES[relativePath.slice(dot)]) || 'application/octet-stream';
 };
 
-/** Directory URLs map to their index.html, as the CloudFront viewer-request function does. */
-export const indexRewrite = (urlPath: string): string => (urlPath.endsWith('/') ? `${urlPath}index.html` : urlPath);
+/**
+ * Directory URLs map to their index.html, as the CloudFront viewer-request function does: `/dir/`
+ * and also `/dir` when its last segment has no extension (Stripe returns buyers to
+ * `/checkout/success?session_id=…`). The function's code is this rule, in CloudFront's JavaScript.
+ */
+export const indexRewrite = (urlPath: string): string =>
+  urlPath.endsWith('/') ? `${urlPath}index.html` : /\/[^/.]+$/.test(urlPath) ? `${urlPath}/index.html` : urlPath;
+
+/** `indexRewrite` as a CloudFront Function (viewer request); test/unit checks the two agree. */
+export const INDEX_REWRITE_FUNCTION =
+  "function handler(event){var r=event.request;if(r.uri.endsWith('/')){r.uri+='index.html';}else if(/\\/[^/.]+$/.test(r.uri)){r.uri+='/index.html';}return r;}";

@@ -50,6 +50,36 @@ const SIGN_IN_WITH_X: Param = {
   schema: str,
 };
 
+/** Checkout parameters and bodies as documented; the checks themselves (with their error codes) are lambdas/checkout/core/create-request.ts. */
+const SESSION_ID: Param = {
+  name: 'id',
+  in: 'path',
+  required: true,
+  description: 'The checkout session id the creation answered',
+  schema: str,
+};
+const IDEMPOTENCY_KEY: Param = {
+  name: 'Idempotency-Key',
+  in: 'header',
+  description: 'Optional: the same request with the same key gets the saved answer (Idempotent-Replayed: true) for 24 hours',
+  schema: str,
+};
+const BUYER = z.object({ email: z.string().optional() }).passthrough().optional();
+const ACP_CREATE = z
+  .object({
+    line_items: z.array(z.object({ id: z.string(), quantity: z.literal(1).optional() }).passthrough()).length(1),
+    currency: z.literal('usd').optional(),
+    buyer: BUYER,
+  })
+  .passthrough();
+const ACP_UPDATE = z.object({ buyer: BUYER }).passthrough();
+const UCP_CREATE = z
+  .object({
+    line_items: z.array(z.object({ item: z.object({ id: z.string() }).passthrough(), quantity: z.literal(1) }).passthrough()).length(1),
+    buyer: BUYER,
+  })
+  .passthrough();
+
 const DOCS: Record<OperationId, OperationDoc> = {
   getHealth: { ok: { status: 200, description: 'Liveness' } },
   getReady: { ok: { status: 200, description: '`ready` and `checks[]` (name, ok, detail)' } },
@@ -207,6 +237,65 @@ const DOCS: Record<OperationId, OperationDoc> = {
   getJudges: { ok: { status: 200, description: 'Judge, verifier and critic skills' } },
   getOpenApi: { ok: { status: 200, description: 'This document' } },
   getEspDiscovery: { ok: { status: 200, description: 'Where the ESP documents are' } },
+  createAcpCheckout: {
+    params: [IDEMPOTENCY_KEY],
+    body: ACP_CREATE,
+    ok: { status: 201, description: 'The ACP session, status ready_for_payment, continue_url = the hosted card page' },
+    errors: [400, 409, 422],
+  },
+  getAcpCheckout: { params: [SESSION_ID], ok: { status: 200, description: 'The ACP session' }, errors: [404] },
+  updateAcpCheckout: {
+    params: [SESSION_ID, IDEMPOTENCY_KEY],
+    body: ACP_UPDATE,
+    ok: { status: 200, description: 'The ACP session' },
+    errors: [400, 404, 405, 409, 422],
+  },
+  completeAcpCheckout: {
+    params: [SESSION_ID, IDEMPOTENCY_KEY],
+    ok: { status: 200, description: 'completed with its order once Stripe confirmed the payment; else the session with a message' },
+    errors: [404, 405, 409, 422],
+  },
+  cancelAcpCheckout: {
+    params: [SESSION_ID, IDEMPOTENCY_KEY],
+    ok: { status: 200, description: 'The canceled ACP session' },
+    errors: [404, 405, 409, 422],
+  },
+  createUcpCheckout: {
+    params: [IDEMPOTENCY_KEY],
+    body: UCP_CREATE,
+    ok: { status: 201, description: 'The UCP session, status requires_escalation, continue_url = the hosted card page' },
+    errors: [400, 409],
+  },
+  getUcpCheckout: { params: [SESSION_ID], ok: { status: 200, description: 'The UCP session' }, errors: [404] },
+  updateUcpCheckout: {
+    params: [SESSION_ID, IDEMPOTENCY_KEY],
+    body: UCP_CREATE,
+    ok: { status: 200, description: 'The UCP session' },
+    errors: [400, 404, 409],
+  },
+  completeUcpCheckout: {
+    params: [SESSION_ID, IDEMPOTENCY_KEY],
+    ok: { status: 200, description: 'completed with its order once Stripe confirmed the payment; else the session with a message' },
+    errors: [404, 409],
+  },
+  cancelUcpCheckout: {
+    params: [SESSION_ID, IDEMPOTENCY_KEY],
+    ok: { status: 200, description: 'The canceled UCP session' },
+    errors: [404, 409],
+  },
+  postStripeWebhook: {
+    params: [{ name: 'Stripe-Signature', in: 'header', required: true, description: "Stripe's signature of the raw body", schema: str }],
+    body: z.object({ id: z.string(), type: z.string(), data: z.object({ object: z.record(z.string(), z.unknown()) }) }).passthrough(),
+    ok: { status: 200, description: '`received`, the event id and what it changed' },
+    errors: [400],
+  },
+  getCheckoutDelivery: {
+    params: [{ name: 'session_id', required: true, description: 'The Stripe Checkout Session id (cs_…) of the success URL', schema: str }],
+    ok: { status: 200, description: 'The pack and its license once the card sale is recorded; 202 with Retry-After until then' },
+    errors: [400, 404, 409],
+  },
+  getAcpDiscovery: { ok: { status: 200, description: 'ACP version, checkout endpoint, payment provider, the card packs' } },
+  getUcpProfile: { ok: { status: 200, description: 'UCP profile: version, shopping service, checkout capability, payment handler' } },
   getX402Discovery: {
     params: [
       { name: 'limit', description: '1–100', schema: { type: 'integer' } },

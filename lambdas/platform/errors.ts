@@ -35,7 +35,29 @@ export type ErrorCode =
   /** 403: a meter draw past the cap its wallet set for the month. */
   | 'METER_CAP_REACHED'
   /** 409: a renewal of a subscription its wallet cancelled; start it again instead. */
-  | 'SUBSCRIPTION_CANCELLED';
+  | 'SUBSCRIPTION_CANCELLED'
+  /** 400s of checkout creation and update, each with `param` naming the field (docs/CHECKOUT.md). */
+  | 'LINE_ITEMS_REQUIRED'
+  | 'INVALID_LINE_ITEMS'
+  | 'INVALID_QUANTITY'
+  | 'ITEM_ID_REQUIRED'
+  | 'UNKNOWN_ITEM'
+  | 'ITEM_NOT_SOLD_BY_CARD'
+  | 'INVALID_BUYER'
+  | 'INVALID_EMAIL'
+  | 'INVALID_CURRENCY'
+  /** 503, retry false: card checkout has no Stripe keys in this deployment. */
+  | 'CHECKOUT_NOT_CONFIGURED'
+  /** A checkout session that is completed, canceled or expired cannot change (ACP: 405; UCP: 409). */
+  | 'CHECKOUT_SESSION_CLOSED'
+  /** 409: complete asked before Stripe has confirmed the payment on the hosted page. */
+  | 'PAYMENT_NOT_COMPLETED'
+  /** An Idempotency-Key reused with a different request (ACP: 422; UCP: 409). */
+  | 'IDEMPOTENCY_KEY_REUSED'
+  /** 409: the request with this Idempotency-Key is still being answered; retry after Retry-After. */
+  | 'IDEMPOTENCY_KEY_IN_FLIGHT'
+  /** 400: a Stripe webhook whose Stripe-Signature does not hold for its body (or is stale). */
+  | 'INVALID_WEBHOOK_SIGNATURE';
 
 /** The spec's failure body. */
 export interface FailureBody {
@@ -45,6 +67,8 @@ export interface FailureBody {
   message: string;
   retry: boolean;
   tip: string;
+  /** The offending request field, in the ACP/UCP path form (`line_items[0].quantity`). */
+  param?: string;
   /** Extra machine-readable detail, e.g. which parameter was wrong. */
   details?: Record<string, unknown>;
 }
@@ -55,6 +79,7 @@ export interface AppErrorInit {
   message: string;
   tip: string;
   retry?: boolean;
+  param?: string;
   details?: Record<string, unknown>;
   headers?: Record<string, string>;
 }
@@ -65,6 +90,7 @@ export class AppError extends Error {
   readonly code: ErrorCode;
   readonly tip: string;
   readonly retry: boolean;
+  readonly param: string | undefined;
   readonly details: Record<string, unknown> | undefined;
   readonly headers: Record<string, string> | undefined;
 
@@ -75,6 +101,7 @@ export class AppError extends Error {
     this.code = init.code;
     this.tip = init.tip;
     this.retry = init.retry ?? false;
+    this.param = init.param;
     this.details = init.details;
     this.headers = init.headers;
   }
@@ -90,6 +117,7 @@ export function failureBody(err: AppError): FailureBody {
     retry: err.retry,
     tip: err.tip,
   };
+  if (err.param !== undefined) body.param = err.param;
   if (err.details !== undefined) body.details = err.details;
   return body;
 }

@@ -36,6 +36,11 @@ const PROBES: Record<string, { event: unknown; expect: (result: unknown) => void
   'skill-market agents routes': { event: apiEvent('GET', '/api/mcp'), expect: status(200) },
   // The plans come from the price source in the bundle; no table or chain is asked.
   'skill-market access routes': { event: apiEvent('GET', '/api/subscribe'), expect: status(200) },
+  // Validation comes before Stripe and the tables: a request for a pack not sold by card is refused without any I/O.
+  'skill-market checkout routes': {
+    event: apiEvent('POST', '/api/acp/checkout_sessions', '', JSON.stringify({ line_items: [{ id: CANARY, quantity: 1 }] })),
+    expect: status(400),
+  },
   // The state machine's task: an invalid job is refused without any I/O.
   'skill-market payments confirm-handler': {
     event: { network: 'base', txHash: 'not-a-hash', skill: CANARY },
@@ -43,8 +48,9 @@ const PROBES: Record<string, { event: unknown; expect: (result: unknown) => void
   },
 };
 
-function apiEvent(method: string, path: string, rawQueryString = ''): unknown {
+function apiEvent(method: string, path: string, rawQueryString = '', body?: string): unknown {
   return {
+    ...(body !== undefined ? { body } : {}),
     version: '2.0',
     routeKey: `${method} ${path}`,
     rawPath: path,

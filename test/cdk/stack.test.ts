@@ -173,11 +173,12 @@ describe('payments', () => {
     expect(waits).toEqual([128, ...FINALITY_RETRY_DELAYS_SECONDS]);
   });
 
-  it('gives the sealed packs only to the functions that unlock (access, agents for MCP) and to payments for readiness', () => {
+  it('gives the sealed packs only to the functions that unlock (access, agents for MCP, checkout for card sales) and to payments for readiness', () => {
     const withSealed = domainFunctions().filter((f) => f.Properties['Environment'].Variables.SEALED_DATA_DIR);
     expect(withSealed.map((f) => f.Properties['Description']).sort()).toEqual([
       'skill-market access routes',
       'skill-market agents routes',
+      'skill-market checkout routes',
       'skill-market payments routes',
     ]);
   });

@@ -227,12 +227,20 @@ describe('OpenAPI and x402 discovery', () => {
 
   it('every GET path resolves (never 404) with the right content type', async () => {
     const doc = (await get('/api/openapi.json')).body;
+    // A checkout session's path needs a session that exists.
+    const open = async (path: string, body: unknown): Promise<string> =>
+      ((await (await fetch(`${base}${path}`, { method: 'POST', body: JSON.stringify(body) })).json()) as { id: string }).id;
+    const ids: Record<string, string> = {
+      acp: await open('/api/acp/checkout_sessions', { line_items: [{ id: 'csv-cleaner', quantity: 1 }] }),
+      ucp: await open('/api/ucp/checkout-sessions', { line_items: [{ item: { id: 'csv-cleaner' }, quantity: 1 }] }),
+    };
     for (const [path, ops] of Object.entries<any>(doc.paths)) {
       if (!ops.get) continue;
       const required = (ops.get.parameters ?? [])
         .filter((p: any) => p.required && p.in === 'query')
         .map((p: any) => `${p.name}=csv-cleaner`);
-      const url = path.replace('{id}', 'csv-cleaner') + (required.length ? `?${required.join('&')}` : '');
+      const protocol = /\/api\/(acp|ucp)\//.exec(path)?.[1];
+      const url = path.replace('{id}', protocol ? ids[protocol]! : 'csv-cleaner') + (required.length ? `?${required.join('&')}` : '');
       const { res, type } = await get(url);
       expect(res.status, url).not.toBe(404);
       const declared = Object.keys(Object.values<any>(ops.get.responses)[0].content ?? { 'application/json': {} })[0]!;

@@ -5,6 +5,9 @@
 import type { TestProject } from 'vitest/node';
 import { buildSite } from '../../catalog/build';
 import { startStack, type RunningStack } from '../../local/stack';
+import { links } from '../../lambdas/contract/links';
+import { SECRET_SETTINGS, SETTINGS } from '../../lambdas/contract/settings';
+import { startStripeStandIn, type StripeStandIn } from './stripe-stand-in';
 
 declare module 'vitest' {
   export interface ProvidedContext {
@@ -18,14 +21,23 @@ declare module 'vitest' {
     /** The local ERC-8004 registry's test agent: its id and owner. */
     testAgentId: string;
     testAgentOwner: string;
+    /** The Stripe stand-in the stack's card checkout talks to, and its webhook signing secret. */
+    stripeBase: string;
+    stripeWebhookSecret: string;
   }
 }
 
 let stack: RunningStack | undefined;
+let stripe: StripeStandIn | undefined;
 
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
   process.env['POWERTOOLS_LOG_LEVEL'] = 'SILENT';
   buildSite();
+  // Card checkout on, against the stand-in (the real SDK, a loopback server); the handlers read these variables.
+  stripe = await startStripeStandIn();
+  process.env[SECRET_SETTINGS.stripeSecretKey.env] = stripe.secretKey;
+  process.env[SECRET_SETTINGS.stripeWebhookSecret.env] = stripe.webhookSecret;
+  process.env[SETTINGS.stripeApiBase.env] = stripe.base;
   stack = await startStack({ port: 0, anvilPort: 0, dynalitePort: 0, dataDir: undefined, env: {} });
   project.provide('baseUrl', stack.baseUrl);
   project.provide('rpcUrl', stack.rpcUrls[0]!);
@@ -36,7 +48,11 @@ export default async function setup(project: TestProject): Promise<() => Promise
   project.provide('legacyTreasury', stack.legacyTreasury!);
   project.provide('testAgentId', stack.identity!.testAgent.agentId.toString());
   project.provide('testAgentOwner', stack.identity!.testAgent.owner);
+  stripe.setWebhookUrl(links(stack.baseUrl).stripe_webhook);
+  project.provide('stripeBase', stripe.base);
+  project.provide('stripeWebhookSecret', stripe.webhookSecret);
   return async () => {
     await stack?.stop();
+    await stripe?.close();
   };
 }

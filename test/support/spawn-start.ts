@@ -4,7 +4,7 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { SETTINGS } from '../../lambdas/contract/settings';
+import { SECRET_SETTINGS, SETTINGS } from '../../lambdas/contract/settings';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 
@@ -30,7 +30,8 @@ export function killStarted(): void {
  */
 function userEnv(): NodeJS.ProcessEnv {
   const env = { ...process.env };
-  for (const name of ['DYNAMODB_ENDPOINT', ...Object.values(SETTINGS).map((s) => s.env)]) delete env[name];
+  for (const name of ['DYNAMODB_ENDPOINT', ...[...Object.values(SETTINGS), ...Object.values(SECRET_SETTINGS)].map((s) => s.env)])
+    delete env[name];
   return env;
 }
 

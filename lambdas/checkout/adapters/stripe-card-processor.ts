@@ -1,0 +1,111 @@
+/**
+ * Stripe through its official SDK: hosted Checkout Sessions and signed webhook events.
+ * Chosen over raw HTTP because the SDK signs nothing we must get right ourselves: it encodes
+ * the request, retries with the idempotency key kept, and verifies webhook signatures with a
+ * constant-time comparison and a timestamp tolerance.
+ */
+import Stripe from 'stripe';
+import { API_ORIGIN } from '../../contract/settings';
+import type { CardProcessor, StripeCheckoutView } from '../ports';
+
+export interface StripeKeys {
+  secretKey: string;
+  webhookSecret: string;
+}
+
+/** The SDK's host, port and protocol for an `http(s)://host:port` origin (tests' stand-in); Stripe's own API without one. */
+function connection(apiBase: string | undefined): Pick<Stripe.StripeConfig, 'host' | 'port' | 'protocol'> {
+  const m = apiBase ? API_ORIGIN.exec(apiBase) : null;
+  if (!m) return {};
+  const protocol = m[1] as 'http' | 'https';
+  return { protocol, host: m[2]!.replace(/^\[|\]$/g, ''), port: m[3] ?? (protocol === 'https' ? 443 : 80) };
+}
+
+const str = (v: unknown): string | undefined => (typeof v === 'string' ? v : undefined);
+
+function view(s: Stripe.Checkout.Session): StripeCheckoutView {
+  return {
+    id: s.id,
+    url: s.url ?? undefined,
+    status: s.status ?? 'open',
+    paymentStatus: s.payment_status,
+    amountTotal: s.amount_total ?? undefined,
+    currency: s.currency ?? undefined,
+    clientReferenceId: s.client_reference_id ?? undefined,
+    metadata: Object.fromEntries(Object.entries(s.metadata ?? {}).filter(([, v]) => typeof v === 'string')) as Record<string, string>,
+    paymentIntent: str(s.payment_intent) ?? str((s.payment_intent as { id?: unknown } | null)?.id),
+    livemode: s.livemode,
+    expiresAt: s.expires_at,
+  };
+}
+
+/** The card processor backed by Stripe; `apiBase` overrides where the SDK connects. */
+export function stripeCardProcessor(keys: StripeKeys, apiBase?: string): CardProcessor {
+  const stripe = new Stripe(keys.secretKey, {
+    ...connection(apiBase),
+    // Idempotency keys make the SDK's retries safe; a request still ends well inside API Gateway's 30 s.
+    maxNetworkRetries: 2,
+    timeout: 8_000,
+    telemetry: false,
+    appInfo: { name: 'skill-market' },
+  });
+  return {
+    async createCheckout(i) {
+      const session = await stripe.checkout.sessions.create(
+        {
+          mode: 'payment',
+          // The spec's method is card: a filter on what Stripe would offer, so no delayed method (a bank debit) appears.
+          allowed_payment_method_types: ['card'],
+          line_items: [
+            {
+              quantity: 1,
+              price_data: {
+                currency: 'usd',
+                unit_amount: i.amountCents,
+                product_data: { name: i.name, description: i.description, metadata: { skill: i.skill } },
+              },
+            },
+          ],
+          client_reference_id: i.sessionId,
+          metadata: { market: 'skill-market', session_id: i.sessionId, skill: i.skill, protocol: i.protocol },
+          payment_intent_data: { metadata: { market: 'skill-market', session_id: i.sessionId, skill: i.skill, protocol: i.protocol } },
+          success_url: i.successUrl,
+          cancel_url: i.cancelUrl,
+          expires_at: Math.floor(i.expiresAt.getTime() / 1000),
+          ...(i.buyerEmail ? { customer_email: i.buyerEmail } : {}),
+        },
+        // One of our sessions is one Stripe session, whatever retries happen on either side.
+        { idempotencyKey: `checkout-session-${i.sessionId}` },
+      );
+      return view(session);
+    },
+    async retrieveCheckout(id) {
+      return view(await stripe.checkout.sessions.retrieve(id));
+    },
+    async expireCheckout(id) {
+      try {
+        await stripe.checkout.sessions.expire(id, {}, { idempotencyKey: `checkout-expire-${id}` });
+        return 'expired';
+      } catch (e) {
+        // Stripe refuses to expire a session that is no longer open: it was paid, or it expired.
+        if (e instanceof Stripe.errors.StripeInvalidRequestError && e.statusCode === 400) return 'not_open';
+        throw e;
+      }
+    },
+    async verifyEvent(rawBody, signature) {
+      let event: Stripe.Event;
+      try {
+        event = await stripe.webhooks.constructEventAsync(rawBody, signature, keys.webhookSecret);
+      } catch (e) {
+        if (e instanceof Stripe.errors.StripeSignatureVerificationError) return undefined;
+        throw e;
+      }
+      const object = event.data.object as { object?: string };
+      return {
+        id: event.id,
+        type: event.type,
+        session: object.object === 'checkout.session' ? view(object as Stripe.Checkout.Session) : undefined,
+      };
+    },
+  };
+}

@@ -1,0 +1,92 @@
+/**
+ * `Idempotency-Key` on every checkout POST and PUT, as ACP and UCP define it: the first request
+ * with a key runs; the same request again gets the saved answer with `Idempotent-Replayed:
+ * true`; another request with the same key is refused (ACP 422, UCP 409); while the first is
+ * still running, 409 with Retry-After. The key is optional: the spec's clients do not send it.
+ * A fault (5xx) saves nothing, so a retry with the same key runs again.
+ */
+import { createHash } from 'node:crypto';
+import { canonicalize } from 'json-canonicalize';
+import { AppError, invalidRequest } from '../../platform/errors';
+import { errorResponse, type ApiRequest, type ApiResponse } from '../../platform/http';
+import type { CheckoutPorts, Protocol } from '../ports';
+
+/** Printable ASCII, 1 to 255 characters: what both standards allow for a key. */
+const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,255}$/;
+
+/** The same request, whatever its JSON's spacing or key order: method, path and canonical body. */
+function fingerprint(req: ApiRequest): string {
+  let body = req.body ?? '';
+  try {
+    if (body.trim() !== '') body = canonicalize(JSON.parse(body));
+  } catch {
+    // Not JSON: the bytes themselves (the request will be refused, and that answer is what replays).
+  }
+  return createHash('sha256').update(`${req.method} ${req.path}\n${body}`).digest('hex');
+}
+
+export async function withIdempotency(
+  req: ApiRequest,
+  ports: CheckoutPorts,
+  opts: { protocol: Protocol; reusedStatus: number },
+  run: () => Promise<ApiResponse>,
+): Promise<ApiResponse> {
+  const key = req.headers['idempotency-key'];
+  if (key === undefined) return run();
+  if (!IDEMPOTENCY_KEY.test(key)) {
+    throw invalidRequest(
+      'Idempotency-Key',
+      'The Idempotency-Key header must be 1 to 255 printable ASCII characters.',
+      'Send a UUID, or leave the header out.',
+    );
+  }
+  const print = fingerprint(req);
+  const echo = { 'idempotency-key': key };
+  const begun = await ports.idempotency.begin(opts.protocol, key, print, ports.now());
+  switch (begun.kind) {
+    case 'replay':
+      return {
+        statusCode: begun.response.status,
+        headers: { ...begun.response.headers, ...echo, 'idempotent-replayed': 'true' },
+        body: begun.response.body,
+      };
+    case 'mismatch':
+      throw new AppError({
+        status: opts.reusedStatus,
+        code: 'IDEMPOTENCY_KEY_REUSED',
+        message: 'This Idempotency-Key was used for a different request.',
+        tip: 'Use a new key for a new request; resend the first request unchanged to get its answer again.',
+        headers: echo,
+      });
+    case 'in_flight':
+      throw new AppError({
+        status: 409,
+        code: 'IDEMPOTENCY_KEY_IN_FLIGHT',
+        message: 'The request with this Idempotency-Key is still being answered.',
+        tip: 'Retry after Retry-After seconds with the same key and body.',
+        retry: true,
+        headers: { ...echo, 'retry-after': String(begun.retryAfterSeconds) },
+      });
+    case 'started':
+      break;
+  }
+
+  let response: ApiResponse;
+  try {
+    response = await run();
+  } catch (e) {
+    // A refusal (4xx) is the answer to this request and replays like any other; a fault is not.
+    if (!(e instanceof AppError) || e.status >= 500) {
+      await ports.idempotency.abandon(opts.protocol, key, print);
+      throw e;
+    }
+    response = errorResponse(e);
+  }
+  if (response.statusCode >= 500) {
+    await ports.idempotency.abandon(opts.protocol, key, print);
+    return response;
+  }
+  const saved = { status: response.statusCode, headers: response.headers, body: String(response.body ?? '') };
+  await ports.idempotency.finish(opts.protocol, key, print, saved, ports.now());
+  return { ...response, headers: { ...response.headers, ...echo } };
+}

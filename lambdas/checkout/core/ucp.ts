@@ -1,0 +1,94 @@
+/**
+ * The UCP face (Universal Commerce Protocol, checkout capability, version 2026-08-25): a
+ * session in UCP's checkout shape with its `ucp` envelope. Payment happens on the hosted card
+ * page, which UCP calls escalation: an open session is `requires_escalation` with the page as
+ * `continue_url` and a message of severity `requires_buyer_input`, as UCP requires. A closed
+ * session answers 409 to a change, as does a reused Idempotency-Key (docs/CHECKOUT.md).
+ */
+import { links } from '../../contract/links';
+import type { CardSale } from '../../payments';
+import type { CheckoutSession, ProtocolFace, SessionState } from '../ports';
+
+export const UCP_VERSION = '2026-08-25';
+export const UCP_CHECKOUT_CAPABILITY = 'dev.ucp.shopping.checkout';
+/** The one payment handler: Stripe's hosted Checkout page, reached by escalation. */
+export const UCP_PAYMENT_HANDLER = { id: 'stripe_checkout', name: 'com.stripe.checkout', version: UCP_VERSION } as const;
+
+const STATUS: Record<SessionState, string> = {
+  open: 'requires_escalation',
+  processing: 'complete_in_progress',
+  completed: 'completed',
+  canceled: 'canceled',
+  expired: 'canceled',
+};
+
+function messages(session: CheckoutSession, notice: 'payment_pending' | undefined) {
+  const info = (code: string, content: string) => ({ type: 'info', code, content_type: 'plain', content });
+  switch (session.state) {
+    case 'open':
+      return [
+        {
+          type: 'error',
+          code: notice === 'payment_pending' ? 'payment_required' : 'requires_escalation',
+          content_type: 'plain',
+          content: 'The buyer pays by card at continue_url (Stripe Checkout); the pack is delivered once Stripe confirms the payment.',
+          severity: 'requires_buyer_input',
+        },
+      ];
+    case 'processing':
+      return [info('payment_processing', 'The card processor is confirming the payment; complete again shortly.')];
+    case 'completed':
+      return [info('order_placed', 'Paid. The order permalink shows the pack and its license.')];
+    case 'canceled':
+      return [
+        info(
+          'canceled',
+          session.closedReason === 'payment_failed' ? 'The payment failed; nothing was charged.' : 'Canceled; nothing was charged.',
+        ),
+      ];
+    case 'expired':
+      return [info('expired', 'The checkout page expired unpaid; nothing was charged.')];
+  }
+}
+
+export function ucpView(session: CheckoutSession, sale: CardSale | undefined, baseUrl: string, notice?: 'payment_pending', title?: string) {
+  const l = links(baseUrl);
+  const amount = session.amountCents;
+  const totals = [
+    { type: 'subtotal', display_text: 'Subtotal', amount },
+    { type: 'total', display_text: 'Total', amount },
+  ];
+  return {
+    ucp: {
+      version: UCP_VERSION,
+      capabilities: [{ name: UCP_CHECKOUT_CAPABILITY, version: UCP_VERSION }],
+      payment_handlers: [UCP_PAYMENT_HANDLER],
+    },
+    id: session.id,
+    status: STATUS[session.state],
+    currency: session.currency.toUpperCase(),
+    line_items: [
+      { id: `li_${session.skill}`, item: { id: session.skill, title: title ?? session.skill, price: amount }, quantity: 1, totals },
+    ],
+    ...(session.buyerEmail ? { buyer: { email: session.buyerEmail } } : {}),
+    totals,
+    messages: messages(session, notice),
+    links: [],
+    ...(session.state === 'open' ? { continue_url: session.continueUrl } : {}),
+    expires_at: session.expiresAt,
+    payment: { handlers: [UCP_PAYMENT_HANDLER], instruments: [] },
+    // The spec's fields: the amount in cents, a one-off charge, by card.
+    amount,
+    intent: 'charge',
+    method: 'card',
+    ...(sale ? { order: { id: `ord_${sale.id}`, permalink_url: l.checkout_success_of(sale.stripeSessionId) } } : {}),
+  };
+}
+
+export const UCP_FACE: ProtocolFace = {
+  protocol: 'ucp',
+  view: ucpView,
+  headers: {},
+  closedStatus: 409,
+  reusedKeyStatus: 409,
+};

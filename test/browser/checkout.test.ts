@@ -1,0 +1,90 @@
+/**
+ * The card checkout success page in headless Chromium (Debian's, driven by playwright-core):
+ * a person pays on the hosted page (the Stripe stand-in's), Stripe's signed webhook records the
+ * sale, and the page Stripe returns them to shows "waiting" until then and the pack after.
+ */
+import { existsSync } from 'node:fs';
+import { chromium, type Browser } from 'playwright-core';
+import Stripe from 'stripe';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+
+const CHROMIUM = process.env['CHROMIUM_PATH'] ?? '/usr/bin/chromium';
+const haveBrowser = existsSync(CHROMIUM);
+if (!haveBrowser)
+  console.warn(`\n*** SKIPPED: browser tests need Chromium at ${CHROMIUM} (apt-get install chromium, or set CHROMIUM_PATH) ***\n`);
+
+const base = inject('baseUrl');
+const stripeBase = inject('stripeBase');
+let browser: Browser;
+
+beforeAll(async () => {
+  if (!haveBrowser) return;
+  browser = await chromium.launch({
+    executablePath: CHROMIUM,
+    args: [
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+    ],
+  });
+});
+afterAll(async () => browser?.close());
+
+const openSession = async (skill: string) => {
+  const res = await fetch(`${base}/api/acp/checkout_sessions`, {
+    method: 'POST',
+    body: JSON.stringify({ line_items: [{ id: skill, quantity: 1 }] }),
+  });
+  expect(res.status).toBe(201);
+  return (await res.json()) as { id: string; continue_url: string };
+};
+
+describe.skipIf(!haveBrowser)('/checkout/success in Chromium', () => {
+  it('pay on the hosted page → redirected to the success page → the pack and its license', async () => {
+    const session = await openSession('ten-send');
+    const page = await browser.newPage();
+    await page.goto(session.continue_url);
+    await page.locator('#pay').click();
+    await page.waitForURL(/\/checkout\/success\?session_id=cs_test_/);
+    await page.locator('#status.ok').waitFor({ timeout: 15_000 });
+    expect(await page.locator('#status').textContent()).toMatch(/Paid: Ten Send|Paid: .+, \d+ file/);
+    const token = await page.locator('#license').inputValue();
+    expect(token).toMatch(/^eyJ/);
+    expect(await page.locator('.file code').allTextContents()).toContain('SKILL.md');
+    await page.close();
+
+    // The license from the page redeems like an x402 license.
+    const redeemed = await fetch(`${base}/api/pay`, { method: 'POST', headers: { 'x-license': token } });
+    expect(redeemed.status).toBe(200);
+  });
+
+  it('shows "waiting for confirmation" until the webhook arrives, then the pack', async () => {
+    const session = await openSession('csv-cleaner');
+    const stripeId = session.continue_url.split('/').at(-1)!;
+    const page = await browser.newPage();
+    await page.goto(`${base}/checkout/success?session_id=${stripeId}`);
+    await page.locator('#status.busy', { hasText: 'Waiting for confirmation' }).waitFor({ timeout: 10_000 });
+    expect(await page.locator('#result').isHidden()).toBe(true);
+
+    // Paid at Stripe; the event is delivered a moment later, signed as Stripe signs it.
+    const event = await (await fetch(`${stripeBase}/_test/sessions/${stripeId}/pay`, { method: 'POST' })).text();
+    const signature = new Stripe('sk_test_signer_only').webhooks.generateTestHeaderString({
+      payload: event,
+      secret: inject('stripeWebhookSecret'),
+    });
+    const hook = await fetch(`${base}/api/checkout/stripe-webhook`, {
+      method: 'POST',
+      headers: { 'stripe-signature': signature },
+      body: event,
+    });
+    expect(hook.status).toBe(200);
+
+    await page.locator('#status.ok').waitFor({ timeout: 15_000 });
+    expect(await page.locator('#license').inputValue()).toMatch(/^eyJ/);
+    await page.close();
+  });
+});

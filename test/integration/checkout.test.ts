@@ -1,0 +1,325 @@
+/**
+ * Card checkout through the local server, with the real `stripe` SDK talking to the Stripe
+ * stand-in (test/support/stripe-stand-in.ts): validation, creation, the lifecycle of both
+ * protocols, Idempotency-Keys, the signed webhook, the success page's delivery and the card
+ * license redeemed through POST /api/pay.
+ */
+import Stripe from 'stripe';
+import { describe, expect, inject, it } from 'vitest';
+import type { RecordedRequest } from '../support/stripe-stand-in';
+
+const base = inject('baseUrl');
+const stripeBase = inject('stripeBase');
+const webhookSecret = inject('stripeWebhookSecret');
+const signer = new Stripe('sk_test_signer_only');
+
+type Json = Record<string, unknown>;
+const send = async (method: 'POST' | 'PUT', path: string, body: unknown, headers: Record<string, string> = {}) => {
+  const res = await fetch(`${base}${path}`, {
+    method,
+    headers: { 'content-type': 'application/json', ...headers },
+    body: typeof body === 'string' ? body : JSON.stringify(body),
+  });
+  return { status: res.status, headers: res.headers, body: (await res.json()) as Json };
+};
+const post = (path: string, body: unknown, headers?: Record<string, string>) => send('POST', path, body, headers);
+const put = (path: string, body: unknown) => send('PUT', path, body);
+const get = async (path: string) => {
+  const res = await fetch(`${base}${path}`);
+  return { status: res.status, headers: res.headers, body: (await res.json()) as Json };
+};
+const acp = (body: unknown, headers?: Record<string, string>) => post('/api/acp/checkout_sessions', body, headers);
+const ucp = (body: unknown, headers?: Record<string, string>) => post('/api/ucp/checkout-sessions', body, headers);
+const stripeRequests = async (): Promise<RecordedRequest[]> =>
+  (await (await fetch(`${stripeBase}/_test/requests`)).json()) as RecordedRequest[];
+const stripeSessionOf = (continueUrl: string): string => continueUrl.split('/').at(-1)!;
+
+/** Pays the session at the stand-in and answers Stripe's event, not delivered: the test delivers it. */
+async function payAtStripe(stripeSessionId: string): Promise<Json> {
+  const res = await fetch(`${stripeBase}/_test/sessions/${stripeSessionId}/pay`, { method: 'POST' });
+  return (await res.json()) as Json;
+}
+
+async function deliver(event: unknown, opts: { tamper?: boolean; timestamp?: number } = {}) {
+  const payload = JSON.stringify(event);
+  const signature = signer.webhooks.generateTestHeaderString({
+    payload,
+    secret: webhookSecret,
+    ...(opts.timestamp ? { timestamp: opts.timestamp } : {}),
+  });
+  const res = await fetch(`${base}/api/checkout/stripe-webhook`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'stripe-signature': signature },
+    body: opts.tamper ? payload.replace('"paid"', '"unpaid"') : payload,
+  });
+  return { status: res.status, body: (await res.json()) as Json };
+}
+
+describe('checkout validation (both protocols, before anything else)', () => {
+  const acpCases: [string, unknown, string, string][] = [
+    ['no line_items', {}, 'LINE_ITEMS_REQUIRED', 'line_items'],
+    ['line_items not an array', { line_items: { id: 'ten-send' } }, 'INVALID_LINE_ITEMS', 'line_items'],
+    ['empty line_items', { line_items: [] }, 'INVALID_LINE_ITEMS', 'line_items'],
+    [
+      'two items',
+      {
+        line_items: [
+          { id: 'ten-send', quantity: 1 },
+          { id: 'csv-cleaner', quantity: 1 },
+        ],
+      },
+      'INVALID_LINE_ITEMS',
+      'line_items',
+    ],
+    ['quantity 0', { line_items: [{ id: 'ten-send', quantity: 0 }] }, 'INVALID_QUANTITY', 'line_items[0].quantity'],
+    ['quantity 2', { line_items: [{ id: 'ten-send', quantity: 2 }] }, 'INVALID_QUANTITY', 'line_items[0].quantity'],
+    ['quantity "1"', { line_items: [{ id: 'ten-send', quantity: '1' }] }, 'INVALID_QUANTITY', 'line_items[0].quantity'],
+    ['unknown id', { line_items: [{ id: 'no-such-pack', quantity: 1 }] }, 'UNKNOWN_ITEM', 'line_items[0].id'],
+    ['not sold by card', { line_items: [{ id: 'agent-x402-first-buy', quantity: 1 }] }, 'ITEM_NOT_SOLD_BY_CARD', 'line_items[0].id'],
+    [
+      'malformed email',
+      { line_items: [{ id: 'ten-send', quantity: 1 }], buyer: { email: 'not-an-email' } },
+      'INVALID_EMAIL',
+      'buyer.email',
+    ],
+    ['currency eur', { line_items: [{ id: 'ten-send' }], currency: 'eur' }, 'INVALID_CURRENCY', 'currency'],
+  ];
+  it.each(acpCases)('ACP: %s', async (_name, body, code, param) => {
+    const res = await acp(body);
+    expect(res.status).toBe(400);
+    expect(res.body).toMatchObject({ ok: false, error_code: code, error: code.toLowerCase(), param, retry: false });
+    expect(typeof res.body['message']).toBe('string');
+    expect(typeof res.body['tip']).toBe('string');
+  });
+
+  const ucpCases: [string, unknown, string, string][] = [
+    ['no line_items', { buyer: {} }, 'LINE_ITEMS_REQUIRED', 'line_items'],
+    [
+      'two items',
+      {
+        line_items: [
+          { item: { id: 'ten-send' }, quantity: 1 },
+          { item: { id: 'ten-send' }, quantity: 1 },
+        ],
+      },
+      'INVALID_LINE_ITEMS',
+      'line_items',
+    ],
+    ['quantity missing', { line_items: [{ item: { id: 'ten-send' } }] }, 'INVALID_QUANTITY', 'line_items[0].quantity'],
+    ['quantity 2', { line_items: [{ item: { id: 'ten-send' }, quantity: 2 }] }, 'INVALID_QUANTITY', 'line_items[0].quantity'],
+    ['item id missing', { line_items: [{ item: {}, quantity: 1 }] }, 'ITEM_ID_REQUIRED', 'line_items[0].item.id'],
+    ['unknown id', { line_items: [{ item: { id: 'nope' }, quantity: 1 }] }, 'UNKNOWN_ITEM', 'line_items[0].item.id'],
+    [
+      'not sold by card',
+      { line_items: [{ item: { id: 'agent-x402-first-buy' }, quantity: 1 }] },
+      'ITEM_NOT_SOLD_BY_CARD',
+      'line_items[0].item.id',
+    ],
+    [
+      'malformed email',
+      { line_items: [{ item: { id: 'csv-cleaner' }, quantity: 1 }], buyer: { email: 'a@b' } },
+      'INVALID_EMAIL',
+      'buyer.email',
+    ],
+  ];
+  it.each(ucpCases)('UCP: %s', async (_name, body, code, param) => {
+    const res = await ucp(body);
+    expect(res.status).toBe(400);
+    expect(res.body).toMatchObject({ ok: false, error_code: code, param });
+  });
+
+  it('malformed JSON is 400 INVALID_JSON, and no Stripe request is made for any refusal', async () => {
+    const before = (await stripeRequests()).length;
+    expect((await acp('{"line_items": [')).body['error_code']).toBe('INVALID_JSON');
+    expect((await ucp({ line_items: [] })).status).toBe(400);
+    expect((await stripeRequests()).length).toBe(before);
+  });
+});
+
+describe('ACP checkout', () => {
+  it('creates a Stripe Checkout Session from the price source and answers 201 ready_for_payment', async () => {
+    const res = await acp({
+      line_items: [{ id: 'ten-send', quantity: 1 }],
+      buyer: { email: 'buyer@example.com' },
+      unknown_field: { x: 1 },
+    });
+    expect(res.status).toBe(201);
+    const s = res.body;
+    expect(s).toMatchObject({
+      status: 'ready_for_payment',
+      currency: 'usd',
+      amount: 1900,
+      intent: 'charge',
+      method: 'card',
+      buyer: { email: 'buyer@example.com' },
+    });
+    expect(String(s['continue_url'])).toMatch(new RegExp(`^${stripeBase}/c/pay/cs_test_`));
+    expect(s['line_items']).toEqual([expect.objectContaining({ item: { id: 'ten-send', quantity: 1 }, total: 1900 })]);
+    expect((s['totals'] as Json[]).find((t) => t['type'] === 'total')).toMatchObject({ amount: 1900 });
+    expect(res.headers.get('location')).toBe(`${base}/api/acp/checkout_sessions/${String(s['id'])}`);
+
+    const sent = (await stripeRequests()).find(
+      (r) => r.path === '/v1/checkout/sessions' && (r.params['client_reference_id'] as string) === s['id'],
+    );
+    expect(sent).toBeDefined();
+    expect(sent!.idempotencyKey).toBe(`checkout-session-${String(s['id'])}`);
+    expect(sent!.params).toMatchObject({
+      mode: 'payment',
+      line_items: { 0: { quantity: '1', price_data: { currency: 'usd', unit_amount: '1900' } } },
+      metadata: { market: 'skill-market', skill: 'ten-send', protocol: 'acp', session_id: s['id'] },
+      customer_email: 'buyer@example.com',
+      success_url: `${base}/checkout/success?session_id={CHECKOUT_SESSION_ID}`,
+    });
+
+    const again = await get(`/api/acp/checkout_sessions/${String(s['id'])}`);
+    expect(again.status).toBe(200);
+    expect(again.body['status']).toBe('ready_for_payment');
+    expect((await get(`/api/ucp/checkout-sessions/${String(s['id'])}`)).status).toBe(404);
+  });
+
+  it('accepts ACP 2026-04-17 line items without quantity', async () => {
+    const res = await acp({ line_items: [{ id: 'market-x402-merchant-os' }], currency: 'usd', capabilities: {} });
+    expect(res.status).toBe(201);
+    expect(res.body['amount']).toBe(99);
+  });
+
+  it('webhook: a paid session records one sale; the success page delivers the pack and a license that redeems', async () => {
+    const created = (await acp({ line_items: [{ id: 'csv-cleaner', quantity: 1 }] })).body;
+    const stripeId = stripeSessionOf(String(created['continue_url']));
+
+    const waiting = await get(`/api/checkout/delivery?session_id=${stripeId}`);
+    expect(waiting.status).toBe(202);
+    expect(waiting.headers.get('retry-after')).toBe('2');
+
+    const event = await payAtStripe(stripeId);
+    expect((await deliver(event, { tamper: true })).body['error_code']).toBe('INVALID_WEBHOOK_SIGNATURE');
+    expect((await deliver(event, { timestamp: Math.floor(Date.now() / 1000) - 3600 })).status).toBe(400);
+    expect((await get(`/api/checkout/delivery?session_id=${stripeId}`)).status).toBe(202);
+
+    const first = await deliver(event);
+    expect(first).toMatchObject({ status: 200, body: { received: true, outcome: 'recorded' } });
+    expect((await deliver(event)).body).toMatchObject({ received: true, duplicate: true });
+
+    const delivered = await get(`/api/checkout/delivery?session_id=${stripeId}`);
+    expect(delivered.status).toBe(200);
+    expect(delivered.body).toMatchObject({
+      ok: true,
+      skill_id: 'csv-cleaner',
+      payment: { method: 'card', amount_cents: 1000, currency: 'usd' },
+    });
+    const token = (delivered.body['license'] as Json)['token'] as string;
+    expect(Object.keys((delivered.body['sealed_pack'] as Json)['files'] as Json)).toContain('SKILL.md');
+
+    const session = await get(`/api/acp/checkout_sessions/${String(created['id'])}`);
+    expect(session.body).toMatchObject({ status: 'completed', order: { checkout_session_id: created['id'] } });
+    expect(String((session.body['order'] as Json)['permalink_url'])).toBe(`${base}/checkout/success?session_id=${stripeId}`);
+
+    const redeemed = await fetch(`${base}/api/pay`, { method: 'POST', headers: { 'x-license': token } });
+    expect(redeemed.status).toBe(200);
+    expect(await redeemed.json()).toMatchObject({ skill_id: 'csv-cleaner', card_sales: { via: 'license' } });
+    const wrongSkill = await fetch(`${base}/api/pay`, {
+      method: 'POST',
+      headers: { 'x-license': token, 'x-payment': JSON.stringify({ skill: 'ten-send' }) },
+    });
+    expect(wrongSkill.status).toBe(403);
+
+    // Stripe sends `expired` late, after `completed`: nothing changes.
+    const late = await deliver({
+      ...event,
+      id: `evt_late_${String(created['id'])}`,
+      type: 'checkout.session.expired',
+      data: { object: { ...(event['data'] as { object: Json }).object, status: 'expired' } },
+    });
+    expect(late.body['outcome']).toBe('unchanged');
+    expect((await get(`/api/acp/checkout_sessions/${String(created['id'])}`)).body['status']).toBe('completed');
+    // The proof ledger holds on-chain unlocks only.
+    const proof = (await (await fetch(`${base}/api/proof?skill=csv-cleaner`)).json()) as { recent_unlocks: { txHash: string }[] };
+    expect(proof.recent_unlocks.some((r) => r.txHash === created['id'])).toBe(false);
+  });
+
+  it('complete before payment says so; after payment at Stripe (no webhook yet) it completes with the order', async () => {
+    const created = (await acp({ line_items: [{ id: 'ten-send', quantity: 1 }] })).body;
+    const id = String(created['id']);
+    const early = await post(`/api/acp/checkout_sessions/${id}/complete`, {});
+    expect(early.status).toBe(200);
+    expect(early.body['status']).toBe('ready_for_payment');
+    await payAtStripe(stripeSessionOf(String(created['continue_url'])));
+    const done = await post(`/api/acp/checkout_sessions/${id}/complete`, { payment_data: { token: 'ignored', provider: 'stripe' } });
+    expect(done.body).toMatchObject({ status: 'completed', order: { checkout_session_id: id } });
+    expect((await post(`/api/acp/checkout_sessions/${id}/cancel`, {})).status).toBe(405);
+  });
+
+  it('cancel expires the hosted page first, then 405 once canceled; update after cancel is 405', async () => {
+    const created = (await acp({ line_items: [{ id: 'ten-send', quantity: 1 }] })).body;
+    const id = String(created['id']);
+    const updated = await post(`/api/acp/checkout_sessions/${id}`, { buyer: { email: 'new@example.com' } });
+    expect(updated.body['buyer']).toEqual({ email: 'new@example.com' });
+    const canceled = await post(`/api/acp/checkout_sessions/${id}/cancel`, {});
+    expect(canceled.status).toBe(200);
+    expect(canceled.body['status']).toBe('canceled');
+    const expired = (await stripeRequests()).find(
+      (r) => r.path === `/v1/checkout/sessions/${stripeSessionOf(String(created['continue_url']))}/expire`,
+    );
+    expect(expired).toBeDefined();
+    const again = await post(`/api/acp/checkout_sessions/${id}/cancel`, {});
+    expect(again.status).toBe(405);
+    expect(again.body['error_code']).toBe('CHECKOUT_SESSION_CLOSED');
+    expect((await post(`/api/acp/checkout_sessions/${id}`, { buyer: { email: 'x@example.com' } })).status).toBe(405);
+    expect((await get(`/api/checkout/delivery?session_id=${stripeSessionOf(String(created['continue_url']))}`)).status).toBe(409);
+  });
+
+  it('Idempotency-Key: a replay returns the saved answer; another body with the same key is 422', async () => {
+    const key = `idem-${Date.now()}-${Math.random()}`;
+    const body = { line_items: [{ id: 'ten-send', quantity: 1 }] };
+    const first = await acp(body, { 'idempotency-key': key });
+    expect(first.status).toBe(201);
+    const second = await acp({ ...body }, { 'idempotency-key': key });
+    expect(second.status).toBe(201);
+    expect(second.body['id']).toBe(first.body['id']);
+    expect(second.headers.get('idempotent-replayed')).toBe('true');
+    const other = await acp({ line_items: [{ id: 'csv-cleaner', quantity: 1 }] }, { 'idempotency-key': key });
+    expect(other.status).toBe(422);
+    expect(other.body['error_code']).toBe('IDEMPOTENCY_KEY_REUSED');
+  });
+});
+
+describe('UCP checkout', () => {
+  it('creates 201 requires_escalation with continue_url and a requires_buyer_input message', async () => {
+    const res = await ucp({ line_items: [{ item: { id: 'market-cold-start-catalog-bootstrapper' }, quantity: 1 }] });
+    expect(res.status).toBe(201);
+    const s = res.body;
+    expect(s).toMatchObject({ status: 'requires_escalation', amount: 99, intent: 'charge', method: 'card' });
+    expect(String(s['continue_url'])).toContain('/c/pay/cs_test_');
+    expect((s['messages'] as Json[]).some((m) => m['severity'] === 'requires_buyer_input')).toBe(true);
+    expect((s['ucp'] as Json)['version']).toBe('2026-08-25');
+    expect((s['line_items'] as Json[])[0]).toMatchObject({ item: { id: 'market-cold-start-catalog-bootstrapper' }, quantity: 1 });
+    const totals = s['totals'] as Json[];
+    expect(totals.filter((t) => t['type'] === 'subtotal')).toHaveLength(1);
+    expect(totals.filter((t) => t['type'] === 'total')).toEqual([expect.objectContaining({ amount: 99 })]);
+  });
+
+  it('PUT changes the buyer; cancel twice is 409; a reused key with another body is 409', async () => {
+    const key = `ucp-${Date.now()}`;
+    const created = (await ucp({ line_items: [{ item: { id: 'ten-send' }, quantity: 1 }] }, { 'idempotency-key': key })).body;
+    const id = String(created['id']);
+    const replaced = await put(`/api/ucp/checkout-sessions/${id}`, {
+      line_items: [{ item: { id: 'ten-send' }, quantity: 1 }],
+      buyer: { email: 'u@example.com' },
+    });
+    expect(replaced.status).toBe(200);
+    expect(replaced.body['buyer']).toEqual({ email: 'u@example.com' });
+    expect((await post(`/api/ucp/checkout-sessions/${id}/cancel`, {})).body['status']).toBe('canceled');
+    expect((await post(`/api/ucp/checkout-sessions/${id}/cancel`, {})).status).toBe(409);
+    expect((await ucp({ line_items: [{ item: { id: 'csv-cleaner' }, quantity: 1 }] }, { 'idempotency-key': key })).status).toBe(409);
+  });
+});
+
+describe('discovery', () => {
+  it('/.well-known/acp.json and /.well-known/ucp name the endpoints and the card packs', async () => {
+    const acpDoc = await get('/.well-known/acp.json');
+    expect(acpDoc.body).toMatchObject({ version: '2026-04-17', checkout_sessions: `${base}/api/acp/checkout_sessions`, enabled: true });
+    expect(acpDoc.body['items']).toEqual(expect.arrayContaining([expect.objectContaining({ id: 'ten-send', amount: 1900 })]));
+    const ucpDoc = await get('/.well-known/ucp');
+    expect((ucpDoc.body['ucp'] as Json)['version']).toBe('2026-08-25');
+  });
+});

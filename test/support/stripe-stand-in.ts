@@ -1,0 +1,240 @@
+/**
+ * A loopback stand-in for the few Stripe endpoints card checkout uses, for tests only (it lives
+ * under test/ and nowhere else). The real `stripe` SDK talks to it through STRIPE_API_BASE, so
+ * every request the service makes is the SDK's own: form-encoded, with its Idempotency-Key and
+ * Authorization headers, which the stand-in records for tests to assert.
+ *
+ * Like Stripe it answers Checkout Session objects (create, retrieve, expire), replays the same
+ * answer for a repeated Idempotency-Key, serves a hosted payment page at the session's `url`, and
+ * on payment delivers `checkout.session.completed` to the webhook endpoint, signed with the
+ * endpoint's secret, before redirecting the browser to `success_url`.
+ *
+ * Test endpoints: GET /_test/requests (what the SDK sent), POST /_test/sessions/<id>/pay (pays a
+ * session and answers the event without delivering it, so a test can deliver it, or not, itself).
+ */
+import { randomBytes } from 'node:crypto';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import Stripe from 'stripe';
+
+export interface RecordedRequest {
+  method: string;
+  path: string;
+  idempotencyKey: string | undefined;
+  authorization: string | undefined;
+  stripeVersion: string | undefined;
+  params: Record<string, unknown>;
+}
+
+export interface StripeStandIn {
+  /** `http://127.0.0.1:<port>`, for STRIPE_API_BASE. */
+  base: string;
+  secretKey: string;
+  webhookSecret: string;
+  /** Where the hosted page delivers its events (set once the service listens). */
+  setWebhookUrl(url: string): void;
+  close(): Promise<void>;
+}
+
+type Session = Record<string, unknown> & { id: string; status: string; payment_status: string; success_url: string };
+
+/** Parses Stripe's form encoding (`a[b][0][c]=v`) into nested objects; arrays stay objects keyed by index. */
+export function parseStripeForm(body: string): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [key, value] of new URLSearchParams(body)) {
+    const parts = key.split(/\[|\]\[|\]/).filter((p) => p !== '');
+    let node = out;
+    parts.forEach((part, i) => {
+      if (i === parts.length - 1) node[part] = value;
+      else node = (node[part] ??= {}) as Record<string, unknown>;
+    });
+  }
+  return out;
+}
+
+/** Stripe's ids are a prefix, an underscore and letters and digits. */
+const id = (prefix: string): string => `${prefix}_${randomBytes(16).toString('hex')}`;
+
+export async function startStripeStandIn(opts: { port?: number } = {}): Promise<StripeStandIn> {
+  const secretKey = `sk_test_${randomBytes(12).toString('hex')}`;
+  const webhookSecret = `whsec_${randomBytes(24).toString('base64url')}`;
+  const stripe = new Stripe(secretKey);
+  const requests: RecordedRequest[] = [];
+  const sessions = new Map<string, Session>();
+  const idempotent = new Map<string, { status: number; body: unknown }>();
+  let webhookUrl: string | undefined;
+  let base = '';
+
+  const event = (type: string, session: Session) => ({
+    id: id('evt'),
+    object: 'event',
+    api_version: Stripe.API_VERSION,
+    created: Math.floor(Date.now() / 1000),
+    livemode: false,
+    pending_webhooks: 1,
+    request: { id: null, idempotency_key: null },
+    type,
+    data: { object: session },
+  });
+
+  const pay = (session: Session): Session => {
+    if (session.status === 'open') {
+      Object.assign(session, { status: 'complete', payment_status: 'paid', payment_intent: id('pi') });
+    }
+    return session;
+  };
+
+  /** Delivers an event as Stripe does: the exact body, signed with the endpoint's secret. */
+  const deliver = async (evt: unknown): Promise<number> => {
+    if (!webhookUrl) return 0;
+    const payload = JSON.stringify(evt, null, 2);
+    const signature = stripe.webhooks.generateTestHeaderString({ payload, secret: webhookSecret });
+    const res = await fetch(webhookUrl, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'stripe-signature': signature },
+      body: payload,
+    });
+    await res.arrayBuffer();
+    return res.status;
+  };
+
+  const send = (res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void => {
+    res.writeHead(status, { 'content-type': 'application/json', 'request-id': id('req'), ...headers });
+    res.end(JSON.stringify(body));
+  };
+  const stripeError = (res: ServerResponse, status: number, message: string, param?: string): void =>
+    send(res, status, { error: { type: 'invalid_request_error', message, ...(param ? { param } : {}) } });
+
+  const createSession = (p: Record<string, unknown>): Session => {
+    const items = (p['line_items'] ?? {}) as Record<string, { price_data?: Record<string, unknown>; quantity?: string }>;
+    const total = Object.values(items).reduce(
+      (sum, li) => sum + Number((li.price_data?.['unit_amount'] as string | undefined) ?? 0) * Number(li.quantity ?? 1),
+      0,
+    );
+    const first = Object.values(items)[0]?.price_data ?? {};
+    const sessionId = id('cs_test');
+    const created = Math.floor(Date.now() / 1000);
+    return {
+      id: sessionId,
+      object: 'checkout.session',
+      amount_subtotal: total,
+      amount_total: total,
+      cancel_url: p['cancel_url'] ?? null,
+      client_reference_id: p['client_reference_id'] ?? null,
+      created,
+      currency: first['currency'] ?? null,
+      customer_email: p['customer_email'] ?? null,
+      expires_at: p['expires_at'] ? Number(p['expires_at']) : created + 86400,
+      livemode: false,
+      metadata: p['metadata'] ?? {},
+      mode: p['mode'] ?? 'payment',
+      payment_intent: null,
+      allowed_payment_method_types: Object.values((p['allowed_payment_method_types'] ?? {}) as Record<string, string>),
+      payment_status: 'unpaid',
+      status: 'open',
+      success_url: String(p['success_url'] ?? ''),
+      url: `${base}/c/pay/${sessionId}`,
+    };
+  };
+
+  const api = (req: IncomingMessage, res: ServerResponse, path: string, params: Record<string, unknown>): void => {
+    if (!/^Bearer sk_test_/.test(req.headers.authorization ?? '')) return stripeError(res, 401, 'Invalid API Key provided');
+    if (req.headers.authorization !== `Bearer ${secretKey}`) return stripeError(res, 401, 'Invalid API Key provided');
+    const key = req.headers['idempotency-key'] as string | undefined;
+    if (req.method === 'POST' && key && idempotent.has(`${path} ${key}`)) {
+      const saved = idempotent.get(`${path} ${key}`)!;
+      return send(res, saved.status, saved.body, { 'idempotent-replayed': 'true' });
+    }
+    const answer = (status: number, body: unknown): void => {
+      if (req.method === 'POST' && key) idempotent.set(`${path} ${key}`, { status, body });
+      send(res, status, body);
+    };
+    if (req.method === 'POST' && path === '/v1/checkout/sessions') {
+      if (params['mode'] !== 'payment') return stripeError(res, 400, 'mode is required', 'mode');
+      if (!params['success_url']) return stripeError(res, 400, 'success_url is required', 'success_url');
+      const session = createSession(params);
+      sessions.set(session.id, session);
+      return answer(200, session);
+    }
+    const one = /^\/v1\/checkout\/sessions\/([^/]+)(\/expire)?$/.exec(path);
+    const session = one ? sessions.get(one[1]!) : undefined;
+    if (one && !session) return stripeError(res, 404, `No such checkout.session: '${one[1]}'`, 'session');
+    if (session && req.method === 'GET' && !one![2]) return send(res, 200, session);
+    if (session && req.method === 'POST' && one![2]) {
+      if (session.status !== 'open') return stripeError(res, 400, `Only Checkout Sessions with a status of \`open\` can be expired.`);
+      session.status = 'expired';
+      void deliver(event('checkout.session.expired', session));
+      return answer(200, session);
+    }
+    return stripeError(res, 404, `Unrecognized request URL (${req.method}: ${path})`);
+  };
+
+  const hostedPage = (session: Session): string =>
+    `<!doctype html><html><head><meta charset="utf-8"><title>Stand-in checkout</title></head><body>` +
+    `<h1>Pay ${(Number(session['amount_total']) / 100).toFixed(2)} ${String(session['currency']).toUpperCase()}</h1>` +
+    `<p id="state">${session.status}</p>` +
+    (session.status === 'open' ? `<form method="post"><button id="pay" type="submit">Pay</button></form>` : '') +
+    `</body></html>`;
+
+  const server = createServer((req, res) => {
+    let body = '';
+    req.setEncoding('utf8');
+    req.on('data', (c: string) => (body += c));
+    req.on('end', () => {
+      void (async () => {
+        const url = new URL(req.url ?? '/', base);
+        const path = url.pathname;
+        try {
+          if (path === '/_test/requests') return send(res, 200, requests);
+          const testPay = /^\/_test\/sessions\/([^/]+)\/pay$/.exec(path);
+          if (testPay && req.method === 'POST') {
+            const session = sessions.get(testPay[1]!);
+            if (!session) return stripeError(res, 404, 'no such session');
+            return send(res, 200, event('checkout.session.completed', pay(session)));
+          }
+          const page = /^\/c\/pay\/([^/]+)$/.exec(path);
+          if (page) {
+            const session = sessions.get(page[1]!);
+            if (!session) return stripeError(res, 404, 'no such session');
+            if (req.method === 'POST' && session.status === 'open') {
+              const status = await deliver(event('checkout.session.completed', pay(session)));
+              if (status !== 200) return send(res, 502, { error: `webhook answered ${status}` });
+              res.writeHead(303, { location: session.success_url.replace('{CHECKOUT_SESSION_ID}', session.id) });
+              return res.end();
+            }
+            res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
+            return res.end(hostedPage(session));
+          }
+          if (path.startsWith('/v1/')) {
+            const params = req.method === 'GET' ? Object.fromEntries(url.searchParams) : parseStripeForm(body);
+            requests.push({
+              method: req.method ?? 'GET',
+              path,
+              idempotencyKey: req.headers['idempotency-key'] as string | undefined,
+              authorization: req.headers.authorization,
+              stripeVersion: req.headers['stripe-version'] as string | undefined,
+              params,
+            });
+            return api(req, res, path, params);
+          }
+          return stripeError(res, 404, 'not found');
+        } catch (err) {
+          send(res, 500, { error: { type: 'api_error', message: String(err) } });
+        }
+      })();
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(opts.port ?? 0, '127.0.0.1', resolve));
+  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  return {
+    base,
+    secretKey,
+    webhookSecret,
+    setWebhookUrl: (url) => (webhookUrl = url),
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
