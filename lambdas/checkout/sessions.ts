@@ -242,9 +242,11 @@ export async function cancelSession(session: CheckoutSession, ports: CheckoutPor
   const card = await requireCard(ports);
   if ((await card.expireCheckout(session.stripeSessionId)) === 'not_open') {
     const stripe = await card.retrieveCheckout(session.stripeSessionId);
-    await fulfil(stripe, ports);
+    const outcome = await fulfil(stripe, ports);
     if (stripe.status === 'expired')
       await ports.sessions.transition(session.id, OPEN, { state: 'expired', closedReason: 'expired' }, ports.now());
+    // Paid by a method that confirms later: the session is processing, and its outcome comes by webhook.
+    else if (outcome === 'unpaid') await markProcessing(session, ports);
     throw sessionClosed((await ports.sessions.get(session.id)) ?? session, closedStatus, 'canceled');
   }
   const result = await ports.sessions.transition(session.id, OPEN, { state: 'canceled', closedReason: 'canceled' }, ports.now());
