@@ -31,7 +31,8 @@ export type ApiResponse = APIGatewayProxyStructuredResultV2 & { statusCode: numb
 /** Headers every API answer carries; the payment headers are exposed so browsers can read the challenge. */
 export const BASE_HEADERS: Readonly<Record<string, string>> = {
   'access-control-allow-origin': '*',
-  'access-control-expose-headers': 'PAYMENT-REQUIRED, X-PAYMENT-REQUIRED, X-PAYMENT-RESPONSE, X-Request-Id, Retry-After',
+  'access-control-expose-headers':
+    'PAYMENT-REQUIRED, X-PAYMENT-REQUIRED, X-PAYMENT-RESPONSE, X-Request-Id, Retry-After, Location, Idempotency-Key, Idempotent-Replayed',
   'x-content-type-options': 'nosniff',
 };
 
