@@ -3,7 +3,7 @@
  * `npm run lint` (and so in `npm test` and CI). Chosen over eslint-plugin-boundaries because one
  * declarative file covers all of them, import cycles included, on the resolved module graph.
  *
- *   contract  <  platform  <  catalog  <  payments  <  discovery  <  agents
+ *   contract  <  platform  <  catalog  <  payments  <  access, checkout  <  discovery  <  agents
  *   (a domain may use a lower domain only through its index.ts)
  */
 const DOMAIN = '^lambdas/(?!contract/|platform/)([^/]+)/';
