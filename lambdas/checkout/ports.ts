@@ -4,6 +4,7 @@
  * Interfaces only; `wiring.ts` builds them and `adapters/` implements them.
  */
 import type { CardSale, PaymentsPorts } from '../payments';
+import type { AppError } from '../platform/errors';
 
 /** The agentic-commerce protocol a session was opened with; a session answers only on its own protocol's paths. */
 export type Protocol = 'acp' | 'ucp';
@@ -21,6 +22,8 @@ export interface CheckoutSession {
   id: string;
   protocol: Protocol;
   skill: string;
+  /** The pack's name when the session was opened: the line item's title. */
+  name: string;
   amountCents: number;
   currency: 'usd';
   buyerEmail: string | undefined;
@@ -161,6 +164,8 @@ export interface ProtocolFace {
   view(session: CheckoutSession, sale: CardSale | undefined, baseUrl: string, notice?: 'payment_pending'): Record<string, unknown>;
   /** Headers every answer of this protocol carries (e.g. the version it speaks). */
   headers: Record<string, string>;
+  /** What the protocol's clients read in an error, beside the spec's failure body. */
+  errorFields(error: AppError): Record<string, unknown>;
   /** ACP: 405; UCP: 409. */
   closedStatus: number;
   /** ACP: 422; UCP: 409. */

@@ -104,6 +104,7 @@ export async function openSession(
     id,
     protocol,
     skill: entry.id,
+    name: entry.name,
     amountCents,
     currency: 'usd',
     buyerEmail: request.buyerEmail,

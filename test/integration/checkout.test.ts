@@ -87,7 +87,15 @@ describe('checkout validation (both protocols, before anything else)', () => {
   it.each(acpCases)('ACP: %s', async (_name, body, code, param) => {
     const res = await acp(body);
     expect(res.status).toBe(400);
-    expect(res.body).toMatchObject({ ok: false, error_code: code, error: code.toLowerCase(), param, retry: false });
+    expect(res.body).toMatchObject({
+      ok: false,
+      error_code: code,
+      error: code.toLowerCase(),
+      param,
+      retry: false,
+      type: 'invalid_request',
+    });
+    expect(typeof res.body['code']).toBe('string');
     expect(typeof res.body['message']).toBe('string');
     expect(typeof res.body['tip']).toBe('string');
   });
@@ -125,7 +133,8 @@ describe('checkout validation (both protocols, before anything else)', () => {
   it.each(ucpCases)('UCP: %s', async (_name, body, code, param) => {
     const res = await ucp(body);
     expect(res.status).toBe(400);
-    expect(res.body).toMatchObject({ ok: false, error_code: code, param });
+    expect(res.body).toMatchObject({ ok: false, error_code: code, param, code: code.toLowerCase() });
+    expect(res.body['content']).toBe(res.body['message']);
   });
 
   it('malformed JSON is 400 INVALID_JSON, and no Stripe request is made for any refusal', async () => {
@@ -154,7 +163,10 @@ describe('ACP checkout', () => {
       buyer: { email: 'buyer@example.com' },
     });
     expect(String(s['continue_url'])).toMatch(new RegExp(`^${stripeBase}/c/pay/cs_test_`));
-    expect(s['line_items']).toEqual([expect.objectContaining({ item: { id: 'ten-send', quantity: 1 }, total: 1900 })]);
+    expect(s['line_items']).toEqual([
+      expect.objectContaining({ item: expect.objectContaining({ id: 'ten-send', unit_amount: 1900 }), quantity: 1 }),
+    ]);
+    expect(s['protocol']).toEqual({ version: '2026-04-17' });
     expect((s['totals'] as Json[]).find((t) => t['type'] === 'total')).toMatchObject({ amount: 1900 });
     expect(res.headers.get('location')).toBe(`${base}/api/acp/checkout_sessions/${String(s['id'])}`);
 
@@ -279,7 +291,7 @@ describe('ACP checkout', () => {
     expect(second.headers.get('idempotent-replayed')).toBe('true');
     const other = await acp({ line_items: [{ id: 'csv-cleaner', quantity: 1 }] }, { 'idempotency-key': key });
     expect(other.status).toBe(422);
-    expect(other.body['error_code']).toBe('IDEMPOTENCY_KEY_REUSED');
+    expect(other.body).toMatchObject({ error_code: 'IDEMPOTENCY_KEY_REUSED', type: 'invalid_request', code: 'idempotency_conflict' });
   });
 });
 
@@ -317,9 +329,19 @@ describe('UCP checkout', () => {
 describe('discovery', () => {
   it('/.well-known/acp.json and /.well-known/ucp name the endpoints and the card packs', async () => {
     const acpDoc = await get('/.well-known/acp.json');
-    expect(acpDoc.body).toMatchObject({ version: '2026-04-17', checkout_sessions: `${base}/api/acp/checkout_sessions`, enabled: true });
+    expect(acpDoc.body).toMatchObject({
+      protocol: { name: 'acp', version: '2026-04-17' },
+      api_base_url: `${base}/api/acp`,
+      capabilities: { services: ['checkout'] },
+      checkout_sessions: `${base}/api/acp/checkout_sessions`,
+      enabled: true,
+    });
     expect(acpDoc.body['items']).toEqual(expect.arrayContaining([expect.objectContaining({ id: 'ten-send', amount: 1900 })]));
     const ucpDoc = await get('/.well-known/ucp');
-    expect((ucpDoc.body['ucp'] as Json)['version']).toBe('2026-08-25');
+    expect(ucpDoc.body['ucp']).toMatchObject({
+      version: '2026-08-25',
+      services: { 'dev.ucp.shopping': [{ transport: 'rest', endpoint: `${base}/api/ucp` }] },
+      capabilities: { 'dev.ucp.shopping.checkout': [{ version: '2026-08-25' }] },
+    });
   });
 });

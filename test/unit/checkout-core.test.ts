@@ -134,6 +134,7 @@ function world(state: SessionState = 'open') {
     id: 'chk_1',
     protocol: 'acp',
     skill: 'ten-send',
+    name: 'Ten Send',
     amountCents: 1900,
     currency: 'usd',
     buyerEmail: undefined,

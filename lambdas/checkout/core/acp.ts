@@ -6,6 +6,7 @@
  */
 import { links } from '../../contract/links';
 import type { CardSale } from '../../payments';
+import type { AppError, ErrorCode } from '../../platform/errors';
 import type { CheckoutSession, ProtocolFace, SessionState } from '../ports';
 
 export const ACP_VERSION = '2026-04-17';
@@ -23,50 +24,74 @@ const DIGITAL = 'digital_delivery';
 
 const total = (type: string, display_text: string, amount: number) => ({ type, display_text, amount });
 
+/** ACP's error `code` for each of our refusals (its Error object: `type`, `code`, `message`, `param`). */
+const ACP_CODES: Partial<Record<ErrorCode, string>> = {
+  LINE_ITEMS_REQUIRED: 'missing',
+  ITEM_ID_REQUIRED: 'missing',
+  UNKNOWN_ITEM: 'not_found',
+  not_found: 'not_found',
+  ITEM_NOT_SOLD_BY_CARD: 'unsupported',
+  CHECKOUT_SESSION_CLOSED: 'conflict',
+  IDEMPOTENCY_KEY_REUSED: 'idempotency_conflict',
+  IDEMPOTENCY_KEY_IN_FLIGHT: 'idempotency_in_flight',
+};
+
+export function acpErrorFields(e: AppError): Record<string, unknown> {
+  const type = e.status === 503 ? 'service_unavailable' : e.status >= 500 ? 'processing_error' : 'invalid_request';
+  return { type, code: ACP_CODES[e.code] ?? (e.status === 400 ? 'invalid' : e.code.toLowerCase()) };
+}
+
 function messages(session: CheckoutSession, notice: 'payment_pending' | undefined) {
-  const plain = (content: string) => ({ type: 'info', content_type: 'plain', content });
+  const info = (content: string) => ({ type: 'info', content_type: 'plain', content });
   switch (session.state) {
     case 'open':
       return [
         notice === 'payment_pending'
           ? {
               type: 'error',
-              code: 'payment_declined',
+              code: 'intervention_required',
+              resolution: 'requires_buyer_input',
               content_type: 'plain',
-              content: 'No payment yet: the buyer pays at continue_url, then complete again.',
+              content: 'Not paid yet: the buyer pays by card at continue_url, then complete again.',
             }
-          : plain('Pay by card at continue_url (Stripe Checkout); the pack is delivered once Stripe confirms the payment.'),
+          : {
+              ...info('The buyer pays by card at continue_url (Stripe Checkout); the pack is delivered once Stripe confirms the payment.'),
+              resolution: 'requires_buyer_input',
+            },
       ];
     case 'processing':
-      return [plain('The payment is being confirmed by the card processor; complete again shortly.')];
+      return [info('The payment is being confirmed by the card processor; complete again shortly.')];
     case 'completed':
-      return [plain('Paid. The order permalink shows the pack and its license.')];
+      return [info('Paid. The order permalink shows the pack and its license.')];
     case 'canceled':
       return [
-        plain(session.closedReason === 'payment_failed' ? 'The payment failed; nothing was charged.' : 'Canceled; nothing was charged.'),
+        info(session.closedReason === 'payment_failed' ? 'The payment failed; nothing was charged.' : 'Canceled; nothing was charged.'),
       ];
     case 'expired':
-      return [plain('The checkout page expired unpaid; nothing was charged.')];
+      return [info('The checkout page expired unpaid; nothing was charged.')];
   }
 }
 
 export function acpView(session: CheckoutSession, sale: CardSale | undefined, baseUrl: string, notice?: 'payment_pending') {
-  const l = links(baseUrl);
   const amount = session.amountCents;
+  const lineId = `li_${session.skill}`;
+  const title = session.name;
   return {
     id: session.id,
+    protocol: { version: ACP_VERSION },
+    // Payment happens on Stripe's hosted page (continue_url): no delegated payment handler is offered.
+    capabilities: { interventions: { supported: [], display_context: 'redirect', redirect_context: 'external_browser' } },
     status: STATUS[session.state],
     currency: session.currency,
     ...(session.buyerEmail ? { buyer: { email: session.buyerEmail } } : {}),
     line_items: [
       {
-        id: `li_${session.skill}`,
-        item: { id: session.skill, quantity: 1 },
-        base_amount: amount,
-        discount: 0,
-        subtotal: amount,
-        tax: 0,
-        total: amount,
+        id: lineId,
+        item: { id: session.skill, name: title, unit_amount: amount },
+        quantity: 1,
+        name: title,
+        unit_amount: amount,
+        totals: [total('items_base_amount', 'Item', amount), total('total', 'Total', amount)],
       },
     ],
     fulfillment_options: [
@@ -74,13 +99,11 @@ export function acpView(session: CheckoutSession, sale: CardSale | undefined, ba
         type: 'digital',
         id: DIGITAL,
         title: 'Instant delivery',
-        subtitle: 'The sealed pack and its license, on the success page',
-        subtotal: 0,
-        tax: 0,
-        total: 0,
+        description: 'The sealed pack and its license, on the order permalink',
+        totals: [total('fulfillment', 'Delivery', 0)],
       },
     ],
-    fulfillment_option_id: DIGITAL,
+    selected_fulfillment_options: [{ type: 'digital', option_id: DIGITAL, item_ids: [lineId] }],
     totals: [
       total('items_base_amount', 'Item(s) total', amount),
       total('subtotal', 'Subtotal', amount),
@@ -89,8 +112,6 @@ export function acpView(session: CheckoutSession, sale: CardSale | undefined, ba
     ],
     messages: messages(session, notice),
     links: [],
-    payment_provider: { provider: 'stripe', supported_payment_methods: ['card'] },
-    capabilities: { payment: { handlers: [{ id: 'stripe_checkout', name: 'Stripe Checkout (hosted card page)', method: 'card' }] } },
     continue_url: session.continueUrl,
     created_at: session.createdAt,
     updated_at: session.updatedAt,
@@ -100,7 +121,14 @@ export function acpView(session: CheckoutSession, sale: CardSale | undefined, ba
     intent: 'charge',
     method: 'card',
     ...(sale
-      ? { order: { id: `ord_${sale.id}`, checkout_session_id: session.id, permalink_url: l.checkout_success_of(sale.stripeSessionId) } }
+      ? {
+          order: {
+            id: `ord_${sale.id}`,
+            checkout_session_id: session.id,
+            permalink_url: links(baseUrl).checkout_success_of(sale.stripeSessionId),
+            status: 'confirmed',
+          },
+        }
       : {}),
   };
 }
@@ -108,6 +136,7 @@ export function acpView(session: CheckoutSession, sale: CardSale | undefined, ba
 export const ACP_FACE: ProtocolFace = {
   protocol: 'acp',
   view: acpView,
+  errorFields: acpErrorFields,
   headers: { 'api-version': ACP_VERSION },
   closedStatus: 405,
   reusedKeyStatus: 422,

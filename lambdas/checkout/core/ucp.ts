@@ -7,12 +7,20 @@
  */
 import { links } from '../../contract/links';
 import type { CardSale } from '../../payments';
+import type { AppError } from '../../platform/errors';
 import type { CheckoutSession, ProtocolFace, SessionState } from '../ports';
 
 export const UCP_VERSION = '2026-08-25';
 export const UCP_CHECKOUT_CAPABILITY = 'dev.ucp.shopping.checkout';
-/** The one payment handler: Stripe's hosted Checkout page, reached by escalation. */
-export const UCP_PAYMENT_HANDLER = { id: 'stripe_checkout', name: 'com.stripe.checkout', version: UCP_VERSION } as const;
+/**
+ * The one payment handler, keyed by its reverse-domain name as UCP's registries are: Stripe's
+ * hosted Checkout page, which the buyer reaches by escalation (continue_url).
+ */
+export const UCP_PAYMENT_HANDLERS = { 'com.stripe.checkout': [{ id: 'stripe_checkout', version: UCP_VERSION }] } as const;
+export const UCP_CAPABILITIES = { [UCP_CHECKOUT_CAPABILITY]: [{ version: UCP_VERSION }] } as const;
+
+/** UCP's protocol errors carry `code` and `content` (docs/specification/shopping/checkout/rest.md). */
+export const ucpErrorFields = (e: AppError): Record<string, unknown> => ({ code: e.code.toLowerCase(), content: e.message });
 
 const STATUS: Record<SessionState, string> = {
   open: 'requires_escalation',
@@ -30,6 +38,7 @@ function messages(session: CheckoutSession, notice: 'payment_pending' | undefine
         {
           type: 'error',
           code: notice === 'payment_pending' ? 'payment_required' : 'requires_escalation',
+          path: '$',
           content_type: 'plain',
           content: 'The buyer pays by card at continue_url (Stripe Checkout); the pack is delivered once Stripe confirms the payment.',
           severity: 'requires_buyer_input',
@@ -51,7 +60,7 @@ function messages(session: CheckoutSession, notice: 'payment_pending' | undefine
   }
 }
 
-export function ucpView(session: CheckoutSession, sale: CardSale | undefined, baseUrl: string, notice?: 'payment_pending', title?: string) {
+export function ucpView(session: CheckoutSession, sale: CardSale | undefined, baseUrl: string, notice?: 'payment_pending') {
   const l = links(baseUrl);
   const amount = session.amountCents;
   const totals = [
@@ -59,24 +68,18 @@ export function ucpView(session: CheckoutSession, sale: CardSale | undefined, ba
     { type: 'total', display_text: 'Total', amount },
   ];
   return {
-    ucp: {
-      version: UCP_VERSION,
-      capabilities: [{ name: UCP_CHECKOUT_CAPABILITY, version: UCP_VERSION }],
-      payment_handlers: [UCP_PAYMENT_HANDLER],
-    },
+    ucp: { version: UCP_VERSION, status: 'success', capabilities: UCP_CAPABILITIES, payment_handlers: UCP_PAYMENT_HANDLERS },
     id: session.id,
     status: STATUS[session.state],
     currency: session.currency.toUpperCase(),
-    line_items: [
-      { id: `li_${session.skill}`, item: { id: session.skill, title: title ?? session.skill, price: amount }, quantity: 1, totals },
-    ],
+    line_items: [{ id: `li_${session.skill}`, item: { id: session.skill, title: session.name, price: amount }, quantity: 1, totals }],
     ...(session.buyerEmail ? { buyer: { email: session.buyerEmail } } : {}),
     totals,
     messages: messages(session, notice),
     links: [],
     ...(session.state === 'open' ? { continue_url: session.continueUrl } : {}),
     expires_at: session.expiresAt,
-    payment: { handlers: [UCP_PAYMENT_HANDLER], instruments: [] },
+    payment: { instruments: [] },
     // The spec's fields: the amount in cents, a one-off charge, by card.
     amount,
     intent: 'charge',
@@ -88,6 +91,7 @@ export function ucpView(session: CheckoutSession, sale: CardSale | undefined, ba
 export const UCP_FACE: ProtocolFace = {
   protocol: 'ucp',
   view: ucpView,
+  errorFields: ucpErrorFields,
   headers: {},
   closedStatus: 409,
   reusedKeyStatus: 409,
