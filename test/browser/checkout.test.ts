@@ -3,34 +3,17 @@
  * a person pays on the hosted page (the Stripe stand-in's), Stripe's signed webhook records the
  * sale, and the page Stripe returns them to shows "waiting" until then and the pack after.
  */
-import { existsSync } from 'node:fs';
-import { chromium, type Browser } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import Stripe from 'stripe';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-
-const CHROMIUM = process.env['CHROMIUM_PATH'] ?? '/usr/bin/chromium';
-const haveBrowser = existsSync(CHROMIUM);
-if (!haveBrowser)
-  console.warn(`\n*** SKIPPED: browser tests need Chromium at ${CHROMIUM} (apt-get install chromium, or set CHROMIUM_PATH) ***\n`);
+import { haveBrowser, launchChromium } from '../support/browser';
 
 const base = inject('baseUrl');
 const stripeBase = inject('stripeBase');
 let browser: Browser;
 
 beforeAll(async () => {
-  if (!haveBrowser) return;
-  browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    args: [
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-quic',
-      '--no-first-run',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-    ],
-  });
+  if (haveBrowser) browser = await launchChromium();
 });
 afterAll(async () => browser?.close());
 

@@ -3,41 +3,23 @@
  * downloaded browser). Without a browser the tests report themselves skipped, loudly.
  * Buyer account 8 belongs to this file.
  */
-import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { chromium, type Browser } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import type { Address } from 'viem';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { testAccount } from '../../local/anvil';
+import { haveBrowser, launchChromium } from '../support/browser';
 import { chainTools } from '../support/chain';
 import { requestFrom } from '../support/source-address';
-
-const CHROMIUM = process.env['CHROMIUM_PATH'] ?? '/usr/bin/chromium';
-const haveBrowser = existsSync(CHROMIUM);
-if (!haveBrowser) {
-  console.warn(`\n*** SKIPPED: browser tests need Chromium at ${CHROMIUM} (apt-get install chromium, or set CHROMIUM_PATH) ***\n`);
-}
 
 const base = inject('baseUrl');
 const chain = chainTools(inject('rpcUrl'));
 let browser: Browser;
 
 beforeAll(async () => {
-  if (!haveBrowser) return;
-  browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    // The machine's network is closed: keep Chromium from calling home at start.
-    args: [
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-quic',
-      '--no-first-run',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-    ],
-  });
+  if (haveBrowser) browser = await launchChromium();
 });
 afterAll(async () => browser?.close());
 

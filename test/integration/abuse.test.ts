@@ -8,18 +8,11 @@
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { ROUTES, type RouteDefinition } from '../../lambdas/contract/routes';
 import { requestFrom, type SourcedResponse } from '../support/source-address';
-import { killStarted, runStart, type StartedProcess } from '../support/spawn-start';
+import { killStarted, runStart, sharedStackEnv, type StartedProcess } from '../support/spawn-start';
 
 let s: StartedProcess;
 beforeAll(async () => {
-  s = await runStart({
-    EPHEMERAL: '1',
-    DYNAMODB_ENDPOINT: inject('dynamoEndpoint'),
-    RPC_URLS: inject('rpcUrl'),
-    USDC_ADDRESS: inject('usdc'),
-    USDBC_ADDRESS: inject('usdbc'),
-    TREASURY_ADDRESS: inject('treasury'),
-  });
+  s = await runStart(sharedStackEnv(inject));
 }, 60_000);
 afterAll(async () => {
   await s?.interrupt();

@@ -72,3 +72,20 @@ export function runStart(env: Record<string, string>, timeoutMs = 45_000): Promi
     });
   });
 }
+
+/**
+ * The settings for an `npm start` child that uses the run's shared dynalite and anvil (from the
+ * global setup) instead of starting its own, in memory: start-up in a second or two.
+ */
+export function sharedStackEnv(
+  inject: (key: 'dynamoEndpoint' | 'rpcUrl' | 'usdc' | 'usdbc' | 'treasury') => string,
+): Record<string, string> {
+  return {
+    EPHEMERAL: '1',
+    DYNAMODB_ENDPOINT: inject('dynamoEndpoint'),
+    RPC_URLS: inject('rpcUrl'),
+    USDC_ADDRESS: inject('usdc'),
+    USDBC_ADDRESS: inject('usdbc'),
+    TREASURY_ADDRESS: inject('treasury'),
+  };
+}
