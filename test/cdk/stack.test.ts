@@ -213,6 +213,31 @@ describe('agents', () => {
   });
 });
 
+describe('checkout', () => {
+  it('keeps the Stripe keys in a retained secret created empty, which only the checkout function reads', () => {
+    const secrets = Object.entries(template.findResources('AWS::SecretsManager::Secret')) as [string, any][];
+    const [id, stripe] = secrets.find(([, r]) => /Stripe keys/.test(r.Properties.Description))!;
+    expect(stripe.DeletionPolicy).toBe('Retain');
+    // Empty fields: no key ever passes through the template.
+    expect(JSON.parse(stripe.Properties.SecretString)).toEqual({ STRIPE_SECRET_KEY: '', STRIPE_WEBHOOK_SECRET: '' });
+    const withArn = domainFunctions().filter((f) => f.Properties['Environment'].Variables.STRIPE_SECRET_ARN);
+    expect(withArn.map((f) => f.Properties['Description'])).toEqual(['skill-market checkout routes']);
+    const readers = (Object.values(template.findResources('AWS::IAM::Policy')) as any[]).filter((p) =>
+      (p.Properties.PolicyDocument.Statement as any[]).some((st) => JSON.stringify(st.Resource).includes(id)),
+    );
+    expect(readers).toHaveLength(1);
+  });
+
+  it('routes the webhook and every checkout path, and prints where to register the webhook', () => {
+    for (const key of ['POST /api/checkout/stripe-webhook', 'PUT /api/ucp/checkout-sessions/{id}', 'GET /.well-known/ucp']) {
+      template.hasResourceProperties('AWS::ApiGatewayV2::Route', { RouteKey: key });
+    }
+    const outputs = template.findOutputs('StripeWebhookUrl');
+    expect(JSON.stringify(outputs)).toContain('/api/checkout/stripe-webhook');
+    expect(Object.keys(template.findOutputs('StripeSecretArn'))).toHaveLength(1);
+  });
+});
+
 describe('advertised base URL', () => {
   it('comes from an SSM parameter holding the CloudFront domain, never from a forwarded header', () => {
     const [param] = Object.values(template.findResources('AWS::SSM::Parameter')) as any[];

@@ -1,0 +1,139 @@
+/**
+ * The checkout table's stores and the card sales against a dynalite of their own: the
+ * conditions that keep money straight (one sale per session, transitions only from the states
+ * named, Idempotency-Keys that replay, refuse another body, and hold a request in flight).
+ */
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { dynamoCheckoutSessions, dynamoHandledEvents, dynamoIdempotencyKeys } from '../../lambdas/checkout/adapters/dynamo-checkout';
+import type { CheckoutSession } from '../../lambdas/checkout/ports';
+import { CARD_SALES_TABLE, CHECKOUT_TABLE } from '../../lambdas/contract/tables';
+import { dynamoCardSales } from '../../lambdas/payments/adapters/dynamo-card-sales';
+import type { CardSale } from '../../lambdas/payments/ports';
+import { createTables } from '../../local/create-tables';
+import { startDynalite, type DynaliteHandle } from '../../local/dynalite';
+
+let dynalite: DynaliteHandle;
+let client: DynamoDBClient;
+
+beforeAll(async () => {
+  dynalite = await startDynalite({ port: 0 });
+  client = new DynamoDBClient({
+    endpoint: dynalite.endpoint,
+    region: 'us-east-1',
+    credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+  });
+  await createTables(client, [CHECKOUT_TABLE, CARD_SALES_TABLE]);
+});
+afterAll(async () => {
+  client?.destroy();
+  await dynalite?.stop();
+});
+
+const T0 = new Date('2026-11-23T12:00:00Z');
+const session = (id: string): CheckoutSession => ({
+  id,
+  protocol: 'ucp',
+  skill: 'csv-cleaner',
+  name: 'CSV Cleaner',
+  amountCents: 1000,
+  currency: 'usd',
+  buyerEmail: undefined,
+  state: 'open',
+  stripeSessionId: `cs_test_${id}`,
+  continueUrl: `https://checkout.stripe.test/${id}`,
+  createdAt: T0.toISOString(),
+  updatedAt: T0.toISOString(),
+  expiresAt: T0.toISOString(),
+});
+
+describe('sessions', () => {
+  it('are found by Stripe id, and change only from the states named', async () => {
+    const store = dynamoCheckoutSessions(client);
+    await store.create(session('chk_a'));
+    await expect(store.create(session('chk_a'))).rejects.toThrow();
+    expect((await store.byStripeId('cs_test_chk_a'))?.id).toBe('chk_a');
+    expect(await store.byStripeId('cs_test_nope')).toBeUndefined();
+
+    const done = await store.transition(
+      'chk_a',
+      ['open', 'processing'],
+      { state: 'completed', buyerEmail: undefined },
+      new Date(T0.getTime() + 1000),
+    );
+    expect(done).toMatchObject({ ok: true, session: { state: 'completed', updatedAt: '2026-11-23T12:00:01.000Z' } });
+    // A late `expired` (only from open) loses, and says what the session now is.
+    expect(await store.transition('chk_a', ['open'], { state: 'expired', closedReason: 'expired' }, T0)).toMatchObject({
+      ok: false,
+      current: { state: 'completed' },
+    });
+    expect(await store.transition('chk_missing', ['open'], { state: 'canceled' }, T0)).toEqual({ ok: false, current: undefined });
+  });
+
+  it('a cancel and an expiry racing from open: exactly one wins; a confirmed payment still completes after it', async () => {
+    const store = dynamoCheckoutSessions(client);
+    await store.create(session('chk_race'));
+    const results = await Promise.all([
+      store.transition('chk_race', ['open'], { state: 'canceled', closedReason: 'canceled' }, T0),
+      store.transition('chk_race', ['open'], { state: 'expired', closedReason: 'expired' }, T0),
+    ]);
+    expect(results.filter((r) => r.ok)).toHaveLength(1);
+    const winner = results.find((r) => r.ok)!;
+    expect((await store.get('chk_race'))!.state).toBe(winner.ok ? winner.session.state : '');
+    expect(await store.transition('chk_race', ['open', 'processing', 'canceled', 'expired'], { state: 'completed' }, T0)).toMatchObject({
+      ok: true,
+    });
+  });
+});
+
+describe('card sales', () => {
+  it('the first record wins; a second answers the sale recorded', async () => {
+    const sales = dynamoCardSales(client);
+    const sale: CardSale = {
+      id: 'chk_sale',
+      protocol: 'acp',
+      skill: 'ten-send',
+      amountCents: 1900,
+      priceCents: 1900,
+      currency: 'usd',
+      stripeSessionId: 'cs_test_sale',
+      paymentIntent: undefined,
+      livemode: false,
+      recordedAt: T0.toISOString(),
+      status: 'paid',
+    };
+    const [a, b] = await Promise.all([sales.record(sale), sales.record({ ...sale, recordedAt: '2026-11-23T12:00:05.000Z' })]);
+    expect([a.recorded, b.recorded].sort()).toEqual([false, true]);
+    expect(a.sale).toEqual(b.sale);
+    expect(await sales.get('chk_sale')).toEqual(a.sale);
+  });
+});
+
+describe('Idempotency-Keys', () => {
+  it('replay the same request, refuse another, hold one in flight, and release a fault', async () => {
+    const keys = dynamoIdempotencyKeys(client);
+    expect(await keys.begin('acp', 'k1', 'print-a', T0)).toEqual({ kind: 'started' });
+    expect(await keys.begin('acp', 'k1', 'print-a', T0)).toMatchObject({ kind: 'in_flight' });
+    expect(await keys.begin('acp', 'k1', 'print-b', T0)).toEqual({ kind: 'mismatch' });
+    // Keys are per protocol.
+    expect(await keys.begin('ucp', 'k1', 'print-b', T0)).toEqual({ kind: 'started' });
+    const response = { status: 201, headers: { 'content-type': 'application/json' }, body: '{"id":"chk_1"}' };
+    await keys.finish('acp', 'k1', 'print-a', response, T0);
+    expect(await keys.begin('acp', 'k1', 'print-a', T0)).toEqual({ kind: 'replay', response });
+
+    expect(await keys.begin('acp', 'k2', 'print-c', T0)).toEqual({ kind: 'started' });
+    await keys.abandon('acp', 'k2', 'print-c');
+    expect(await keys.begin('acp', 'k2', 'print-d', T0)).toEqual({ kind: 'started' });
+    // A request that died in flight is taken over after its lock, by the same request only.
+    const later = new Date(T0.getTime() + 60_000);
+    expect(await keys.begin('acp', 'k2', 'print-e', later)).toEqual({ kind: 'mismatch' });
+    expect(await keys.begin('acp', 'k2', 'print-d', later)).toEqual({ kind: 'started' });
+  });
+
+  it('handled events are remembered', async () => {
+    const events = dynamoHandledEvents(client);
+    expect(await events.seen('evt_1')).toBe(false);
+    await events.remember('evt_1', 'checkout.session.completed', T0);
+    expect(await events.seen('evt_1')).toBe(true);
+  });
+});
