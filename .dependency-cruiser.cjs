@@ -82,10 +82,11 @@ module.exports = {
     },
     {
       name: 'local-runtime-sees-contract-and-platform',
-      comment: "local/ hosts the Lambdas as AWS would: the contract, the platform, and each domain's handler.ts (loaded by path).",
+      comment:
+        "local/ hosts the Lambdas as AWS would: the contract, the platform, and each domain's Lambda entries (handler.ts and the scheduled <task>-handler.ts, loaded by path).",
       severity: 'error',
       from: { path: '^local/' },
-      to: { path: '^lambdas/', pathNot: ['^lambdas/(contract|platform)/', '^lambdas/[^/]+/handler\\.ts$'] },
+      to: { path: '^lambdas/', pathNot: ['^lambdas/(contract|platform)/', '^lambdas/[^/]+/[a-z-]*handler\\.ts$'] },
     },
   ],
   options: {

@@ -1,14 +1,35 @@
-import { CreateTableCommand, DescribeTableCommand, type AttributeDefinition, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import {
+  CreateTableCommand,
+  DeleteTableCommand,
+  DescribeTableCommand,
+  PutItemCommand,
+  ScanCommand,
+  type AttributeDefinition,
+  type AttributeValue,
+  type DynamoDBClient,
+  type TableDescription,
+} from '@aws-sdk/client-dynamodb';
 import { tableName, type TableDefinition } from '../lambdas/contract/tables';
 
-/** Creates every table from the shared definitions, if missing; the same definitions CDK deploys. */
+/**
+ * Creates every table from the shared definitions, if missing; the same definitions CDK deploys.
+ * A table kept under .data by an older version that lacks an index of its definition is rebuilt
+ * with its items (dynalite cannot add an index to a table; DynamoDB can, and CDK does).
+ */
 export async function createTables(client: DynamoDBClient, tables: readonly TableDefinition[]): Promise<string[]> {
   const created: string[] = [];
   for (const def of tables) {
     const name = tableName(def);
+    let kept: Record<string, AttributeValue>[] = [];
     try {
-      await client.send(new DescribeTableCommand({ TableName: name }));
-      continue;
+      const { Table } = await client.send(new DescribeTableCommand({ TableName: name }));
+      if (missingIndexes(def, Table).length === 0) continue;
+      kept = await allItems(client, name);
+      console.warn(
+        `${name}: adding index ${missingIndexes(def, Table).join(', ')}; rebuilding the local table with its ${kept.length} items`,
+      );
+      await client.send(new DeleteTableCommand({ TableName: name }));
+      await untilGone(client, name);
     } catch (e) {
       if ((e as Error).name !== 'ResourceNotFoundException') throw e;
     }
@@ -45,8 +66,49 @@ export async function createTables(client: DynamoDBClient, tables: readonly Tabl
           : {}),
       }),
     );
+    await untilActive(client, name);
+    for (const item of kept) await client.send(new PutItemCommand({ TableName: name, Item: item }));
     // dynalite has no UpdateTimeToLive: locally nothing expires by TTL, so readers of TTL'd items check expiry themselves.
     created.push(name);
   }
   return created;
+}
+
+/** A new table takes item writes only once ACTIVE (dynalite too, a tick after CreateTable). */
+async function untilActive(client: DynamoDBClient, name: string): Promise<void> {
+  for (let i = 0; i < 500; i++) {
+    const out = await client.send(new DescribeTableCommand({ TableName: name }));
+    if (out.Table?.TableStatus === 'ACTIVE') return;
+    await new Promise((r) => setTimeout(r, 10));
+  }
+  throw new Error(`table ${name} did not become ACTIVE`);
+}
+
+const missingIndexes = (def: TableDefinition, table: TableDescription | undefined): string[] => {
+  const have = new Set((table?.GlobalSecondaryIndexes ?? []).map((i) => i.IndexName));
+  return def.indexes.map((i) => i.name).filter((n) => !have.has(n));
+};
+
+async function allItems(client: DynamoDBClient, name: string): Promise<Record<string, AttributeValue>[]> {
+  const items: Record<string, AttributeValue>[] = [];
+  let startKey: Record<string, AttributeValue> | undefined;
+  do {
+    const out = await client.send(new ScanCommand({ TableName: name, ...(startKey ? { ExclusiveStartKey: startKey } : {}) }));
+    items.push(...(out.Items ?? []));
+    startKey = out.LastEvaluatedKey;
+  } while (startKey);
+  return items;
+}
+
+async function untilGone(client: DynamoDBClient, name: string): Promise<void> {
+  for (let i = 0; i < 500; i++) {
+    try {
+      await client.send(new DescribeTableCommand({ TableName: name }));
+    } catch (e) {
+      if ((e as Error).name === 'ResourceNotFoundException') return;
+      throw e;
+    }
+    await new Promise((r) => setTimeout(r, 10));
+  }
+  throw new Error(`table ${name} was not deleted`);
 }

@@ -1,13 +1,13 @@
 /**
  * GET /api/agent-identity?address=[&agent_id=]: who an address is here. Its local reputation
- * is computed from its proof-ledger rows and its access items, nothing else; with `agent_id`,
+ * is read from its tally (kept by every claim and reorg of its proof-ledger rows) and its access items, nothing else; with `agent_id`,
  * its ERC-8004 registration is read from the configured Identity Registry and `verified` only
  * when the registry names the address as the agent's owner or agent wallet.
  */
 import { CAIP2, formatAtomic } from '../contract/chain';
 import { invalidRequest } from '../platform/errors';
 import { json, type ApiRequest, type ApiResponse } from '../platform/http';
-import { rowKind } from '../payments';
+import { walletFigures } from '../payments';
 import { walletParam } from './params';
 import type { AccessPorts } from './ports';
 
@@ -52,29 +52,28 @@ async function erc8004(agentIdRaw: string | undefined, address: string, ports: A
 export async function getAgentIdentity(req: ApiRequest, ports: AccessPorts): Promise<ApiResponse> {
   const address = walletParam(req, ['address']);
   const now = ports.now();
-  const [rows, mandates, subscriptions, registration] = await Promise.all([
-    ports.ledger.byPayer(address),
+  const [tally, first, last, mandates, subscriptions, registration] = await Promise.all([
+    ports.payments.figures.wallet(address),
+    ports.ledger.payerEdge(address, 'first'),
+    ports.ledger.payerEdge(address, 'last'),
     ports.mandates.list(address),
     ports.subscriptions.list(address),
     erc8004(req.query['agent_id'], address, ports),
   ]);
-  const confirmed = rows.filter((r) => r.status === 'confirmed');
-  const unlocks = confirmed.filter((r) => rowKind(r) === 'unlock');
-  const volume = confirmed.reduce((sum, r) => sum + BigInt(r.amount), 0n);
-  const times = confirmed.map((r) => r.recordedAt).sort();
+  const w = walletFigures(tally);
   return json(200, {
     ok: true,
     address,
     reputation: {
-      confirmed_unlocks: unlocks.length,
-      distinct_skills: new Set(unlocks.map((r) => r.skill)).size,
-      subscription_payments: confirmed.filter((r) => rowKind(r) === 'subscription').length,
-      meter_top_ups: confirmed.filter((r) => rowKind(r) === 'meter_top_up').length,
-      volume_atomic: volume.toString(),
-      volume_usdc: formatAtomic(volume),
-      first_purchase: times[0] ?? null,
-      last_purchase: times.at(-1) ?? null,
-      reorged_claims: rows.filter((r) => r.status === 'reorged').length,
+      confirmed_unlocks: w.unlocks,
+      distinct_skills: w.distinctSkills,
+      subscription_payments: w.subscriptions,
+      meter_top_ups: w.meterTopUps,
+      volume_atomic: w.volumeAtomic.toString(),
+      volume_usdc: formatAtomic(w.volumeAtomic),
+      first_purchase: first?.recordedAt ?? null,
+      last_purchase: last?.recordedAt ?? null,
+      reorged_claims: w.reorged,
       active_mandates: mandates.filter((m) => m.status === 'active').length,
       active_subscriptions: subscriptions.filter((s) => Date.parse(s.periodEnd) > now.getTime()).length,
       refused_claims: null,
@@ -82,6 +81,7 @@ export async function getAgentIdentity(req: ApiRequest, ports: AccessPorts): Pro
         'Refused claims write nothing, by design: anyone can send a refused claim naming any transfer, so a refusal says nothing about this address.',
     },
     erc8004: registration,
-    source: 'Computed from the proof ledger and the access table on each request; nothing is estimated.',
+    source:
+      "Counts of the wallet's proof-ledger rows (its tally, checked against a recount by the reconcile job) and its access items; nothing is estimated.",
   });
 }

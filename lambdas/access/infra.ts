@@ -1,5 +1,5 @@
-import { CARD_SALES_TABLE, ACCESS_TABLE, LEDGER_TABLE, NONCES_TABLE } from '../contract/tables';
-import type { DomainInfra } from '../contract/infra';
+import { ACCESS_TABLE, NONCES_TABLE } from '../contract/tables';
+import { TALLY_WRITER, type DomainInfra } from '../contract/infra';
 
 /**
  * Access unlocks packs (it settles through payments: ledger, licenses, confirmation loops) and
@@ -7,11 +7,10 @@ import type { DomainInfra } from '../contract/infra';
  */
 export const infra: DomainInfra = {
   tables: [
-    { table: LEDGER_TABLE.logicalName, access: 'readWrite' },
+    // Claims (unlocks, subscription periods, meter top-ups) are tallied changes; a card sale's license is checked against its sale.
+    ...TALLY_WRITER,
     { table: NONCES_TABLE.logicalName, access: 'readWrite' },
     { table: ACCESS_TABLE.logicalName, access: 'readWrite' },
-    // A card sale's license is checked against its sale.
-    { table: CARD_SALES_TABLE.logicalName, access: 'read' },
   ],
   data: ['catalog', 'sealed'],
   licenseKey: true,

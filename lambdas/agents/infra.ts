@@ -1,16 +1,15 @@
-import { CARD_SALES_TABLE, A2A_TASKS_TABLE, ACCESS_TABLE, LEDGER_TABLE, NONCES_TABLE } from '../contract/tables';
-import type { DomainInfra } from '../contract/infra';
+import { A2A_TASKS_TABLE, ACCESS_TABLE, NONCES_TABLE } from '../contract/tables';
+import { TALLY_WRITER, type DomainInfra } from '../contract/infra';
 
 /** MCP's unlock tool settles like POST /api/pay (ledger, packs, licenses, confirmations, mandates); A2A keeps tasks; the card is signed with KMS. */
 export const infra: DomainInfra = {
   tables: [
-    { table: LEDGER_TABLE.logicalName, access: 'readWrite' },
+    // MCP's unlock claims, a tallied change; a card sale's license is checked against its sale.
+    ...TALLY_WRITER,
     { table: A2A_TASKS_TABLE.logicalName, access: 'readWrite' },
     { table: NONCES_TABLE.logicalName, access: 'readWrite' },
     // MCP's unlock settles under mandates (their spend) and its access tools read wallets' items.
     { table: ACCESS_TABLE.logicalName, access: 'readWrite' },
-    // A card sale's license is checked against its sale.
-    { table: CARD_SALES_TABLE.logicalName, access: 'read' },
   ],
   data: ['catalog', 'sealed'],
   licenseKey: true,

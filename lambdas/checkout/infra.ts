@@ -1,5 +1,5 @@
-import { CARD_SALES_TABLE, CHECKOUT_TABLE } from '../contract/tables';
-import type { DomainInfra } from '../contract/infra';
+import { CHECKOUT_TABLE } from '../contract/tables';
+import { TALLY_WRITER, type DomainInfra } from '../contract/infra';
 
 /**
  * Checkout keeps its sessions, records card sales (through payments) and delivers their packs
@@ -8,7 +8,8 @@ import type { DomainInfra } from '../contract/infra';
 export const infra: DomainInfra = {
   tables: [
     { table: CHECKOUT_TABLE.logicalName, access: 'readWrite' },
-    { table: CARD_SALES_TABLE.logicalName, access: 'readWrite' },
+    // Recording a card sale is a tallied change.
+    ...TALLY_WRITER,
   ],
   data: ['catalog', 'sealed'],
   licenseKey: true,

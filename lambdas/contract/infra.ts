@@ -4,12 +4,38 @@
  * domain; a new domain declares its needs beside its code.
  */
 import type { DataDir } from './env';
+import { CARD_SALES_TABLE, LEDGER_TABLE, TALLIES_TABLE } from './tables';
 
 export type TableAccess = 'describe' | 'read' | 'readWrite';
 
+export interface TableGrant {
+  table: string;
+  access: TableAccess;
+}
+
+/**
+ * What a function that changes a tallied record (claims, reorgs, card sales) needs: its change
+ * is a journal entry it folds at once, and a fold may finish any interrupted change of either
+ * kind from the record itself (lambdas/payments/tally-journal.ts), so it writes all three.
+ */
+export const TALLY_WRITER: readonly TableGrant[] = [
+  { table: LEDGER_TABLE.logicalName, access: 'readWrite' },
+  { table: CARD_SALES_TABLE.logicalName, access: 'readWrite' },
+  { table: TALLIES_TABLE.logicalName, access: 'readWrite' },
+];
+
+/** A function run on a schedule (EventBridge Scheduler in AWS, a timer locally), with its input. */
+export interface ScheduledRun {
+  /** Construct id of the schedule, e.g. `TallyFold`. */
+  id: string;
+  everyMinutes: number;
+  input: Readonly<Record<string, string>>;
+  description: string;
+}
+
 export interface DomainInfra {
   /** Tables the domain's functions may touch (by logical name), and how; least privilege. */
-  tables: readonly { table: string; access: TableAccess }[];
+  tables: readonly TableGrant[];
   /** DescribeTable on every table (readiness reports on all of them). */
   describesAllTables?: boolean;
   /** Built data the bundle carries; the catalog is always carried. */
@@ -24,4 +50,6 @@ export interface DomainInfra {
   signsAgentCard?: boolean;
   /** The Lambda entry (under the domain's folder) that the confirmation state machine invokes, if the domain owns it. */
   confirmationTask?: string;
+  /** A Lambda entry (under the domain's folder) run on schedules, with the domain's grants. */
+  scheduledTask?: { entry: string; schedules: readonly ScheduledRun[] };
 }

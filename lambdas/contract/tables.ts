@@ -38,8 +38,10 @@ export interface TableDefinition {
  * `gsi1` (constant partition `UNLOCK`, sort `<iso time>#<tx>`) lists the newest unlocks;
  * `gsi2` (partition = skill id) filters the ledger by skill; `gsi3` (partition = `payer`, the
  * EIP-55 address every row already carries, sort = `recordedAt`) is a wallet's history, reorged
- * claims included, for access decisions and agent reputation. Keyed on attributes every row has,
- * so DynamoDB backfills it over rows written before it existed: no migration.
+ * claims included, for access decisions. Keyed on attributes every row has, so DynamoDB
+ * backfills it over rows written before it existed: no migration. `gsi4` (partition = payer,
+ * only while confirmed) answers a wallet's first and latest payment with one read each.
+ * Each row also carries its journal marks (`jseq`, `jpending`, `jv`; see TALLIES_TABLE).
  * `kind` says what a row paid for: a skill unlock (absent on rows older than kinds), a
  * subscription period, or a meter top-up; `skill` then holds the plan id or `meter`.
  */
@@ -51,9 +53,30 @@ export const LEDGER_TABLE = {
     { name: 'gsi1', partitionKey: { name: 'gsi1pk', type: 'S' }, sortKey: { name: 'gsi1sk', type: 'S' } },
     { name: 'gsi2', partitionKey: { name: 'gsi2pk', type: 'S' }, sortKey: { name: 'gsi2sk', type: 'S' } },
     { name: 'gsi3', partitionKey: { name: 'payer', type: 'S' }, sortKey: { name: 'recordedAt', type: 'S' } },
+    { name: 'gsi4', partitionKey: { name: 'gsi4pk', type: 'S' }, sortKey: { name: 'gsi4sk', type: 'S' } },
   ],
   retain: true,
   description: 'Confirmed unlocks: the public proof ledger and the source of every revenue figure.',
+} as const satisfies TableDefinition;
+
+/**
+ * The aggregate model (lambdas/payments/tally-journal.ts): every figure is read from here, in
+ * a few items, however long the ledger grows. Keyed `pk` + `sk`:
+ * - `SEQ`/`-`: the journal's sequence; `J`/`<12-digit seq>`: one entry per change of a ledger
+ *   row or card sale (reserved, published with the record's new state, or void);
+ *   `CURSOR`/`-`: the next entry to fold.
+ * - `TOTAL`/`-`, `DAY`/`<yyyy-mm-dd>`, `WALLET`/`<address>`: tally items, flat counters
+ *   (`n|<channel>|<asset>|<product>` …) and `appliedSeq`, the last entry each has folded.
+ * Derived data: the reconcile job recomputes every tally from the ledger and the card sales.
+ */
+export const TALLIES_TABLE = {
+  logicalName: 'Tallies',
+  env: 'TALLIES_TABLE',
+  partitionKey: { name: 'pk', type: 'S' },
+  sortKey: { name: 'sk', type: 'S' },
+  indexes: [],
+  retain: true,
+  description: 'The figures: a journal of ledger and card-sale changes, folded in order into a few tally items.',
 } as const satisfies TableDefinition;
 
 /**
@@ -153,6 +176,7 @@ export const TABLES: readonly TableDefinition[] = [
   ACCESS_TABLE,
   CHECKOUT_TABLE,
   CARD_SALES_TABLE,
+  TALLIES_TABLE,
 ];
 
 /** The physical name of a table: from its env var in a Lambda, its logical name locally. */

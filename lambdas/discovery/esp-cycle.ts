@@ -7,14 +7,15 @@ import { links } from '../contract/links';
 import { absoluteEntry, type Catalog } from '../catalog';
 import type { CatalogEntry } from '../contract/catalog-data';
 import type { MarketConfig } from '../contract/settings';
-import { buildChallenge, publicRow, type Ledger } from '../payments';
+import { buildChallenge, publicRow, unlockFigures, type Figures, type Ledger } from '../payments';
 
 export const ESP_PROTOCOL_VERSION = '1.0.0';
 
 export interface EspCyclePorts {
   catalog: Catalog;
   config: MarketConfig;
-  ledger: Pick<Ledger, 'count' | 'recent'>;
+  ledger: Pick<Ledger, 'recent'>;
+  figures: Pick<Figures, 'totals'>;
 }
 
 export async function espCycle(entry: CatalogEntry, ports: EspCyclePorts, baseUrl: string) {
@@ -22,7 +23,9 @@ export async function espCycle(entry: CatalogEntry, ports: EspCyclePorts, baseUr
   const s = links(baseUrl).skill(entry.id);
   const meta = ports.catalog.packMeta(entry.id)!;
   const sound = ports.config.treasury !== undefined && ports.config.assets.USDC !== undefined && ports.config.assets.USDbC !== undefined;
-  const [confirmed, rows] = await Promise.all([ports.ledger.count(entry.id), ports.ledger.recent(20, entry.id)]);
+  const [totals, page] = await Promise.all([ports.figures.totals(), ports.ledger.recent(20, entry.id)]);
+  const confirmed = unlockFigures(totals).perSkill[entry.id] ?? 0;
+  const rows = page?.rows ?? [];
   return {
     ok: true as const,
     protocol: 'ESP',

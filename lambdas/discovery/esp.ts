@@ -7,7 +7,7 @@ import { CAIP2, formatAtomic, NETWORK, TX_HASH } from '../contract/chain';
 import { invalidRequest, skillRequired } from '../platform/errors';
 import { json, type ApiRequest, type ApiResponse } from '../platform/http';
 import { requireSkill } from '../catalog';
-import { publicRow } from '../payments';
+import { publicRow, unlockFigures } from '../payments';
 import { ESP_PROTOCOL_VERSION, espCycle } from './esp-cycle';
 import { links, SKILL_PLACEHOLDER } from '../contract/links';
 import type { DiscoveryPorts } from './ports';
@@ -16,19 +16,21 @@ export const ESP_SCHEMA_ID = 'market-esp-protocol-v1';
 export const ESP_PHASES = ['evaluate', 'settle', 'prove', 'cycle'] as const;
 export const SEED_JUDGES = ['esp-outcome-judge', 'esp-claim-verifier', 'esp-delivery-critic'] as const;
 
-/** The ledger's figures as ESP and the shop report them. quality_score stays null: nothing computes one. */
-export async function confirmedActivity(ports: Pick<DiscoveryPorts, 'ledger'>, base: string) {
-  const s = await ports.ledger.summary();
+/** The ledger's figures as ESP and the shop report them: the tallies and the newest row. quality_score stays null: nothing computes one. */
+export async function confirmedActivity(ports: Pick<DiscoveryPorts, 'ledger' | 'figures'>, base: string) {
+  const [totals, newest] = await Promise.all([ports.figures.totals(), ports.ledger.recent(1)]);
+  const s = unlockFigures(totals);
+  const row = newest?.rows[0];
   return {
     confirmed_unlocks: s.confirmed,
     volume_usd: Number(formatAtomic(s.volumeAtomic)),
     unique_skills: Object.keys(s.perSkill).length,
-    last_verified: s.newest?.recordedAt ?? null,
-    last_tx: s.newest?.txHash ?? null,
+    last_verified: row?.recordedAt ?? null,
+    last_tx: row?.txHash ?? null,
     quality_score: null,
     source: links(base).proof,
     honesty:
-      'Computed on each request from the confirmed rows of the proof ledger; zero and null mean nothing has happened yet, not that data is missing.',
+      'Counts of the confirmed rows of the proof ledger, kept by every claim and reorg and checked against a recount by the reconcile job; zero and null mean nothing has happened yet, not that data is missing.',
     per_skill: s.perSkill,
   };
 }

@@ -1,5 +1,6 @@
 import { json, type ApiRequest, type ApiResponse } from '../platform/http';
 import { skillCard } from '../catalog';
+import { unlockFigures } from '../payments';
 import { SEED_JUDGES } from './esp';
 import { links } from '../contract/links';
 import type { DiscoveryPorts } from './ports';
@@ -8,7 +9,7 @@ const KIND = /-(judge|verifier|critic)$/;
 
 /** GET /api/judges: judge, verifier and critic skills; quality only from the ledger (null when none). */
 export async function getJudges(req: ApiRequest, ports: DiscoveryPorts): Promise<ApiResponse> {
-  const summary = await ports.ledger.summary();
+  const summary = unlockFigures(await ports.figures.totals());
   const judges = ports.catalog.entries
     .filter((e) => KIND.test(e.id))
     .map((e) => {

@@ -1,11 +1,12 @@
-/** What the discovery domain needs: configuration, the catalog and a read-only view of the ledger. Interfaces only. */
+/** What the discovery domain needs: configuration, the catalog, a read-only view of the ledger and its figures. Interfaces only. */
 import type { Catalog } from '../catalog';
 import type { MarketConfig } from '../contract/settings';
-import type { Ledger } from '../payments';
+import type { Figures, Ledger } from '../payments';
 
 export interface DiscoveryPorts {
   config: MarketConfig;
   catalog: Catalog;
-  ledger: Pick<Ledger, 'count' | 'recent' | 'get' | 'summary'>;
+  ledger: Pick<Ledger, 'recent' | 'get'>;
+  figures: Pick<Figures, 'totals'>;
   now: () => Date;
 }

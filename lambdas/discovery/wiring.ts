@@ -1,9 +1,15 @@
 /** Builds the discovery ports from the environment, through the catalog's and payments' public faces. */
 import { catalogFromEnv } from '../catalog';
-import { ledgerFromEnv } from '../payments';
+import { figuresFromEnv, ledgerFromEnv } from '../payments';
 import { readConfigFromEnv } from '../platform/config';
 import type { DiscoveryPorts } from './ports';
 
 export function discoveryPortsFromEnv(): DiscoveryPorts {
-  return { config: readConfigFromEnv().config, catalog: catalogFromEnv(), ledger: ledgerFromEnv(), now: () => new Date() };
+  return {
+    config: readConfigFromEnv().config,
+    catalog: catalogFromEnv(),
+    ledger: ledgerFromEnv(),
+    figures: figuresFromEnv(),
+    now: () => new Date(),
+  };
 }

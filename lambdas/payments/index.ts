@@ -4,7 +4,18 @@
  * discovery reads the ledger and builds the same challenge. Nothing else of payments is
  * imported from outside it (the linter holds this).
  */
-export type { CardSale, Ledger, LedgerKind, LedgerRow, LedgerSummary, NonceStore, PaymentsPorts, SignInWithX } from './ports';
+export type { CardSale, Figures, Ledger, LedgerKind, LedgerRow, NonceStore, PaymentsPorts, SignInWithX } from './ports';
+export {
+  reorgedLines,
+  revenueLines,
+  TALLY_DECIMALS,
+  unlockFigures,
+  walletFigures,
+  type RevenueLine,
+  type UnlockFigures,
+  type WalletFigures,
+} from './figures';
+export type { Channel, Counters, TallyAsset } from './core/tally';
 export { cardSaleOf, deliverCardSale, recordCardSale } from './card-sale';
 export { buildChallenge, MAX_TIMEOUT_SECONDS, productChallenge, X402_VERSION } from './core/challenge';
 export { ChallengeSchema } from './core/challenge-schema';
@@ -15,4 +26,4 @@ export { readProof, signInWithXOf, type ProofInput } from './proof-input';
 export { deliverPack } from './unlock-response';
 export { PROOF_LIMIT, proofDocument, publicRow } from './proof';
 export { readSignInWithXHeader } from './proof-input';
-export { ledgerFromEnv, paymentsPortsFromEnv } from './wiring';
+export { figuresFromEnv, ledgerFromEnv, paymentsPortsFromEnv } from './wiring';

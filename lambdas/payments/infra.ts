@@ -1,13 +1,16 @@
-import { LEDGER_TABLE, NONCES_TABLE } from '../contract/tables';
-import type { DomainInfra } from '../contract/infra';
+import { RECONCILE_EVERY_MINUTES, TALLY_FOLD_EVERY_MINUTES } from '../contract/schedules';
+import { NONCES_TABLE } from '../contract/tables';
+import { TALLY_WRITER, type DomainInfra } from '../contract/infra';
 
 /**
- * Payments claims transfers in the ledger, unlocks sealed packs, signs licenses and starts
- * confirmation loops, whose task (confirm-handler.ts) it owns; /api/ready describes every table.
+ * Payments claims transfers in the ledger (a tallied change), unlocks sealed packs, signs
+ * licenses and starts confirmation loops, whose task (confirm-handler.ts) it owns; it also owns
+ * the tally task (tally-handler.ts): the scheduled fold and the daily reconcile. /api/ready
+ * describes every table.
  */
 export const infra: DomainInfra = {
   tables: [
-    { table: LEDGER_TABLE.logicalName, access: 'readWrite' },
+    ...TALLY_WRITER,
     // Wallet signatures are single-use: their nonces are recorded.
     { table: NONCES_TABLE.logicalName, access: 'readWrite' },
   ],
@@ -16,4 +19,21 @@ export const infra: DomainInfra = {
   licenseKey: true,
   startsConfirmations: true,
   confirmationTask: 'confirm-handler.ts',
+  scheduledTask: {
+    entry: 'tally-handler.ts',
+    schedules: [
+      {
+        id: 'TallyFold',
+        everyMinutes: TALLY_FOLD_EVERY_MINUTES,
+        input: { task: 'fold' },
+        description: 'Folds journaled changes an interrupted writer left into the tallies',
+      },
+      {
+        id: 'TallyReconcile',
+        everyMinutes: RECONCILE_EVERY_MINUTES,
+        input: { task: 'reconcile' },
+        description: 'Recounts every ledger row and card sale and compares the tallies',
+      },
+    ],
+  },
 };

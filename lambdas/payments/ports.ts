@@ -6,6 +6,7 @@
 import type { Catalog } from '../catalog';
 import type { SealedPack } from '../contract/catalog-data';
 import type { ConfigReading, MarketConfig } from '../contract/settings';
+import type { Counters, TallyDeltas, TallyFact } from './core/tally';
 import type { ReceiptView } from './core/verify-transfer';
 
 /** The proof ledger as the payments domain needs it. */
@@ -13,7 +14,21 @@ import type { ReceiptView } from './core/verify-transfer';
 /** What a ledger row paid for: a skill's pack, a subscription period, or a prepaid meter's balance. */
 export type LedgerKind = 'unlock' | 'subscription' | 'meter_top_up';
 
-export interface LedgerRow {
+/**
+ * Journal marks every tallied record carries (see tally-journal.ts); never published. Each
+ * change of the record is one journal entry, whose sequence number the change's own conditional
+ * write stores here, so the change and its place in the journal cannot come apart.
+ */
+export interface JournalMarks {
+  /** Sequence number of the journal entry of the record's latest change. */
+  jseq?: number;
+  /** Equal to `jseq` until that entry is published; a new change waits until then. */
+  jpending?: number;
+  /** Change number: 1 for the record's first state, one more for each change. */
+  jv?: number;
+}
+
+export interface LedgerRow extends JournalMarks {
   /** Absent on rows written before kinds existed: those are unlocks. */
   kind?: LedgerKind;
   network: string;
@@ -42,13 +57,10 @@ export interface LedgerRow {
   final?: boolean;
 }
 
-/** Figures computed from every confirmed row; nothing else feeds a reported number. */
-export interface LedgerSummary {
-  confirmed: number;
-  /** Sum of atomic amounts actually paid. */
-  volumeAtomic: bigint;
-  perSkill: Record<string, number>;
-  newest: { txHash: string; recordedAt: string } | undefined;
+/** One page of confirmed unlocks, newest first; `next` continues after its last row. */
+export interface LedgerPage {
+  rows: LedgerRow[];
+  next: string | undefined;
 }
 
 export type ClaimResult = { claimed: true } | { claimed: false; existing: LedgerRow };
@@ -64,17 +76,112 @@ export interface Ledger {
   markReorged(network: string, txHash: string): Promise<void>;
   /** Marks a confirmed claim as past the reorg window and still on chain. */
   markFinal(network: string, txHash: string): Promise<void>;
-  /** Confirmed unlocks, newest first. */
-  recent(limit: number, skill?: string): Promise<LedgerRow[]>;
-  /** Number of confirmed unlocks. */
-  count(skill?: string): Promise<number>;
+  /**
+   * One page of confirmed unlocks, newest first: `limit` rows after the cursor `after` (a
+   * `next` of an earlier page). An `after` this ledger did not make is answered as undefined.
+   */
+  recent(limit: number, skill?: string, after?: string): Promise<LedgerPage | undefined>;
   /**
    * Every row a wallet paid, newest first, reorged ones included (a wallet's history);
    * `product` keeps only the rows of one skill, plan or `meter`.
    */
   byPayer(payer: string, product?: string): Promise<LedgerRow[]>;
-  /** Reads every confirmed row (amount, skill, time) and adds them up. */
-  summary(): Promise<LedgerSummary>;
+  /** A wallet's first or latest confirmed payment of any kind: one indexed read. */
+  payerEdge(payer: string, which: 'first' | 'last'): Promise<LedgerRow | undefined>;
+}
+
+/**
+ * The ledger table's own writes, each one change of a row carrying the journal sequence number
+ * reserved for it; `talliedLedger` turns them into the Ledger's claim and markReorged.
+ */
+export interface LedgerStore extends Omit<Ledger, 'claim' | 'markReorged'> {
+  /**
+   * A first claim, or the re-claim of a reorged transfer for the same skill, as change `seq`.
+   * A re-claim waits (is refused, the row returned) while the reorg is not yet published.
+   */
+  claimAt(row: LedgerRow, seq: number): Promise<ClaimResult>;
+  /** Marks a confirmed claim reorged as change `seq`: `pending` while its previous change is unpublished. */
+  reorgAt(network: string, txHash: string, seq: number): Promise<'marked' | 'not_confirmed' | { pending: number }>;
+  /** The rows as journal facts. */
+  source: JournalSource;
+  /** Every row, confirmed or not, page by page: what the reconcile job recounts. */
+  scan(): AsyncIterable<LedgerRow>;
+}
+
+/** Which table a journal entry's record lives in. */
+export type SourceKind = 'ledger' | 'card';
+
+export interface SourceRef {
+  kind: SourceKind;
+  /** The record's key in its table: `<network>#<tx>` for a ledger row, the sale id for a card sale. */
+  key: string;
+}
+
+/**
+ * One journal entry: `reserved` by a writer before its change, `published` with the record's
+ * state after the change, or `void` (the change did not happen, or was moved to a later entry).
+ */
+export type JournalEntry =
+  | { seq: number; state: 'reserved'; source: SourceRef; at: string }
+  | { seq: number; state: 'published'; source: SourceRef; at: string; fact: TallyFact }
+  | { seq: number; state: 'void'; at: string };
+
+/** A table whose records are tallied, as the journal reads and marks them. */
+export interface JournalSource {
+  /** The record's current state as a fact, with its journal marks; consistent read. */
+  snapshot(key: string): Promise<{ fact: TallyFact; marks: JournalMarks } | undefined>;
+  /** Moves the record's unpublished change from entry `from` (voided) to entry `to`; false if it is not at `from`. */
+  repoint(key: string, from: number, to: number): Promise<boolean>;
+  /** Marks change `seq` published (removes `jpending` if it is still `seq`). */
+  settle(key: string, seq: number): Promise<void>;
+  /**
+   * Journals a record written before the journal existed, as its first change `seq`: false if
+   * it already has journal marks. Its state then counts exactly once, like any other change.
+   */
+  adopt(key: string, seq: number): Promise<boolean>;
+}
+
+/** Where the fold stands: the next entry to fold, and a gap it is waiting on, if any. */
+export interface FoldCursor {
+  next: number;
+  stall: { seq: number; since: string } | undefined;
+}
+
+/**
+ * The tallies table: the journal (a sequence, its entries and the fold's cursor) and the tally
+ * items every figure is read from. Every method is one single-item request (or a batch read).
+ */
+export interface TallyStore {
+  /** The next sequence number (one atomic counter). */
+  allocate(): Promise<number>;
+  /** The highest sequence number handed out; 0 before any. */
+  head(): Promise<number>;
+  /** Creates entry `seq` as reserved for `source`; false if the entry already exists (a fold voided the gap). */
+  reserve(seq: number, source: SourceRef, at: Date): Promise<boolean>;
+  entry(seq: number): Promise<JournalEntry | undefined>;
+  /** Publishes the fact of the change reserved at `seq` for `source`: `void` if the entry was voided meanwhile. */
+  publish(seq: number, source: SourceRef, fact: TallyFact, at: Date): Promise<'published' | 'void'>;
+  /** Voids entry `seq` if it is missing or still reserved; false if it was published. */
+  void(seq: number, at: Date): Promise<boolean>;
+  cursor(): Promise<FoldCursor>;
+  /** Notes that the fold waits on a missing entry `seq` (once; the first time is kept). */
+  stall(seq: number, at: Date): Promise<void>;
+  /** Moves the cursor from `from` to `from + 1`; false if another folder already did. */
+  advance(from: number): Promise<boolean>;
+  /** Adds `counters` to tally item `target` unless it already folded entry `seq` or a later one. */
+  apply(target: string, counters: Counters, seq: number): Promise<boolean>;
+  /** Every tally item, as counters: what the reconcile job compares with the recount. */
+  all(): Promise<TallyDeltas>;
+}
+
+/** The tallies as readers see them: one item per question, whatever the ledger's size. */
+export interface Figures {
+  /** The `TOTAL` item's counters. */
+  totals(): Promise<Counters>;
+  /** One wallet's counters. */
+  wallet(address: string): Promise<Counters>;
+  /** Each day's counters from `from` to `to` (inclusive, `yyyy-mm-dd`), days with no sale left out. */
+  days(from: string, to: string): Promise<Map<string, Counters>>;
 }
 
 export type ChainRead =
@@ -124,7 +231,7 @@ export interface PackStore {
  * A card sale: one paid checkout session, recorded once when Stripe confirms it. Card sales are
  * kept apart from the proof ledger (on-chain unlocks only) and form their own revenue channel.
  */
-export interface CardSale {
+export interface CardSale extends JournalMarks {
   /** Our checkout session's id; also the `txHash` claim of the sale's licenses. */
   id: string;
   /** Which protocol opened the session. */
@@ -148,6 +255,13 @@ export interface CardSales {
   /** One conditional PutItem: the first record wins, a second answers the existing sale. */
   record(sale: CardSale): Promise<{ recorded: boolean; sale: CardSale }>;
   get(id: string): Promise<CardSale | undefined>;
+}
+
+/** The card sales table's own writes: `recordAt` records the sale as journal change `seq`. */
+export interface CardSaleStore extends Omit<CardSales, 'record'> {
+  recordAt(sale: CardSale, seq: number): Promise<{ recorded: boolean; sale: CardSale }>;
+  source: JournalSource;
+  scan(): AsyncIterable<CardSale>;
 }
 
 /** What a license token binds. */
@@ -230,6 +344,7 @@ export interface PaymentsPorts extends ReadinessPorts {
   chain: ChainReader;
   ledger: Ledger;
   cardSales: CardSales;
+  figures: Figures;
   licenses: Licenses;
   confirmations: ConfirmationScheduler;
   signatures: WalletSignatures;

@@ -1,7 +1,9 @@
 import { formatAtomic, NETWORK } from '../contract/chain';
 import { json, type ApiRequest, type ApiResponse } from '../platform/http';
-import { optionalInteger } from '../platform/query';
+import { invalidRequest } from '../platform/errors';
+import { optionalInteger, optionalString } from '../platform/query';
 import { requireSkill } from '../catalog';
+import { unlockFigures } from './figures';
 import type { LedgerRow, PaymentsPorts } from './ports';
 
 export const PROOF_LIMIT = { fallback: 20, min: 1, max: 100 } as const;
@@ -19,22 +21,38 @@ export const publicRow = (r: LedgerRow) => ({
   time: r.recordedAt,
 });
 
-/** The proof ledger document: confirmed count and newest rows, from stored rows only. */
-export async function proofDocument(ports: Pick<PaymentsPorts, 'ledger' | 'catalog'>, skillParam: string | undefined, limit: number) {
+const badCursor = () =>
+  invalidRequest('cursor', 'The cursor is not one this service issued.', 'Use next_cursor from the previous page, or leave it out.');
+
+/**
+ * The proof ledger document: the confirmed count (from the tallies) and one page of the newest
+ * rows (`limit` of them, after `cursor`), never the whole ledger.
+ */
+export async function proofDocument(
+  ports: Pick<PaymentsPorts, 'ledger' | 'catalog' | 'figures'>,
+  skillParam: string | undefined,
+  limit: number,
+  cursor?: string,
+) {
   const skill = skillParam !== undefined ? requireSkill(ports.catalog, skillParam).id : undefined;
-  const [confirmed, rows] = await Promise.all([ports.ledger.count(skill), ports.ledger.recent(limit, skill)]);
+  const [totals, page] = await Promise.all([ports.figures.totals(), ports.ledger.recent(limit, skill, cursor)]);
+  if (!page) throw badCursor();
+  const figures = unlockFigures(totals);
   return {
     ok: true,
     source: 'ledger',
     network: NETWORK,
     skill: skill ?? null,
-    confirmed,
-    recent_unlocks: rows.map(publicRow),
+    confirmed: skill ? (figures.perSkill[skill] ?? 0) : figures.confirmed,
+    recent_unlocks: page.rows.map(publicRow),
+    limit,
+    next_cursor: page.next ?? null,
     honesty: 'Every row is an on-chain transfer this deployment verified and recorded; nothing is estimated or invented.',
   };
 }
 
-/** GET /api/proof: the public ledger of confirmed unlocks. */
-export async function getProof(req: ApiRequest, ports: Pick<PaymentsPorts, 'ledger' | 'catalog'>): Promise<ApiResponse> {
-  return json(200, await proofDocument(ports, req.query['skill'], optionalInteger(req, 'limit', PROOF_LIMIT)));
+/** GET /api/proof: the public ledger of confirmed unlocks, newest first, a page at a time. */
+export async function getProof(req: ApiRequest, ports: Pick<PaymentsPorts, 'ledger' | 'catalog' | 'figures'>): Promise<ApiResponse> {
+  const cursor = optionalString(req, 'cursor', { maxLength: 400 });
+  return json(200, await proofDocument(ports, req.query['skill'], optionalInteger(req, 'limit', PROOF_LIMIT), cursor));
 }

@@ -17,6 +17,7 @@ import { dynamoCardSales } from './adapters/dynamo-card-sales';
 import { dynamoLedger } from './adapters/dynamo-ledger';
 import { dynamoNonces } from './adapters/dynamo-nonces';
 import { dynamoTableProbe } from './adapters/dynamo-table-probe';
+import { dynamoTallies } from './adapters/dynamo-tallies';
 import { filePackStore } from './adapters/file-pack-store';
 import { joseLicenses } from './adapters/jose-licenses';
 import { fileLicenseSecret, secretsManagerLicenseSecret } from './adapters/license-secret';
@@ -26,14 +27,48 @@ import { viemChainIdProbe } from './adapters/viem-chain-id-probe';
 import { viemChainReader } from './adapters/viem-chain-reader';
 import { viemSiwe } from './adapters/viem-siwe';
 import { getPay } from './pay';
-import type { Ledger, PaymentsPorts } from './ports';
+import type { CardSales, CardSaleStore, Figures, Ledger, LedgerStore, PaymentsPorts } from './ports';
+import type { ReconcilePorts } from './reconcile';
+import { talliedCardSales, talliedLedger, tallyJournal } from './tally-journal';
+
+/** The stores behind the figures and the journal that keeps them. */
+export interface TallyParts extends ReconcilePorts {
+  ledger: LedgerStore;
+  cardSales: CardSaleStore;
+}
 
 /** How long /api/ready's probes of tables and RPC providers are shared between callers. */
 const READY_PROBE_TTL_MS = 5_000;
 
-/** The proof ledger in DynamoDB, for the domains that read it. */
+/** The tables behind the figures and the journal that keeps them; one per process. */
+let tallyParts: TallyParts | undefined;
+export function tallyPortsFromEnv(): TallyParts {
+  if (tallyParts) return tallyParts;
+  const client = dynamoClient();
+  const ledger = dynamoLedger(client);
+  const cardSales = dynamoCardSales(client);
+  const tallies = dynamoTallies(client);
+  const now = () => new Date();
+  const journal = tallyJournal({ tallies, sources: { ledger: ledger.source, card: cardSales.source }, now });
+  tallyParts = { ledger, cardSales, tallies, journal, now };
+  return tallyParts;
+}
+
+/** The proof ledger in DynamoDB, for the domains that read it; its claims and reorgs keep the tallies. */
 export function ledgerFromEnv(): Ledger {
-  return dynamoLedger(dynamoClient());
+  const { ledger, journal } = tallyPortsFromEnv();
+  return talliedLedger(ledger, journal);
+}
+
+/** Card sales in DynamoDB; recording one keeps the tallies. */
+function cardSalesFromEnv(): CardSales {
+  const { cardSales, journal } = tallyPortsFromEnv();
+  return talliedCardSales(cardSales, journal);
+}
+
+/** The figures (tally items), for every domain that reports a number. */
+export function figuresFromEnv(): Figures {
+  return dynamoTallies(dynamoClient());
 }
 
 /** The canary's challenge exactly as the GET /api/pay route answers it, called in-process (no HTTP, no fabricated event). */
@@ -78,7 +113,8 @@ export function paymentsPortsFromEnv(env: NodeJS.ProcessEnv = process.env): Paym
     catalog: catalogFromEnv(),
     chain: withNegativeCache(viemChainReader(config.rpcUrls)),
     ledger: ledgerFromEnv(),
-    cardSales: dynamoCardSales(dynamoClient()),
+    cardSales: cardSalesFromEnv(),
+    figures: figuresFromEnv(),
     packs: filePackStore(),
     licenses: joseLicenses(
       secretArn ? secretsManagerLicenseSecret(secretArn) : fileLicenseSecret(env[INFRA_ENV.licenseSecretFile], (m) => logger.warn(m)),

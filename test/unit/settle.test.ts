@@ -24,10 +24,9 @@ function fakeLedger(): Ledger & { rows: Map<string, LedgerRow> } {
     get: async (_n, tx) => rows.get(tx),
     markReorged: async (_n, tx) => void rows.set(tx, { ...rows.get(tx)!, status: 'reorged' }),
     markFinal: async (_n, tx) => void rows.set(tx, { ...rows.get(tx)!, final: true }),
-    recent: async () => [...rows.values()],
-    count: async () => rows.size,
+    recent: async () => ({ rows: [...rows.values()], next: undefined }),
     byPayer: async (payer) => [...rows.values()].filter((r) => r.payer.toLowerCase() === payer.toLowerCase()),
-    summary: async () => ({ confirmed: rows.size, volumeAtomic: 0n, perSkill: {}, newest: undefined }),
+    payerEdge: async () => undefined,
   };
 }
 

@@ -1,8 +1,10 @@
-import { GetItemCommand, PutItemCommand, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { GetItemCommand, PutItemCommand, ScanCommand, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { marshall, unmarshall } from '@aws-sdk/util-dynamodb';
 import { CARD_SALES_TABLE, tableName } from '../../contract/tables';
 import { isConditionFailure } from '../../platform/adapters/dynamo-client';
-import type { CardSale, CardSales } from '../ports';
+import { cardSaleFact } from '../core/tally';
+import type { CardSale, CardSaleStore } from '../ports';
+import { dynamoJournalSource } from './dynamo-journal-source';
 
 /** The sales list's one partition (see CARD_SALES_TABLE); a finance export reads the table whole. */
 const LIST_PARTITION = 'SALE';
@@ -12,22 +14,25 @@ function toSale(item: Record<string, unknown>): CardSale {
   return sale as unknown as CardSale;
 }
 
-/** Card sales in DynamoDB: one item per paid checkout session. */
-export function dynamoCardSales(client: DynamoDBClient, table = tableName(CARD_SALES_TABLE)): CardSales {
+/** Card sales in DynamoDB: one item per paid checkout session, carrying the journal marks of its one change. */
+export function dynamoCardSales(client: DynamoDBClient, table = tableName(CARD_SALES_TABLE)): CardSaleStore {
   const get = async (id: string): Promise<CardSale | undefined> => {
     const out = await client.send(new GetItemCommand({ TableName: table, Key: marshall({ id }), ConsistentRead: true }));
     return out.Item ? toSale(unmarshall(out.Item)) : undefined;
   };
   return {
     get,
-    async record(sale) {
+    async recordAt(sale, seq) {
       try {
         // One sale per checkout session, whichever of Stripe's deliveries (or a complete call) comes first:
         // the conditional put is the whole idempotency; a later writer reads the sale that won.
         await client.send(
           new PutItemCommand({
             TableName: table,
-            Item: marshall({ ...sale, gsi1pk: LIST_PARTITION, gsi1sk: `${sale.recordedAt}#${sale.id}` }, { removeUndefinedValues: true }),
+            Item: marshall(
+              { ...sale, gsi1pk: LIST_PARTITION, gsi1sk: `${sale.recordedAt}#${sale.id}`, jseq: seq, jpending: seq, jv: 1 },
+              { removeUndefinedValues: true },
+            ),
             ConditionExpression: 'attribute_not_exists(id)',
           }),
         );
@@ -38,6 +43,22 @@ export function dynamoCardSales(client: DynamoDBClient, table = tableName(CARD_S
         if (!existing) throw new Error(`card sale ${sale.id} vanished after a failed conditional put`, { cause: e });
         return { recorded: false, sale: existing };
       }
+    },
+    source: dynamoJournalSource(
+      client,
+      table,
+      (id) => ({ id }),
+      (item) => cardSaleFact(toSale(item)),
+    ),
+    async *scan() {
+      let startKey: Record<string, unknown> | undefined;
+      do {
+        const out = await client.send(
+          new ScanCommand({ TableName: table, ConsistentRead: true, ...(startKey ? { ExclusiveStartKey: startKey as never } : {}) }),
+        );
+        for (const item of out.Items ?? []) yield toSale(unmarshall(item));
+        startKey = out.LastEvaluatedKey;
+      } while (startKey);
     },
   };
 }

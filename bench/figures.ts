@@ -1,0 +1,187 @@
+/**
+ * Issue 13 figures: what the figure endpoints cost as the ledger grows. Synthetic confirmed
+ * rows (benchmark only) go into a throwaway dynalite; the marketplace runs in its own process
+ * against it through a counting proxy, which asks DynamoDB for the consumed capacity of every
+ * read and counts calls, items and read units per request. At 0, 1k, 5k and 20k rows: p50 of
+ * 20 sequential requests per endpoint, and the reads per request.
+ *
+ * Rows are written with the ledger adapter's own claim write (journal marks settled); their
+ * tallies are the recount of the rows (the function the reconcile job checks against), applied
+ * once per level, and the run ends with a reconcile that must find the tallies equal.
+ * Usage: npx tsx bench/figures.ts [requests=20] [levels=0,1000,5000,20000]
+ */
+import { createServer, request as httpRequest, type Server } from 'node:http';
+import { DynamoDBClient, UpdateItemCommand } from '@aws-sdk/client-dynamodb';
+import { marshall } from '@aws-sdk/util-dynamodb';
+import { buildSite } from '../catalog/build';
+import { LEDGER_TABLE, TABLES, TALLIES_TABLE, tableName } from '../lambdas/contract/tables';
+import { dynamoLedger } from '../lambdas/payments/adapters/dynamo-ledger';
+import { dynamoTallies } from '../lambdas/payments/adapters/dynamo-tallies';
+import { ledgerFact, recount } from '../lambdas/payments/core/tally';
+import type { LedgerRow } from '../lambdas/payments/ports';
+import { createTables } from '../local/create-tables';
+import { startDynalite } from '../local/dynalite';
+import { startMarket } from './harness';
+
+const requests = Number(process.argv[2] ?? '20');
+const levels = (process.argv[3] ?? '0,1000,5000,20000').split(',').map(Number);
+
+const { entries } = buildSite();
+const skills = entries.map((e) => e.id);
+const SKILL = 'csv-cleaner';
+
+// The throwaway database, and a proxy in front of it that measures every read.
+const dynalite = await startDynalite({ port: 0 });
+const client = new DynamoDBClient({
+  endpoint: dynalite.endpoint,
+  region: 'us-east-1',
+  credentials: { accessKeyId: 'bench', secretAccessKey: 'bench' },
+});
+for (const def of TABLES) delete process.env[def.env];
+await createTables(client, TABLES);
+
+const READS = new Set(['GetItem', 'Query', 'Scan', 'BatchGetItem']);
+const meter = { calls: 0, items: 0, units: 0 };
+const proxy: Server = createServer((req, res) => {
+  const chunks: Buffer[] = [];
+  req.on('data', (c: Buffer) => chunks.push(c));
+  req.on('end', () => {
+    const op = String(req.headers['x-amz-target'] ?? '').split('.')[1] ?? '';
+    let body = Buffer.concat(chunks);
+    const read = READS.has(op);
+    if (read) body = Buffer.from(JSON.stringify({ ...(JSON.parse(body.toString()) as object), ReturnConsumedCapacity: 'TOTAL' }));
+    const url = new URL(dynalite.endpoint);
+    const headers = { ...req.headers, 'content-length': String(body.length) };
+    const up = httpRequest({ host: url.hostname, port: url.port, method: req.method, path: req.url, headers }, (upRes) => {
+      const out: Buffer[] = [];
+      upRes.on('data', (c: Buffer) => out.push(c));
+      upRes.on('end', () => {
+        const text = Buffer.concat(out);
+        if (read && upRes.statusCode === 200) {
+          const parsed = JSON.parse(text.toString()) as { Count?: number; Item?: unknown; ConsumedCapacity?: { CapacityUnits?: number } };
+          meter.calls++;
+          meter.items += parsed.Count ?? (parsed.Item ? 1 : 0);
+          meter.units += parsed.ConsumedCapacity?.CapacityUnits ?? 0;
+        }
+        res.writeHead(upRes.statusCode ?? 500, upRes.headers);
+        res.end(text);
+      });
+    });
+    up.on('error', (e) => {
+      res.writeHead(502);
+      res.end(e.message);
+    });
+    up.end(body);
+  });
+});
+await new Promise<void>((r) => proxy.listen(0, '127.0.0.1', r));
+const proxyUrl = `http://127.0.0.1:${(proxy.address() as { port: number }).port}`;
+
+// Synthetic rows: confirmed USDC unlocks over 60 days by 500 payers; one in ten is SKILL.
+const ledger = dynamoLedger(client, tableName(LEDGER_TABLE));
+const tallies = dynamoTallies(client, tableName(TALLIES_TABLE));
+let seeded = 0;
+const rowAt = (n: number): LedgerRow => ({
+  network: 'base',
+  txHash: `0x${n.toString(16).padStart(64, '0')}`,
+  kind: 'unlock',
+  skill: n % 10 === 0 ? SKILL : skills[n % skills.length]!,
+  amount: String(5000 + (n % 7) * 1000),
+  price: '5000',
+  asset: 'USDC',
+  assetContract: '0x0000000000000000000000000000000000000001',
+  payer: `0x${(0xabc000 + (n % 500)).toString(16).padStart(40, '0')}`,
+  blockNumber: String(1000 + n),
+  blockHash: `0x${n.toString(16).padStart(64, 'b')}`,
+  logIndex: 0,
+  confirmations: 1,
+  recordedAt: new Date(Date.UTC(2026, 8, 1) + n * 259_000).toISOString(),
+  status: 'confirmed',
+});
+
+async function seedTo(total: number): Promise<void> {
+  const rows = Array.from({ length: total - seeded }, (_, i) => rowAt(seeded + i + 1));
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: 16 }, async () => {
+      while (next < rows.length) {
+        const row = rows[next++]!;
+        const seq = Number(BigInt(row.blockNumber) - 1000n);
+        await ledger.claimAt(row, seq);
+        await ledger.source.settle(`base#${row.txHash}`, seq);
+      }
+    }),
+  );
+  // The new rows' tallies, applied once as journal entry `total`; then the journal says so.
+  for (const [target, counters] of recount(rows.map(ledgerFact))) await tallies.apply(target, counters, total);
+  const set = (pk: 'SEQ' | 'CURSOR', attribute: string, value: number) =>
+    client.send(
+      new UpdateItemCommand({
+        TableName: tableName(TALLIES_TABLE),
+        Key: marshall({ pk, sk: '-' }),
+        UpdateExpression: 'SET #a = :v',
+        ExpressionAttributeNames: { '#a': attribute },
+        ExpressionAttributeValues: marshall({ ':v': value }),
+      }),
+    );
+  // Numbers 1..total are taken and all folded: the next change gets total + 1.
+  await set('SEQ', 'n', total);
+  await set('CURSOR', 'next', total + 1);
+  seeded = total;
+}
+
+const ENDPOINTS = ['/api/esp', '/api/shop', '/api/judges', '/api/proof', `/api/proof?skill=${SKILL}`, `/api/esp?skill=${SKILL}`];
+const market = await startMarket({ DYNAMODB_ENDPOINT: proxyUrl });
+const results: { rows: number; path: string; p50: number; calls: number; items: number; units: number }[] = [];
+try {
+  for (const level of levels) {
+    if (level > seeded) await seedTo(level);
+    for (const path of ENDPOINTS) {
+      for (let i = 0; i < 3; i++) await (await fetch(`${market.url}${path}`)).arrayBuffer(); // warm-up
+      const times: number[] = [];
+      const before = { ...meter };
+      for (let i = 0; i < requests; i++) {
+        const t = performance.now();
+        const res = await fetch(`${market.url}${path}`);
+        await res.arrayBuffer();
+        times.push(performance.now() - t);
+        if (res.status !== 200) throw new Error(`${path}: ${res.status}`);
+      }
+      times.sort((a, b) => a - b);
+      results.push({
+        rows: level,
+        path,
+        p50: times[Math.floor(times.length / 2)]!,
+        calls: (meter.calls - before.calls) / requests,
+        items: (meter.items - before.items) / requests,
+        units: (meter.units - before.units) / requests,
+      });
+    }
+  }
+} finally {
+  await market.stop();
+}
+
+// The seeded tallies must be the recount of the rows, as for any other write path.
+process.env[LEDGER_TABLE.env] = tableName(LEDGER_TABLE);
+process.env['DYNAMODB_ENDPOINT'] = dynalite.endpoint;
+const { handler } = await import('../lambdas/payments/tally-handler.ts');
+const report = await handler({ task: 'reconcile' });
+proxy.close();
+await dynalite.stop();
+
+const fmt = (n: number) => (n >= 100 ? n.toFixed(0) : n.toFixed(1));
+console.log(
+  `\n| endpoint | ${levels.map((l) => `${l} rows`).join(' | ')} | reads per request at ${levels.at(-1)} | ${levels.at(-1)} vs 0 |`,
+);
+console.log(`|---|${levels.map(() => '---').join('|')}|---|---|`);
+for (const path of ENDPOINTS) {
+  const row = results.filter((r) => r.path === path);
+  const last = row.at(-1)!;
+  console.log(
+    `| \`${path}\` | ${row.map((r) => `${fmt(r.p50)} ms`).join(' | ')} | ${fmt(last.calls)} calls, ${fmt(last.items)} items, ${fmt(last.units)} RCU | ${(last.p50 / row[0]!.p50).toFixed(2)}× |`,
+  );
+}
+console.log(
+  `\nreconcile after the run: ${JSON.stringify({ state: 'state' in report ? report.state : report, rows: 'ledger_rows' in report ? report.ledger_rows : undefined })}`,
+);
