@@ -10,7 +10,7 @@ import { buildSite } from '../catalog/build';
 import { load, percentile, startFixed, startMarket } from './harness';
 
 const seconds = Number(process.argv[2] ?? '10');
-buildSite();
+await buildSite();
 const catalog = loadCatalogFiles();
 const queries = (JSON.parse(readFileSync('test/fixtures/intent-queries.json', 'utf8')) as { queries: { q: string; expect: string }[] })
   .queries;

@@ -26,7 +26,7 @@ import { startMarket } from './harness';
 const requests = Number(process.argv[2] ?? '20');
 const levels = (process.argv[3] ?? '0,1000,5000,20000').split(',').map(Number);
 
-const { entries } = buildSite();
+const { entries } = await buildSite();
 const skills = entries.map((e) => e.id);
 const SKILL = 'csv-cleaner';
 

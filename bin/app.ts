@@ -8,7 +8,7 @@ import { buildSite } from '../catalog/build';
 import { DeployConfigError } from '../lib/deploy-config';
 import { MarketplaceStack } from '../lib/marketplace-stack';
 
-buildSite();
+await buildSite();
 const app = new App();
 try {
   new MarketplaceStack(app, app.node.tryGetContext('stackName') ?? 'SkillMarket', {

@@ -15,23 +15,30 @@ import {
   CATALOG_SIZE_EXPECTED,
   subscriptionPlans,
   type CatalogEntry,
+  type BundleDefinition,
+  type Listings,
   type PackMeta,
   type PricingData,
   type SealedPack,
 } from '../lambdas/contract/catalog-data';
 import { packFiles, packSeal } from '../lambdas/contract/pack-seal';
+import { isDay } from '../lambdas/contract/days';
 import { buildSearchIndex, type SearchDocument } from '../lambdas/contract/search-index';
 import { CATALOG_DATA_DIR, PUBLIC_DIR, SEALED_DATA_DIR } from '../lambdas/contract/data-dirs';
 import { renderPack, renderSample } from './render';
 import { renderLlmsTxt } from './llms';
 import { espCycleJsonSchema } from '../lambdas/contract/esp-cycle-schema';
-import { PricingSchema, SkillRecordSchema, type Pricing, type SkillRecord } from './schema';
+import { BundlesSchema, ListingsSchema, PricingSchema, SkillRecordSchema, type Pricing, type SkillRecord } from './schema';
 import { readTree, writeTree } from './write-tree';
+import { evaluatePacks } from './eval-suite';
+import { scanPacks, securitySarif } from './security-scan';
 
 const here = (p: string): string => fileURLToPath(new URL(p, import.meta.url));
 const SKILLS_DIR = here('./skills');
 const SITE_SOURCES = here('./site');
 const PRICING_FILE = here('./pricing.json');
+const BUNDLES_FILE = here('./bundles.json');
+const LISTINGS_FILE = here('./listings.json');
 
 const ATOMIC = 10 ** USD_DECIMALS;
 
@@ -85,6 +92,34 @@ export function loadPricing(skills: readonly SkillRecord[], file = PRICING_FILE)
   return pricing;
 }
 
+/** Reads the bundles: every skill must exist, once per bundle; ids unique. */
+export function loadBundles(skills: readonly SkillRecord[], file = BUNDLES_FILE): BundleDefinition[] {
+  const { bundles } = BundlesSchema.parse(JSON.parse(readFileSync(file, 'utf8')));
+  const ids = new Set(skills.map((s) => s.id));
+  const problems: string[] = [];
+  if (new Set(bundles.map((b) => b.id)).size !== bundles.length) problems.push('a bundle id appears twice');
+  for (const b of bundles) {
+    if (new Set(b.skills).size !== b.skills.length) problems.push(`${b.id}: lists a skill twice`);
+    for (const id of b.skills) if (!ids.has(id)) problems.push(`${b.id}: unknown skill ${id}`);
+  }
+  if (problems.length > 0) throw new CatalogError(`Invalid bundles.json:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
+  return bundles;
+}
+
+/** Reads the listing days: exactly the catalog's skills, each a real calendar day. */
+export function loadListings(skills: readonly SkillRecord[], file = LISTINGS_FILE): Listings {
+  const { listed_at } = ListingsSchema.parse(JSON.parse(readFileSync(file, 'utf8')));
+  const problems: string[] = [];
+  for (const s of skills) if (!Object.hasOwn(listed_at, s.id)) problems.push(`${s.id}: no listing day`);
+  const ids = new Set(skills.map((s) => s.id));
+  for (const [id, day] of Object.entries(listed_at)) {
+    if (!ids.has(id)) problems.push(`${id}: listed but not in the catalog`);
+    if (!isDay(day)) problems.push(`${id}: ${day} is not a calendar day`);
+  }
+  if (problems.length > 0) throw new CatalogError(`Invalid listings.json:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
+  return Object.fromEntries(skills.map((s) => [s.id, listed_at[s.id]!]));
+}
+
 /** "$0.10", "$4.99", and the sub-cent prices in full: "$0.099", "$0.005". */
 export function priceLabel(usd: number): string {
   const cents = usd * 100;
@@ -100,10 +135,12 @@ export interface BuildResult {
   catalogFiles: Map<string, string>;
 }
 
-/** Computes every output in memory; {@link buildSite} writes them. */
-export function buildCatalog(): BuildResult {
+/** Computes every output in memory, the pack scan and eval suite included; {@link buildSite} writes them. */
+export async function buildCatalog(): Promise<BuildResult> {
   const skills = loadSkills();
   const pricing = loadPricing(skills);
+  const bundles = loadBundles(skills);
+  const listings = loadListings(skills);
   const featured = new Map(pricing.x402_resources.map((r) => [r.skill_id, r.amount]));
 
   const entries: CatalogEntry[] = [];
@@ -224,6 +261,8 @@ export function buildCatalog(): BuildResult {
     ['entries.json', JSON.stringify(entries)],
     ['packs.json', JSON.stringify(Object.fromEntries(packMeta))],
     ['search-index.json', JSON.stringify(buildSearchIndex(searchDocs))],
+    ['bundles.json', JSON.stringify(bundles)],
+    ['listings.json', JSON.stringify(listings)],
     [
       'pricing.json',
       JSON.stringify({
@@ -250,12 +289,26 @@ export function buildCatalog(): BuildResult {
       ),
     ],
   ]);
+  // The security scan and the eval suite run over every pack as sold (its seal recorded), on each build.
+  const security = await scanPacks([...packs].map(([id, files]) => ({ skill_id: id, seal: packMeta.get(id)!.seal, files })));
+  const evals = evaluatePacks(
+    skills.map((s) => ({
+      record: s,
+      pack: packs.get(s.id)!,
+      sample: publicFiles.get(`skills/${s.id}/sample.md`)!.toString(),
+      outline: JSON.parse(publicFiles.get(`skills/${s.id}/outline.json`)!.toString()) as unknown,
+      seal: packMeta.get(s.id)!.seal,
+    })),
+  );
+  catalogFiles.set('security.json', JSON.stringify(security));
+  catalogFiles.set('eval.json', JSON.stringify(evals));
+  publicFiles.set('security.sarif.json', `${JSON.stringify(securitySarif(security), null, 1)}\n`);
   return { entries, packs, packMeta, publicFiles, catalogFiles };
 }
 
 /** Builds and writes all three trees; safe to run while a server reads them. */
-export function buildSite(): BuildResult {
-  const result = buildCatalog();
+export async function buildSite(): Promise<BuildResult> {
+  const result = await buildCatalog();
   writeTree(PUBLIC_DIR, result.publicFiles);
   writeTree(CATALOG_DATA_DIR, result.catalogFiles);
   writeTree(SEALED_DATA_DIR, new Map([['packs.json', JSON.stringify(Object.fromEntries(result.packs))]]));
@@ -265,7 +318,7 @@ export function buildSite(): BuildResult {
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const t = performance.now();
   try {
-    const { entries } = buildSite();
+    const { entries } = await buildSite();
     console.log(`catalog: ${entries.length} skills built in ${Math.round(performance.now() - t)} ms`);
   } catch (e) {
     if (e instanceof CatalogError) {

@@ -1,17 +1,17 @@
 /** The authored skill record (catalog/skills/*.json) and the price source, validated by the build. */
 import { z } from 'zod';
+import { DAY } from '../lambdas/contract/days';
 
 export const LIST_PRICES = [0.05, 0.1, 0.25, 0.49, 0.99, 1.99, 2.99, 4.99] as const;
 
 const text = (min: number, max: number) => z.string().trim().min(min).max(max);
 
+/** Ids of skills and bundles: kebab-case. */
+const KEBAB_ID = /^[a-z0-9]+(-[a-z0-9]+)*$/;
+
 export const SkillRecordSchema = z
   .object({
-    id: z
-      .string()
-      .regex(/^[a-z0-9]+(-[a-z0-9]+)*$/, 'kebab-case')
-      .min(3)
-      .max(60),
+    id: z.string().regex(KEBAB_ID, 'kebab-case').min(3).max(60),
     name: text(3, 60),
     category: z.string().regex(/^[a-z0-9]+(-[a-z0-9]+)*$/),
     summary: text(40, 200),
@@ -66,3 +66,30 @@ export const PricingSchema = z
   .strict();
 
 export type Pricing = z.infer<typeof PricingSchema>;
+
+/** catalog/bundles.json: composable stacks; no prices here (totals come from the price source). */
+export const BundlesSchema = z
+  .object({
+    note: z.string(),
+    bundles: z
+      .array(
+        z
+          .object({
+            id: z.string().regex(KEBAB_ID, 'kebab-case').max(64),
+            name: text(3, 80),
+            summary: text(20, 400),
+            skills: z.array(z.string()).min(2).max(12),
+          })
+          .strict(),
+      )
+      .min(1),
+  })
+  .strict();
+
+/** catalog/listings.json: the UTC day each skill was listed. */
+export const ListingsSchema = z
+  .object({
+    note: z.string(),
+    listed_at: z.record(z.string(), z.string().regex(DAY, 'yyyy-mm-dd')),
+  })
+  .strict();

@@ -113,7 +113,8 @@ export const SKILL_RULES: readonly SkillRule[] = [
     category: 'hidden_unicode',
     severity: 'high',
     description: 'Zero-width characters, which can hide text from a human reviewer',
-    pattern: /[\u200B\u200C\u200D\u2060\uFEFF]/,
+    // Alternatives, not a class: a class holding U+200D (the joiner) reads as one joined sequence.
+    pattern: /\u200B|\u200C|\u200D|\u2060|\uFEFF/,
     remediation: 'Remove the zero-width characters.',
   },
   {

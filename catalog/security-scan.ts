@@ -33,12 +33,16 @@ function versionOf(pkg: string): string {
   }
 }
 
+/** Invisible code points (zero-width, bidi controls) that a snippet shows as escapes. */
+const INVISIBLE = new Set([0x200b, 0x200c, 0x200d, 0x2060, 0xfeff, 0x202a, 0x202b, 0x202c, 0x202d, 0x202e, 0x2066, 0x2067, 0x2068, 0x2069]);
 /** Control and invisible characters shown as escapes, so a snippet shows what is hidden. */
 const visible = (s: string): string =>
-  s.replace(
-    /[\u0000-\u0008\u000B-\u001F\u200B-\u200D\u2060\uFEFF\u202A-\u202E\u2066-\u2069]/g,
-    (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`,
-  );
+  [...s]
+    .map((c) => {
+      const cp = c.codePointAt(0)!;
+      return (cp < 0x20 && cp !== 0x09) || INVISIBLE.has(cp) ? `\\u${cp.toString(16).padStart(4, '0')}` : c;
+    })
+    .join('');
 const clip = (s: string): string => (s.length > SNIPPET_MAX ? `${s.slice(0, SNIPPET_MAX - 1)}…` : s);
 
 async function secretFindings(file: string, content: string): Promise<SecurityFinding[]> {

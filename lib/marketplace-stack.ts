@@ -29,6 +29,10 @@ import {
   type IChainable,
 } from 'aws-cdk-lib/aws-stepfunctions';
 import { LambdaInvoke } from 'aws-cdk-lib/aws-stepfunctions-tasks';
+import { Schedule, ScheduleExpression, ScheduleTargetInput } from 'aws-cdk-lib/aws-scheduler';
+import { LambdaInvoke as ScheduledLambdaInvoke } from 'aws-cdk-lib/aws-scheduler-targets';
+import { FinanceExports } from './constructs/finance-exports';
+import { Operations } from './constructs/operations';
 import { CONFIRMATION_RETRY_DELAYS_SECONDS, FINALITY_RETRY_DELAYS_SECONDS } from '../lambdas/contract/confirmation-policy';
 import { type CfnStage, HttpApi, HttpMethod } from 'aws-cdk-lib/aws-apigatewayv2';
 import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
@@ -198,6 +202,28 @@ export class MarketplaceStack extends Stack {
       confirmation = confirmationStateMachine(this, task, config.reorgWindowSeconds);
     }
 
+    // Scheduled tasks (the tally fold and reconcile): EventBridge Scheduler invokes a function of the
+    // domain that owns the task, with that domain's grants; the scheduler's role may invoke only it.
+    for (const { domain, infra } of manifests) {
+      if (!infra.scheduledTask) continue;
+      const task = new DomainFunction(this, `${capitalize(domain)}ScheduledTask`, {
+        domain,
+        entryFile: infra.scheduledTask.entry,
+        environment: env,
+        // A reconcile reads every record: give it Lambda's whole 15 minutes and room for the recount.
+        timeout: Duration.minutes(15),
+        memorySize: 1024,
+      });
+      provision(task, infra);
+      for (const run of infra.scheduledTask.schedules) {
+        new Schedule(this, run.id, {
+          description: run.description,
+          schedule: ScheduleExpression.rate(Duration.minutes(run.everyMinutes)),
+          target: new ScheduledLambdaInvoke(task.fn, { input: ScheduleTargetInput.fromObject(run.input), retryAttempts: 2 }),
+        });
+      }
+    }
+
     const functions = new Map<Domain, DomainFunction>();
     for (const { domain, infra } of manifests) {
       const fn = new DomainFunction(this, `${capitalize(domain)}Function`, { domain, environment: env, data: infra.data ?? ['catalog'] });
@@ -320,6 +346,22 @@ export class MarketplaceStack extends Stack {
       });
     }
     for (const [name, table] of tables) new CfnOutput(this, `${name}TableName`, { value: table.tableName });
+
+    const operations = new Operations(this, 'Operations', { api, confirmation, dashboardName: `skill-market-${this.stackName}` });
+    new CfnOutput(this, 'AlarmTopicArn', {
+      value: operations.alarmTopic.topicArn,
+      description: 'Subscribe to be told when an alarm fires',
+    });
+
+    const finance = new FinanceExports(this, 'Finance', { tables });
+    new CfnOutput(this, 'FinanceExportsBucket', {
+      value: finance.bucket.bucketName,
+      description: 'Daily DynamoDB exports of the ledger and card sales',
+    });
+    new CfnOutput(this, 'FinanceAthenaWorkGroup', {
+      value: finance.workGroupName,
+      description: `Athena workgroup with the revenue-rollup named query over database ${finance.databaseName}`,
+    });
   }
 }
 

@@ -13,6 +13,7 @@ import { SETTINGS } from '../lambdas/contract/settings';
 import { readConfigFromEnv } from '../lambdas/platform/config';
 import { dynamoClient } from '../lambdas/platform/adapters/dynamo-client';
 import { TABLES } from '../lambdas/contract/tables';
+import { TALLY_FOLD_EVERY_MINUTES } from '../lambdas/contract/schedules';
 import { LOCAL_LEGACY_TREASURY, TREASURY_ACCOUNT_INDEX, ensureTestTokens, startAnvil, testAccount, type AnvilHandle } from './anvil';
 import { createTables } from './create-tables';
 import { ensureIdentityRegistry, type LocalIdentityRegistry } from './identity-registry';
@@ -100,6 +101,8 @@ export async function startStack(opts: StackOptions): Promise<RunningStack> {
     process.env['AWS_REGION'] ??= 'us-east-1';
     // Local machines run Node 20; Lambda runs 22. The SDK's notice about that is noise here.
     process.env['AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED'] ??= 'true';
+    // Embedded-metric lines are for CloudWatch; locally they would only flood the terminal.
+    process.env['POWERTOOLS_METRICS_DISABLED'] ??= 'true';
     process.env[SETTINGS.rpcUrls.env] = rpcUrls.join(',');
 
     const [tokens, identity] = await Promise.all([
@@ -149,6 +152,15 @@ export async function startStack(opts: StackOptions): Promise<RunningStack> {
           server.closeAllConnections();
         }),
     );
+    // EventBridge Scheduler's fold, as a timer in this process (and once now, for what the last run left).
+    const fold = (): void => {
+      void import('../lambdas/payments/tally-handler.ts')
+        .then((m) => m.handler({ task: 'fold' }))
+        .catch((e: Error) => console.warn(`tally fold failed (the next one retries): ${e.message}`));
+    };
+    fold();
+    const folding = setInterval(fold, TALLY_FOLD_EVERY_MINUTES * 60_000).unref();
+    stops.push(async () => clearInterval(folding));
     const { config } = readConfigFromEnv();
 
     return {

@@ -42,7 +42,7 @@ function cardCheckoutLine(e: NodeJS.ProcessEnv, baseUrl: string): string {
 }
 
 try {
-  buildSite();
+  await buildSite();
   const stack = await startStack({
     port: intEnv('PORT', 8787),
     anvilPort: intEnv('ANVIL_PORT', 8545),

@@ -3,8 +3,8 @@
  * uses (the port, how skills are presented, how a skill id is resolved and searched).
  * Nothing else of the catalog domain is imported from outside it (the linter holds this).
  */
-export type { Catalog, SkillHit } from './ports';
+export type { Catalog, IntentRecord, IntentStore, SkillHit } from './ports';
 export { absoluteEntry, rankSkills, skillCard } from './skill-card';
 export { requireSkill } from './skill-param';
 export { IntentBodySchema } from './intents';
-export { catalogFromEnv } from './wiring';
+export { catalogFromEnv, intentStoreFromEnv } from './wiring';

@@ -18,6 +18,8 @@ import { AppError, notFound } from '../platform/errors';
 import { logger } from '../platform/logger';
 import { readCreate, readBuyer } from './core/create-request';
 import type { CardProcessor, CheckoutPorts, CheckoutSession, Protocol, SessionState, StripeCheckoutView } from './ports';
+import { METRICS } from '../contract/metrics';
+import { countMetric } from '../platform/metrics';
 
 /** How long the hosted page takes payment: Stripe's default and longest, so a person an agent sends there has a day. */
 export const SESSION_SECONDS = 24 * 3600;
@@ -198,6 +200,8 @@ export async function fulfil(stripe: StripeCheckoutView, ports: CheckoutPorts): 
     }
     await ports.sessions.transition(session.id, PAYABLE, { state: 'completed' }, now);
   }
+  // Counted once per sale: only the delivery that recorded it.
+  if (recorded) countMetric(METRICS.checkoutCompletions);
   return recorded ? 'recorded' : 'already_recorded';
 }
 

@@ -96,3 +96,15 @@ export function subscriptionPlans(
     })),
   ];
 }
+
+/** A composable stack of skills (dist/catalog/bundles.json); its price is always the sum of its skills' current prices. */
+export interface BundleDefinition {
+  id: string;
+  name: string;
+  summary: string;
+  /** Skill ids, in the order a buyer would use them. */
+  skills: string[];
+}
+
+/** dist/catalog/listings.json: the UTC day (`yyyy-mm-dd`) each skill was listed, by skill id. */
+export type Listings = Record<string, string>;

@@ -20,7 +20,14 @@ export const txResource = (txHash: string): string => `${CAIP2}:tx:${txHash.toLo
 
 /** Formats atomic units of a 6-decimal stablecoin, e.g. 99000n → "0.099". */
 export function formatAtomic(value: bigint): string {
-  const whole = value / ATOMIC_PER_USD;
-  const frac = (value % ATOMIC_PER_USD).toString().padStart(USD_DECIMALS, '0').replace(/0+$/, '');
-  return frac ? `${whole}.${frac}` : `${whole}`;
+  return formatDecimal(value, USD_DECIMALS);
+}
+
+/** An integer amount of units with `decimals` places, as an exact decimal string without trailing zeros ("12.5", "-0.01", "3"). */
+export function formatDecimal(value: bigint, decimals: number): string {
+  const sign = value < 0n ? '-' : '';
+  const abs = value < 0n ? -value : value;
+  const unit = 10n ** BigInt(decimals);
+  const frac = (abs % unit).toString().padStart(decimals, '0').replace(/0+$/, '');
+  return `${sign}${abs / unit}${frac ? `.${frac}` : ''}`;
 }

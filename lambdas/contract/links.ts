@@ -53,6 +53,15 @@ export function links(base: string) {
     checkout_success_of: (stripeSessionId: string) => `${base}/checkout/success?session_id=${stripeSessionId}`,
     checkout_cancel: `${base}/checkout/cancel/`,
     checkout_delivery_of: (stripeSessionId: string) => `${base}/api/checkout/delivery?session_id=${stripeSessionId}`,
+    bundles: `${base}/api/bundles`,
+    bundle_of: (id: string) => `${base}/api/bundles?bundle=${id}`,
+    trust: `${base}/api/trust`,
+    security: `${base}/api/security`,
+    security_sarif: `${base}/security.sarif.json`,
+    eval: `${base}/api/eval`,
+    signals: `${base}/api/signals`,
+    revenue: `${base}/api/revenue`,
+    revenue_csv: (from: string, to: string) => `${base}/api/revenue?format=csv&from=${from}&to=${to}`,
     skill: (id: string) => ({
       cycle: `${base}/api/esp?skill=${id}`,
       evaluate: `${base}/api/esp?skill=${id}&phase=evaluate`,
@@ -61,6 +70,9 @@ export function links(base: string) {
       packs: `${base}/api/packs?skill=${id}`,
       challenge: `${base}/api/pay?skill=${id}`,
       proof: `${base}/api/proof?skill=${id}`,
+      trust: `${base}/api/trust?skill=${id}`,
+      security: `${base}/api/security?skill=${id}`,
+      eval: `${base}/api/eval?skill=${id}`,
     }),
   };
 }

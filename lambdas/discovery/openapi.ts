@@ -13,7 +13,7 @@ import { EspCycleSchema } from '../contract/esp-cycle-schema';
 import type { DiscoveryPorts } from './ports';
 import { x402Resources } from './x402-resources';
 
-export const OPENAPI_VERSION = '1.6.0';
+export const OPENAPI_VERSION = '1.7.0';
 
 const FailureSchema = z.object({
   ok: z.literal(false),
@@ -149,9 +149,18 @@ const DOCS: Record<OperationId, OperationDoc> = {
   getProof: {
     params: [
       { name: 'skill', description: 'Only this skill', schema: str },
-      { name: 'limit', description: 'Rows, 1–100', schema: { type: 'integer' } },
+      { name: 'limit', description: 'Rows per page, 1–100 (default 20)', schema: { type: 'integer', minimum: 1, maximum: 100 } },
+      {
+        name: 'cursor',
+        description: '`next_cursor` of the previous page: the rows after it, newest first',
+        schema: { type: 'string', maxLength: 400 },
+      },
     ],
-    ok: { status: 200, description: '`confirmed` and `recent_unlocks`' },
+    ok: {
+      status: 200,
+      description:
+        '`confirmed` (the count, from the tallies), one page of `recent_unlocks`, newest first, and `next_cursor` (null on the last page)',
+    },
     errors: [400, 404],
   },
   getMandates: {
@@ -166,6 +175,48 @@ const DOCS: Record<OperationId, OperationDoc> = {
     body: MandatesPostSchema,
     ok: { status: 200, description: 'The mandate created (or found) or revoked' },
     errors: [400, 403, 404],
+  },
+  getBundles: {
+    params: [{ name: 'bundle', description: 'One bundle by id', schema: str }],
+    ok: { status: 200, description: 'Bundles from the catalog data: skills, total from the price source, each skill’s challenge' },
+    errors: [400, 404],
+  },
+  getTrust: {
+    params: [{ ...skill, required: false, description: 'One skill’s scorecard' }],
+    ok: { status: 200, description: 'Scorecards: seal, scan, eval score, confirmed unlocks, reorged claims, age in the catalog' },
+    errors: [400, 404],
+  },
+  getSecurity: {
+    params: [{ ...skill, required: false, description: 'One skill’s scan' }],
+    ok: {
+      status: 200,
+      description: 'The build’s scan: per skill is_safe, max severity, counts, findings, scanner versions and the seal scanned',
+    },
+    errors: [400, 404],
+  },
+  getEval: {
+    params: [{ ...skill, required: false, description: 'One skill’s result' }],
+    ok: { status: 200, description: 'The eval suite run at build: suite version, checks, a score per skill with its failing checks' },
+    errors: [400, 404],
+  },
+  getSignals: {
+    ok: { status: 200, description: 'Confirmed demand per product over 7 days, 30 days and all time; the newest intent bounties' },
+  },
+  getRevenue: {
+    params: [
+      { name: 'from', description: 'First UTC day, yyyy-mm-dd (default: 29 days before `to`)', schema: { type: 'string', format: 'date' } },
+      {
+        name: 'to',
+        description: 'Last UTC day, yyyy-mm-dd (default: today); at most 366 days in all',
+        schema: { type: 'string', format: 'date' },
+      },
+      { name: 'format', description: '`json` (default) or `csv`', schema: { type: 'string', enum: ['json', 'csv'] } },
+    ],
+    ok: {
+      status: 200,
+      description: 'Confirmed revenue: all-time totals and the window by day, channel, asset and product (CSV with format=csv)',
+    },
+    errors: [400],
   },
   getAgentIdentity: {
     params: [

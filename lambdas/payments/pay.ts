@@ -13,6 +13,8 @@ import type { LedgerRow, PaymentsPorts, SignInWithX } from './ports';
 import { CARD_NETWORK, redeemCardLicense } from './card-sale';
 import { proofRequired, type ProofInput } from './proof-input';
 import { paymentResponseHeader, unlockBody, type cardSaleBody } from './unlock-response';
+import { METRICS } from '../contract/metrics';
+import { countMetric } from '../platform/metrics';
 
 const paymentsDisabled = (why: string): AppError =>
   new AppError({
@@ -237,6 +239,11 @@ export async function claimPayment(
     claimant,
     admit: caller.policy?.admit,
   });
+
+  if (outcome.kind === 'unlocked' && !outcome.replayed) countMetric(METRICS.unlocks);
+  else if (outcome.kind === 'refused') countMetric(METRICS.verificationFailures, { Reason: outcome.reason });
+  else if (outcome.kind === 'pending')
+    countMetric(METRICS.verificationFailures, { Reason: outcome.confirmations === undefined ? 'not_found' : 'too_few_confirmations' });
 
   switch (outcome.kind) {
     case 'unlocked':

@@ -54,7 +54,7 @@ export interface TallyJournal {
   change<T>(source: SourceRef, attempt: (seq: number) => Promise<{ written: boolean; result: T }>): Promise<T>;
   /** Publishes the change at `seq` of `source` if the record still holds it unpublished. */
   publish(source: SourceRef, seq: number): Promise<void>;
-  /** Folds entries in order, at most `maxSteps`, and none after `until` if given. */
+  /** Folds entries in order, at most `maxSteps`; past `until` (if given) only entries already published or void. */
   fold(maxSteps?: number, until?: number): Promise<FoldResult>;
 }
 
@@ -99,11 +99,14 @@ export function tallyJournal(ports: TallyJournalPorts): TallyJournal {
     for (let step = 0; step < maxSteps; step++) {
       const cursor = await tallies.cursor();
       const seq = cursor.next;
-      if (until !== undefined && seq > until) return { folded, state: 'more', next: seq };
       // The entry this writer just published needs no read.
       let fact = known?.at === seq ? known.fact : undefined;
       if (!fact) {
         let entry = await tallies.entry(seq);
+        // Past its own entry a writer folds what others already published (a writer that finished
+        // first may have left its entry behind one still under way), and stops at the first that is not.
+        if (until !== undefined && seq > until && entry?.state !== 'published' && entry?.state !== 'void')
+          return { folded, state: 'more', next: seq };
         if (!entry) {
           if ((await tallies.head()) < seq) return { folded, state: 'caught_up', next: seq };
           // A number was taken but its entry never written (the writer stopped in between).
@@ -133,7 +136,6 @@ export function tallyJournal(ports: TallyJournalPorts): TallyJournal {
         await Promise.all(deltas.map(([target, counters]) => tallies.apply(target, counters, seq)));
       }
       if (await tallies.advance(seq)) folded++;
-      if (until !== undefined && seq >= until) return { folded, state: 'more', next: seq + 1 };
     }
     return { folded, state: 'more', next: (await tallies.cursor()).next };
   };
@@ -152,9 +154,9 @@ export function tallyJournal(ports: TallyJournalPorts): TallyJournal {
       // scheduled fold finishes it if this fails, so a failure is logged, not answered.
       try {
         const done = await publishEntry(source, seq);
-        // Up to its own entry only: the writer's figures include its change, and racing writers
-        // do not each fold everyone's (later entries are folded by their own writers). Clearing
-        // the record's pending mark touches another item, so it runs beside the fold.
+        // Through its own entry, and on over entries already published, so a writer that finished
+        // before an earlier one is never left unfolded; it never waits on another writer's entry.
+        // Clearing the record's pending mark touches another item, so it runs beside the fold.
         if (done) await Promise.all([sources[source.kind].settle(source.key, done.at), fold(200, done.at, done)]);
       } catch (e) {
         logger.warn('tallies not yet brought up to a change; the scheduled fold will', { source, seq, error: (e as Error).message });

@@ -12,6 +12,8 @@
 import { LRUCache } from 'lru-cache';
 import type { RateLimitRule } from '../contract/routes';
 import { AppError } from './errors';
+import { METRICS } from '../contract/metrics';
+import { countMetric } from './metrics';
 
 /** Admits a request or says how long to wait. */
 export interface RateLimiter {
@@ -86,6 +88,7 @@ export function scopedRateLimiters(maxCallersPerScope = MAX_CALLERS_PER_SCOPE): 
 
 /** The spec's failure body for a limited caller: 429 RATE_LIMITED, retry true, with Retry-After. */
 export function rateLimited(retryAfterSeconds: number, rule: RateLimitRule): AppError {
+  countMetric(METRICS.rateLimited, { Scope: rule.scope });
   return new AppError({
     status: 429,
     code: 'RATE_LIMITED',

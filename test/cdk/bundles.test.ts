@@ -41,10 +41,17 @@ const PROBES: Record<string, { event: unknown; expect: (result: unknown) => void
     event: apiEvent('POST', '/api/acp/checkout_sessions', '', JSON.stringify({ line_items: [{ id: CANARY, quantity: 1 }] })),
     expect: status(400),
   },
+  // Bundles come from the build's catalog data and the price source; no table is read.
+  'skill-market insights routes': { event: apiEvent('GET', '/api/bundles'), expect: status(200) },
   // The state machine's task: an invalid job is refused without any I/O.
   'skill-market payments confirm-handler': {
     event: { network: 'base', txHash: 'not-a-hash', skill: CANARY },
     expect: (r) => expect(r).toMatchObject({ status: 'failed' }),
+  },
+  // The scheduled tally task: an unknown task is refused before any table is read.
+  'skill-market payments tally-handler': {
+    event: { task: 'smoke' },
+    expect: (r) => expect(r).toMatchObject({ error: expect.stringContaining('expected "fold" or "reconcile"') }),
   },
 };
 

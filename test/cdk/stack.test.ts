@@ -3,6 +3,9 @@ import { Match, Template } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { ROUTES, routeKey } from '../../lambdas/contract/routes';
 import { TABLES } from '../../lambdas/contract/tables';
+import { EXPORT_SCHEDULE_CRON, EXPORTED_TABLES, REVENUE_ROLLUP_SQL } from '../../lambdas/contract/finance-export';
+import { METRIC_NAMESPACE, METRICS } from '../../lambdas/contract/metrics';
+import { FIVE_XX_RATE_PERCENT } from '../../lib/constructs/operations';
 import { CONFIRMATION_RETRY_DELAYS_SECONDS, FINALITY_RETRY_DELAYS_SECONDS } from '../../lambdas/contract/confirmation-policy';
 import { DeployConfigError } from '../../lib/deploy-config';
 import { MarketplaceStack } from '../../lib/marketplace-stack';
@@ -57,7 +60,10 @@ describe('MarketplaceStack', () => {
       );
       expect(tables, def.logicalName).toHaveLength(1);
       const table = tables[0]![1] as any;
-      expect(table.Properties.KeySchema).toEqual([{ AttributeName: def.partitionKey.name, KeyType: 'HASH' }]);
+      expect(table.Properties.KeySchema).toEqual([
+        { AttributeName: def.partitionKey.name, KeyType: 'HASH' },
+        ...('sortKey' in def ? [{ AttributeName: def.sortKey.name, KeyType: 'RANGE' }] : []),
+      ]);
       expect(table.Properties.BillingMode).toBe('PAY_PER_REQUEST');
       expect(table.Properties.PointInTimeRecoverySpecification).toEqual({ PointInTimeRecoveryEnabled: true });
       expect(table.DeletionPolicy).toBe(def.retain ? 'Retain' : 'Delete');
@@ -108,7 +114,7 @@ describe('MarketplaceStack', () => {
     t.hasParameter('TreasuryAddress', { Type: 'String', AllowedPattern: '^0x[0-9a-fA-F]{40}$' });
     const rules = t.toJSON().Rules as Record<string, any>;
     expect(JSON.stringify(rules)).toContain(LEGACY);
-  });
+  }, 120_000);
 });
 
 describe('catalog data and access', () => {
@@ -193,6 +199,129 @@ describe('payments', () => {
   });
 });
 
+describe('tallies', () => {
+  it('folds every 5 minutes and reconciles daily on EventBridge Scheduler, invoking only the tally task', () => {
+    const schedules = (Object.values(template.findResources('AWS::Scheduler::Schedule')) as any[]).filter(
+      (s) => s.Properties.Target.Arn['Fn::GetAtt'] !== undefined,
+    );
+    const byRate = Object.fromEntries(schedules.map((s) => [s.Properties.ScheduleExpression, JSON.parse(s.Properties.Target.Input)]));
+    expect(byRate).toEqual({ 'rate(5 minutes)': { task: 'fold' }, 'rate(1 day)': { task: 'reconcile' } });
+    const [task] = Object.entries(
+      template.findResources('AWS::Lambda::Function', { Properties: { Description: 'skill-market payments tally-handler' } }),
+    );
+    expect(task).toBeDefined();
+    for (const s of schedules) expect(JSON.stringify(s.Properties.Target.Arn)).toContain(task![0]);
+    expect(task![1].Properties.Timeout).toBe(900);
+  });
+
+  it('lets the functions that write tallied records write the tallies, and discovery only read them', () => {
+    const statementsOf = (description: string): any[] => {
+      const [fn] = Object.values(template.findResources('AWS::Lambda::Function', { Properties: { Description: description } })) as any[];
+      const role = fn.Properties.Role['Fn::GetAtt'][0];
+      return (Object.values(template.findResources('AWS::IAM::Policy')) as any[])
+        .filter((p) => p.Properties.Roles.some((r: any) => r.Ref === role))
+        .flatMap((p) => p.Properties.PolicyDocument.Statement);
+    };
+    const can = (description: string, action: string): string =>
+      JSON.stringify(statementsOf(description).filter((st) => [st.Action].flat().includes(action)));
+    for (const writer of [
+      'payments routes',
+      'payments tally-handler',
+      'payments confirm-handler',
+      'access routes',
+      'agents routes',
+      'checkout routes',
+    ]) {
+      const writes = can(`skill-market ${writer}`, 'dynamodb:UpdateItem');
+      for (const table of ['TalliesTable', 'LedgerTable', 'CardSalesTable']) expect(writes, `${writer} writes ${table}`).toContain(table);
+    }
+    expect(can('skill-market discovery routes', 'dynamodb:Query')).toContain('TalliesTable');
+    expect(can('skill-market discovery routes', 'dynamodb:UpdateItem')).toBe('[]');
+  });
+});
+
+describe('operations', () => {
+  const alarms = () => Object.values(template.findResources('AWS::CloudWatch::Alarm')) as any[];
+
+  it('alarms on the 5xx rate, failed confirmation loops and reconcile differences, all to one topic', () => {
+    const byMetric = (test: (a: any) => boolean) => alarms().filter(test);
+    const rate = byMetric((a) => (a.Properties.Metrics ?? []).some((m: any) => m.Expression?.includes('100 * errors / requests')));
+    expect(rate).toHaveLength(1);
+    expect(rate[0].Properties).toMatchObject({
+      Threshold: FIVE_XX_RATE_PERCENT,
+      EvaluationPeriods: 2,
+      ComparisonOperator: 'GreaterThanThreshold',
+    });
+    expect(JSON.stringify(rate[0].Properties.Metrics)).toContain('"MetricName":"5xx"');
+    expect(byMetric((a) => a.Properties.MetricName === 'ExecutionsFailed' && a.Properties.Namespace === 'AWS/States')).toHaveLength(1);
+    const reconcile = byMetric((a) => a.Properties.MetricName === METRICS.reconcileDifferences);
+    expect(reconcile).toHaveLength(1);
+    expect(reconcile[0].Properties).toMatchObject({
+      Namespace: METRIC_NAMESPACE,
+      Threshold: 0,
+      Dimensions: [{ Name: 'service', Value: 'skill-market-payments' }],
+    });
+    const topics = Object.keys(template.findResources('AWS::SNS::Topic'));
+    expect(topics).toHaveLength(1);
+    for (const a of alarms()) expect(JSON.stringify(a.Properties.AlarmActions)).toContain(topics[0]);
+  });
+
+  it('charts every business metric on one dashboard', () => {
+    const [dashboard] = Object.values(template.findResources('AWS::CloudWatch::Dashboard')) as any[];
+    const body = JSON.stringify(dashboard.Properties.DashboardBody);
+    for (const name of Object.values(METRICS)) expect(body, name).toContain(name);
+  });
+});
+
+describe('finance exports', () => {
+  it('exports the ledger and the card sales daily through the universal target, with a per-execution client token', () => {
+    const exports = (Object.values(template.findResources('AWS::Scheduler::Schedule')) as any[]).filter((s) =>
+      JSON.stringify(s.Properties.Target.Arn).includes(':scheduler:::aws-sdk:dynamodb:exportTableToPointInTime'),
+    );
+    expect(exports).toHaveLength(2);
+    for (const s of exports) {
+      expect(s.Properties.ScheduleExpression).toBe(EXPORT_SCHEDULE_CRON);
+      const input = s.Properties.Target.Input;
+      const text = typeof input === 'string' ? input : JSON.stringify(input);
+      expect(text).toContain('<aws.scheduler.execution-id>');
+      expect(text).toContain('/<aws.scheduler.scheduled-time>');
+      expect(text).toContain('DYNAMODB_JSON');
+    }
+  });
+
+  it("lets the scheduler's roles export only these tables and write only under their prefixes", () => {
+    const statements = (Object.values(template.findResources('AWS::IAM::Policy')) as any[]).flatMap(
+      (p) => p.Properties.PolicyDocument.Statement as any[],
+    );
+    const exporting = statements.filter((st) => [st.Action].flat().some((a: string) => /ExportTableToPointInTime/i.test(a)));
+    expect(exporting.length).toBeGreaterThanOrEqual(2);
+    for (const st of [
+      ...exporting,
+      ...statements.filter((st) => [st.Action].flat().includes('s3:PutObject') && JSON.stringify(st.Resource).includes('FinanceBucket')),
+    ])
+      expect(JSON.stringify(st.Resource)).not.toBe('"*"');
+  });
+
+  it('puts a Glue table over each export, partitioned by an injected snapshot, and the rollup as an Athena named query', () => {
+    const tables = (Object.values(template.findResources('AWS::Glue::Table')) as any[]).map((t) => t.Properties.TableInput);
+    expect(tables.map((t) => t.Name).sort()).toEqual(EXPORTED_TABLES.map((t) => t.view).sort());
+    for (const t of tables) {
+      expect(t.Parameters['projection.snapshot.type']).toBe('injected');
+      expect(t.StorageDescriptor.SerdeInfo.SerializationLibrary).toBe('org.openx.data.jsonserde.JsonSerDe');
+      expect(t.StorageDescriptor.Columns[0].Name).toBe('item');
+    }
+    const [query] = Object.values(template.findResources('AWS::Athena::NamedQuery')) as any[];
+    expect(query.Properties.QueryString).toBe(REVENUE_ROLLUP_SQL);
+    template.hasResourceProperties('AWS::Athena::WorkGroup', {
+      WorkGroupConfiguration: Match.objectLike({ EnforceWorkGroupConfiguration: true }),
+    });
+    template.hasResource('AWS::S3::Bucket', {
+      DeletionPolicy: 'Retain',
+      Properties: Match.objectLike({ LifecycleConfiguration: Match.anyValue() }),
+    });
+  });
+});
+
 describe('agents', () => {
   it('signs the agent card with a KMS P-256 key the agents function may only sign with', () => {
     template.hasResourceProperties('AWS::KMS::Key', { KeySpec: 'ECC_NIST_P256', KeyUsage: 'SIGN_VERIFY' });
@@ -262,5 +391,5 @@ describe('advertised base URL', () => {
       t.findResources('AWS::Lambda::Function', { Properties: { Description: 'skill-market agents routes' } }),
     ) as any[];
     expect(fns[0].Properties.Environment.Variables.PUBLIC_BASE_URL).toBe('https://skills.example.com');
-  });
+  }, 120_000);
 });

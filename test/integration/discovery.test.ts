@@ -1,3 +1,8 @@
+import { execFile } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { Validator } from '@seriousme/openapi-schema-validator';
 import type { Address } from 'viem';
 import { afterAll, describe, expect, inject, it } from 'vitest';
@@ -207,13 +212,13 @@ describe('GET /api/esp?skill=', () => {
 });
 
 describe('OpenAPI and x402 discovery', () => {
-  it('is a valid OpenAPI 3.1.0 document, version 1.6.0, generated from the route table', async () => {
+  it('is a valid OpenAPI 3.1.0 document, version 1.7.0, generated from the route table', async () => {
     const doc = (await get('/api/openapi.json')).body;
     const result = await new Validator().validate(doc);
     expect(result.errors ?? []).toEqual([]);
     expect(result.valid).toBe(true);
     expect(doc.openapi).toBe('3.1.0');
-    expect(doc.info.version).toBe('1.6.0');
+    expect(doc.info.version).toBe('1.7.0');
     const { ROUTES } = await import('../../lambdas/contract/routes');
     for (const r of ROUTES) expect(doc.paths[r.path]?.[r.method.toLowerCase()]?.operationId, `${r.method} ${r.path}`).toBe(r.operationId);
   });
@@ -299,6 +304,13 @@ describe('honesty', () => {
       });
       expect((await g('/api/judges')).judges.every((j: any) => j.quality === null)).toBe(true);
       expect((await g('/api/shop')).shelves.most_unlocked).toEqual([]);
+      const freshRevenue = await g('/api/revenue');
+      expect(freshRevenue.totals).toMatchObject({ count: 0, amount_usd: '0', by_channel: [], lines: [] });
+      expect(freshRevenue.by_day).toEqual([]);
+      expect((await g('/api/signals')).demand).toEqual([]);
+      const freshTrust = (await g('/api/trust')).scorecards;
+      expect(freshTrust).toHaveLength(250);
+      expect(freshTrust.every((c: any) => c.confirmed_unlocks === 0 && c.reorged_claims === 0 && c.card_sales === 0)).toBe(true);
 
       const rpc = /RPC\s+(http:\/\/\S+)/.exec(s.output())![1]!;
       const chain = chainTools(rpc);
@@ -327,6 +339,93 @@ describe('honesty', () => {
       const judge = (await g('/api/judges')).judges.find((j: any) => j.skill_id === 'esp-outcome-judge');
       expect(judge.quality).toMatchObject({ confirmed_unlocks: 2 });
       expect((await g('/api/shop')).shelves.most_unlocked[0]).toMatchObject({ skill_id: 'esp-outcome-judge', confirmed_unlocks: 2 });
+
+      // 40 racing POSTs of one transfer: one row, counted once.
+      const raced = await chain.transfer(1, usdc, treasury, 99000n);
+      const answers = await Promise.all(
+        Array.from({ length: 40 }, () =>
+          fetch(`${s.baseUrl}/api/pay`, {
+            method: 'POST',
+            headers: { 'x-payment': JSON.stringify({ txHash: raced, skill: 'csv-cleaner' }) },
+          }),
+        ),
+      );
+      expect(answers.map((r) => r.status)).toEqual(Array(40).fill(200));
+      expect((await g('/api/esp')).confirmed_activity.confirmed_unlocks).toBe(4);
+      expect((await g('/api/proof?skill=csv-cleaner')).confirmed).toBe(1);
+
+      // The proof ledger a page at a time: every row once, newest first, then next_cursor null.
+      const seen: string[] = [];
+      let page = await g('/api/proof?limit=3');
+      expect(page).toMatchObject({ confirmed: 4, limit: 3 });
+      for (;;) {
+        seen.push(...page.recent_unlocks.map((r: any) => r.txHash));
+        if (page.next_cursor === null) break;
+        page = await g(`/api/proof?limit=3&cursor=${encodeURIComponent(page.next_cursor)}`);
+      }
+      expect(seen).toHaveLength(4);
+      expect(new Set(seen).size).toBe(4);
+      expect(seen[0]).toBe(raced);
+      const foreign = await fetch(`${s.baseUrl}/api/proof?cursor=${Buffer.from('not a cursor').toString('base64url')}`);
+      expect(foreign.status).toBe(400);
+      expect(await foreign.json()).toMatchObject({ ok: false, error_code: 'INVALID_REQUEST', details: { parameter: 'cursor' } });
+
+      // Revenue and signals are the same facts: 4 unlocks, 5000 + 99000 + 120000 + 99000 atomic USDC, all today.
+      const revenue = await g('/api/revenue');
+      expect(revenue.totals).toMatchObject({
+        count: 4,
+        amount_usd: '0.323',
+        by_asset: [{ asset: 'USDC', count: 4, amount_atomic: '323000', decimals: 6, amount_usd: '0.323' }],
+      });
+      expect(revenue.window.count).toBe(4);
+      const csv = await (await fetch(`${s.baseUrl}/api/revenue?format=csv`)).text();
+      const lines = csv.trim().split('\r\n');
+      expect(lines[0]).toBe('day,channel,asset,product,count,amount_atomic,decimals,amount_usd');
+      expect(lines.slice(1).map((l) => l.split(',').slice(1, 6).join(','))).toEqual([
+        'x402,USDC,agent-x402-first-buy,1,5000',
+        'x402,USDC,csv-cleaner,1,99000',
+        'x402,USDC,esp-outcome-judge,2,219000',
+      ]);
+      const demand = (await g('/api/signals')).demand;
+      expect(demand[0]).toMatchObject({ channel: 'x402', product: 'esp-outcome-judge', confirmed: { '7d': 2, '30d': 2, all: 2 } });
+      expect((await g('/api/trust?skill=esp-outcome-judge')).scorecard).toMatchObject({ confirmed_unlocks: 2, reorged_claims: 0 });
+
+      // The operator's reconcile against this instance's dynalite: every tally equals a recount.
+      const dynamo = /DynamoDB\s+(http:\/\/\S+)/.exec(s.output())![1]!;
+      const reconcile = await new Promise<{ code: number | null; out: string }>((resolve) => {
+        execFile(
+          process.execPath,
+          ['--import', 'tsx', 'local/reconcile.ts'],
+          { cwd: fileURLToPath(new URL('../..', import.meta.url)), env: { ...process.env, DYNAMODB_ENDPOINT: dynamo } },
+          (err, stdout) => resolve({ code: err ? (typeof err.code === 'number' ? err.code : 1) : 0, out: stdout }),
+        );
+      });
+      expect(reconcile.code, reconcile.out).toBe(0);
+      expect(JSON.parse(reconcile.out)).toMatchObject({ state: 'equal', ledger_rows: 4, card_sales: 0, difference_count: 0 });
+
+      // Finance's path: npm run export, then npm run revenue over it, gives the CSV /api/revenue serves.
+      const exportDir = mkdtempSync(join(tmpdir(), 'skill-market-export-'));
+      try {
+        const tool = (script: string, args: string[]) =>
+          new Promise<{ code: number | null; out: string; err: string }>((resolve) => {
+            execFile(
+              process.execPath,
+              ['--import', 'tsx', script, ...args],
+              { cwd: fileURLToPath(new URL('../..', import.meta.url)), env: { ...process.env, DYNAMODB_ENDPOINT: dynamo } },
+              (err, stdout, stderr) => resolve({ code: err ? (typeof err.code === 'number' ? err.code : 1) : 0, out: stdout, err: stderr }),
+            );
+          });
+        const exported = await tool('local/export.ts', [exportDir]);
+        expect(exported.code, exported.err).toBe(0);
+        const rollup = await tool('local/revenue.ts', [exportDir]);
+        expect(rollup.code, rollup.err).toBe(0);
+        const today = new Date().toISOString().slice(0, 10);
+        const served = await (await fetch(`${s.baseUrl}/api/revenue?format=csv&to=${today}`)).text();
+        expect(rollup.out).toBe(served);
+        expect(rollup.out.trim().split('\r\n')).toHaveLength(4);
+      } finally {
+        rmSync(exportDir, { recursive: true, force: true });
+      }
     } finally {
       await s.interrupt();
     }

@@ -180,6 +180,22 @@ describe('the tallies', () => {
     expect(await w.reconcile()).toMatchObject({ state: 'equal', ledger_rows: 15, card_sales: 5 });
   });
 
+  it('leave no writer unfolded when a later one finishes first', async () => {
+    const w = world();
+    await w.setup();
+    // Writer A holds entry 1 and is still writing; writer B takes entry 2 and finishes first.
+    const a = await w.tallies.allocate();
+    await w.tallies.reserve(a, { kind: 'ledger', key: `base#${tx(50)}` }, new Date());
+    await w.ledger.claim(row(51));
+    expect(unlockFigures(await w.tallies.totals()).confirmed).toBe(0);
+    // A finishes as a writer does: its write, its publication, its fold through its own entry.
+    await w.ledgerStore.claimAt(row(50), a);
+    await w.journal.publish({ kind: 'ledger', key: `base#${tx(50)}` }, a);
+    await w.journal.fold(200, a);
+    // B's entry, behind A's, was folded by A: no schedule needed.
+    expect(unlockFigures(await w.tallies.totals()).confirmed).toBe(2);
+  });
+
   it('fold a change whose writer stopped before publishing, from the record itself', async () => {
     const w = world();
     await w.setup();

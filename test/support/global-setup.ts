@@ -32,7 +32,7 @@ let stripe: StripeStandIn | undefined;
 
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
   process.env['POWERTOOLS_LOG_LEVEL'] = 'SILENT';
-  buildSite();
+  await buildSite();
   // Card checkout on, against the stand-in (the real SDK, a loopback server); the handlers read these variables.
   stripe = await startStripeStandIn();
   process.env[SECRET_SETTINGS.stripeSecretKey.env] = stripe.secretKey;

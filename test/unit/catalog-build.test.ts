@@ -8,8 +8,8 @@ import { packFiles, packSeal } from '../../lambdas/contract/pack-seal';
 
 let built: BuildResult;
 let skills: Map<string, SkillRecord>;
-beforeAll(() => {
-  built = buildCatalog();
+beforeAll(async () => {
+  built = await buildCatalog();
   skills = new Map(loadSkills().map((s) => [s.id, s]));
 });
 
@@ -137,8 +137,8 @@ describe('catalog build', () => {
     ).toEqual([]);
   });
 
-  it('is deterministic: two builds give identical bytes', () => {
-    const again = buildCatalog();
+  it('is deterministic: two builds give identical bytes', async () => {
+    const again = await buildCatalog();
     expect([...again.publicFiles.entries()].map(([k, v]) => [k, v.toString()])).toEqual(
       [...built.publicFiles.entries()].map(([k, v]) => [k, v.toString()]),
     );

@@ -4,9 +4,8 @@
  * twice with a score and the suite version for every skill.
  */
 import { beforeAll, describe, expect, it } from 'vitest';
-import { buildCatalog, type BuildResult } from '../../catalog/build';
+import { buildCatalog, loadSkills, type BuildResult } from '../../catalog/build';
 import { EVAL_CHECKS, EVAL_SUITE_VERSION, evaluatePacks, isVerifiable, type EvalInput } from '../../catalog/eval-suite';
-import { loadSkills } from '../../catalog/build';
 
 let built: BuildResult;
 let good: EvalInput;

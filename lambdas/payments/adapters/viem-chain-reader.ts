@@ -11,6 +11,8 @@ import { PROVIDER_TIMEOUT_MS, VERIFICATION_BUDGET_MS } from '../../contract/conf
 import { redactUrl } from '../../platform/redact';
 import type { ChainReader } from '../ports';
 import type { TransferLog } from '../core/verify-transfer';
+import { METRICS } from '../../contract/metrics';
+import { countMetric, durationMetric } from '../../platform/metrics';
 
 const TRANSFER = parseAbiItem('event Transfer(address indexed from, address indexed to, uint256 value)');
 
@@ -54,6 +56,8 @@ export function viemChainReader(urls: readonly string[], opts: { budgetMs?: numb
           errors.push(`${redactUrl(p.url)}: verification budget spent`);
           break;
         }
+        const started = Date.now();
+        const host = redactUrl(p.url);
         try {
           const wrongChain = await withTimeout(p.checkChain(), Math.min(left, perProvider));
           if (wrongChain) {
@@ -71,6 +75,7 @@ export function viemChainReader(urls: readonly string[], opts: { budgetMs?: numb
             Math.min(deadline - Date.now(), perProvider),
           );
           answered++;
+          durationMetric(METRICS.rpcLatency, Date.now() - started, { Provider: host });
           if (!receipt) {
             lowestHead = lowestHead === undefined || head < lowestHead ? head : lowestHead;
             continue;
@@ -101,7 +106,8 @@ export function viemChainReader(urls: readonly string[], opts: { budgetMs?: numb
             ...(block ? { blockTimestamp: block.timestamp } : {}),
           };
         } catch (e) {
-          errors.push(`${redactUrl(p.url)}: ${(e as Error).name || 'error'}`);
+          countMetric(METRICS.rpcProviderFailures, { Provider: host });
+          errors.push(`${host}: ${(e as Error).name || 'error'}`);
         }
       }
       return answered > 0 ? { kind: 'not_found', answered, head: lowestHead } : { kind: 'unavailable', errors };

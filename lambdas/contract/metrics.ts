@@ -1,0 +1,25 @@
+/**
+ * The business metrics the functions publish (CloudWatch embedded metric format, through
+ * Powertools Metrics) and the stack alarms and charts on: one list, so a renamed metric cannot
+ * leave an alarm watching nothing.
+ */
+export const METRIC_NAMESPACE = 'SkillMarket';
+
+export const METRICS = {
+  /** A first claim of a transfer that unlocked a skill (replays do not count). */
+  unlocks: 'Unlocks',
+  /** A transfer that did not verify, dimension `Reason` (e.g. underpaid, wrong_receiver, not_found). */
+  verificationFailures: 'VerificationFailures',
+  /** Milliseconds one RPC provider took to answer a transfer read, dimension `Provider` (the host). */
+  rpcLatency: 'RpcLatency',
+  /** An RPC provider that failed or timed out on a transfer read, dimension `Provider`. */
+  rpcProviderFailures: 'RpcProviderFailures',
+  /** A request refused with 429, dimension `Scope`. */
+  rateLimited: 'RateLimited',
+  /** A card checkout whose sale was recorded (the first delivery of Stripe's paid event). */
+  checkoutCompletions: 'CheckoutCompletions',
+  /** Tally counters the daily reconcile found different from a recount; must stay 0. */
+  reconcileDifferences: 'ReconcileDifferences',
+} as const;
+
+export type MetricName = (typeof METRICS)[keyof typeof METRICS];

@@ -1,0 +1,13 @@
+/** Lambda entry of the insights domain: bundles, trust, security, eval, signals and revenue. */
+import { createDomainHandler } from '../platform/domain-handler';
+import { getBundles } from './bundles';
+import { getRevenue } from './revenue';
+import { getEval, getSecurity } from './scans';
+import { getSignals } from './signals';
+import { getTrust } from './trust';
+import { insightsPortsFromEnv } from './wiring';
+
+export const handler = createDomainHandler('insights', {
+  routes: { getBundles, getTrust, getSecurity, getEval, getSignals, getRevenue },
+  ports: insightsPortsFromEnv,
+});

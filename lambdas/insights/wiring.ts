@@ -1,0 +1,15 @@
+/** Builds the insights ports from the environment, through the catalog's and payments' public faces. */
+import { catalogFromEnv, intentStoreFromEnv } from '../catalog';
+import { figuresFromEnv } from '../payments';
+import { fileReports } from './adapters/report-files';
+import type { InsightsPorts } from './ports';
+
+export function insightsPortsFromEnv(): InsightsPorts {
+  return {
+    catalog: catalogFromEnv(),
+    figures: figuresFromEnv(),
+    reports: fileReports(),
+    intents: intentStoreFromEnv(),
+    now: () => new Date(),
+  };
+}

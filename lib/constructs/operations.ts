@@ -1,0 +1,131 @@
+import { Duration } from 'aws-cdk-lib';
+import type { HttpApi } from 'aws-cdk-lib/aws-apigatewayv2';
+import {
+  Alarm,
+  ComparisonOperator,
+  Dashboard,
+  GraphWidget,
+  MathExpression,
+  Metric,
+  SingleValueWidget,
+  TextWidget,
+  TreatMissingData,
+} from 'aws-cdk-lib/aws-cloudwatch';
+import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
+import { Topic } from 'aws-cdk-lib/aws-sns';
+import type { StateMachine } from 'aws-cdk-lib/aws-stepfunctions';
+import { Construct } from 'constructs';
+import { METRIC_NAMESPACE, METRICS, type MetricName } from '../../lambdas/contract/metrics';
+
+/** Above this share of 5xx answers over 5 minutes, twice in a row, someone is paged. */
+export const FIVE_XX_RATE_PERCENT = 5;
+
+/**
+ * What an operator watches (docs/OPERATIONS.md): alarms on the API's 5xx rate, on failed
+ * confirmation loops and on any difference the reconcile job finds, all to one SNS topic; and a
+ * dashboard of the business metrics the functions publish (lambdas/contract/metrics.ts).
+ */
+export class Operations extends Construct {
+  readonly alarmTopic: Topic;
+  readonly dashboard: Dashboard;
+
+  constructor(scope: Construct, id: string, props: { api: HttpApi; confirmation: StateMachine | undefined; dashboardName: string }) {
+    super(scope, id);
+    this.alarmTopic = new Topic(this, 'Alarms', { displayName: 'skill-market alarms' });
+    const notify = new SnsAction(this.alarmTopic);
+    const period = Duration.minutes(5);
+
+    const api = (metricName: string) =>
+      new Metric({ namespace: 'AWS/ApiGateway', metricName, dimensionsMap: { ApiId: props.api.apiId }, statistic: 'Sum', period });
+    const errorRate = new MathExpression({
+      label: '5xx rate (%)',
+      expression: 'IF(requests > 0, 100 * errors / requests, 0)',
+      usingMetrics: { errors: api('5xx'), requests: api('Count') },
+      period,
+    });
+    new Alarm(this, 'Api5xxRate', {
+      alarmDescription: `More than ${FIVE_XX_RATE_PERCENT} % of API answers were 5xx, two 5-minute periods in a row.`,
+      metric: errorRate,
+      threshold: FIVE_XX_RATE_PERCENT,
+      comparisonOperator: ComparisonOperator.GREATER_THAN_THRESHOLD,
+      evaluationPeriods: 2,
+      treatMissingData: TreatMissingData.NOT_BREACHING,
+    }).addAlarmAction(notify);
+
+    if (props.confirmation) {
+      new Alarm(this, 'ConfirmationLoopFailures', {
+        alarmDescription: 'A confirmation or finality execution failed (providers undecided, or the task errored): a buyer may be waiting.',
+        metric: props.confirmation.metricFailed({ period, statistic: 'Sum' }),
+        threshold: 1,
+        comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+        evaluationPeriods: 1,
+        treatMissingData: TreatMissingData.NOT_BREACHING,
+      }).addAlarmAction(notify);
+    }
+
+    // Published by the payments tally task, whose service name is skill-market-payments.
+    new Alarm(this, 'ReconcileDifferences', {
+      alarmDescription:
+        'The daily reconcile found tallies that differ from a recount of the ledger and card sales (docs/ARCHITECTURE.md, Figures).',
+      metric: new Metric({
+        namespace: METRIC_NAMESPACE,
+        metricName: METRICS.reconcileDifferences,
+        dimensionsMap: { service: 'skill-market-payments' },
+        statistic: 'Maximum',
+        period: Duration.days(1),
+      }),
+      threshold: 0,
+      comparisonOperator: ComparisonOperator.GREATER_THAN_THRESHOLD,
+      evaluationPeriods: 1,
+      treatMissingData: TreatMissingData.NOT_BREACHING,
+    }).addAlarmAction(notify);
+
+    // The business metrics come from several functions (each its own service dimension): summed by search.
+    const total = (name: MetricName, label: string) =>
+      new MathExpression({ label, expression: `SUM(SEARCH('{${METRIC_NAMESPACE},service} MetricName="${name}"', 'Sum', 300))`, period });
+    const by = (name: MetricName, dimension: string, stat: string) =>
+      new MathExpression({
+        label: `${name} by ${dimension}`,
+        expression: `SEARCH('{${METRIC_NAMESPACE},${dimension},service} MetricName="${name}"', '${stat}', 300)`,
+        period,
+      });
+
+    this.dashboard = new Dashboard(this, 'Dashboard', { dashboardName: props.dashboardName });
+    this.dashboard.addWidgets(
+      new TextWidget({
+        markdown:
+          "# skill-market\nBusiness metrics (namespace `SkillMarket`), the API and the confirmation loop. Alarms go to the stack's `AlarmTopicArn`.",
+        width: 24,
+        height: 2,
+      }),
+    );
+    this.dashboard.addWidgets(
+      new SingleValueWidget({
+        title: 'Last 24 h',
+        metrics: [total(METRICS.unlocks, 'unlocks'), total(METRICS.checkoutCompletions, 'card sales')],
+        period: Duration.days(1),
+        width: 8,
+      }),
+      new GraphWidget({ title: 'API requests and 5xx rate', left: [api('Count')], right: [errorRate], width: 8 }),
+      new GraphWidget({
+        title: 'Confirmation loop',
+        left: props.confirmation ? [props.confirmation.metricSucceeded({ period }), props.confirmation.metricFailed({ period })] : [],
+        width: 8,
+      }),
+    );
+    this.dashboard.addWidgets(
+      new GraphWidget({
+        title: 'Unlocks and card sales',
+        left: [total(METRICS.unlocks, 'unlocks'), total(METRICS.checkoutCompletions, 'card sales')],
+        width: 8,
+      }),
+      new GraphWidget({ title: 'Verification failures by reason', left: [by(METRICS.verificationFailures, 'Reason', 'Sum')], width: 8 }),
+      new GraphWidget({ title: 'Requests refused with 429, by scope', left: [by(METRICS.rateLimited, 'Scope', 'Sum')], width: 8 }),
+    );
+    this.dashboard.addWidgets(
+      new GraphWidget({ title: 'RPC latency p90 (ms), by provider', left: [by(METRICS.rpcLatency, 'Provider', 'p90')], width: 8 }),
+      new GraphWidget({ title: 'RPC provider failures', left: [by(METRICS.rpcProviderFailures, 'Provider', 'Sum')], width: 8 }),
+      new GraphWidget({ title: 'Reconcile differences (must be 0)', left: [total(METRICS.reconcileDifferences, 'differences')], width: 8 }),
+    );
+  }
+}

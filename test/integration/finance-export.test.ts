@@ -1,0 +1,132 @@
+/**
+ * Finance from exports: the local export writes DynamoDB's export format, and the DuckDB
+ * rollup over it (the SQL Athena runs in AWS) equals the revenue rows /api/revenue serves from
+ * the tallies, after claims of every kind, reorgs, re-claims and card sales.
+ */
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { gunzipSync } from 'node:zlib';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { EXPORTED_TABLES, revenueCsv } from '../../lambdas/contract/finance-export';
+import { CARD_SALES_TABLE, LEDGER_TABLE, TALLIES_TABLE, tableName } from '../../lambdas/contract/tables';
+import { revenueRows } from '../../lambdas/insights/revenue';
+import { dynamoCardSales } from '../../lambdas/payments/adapters/dynamo-card-sales';
+import { dynamoLedger } from '../../lambdas/payments/adapters/dynamo-ledger';
+import { dynamoTallies } from '../../lambdas/payments/adapters/dynamo-tallies';
+import type { LedgerRow } from '../../lambdas/payments/ports';
+import { talliedCardSales, talliedLedger, tallyJournal } from '../../lambdas/payments/tally-journal';
+import { createTables } from '../../local/create-tables';
+import { startDynalite, type DynaliteHandle } from '../../local/dynalite';
+import { exportTable } from '../../local/export';
+import { exportFiles, rollupFromExport } from '../../local/revenue';
+
+let dynalite: DynaliteHandle;
+let client: DynamoDBClient;
+let dir: string;
+
+beforeAll(async () => {
+  for (const def of [LEDGER_TABLE, CARD_SALES_TABLE, TALLIES_TABLE]) delete process.env[def.env];
+  dynalite = await startDynalite({ port: 0 });
+  client = new DynamoDBClient({
+    endpoint: dynalite.endpoint,
+    region: 'us-east-1',
+    credentials: { accessKeyId: 'x', secretAccessKey: 'x' },
+  });
+  await createTables(client, [LEDGER_TABLE, CARD_SALES_TABLE, TALLIES_TABLE]);
+  dir = mkdtempSync(join(tmpdir(), 'skill-market-export-'));
+});
+afterAll(async () => {
+  client?.destroy();
+  await dynalite?.stop();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+const tx = (n: number) => `0x${n.toString(16).padStart(64, '0')}`;
+const row = (n: number, over: Partial<LedgerRow> = {}): LedgerRow => ({
+  network: 'base',
+  txHash: tx(n),
+  skill: n % 2 ? 'ten-send' : 'csv-cleaner',
+  amount: String(1000 * n),
+  price: '1000',
+  asset: n % 3 === 0 ? 'USDbC' : 'USDC',
+  assetContract: '0x0000000000000000000000000000000000000001',
+  payer: '0x70997970C51812dc3A010C7d01b50e0d17dc79C8',
+  blockNumber: String(n),
+  blockHash: `0x${'b'.repeat(64)}`,
+  logIndex: 0,
+  confirmations: 1,
+  recordedAt: `2026-11-${10 + (n % 4)}T12:00:00.000Z`,
+  status: 'confirmed',
+  ...over,
+});
+
+describe('the revenue rollup from a DynamoDB export', () => {
+  it('equals the rows /api/revenue serves from the tallies', async () => {
+    const ledgerStore = dynamoLedger(client, tableName(LEDGER_TABLE));
+    const saleStore = dynamoCardSales(client, tableName(CARD_SALES_TABLE));
+    const tallies = dynamoTallies(client, tableName(TALLIES_TABLE));
+    const journal = tallyJournal({ tallies, sources: { ledger: ledgerStore.source, card: saleStore.source }, now: () => new Date() });
+    const ledger = talliedLedger(ledgerStore, journal);
+    const sales = talliedCardSales(saleStore, journal);
+    for (let n = 1; n <= 14; n++) {
+      const kind =
+        n % 5 === 0
+          ? { kind: 'subscription' as const, skill: 'pro-monthly' }
+          : n % 7 === 0
+            ? { kind: 'meter_top_up' as const, skill: 'meter' }
+            : {};
+      await ledger.claim(row(n, kind));
+    }
+    await ledger.markReorged('base', tx(2));
+    await ledger.markReorged('base', tx(3));
+    await ledger.claim(row(3, { recordedAt: '2026-11-13T18:00:00.000Z' }));
+    for (const [id, cents, day] of [
+      ['chk_1', 1900, '11'],
+      ['chk_2', 99, '12'],
+    ] as const) {
+      await sales.record({
+        id,
+        protocol: 'acp',
+        skill: 'csv-cleaner',
+        amountCents: cents,
+        priceCents: cents,
+        currency: 'usd',
+        stripeSessionId: `cs_${id}`,
+        paymentIntent: undefined,
+        livemode: false,
+        recordedAt: `2026-11-${day}T09:00:00.000Z`,
+        status: 'paid',
+      });
+    }
+
+    const snapshot = new Date('2026-11-14T03:00:00Z');
+    for (const t of EXPORTED_TABLES) await exportTable(client, t, dir, snapshot);
+    // The layout and files of DynamoDB's export.
+    const ledgerExport = exportFiles(dir, EXPORTED_TABLES[0]!);
+    expect(ledgerExport.snapshot).toBe('2026-11-14T03:00:00Z');
+    const lines = ledgerExport.files.flatMap((f) => gunzipSync(readFileSync(f)).toString().trim().split('\n'));
+    expect(lines).toHaveLength(14);
+    expect(JSON.parse(lines[0]!).Item.pk.S).toMatch(/^base#0x/);
+    const exportDir = join(dir, 'ledger', '2026-11-14T03:00:00Z', 'AWSDynamoDB');
+    const [exportId] = readdirSync(exportDir);
+    expect(JSON.parse(readFileSync(join(exportDir, exportId!, 'manifest-summary.json'), 'utf8'))).toMatchObject({
+      itemCount: 14,
+      outputFormat: 'DYNAMODB_JSON',
+      exportType: 'FULL_EXPORT',
+    });
+
+    const fromExport = await rollupFromExport(dir);
+    const fromTallies = revenueRows(await tallies.days('2026-11-01', '2026-11-30'));
+    expect(fromExport.length).toBeGreaterThan(5);
+    expect(fromExport).toEqual(fromTallies);
+    expect(revenueCsv(fromExport)).toBe(revenueCsv(fromTallies));
+    // The dropped claim (tx 2) is in neither; the card sales are in both.
+    expect(fromExport.filter((r) => r.channel === 'card').map((r) => r.amount_usd)).toEqual(['19', '0.99']);
+  });
+
+  it('refuses a directory with no export', async () => {
+    await expect(rollupFromExport(join(dir, 'nothing'))).rejects.toThrow(/no ledger export/);
+  });
+});
