@@ -5,39 +5,30 @@
  * way DynamoDB serialises writes to one item, so what holds here is the conditions' doing.
  */
 import { randomBytes } from 'node:crypto';
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { dynamoMandates } from '../../lambdas/access/adapters/dynamo-mandates';
 import { dynamoMeters } from '../../lambdas/access/adapters/dynamo-meters';
 import { dynamoSubscriptions } from '../../lambdas/access/adapters/dynamo-subscriptions';
 import type { MandateRecord, MandateStore, MeterStore, SubscriptionStore } from '../../lambdas/access/ports';
 import { ACCESS_TABLE } from '../../lambdas/contract/tables';
-import { createTables } from '../../local/create-tables';
-import { startDynalite, type DynaliteHandle } from '../../local/dynalite';
+import { throwawayDynamo, type ThrowawayDynamo } from '../support/dynalite';
 
-let dynalite: DynaliteHandle;
+let db: ThrowawayDynamo;
 let client: DynamoDBClient;
 let mandates: MandateStore;
 let subscriptions: SubscriptionStore;
 let meters: MeterStore;
 
 beforeAll(async () => {
-  dynalite = await startDynalite({ port: 0 });
-  client = new DynamoDBClient({
-    endpoint: dynalite.endpoint,
-    region: 'us-east-1',
-    credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
-  });
-  await createTables(client, [ACCESS_TABLE]);
+  db = await throwawayDynamo([ACCESS_TABLE]);
+  client = db.client;
   mandates = dynamoMandates(client);
   subscriptions = dynamoSubscriptions(client);
   meters = dynamoMeters(client);
 });
 
-afterAll(async () => {
-  client?.destroy();
-  await dynalite?.stop();
-});
+afterAll(() => db?.stop());
 
 /** A fresh EIP-55-looking (mixed case) address, so lower-casing is exercised. */
 const wallet = (): string => `0x${randomBytes(20).toString('hex').toUpperCase().slice(0, 20)}${randomBytes(10).toString('hex')}`;

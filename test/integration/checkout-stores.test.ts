@@ -3,32 +3,23 @@
  * conditions that keep money straight (one sale per session, transitions only from the states
  * named, Idempotency-Keys that replay, refuse another body, and hold a request in flight).
  */
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { dynamoCheckoutSessions, dynamoHandledEvents, dynamoIdempotencyKeys } from '../../lambdas/checkout/adapters/dynamo-checkout';
 import type { CheckoutSession } from '../../lambdas/checkout/ports';
 import { CARD_SALES_TABLE, CHECKOUT_TABLE } from '../../lambdas/contract/tables';
 import { dynamoCardSales } from '../../lambdas/payments/adapters/dynamo-card-sales';
 import type { CardSale } from '../../lambdas/payments/ports';
-import { createTables } from '../../local/create-tables';
-import { startDynalite, type DynaliteHandle } from '../../local/dynalite';
+import { throwawayDynamo, type ThrowawayDynamo } from '../support/dynalite';
 
-let dynalite: DynaliteHandle;
+let db: ThrowawayDynamo;
 let client: DynamoDBClient;
 
 beforeAll(async () => {
-  dynalite = await startDynalite({ port: 0 });
-  client = new DynamoDBClient({
-    endpoint: dynalite.endpoint,
-    region: 'us-east-1',
-    credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
-  });
-  await createTables(client, [CHECKOUT_TABLE, CARD_SALES_TABLE]);
+  db = await throwawayDynamo([CHECKOUT_TABLE, CARD_SALES_TABLE]);
+  client = db.client;
 });
-afterAll(async () => {
-  client?.destroy();
-  await dynalite?.stop();
-});
+afterAll(() => db?.stop());
 
 const T0 = new Date('2026-11-23T12:00:00Z');
 const session = (id: string): CheckoutSession => ({

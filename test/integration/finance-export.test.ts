@@ -7,7 +7,7 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EXPORTED_TABLES, revenueCsv } from '../../lambdas/contract/finance-export';
 import { CARD_SALES_TABLE, LEDGER_TABLE, TALLIES_TABLE, tableName } from '../../lambdas/contract/tables';
@@ -17,50 +17,34 @@ import { dynamoLedger } from '../../lambdas/payments/adapters/dynamo-ledger';
 import { dynamoTallies } from '../../lambdas/payments/adapters/dynamo-tallies';
 import type { LedgerRow } from '../../lambdas/payments/ports';
 import { talliedCardSales, talliedLedger, tallyJournal } from '../../lambdas/payments/tally-journal';
-import { createTables } from '../../local/create-tables';
-import { startDynalite, type DynaliteHandle } from '../../local/dynalite';
 import { exportTable } from '../../local/export';
 import { exportFiles, rollupFromExport } from '../../local/revenue';
+import { throwawayDynamo, type ThrowawayDynamo } from '../support/dynalite';
+import { cardSale, ledgerRow, tx } from '../support/records';
 
-let dynalite: DynaliteHandle;
+let db: ThrowawayDynamo;
 let client: DynamoDBClient;
 let dir: string;
 
 beforeAll(async () => {
-  for (const def of [LEDGER_TABLE, CARD_SALES_TABLE, TALLIES_TABLE]) delete process.env[def.env];
-  dynalite = await startDynalite({ port: 0 });
-  client = new DynamoDBClient({
-    endpoint: dynalite.endpoint,
-    region: 'us-east-1',
-    credentials: { accessKeyId: 'x', secretAccessKey: 'x' },
-  });
-  await createTables(client, [LEDGER_TABLE, CARD_SALES_TABLE, TALLIES_TABLE]);
+  db = await throwawayDynamo([LEDGER_TABLE, CARD_SALES_TABLE, TALLIES_TABLE]);
+  client = db.client;
   dir = mkdtempSync(join(tmpdir(), 'skill-market-export-'));
 });
 afterAll(async () => {
-  client?.destroy();
-  await dynalite?.stop();
+  await db?.stop();
   rmSync(dir, { recursive: true, force: true });
 });
 
-const tx = (n: number) => `0x${n.toString(16).padStart(64, '0')}`;
-const row = (n: number, over: Partial<LedgerRow> = {}): LedgerRow => ({
-  network: 'base',
-  txHash: tx(n),
-  skill: n % 2 ? 'ten-send' : 'csv-cleaner',
-  amount: String(1000 * n),
-  price: '1000',
-  asset: n % 3 === 0 ? 'USDbC' : 'USDC',
-  assetContract: '0x0000000000000000000000000000000000000001',
-  payer: '0x70997970C51812dc3A010C7d01b50e0d17dc79C8',
-  blockNumber: String(n),
-  blockHash: `0x${'b'.repeat(64)}`,
-  logIndex: 0,
-  confirmations: 1,
-  recordedAt: `2026-11-${10 + (n % 4)}T12:00:00.000Z`,
-  status: 'confirmed',
-  ...over,
-});
+/** Transfer `n`: two skills, both assets, four days, amounts that differ. */
+const row = (n: number, over: Partial<LedgerRow> = {}): LedgerRow =>
+  ledgerRow(n, {
+    skill: n % 2 ? 'ten-send' : 'csv-cleaner',
+    amount: String(1000 * n),
+    asset: n % 3 === 0 ? 'USDbC' : 'USDC',
+    recordedAt: `2026-11-${10 + (n % 4)}T12:00:00.000Z`,
+    ...over,
+  });
 
 describe('the revenue rollup from a DynamoDB export', () => {
   it('equals the rows /api/revenue serves from the tallies', async () => {
@@ -82,24 +66,8 @@ describe('the revenue rollup from a DynamoDB export', () => {
     await ledger.markReorged('base', tx(2));
     await ledger.markReorged('base', tx(3));
     await ledger.claim(row(3, { recordedAt: '2026-11-13T18:00:00.000Z' }));
-    for (const [id, cents, day] of [
-      ['chk_1', 1900, '11'],
-      ['chk_2', 99, '12'],
-    ] as const) {
-      await sales.record({
-        id,
-        protocol: 'acp',
-        skill: 'csv-cleaner',
-        amountCents: cents,
-        priceCents: cents,
-        currency: 'usd',
-        stripeSessionId: `cs_${id}`,
-        paymentIntent: undefined,
-        livemode: false,
-        recordedAt: `2026-11-${day}T09:00:00.000Z`,
-        status: 'paid',
-      });
-    }
+    await sales.record(cardSale('chk_1', 1900, '2026-11-11T09:00:00.000Z'));
+    await sales.record(cardSale('chk_2', 99, '2026-11-12T09:00:00.000Z'));
 
     const snapshot = new Date('2026-11-14T03:00:00Z');
     for (const t of EXPORTED_TABLES) await exportTable(client, t, dir, snapshot);

@@ -4,7 +4,7 @@
  * tally equals a recount of the records; writers that stop half-way are finished by a fold; a
  * tampered tally is reported.
  */
-import { DynamoDBClient, PutItemCommand, UpdateItemCommand } from '@aws-sdk/client-dynamodb';
+import { PutItemCommand, UpdateItemCommand, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { marshall } from '@aws-sdk/util-dynamodb';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { CARD_SALES_TABLE, LEDGER_TABLE, TALLIES_TABLE, tableName, type TableDefinition } from '../../lambdas/contract/tables';
@@ -13,28 +13,21 @@ import { dynamoLedger } from '../../lambdas/payments/adapters/dynamo-ledger';
 import { dynamoTallies } from '../../lambdas/payments/adapters/dynamo-tallies';
 import { sumsOf, TOTAL_TARGET } from '../../lambdas/payments/core/tally';
 import { unlockFigures, walletFigures } from '../../lambdas/payments/figures';
-import type { CardSale, LedgerRow } from '../../lambdas/payments/ports';
 import { reconcileTallies, type ReconcilePorts } from '../../lambdas/payments/reconcile';
 import { talliedCardSales, talliedLedger, tallyJournal } from '../../lambdas/payments/tally-journal';
 import { createTables } from '../../local/create-tables';
-import { startDynalite, type DynaliteHandle } from '../../local/dynalite';
+import { throwawayDynamo, type ThrowawayDynamo } from '../support/dynalite';
+import { cardSale, ledgerRow, PAYERS, tx } from '../support/records';
 
-let dynalite: DynaliteHandle;
+let db: ThrowawayDynamo;
 let client: DynamoDBClient;
 let run = 0;
 
 beforeAll(async () => {
-  dynalite = await startDynalite({ port: 0 });
-  client = new DynamoDBClient({
-    endpoint: dynalite.endpoint,
-    region: 'us-east-1',
-    credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
-  });
+  db = await throwawayDynamo();
+  client = db.client;
 });
-afterAll(async () => {
-  client?.destroy();
-  await dynalite?.stop();
-});
+afterAll(() => db?.stop());
 
 /** Fresh tables per test (suffixed names), so every test starts from zeros. */
 function world(graceSeconds = 30) {
@@ -70,38 +63,8 @@ beforeEach(() => {
   for (const def of [LEDGER_TABLE, CARD_SALES_TABLE, TALLIES_TABLE]) delete process.env[def.env];
 });
 
-const PAYERS = ['0x70997970C51812dc3A010C7d01b50e0d17dc79C8', '0x3C44CdDdB6a900fa2b585dd299e03d12FA4293BC'] as const;
-const tx = (n: number) => `0x${n.toString(16).padStart(64, '0')}`;
-const row = (n: number, over: Partial<LedgerRow> = {}): LedgerRow => ({
-  network: 'base',
-  txHash: tx(n),
-  skill: 'ten-send',
-  amount: '10000',
-  price: '10000',
-  asset: 'USDC',
-  assetContract: '0x0000000000000000000000000000000000000001',
-  payer: PAYERS[n % 2]!,
-  blockNumber: String(100 + n),
-  blockHash: `0x${'b'.repeat(64)}`,
-  logIndex: 0,
-  confirmations: 1,
-  recordedAt: `2026-11-2${n % 3}T12:00:00.000Z`,
-  status: 'confirmed',
-  ...over,
-});
-const sale = (id: string, cents: number): CardSale => ({
-  id,
-  protocol: 'acp',
-  skill: 'csv-cleaner',
-  amountCents: cents,
-  priceCents: cents,
-  currency: 'usd',
-  stripeSessionId: `cs_${id}`,
-  paymentIntent: undefined,
-  livemode: false,
-  recordedAt: '2026-11-21T09:00:00.000Z',
-  status: 'paid',
-});
+const row = ledgerRow;
+const sale = (id: string, cents: number) => cardSale(id, cents);
 
 describe('the tallies', () => {
   it('start at zero, and a fresh reconcile finds nothing to differ', async () => {
