@@ -33,5 +33,6 @@ export function getEspDiscovery(req: ApiRequest): ApiResponse {
     x402_discovery: l.x402_discovery,
     agent_card: l.agent_card,
     mcp: l.mcp,
+    insights: { bundles: l.bundles, trust: l.trust, security: l.security, eval: l.eval, signals: l.signals, revenue: l.revenue },
   });
 }

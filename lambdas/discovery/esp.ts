@@ -120,6 +120,13 @@ export async function espRoot(ports: DiscoveryPorts, base: string, known?: Await
       ready: l.ready,
       esp_schema: l.esp_schema,
       esp_discovery: l.esp_discovery,
+      bundles: l.bundles,
+      trust: l.trust,
+      security: l.security,
+      security_sarif: l.security_sarif,
+      eval: l.eval,
+      signals: l.signals,
+      revenue: l.revenue,
     },
     p1: {
       recursive_evaluators: l.judges,

@@ -91,9 +91,11 @@ describe('GET /api/esp (root)', () => {
     });
     expect(Object.keys(body.discovery).sort()).toEqual([
       'agent_card',
+      'bundles',
       'catalog',
       'esp_discovery',
       'esp_schema',
+      'eval',
       'intent',
       'intent_list',
       'intent_post',
@@ -102,7 +104,12 @@ describe('GET /api/esp (root)', () => {
       'mcp',
       'openapi',
       'ready',
+      'revenue',
+      'security',
+      'security_sarif',
       'shop',
+      'signals',
+      'trust',
     ]);
     expect(body.p1).toMatchObject({
       recursive_evaluators: `${base}/api/judges`,
