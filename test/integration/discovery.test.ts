@@ -296,6 +296,7 @@ describe('OpenAPI and x402 discovery', () => {
 });
 
 describe('honesty', () => {
+  // Its own stack, purchases, and three operator tools run as processes (reconcile, export, revenue): more than the default 30 s on a busy machine.
   it('a fresh instance reports zeros and nulls; after real unlocks the figures equal /api/proof', async () => {
     const s = await runStart({ EPHEMERAL: '1' });
     try {
@@ -436,5 +437,5 @@ describe('honesty', () => {
     } finally {
       await s.interrupt();
     }
-  });
+  }, 120_000);
 });
