@@ -3,7 +3,8 @@
  * rows (benchmark only) go into a throwaway dynalite; the marketplace runs in its own process
  * against it through a counting proxy, which asks DynamoDB for the consumed capacity of every
  * read and counts calls, items and read units per request. At 0, 1k, 5k and 20k rows: p50 of
- * 20 sequential requests per endpoint, and the reads per request.
+ * 20 sequential requests per endpoint, and the reads per request. Rows fall on the 30 days
+ * before today, so the day items the revenue and signal windows read are the same at every level.
  *
  * Rows are written with the ledger adapter's own claim write (journal marks settled); their
  * tallies are the recount of the rows (the function the reconcile job checks against), applied
@@ -95,7 +96,9 @@ const rowAt = (n: number): LedgerRow => ({
   blockHash: `0x${n.toString(16).padStart(64, 'b')}`,
   logIndex: 0,
   confirmations: 1,
-  recordedAt: new Date(Date.UTC(2026, 8, 1) + n * 259_000).toISOString(),
+  // Spread over the 30 days before today, whatever the count: the revenue and signal windows read
+  // one item per day, so more rows must not mean more days here, or the bench would measure days.
+  recordedAt: new Date(Date.now() - (n % 30) * 86_400_000 - (n % 1000) * 1000).toISOString(),
   status: 'confirmed',
 });
 
@@ -130,7 +133,18 @@ async function seedTo(total: number): Promise<void> {
   seeded = total;
 }
 
-const ENDPOINTS = ['/api/esp', '/api/shop', '/api/judges', '/api/proof', `/api/proof?skill=${SKILL}`, `/api/esp?skill=${SKILL}`];
+const ENDPOINTS = [
+  '/api/esp',
+  '/api/shop',
+  '/api/judges',
+  '/api/proof',
+  `/api/proof?skill=${SKILL}`,
+  `/api/esp?skill=${SKILL}`,
+  '/api/revenue',
+  '/api/signals',
+  '/api/trust',
+  `/api/trust?skill=${SKILL}`,
+];
 const market = await startMarket({ DYNAMODB_ENDPOINT: proxyUrl });
 const results: { rows: number; path: string; p50: number; calls: number; items: number; units: number }[] = [];
 try {
