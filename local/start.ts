@@ -51,6 +51,7 @@ try {
     env,
   });
   const seconds = ((performance.now() - started) / 1000).toFixed(1);
+  const toolEnv = stack.dynamoEndpoint === 'http://127.0.0.1:4567' ? '' : `DYNAMODB_ENDPOINT=${stack.dynamoEndpoint} `;
   const buyer = testAccount(1);
   const lines = [
     '',
@@ -74,6 +75,8 @@ try {
       : []),
     `  Card checkout   ${cardCheckoutLine(env, stack.baseUrl)}`,
     `  Data            ${dataDir ?? 'in memory (EPHEMERAL=1)'}`,
+    // The tools find this dynalite by its default port; on another one they need its address.
+    `  Operator tools  ${toolEnv}npm run reconcile | ${toolEnv}npm run export | npm run revenue -- <export dir>`,
     '',
   ];
   if (stack.localChain) {

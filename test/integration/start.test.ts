@@ -48,6 +48,9 @@ describe('npm start', () => {
 
     const first = await runStart({ DATA_DIR: dataDir });
     expect(first.output()).toMatch(/USDC\s+0x5FbDB2315678afecb367f032d93F642f64180aa3/);
+    // Its dynalite is not on the default port here, so the banner gives the tools its address.
+    const dynamo = /DynamoDB\s+(http:\/\/\S+)/.exec(first.output())![1]!;
+    expect(first.output()).toContain(`Operator tools  DYNAMODB_ENDPOINT=${dynamo} npm run reconcile`);
     const ready = (await (await fetch(`${first.baseUrl}/api/ready`)).json()) as { ready: boolean };
     expect(ready.ready).toBe(true);
 
