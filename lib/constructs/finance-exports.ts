@@ -104,7 +104,7 @@ export class FinanceExports extends Construct {
           },
         },
       });
-      glueTable.addDependency(database);
+      glueTable.node.addDependency(database);
     }
 
     this.workGroupName = `skill-market-finance-${stack.stackName}`;
@@ -129,7 +129,7 @@ export class FinanceExports extends Construct {
       workGroup: this.workGroupName,
       queryString: REVENUE_ROLLUP_SQL,
     });
-    query.addDependency(workGroup);
-    query.addDependency(database);
+    query.node.addDependency(workGroup);
+    query.node.addDependency(database);
   }
 }
