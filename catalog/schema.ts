@@ -1,5 +1,5 @@
 /** The authored skill record (catalog/skills/*.json) and the price source, validated by the build. */
-import { z } from 'zod';
+import * as z from 'zod';
 import { DAY } from '../lambdas/contract/days';
 
 export const LIST_PRICES = [0.05, 0.1, 0.25, 0.49, 0.99, 1.99, 2.99, 4.99] as const;

@@ -4,7 +4,7 @@
  * its wallet, paid by its wallet, within its constraints, and counted once with one
  * conditional update, so parallel purchases cannot overspend it.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import { AppError, invalidRequest } from '../platform/errors';
 import { json, readJsonObject, type ApiRequest, type ApiResponse } from '../platform/http';
 import { parseJsonHeaderValue } from '../platform/json';

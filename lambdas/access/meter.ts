@@ -5,7 +5,7 @@
  * decided by `decideAccess` and charged with one conditional update that can never take the
  * balance below zero or the month's spend past the cap.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import { formatAtomic, TX_HASH } from '../contract/chain';
 import { links } from '../contract/links';
 import { AppError, invalidRequest, notFound } from '../platform/errors';

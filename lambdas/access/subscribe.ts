@@ -4,7 +4,7 @@
  * wallet that paid; `cancel` is signed by that wallet, refunds nothing and leaves access
  * running to the period's end.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import { formatAtomic, TX_HASH } from '../contract/chain';
 import type { SubscriptionPlan } from '../contract/catalog-data';
 import { links } from '../contract/links';

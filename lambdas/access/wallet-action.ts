@@ -3,7 +3,7 @@
  * wallet signed exactly this action (EIP-712, lambdas/contract/wallet-actions.ts) for this
  * service, before its deadline, once. Only the wallet's owner changes what belongs to a wallet.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import { ADDRESS } from '../contract/chain';
 import {
   WALLET_ACTION_MAX_LIFETIME_SECONDS,

@@ -5,7 +5,7 @@
  * they come (DynamoDB then refuses a 5000-character key with its own error text). So every list
  * is capped, every part sized, and a task id this agent could not have issued is not looked up.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import { RPC_CODES } from './json-rpc';
 
 /** The caps on an A2A request (a body is already at most 64 KiB and 32 levels deep). */

@@ -6,7 +6,7 @@
  */
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
-import { z } from 'zod';
+import * as z from 'zod';
 import { decideAccess, decisionView, mandatesDocument, unlockPack } from '../access';
 import { absoluteEntry, rankSkills, requireSkill } from '../catalog';
 import { ADDRESS, TX_HASH } from '../contract/chain';

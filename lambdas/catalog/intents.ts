@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { links } from '../contract/links';
 import { invalidRequest, notFound } from '../platform/errors';
 import { json, readJsonObject, type ApiRequest, type ApiResponse } from '../platform/http';

@@ -1,5 +1,5 @@
 /** The JSON Schema of an ESP cycle (GET /api/esp?skill=…), written by the build to /esp/cycle.schema.json. */
-import { z } from 'zod';
+import * as z from 'zod';
 
 const url = z.string().url();
 const row = z.object({

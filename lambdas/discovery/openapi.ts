@@ -3,7 +3,7 @@
  * (which the compiler requires for every route) and the zod schemas the code itself uses.
  * It also carries the ten x402 resources (`x-x402-resources`).
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import { json, type ApiRequest, type ApiResponse } from '../platform/http';
 import { activeDomains, ROUTES, type OperationId, type RouteDefinition } from '../contract/routes';
 import { IntentBodySchema } from '../catalog';

@@ -7,7 +7,7 @@
  * Everything goes through the one bounded JSON reader. Malformed input is 400; no proof at all
  * is 402 PROOF_REQUIRED.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import { TX_HASH } from '../contract/chain';
 import { AppError, invalidRequest } from '../platform/errors';
 import { readJsonObject, type ApiRequest } from '../platform/http';

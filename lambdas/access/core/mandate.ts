@@ -10,7 +10,7 @@
  */
 import { createHash } from 'node:crypto';
 import { canonicalize } from 'json-canonicalize';
-import { z } from 'zod';
+import * as z from 'zod';
 import { ADDRESS, ATOMIC_PER_USD, CAIP2, formatAtomic } from '../../contract/chain';
 import type { CatalogEntry } from '../../contract/catalog-data';
 import type { MandateConstraint, MandateDocument, MandateRecord } from '../ports';

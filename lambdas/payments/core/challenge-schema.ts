@@ -1,5 +1,5 @@
 /** The 402 challenge's schema: readiness validates the live challenge with it; OpenAPI documents it. */
-import { z } from 'zod';
+import * as z from 'zod';
 import { ADDRESS } from '../../contract/chain';
 
 const address = z.string().regex(ADDRESS);
