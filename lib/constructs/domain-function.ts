@@ -63,8 +63,10 @@ export class DomainFunction extends Construct {
         sourceMap: true,
         mainFields: ['module', 'main'],
         forceDockerBundling: false,
-        // The AWS SDK v3 ships with the nodejs22.x runtime; bundling it would only slow cold starts.
-        externalModules: ['@aws-sdk/*'],
+        // The AWS SDK is bundled, not loaded from the runtime's copy: measured with bench/cold.ts, a
+        // bundled SDK imports in 0.6 to 0.75 of the time the runtime's separate files take (one
+        // file, tree-shaken, no module resolution), and the bundle runs the SDK version we test.
+        externalModules: [],
         // Some CommonJS dependencies call require(); an ESM bundle needs it defined.
         banner: "import { createRequire as __cr } from 'node:module'; const require = __cr(import.meta.url);",
         // The catalog build's output travels inside the bundle: read at cold start, no network fetch.
