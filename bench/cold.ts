@@ -6,7 +6,7 @@
  * AWS SDK resolvable beside them as the nodejs22.x runtime provides it, in interleaved pairs;
  * the figure is the median of the per-pair ratios, so machine load weighs on both alike.
  * Fails (exit 1) if a bundle does not import.
- * Usage: npx tsx bench/cold.ts [pairs=5]   (npm run bench:cold)
+ * Usage: npm run bench:cold [-- pairs]   (default 5 pairs)
  */
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync, cpSync } from 'node:fs';
