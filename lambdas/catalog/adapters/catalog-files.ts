@@ -8,7 +8,7 @@ import { searchSkills } from '../skill-search';
 
 const cache = new Map<string, Catalog>();
 
-/** Loads the built catalog (entries, pack metadata, prebuilt search index) once per process. */
+/** Loads the built catalog (entries, pack metadata, prices) once per process; the search index on first search. */
 export function loadCatalogFiles(dir: string = CATALOG_DATA_DIR): Catalog {
   const hit = cache.get(dir);
   if (hit) return hit;
@@ -16,7 +16,9 @@ export function loadCatalogFiles(dir: string = CATALOG_DATA_DIR): Catalog {
   const entries = JSON.parse(read('entries.json')) as CatalogEntry[];
   const packs = JSON.parse(read('packs.json')) as Record<string, PackMeta>;
   const pricing = JSON.parse(read('pricing.json')) as PricingData;
-  const index = loadSearchIndex(read('search-index.json'));
+  // Built on the first search: most functions never search, and rebuilding the index is the
+  // costliest part of loading the catalog (issue 14).
+  let index: ReturnType<typeof loadSearchIndex> | undefined;
   const byId = new Map(entries.map((e) => [e.id, e]));
   let evaluation: Record<string, { outline: Record<string, unknown>; sample: string }> | undefined;
   const catalog: Catalog = {
@@ -24,7 +26,7 @@ export function loadCatalogFiles(dir: string = CATALOG_DATA_DIR): Catalog {
     categories: [...new Set(entries.map((e) => e.category))].sort(),
     get: (id) => byId.get(id),
     packMeta: (id) => (Object.hasOwn(packs, id) ? packs[id] : undefined),
-    search: (q) => searchSkills(index, q),
+    search: (q) => searchSkills((index ??= loadSearchIndex(read('search-index.json'))), q),
     evaluation: (id) => {
       evaluation ??= JSON.parse(read('evaluation.json')) as Record<string, { outline: Record<string, unknown>; sample: string }>;
       return Object.hasOwn(evaluation, id) ? evaluation[id] : undefined;
