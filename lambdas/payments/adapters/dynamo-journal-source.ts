@@ -1,6 +1,6 @@
 import { GetItemCommand, UpdateItemCommand, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { marshall, unmarshall } from '@aws-sdk/util-dynamodb';
-import { isConditionFailure } from '../../platform/adapters/dynamo-client';
+import { conditionally } from '../../platform/adapters/dynamo-client';
 import type { TallyFact } from '../core/tally';
 import type { JournalMarks, JournalSource } from '../ports';
 
@@ -30,8 +30,8 @@ export function dynamoJournalSource(
       return { fact: factOf(item), marks };
     },
     async repoint(key, from, to) {
-      try {
-        await client.send(
+      return conditionally(
+        client.send(
           new UpdateItemCommand({
             TableName: table,
             Key: marshall(keyOf(key)),
@@ -39,12 +39,8 @@ export function dynamoJournalSource(
             ConditionExpression: 'jpending = :from',
             ExpressionAttributeValues: marshall({ ':from': from, ':to': to }),
           }),
-        );
-        return true;
-      } catch (e) {
-        if (isConditionFailure(e)) return false;
-        throw e;
-      }
+        ),
+      );
     },
     async adopt(key, seq) {
       let extra: Record<string, unknown> = {};
@@ -54,8 +50,8 @@ export function dynamoJournalSource(
         extra = backfill(unmarshall(out.Item));
       }
       const names = Object.keys(extra);
-      try {
-        await client.send(
+      return conditionally(
+        client.send(
           new UpdateItemCommand({
             TableName: table,
             Key: marshall(keyOf(key)),
@@ -69,16 +65,13 @@ export function dynamoJournalSource(
               ...Object.fromEntries(names.map((n, i) => [`:b${i}`, extra[n]])),
             }),
           }),
-        );
-        return true;
-      } catch (e) {
-        if (isConditionFailure(e)) return false;
-        throw e;
-      }
+        ),
+      );
     },
     async settle(key, seq) {
-      try {
-        await client.send(
+      // Settled already, by another publisher of the same entry: nothing left to do.
+      await conditionally(
+        client.send(
           new UpdateItemCommand({
             TableName: table,
             Key: marshall(keyOf(key)),
@@ -86,11 +79,8 @@ export function dynamoJournalSource(
             ConditionExpression: 'jpending = :seq',
             ExpressionAttributeValues: marshall({ ':seq': seq }),
           }),
-        );
-      } catch (e) {
-        // Settled already, by another publisher of the same entry.
-        if (!isConditionFailure(e)) throw e;
-      }
+        ),
+      );
     },
   };
 }

@@ -8,7 +8,7 @@ import {
 } from '@aws-sdk/client-dynamodb';
 import { marshall, unmarshall } from '@aws-sdk/util-dynamodb';
 import { TALLIES_TABLE, tableName } from '../../contract/tables';
-import { isConditionFailure } from '../../platform/adapters/dynamo-client';
+import { conditionally, isConditionFailure } from '../../platform/adapters/dynamo-client';
 import { parseCounter, TOTAL_TARGET, type Counters, type TallyDeltas, type TallyFact } from '../core/tally';
 import type { Figures, FoldCursor, JournalEntry, SourceRef, TallyStore } from '../ports';
 
@@ -95,19 +95,15 @@ export function dynamoTallies(client: DynamoDBClient, table = tableName(TALLIES_
       return item?.['n']?.N ? Number(item['n'].N) : 0;
     },
     async reserve(seq, source, at) {
-      try {
-        await client.send(
+      return conditionally(
+        client.send(
           new PutItemCommand({
             TableName: table,
             Item: marshall({ ...entryKey(seq), seq, state: 'reserved', source, at: at.toISOString() }),
             ConditionExpression: 'attribute_not_exists(pk)',
           }),
-        );
-        return true;
-      } catch (e) {
-        if (isConditionFailure(e)) return false;
-        throw e;
-      }
+        ),
+      );
     },
     entry,
     async publish(seq, source, fact, at) {
@@ -143,8 +139,8 @@ export function dynamoTallies(client: DynamoDBClient, table = tableName(TALLIES_
       }
     },
     async void(seq, at) {
-      try {
-        await client.send(
+      return conditionally(
+        client.send(
           new PutItemCommand({
             TableName: table,
             Item: marshall({ ...entryKey(seq), seq, state: 'void', at: at.toISOString() }),
@@ -152,12 +148,8 @@ export function dynamoTallies(client: DynamoDBClient, table = tableName(TALLIES_
             ExpressionAttributeNames: { '#state': 'state' },
             ExpressionAttributeValues: marshall({ ':reserved': 'reserved' }),
           }),
-        );
-        return true;
-      } catch (e) {
-        if (isConditionFailure(e)) return false;
-        throw e;
-      }
+        ),
+      );
     },
     async cursor(): Promise<FoldCursor> {
       const item = await getItem(CURSOR);
@@ -168,8 +160,9 @@ export function dynamoTallies(client: DynamoDBClient, table = tableName(TALLIES_
       };
     },
     async stall(seq, at) {
-      try {
-        await client.send(
+      // Already done by another writer of the same change, or moved on: nothing left to do here.
+      await conditionally(
+        client.send(
           new UpdateItemCommand({
             TableName: table,
             Key: marshall(CURSOR),
@@ -177,14 +170,12 @@ export function dynamoTallies(client: DynamoDBClient, table = tableName(TALLIES_
             ConditionExpression: 'attribute_not_exists(stallSeq) OR stallSeq <> :seq',
             ExpressionAttributeValues: marshall({ ':seq': seq, ':at': at.toISOString() }),
           }),
-        );
-      } catch (e) {
-        if (!isConditionFailure(e)) throw e;
-      }
+        ),
+      );
     },
     async advance(from) {
-      try {
-        await client.send(
+      return conditionally(
+        client.send(
           new UpdateItemCommand({
             TableName: table,
             Key: marshall(CURSOR),
@@ -193,12 +184,8 @@ export function dynamoTallies(client: DynamoDBClient, table = tableName(TALLIES_
             ExpressionAttributeNames: { '#next': 'next' },
             ExpressionAttributeValues: marshall({ ':from': from, ':to': from + 1 }),
           }),
-        );
-        return true;
-      } catch (e) {
-        if (isConditionFailure(e)) return false;
-        throw e;
-      }
+        ),
+      );
     },
     async apply(target, counters, seq) {
       if (counters.size === 0) return true;
@@ -209,8 +196,8 @@ export function dynamoTallies(client: DynamoDBClient, table = tableName(TALLIES_
         values[`:c${i}`] = by;
         return `#c${i} :c${i}`;
       });
-      try {
-        await client.send(
+      return conditionally(
+        client.send(
           new UpdateItemCommand({
             TableName: table,
             Key: marshall(tallyKey(target)),
@@ -221,12 +208,8 @@ export function dynamoTallies(client: DynamoDBClient, table = tableName(TALLIES_
             ExpressionAttributeNames: names,
             ExpressionAttributeValues: marshall(values),
           }),
-        );
-        return true;
-      } catch (e) {
-        if (isConditionFailure(e)) return false;
-        throw e;
-      }
+        ),
+      );
     },
     async all() {
       const out: TallyDeltas = new Map();

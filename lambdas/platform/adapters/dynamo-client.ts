@@ -22,3 +22,17 @@ export function dynamoClient(env: NodeJS.ProcessEnv = process.env): DynamoDBClie
 
 /** Whether a DynamoDB call failed only because its condition did not hold; by name, which the SDK's class carries in every copy of the SDK. */
 export const isConditionFailure = (e: unknown): boolean => (e as Error | undefined)?.name === 'ConditionalCheckFailedException';
+
+/**
+ * Awaits a conditional write: true when it was written, false when its condition did not hold
+ * (another writer won, or the change was already made); any other failure is thrown.
+ */
+export async function conditionally(write: Promise<unknown>): Promise<boolean> {
+  try {
+    await write;
+    return true;
+  } catch (e) {
+    if (isConditionFailure(e)) return false;
+    throw e;
+  }
+}
