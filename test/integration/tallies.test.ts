@@ -208,6 +208,32 @@ describe('the tallies', () => {
     expect(unlockFigures(await w.tallies.totals()).confirmed).toBe(1);
   });
 
+  it('count the first journaled change of a row from before the journal as its first state', async () => {
+    const w = world();
+    await w.setup();
+    const legacy = (n: number, status: 'confirmed' | 'reorged') => {
+      const r = row(n, { status });
+      return client.send(
+        new PutItemCommand({
+          TableName: w.tables.ledger.name,
+          Item: marshall({
+            ...r,
+            pk: `base#${r.txHash}`,
+            ...(status === 'confirmed' ? { gsi1pk: 'UNLOCK', gsi1sk: `${r.recordedAt}#${r.txHash}` } : {}),
+          }),
+        }),
+      );
+    };
+    // Neither row was ever journaled, so neither is in the tallies: a reorg of the first and a
+    // re-claim of the second must add only their new state, not take away an old one never added.
+    await legacy(60, 'confirmed');
+    await legacy(61, 'reorged');
+    await w.ledger.markReorged('base', tx(60));
+    expect((await w.ledger.claim(row(61))).claimed).toBe(true);
+    expect(await w.reconcile()).toMatchObject({ state: 'equal', ledger_rows: 2, adopted: 0, difference_count: 0 });
+    expect(unlockFigures(await w.tallies.totals())).toMatchObject({ confirmed: 1, reorgedPerSkill: { 'ten-send': 1 } });
+  });
+
   it('journal records written before the journal existed, once, and report a tampered tally', async () => {
     const w = world();
     await w.setup();

@@ -113,7 +113,8 @@ export function dynamoLedger(client: DynamoDBClient, table = tableName(LEDGER_TA
           await client.send(
             new PutItemCommand({
               TableName: table,
-              Item: confirmedItem(row, seq, (before ?? 2) + 1),
+              // A row never journaled (no `jv`) is in no tally: its re-claim is the first state the journal knows.
+              Item: confirmedItem(row, seq, before === undefined ? 1 : before + 1),
               ConditionExpression: `#status = :reorged AND skill = :skill AND attribute_not_exists(jpending) AND ${before === undefined ? 'attribute_not_exists(jv)' : 'jv = :jv'}`,
               ExpressionAttributeNames: { '#status': 'status' },
               ExpressionAttributeValues: marshall({
@@ -138,11 +139,12 @@ export function dynamoLedger(client: DynamoDBClient, table = tableName(LEDGER_TA
           new UpdateItemCommand({
             TableName: table,
             Key: marshall({ pk: pk(network, txHash) }),
-            UpdateExpression: `SET #status = :reorged, jseq = :seq, jpending = :seq, jv = if_not_exists(jv, :one) + :one REMOVE ${CONFIRMED_KEYS}`,
+            // A row never journaled (no `jv`) is in no tally: its reorg is version 1, the first state the journal knows.
+            UpdateExpression: `SET #status = :reorged, jseq = :seq, jpending = :seq, jv = if_not_exists(jv, :zero) + :one REMOVE ${CONFIRMED_KEYS}`,
             // Only a confirmed claim whose own change is journaled: a reorg is counted once.
             ConditionExpression: '#status = :confirmed AND attribute_not_exists(jpending)',
             ExpressionAttributeNames: { '#status': 'status' },
-            ExpressionAttributeValues: marshall({ ':reorged': 'reorged', ':confirmed': 'confirmed', ':seq': seq, ':one': 1 }),
+            ExpressionAttributeValues: marshall({ ':reorged': 'reorged', ':confirmed': 'confirmed', ':seq': seq, ':zero': 0, ':one': 1 }),
           }),
         );
         return 'marked';
