@@ -3,13 +3,13 @@ import {
   DeleteTableCommand,
   DescribeTableCommand,
   PutItemCommand,
-  ScanCommand,
   type AttributeDefinition,
   type AttributeValue,
   type DynamoDBClient,
   type TableDescription,
 } from '@aws-sdk/client-dynamodb';
 import { tableName, type TableDefinition } from '../lambdas/contract/tables';
+import { scanItems } from '../lambdas/platform/adapters/dynamo-client';
 
 /**
  * Creates every table from the shared definitions, if missing; the same definitions CDK deploys.
@@ -24,7 +24,8 @@ export async function createTables(client: DynamoDBClient, tables: readonly Tabl
     try {
       const { Table } = await client.send(new DescribeTableCommand({ TableName: name }));
       if (missingIndexes(def, Table).length === 0) continue;
-      kept = await allItems(client, name);
+      kept = [];
+      for await (const item of scanItems(client, name)) kept.push(item);
       console.warn(
         `${name}: adding index ${missingIndexes(def, Table).join(', ')}; rebuilding the local table with its ${kept.length} items`,
       );
@@ -88,17 +89,6 @@ const missingIndexes = (def: TableDefinition, table: TableDescription | undefine
   const have = new Set((table?.GlobalSecondaryIndexes ?? []).map((i) => i.IndexName));
   return def.indexes.map((i) => i.name).filter((n) => !have.has(n));
 };
-
-async function allItems(client: DynamoDBClient, name: string): Promise<Record<string, AttributeValue>[]> {
-  const items: Record<string, AttributeValue>[] = [];
-  let startKey: Record<string, AttributeValue> | undefined;
-  do {
-    const out = await client.send(new ScanCommand({ TableName: name, ...(startKey ? { ExclusiveStartKey: startKey } : {}) }));
-    items.push(...(out.Items ?? []));
-    startKey = out.LastEvaluatedKey;
-  } while (startKey);
-  return items;
-}
 
 async function untilGone(client: DynamoDBClient, name: string): Promise<void> {
   for (let i = 0; i < 500; i++) {

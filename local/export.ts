@@ -12,24 +12,14 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
-import { DynamoDBClient, ScanCommand, type AttributeValue } from '@aws-sdk/client-dynamodb';
+import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { INFRA_ENV } from '../lambdas/contract/env';
 import { EXPORTED_TABLES, type ExportedTable } from '../lambdas/contract/finance-export';
 import { tableName } from '../lambdas/contract/tables';
+import { dynamoClient, scanItems } from '../lambdas/platform/adapters/dynamo-client';
 
 /** Items per data file; DynamoDB's own files are larger, the reader must not care. */
 const ITEMS_PER_FILE = 5_000;
-
-async function* scan(client: DynamoDBClient, table: string): AsyncGenerator<Record<string, AttributeValue>> {
-  let startKey: Record<string, AttributeValue> | undefined;
-  do {
-    const out = await client.send(
-      new ScanCommand({ TableName: table, ConsistentRead: true, ...(startKey ? { ExclusiveStartKey: startKey } : {}) }),
-    );
-    yield* out.Items ?? [];
-    startKey = out.LastEvaluatedKey;
-  } while (startKey);
-}
 
 /** Writes one table's export; returns its directory (`…/AWSDynamoDB/<export id>`). */
 export async function exportTable(client: DynamoDBClient, t: ExportedTable, dir: string, snapshot: Date): Promise<string> {
@@ -58,7 +48,7 @@ export async function exportTable(client: DynamoDBClient, t: ExportedTable, dir:
     );
     batch = [];
   };
-  for await (const item of scan(client, tableName(t.table))) {
+  for await (const item of scanItems(client, tableName(t.table))) {
     batch.push(JSON.stringify({ Item: item }));
     total++;
     if (batch.length >= ITEMS_PER_FILE) flush();
@@ -90,15 +80,10 @@ export async function exportTable(client: DynamoDBClient, t: ExportedTable, dir:
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
-  const endpoint = process.env[INFRA_ENV.dynamodbEndpoint] ?? `http://127.0.0.1:${process.env['DYNALITE_PORT'] ?? '4567'}`;
-  const client = new DynamoDBClient({
-    endpoint,
-    region: process.env['AWS_REGION'] ?? 'us-east-1',
-    credentials: {
-      accessKeyId: process.env['AWS_ACCESS_KEY_ID'] ?? 'local',
-      secretAccessKey: process.env['AWS_SECRET_ACCESS_KEY'] ?? 'local',
-    },
-  });
+  // The same client the handlers use, pointed at the local dynalite unless DYNAMODB_ENDPOINT says otherwise.
+  process.env[INFRA_ENV.dynamodbEndpoint] ??= `http://127.0.0.1:${process.env['DYNALITE_PORT'] ?? '4567'}`;
+  const endpoint = process.env[INFRA_ENV.dynamodbEndpoint];
+  const client = dynamoClient();
   const snapshot = new Date();
   snapshot.setUTCMilliseconds(0);
   const dir = resolve(

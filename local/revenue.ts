@@ -10,12 +10,13 @@ import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { DuckDBInstance } from '@duckdb/node-api';
-import { formatDecimal } from '../lambdas/contract/chain';
 import {
   duckItemType,
   EXPORTED_TABLES,
   REVENUE_ROLLUP_SQL,
   revenueCsv,
+  toMicroUsd,
+  usdString,
   type ExportedTable,
   type RevenueCsvRow,
 } from '../lambdas/contract/finance-export';
@@ -82,7 +83,7 @@ export async function rollupFromExport(dir: string): Promise<RevenueCsvRow[]> {
         count: Number(r['count']),
         amount_atomic: amount,
         decimals,
-        amount_usd: formatDecimal(BigInt(amount) * 10n ** BigInt(6 - decimals), 6),
+        amount_usd: usdString(toMicroUsd(BigInt(amount), decimals)),
       };
     });
   } finally {

@@ -5,6 +5,7 @@
  * The CSV it makes has the columns of `GET /api/revenue?format=csv`, and a test holds the two
  * equal. Both engines read struct fields case-insensitively and agree on the SQL below.
  */
+import { formatDecimal } from './chain';
 import { CARD_SALES_TABLE, LEDGER_TABLE, type TableDefinition } from './tables';
 
 /** The fields of an exported item the rollup reads, each with its DynamoDB type descriptor. */
@@ -113,3 +114,10 @@ export function revenueCsv(rows: readonly RevenueCsvRow[]): string {
   };
   return `${[REVENUE_CSV_COLUMNS.join(','), ...rows.map((r) => REVENUE_CSV_COLUMNS.map((c) => field(r[c])).join(','))].join('\r\n')}\r\n`;
 }
+
+/** Every asset is a US dollar: amounts are summed across assets in micro-dollars (6 places). */
+export const USD_PLACES = 6;
+/** An amount in units of `decimals` places (atomic USDC, cents) in micro-dollars. */
+export const toMicroUsd = (amount: bigint, decimals: number): bigint => amount * 10n ** BigInt(USD_PLACES - decimals);
+/** Micro-dollars as the CSV's and the API's exact `amount_usd` string. */
+export const usdString = (micro: bigint): string => formatDecimal(micro, USD_PLACES);

@@ -5,9 +5,8 @@
  * `?format=csv` gives the window's lines for spreadsheets; `npm run revenue` computes the same
  * CSV from a DynamoDB export, and a test holds the two equal.
  */
-import { formatDecimal } from '../contract/chain';
 import { addDays, dayOf, daysBetween, isDay } from '../contract/days';
-import { revenueCsv, type RevenueCsvRow } from '../contract/finance-export';
+import { revenueCsv, toMicroUsd, usdString, type RevenueCsvRow } from '../contract/finance-export';
 import { links } from '../contract/links';
 import { invalidRequest } from '../platform/errors';
 import { json, type ApiRequest, type ApiResponse } from '../platform/http';
@@ -16,10 +15,7 @@ import { revenueLines, TALLY_DECIMALS, type Counters, type RevenueLine, type Tal
 import type { InsightsPorts } from './ports';
 
 export const REVENUE_WINDOW = { defaultDays: 30, maxDays: 366 } as const;
-/** Every asset is a US dollar: sums across assets are taken in micro-dollars (6 places). */
-const USD_PLACES = 6;
-const toMicroUsd = (amount: bigint, asset: TallyAsset): bigint => amount * 10n ** BigInt(USD_PLACES - TALLY_DECIMALS[asset]);
-const usd = (micro: bigint): string => formatDecimal(micro, USD_PLACES);
+const micro = (amount: bigint, asset: TallyAsset): bigint => toMicroUsd(amount, TALLY_DECIMALS[asset]);
 /** Code-unit order, as SQL engines sort VARCHAR (`USDC` before `USDbC`); localeCompare would not agree. */
 const cmp = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
 
@@ -47,7 +43,7 @@ const lineOut = (l: RevenueLine) => ({
   count: Number(l.count),
   amount_atomic: l.amount.toString(),
   decimals: TALLY_DECIMALS[l.asset],
-  amount_usd: usd(toMicroUsd(l.amount, l.asset)),
+  amount_usd: usdString(micro(l.amount, l.asset)),
 });
 
 /** Sums of lines grouped by `key`: count and USD. */
@@ -56,7 +52,7 @@ function groupBy<K extends string>(lines: readonly RevenueLine[], key: (l: Reven
   for (const l of lines) {
     const g = out.get(key(l)) ?? { count: 0n, micro: 0n };
     g.count += l.count;
-    g.micro += toMicroUsd(l.amount, l.asset);
+    g.micro += micro(l.amount, l.asset);
     out.set(key(l), g);
   }
   return [...out].sort(([a], [b]) => cmp(a, b));
@@ -69,18 +65,22 @@ function summary(lines: readonly RevenueLine[]) {
   for (const l of lines) byAsset.set(l.asset, (byAsset.get(l.asset) ?? 0n) + l.amount);
   return {
     count: Number(all.count),
-    amount_usd: usd(all.micro),
-    by_channel: groupBy(lines, (l) => l.channel).map(([channel, g]) => ({ channel, count: Number(g.count), amount_usd: usd(g.micro) })),
+    amount_usd: usdString(all.micro),
+    by_channel: groupBy(lines, (l) => l.channel).map(([channel, g]) => ({
+      channel,
+      count: Number(g.count),
+      amount_usd: usdString(g.micro),
+    })),
     by_asset: groupBy(lines, (l) => l.asset).map(([asset, g]) => ({
       asset,
       count: Number(g.count),
       amount_atomic: byAsset.get(asset)!.toString(),
       decimals: TALLY_DECIMALS[asset],
-      amount_usd: usd(g.micro),
+      amount_usd: usdString(g.micro),
     })),
     by_product: groupBy(lines, (l) => `${l.channel}|${l.product}`).map(([key, g]) => {
       const [channel, product] = key.split('|') as [string, string];
-      return { channel, product, count: Number(g.count), amount_usd: usd(g.micro) };
+      return { channel, product, count: Number(g.count), amount_usd: usdString(g.micro) };
     }),
     lines: lines.map(lineOut),
   };

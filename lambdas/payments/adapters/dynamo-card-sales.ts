@@ -1,7 +1,7 @@
-import { GetItemCommand, PutItemCommand, ScanCommand, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { GetItemCommand, PutItemCommand, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { marshall, unmarshall } from '@aws-sdk/util-dynamodb';
 import { CARD_SALES_TABLE, tableName } from '../../contract/tables';
-import { isConditionFailure } from '../../platform/adapters/dynamo-client';
+import { isConditionFailure, scanItems } from '../../platform/adapters/dynamo-client';
 import { cardSaleFact } from '../core/tally';
 import type { CardSale, CardSaleStore } from '../ports';
 import { dynamoJournalSource } from './dynamo-journal-source';
@@ -51,14 +51,7 @@ export function dynamoCardSales(client: DynamoDBClient, table = tableName(CARD_S
       (item) => cardSaleFact(toSale(item)),
     ),
     async *scan() {
-      let startKey: Record<string, unknown> | undefined;
-      do {
-        const out = await client.send(
-          new ScanCommand({ TableName: table, ConsistentRead: true, ...(startKey ? { ExclusiveStartKey: startKey as never } : {}) }),
-        );
-        for (const item of out.Items ?? []) yield toSale(unmarshall(item));
-        startKey = out.LastEvaluatedKey;
-      } while (startKey);
+      for await (const item of scanItems(client, table)) yield toSale(unmarshall(item));
     },
   };
 }

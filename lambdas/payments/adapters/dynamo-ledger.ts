@@ -1,15 +1,8 @@
-import {
-  GetItemCommand,
-  PutItemCommand,
-  QueryCommand,
-  ScanCommand,
-  UpdateItemCommand,
-  type DynamoDBClient,
-} from '@aws-sdk/client-dynamodb';
+import { GetItemCommand, PutItemCommand, QueryCommand, UpdateItemCommand, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { marshall, unmarshall } from '@aws-sdk/util-dynamodb';
 import { getAddress, isAddress } from 'viem';
 import { LEDGER_TABLE, tableName } from '../../contract/tables';
-import { isConditionFailure } from '../../platform/adapters/dynamo-client';
+import { isConditionFailure, scanItems } from '../../platform/adapters/dynamo-client';
 import { ledgerFact } from '../core/tally';
 import type { ClaimResult, LedgerRow, LedgerStore } from '../ports';
 import { dynamoJournalSource } from './dynamo-journal-source';
@@ -225,14 +218,7 @@ export function dynamoLedger(client: DynamoDBClient, table = tableName(LEDGER_TA
       },
     ),
     async *scan() {
-      let startKey: Record<string, unknown> | undefined;
-      do {
-        const out = await client.send(
-          new ScanCommand({ TableName: table, ConsistentRead: true, ...(startKey ? { ExclusiveStartKey: startKey as never } : {}) }),
-        );
-        for (const item of out.Items ?? []) yield toRow(unmarshall(item));
-        startKey = out.LastEvaluatedKey;
-      } while (startKey);
+      for await (const item of scanItems(client, table)) yield toRow(unmarshall(item));
     },
   };
 }

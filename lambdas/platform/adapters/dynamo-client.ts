@@ -1,4 +1,4 @@
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DynamoDBClient, ScanCommand, type AttributeValue } from '@aws-sdk/client-dynamodb';
 import { INFRA_ENV } from '../../contract/env';
 
 let client: DynamoDBClient | undefined;
@@ -35,4 +35,16 @@ export async function conditionally(write: Promise<unknown>): Promise<boolean> {
     if (isConditionFailure(e)) return false;
     throw e;
   }
+}
+
+/** Every item of a table, page by page (strongly consistent): for the recount, the export and local table rebuilds. */
+export async function* scanItems(client: DynamoDBClient, table: string): AsyncGenerator<Record<string, AttributeValue>> {
+  let startKey: Record<string, AttributeValue> | undefined;
+  do {
+    const out = await client.send(
+      new ScanCommand({ TableName: table, ConsistentRead: true, ...(startKey ? { ExclusiveStartKey: startKey } : {}) }),
+    );
+    yield* out.Items ?? [];
+    startKey = out.LastEvaluatedKey;
+  } while (startKey);
 }
