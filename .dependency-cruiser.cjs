@@ -4,7 +4,9 @@
  * declarative file covers all of them, import cycles included, on the resolved module graph.
  *
  *   contract  <  platform  <  catalog  <  payments  <  access, checkout  <  discovery  <  agents
- *   (a domain may use a lower domain only through its index.ts)
+ *   (a domain may use a lower domain only through its index.ts; its wiring.ts, which builds
+ *   ports from adapters, may use a lower domain's wiring.ts, and only Lambda entries load a
+ *   wiring.ts, with import(), so that adapters and their libraries sit in a chunk of their own)
  */
 const DOMAIN = '^lambdas/(?!contract/|platform/)([^/]+)/';
 
@@ -22,7 +24,25 @@ module.exports = {
       comment: 'Another domain is entered only through its index.ts: what it exports is its public face; the rest can change.',
       severity: 'error',
       from: { path: DOMAIN },
-      to: { path: '^lambdas/[^/]+/', pathNot: ['^lambdas/$1/', '^lambdas/(contract|platform)/', '^lambdas/[^/]+/index\\.ts$'] },
+      to: {
+        path: '^lambdas/[^/]+/',
+        pathNot: ['^lambdas/$1/', '^lambdas/(contract|platform)/', '^lambdas/[^/]+/index\\.ts$', '^lambdas/[^/]+/wiring\\.ts$'],
+      },
+    },
+    {
+      name: 'wiring-is-loaded-on-first-use',
+      comment:
+        'A wiring.ts (adapters: the AWS SDK, viem, stripe) is imported only by another wiring.ts, or by a Lambda entry with import() on its first request: esbuild then puts it in a chunk of its own, and a cold start does not parse what the request may not need.',
+      severity: 'error',
+      from: { path: '^lambdas/', pathNot: ['/wiring\\.ts$', '^lambdas/[^/]+/[a-z-]*handler\\.ts$'] },
+      to: { path: '^lambdas/[^/]+/wiring\\.ts$' },
+    },
+    {
+      name: 'entries-load-wiring-lazily',
+      comment: 'A Lambda entry loads its wiring.ts with import() on first use, never with a static import.',
+      severity: 'error',
+      from: { path: '^lambdas/[^/]+/[a-z-]*handler\\.ts$' },
+      to: { path: '^lambdas/[^/]+/wiring\\.ts$', dependencyTypesNot: ['dynamic-import'] },
     },
     {
       name: 'contract-is-the-bottom',

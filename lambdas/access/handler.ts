@@ -9,7 +9,6 @@ import { getMandates, postMandates } from './mandates';
 import { getMeter, postMeter } from './meter';
 import { postPay, postRecover } from './pay';
 import { getSubscribe, postSubscribe } from './subscribe';
-import { accessPortsFromEnv } from './wiring';
 
 export const handler = createDomainHandler('access', {
   routes: {
@@ -24,5 +23,5 @@ export const handler = createDomainHandler('access', {
     getMeter,
     postMeter,
   },
-  ports: () => accessPortsFromEnv(),
+  ports: () => import('./wiring').then((m) => m.accessPortsFromEnv()),
 });

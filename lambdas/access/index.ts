@@ -9,7 +9,6 @@ export { decisionView } from './access-route';
 export { mandatePolicy, mandatesDocument } from './mandates';
 export { mandateView } from './core/mandate';
 export { unlockPack, type UnlockRequest } from './pay';
-export { accessPortsFromEnv } from './wiring';
 export { PostSchema as MandatesPostSchema } from './mandates';
 export { PostSchema as SubscribePostSchema } from './subscribe';
 export { PostSchema as MeterPostSchema } from './meter';

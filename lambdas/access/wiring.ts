@@ -3,7 +3,7 @@
  * adapters. Settlement, the ledger and the nonces come from the payments domain's public face.
  */
 import { dynamoClient } from '../platform/adapters/dynamo-client';
-import { paymentsPortsFromEnv } from '../payments';
+import { paymentsPortsFromEnv } from '../payments/wiring';
 import { dynamoMandates } from './adapters/dynamo-mandates';
 import { dynamoMeters } from './adapters/dynamo-meters';
 import { dynamoSubscriptions } from './adapters/dynamo-subscriptions';

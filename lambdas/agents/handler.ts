@@ -1,14 +1,20 @@
 /** Lambda entry of the agents domain: MCP, A2A and the signed agent card. */
-import { createDomainHandler } from '../platform/domain-handler';
-import { getA2a, postA2a } from './a2a';
+import { createDomainHandler, loadedOnFirstRequest } from '../platform/domain-handler';
 import { getAgentCard, getJwks } from './card-routes';
 import { rpcRateLimited } from './json-rpc';
-import { getMcp, postMcp } from './mcp';
-import { agentsPortsFromEnv } from './wiring';
 
 export const handler = createDomainHandler('agents', {
-  routes: { getMcp, postMcp, getA2a, postA2a, getAgentCard, getAgentCardA2a: getAgentCard, getJwks },
-  ports: () => agentsPortsFromEnv(),
+  routes: {
+    // The MCP SDK (with ajv) and the A2A SDK load with the first request that speaks them: the card and JWKS routes never need them.
+    getMcp: loadedOnFirstRequest(() => import('./mcp').then((m) => m.getMcp)),
+    postMcp: loadedOnFirstRequest(() => import('./mcp').then((m) => m.postMcp)),
+    getA2a: loadedOnFirstRequest(() => import('./a2a').then((m) => m.getA2a)),
+    postA2a: loadedOnFirstRequest(() => import('./a2a').then((m) => m.postA2a)),
+    getAgentCard,
+    getAgentCardA2a: getAgentCard,
+    getJwks,
+  },
+  ports: () => import('./wiring').then((m) => m.agentsPortsFromEnv()),
   // A2A and MCP clients read JSON-RPC errors: over the route table's limit they get -32029, not the REST failure body.
   rateLimited: rpcRateLimited,
 });

@@ -1,5 +1,5 @@
 /** Builds the agents ports from the environment: the access ports (through its public face) plus the card signer and tasks. */
-import { accessPortsFromEnv } from '../access';
+import { accessPortsFromEnv } from '../access/wiring';
 import { INFRA_ENV } from '../contract/env';
 import { dynamoClient } from '../platform/adapters/dynamo-client';
 import { dynamoTaskStore } from './adapters/dynamo-task-store';

@@ -3,9 +3,8 @@ import { createDomainHandler } from '../platform/domain-handler';
 import { getPackMetadata } from './get-pack-metadata';
 import { getIntent, postIntent } from './intents';
 import { listCatalog } from './list-catalog';
-import { catalogPortsFromEnv } from './wiring';
 
 export const handler = createDomainHandler('catalog', {
   routes: { listCatalog, getPackMetadata, getIntent, postIntent },
-  ports: catalogPortsFromEnv,
+  ports: () => import('./wiring').then((m) => m.catalogPortsFromEnv()),
 });

@@ -6,5 +6,3 @@
 export type { Catalog, IntentRecord, IntentStore, SkillHit } from './ports';
 export { absoluteEntry, rankSkills, skillCard } from './skill-card';
 export { requireSkill } from './skill-param';
-export { IntentBodySchema } from './intents';
-export { catalogFromEnv, intentStoreFromEnv } from './wiring';

@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import { IntentBodySchema } from '../contract/intent-schema';
 import { links } from '../contract/links';
 import { invalidRequest, notFound } from '../platform/errors';
 import { json, readJsonObject, type ApiRequest, type ApiResponse } from '../platform/http';
@@ -10,21 +10,6 @@ import type { CatalogPorts, IntentRecord } from './ports';
 
 export const INTENT_SEARCH_LIMIT = { fallback: 10, min: 1, max: 50 } as const;
 export const INTENT_LIST_LIMIT = { fallback: 20, min: 1, max: 100 } as const;
-
-/** Limits on a posted intent bounty; documented in docs/ARCHITECTURE.md. */
-export const IntentBodySchema = z
-  .object({
-    title: z.string().trim().min(3).max(120).optional(),
-    description: z.string().trim().min(10).max(2000).optional(),
-    success_criteria: z.array(z.string().trim().min(3).max(300)).min(1).max(10),
-    budget_usd: z.number().positive().max(10_000).optional(),
-    skill_hints: z.array(z.string().trim().min(1).max(100)).max(5).optional(),
-  })
-  .strict()
-  .refine((b) => b.title !== undefined || b.description !== undefined, {
-    message: 'give a title or a description (or both)',
-    path: ['title'],
-  });
 
 /** GET /api/intent: `q` searches skills, `list=1` lists bounties, `id` reads one bounty; exactly one of them. */
 export async function getIntent(req: ApiRequest, ports: CatalogPorts): Promise<ApiResponse> {

@@ -8,7 +8,6 @@ import { UCP_FACE } from './core/ucp';
 import { getAcpDiscovery, getUcpProfile } from './discovery';
 import { cancelRoute, completeRoute, createRoute, getRoute, updateRoute } from './protocol-routes';
 import { getCheckoutDelivery, postStripeWebhook } from './webhook';
-import { checkoutPortsFromEnv } from './wiring';
 
 export const handler = createDomainHandler('checkout', {
   routes: {
@@ -27,5 +26,5 @@ export const handler = createDomainHandler('checkout', {
     getAcpDiscovery,
     getUcpProfile,
   },
-  ports: () => checkoutPortsFromEnv(),
+  ports: () => import('./wiring').then((m) => m.checkoutPortsFromEnv()),
 });

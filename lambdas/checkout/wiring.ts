@@ -5,7 +5,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { INFRA_ENV } from '../contract/env';
-import { paymentsPortsFromEnv } from '../payments';
+import { paymentsPortsFromEnv } from '../payments/wiring';
 import { dynamoClient } from '../platform/adapters/dynamo-client';
 import { cacheFor } from '../platform/memo';
 import { dynamoCheckoutSessions, dynamoHandledEvents, dynamoIdempotencyKeys } from './adapters/dynamo-checkout';

@@ -1,6 +1,10 @@
-/** The 402 challenge's schema: readiness validates the live challenge with it; OpenAPI documents it. */
+/**
+ * The 402 challenge's schema (the spec's body): readiness validates the live challenge with it and
+ * the OpenAPI document publishes it. In the contract, so that the OpenAPI route's chunk reaches it
+ * without the payments domain.
+ */
 import * as z from 'zod';
-import { ADDRESS } from '../../contract/chain';
+import { ADDRESS } from './chain';
 
 const address = z.string().regex(ADDRESS);
 const atomic = z.string().regex(/^[1-9][0-9]*$/);

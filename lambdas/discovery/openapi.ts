@@ -6,8 +6,8 @@
 import * as z from 'zod';
 import { json, type ApiRequest, type ApiResponse } from '../platform/http';
 import { activeDomains, ROUTES, type OperationId, type RouteDefinition } from '../contract/routes';
-import { IntentBodySchema } from '../catalog';
-import { ChallengeSchema } from '../payments';
+import { IntentBodySchema } from '../contract/intent-schema';
+import { ChallengeSchema } from '../contract/challenge-schema';
 import { MandatesPostSchema, MeterPostSchema, SubscribePostSchema } from '../access';
 import { EspCycleSchema } from '../contract/esp-cycle-schema';
 import type { DiscoveryPorts } from './ports';

@@ -1,6 +1,6 @@
 /** Builds the discovery ports from the environment, through the catalog's and payments' public faces. */
-import { catalogFromEnv } from '../catalog';
-import { figuresFromEnv, ledgerFromEnv } from '../payments';
+import { catalogFromEnv } from '../catalog/wiring';
+import { figuresFromEnv, ledgerFromEnv } from '../payments/wiring';
 import { readConfigFromEnv } from '../platform/config';
 import type { DiscoveryPorts } from './ports';
 

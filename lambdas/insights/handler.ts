@@ -5,9 +5,8 @@ import { getRevenue } from './revenue';
 import { getEval, getSecurity } from './scans';
 import { getSignals } from './signals';
 import { getTrust } from './trust';
-import { insightsPortsFromEnv } from './wiring';
 
 export const handler = createDomainHandler('insights', {
   routes: { getBundles, getTrust, getSecurity, getEval, getSignals, getRevenue },
-  ports: insightsPortsFromEnv,
+  ports: () => import('./wiring').then((m) => m.insightsPortsFromEnv()),
 });

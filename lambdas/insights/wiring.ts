@@ -1,6 +1,6 @@
 /** Builds the insights ports from the environment, through the catalog's and payments' public faces. */
-import { catalogFromEnv, intentStoreFromEnv } from '../catalog';
-import { figuresFromEnv } from '../payments';
+import { catalogFromEnv, intentStoreFromEnv } from '../catalog/wiring';
+import { figuresFromEnv } from '../payments/wiring';
 import { fileReports } from './adapters/report-files';
 import type { InsightsPorts } from './ports';
 

@@ -6,9 +6,8 @@ import { createDomainHandler } from '../platform/domain-handler';
 import { getPay } from './pay';
 import { getProof } from './proof';
 import { getReady } from './readiness';
-import { paymentsPortsFromEnv } from './wiring';
 
 export const handler = createDomainHandler('payments', {
   routes: { getPay, getProof, getReady },
-  ports: () => paymentsPortsFromEnv(),
+  ports: () => import('./wiring').then((m) => m.paymentsPortsFromEnv()),
 });

@@ -18,7 +18,6 @@ export {
 export type { Channel, Counters, TallyAsset } from './core/tally';
 export { cardSaleOf, deliverCardSale, recordCardSale } from './card-sale';
 export { buildChallenge, MAX_TIMEOUT_SECONDS, productChallenge, X402_VERSION } from './core/challenge';
-export { ChallengeSchema } from './core/challenge-schema';
 export { METER_PRODUCT, productFor, rowKind, skillProduct, type Product } from './core/product';
 export type { Admission, Purchase } from './core/settle';
 export { challengeFor, claimPayment, provenSigner, takesPayments, unlockWithProof, type Caller, type PurchasePolicy } from './pay';
@@ -26,4 +25,3 @@ export { readProof, signInWithXOf, type ProofInput } from './proof-input';
 export { deliverPack } from './unlock-response';
 export { PROOF_LIMIT, proofDocument, publicRow } from './proof';
 export { readSignInWithXHeader } from './proof-input';
-export { figuresFromEnv, ledgerFromEnv, paymentsPortsFromEnv } from './wiring';

@@ -9,7 +9,7 @@ import { packFiles, packSeal } from '../contract/pack-seal';
 import { json, type ApiRequest, type ApiResponse } from '../platform/http';
 import { redactUrl } from '../platform/redact';
 import { buildChallenge } from './core/challenge';
-import { ChallengeSchema } from './core/challenge-schema';
+import { ChallengeSchema } from '../contract/challenge-schema';
 import type { ReadinessPorts } from './ports';
 
 export interface ReadinessCheck {

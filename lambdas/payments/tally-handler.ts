@@ -7,7 +7,6 @@ import type { Context } from 'aws-lambda';
 import { logger } from '../platform/logger';
 import { reconcileTallies, type ReconcileReport } from './reconcile';
 import type { FoldResult } from './tally-journal';
-import { tallyPortsFromEnv } from './wiring';
 import { METRICS } from '../contract/metrics';
 import { countMetric } from '../platform/metrics';
 
@@ -27,7 +26,8 @@ export async function handler(event: TallyTask, context?: Context): Promise<Fold
     logger.error('unknown tally task', { task: String(task) });
     return { error: `unknown task ${JSON.stringify(task ?? null)}: expected "fold" or "reconcile"` };
   }
-  const ports = tallyPortsFromEnv();
+  // The adapters load from their own chunk once a task is known, as the routes' ports do.
+  const ports = (await import('./wiring')).tallyPortsFromEnv();
   if (task === 'reconcile') {
     const report = await reconcileTallies(ports);
     // Published every run, zero included, so the alarm sees a quiet day as data, not silence.

@@ -3,7 +3,7 @@
  * adapters. Other domains that settle (agents) or read the ledger (discovery) build theirs
  * through the functions exported here, by way of the domain's index.ts.
  */
-import { catalogFromEnv } from '../catalog';
+import { catalogFromEnv } from '../catalog/wiring';
 import { INFRA_ENV } from '../contract/env';
 import { TABLES } from '../contract/tables';
 import { dynamoClient } from '../platform/adapters/dynamo-client';

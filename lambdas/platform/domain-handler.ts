@@ -37,6 +37,17 @@ export interface DomainHandlerOptions<D extends Domain, Ports> {
   clock?: () => number;
 }
 
+/**
+ * A route whose module is loaded on its first request: esbuild puts that module, and what only
+ * it uses, in a chunk of its own, so a cold start of the function's other routes does not parse
+ * it. For routes that alone need a heavy library (the MCP SDK, zod's JSON Schema output); a
+ * failed load is retried on the next request.
+ */
+export function loadedOnFirstRequest<Ports>(load: () => Promise<RouteHandler<Ports>>): RouteHandler<Ports> {
+  const impl = cacheUntilFailure(load);
+  return async (req, ports) => (await impl())(req, ports);
+}
+
 export type LambdaHandler = (event: APIGatewayProxyEventV2, context: Context) => Promise<APIGatewayProxyStructuredResultV2>;
 
 /** Creates the Lambda handler of one domain. */

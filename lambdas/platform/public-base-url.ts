@@ -9,9 +9,14 @@
  */
 import { INFRA_ENV } from '../contract/env';
 import { BASE_URL, SETTINGS } from '../contract/settings';
-import { ssmParameter } from './adapters/ssm-parameter';
 
 export type ParameterReader = (name: string) => Promise<string | undefined>;
+
+/**
+ * The SSM client is loaded on first use, from its own chunk of the bundle: it is needed once per
+ * cold start and only where no PUBLIC_BASE_URL is configured, and it weighs ~120 KiB of parse.
+ */
+const ssmParameter: ParameterReader = (name) => import('./adapters/ssm-parameter').then((m) => m.ssmParameter(name));
 
 export async function resolvePublicBaseUrl(
   env: NodeJS.ProcessEnv = process.env,

@@ -1,11 +1,11 @@
-import { Duration, RemovalPolicy } from 'aws-cdk-lib';
-import { Architecture, Runtime } from 'aws-cdk-lib/aws-lambda';
-import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
+import { AssetHashType, DockerImage, Duration, RemovalPolicy } from 'aws-cdk-lib';
+import { Architecture, Code, Function as LambdaFunction, Runtime } from 'aws-cdk-lib/aws-lambda';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import { fileURLToPath } from 'node:url';
 import { DATA_ENV, type DataDir } from '../../lambdas/contract/env';
 import type { Domain } from '../../lambdas/contract/routes';
+import { bundleLambda } from './lambda-bundle';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 
@@ -23,12 +23,16 @@ export interface DomainFunctionProps {
 }
 
 /**
- * One domain's Lambda with the project's defaults: Node.js 22 on ARM64, ESM bundle built
- * by local esbuild (no Docker), minified with source maps enabled at run time, an explicit
- * log group with retention, and Powertools settings. Entry: `lambdas/<domain>/handler.ts`.
+ * One domain's Lambda with the project's defaults: Node.js 22 on ARM64, an ESM bundle with code
+ * splitting built by local esbuild at synth (no Docker; see lambda-bundle.ts for why each
+ * option), source maps enabled at run time, an explicit log group with retention, and
+ * Powertools settings. Entry: `lambdas/<domain>/handler.ts`.
+ *
+ * Not NodejsFunction: it bundles to one file (`--outfile`), and esbuild splits code only into a
+ * directory, which is what lets a cold start leave the adapters for the first request.
  */
 export class DomainFunction extends Construct {
-  readonly fn: NodejsFunction;
+  readonly fn: LambdaFunction;
 
   constructor(scope: Construct, id: string, props: DomainFunctionProps) {
     super(scope, id);
@@ -38,11 +42,29 @@ export class DomainFunction extends Construct {
       retention: props.logRetention ?? RetentionDays.ONE_MONTH,
       removalPolicy: RemovalPolicy.DESTROY,
     });
-    this.fn = new NodejsFunction(this, 'Fn', {
-      entry: `${root}lambdas/${props.domain}/${props.entryFile ?? 'handler.ts'}`,
-      handler: 'handler',
-      projectRoot: root,
-      depsLockFilePath: `${root}package-lock.json`,
+    const entry = `${root}lambdas/${props.domain}/${props.entryFile ?? 'handler.ts'}`;
+    this.fn = new LambdaFunction(this, 'Fn', {
+      code: Code.fromAsset(root, {
+        // Hashed by what is built, as NodejsFunction does: the project directory is not fingerprinted.
+        assetHashType: AssetHashType.OUTPUT,
+        bundling: {
+          // Never used: local esbuild always bundles (tryBundle returns true or throws).
+          image: DockerImage.fromRegistry('public.ecr.aws/docker/library/node:22'),
+          // CDK reuses a bundle across assets whose bundling options are equal; the entry and the data make them differ.
+          environment: { LAMBDA_ENTRY: entry.slice(root.length), LAMBDA_DATA: data.join(',') },
+          local: {
+            tryBundle: (outputDir: string) => {
+              bundleLambda(
+                entry,
+                outputDir,
+                data.map((d) => ({ dir: d, from: `${root}dist/${d}` })),
+              );
+              return true;
+            },
+          },
+        },
+      }),
+      handler: 'index.handler',
       runtime: Runtime.NODEJS_22_X,
       architecture: Architecture.ARM_64,
       memorySize: props.memorySize ?? 512,
@@ -55,26 +77,6 @@ export class DomainFunction extends Construct {
         POWERTOOLS_LOG_LEVEL: 'INFO',
         ...dataEnv,
         ...props.environment,
-      },
-      bundling: {
-        format: OutputFormat.ESM,
-        target: 'node22',
-        minify: true,
-        sourceMap: true,
-        mainFields: ['module', 'main'],
-        forceDockerBundling: false,
-        // The AWS SDK is bundled, not loaded from the runtime's copy: measured with bench/cold.ts, a
-        // bundled SDK imports in 0.6 to 0.75 of the time the runtime's separate files take (one
-        // file, tree-shaken, no module resolution), and the bundle runs the SDK version we test.
-        externalModules: [],
-        // Some CommonJS dependencies call require(); an ESM bundle needs it defined.
-        banner: "import { createRequire as __cr } from 'node:module'; const require = __cr(import.meta.url);",
-        // The catalog build's output travels inside the bundle: read at cold start, no network fetch.
-        commandHooks: {
-          beforeBundling: () => [],
-          beforeInstall: () => [],
-          afterBundling: (inputDir: string, outputDir: string) => data.map((d) => `cp -R "${inputDir}/dist/${d}" "${outputDir}/${d}"`),
-        },
       },
     });
   }
