@@ -1,46 +1,37 @@
 /**
- * Issue 14: what each Lambda pays at a cold start to import its bundle, as a ratio to a floor.
- * The floor is an esbuild bundle of only @aws-lambda-powertools/logger (with its middy
- * middleware) and @middy/core. The stack is synthesized once; each function's `index.mjs` and
- * the floor are imported in fresh `node --enable-source-maps` processes (as deployed), with the
- * AWS SDK resolvable beside them as the nodejs22.x runtime provides it, in interleaved pairs;
- * the figure is the median of the per-pair ratios, so machine load weighs on both alike.
- * Fails (exit 1) if a bundle does not import.
+ * Issue 14: what each Lambda pays at a cold start, as ratios to a floor. The floor is an
+ * esbuild bundle of only @aws-lambda-powertools/logger (with its middy middleware) and
+ * @middy/core. The stack is synthesized once (test/support/lambda-bundles.ts, as the bundle
+ * smoke test does) and each function is run in fresh `node --enable-source-maps` processes (as
+ * deployed) with its own environment and the AWS SDK resolvable beside it as the nodejs22.x
+ * runtime provides it, in pairs interleaved with the floor; figures are medians of the
+ * per-pair ratios, so machine load weighs on both alike. Two measures per process:
+ * - import: `await import(index.mjs)`, what Lambda's init phase runs;
+ * - first answer: import, then the handler's answer to the function's probe (a route needing
+ *   no AWS call), against the floor's import and answer: what was moved out of the import to
+ *   a chunk loaded on first use is paid here.
+ * Fails (exit 1) if a bundle does not import or answers its probe wrongly.
  * Usage: npm run bench:cold [-- pairs]   (default 5 pairs)
  */
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync, cpSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { App } from 'aws-cdk-lib';
 import { build } from 'esbuild';
 import { buildSite } from '../catalog/build';
-import { MarketplaceStack } from '../lib/marketplace-stack';
+import { LAMBDA_ESBUILD_OPTIONS } from '../lib/constructs/lambda-bundle';
+import { bytesLoadedAtImport, bytesOf, PROBES, stageFunctions } from '../test/support/lambda-bundles';
 
 const pairs = Number(process.argv[2] ?? '5');
 const root = fileURLToPath(new URL('..', import.meta.url));
 const work = mkdtempSync(join(tmpdir(), 'skill-market-cold-'));
 
 await buildSite();
-const outdir = join(work, 'cdk.out');
-const app = new App({
-  outdir,
-  context: { treasury: '0xa0Ee7A142d267C1f36714E4a8F75612F20a79720', publicBaseUrl: 'https://market.example' },
-});
-const stack = new MarketplaceStack(app, 'Cold');
-app.synth();
-const template = JSON.parse(readFileSync(join(outdir, `${stack.artifactId}.template.json`), 'utf8')) as {
-  Resources: Record<string, { Type: string; Properties: { Description?: string; Code?: { S3Key?: unknown } } }>;
-};
+const { functions, dispose } = stageFunctions();
 
-// The runtime's node_modules: the AWS SDK v3 and nothing else.
-const runtime = join(work, 'runtime');
-mkdirSync(join(runtime, 'node_modules'), { recursive: true });
-symlinkSync(join(root, 'node_modules', '@aws-sdk'), join(runtime, 'node_modules', '@aws-sdk'));
-
-// The floor: Powertools logger with its middy middleware, and middy.
-const floorDir = join(runtime, 'floor');
+// The floor: Powertools logger with its middy middleware, and middy, built as the functions are.
+const floorDir = join(work, 'floor');
 mkdirSync(floorDir);
 writeFileSync(
   join(work, 'floor.mjs'),
@@ -53,91 +44,76 @@ writeFileSync(
   ].join('\n'),
 );
 await build({
-  entryPoints: [join(work, 'floor.mjs')],
-  bundle: true,
-  format: 'esm',
-  platform: 'node',
-  target: 'node22',
-  minify: true,
-  sourcemap: true,
-  outfile: join(floorDir, 'index.mjs'),
+  ...LAMBDA_ESBUILD_OPTIONS,
+  logLevel: 'error',
+  entryPoints: { index: join(work, 'floor.mjs') },
+  outdir: floorDir,
   nodePaths: [join(root, 'node_modules')],
-  external: ['@aws-sdk/*'],
-  banner: { js: "import { createRequire as __cr } from 'node:module'; const require = __cr(import.meta.url);" },
 });
 
-const functions = Object.entries(template.Resources)
-  .filter(
-    ([, r]) =>
-      r.Type === 'AWS::Lambda::Function' &&
-      typeof r.Properties.Description === 'string' &&
-      r.Properties.Description.startsWith('skill-market '),
-  )
-  .map(([id, r]) => {
-    const key = String(r.Properties.Code?.S3Key).replace(/\.zip$/, '');
-    const dir = join(runtime, id);
-    cpSync(join(outdir, `asset.${key}`), dir, { recursive: true });
-    const size = (p: string): number => {
-      const s = statSync(p);
-      return s.isDirectory() ? execFileSync('du', ['-sb', p]).toString().split('\t').map(Number)[0]! : s.size;
-    };
-    return {
-      id,
-      name: r.Properties.Description!.replace(/^skill-market /, ''),
-      dir,
-      indexBytes: size(join(dir, 'index.mjs')),
-      assetBytes: size(dir),
-    };
-  });
+const runner = `
+const [file, eventJson] = process.argv.slice(1);
+const t0 = performance.now();
+const mod = await import(file);
+const t1 = performance.now();
+const context = { awsRequestId: 'cold', functionName: 'cold', getRemainingTimeInMillis: () => 10000, callbackWaitsForEmptyEventLoop: true };
+const result = await mod.handler(JSON.parse(eventJson), context);
+const t2 = performance.now();
+process.stdout.write('\\n@@RESULT@@' + JSON.stringify({ importMs: t1 - t0, answerMs: t2 - t0, result }));
+process.exit(0);
+`;
 
-/** Milliseconds to import `dir/index.mjs` in a fresh node, measured inside it; throws if it does not import. */
-function importMs(dir: string): number {
-  const script = `const t = performance.now(); await import(${JSON.stringify(join(dir, 'index.mjs'))}); process.stdout.write(String(performance.now() - t));`;
-  const out = execFileSync(process.execPath, ['--enable-source-maps', '--input-type=module', '-e', script], {
-    cwd: dir,
-    env: {
-      PATH: process.env['PATH'] ?? '',
-      AWS_REGION: 'us-east-1',
-      POWERTOOLS_LOG_LEVEL: 'SILENT',
-      AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
-    },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  return Number(out.toString());
+interface Run {
+  importMs: number;
+  answerMs: number;
+  result: unknown;
 }
 
+/** One fresh process: imports `dir/index.mjs` and answers `event`; throws if it does not. */
+function run(dir: string, env: Record<string, string>, event: unknown): Run {
+  const out = execFileSync(
+    process.execPath,
+    ['--enable-source-maps', '--input-type=module', '-e', runner, join(dir, 'index.mjs'), JSON.stringify(event)],
+    { cwd: dir, env, stdio: ['ignore', 'pipe', 'pipe'], timeout: 30_000 },
+  ).toString();
+  const marker = out.lastIndexOf('@@RESULT@@');
+  if (marker < 0) throw new Error('the bundle did not answer');
+  return JSON.parse(out.slice(marker + '@@RESULT@@'.length)) as Run;
+}
+
+const floorEnv = { PATH: process.env['PATH'] ?? '', AWS_REGION: 'us-east-1', POWERTOOLS_LOG_LEVEL: 'SILENT' };
+const floorEvent = {};
 const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+const kib = (bytes: number): string => `${(bytes / 1024).toFixed(0)} KiB`;
 const rows: string[] = [];
 let failed = false;
-importMs(floorDir); // warm the file cache once
+run(floorDir, floorEnv, floorEvent); // warm the file cache once
 for (const f of functions) {
-  const ratios: number[] = [];
-  const own: number[] = [];
-  const floor: number[] = [];
+  const probe = PROBES[f.description];
+  const name = f.description.replace(/^skill-market /, '');
+  const size = `${kib(bytesLoadedAtImport(f.taskDir))} of ${(bytesOf(f.taskDir) / 1024 / 1024).toFixed(1)} MiB`;
   try {
-    importMs(f.dir);
+    if (!probe) throw new Error('no probe in test/support/lambda-bundles.ts');
+    const wrong = probe.check(run(f.taskDir, f.env, probe.event).result);
+    if (wrong) throw new Error(wrong);
+    const own: Run[] = [];
+    const floor: Run[] = [];
     for (let i = 0; i < pairs; i++) {
-      const b = importMs(floorDir);
-      const m = importMs(f.dir);
-      floor.push(b);
-      own.push(m);
-      ratios.push(m / b);
+      floor.push(run(floorDir, floorEnv, floorEvent));
+      own.push(run(f.taskDir, f.env, probe.event));
     }
-    rows.push(
-      `| ${f.name} | ${(f.indexBytes / 1024).toFixed(0)} KiB / ${(f.assetBytes / 1024 / 1024).toFixed(1)} MiB | ${median(ratios).toFixed(1)}× (${median(own).toFixed(0)} ms vs ${median(floor).toFixed(0)}) |`,
-    );
+    const ratio = (k: 'importMs' | 'answerMs'): string =>
+      `${median(own.map((o, i) => o[k] / floor[i]![k])).toFixed(1)}× (${median(own.map((o) => o[k])).toFixed(0)} ms vs ${median(floor.map((o) => o[k])).toFixed(0)})`;
+    rows.push(`| ${name} | ${size} | ${ratio('importMs')} | ${ratio('answerMs')} |`);
   } catch (e) {
     failed = true;
-    rows.push(
-      `| ${f.name} | ${(f.indexBytes / 1024).toFixed(0)} KiB | **does not import**: ${
-        (e as { stderr?: Buffer }).stderr
-          ?.toString()
-          .split('\n')
-          .find((l) => /Error/.test(l)) ?? (e as Error).message
-      } |`,
-    );
+    const stderr = (e as { stderr?: Buffer }).stderr?.toString();
+    rows.push(`| ${name} | ${size} | **fails**: ${stderr?.split('\n').find((l) => /Error/.test(l)) ?? (e as Error).message} | |`);
   }
 }
+dispose();
 rmSync(work, { recursive: true, force: true });
-console.log(`\n| function | index.mjs / asset | import vs floor, median of ${pairs} pairs |\n|---|---|---|\n${rows.join('\n')}`);
+console.log(
+  `\n| function | JS parsed at import, of the asset | import vs floor | import + first answer vs floor |\n|---|---|---|---|\n${rows.join('\n')}\n\nmedians of ${pairs} interleaved pairs; the floor's first answer is its handler's {statusCode: 200}`,
+);
 if (failed) process.exit(1);

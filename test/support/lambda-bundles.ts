@@ -1,0 +1,187 @@
+/**
+ * The synthesized Lambda bundles as the nodejs22.x runtime meets them, shared by the bundle
+ * smoke test (test/cdk/bundles.test.ts) and the cold-start benchmark (bench/cold.ts): the stack
+ * is synthesized once, each function's asset is staged as /var/task under a directory whose
+ * node_modules holds only the AWS SDK (what the runtime provides), its environment is only what
+ * the stack gives it plus what the runtime sets, and each function has one probe: an event of
+ * one of its routes that needs no AWS call, with the answer it must give.
+ */
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, symlinkSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { App } from 'aws-cdk-lib';
+import { MarketplaceStack } from '../../lib/marketplace-stack';
+
+const root = fileURLToPath(new URL('../..', import.meta.url));
+export const TREASURY = '0xa0Ee7A142d267C1f36714E4a8F75612F20a79720';
+const CANARY = 'agent-x402-first-buy';
+
+/** One synthesized function, staged as its /var/task. */
+export interface StagedFunction {
+  /** The template's logical id. */
+  id: string;
+  /** `skill-market <domain> <routes | task>`, the key of its probe. */
+  description: string;
+  handler: string;
+  /** The staged /var/task. */
+  taskDir: string;
+  /** The environment the function runs with. */
+  env: Record<string, string>;
+}
+
+interface LambdaResource {
+  Type: string;
+  Properties: {
+    Handler: string;
+    Code: { S3Key: unknown };
+    Description?: string;
+    Environment?: { Variables?: Record<string, unknown> };
+  };
+}
+
+/** A probe's check: undefined when the answer is the expected one, else what is wrong. */
+export type ProbeCheck = (result: unknown) => string | undefined;
+
+function status(code: number): ProbeCheck {
+  return (r) => {
+    const res = r as { statusCode?: number; body?: string } | undefined;
+    return res?.statusCode === code ? undefined : `expected status ${code}, got ${res?.statusCode}: ${res?.body?.slice(0, 500)}`;
+  };
+}
+
+function fields(expected: Record<string, (v: unknown) => boolean>): ProbeCheck {
+  return (r) => {
+    const bad = Object.entries(expected).filter(([k, ok]) => !ok((r as Record<string, unknown> | undefined)?.[k]));
+    return bad.length === 0 ? undefined : `unexpected ${bad.map(([k]) => k).join(', ')} in ${JSON.stringify(r)?.slice(0, 500)}`;
+  };
+}
+
+/** An API Gateway HTTP API (payload 2.0) event for one route. */
+export function apiEvent(method: string, path: string, rawQueryString = '', body?: string): unknown {
+  return {
+    ...(body !== undefined ? { body } : {}),
+    version: '2.0',
+    routeKey: `${method} ${path}`,
+    rawPath: path,
+    rawQueryString,
+    headers: { host: 'smoke.invalid', 'x-forwarded-proto': 'https' },
+    requestContext: {
+      http: { method, path, protocol: 'HTTP/1.1', sourceIp: '198.51.100.7', userAgent: 'bundle-smoke' },
+      requestId: 'smoke-request',
+      routeKey: `${method} ${path}`,
+      stage: '$default',
+      timeEpoch: 0,
+    },
+    isBase64Encoded: false,
+  };
+}
+
+/** One request per function, chosen so that it needs no AWS call; keyed by the function's description. */
+export const PROBES: Record<string, { event: unknown; check: ProbeCheck }> = {
+  'skill-market discovery routes': { event: apiEvent('GET', '/api/health'), check: status(200) },
+  'skill-market catalog routes': { event: apiEvent('GET', '/api/packs', `skill=${CANARY}`), check: status(200) },
+  'skill-market payments routes': { event: apiEvent('GET', '/api/pay', `skill=${CANARY}`), check: status(402) },
+  'skill-market agents routes': { event: apiEvent('GET', '/api/mcp'), check: status(200) },
+  // The plans come from the price source in the bundle; no table or chain is asked.
+  'skill-market access routes': { event: apiEvent('GET', '/api/subscribe'), check: status(200) },
+  // Validation comes before Stripe and the tables: a request for a pack not sold by card is refused without any I/O.
+  'skill-market checkout routes': {
+    event: apiEvent('POST', '/api/acp/checkout_sessions', '', JSON.stringify({ line_items: [{ id: CANARY, quantity: 1 }] })),
+    check: status(400),
+  },
+  // Bundles come from the build's catalog data and the price source; no table is read.
+  'skill-market insights routes': { event: apiEvent('GET', '/api/bundles'), check: status(200) },
+  // The state machine's task: an invalid job is refused without any I/O.
+  'skill-market payments confirm-handler': {
+    event: { network: 'base', txHash: 'not-a-hash', skill: CANARY },
+    check: fields({ status: (v) => v === 'failed' }),
+  },
+  // The scheduled tally task: an unknown task is refused before any table is read.
+  'skill-market payments tally-handler': {
+    event: { task: 'smoke' },
+    check: fields({ error: (v) => typeof v === 'string' && v.includes('expected "fold" or "reconcile"') }),
+  },
+};
+
+/** A CloudFormation value as the deployed function would see it; tokens become stand-ins of the right shape. */
+function resolveEnv(name: string, value: unknown): string {
+  if (typeof value === 'string') return value;
+  if (/ARN$/.test(name)) return 'arn:aws:service:us-east-1:123456789012:resource/smoke';
+  if (/TABLE$/.test(name)) return `smoke-${name.toLowerCase()}`;
+  if (/ADDRESS$/.test(name)) return TREASURY;
+  return 'smoke-value';
+}
+
+/** Bytes of a file, or of everything under a directory. */
+export function bytesOf(path: string): number {
+  const s = statSync(path);
+  return s.isDirectory() ? readdirSync(path).reduce((sum, f) => sum + bytesOf(join(path, f)), 0) : s.size;
+}
+
+/**
+ * Bytes of JavaScript a fresh import of `taskDir/index.mjs` parses: the entry and the chunks
+ * it imports statically, transitively (`import()` chunks load on first use and are not counted).
+ */
+export function bytesLoadedAtImport(taskDir: string): number {
+  const seen = new Set<string>();
+  const visit = (file: string): void => {
+    if (seen.has(file)) return;
+    seen.add(file);
+    const code = readFileSync(file, 'utf8');
+    // esbuild writes static chunk imports as `from"./chunks/…"` or `import"./chunks/…"`; import() calls have a parenthesis.
+    for (const m of code.matchAll(/(?:from|import)\s*"(\.{1,2}\/[^"]+\.mjs)"/g)) visit(join(file, '..', m[1]!));
+  };
+  visit(join(taskDir, 'index.mjs'));
+  return [...seen].reduce((sum, f) => sum + statSync(f).size, 0);
+}
+
+/** Synthesizes the stack and stages every function of ours; `dispose` removes it all. */
+export function stageFunctions(): { functions: StagedFunction[]; dispose: () => void } {
+  const outdir = mkdtempSync(join(tmpdir(), 'skill-market-synth-'));
+  const runtimeDir = mkdtempSync(join(tmpdir(), 'skill-market-runtime-'));
+  const dispose = (): void => {
+    for (const dir of [outdir, runtimeDir]) rmSync(dir, { recursive: true, force: true });
+  };
+  try {
+    const app = new App({ outdir, context: { treasury: TREASURY, publicBaseUrl: 'https://market.example' } });
+    const stack = new MarketplaceStack(app, 'Smoke');
+    app.synth();
+    const template = JSON.parse(readFileSync(join(outdir, `${stack.artifactId}.template.json`), 'utf8')) as {
+      Resources: Record<string, LambdaResource>;
+    };
+    // What the nodejs22.x runtime offers besides the bundle: the AWS SDK v3, and nothing else.
+    mkdirSync(join(runtimeDir, 'node_modules'));
+    symlinkSync(join(root, 'node_modules', '@aws-sdk'), join(runtimeDir, 'node_modules', '@aws-sdk'));
+    const functions = Object.entries(template.Resources)
+      .filter(
+        ([, r]) =>
+          r.Type === 'AWS::Lambda::Function' &&
+          typeof r.Properties.Description === 'string' &&
+          r.Properties.Description.startsWith('skill-market '),
+      )
+      .map(([id, r]): StagedFunction => {
+        // Copied under the runtime directory, as /var/task, so that bare imports resolve only to the runtime's SDK.
+        const taskDir = join(runtimeDir, id);
+        cpSync(join(outdir, `asset.${String(r.Properties.Code.S3Key).replace(/\.zip$/, '')}`), taskDir, { recursive: true });
+        const env: Record<string, string> = {
+          PATH: process.env['PATH'] ?? '/usr/bin:/bin',
+          // Set by the Lambda runtime itself.
+          AWS_REGION: 'us-east-1',
+          AWS_LAMBDA_FUNCTION_NAME: id,
+          AWS_LAMBDA_FUNCTION_MEMORY_SIZE: '512',
+          // Lambda runs Node 22; this machine's Node 20 only adds the SDK's notice about that.
+          AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
+        };
+        for (const [name, value] of Object.entries(r.Properties.Environment?.Variables ?? {})) {
+          env[name] = resolveEnv(name, value).replace(/^\/var\/task(?=\/|$)/, taskDir);
+        }
+        env['POWERTOOLS_LOG_LEVEL'] = 'SILENT';
+        return { id, description: r.Properties.Description!, handler: r.Properties.Handler, taskDir, env };
+      });
+    return { functions, dispose };
+  } catch (e) {
+    dispose();
+    throw e;
+  }
+}
