@@ -4,7 +4,8 @@
  * its wallet, paid by its wallet, within its constraints, and counted once with one
  * conditional update, so parallel purchases cannot overspend it.
  */
-import * as z from 'zod';
+import * as z from 'zod/mini';
+import { safeParse } from '../platform/validation';
 import { AppError, invalidRequest } from '../platform/errors';
 import { json, readJsonObject, type ApiRequest, type ApiResponse } from '../platform/http';
 import { parseJsonHeaderValue } from '../platform/json';
@@ -12,16 +13,17 @@ import type { PurchasePolicy } from '../payments';
 import { MANDATE_ID, MandateSchema, mandateId, mandateProblem, mandateText, mandateView, spendLimits } from './core/mandate';
 import type { AccessPorts, MandateDocument, MandateRecord } from './ports';
 import { walletParam } from './params';
-import { parseBody, requireWalletAction, SignedFieldsSchema } from './wallet-action';
+import { parseBody, requireWalletAction, SIGNED_FIELDS } from './wallet-action';
 
 const EXAMPLE =
   'See docs/ACCESS.md: {"action":"create","mandate":{…},"wallet","nonce","deadline","signature"} or {"action":"revoke","mandate_id",…}.';
 
-const CreateSchema = SignedFieldsSchema.extend({ action: z.literal('create'), mandate: MandateSchema }).strict();
-const RevokeSchema = SignedFieldsSchema.extend({
+const CreateSchema = z.strictObject({ ...SIGNED_FIELDS, action: z.literal('create'), mandate: MandateSchema });
+const RevokeSchema = z.strictObject({
+  ...SIGNED_FIELDS,
   action: z.literal('revoke'),
-  mandate_id: z.string().regex(MANDATE_ID, 'must be mnd_ and 32 hex digits'),
-}).strict();
+  mandate_id: z.string().check(z.regex(MANDATE_ID, 'must be mnd_ and 32 hex digits')),
+});
 /** The body of POST /api/mandates. */
 export const PostSchema = z.discriminatedUnion('action', [CreateSchema, RevokeSchema]);
 
@@ -129,7 +131,7 @@ async function mandateFromHeader(value: string, ports: AccessPorts, baseUrl: str
   } catch {
     throw rejected('X-AP2-MANDATE is neither a mandate id (mnd_…) nor a signed mandate (JSON, or base64 JSON)');
   }
-  const body = CreateSchema.safeParse({ action: 'create', ...(parsed as object) });
+  const body = safeParse(CreateSchema, { action: 'create', ...(parsed as object) });
   if (!body.success) {
     const issue = body.error.issues[0]!;
     throw rejected(`${issue.path.join('.') || 'mandate'}: ${issue.message}`);

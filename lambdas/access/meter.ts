@@ -5,7 +5,7 @@
  * decided by `decideAccess` and charged with one conditional update that can never take the
  * balance below zero or the month's spend past the cap.
  */
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { formatAtomic, TX_HASH } from '../contract/chain';
 import { links } from '../contract/links';
 import { AppError, invalidRequest, notFound } from '../platform/errors';
@@ -15,19 +15,25 @@ import { decisionView } from './access-route';
 import { decide, decideAccess, meterHeadroom, meterPeriod, type AccessDecision } from './core/decide-access';
 import { skillById, walletParam } from './params';
 import type { AccessPorts, MeterRecord } from './ports';
-import { parseBody, requireWalletAction, SignedFieldsSchema } from './wallet-action';
+import { parseBody, requireWalletAction, SIGNED_FIELDS } from './wallet-action';
 
 const EXAMPLE =
   'POST {"action":"top_up","txHash":"0x…"}, {"action":"set_cap","cap":"5000000"|null,…signed}, or {"action":"draw","skill","max_price",…signed} (docs/ACCESS.md).';
 
-const atomic = z
-  .union([z.number().int().nonnegative().max(Number.MAX_SAFE_INTEGER), z.string().regex(/^(0|[1-9][0-9]{0,17})$/)])
-  .transform((v) => BigInt(v));
+const atomic = z.pipe(
+  z.union([z.int().check(z.nonnegative(), z.maximum(Number.MAX_SAFE_INTEGER)), z.string().check(z.regex(/^(0|[1-9][0-9]{0,17})$/))]),
+  z.transform((v) => BigInt(v)),
+);
 /** The body of POST /api/meter. */
 export const PostSchema = z.discriminatedUnion('action', [
-  z.object({ action: z.literal('top_up'), txHash: z.string().regex(TX_HASH, 'must be 0x followed by 64 hex digits') }).strict(),
-  SignedFieldsSchema.extend({ action: z.literal('set_cap'), cap: atomic.nullable() }).strict(),
-  SignedFieldsSchema.extend({ action: z.literal('draw'), skill: z.string().min(1).max(100), max_price: atomic }).strict(),
+  z.strictObject({ action: z.literal('top_up'), txHash: z.string().check(z.regex(TX_HASH, 'must be 0x followed by 64 hex digits')) }),
+  z.strictObject({ ...SIGNED_FIELDS, action: z.literal('set_cap'), cap: z.nullable(atomic) }),
+  z.strictObject({
+    ...SIGNED_FIELDS,
+    action: z.literal('draw'),
+    skill: z.string().check(z.minLength(1), z.maxLength(100)),
+    max_price: atomic,
+  }),
 ]);
 
 /** How to fund a meter: the x402 options for the minimum top-up (any larger amount is credited whole). */

@@ -4,7 +4,7 @@
  * wallet that paid; `cancel` is signed by that wallet, refunds nothing and leaves access
  * running to the period's end.
  */
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { formatAtomic, TX_HASH } from '../contract/chain';
 import type { SubscriptionPlan } from '../contract/catalog-data';
 import { links } from '../contract/links';
@@ -13,18 +13,18 @@ import { json, readJsonObject, type ApiRequest, type ApiResponse } from '../plat
 import { claimPayment, productChallenge, productFor, signInWithXOf, takesPayments } from '../payments';
 import { walletParam } from './params';
 import type { AccessPorts, SubscriptionRecord } from './ports';
-import { parseBody, requireWalletAction, SignedFieldsSchema } from './wallet-action';
+import { parseBody, requireWalletAction, SIGNED_FIELDS } from './wallet-action';
 
 const EXAMPLE =
   'POST {"action":"start","plan":"all-access-30d","txHash":"0x…"}, or {"action":"cancel","plan",…signed fields} (docs/ACCESS.md).';
 
-const plan = z.string().min(1).max(100);
-const txHash = z.string().regex(TX_HASH, 'must be 0x followed by 64 hex digits');
+const plan = z.string().check(z.minLength(1), z.maxLength(100));
+const txHash = z.string().check(z.regex(TX_HASH, 'must be 0x followed by 64 hex digits'));
 /** The body of POST /api/subscribe. */
 export const PostSchema = z.discriminatedUnion('action', [
-  z.object({ action: z.literal('start'), plan, txHash }).strict(),
-  z.object({ action: z.literal('renew'), plan, txHash }).strict(),
-  SignedFieldsSchema.extend({ action: z.literal('cancel'), plan }).strict(),
+  z.strictObject({ action: z.literal('start'), plan, txHash }),
+  z.strictObject({ action: z.literal('renew'), plan, txHash }),
+  z.strictObject({ ...SIGNED_FIELDS, action: z.literal('cancel'), plan }),
 ]);
 
 /** A plan with the x402 payment options that start it; none while payments are off or unsafe. */

@@ -3,7 +3,8 @@
  * wallet signed exactly this action (EIP-712, lambdas/contract/wallet-actions.ts) for this
  * service, before its deadline, once. Only the wallet's owner changes what belongs to a wallet.
  */
-import * as z from 'zod';
+import * as z from 'zod/mini';
+import { safeParse } from '../platform/validation';
 import { ADDRESS } from '../contract/chain';
 import {
   WALLET_ACTION_MAX_LIFETIME_SECONDS,
@@ -18,20 +19,24 @@ import type { AccessPorts } from './ports';
 /** A 65-byte ECDSA signature, or a longer smart-account (ERC-1271 / ERC-6492) signature; bounded. */
 const SIGNATURE = /^0x[0-9a-fA-F]{130,8192}$/;
 
-/** The fields every signed body carries, besides those of its action. */
-export const SignedFieldsSchema = z.object({
-  wallet: z.string().regex(ADDRESS, 'must be 0x followed by 40 hex digits'),
-  nonce: z.string().regex(WALLET_ACTION_NONCE, 'must be 8 to 64 letters and digits'),
+/** The fields every signed body carries, besides those of its action: spread into each action's object. */
+export const SIGNED_FIELDS = {
+  wallet: z.string().check(z.regex(ADDRESS, 'must be 0x followed by 40 hex digits')),
+  nonce: z.string().check(z.regex(WALLET_ACTION_NONCE, 'must be 8 to 64 letters and digits')),
   /** Unix seconds; a JSON number or a decimal string. */
-  deadline: z.union([z.number().int().positive(), z.string().regex(/^[1-9][0-9]{0,11}$/)]).transform((v) => BigInt(v)),
-  signature: z.string().regex(SIGNATURE, 'must be a hex signature'),
-});
+  deadline: z.pipe(
+    z.union([z.int().check(z.positive()), z.string().check(z.regex(/^[1-9][0-9]{0,11}$/))]),
+    z.transform((v) => BigInt(v)),
+  ),
+  signature: z.string().check(z.regex(SIGNATURE, 'must be a hex signature')),
+};
+export const SignedFieldsSchema = z.object(SIGNED_FIELDS);
 
 export type SignedFields = z.infer<typeof SignedFieldsSchema>;
 
 /** Parses a body with zod; the first problem becomes the spec's 400 naming the field. */
-export function parseBody<T extends z.ZodType>(schema: T, body: unknown, example: string): z.infer<T> {
-  const parsed = schema.safeParse(body);
+export function parseBody<T extends z.ZodMiniType>(schema: T, body: unknown, example: string): z.infer<T> {
+  const parsed = safeParse(schema, body);
   if (parsed.success) return parsed.data;
   const issue = parsed.error.issues[0]!;
   const field = issue.path.join('.') || 'body';

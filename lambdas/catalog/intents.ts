@@ -1,6 +1,7 @@
 import { IntentBodySchema } from '../contract/intent-schema';
 import { links } from '../contract/links';
 import { invalidRequest, notFound } from '../platform/errors';
+import { safeParse } from '../platform/validation';
 import { json, readJsonObject, type ApiRequest, type ApiResponse } from '../platform/http';
 import { optionalInteger, optionalString } from '../platform/query';
 import { rankSkills, skillCard } from './skill-card';
@@ -82,7 +83,7 @@ export async function postIntent(req: ApiRequest, ports: CatalogPorts): Promise<
       'The body must be a JSON object with `title` or `description`, and `success_criteria`.',
       'Example: {"title":"Clean a CSV","success_criteria":["every row has 12 columns"]}',
     );
-  const parsed = IntentBodySchema.safeParse(body);
+  const parsed = safeParse(IntentBodySchema, body);
   if (!parsed.success) {
     const issues = parsed.error.issues.map((i) => ({ parameter: i.path.join('.') || 'body', problem: i.message }));
     const first = issues[0]!;

@@ -34,8 +34,8 @@ interface Param {
 }
 interface OperationDoc {
   params?: Param[];
-  body?: z.ZodType;
-  ok: { status: number; description: string; schema?: z.ZodType; contentType?: string };
+  body?: z.core.$ZodType;
+  ok: { status: number; description: string; schema?: z.core.$ZodType; contentType?: string };
   errors?: number[];
 }
 
@@ -373,9 +373,9 @@ const STATIC_PATHS: Record<string, { description: string; contentType: string; p
   '/esp/cycle.schema.json': { description: 'JSON Schema of an ESP cycle', contentType: 'application/json' },
 };
 
-const schema = (s: z.ZodType) => z.toJSONSchema(s, { io: 'output', unrepresentable: 'any' }) as Record<string, unknown>;
+const schema = (s: z.core.$ZodType) => z.toJSONSchema(s, { io: 'output', unrepresentable: 'any' }) as Record<string, unknown>;
 /** A request body is described as the client sends it, before any transform. */
-const requestSchema = (s: z.ZodType) => z.toJSONSchema(s, { io: 'input', unrepresentable: 'any' }) as Record<string, unknown>;
+const requestSchema = (s: z.core.$ZodType) => z.toJSONSchema(s, { io: 'input', unrepresentable: 'any' }) as Record<string, unknown>;
 const param = (p: Param) => ({
   name: p.name,
   in: p.in ?? 'query',

@@ -2,12 +2,16 @@
  * Lambda entry of the payments domain: the challenge, the proof ledger and readiness. Unlocks
  * (POST /api/pay, /api/recover) are answered by the access domain, which settles through here.
  */
-import { createDomainHandler } from '../platform/domain-handler';
+import { createDomainHandler, loadedOnFirstRequest } from '../platform/domain-handler';
 import { getPay } from './pay';
 import { getProof } from './proof';
-import { getReady } from './readiness';
 
 export const handler = createDomainHandler('payments', {
-  routes: { getPay, getProof, getReady },
+  routes: {
+    getPay,
+    getProof,
+    // Readiness validates the live challenge with its zod schema: zod loads with the first probe, not with every cold start.
+    getReady: loadedOnFirstRequest(() => import('./readiness').then((m) => m.getReady)),
+  },
   ports: () => import('./wiring').then((m) => m.paymentsPortsFromEnv()),
 });

@@ -7,7 +7,8 @@
  * Everything goes through the one bounded JSON reader. Malformed input is 400; no proof at all
  * is 402 PROOF_REQUIRED.
  */
-import * as z from 'zod';
+import * as z from 'zod/mini';
+import { safeParse } from '../platform/validation';
 import { TX_HASH } from '../contract/chain';
 import { AppError, invalidRequest } from '../platform/errors';
 import { readJsonObject, type ApiRequest } from '../platform/http';
@@ -25,9 +26,9 @@ export interface ProofInput {
 /** A JSON header is small and flat; nothing legitimate comes near these. */
 const HEADER_LIMITS: JsonLimits = { maxBytes: 8 * 1024, maxDepth: 4 };
 
-const text = (max: number) => z.string().min(1).max(max);
-const SignInWithXSchema = z
-  .object({
+const text = (max: number) => z.string().check(z.minLength(1), z.maxLength(max));
+const SignInWithXSchema = z.pipe(
+  z.object({
     domain: text(255),
     address: text(64),
     uri: text(2048),
@@ -36,15 +37,15 @@ const SignInWithXSchema = z
     type: text(32),
     nonce: text(128),
     issuedAt: text(64),
-    expirationTime: text(64).optional(),
-    notBefore: text(64).optional(),
-    statement: text(500).optional(),
-    resources: z.array(text(2048)).max(10).optional(),
+    expirationTime: z.optional(text(64)),
+    notBefore: z.optional(text(64)),
+    statement: z.optional(text(500)),
+    resources: z.optional(z.array(text(2048)).check(z.maxLength(10))),
     signature: text(300),
-    signatureScheme: text(32).optional(),
-    requestId: text(200).optional(),
-  })
-  .transform(({ signatureScheme: _scheme, requestId: _id, ...fields }): SignInWithX => {
+    signatureScheme: z.optional(text(32)),
+    requestId: z.optional(text(200)),
+  }),
+  z.transform(({ signatureScheme: _scheme, requestId: _id, ...fields }): SignInWithX => {
     const { expirationTime, notBefore, statement, resources, ...required } = fields;
     return {
       ...required,
@@ -53,7 +54,8 @@ const SignInWithXSchema = z
       ...(statement !== undefined ? { statement } : {}),
       ...(resources !== undefined ? { resources } : {}),
     };
-  });
+  }),
+);
 
 export const proofRequired = (): AppError =>
   new AppError({
@@ -84,7 +86,7 @@ const str = (v: unknown, name: string): string | undefined => {
 
 function readSignInWithX(value: unknown, name: string): SignInWithX | undefined {
   if (value === undefined) return undefined;
-  const parsed = SignInWithXSchema.safeParse(value);
+  const parsed = safeParse(SignInWithXSchema, value);
   if (parsed.success) return parsed.data;
   const issue = parsed.error.issues[0]!;
   throw invalidRequest(

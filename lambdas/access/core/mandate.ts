@@ -10,7 +10,8 @@
  */
 import { createHash } from 'node:crypto';
 import { canonicalize } from 'json-canonicalize';
-import * as z from 'zod';
+import * as z from 'zod/mini';
+import { safeParse } from '../../platform/validation';
 import { ADDRESS, ATOMIC_PER_USD, CAIP2, formatAtomic } from '../../contract/chain';
 import type { CatalogEntry } from '../../contract/catalog-data';
 import type { MandateConstraint, MandateDocument, MandateRecord } from '../ports';
@@ -32,91 +33,88 @@ export const RECURRENCE_SECONDS = {
   ANNUALLY: 365 * 86_400,
 } as const;
 
-const atomic = z
-  .union([z.number().int().positive().max(Number.MAX_SAFE_INTEGER), z.string().regex(/^[1-9][0-9]{0,17}$/)])
-  .transform(String);
+const atomic = z.pipe(
+  z.union([z.int().check(z.positive(), z.maximum(Number.MAX_SAFE_INTEGER)), z.string().check(z.regex(/^[1-9][0-9]{0,17}$/))]),
+  z.transform(String),
+);
 const usdc = z.literal('USDC', { message: 'currency must be USDC (atomic units of 6 decimals)' });
-const isoTime = z.string().refine((v) => Number.isFinite(Date.parse(v)), 'must be an ISO 8601 time');
-const id = z.string().min(1).max(100);
+const isoTime = z.string().check(z.refine((v) => Number.isFinite(Date.parse(v)), 'must be an ISO 8601 time'));
+const id = z.string().check(z.minLength(1), z.maxLength(100));
+const hexAddress = z.string().check(z.regex(ADDRESS, 'must be 0x followed by 40 hex digits'));
 
-const ConstraintSchema = z.discriminatedUnion('type', [
-  z.object({ type: z.literal('payment.amount_range'), currency: usdc, max: atomic, min: atomic.optional() }).strict(),
+const CONSTRAINTS = [
+  z.strictObject({ type: z.literal('payment.amount_range'), currency: usdc, max: atomic, min: z.optional(atomic) }),
+  z.strictObject({
+    type: z.literal('payment.budget'),
+    currency: usdc,
+    // AP2: the budget is in the currency's major unit (USDC), unlike amount_range.
+    max: z.number().check(
+      z.positive(),
+      z.maximum(1e12),
+      z.refine((v) => Math.abs(v * 1e6 - Math.round(v * 1e6)) < 1e-6, 'has more than 6 decimals'),
+    ),
+  }),
+  z.strictObject({
+    type: z.literal('payment.agent_recurrence'),
+    frequency: z.enum(Object.keys(RECURRENCE_SECONDS) as [keyof typeof RECURRENCE_SECONDS]),
+    max_occurrences: z.optional(z.int().check(z.minimum(1), z.maximum(MANDATE_MAX_OCCURRENCES))),
+  }),
+  z.strictObject({
+    type: z.literal('payment.allowed_payees'),
+    allowed: z
+      .array(
+        z.looseObject({ id: z.string().check(z.minLength(1), z.maxLength(200)), name: z.optional(z.string().check(z.maxLength(200))) }),
+      )
+      .check(z.minLength(1), z.maxLength(20)),
+  }),
+  z.strictObject({ type: z.literal('payment.execution_date'), not_before: z.optional(isoTime), not_after: z.optional(isoTime) }),
   z
-    .object({
-      type: z.literal('payment.budget'),
-      currency: usdc,
-      // AP2: the budget is in the currency's major unit (USDC), unlike amount_range.
-      max: z
-        .number()
-        .positive()
-        .max(1e12)
-        .refine((v) => Math.abs(v * 1e6 - Math.round(v * 1e6)) < 1e-6, 'has more than 6 decimals'),
-    })
-    .strict(),
-  z
-    .object({
-      type: z.literal('payment.agent_recurrence'),
-      frequency: z.enum(Object.keys(RECURRENCE_SECONDS) as [keyof typeof RECURRENCE_SECONDS]),
-      max_occurrences: z.number().int().min(1).max(MANDATE_MAX_OCCURRENCES).optional(),
-    })
-    .strict(),
-  z
-    .object({
-      type: z.literal('payment.allowed_payees'),
-      allowed: z
-        .array(z.object({ id: z.string().min(1).max(200), name: z.string().max(200).optional() }).passthrough())
-        .min(1)
-        .max(20),
-    })
-    .strict(),
-  z.object({ type: z.literal('payment.execution_date'), not_before: isoTime.optional(), not_after: isoTime.optional() }).strict(),
-  z
-    .object({
+    .strictObject({
       type: z.literal('skill_market.scope'),
-      skills: z.array(id).min(1).max(250).optional(),
-      categories: z.array(id).min(1).max(50).optional(),
+      skills: z.optional(z.array(id).check(z.minLength(1), z.maxLength(250))),
+      categories: z.optional(z.array(id).check(z.minLength(1), z.maxLength(50))),
     })
-    .strict()
-    .refine((c) => c.skills !== undefined || c.categories !== undefined, 'names skills or categories'),
-]);
+    .check(z.refine((c) => c.skills !== undefined || c.categories !== undefined, 'names skills or categories')),
+] as const;
+const ConstraintSchema = z.discriminatedUnion('type', [...CONSTRAINTS]);
+/** The constraint types this service understands; any other makes the mandate fail (AP2). */
+const KNOWN_CONSTRAINT_TYPES: ReadonlySet<unknown> = new Set(CONSTRAINTS.map((c) => c.shape.type.def.values[0]));
 
 /** The mandate a wallet signs. Unknown top-level fields and unknown constraint types fail. */
-export const MandateSchema = z
-  .object({
-    vct: z.literal(MANDATE_VCT),
-    wallet: z.string().regex(ADDRESS, 'must be 0x followed by 40 hex digits'),
-    cnf: z.object({ address: z.string().regex(ADDRESS, 'must be 0x followed by 40 hex digits') }).strict(),
-    constraints: z
-      .array(z.unknown())
-      .min(1)
-      .max(10)
-      .transform((items, ctx) => {
-        const out: MandateConstraint[] = [];
-        const seen = new Set<string>();
-        items.forEach((item, i) => {
-          const type = (item as { type?: unknown } | null)?.type;
-          const parsed = ConstraintSchema.safeParse(item);
-          if (!parsed.success) {
-            const known = ConstraintSchema.options.some((o) => o.shape.type.value === type);
-            ctx.addIssue({
-              code: 'custom',
-              path: [i],
-              message: known
-                ? `${String(type)}: ${parsed.error.issues[0]!.path.join('.')} ${parsed.error.issues[0]!.message}`
-                : `unknown constraint type ${JSON.stringify(type)}: AP2 requires a mandate with a constraint the merchant does not understand to fail`,
-            });
-            return;
-          }
-          if (seen.has(parsed.data.type)) ctx.addIssue({ code: 'custom', path: [i], message: `${parsed.data.type} appears twice` });
-          seen.add(parsed.data.type);
-          out.push(parsed.data as MandateConstraint);
-        });
-        return out;
-      }),
-    iat: z.number().int().positive().optional(),
-    exp: z.number().int().positive().optional(),
-  })
-  .strict();
+export const MandateSchema = z.strictObject({
+  vct: z.literal(MANDATE_VCT),
+  wallet: hexAddress,
+  cnf: z.strictObject({ address: hexAddress }),
+  constraints: z.pipe(
+    z.array(z.unknown()).check(z.minLength(1), z.maxLength(10)),
+    z.transform((items, ctx) => {
+      const out: MandateConstraint[] = [];
+      const seen = new Set<string>();
+      items.forEach((item, i) => {
+        const type = (item as { type?: unknown } | null)?.type;
+        const parsed = safeParse(ConstraintSchema, item);
+        if (!parsed.success) {
+          ctx.issues.push({
+            code: 'custom',
+            path: [i],
+            input: item,
+            message: KNOWN_CONSTRAINT_TYPES.has(type)
+              ? `${String(type)}: ${parsed.error.issues[0]!.path.join('.')} ${parsed.error.issues[0]!.message}`
+              : `unknown constraint type ${JSON.stringify(type)}: AP2 requires a mandate with a constraint the merchant does not understand to fail`,
+          });
+          return;
+        }
+        if (seen.has(parsed.data.type))
+          ctx.issues.push({ code: 'custom', path: [i], input: item, message: `${parsed.data.type} appears twice` });
+        seen.add(parsed.data.type);
+        out.push(parsed.data as MandateConstraint);
+      });
+      return out;
+    }),
+  ),
+  iat: z.optional(z.int().check(z.positive())),
+  exp: z.optional(z.int().check(z.positive())),
+});
 
 /** The mandate's id: its content, canonical (RFC 8785), hashed; the same mandate signed twice is one mandate. */
 export function mandateId(doc: MandateDocument): string {
