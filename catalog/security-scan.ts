@@ -4,9 +4,11 @@
  * skill-pack rules (security-rules.ts) for what a pack an agent will follow can carry. Writes
  * the report the insights domain serves at /api/security, and SARIF 2.1.0 for tools.
  */
-import { readFileSync } from 'node:fs';
+import { createHash, randomBytes } from 'node:crypto';
+import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { lintSource } from '@secretlint/core';
 import { creator as recommended } from '@secretlint/secretlint-rule-preset-recommend';
 import type { SecurityFinding, SecurityReport, SecuritySeverity, SkillSecurity } from '../lambdas/contract/security-report';
@@ -76,6 +78,53 @@ async function secretFindings(file: string, content: string): Promise<SecurityFi
   });
 }
 
+/**
+ * secretlint's findings per file, kept between builds: they depend only on the scanner's
+ * versions, the file's name and its content. Without it every `npm start` paid secretlint
+ * again, ~1 s of it after the scan returned (secretlint's profiler matches each performance mark
+ * against every earlier one, quadratic in the files scanned), and kept its marks in memory.
+ * Under node_modules/.cache, so a fresh clone scans everything once.
+ */
+const SECRETLINT_CACHE = fileURLToPath(new URL('../node_modules/.cache/skill-market/secretlint.json', import.meta.url));
+
+interface SecretlintCache {
+  scanner: string;
+  findings: Record<string, SecurityFinding[]>;
+}
+
+function cachedSecretFindings(): {
+  find: (file: string, content: string) => Promise<SecurityFinding[]>;
+  save: () => void;
+} {
+  const scanner = `${versionOf('@secretlint/core')}|${versionOf('@secretlint/secretlint-rule-preset-recommend')}`;
+  let before: SecretlintCache['findings'] = {};
+  try {
+    const cache = JSON.parse(readFileSync(SECRETLINT_CACHE, 'utf8')) as SecretlintCache;
+    if (cache.scanner === scanner) before = cache.findings;
+  } catch {
+    // No cache yet (or unreadable): scan everything.
+  }
+  const now: SecretlintCache['findings'] = {};
+  return {
+    async find(file, content) {
+      const key = createHash('sha256').update(file).update('\0').update(content).digest('base64url');
+      now[key] = before[key] ?? (await secretFindings(file, content));
+      return now[key];
+    },
+    // Only what this build used is kept; written whole, then renamed, as concurrent builds may race.
+    save() {
+      try {
+        mkdirSync(dirname(SECRETLINT_CACHE), { recursive: true });
+        const tmp = `${SECRETLINT_CACHE}.${randomBytes(4).toString('hex')}`;
+        writeFileSync(tmp, JSON.stringify({ scanner, findings: now } satisfies SecretlintCache));
+        renameSync(tmp, SECRETLINT_CACHE);
+      } catch {
+        // A cache that cannot be written costs the next build a scan, nothing else.
+      }
+    },
+  };
+}
+
 function ruleFindings(file: string, content: string): SecurityFinding[] {
   const out: SecurityFinding[] = [];
   content.split('\n').forEach((text, i) => {
@@ -99,10 +148,13 @@ function ruleFindings(file: string, content: string): SecurityFinding[] {
 }
 
 /** Scans one pack's files. */
-async function scanPack(pack: { skill_id: string; seal: string; files: Readonly<Record<string, string>> }): Promise<SkillSecurity> {
+async function scanPack(
+  pack: { skill_id: string; seal: string; files: Readonly<Record<string, string>> },
+  secrets: (file: string, content: string) => Promise<SecurityFinding[]>,
+): Promise<SkillSecurity> {
   const findings: SecurityFinding[] = [];
   for (const [file, content] of Object.entries(pack.files).sort(([a], [b]) => (a < b ? -1 : 1))) {
-    findings.push(...(await secretFindings(file, content)), ...ruleFindings(file, content));
+    findings.push(...(await secrets(file, content)), ...ruleFindings(file, content));
   }
   findings.sort((a, b) =>
     a.file < b.file ? -1 : a.file > b.file ? 1 : a.line - b.line || a.column - b.column || (a.rule_id < b.rule_id ? -1 : 1),
@@ -129,7 +181,9 @@ export async function scanPacks(
   packs: readonly { skill_id: string; seal: string; files: Readonly<Record<string, string>> }[],
 ): Promise<SecurityReport> {
   const skills: Record<string, SkillSecurity> = {};
-  for (const p of [...packs].sort((a, b) => (a.skill_id < b.skill_id ? -1 : 1))) skills[p.skill_id] = await scanPack(p);
+  const secrets = cachedSecretFindings();
+  for (const p of [...packs].sort((a, b) => (a.skill_id < b.skill_id ? -1 : 1))) skills[p.skill_id] = await scanPack(p, secrets.find);
+  secrets.save();
   const all = Object.values(skills);
   const bySeverity = Object.fromEntries(SEVERITIES.map((s) => [s, all.reduce((n, k) => n + k.counts[s], 0)])) as Record<
     SecuritySeverity,
