@@ -1,5 +1,5 @@
 /**
- * Runs `npm start`'s entry (local/start.ts) as a child process, as a user would, and
+ * Runs `npm start`'s command (node local/run.mjs: local/start.ts from its cached bundle) as a child process, as a user would, and
  * waits for its banner. Used to test start-up, shutdown, persistence and configuration.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -36,7 +36,7 @@ function userEnv(): NodeJS.ProcessEnv {
 }
 
 export function runStart(env: Record<string, string>, timeoutMs = 45_000): Promise<StartedProcess> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'local/start.ts'], {
+  const child = spawn(process.execPath, ['local/run.mjs'], {
     cwd: root,
     env: { ...userEnv(), PORT: '0', ANVIL_PORT: '0', DYNALITE_PORT: '0', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -1,0 +1,133 @@
+// `npm start`'s launcher: runs local/start.ts from a bundle built once, not through tsx on every
+// start (issue 14: importing 1,944 modules through tsx's loader was 3.0 s of a 5.1 s start).
+//
+// The bundle (esbuild, code splitting, its dependencies included: one file loads in 0.19 s where
+// node resolving and compiling viem's and the SDK's ~1,900 separate modules took 0.56 s) lives
+// under node_modules/.cache/skill-market/, with a manifest of every source file it was
+// built from (size and mtime) and of the directories holding them (a file added there changes
+// the directory's mtime). A start checks the manifest (~250 stats) and rebuilds only when
+// something changed: the first start after a clone or an edit pays ~1.2 s, the others nothing.
+// `node local/run.mjs --build-only` brings the bundle up to date and exits (the test setup does).
+// Concurrent starts (the test workers) each build into a directory of their own; the manifest
+// is replaced atomically, so no start ever imports a half-written bundle.
+//
+// Each source file's `import.meta.url` is replaced by that file's own URL, so that paths the
+// sources resolve next to themselves (the data dir, the dynalite child, the contracts, dist/)
+// are the same as when they run unbundled.
+import { randomBytes } from 'node:crypto';
+import { mkdirSync, readFileSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { dirname, join, relative } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { Worker } from 'node:worker_threads';
+
+const root = fileURLToPath(new URL('..', import.meta.url));
+const cacheDir = join(root, 'node_modules', '.cache', 'skill-market', 'local');
+const manifestPath = join(cacheDir, 'manifest.json');
+// The server, and the catalog build it serves (run first, in a worker thread: see site-build.ts).
+const ENTRIES = { start: 'local/start.ts', 'site-build': 'local/site-build.ts' };
+// Besides the sources: what changes how they are built or resolved.
+const ALSO_WATCHED = ['package-lock.json', 'tsconfig.json', 'local/run.mjs'];
+/** Builds older than this that no manifest names are removed (a concurrent start may still be importing one). */
+const STALE_BUILD_MS = 10 * 60_000;
+
+/** What a file or directory looks like now; undefined when it is gone. */
+function stamp(path) {
+  try {
+    const s = statSync(join(root, path));
+    return `${s.size}:${s.mtimeMs}`;
+  } catch {
+    return undefined;
+  }
+}
+
+function readManifest() {
+  try {
+    return JSON.parse(readFileSync(manifestPath, 'utf8'));
+  } catch {
+    return undefined;
+  }
+}
+
+const isFresh = (manifest) =>
+  JSON.stringify(manifest?.entries) === JSON.stringify(ENTRIES) &&
+  Object.entries(manifest.stamps ?? {}).every(([path, was]) => stamp(path) === was) &&
+  stamp(manifest.dir) !== undefined;
+
+/** Replaces `import.meta.url` in each project source with the source file's own URL. */
+const sourceUrls = {
+  name: 'source-import-meta-url',
+  setup(build) {
+    build.onLoad({ filter: /\.[cm]?ts$/ }, (args) => {
+      if (args.path.includes(`${join(root, 'node_modules')}`)) return undefined;
+      const code = readFileSync(args.path, 'utf8').replaceAll('import.meta.url', JSON.stringify(pathToFileURL(args.path).href));
+      return { contents: code, loader: 'ts' };
+    });
+  },
+};
+
+async function build() {
+  const { build: esbuild } = await import('esbuild');
+  const id = `build-${Date.now().toString(36)}-${randomBytes(4).toString('hex')}`;
+  const outdir = join(cacheDir, id);
+  const result = await esbuild({
+    absWorkingDir: root,
+    entryPoints: ENTRIES,
+    bundle: true,
+    format: 'esm',
+    platform: 'node',
+    target: 'node20',
+    // Run as programs of their own (anvil's binary, dynalite's child process) or not used by a start.
+    external: ['esbuild', '@foundry-rs/*', 'dynalite', '@duckdb/*'],
+    // Some CommonJS dependencies call require(); an ESM bundle needs it defined.
+    banner: { js: "import { createRequire as __cr } from 'node:module'; const require = __cr(import.meta.url);" },
+    splitting: true,
+    outdir,
+    outExtension: { '.js': '.mjs' },
+    chunkNames: 'chunks/[name]-[hash]',
+    sourcemap: true,
+    // Stack traces need the mappings, not the sources: node keeps every loaded map in memory.
+    sourcesContent: false,
+    metafile: true,
+    logLevel: 'warning',
+    plugins: [sourceUrls],
+  });
+  const files = Object.keys(result.metafile.inputs).filter((p) => !p.startsWith('node_modules/'));
+  const watched = [...new Set([...files, ...files.map((f) => dirname(f)), ...ALSO_WATCHED])];
+  const manifest = {
+    entries: ENTRIES,
+    dir: relative(root, outdir),
+    stamps: Object.fromEntries(watched.map((p) => [p, stamp(p)])),
+  };
+  const tmp = `${manifestPath}.${id}`;
+  writeFileSync(tmp, JSON.stringify(manifest));
+  renameSync(tmp, manifestPath);
+  // Older builds no manifest names any more.
+  for (const name of readdirSync(cacheDir)) {
+    const path = join(cacheDir, name);
+    if (!name.startsWith('build-') || name === id) continue;
+    try {
+      if (Date.now() - statSync(path).mtimeMs > STALE_BUILD_MS) rmSync(path, { recursive: true, force: true });
+    } catch {
+      // Removed by a concurrent start.
+    }
+  }
+  return manifest;
+}
+
+mkdirSync(cacheDir, { recursive: true });
+let manifest = readManifest();
+if (!isFresh(manifest)) manifest = await build();
+if (process.argv[2] === '--build-only') process.exit(0);
+// Stack traces name the TypeScript sources, as they did under tsx.
+process.setSourceMapsEnabled(true);
+const built = join(root, manifest.dir);
+const siteExit = await new Promise((resolve) => {
+  const worker = new Worker(join(built, 'site-build.mjs'));
+  worker.once('error', (e) => {
+    console.error(e);
+    resolve(1);
+  });
+  worker.once('exit', resolve);
+});
+if (siteExit !== 0) process.exit(1);
+await import(pathToFileURL(join(built, 'start.mjs')).href);
