@@ -33,9 +33,9 @@ const stopper = (child: ChildProcess, signal: NodeJS.Signals) => (): Promise<voi
     child.kill(signal);
   });
 
-/** The whole local marketplace (`npm start`'s entry, in memory) in its own process. */
+/** The whole local marketplace (`npm start`'s command, in memory) in its own process. */
 export async function startMarket(env: Record<string, string> = {}): Promise<Served> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'local/start.ts'], {
+  const child = spawn(process.execPath, ['local/run.mjs'], {
     env: { ...process.env, EPHEMERAL: '1', PORT: '0', ANVIL_PORT: '0', DYNALITE_PORT: '0', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -45,11 +45,20 @@ export async function startMarket(env: Record<string, string> = {}): Promise<Ser
   return { url, child, stop: stopper(child, 'SIGINT'), output: () => printed };
 }
 
-/** A plain node:http server answering every request with `body` and `status`, in its own process. */
-export async function startFixed(body: string, status = 200): Promise<Served> {
-  const file = join(mkdtempSync(join(tmpdir(), 'bench-')), 'body.json');
+/**
+ * A plain node:http server answering every request with `body` and `status`, in its own process;
+ * with `headers`, it sends exactly those (else a JSON content type and the length).
+ */
+export async function startFixed(body: string, status = 200, headers?: Record<string, string>): Promise<Served> {
+  const dir = mkdtempSync(join(tmpdir(), 'bench-'));
+  const file = join(dir, 'body.json');
   writeFileSync(file, body);
-  const child = spawn(process.execPath, ['bench/fixed-json-server.mjs', '0', file, String(status)], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const args = ['bench/fixed-json-server.mjs', '0', file, String(status)];
+  if (headers) {
+    writeFileSync(join(dir, 'headers.json'), JSON.stringify(headers));
+    args.push(join(dir, 'headers.json'));
+  }
+  const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'] });
   const port = await waitFor(child, /"port":(\d+)/);
   return { url: `http://127.0.0.1:${port}`, child, stop: stopper(child, 'SIGTERM'), output: () => '' };
 }
