@@ -68,6 +68,25 @@ describe('the layer rules', () => {
       "import { a } from './a';\nimport { stack } from '../../lib/stack';\nexport const b = () => [a, stack];\n",
     );
     write('lib/stack.ts', 'export const stack = 1;\n');
+    // Wiring: a route module reaching another domain's wiring, and an entry importing its own statically.
+    write(
+      'lambdas/payments/wiring.ts',
+      "import { ledger } from './adapters/ledger';\nexport const paymentsPortsFromEnv = () => ({ ledger });\n",
+    );
+    write(
+      'lambdas/discovery/health.ts',
+      "import { paymentsPortsFromEnv } from '../payments/wiring';\nexport const health = paymentsPortsFromEnv;\n",
+    );
+    write(
+      'lambdas/payments/handler.ts',
+      "import { paymentsPortsFromEnv } from './wiring';\nexport const handler = paymentsPortsFromEnv;\n",
+    );
+    // Allowed: another domain's wiring building on it, and an entry loading its wiring with import().
+    write(
+      'lambdas/access/wiring.ts',
+      "import { paymentsPortsFromEnv } from '../payments/wiring';\nexport const accessPortsFromEnv = paymentsPortsFromEnv;\n",
+    );
+    write('lambdas/access/handler.ts', "export const handler = () => import('./wiring').then((m) => m.accessPortsFromEnv());\n");
 
     const found = (await cruise(fixture, ['lambdas', 'lib'])).map(
       (v) => `${v.rule.name}: ${v.from} -> ${v.to.replace(/^.*node_modules\//, 'node_modules/')}`,
@@ -79,10 +98,15 @@ describe('the layer rules', () => {
         'only-wiring-names-adapters: lambdas/payments/core/settle.ts -> lambdas/payments/adapters/ledger.ts',
         'lambdas-never-import-tooling: lambdas/catalog/b.ts -> lib/stack.ts',
         expect.stringMatching(/^no-cycles: lambdas\/catalog\/[ab]\.ts -> lambdas\/catalog\/[ab]\.ts$/),
+        'wiring-is-loaded-on-first-use: lambdas/discovery/health.ts -> lambdas/payments/wiring.ts',
+        'entries-load-wiring-lazily: lambdas/payments/handler.ts -> lambdas/payments/wiring.ts',
       ]),
     );
-    // What the rules allow: an adapter importing viem, a domain using another through its index.
-    expect(found.filter((f) => f.includes('adapters/ledger.ts ->') || f.includes('discovery/shop.ts'))).toEqual([]);
+    // What the rules allow: an adapter importing viem, a domain using another through its index,
+    // a wiring building on a lower domain's wiring, an entry loading its wiring with import().
+    expect(
+      found.filter((f) => ['adapters/ledger.ts ->', 'discovery/shop.ts', 'lambdas/access/'].some((allowed) => f.includes(allowed))),
+    ).toEqual([]);
   }, 60_000);
 
   it('hold on the real tree', async () => {
