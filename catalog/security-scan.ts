@@ -80,7 +80,7 @@ async function secretFindings(file: string, content: string): Promise<SecurityFi
 
 /**
  * secretlint's findings per file, kept between builds: they depend only on the scanner's
- * versions, the file's name and its content. Without it every `npm start` paid secretlint
+ * versions, our call of it (secretFindings' source), the file's name and its content. Without it every `npm start` paid secretlint
  * again, ~1 s of it after the scan returned (secretlint's profiler matches each performance mark
  * against every earlier one, quadratic in the files scanned), and kept its marks in memory.
  * Under node_modules/.cache, so a fresh clone scans everything once.
@@ -96,7 +96,12 @@ function cachedSecretFindings(): {
   find: (file: string, content: string) => Promise<SecurityFinding[]>;
   save: () => void;
 } {
-  const scanner = `${versionOf('@secretlint/core')}|${versionOf('@secretlint/secretlint-rule-preset-recommend')}`;
+  // The scanner's versions, and how we call it and shape its findings (a change to secretFindings empties the cache).
+  const scanner = [
+    versionOf('@secretlint/core'),
+    versionOf('@secretlint/secretlint-rule-preset-recommend'),
+    createHash('sha256').update(secretFindings.toString()).digest('base64url'),
+  ].join('|');
   let before: SecretlintCache['findings'] = {};
   try {
     const cache = JSON.parse(readFileSync(SECRETLINT_CACHE, 'utf8')) as SecretlintCache;

@@ -42,6 +42,19 @@ describe('the security scan', () => {
     expect(s.counts.critical).toBe(1);
   });
 
+  it('answers the same from its cache of secretlint findings, and scans a changed file again', async () => {
+    const files = (line: number) => ({
+      'scripts/deploy.sh': ['#!/bin/sh', ...Array<string>(line - 2).fill('echo step'), `export GITHUB_TOKEN=${TOKEN}`, ''].join('\n'),
+    });
+    const first = await scanPacks([pack(files(2))]);
+    const again = await scanPacks([pack(files(2))]);
+    expect(again).toEqual(first);
+    expect(again.skills['fixture']!.findings.find((f) => f.scanner === 'secretlint')).toMatchObject({ line: 2 });
+    // The same secret two lines lower is a new file content: scanned again, found where it now is.
+    const moved = await scanPacks([pack(files(4))]);
+    expect(moved.skills['fixture']!.findings.find((f) => f.scanner === 'secretlint')).toMatchObject({ line: 4 });
+  });
+
   it('passes a clean pack with no findings', async () => {
     const s = (await scanPacks([pack({ 'SKILL.md': '# Clean\n\nRun `npm test` and check it exits 0.\n' })])).skills['fixture']!;
     expect(s).toMatchObject({ is_safe: true, max_severity: null, findings: [], files_scanned: 1 });
