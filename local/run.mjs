@@ -27,8 +27,27 @@ const manifestPath = join(cacheDir, 'manifest.json');
 const ENTRIES = { start: 'local/start.ts', 'site-build': 'local/site-build.ts' };
 // Besides the sources: what changes how they are built or resolved.
 const ALSO_WATCHED = ['package-lock.json', 'tsconfig.json', 'local/run.mjs'];
-/** Builds older than this that no manifest names are removed (a concurrent start may still be importing one). */
+/**
+ * A build no running start uses is removed once it is this old. A start marks the build it runs
+ * (`.pid-<pid>`): a server started before an edit keeps importing its handlers' chunks from it.
+ */
 const STALE_BUILD_MS = 10 * 60_000;
+
+/** Whether a process of that pid is alive (signal 0 only asks). */
+function alive(pid) {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (e) {
+    return e.code === 'EPERM';
+  }
+}
+
+/** Whether a build directory may go: old, and no live process marked it. */
+function unused(path) {
+  if (Date.now() - statSync(path).mtimeMs <= STALE_BUILD_MS) return false;
+  return !readdirSync(path).some((f) => f.startsWith('.pid-') && alive(Number(f.slice('.pid-'.length))));
+}
 
 /** What a file or directory looks like now; undefined when it is gone. */
 function stamp(path) {
@@ -101,12 +120,12 @@ async function build() {
   const tmp = `${manifestPath}.${id}`;
   writeFileSync(tmp, JSON.stringify(manifest));
   renameSync(tmp, manifestPath);
-  // Older builds no manifest names any more.
+  // Older builds that no running start uses.
   for (const name of readdirSync(cacheDir)) {
     const path = join(cacheDir, name);
     if (!name.startsWith('build-') || name === id) continue;
     try {
-      if (Date.now() - statSync(path).mtimeMs > STALE_BUILD_MS) rmSync(path, { recursive: true, force: true });
+      if (unused(path)) rmSync(path, { recursive: true, force: true });
     } catch {
       // Removed by a concurrent start.
     }
@@ -121,6 +140,10 @@ if (process.argv[2] === '--build-only') process.exit(0);
 // Stack traces name the TypeScript sources, as they did under tsx.
 process.setSourceMapsEnabled(true);
 const built = join(root, manifest.dir);
+// Marks the build as in use while this process lives (see STALE_BUILD_MS).
+const marker = join(built, `.pid-${process.pid}`);
+writeFileSync(marker, '');
+process.on('exit', () => rmSync(marker, { force: true }));
 const siteExit = await new Promise((resolve) => {
   const worker = new Worker(join(built, 'site-build.mjs'));
   worker.once('error', (e) => {
