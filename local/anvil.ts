@@ -1,16 +1,16 @@
 /**
- * Starts anvil (chain id 8453) and puts the test USDC and USDbC contracts on it.
- * Contracts are deployed from account 0 with nonces 0 and 1, so on a fresh chain their
- * addresses are always the same; with a persisted state they are found, not redeployed.
+ * Starts anvil (chain id 8453) and puts the test USDC and USDbC contracts on it, at Base's own
+ * token addresses (and Multicall3's entry points at its address); with a persisted state they
+ * are found, not placed again.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { createPublicClient, createWalletClient, getContractAddress, http, parseUnits, type Abi, type Address, type Hex } from 'viem';
+import { createPublicClient, createTestClient, createWalletClient, http, parseUnits, toHex, type Abi, type Address, type Hex } from 'viem';
 import { mnemonicToAccount } from 'viem/accounts';
-import { CHAIN_ID } from '../lambdas/contract/chain';
+import { ASSET_EIP712, BASE_MAINNET_USDBC, BASE_MAINNET_USDC, CHAIN_ID, MULTICALL3 } from '../lambdas/contract/chain';
 import { localChain } from './local-chain';
 
 /** The standard test mnemonic every Ethereum dev tool uses; its keys are public, never use them on a real chain. */
@@ -43,6 +43,7 @@ export function contractArtifact(file: string): { abi: Abi; bytecode: Hex } {
 const artifact = contractArtifact('test-stablecoin.artifact.json');
 export const TEST_STABLECOIN_ABI = artifact.abi;
 export const TEST_STABLECOIN_BYTECODE = artifact.bytecode;
+const { abi: MULTICALL_ABI, bytecode: MULTICALL_BYTECODE } = contractArtifact('multicall.artifact.json');
 
 /** Path of the anvil binary from the platform package @foundry-rs/anvil installs, without its node wrapper. */
 function anvilBinary(): string {
@@ -118,65 +119,121 @@ export async function startAnvil(opts: { port: number; statePath?: string | unde
 export interface TestTokens {
   USDC: Address;
   USDbC: Address;
+  /** The account that mints them (test account 0). */
   deployer: Address;
   /** True when the contracts were already on the (persisted) chain. */
   reused: boolean;
 }
 
+/** Storage slots of TestStablecoin that the constructor writes: name, symbol, version, totalSupply, minter. */
+const TEST_STABLECOIN_CONSTRUCTED_SLOTS = 5;
+
 /** Deploys a 6-decimal test stablecoin from `deployerIndex` and waits for it to be mined. */
-export async function deployTestStablecoin(rpcUrl: string, name: string, symbol: string, deployerIndex = 0): Promise<Address> {
+export async function deployTestStablecoin(
+  rpcUrl: string,
+  name: string,
+  symbol: string,
+  deployerIndex = 0,
+  version = '1',
+): Promise<Address> {
   const chain = localChain(rpcUrl);
   const account = testAccount(deployerIndex);
   const wallet = createWalletClient({ account, chain, transport: http(rpcUrl) });
   const pub = createPublicClient({ chain, transport: http(rpcUrl) });
-  const hash = await wallet.deployContract({ abi: TEST_STABLECOIN_ABI, bytecode: TEST_STABLECOIN_BYTECODE, args: [name, symbol] });
+  const hash = await wallet.deployContract({ abi: TEST_STABLECOIN_ABI, bytecode: TEST_STABLECOIN_BYTECODE, args: [name, symbol, version] });
   const receipt = await pub.waitForTransactionReceipt({ hash, pollingInterval: 50 });
   if (!receipt.contractAddress) throw new Error(`deploying ${symbol} failed`);
   return receipt.contractAddress;
 }
 
 /**
- * Ensures the test USDC and USDbC exist and every buyer account holds
- * {@link BUYER_TOKEN_BALANCE} of each. Idempotent over a persisted chain.
+ * Puts a contract at a fixed address, as it is on Base: deployed anywhere first (so its
+ * constructor runs), then its code and the first `slots` storage slots copied to `target` with
+ * anvil's `anvil_setCode` and `anvil_setStorageAt`. Mappings written later (balances) are then
+ * written at `target` itself.
+ */
+async function placeAt(rpcUrl: string, target: Address, deployed: Address, slots: number): Promise<void> {
+  const chain = localChain(rpcUrl);
+  const pub = createPublicClient({ chain, transport: http(rpcUrl) });
+  const test = createTestClient({ chain, mode: 'anvil', transport: http(rpcUrl) });
+  const code = await pub.getCode({ address: deployed });
+  if (!code || code === '0x') throw new Error(`nothing deployed at ${deployed}`);
+  await test.setCode({ address: target, bytecode: code });
+  for (let slot = 0; slot < slots; slot++) {
+    const index = toHex(slot, { size: 32 });
+    const value = await pub.getStorageAt({ address: deployed, slot: index });
+    if (value && BigInt(value) !== 0n) await test.setStorageAt({ address: target, index, value });
+  }
+}
+
+const hasCode = async (pub: { getCode(a: { address: Address }): Promise<Hex | undefined> }, address: Address): Promise<boolean> => {
+  const code = await pub.getCode({ address });
+  return code !== undefined && code !== '0x';
+};
+
+/**
+ * Ensures the test USDC and USDbC exist at Base's own addresses (so a stock x402 client's asset
+ * table accepts the local USDC), Multicall3's entry points sit at its address, and every buyer
+ * account holds {@link BUYER_TOKEN_BALANCE} of each token. Idempotent over a persisted chain.
  */
 export async function ensureTestTokens(rpcUrl: string): Promise<TestTokens> {
   const chain = localChain(rpcUrl);
   const deployer = testAccount(0);
   const pub = createPublicClient({ chain, transport: http(rpcUrl) });
-  const expected = {
-    USDC: getContractAddress({ from: deployer.address, nonce: 0n }),
-    USDbC: getContractAddress({ from: deployer.address, nonce: 1n }),
-  };
-  const [usdcCode, usdbcCode] = await Promise.all([pub.getCode({ address: expected.USDC }), pub.getCode({ address: expected.USDbC })]);
-  if (usdcCode && usdcCode !== '0x' && usdbcCode && usdbcCode !== '0x') {
-    return { ...expected, deployer: deployer.address, reused: true };
-  }
-  const nonce = await pub.getTransactionCount({ address: deployer.address });
-  if (nonce !== 0) {
-    throw new Error(
-      `account 0 has already sent ${nonce} transactions but the test tokens are missing; delete .data/ (or use EPHEMERAL=1) to start a fresh chain`,
-    );
-  }
-  const USDC = await deployTestStablecoin(rpcUrl, 'USD Coin', 'USDC');
-  const USDbC = await deployTestStablecoin(rpcUrl, 'USD Base Coin', 'USDbC');
+  const tokens = { USDC: BASE_MAINNET_USDC as Address, USDbC: BASE_MAINNET_USDBC as Address };
+  const present = await Promise.all([hasCode(pub, tokens.USDC), hasCode(pub, tokens.USDbC), hasCode(pub, MULTICALL3)]);
+  if (present.every(Boolean)) return { ...tokens, deployer: deployer.address, reused: true };
 
   const wallet = createWalletClient({ account: deployer, chain, transport: http(rpcUrl) });
+  let nonce = await pub.getTransactionCount({ address: deployer.address, blockTag: 'pending' });
+  // Deployed with explicit consecutive nonces and awaited together: one round trip each.
+  const deploy = (bytecode: Hex, args: readonly unknown[], abi: Abi): Promise<Hex> =>
+    wallet.deployContract({ abi, bytecode, args, nonce: nonce++, gas: 3_000_000n } as Parameters<typeof wallet.deployContract>[0]);
+  const placements: [Address, Hex, number][] = [];
+  if (!present[0]) {
+    const { name, version } = ASSET_EIP712.USDC;
+    placements.push([
+      tokens.USDC,
+      await deploy(TEST_STABLECOIN_BYTECODE, [name, 'USDC', version], TEST_STABLECOIN_ABI),
+      TEST_STABLECOIN_CONSTRUCTED_SLOTS,
+    ]);
+  }
+  if (!present[1]) {
+    const { name, version } = ASSET_EIP712.USDbC;
+    placements.push([
+      tokens.USDbC,
+      await deploy(TEST_STABLECOIN_BYTECODE, [name, 'USDbC', version], TEST_STABLECOIN_ABI),
+      TEST_STABLECOIN_CONSTRUCTED_SLOTS,
+    ]);
+  }
+  if (!present[2]) placements.push([MULTICALL3, await deploy(MULTICALL_BYTECODE, [], MULTICALL_ABI), 0]);
+  for (const [target, hash, slots] of placements) {
+    const receipt = await pub.waitForTransactionReceipt({ hash, pollingInterval: 50 });
+    if (receipt.status !== 'success' || !receipt.contractAddress) throw new Error(`deploying the contract for ${target} failed`);
+    await placeAt(rpcUrl, target, receipt.contractAddress, slots);
+  }
+
   const amount = parseUnits(String(BUYER_TOKEN_BALANCE), 6);
   let last: Hex | undefined;
-  // Mint with consecutive explicit nonces and wait once: 16 transactions in one round trip each.
-  let next = 2;
-  for (const token of [USDC, USDbC]) {
+  for (const [token, wasPresent] of [
+    [tokens.USDC, present[0]],
+    [tokens.USDbC, present[1]],
+  ] as const) {
+    if (wasPresent) continue;
     for (const index of BUYER_ACCOUNT_INDEXES) {
       last = await wallet.writeContract({
         address: token,
         abi: TEST_STABLECOIN_ABI,
         functionName: 'mint',
         args: [testAccount(index).address, amount],
-        nonce: next++,
+        nonce: nonce++,
         gas: 100_000n,
       });
     }
   }
-  if (last) await pub.waitForTransactionReceipt({ hash: last, pollingInterval: 50 });
-  return { USDC, USDbC, deployer: deployer.address, reused: false };
+  if (last) {
+    const receipt = await pub.waitForTransactionReceipt({ hash: last, pollingInterval: 50 });
+    if (receipt.status !== 'success') throw new Error('minting the test tokens failed');
+  }
+  return { ...tokens, deployer: deployer.address, reused: false };
 }

@@ -92,8 +92,8 @@ export async function ensureIdentityRegistry(rpcUrl: string): Promise<LocalIdent
       );
     }
     // anvil funds only accounts 0-9. Setting the deployer's balance directly, rather than sending
-    // it ETH from account 0, leaves account 0's nonces alone: ensureTestTokens relies on them
-    // for the tokens' fixed addresses, and this may run beside it.
+    // it ETH from account 0, leaves account 0's nonces alone: ensureTestTokens, which may run
+    // beside this, sends from account 0 with consecutive nonces of its own.
     const testClient = createTestClient({ mode: 'anvil', chain, transport: http(rpcUrl) });
     await testClient.setBalance({ address: deployer.address, value: parseEther('1') });
     const wallet = createWalletClient({ account: deployer, chain, transport: http(rpcUrl) });

@@ -9,6 +9,19 @@ export const ATOMIC_PER_USD = 10n ** BigInt(USD_DECIMALS);
 /** Base mainnet contract addresses, the defaults for a cloud deployment. */
 export const BASE_MAINNET_USDC = '0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913';
 export const BASE_MAINNET_USDBC = '0xd9aAEc86B65D86f6A7B5B1b0c42FFA531710b6CA';
+/** Multicall3, at the same address on Base and on most EVM chains (the local run puts its own there). */
+export const MULTICALL3 = '0xcA11bde05977b3631167028862bE2a173976CA11';
+
+/**
+ * The EIP-712 domain (name, version) of each accepted asset, which an EIP-3009 authorization is
+ * signed against and x402 v2 clients read from `extra`. USDC's is Base USDC's own ("USD Coin",
+ * "2"); USDbC's is what the local test token uses (docs/PAYMENTS.md says what is known of the
+ * mainnet contract).
+ */
+export const ASSET_EIP712 = {
+  USDC: { name: 'USD Coin', version: '2' },
+  USDbC: { name: 'USD Base Coin', version: '1' },
+} as const;
 
 /** A transaction hash: 0x and 64 hex digits, either case (stored lower-case). */
 export const TX_HASH = /^0x[0-9a-fA-F]{64}$/;

@@ -1,5 +1,5 @@
 /**
- * Compiles the local chain's contracts (TestStablecoin.sol, IdentityRegistry.sol) with solc-js
+ * Compiles the local chain's contracts (TestStablecoin.sol, Multicall.sol, IdentityRegistry.sol) with solc-js
  * and writes (or, with --check, verifies) the committed artifacts beside them. The artifacts are
  * committed so `npm start` needs no compiler; the test suite compares them with a fresh compile
  * so source and artifact cannot drift.
@@ -22,6 +22,7 @@ export interface CompiledContract {
 /** Every contract this script builds: its source file, contract name and committed artifact. */
 const CONTRACTS = [
   { sourceName: 'TestStablecoin.sol', contractName: 'TestStablecoin', artifact: 'test-stablecoin.artifact.json' },
+  { sourceName: 'Multicall.sol', contractName: 'Multicall', artifact: 'multicall.artifact.json' },
   { sourceName: 'IdentityRegistry.sol', contractName: 'IdentityRegistry', artifact: 'identity-registry.artifact.json' },
 ] as const;
 
@@ -50,9 +51,14 @@ function compile(sourceName: string, contractName: string): CompiledContract {
   };
 }
 
-/** The 6-decimal ERC-20 that stands in for USDC and USDbC. */
+/** The 6-decimal ERC-20 with EIP-3009 that stands in for USDC and USDbC. */
 export function compileTestStablecoin(): CompiledContract {
   return compile('TestStablecoin.sol', 'TestStablecoin');
+}
+
+/** Multicall3's read-batching entry points, placed at Multicall3's address on the local chain. */
+export function compileMulticall(): CompiledContract {
+  return compile('Multicall.sol', 'Multicall');
 }
 
 /** The local stand-in of the ERC-8004 Identity Registry. */

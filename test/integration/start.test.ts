@@ -47,7 +47,7 @@ describe('npm start', () => {
     dirs.push(dataDir);
 
     const first = await runStart({ DATA_DIR: dataDir });
-    expect(first.output()).toMatch(/USDC\s+0x5FbDB2315678afecb367f032d93F642f64180aa3/);
+    expect(first.output()).toMatch(/USDC\s+0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913/);
     // Its dynalite is not on the default port here, so the banner gives the tools its address.
     const dynamo = /DynamoDB\s+(http:\/\/\S+)/.exec(first.output())![1]!;
     expect(first.output()).toContain(`Operator tools  DYNAMODB_ENDPOINT=${dynamo} npm run reconcile`);

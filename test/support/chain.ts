@@ -33,7 +33,7 @@ export function chainTools(rpcUrl: string) {
     sendEth: async (from: number, to: Address, eth: string) => mined(await wallet(from).sendTransaction({ to, value: parseEther(eth) })),
     /** A token named USD Coin / USDC at another address, minted to its deployer. */
     lookalike: async (deployer: number, amount: bigint) => {
-      const address = await deployTestStablecoin(rpcUrl, 'USD Coin', 'USDC', deployer);
+      const address = await deployTestStablecoin(rpcUrl, 'USD Coin', 'USDC', deployer, '2');
       await mined(
         await wallet(deployer).writeContract({
           address,
