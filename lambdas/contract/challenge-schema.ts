@@ -28,7 +28,13 @@ export const PaymentOptionSchema = z.object({
   skill_id: z.string(),
   outline: z.string().url(),
   sample: z.string().url(),
-  extra: z.object({ minConfirmations: z.number().int().min(1), legacyTreasuryBanned: address.nullable(), gas: z.string() }),
+  extra: z.object({
+    minConfirmations: z.number().int().min(1),
+    legacyTreasuryBanned: address.nullable(),
+    gas: z.string(),
+    name: z.string().describe("The token's EIP-712 domain name (for an EIP-3009 authorization)."),
+    version: z.string().describe("The token's EIP-712 domain version."),
+  }),
 });
 
 export const ChallengeSchema = PaymentOptionSchema.extend({

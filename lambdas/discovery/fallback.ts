@@ -14,7 +14,7 @@ export function fallback(req: ApiRequest): ApiResponse {
       headers: {
         'access-control-allow-methods': 'GET, POST, PUT, OPTIONS',
         'access-control-allow-headers':
-          'Content-Type, X-PAYMENT, X-AP2-MANDATE, X-LICENSE, SIGN-IN-WITH-X, Authorization, Accept, Mcp-Session-Id, Mcp-Protocol-Version, Idempotency-Key, API-Version, UCP-Agent, Request-Id',
+          'Content-Type, X-PAYMENT, PAYMENT-SIGNATURE, X-AP2-MANDATE, X-LICENSE, SIGN-IN-WITH-X, Authorization, Accept, Mcp-Session-Id, Mcp-Protocol-Version, Idempotency-Key, API-Version, UCP-Agent, Request-Id',
         'access-control-max-age': '86400',
         'cache-control': 'no-store',
       },

@@ -6,7 +6,7 @@ import { AppError, notFound, skillRequired } from '../platform/errors';
 import { jsonText, type ApiRequest, type ApiResponse } from '../platform/http';
 import { lruPerOwner } from '../platform/memo';
 import { proofProblem, SIGNATURE_MAX_AGE_SECONDS } from './core/buyer-proof';
-import { buildChallenge } from './core/challenge';
+import { buildChallenge, buildPaymentRequired, type PaymentRequiredV2 } from './core/challenge';
 import { skillProduct, type Product } from './core/product';
 import { settle, type Admission } from './core/settle';
 import type { LedgerRow, PaymentsPorts, SignInWithX } from './ports';
@@ -58,10 +58,18 @@ const verificationFailed = (
  * Serialised challenges by (ports, skill, base URL): configuration and catalog are fixed
  * for the life of a process, so the same 3 KB body and its base64 need not be rebuilt.
  */
-const challenges = lruPerOwner<PaymentsPorts, { body: string; encoded: string }>(1000);
+const challenges = lruPerOwner<PaymentsPorts, SerialisedChallenge>(1000);
+
+/** A skill's challenge, serialised: the spec's body, its base64, and x402 v2's `PaymentRequired` in base64. */
+export interface SerialisedChallenge {
+  body: string;
+  encoded: string;
+  v2: PaymentRequiredV2;
+  v2Encoded: string;
+}
 
 /** The serialised challenge of a skill, with every refusal GET /api/pay makes (unknown skill, payments off). */
-export function challengeFor(skill: string | undefined, ports: PaymentsPorts, baseUrl: string): { body: string; encoded: string } {
+export function challengeFor(skill: string | undefined, ports: PaymentsPorts, baseUrl: string): SerialisedChallenge {
   const entry = requireSkill(ports.catalog, skill);
   requireSoundConfig(ports);
   if (!ports.config.paymentsEnabled) throw paymentsDisabled('Payments are switched off by the operator.');
@@ -70,16 +78,21 @@ export function challengeFor(skill: string | undefined, ports: PaymentsPorts, ba
   let hit = cache.get(key);
   if (!hit) {
     const body = JSON.stringify(buildChallenge(entry, ports.config, baseUrl));
-    hit = { body, encoded: Buffer.from(body).toString('base64') };
+    const v2 = buildPaymentRequired(entry, ports.config, baseUrl);
+    hit = { body, encoded: Buffer.from(body).toString('base64'), v2, v2Encoded: Buffer.from(JSON.stringify(v2)).toString('base64') };
     cache.set(key, hit);
   }
   return hit;
 }
 
-/** GET /api/pay?skill=: always 402 with the challenge in the body and, base64, in two headers. */
+/**
+ * GET /api/pay?skill= without a payment: 402 with the spec's challenge in the body and, base64,
+ * in `X-PAYMENT-REQUIRED`; `PAYMENT-REQUIRED` carries the same price as x402 v2, which is the
+ * only thing a stock x402 client reads (docs/PAYMENTS.md).
+ */
 export function getPay(req: ApiRequest, ports: PaymentsPorts): ApiResponse {
   const hit = challengeFor(req.query['skill'], ports, req.baseUrl);
-  return jsonText(402, hit.body, { 'payment-required': hit.encoded, 'x-payment-required': hit.encoded });
+  return jsonText(402, hit.body, { 'payment-required': hit.v2Encoded, 'x-payment-required': hit.encoded });
 }
 
 /** Who sent an unlock request: where from (API Gateway's source address), and any wallet signature they presented. */

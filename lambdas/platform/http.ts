@@ -32,7 +32,7 @@ export type ApiResponse = APIGatewayProxyStructuredResultV2 & { statusCode: numb
 export const BASE_HEADERS: Readonly<Record<string, string>> = {
   'access-control-allow-origin': '*',
   'access-control-expose-headers':
-    'PAYMENT-REQUIRED, X-PAYMENT-REQUIRED, X-PAYMENT-RESPONSE, X-Request-Id, Retry-After, Location, Idempotency-Key, Idempotent-Replayed',
+    'PAYMENT-REQUIRED, PAYMENT-RESPONSE, X-PAYMENT-REQUIRED, X-PAYMENT-RESPONSE, X-Request-Id, Retry-After, Location, Idempotency-Key, Idempotent-Replayed',
   'x-content-type-options': 'nosniff',
 };
 

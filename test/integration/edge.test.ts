@@ -63,7 +63,11 @@ describe('API through the local edge server', () => {
     });
     expect(res.status).toBe(204);
     expect(res.headers.get('access-control-allow-origin')).toBe('*');
-    expect(res.headers.get('access-control-allow-headers')).toMatch(/X-PAYMENT/);
+    const allowed = res.headers.get('access-control-allow-headers')!.split(', ');
+    // The spec's proof header, x402 v2's signed authorization, and the wallet sign-in a buyer re-accesses with.
+    expect(allowed).toEqual(expect.arrayContaining(['X-PAYMENT', 'PAYMENT-SIGNATURE', 'SIGN-IN-WITH-X']));
+    const exposed = (await fetch(`${base}/api/pay?skill=agent-x402-first-buy`)).headers.get('access-control-expose-headers')!.split(', ');
+    expect(exposed).toEqual(expect.arrayContaining(['PAYMENT-REQUIRED', 'PAYMENT-RESPONSE', 'X-PAYMENT-REQUIRED', 'X-PAYMENT-RESPONSE']));
   });
 
   it('refuses an oversized body with a JSON 413', async () => {

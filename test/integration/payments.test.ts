@@ -5,6 +5,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Address, Hex } from 'viem';
 import { beforeAll, describe, expect, inject, it } from 'vitest';
+import { PaymentRequiredV2Schema } from '@x402/core/schemas';
 import { chainTools } from '../support/chain';
 
 const base = inject('baseUrl');
@@ -57,9 +58,36 @@ describe('GET /api/pay', () => {
     expect(body.accepts).toHaveLength(2);
     expect(body.accepts[0]).toMatchObject({ asset: 'USDC', assetContract: USDC, maxAmountRequired: '5000', payTo: TREASURY });
     expect(body.accepts[1]).toMatchObject({ asset: 'USDbC', assetContract: USDBC, maxAmountRequired: '5000', payTo: TREASURY });
-    for (const h of ['payment-required', 'x-payment-required']) {
-      expect(JSON.parse(Buffer.from(headers.get(h)!, 'base64').toString('utf8'))).toEqual(body);
-    }
+    expect(JSON.parse(Buffer.from(headers.get('x-payment-required')!, 'base64').toString('utf8'))).toEqual(body);
+    expect(body.accepts[0].extra).toMatchObject({ name: 'USD Coin', version: '2' });
+    // PAYMENT-REQUIRED is x402 v2 (what a stock client reads): the same price, receiver and assets.
+    const v2 = JSON.parse(Buffer.from(headers.get('payment-required')!, 'base64').toString('utf8'));
+    expect(PaymentRequiredV2Schema.safeParse(v2).success).toBe(true);
+    expect(v2).toEqual({
+      x402Version: 2,
+      resource: { url: `${base}/api/pay?skill=${CANARY}`, description: body.description, mimeType: 'application/json' },
+      accepts: [
+        {
+          scheme: 'exact',
+          network: 'eip155:8453',
+          amount: '5000',
+          asset: USDC,
+          payTo: TREASURY,
+          maxTimeoutSeconds: 60,
+          extra: { name: 'USD Coin', version: '2' },
+        },
+        {
+          scheme: 'exact',
+          network: 'eip155:8453',
+          amount: '5000',
+          asset: USDBC,
+          payTo: TREASURY,
+          maxTimeoutSeconds: 60,
+          extra: { name: 'USD Base Coin', version: '1' },
+        },
+      ],
+    });
+    expect(headers.get('cache-control')).toBe('no-store');
     expect(headers.get('access-control-expose-headers')).toMatch(/PAYMENT-REQUIRED/);
   });
 

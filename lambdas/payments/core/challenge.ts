@@ -3,13 +3,15 @@
  * catalog and configuration: amount from the price source, payTo from the treasury setting,
  * assets from the configured contracts.
  */
-import { CAIP2, CHAIN_ID, NETWORK } from '../../contract/chain';
+import { ASSET_EIP712, CAIP2, CHAIN_ID, NETWORK } from '../../contract/chain';
 import { links } from '../../contract/links';
 import type { CatalogEntry } from '../../contract/catalog-data';
 import type { MarketConfig } from '../../contract/settings';
 
-/** x402 protocol version of the challenge format. */
+/** x402 protocol version of the spec's challenge body (and of `X-PAYMENT-REQUIRED`). */
 export const X402_VERSION = 1;
+/** x402 protocol version of the `PAYMENT-REQUIRED` header, which stock x402 clients read. */
+export const X402_V2 = 2;
 /** How long an unlock POST may take, confirmation wait included (x402 `maxTimeoutSeconds`). */
 export const MAX_TIMEOUT_SECONDS = 60;
 
@@ -32,7 +34,7 @@ export interface PaymentOption {
   skill_id: string;
   outline: string;
   sample: string;
-  extra: { minConfirmations: number; legacyTreasuryBanned: string | null; gas: string };
+  extra: { minConfirmations: number; legacyTreasuryBanned: string | null; gas: string; name: string; version: string };
 }
 
 export type Challenge = Omit<PaymentOption, 'asset' | 'assetContract'> & {
@@ -73,6 +75,8 @@ export function buildChallenge(entry: CatalogEntry, config: MarketConfig, baseUr
       minConfirmations: config.minConfirmations,
       legacyTreasuryBanned: config.legacyTreasury ?? null,
       gas: 'Gas is paid in ETH on Base (chain 8453); USDC alone cannot pay for the transfer.',
+      // The token's EIP-712 domain: what a standard x402 client signs its authorization against.
+      ...ASSET_EIP712[asset],
     },
   });
   const usdc = option('USDC', config.assets.USDC!);
@@ -119,4 +123,52 @@ export function productChallenge(
     extra: { minConfirmations: config.minConfirmations, legacyTreasuryBanned: config.legacyTreasury ?? null, ...product.extra },
   });
   return { x402Version: X402_VERSION, accepts: [option('USDC', config.assets.USDC!), option('USDbC', config.assets.USDbC!)] };
+}
+
+/** One payment option of an x402 v2 `PaymentRequired` (x402's `PaymentRequirements`). */
+export interface PaymentRequirementsV2 {
+  scheme: 'exact';
+  /** CAIP-2. */
+  network: string;
+  /** Atomic units, as a decimal string. */
+  amount: string;
+  /** The token contract. */
+  asset: string;
+  payTo: string;
+  maxTimeoutSeconds: number;
+  /** The token's EIP-712 domain, which the client needs to sign `TransferWithAuthorization`. */
+  extra: { name: string; version: string };
+}
+
+/** x402 v2's `PaymentRequired`: what the `PAYMENT-REQUIRED` header carries, base64. */
+export interface PaymentRequiredV2 {
+  x402Version: 2;
+  error?: string;
+  resource: { url: string; description: string; mimeType: string };
+  accepts: PaymentRequirementsV2[];
+}
+
+/**
+ * The skill's challenge as x402 v2 (the standard `exact` scheme with EIP-3009): the same price,
+ * receiver and assets as {@link buildChallenge}, one entry per asset, in the same order.
+ */
+export function buildPaymentRequired(entry: CatalogEntry, config: MarketConfig, baseUrl: string): PaymentRequiredV2 {
+  const option = (asset: 'USDC' | 'USDbC'): PaymentRequirementsV2 => ({
+    scheme: 'exact',
+    network: CAIP2,
+    amount: entry.x402.amount,
+    asset: config.assets[asset]!,
+    payTo: config.treasury!,
+    maxTimeoutSeconds: MAX_TIMEOUT_SECONDS,
+    extra: { ...ASSET_EIP712[asset] },
+  });
+  return {
+    x402Version: X402_V2,
+    resource: {
+      url: links(baseUrl).skill(entry.id).challenge,
+      description: `${entry.name}: ${entry.summary}`,
+      mimeType: 'application/json',
+    },
+    accepts: [option('USDC'), option('USDbC')],
+  };
 }
