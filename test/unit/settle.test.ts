@@ -106,6 +106,30 @@ describe('settle', () => {
     expect(t.ledger.rows.get(TX)?.status).toBe('reorged');
   });
 
+  it("refuses a first claim of a transfer the service's relayer sent, except from the x402 settlement (or its loop)", async () => {
+    const RELAYER = '0x1CBd3b2770909D4e10f157cABC84C7264073C9Ec';
+    const relayed = (): ChainRead => {
+      const read = found() as Extract<ChainRead, { kind: 'found' }>;
+      return { ...read, receipt: { ...read.receipt, sender: RELAYER.toLowerCase() } };
+    };
+    const t = ports([relayed(), relayed()]);
+    const p = { ...t.p, x402: { relayer: { address: async () => RELAYER } } };
+    // Anyone who saw the transfer on chain, racing the buyer's own request: refused, nothing stored.
+    expect(await settle({ txHash: TX, product: skillProduct(judge) }, p, { schedule: true, claimant: { source: 'racer' } })).toMatchObject({
+      kind: 'refused',
+      reason: 'relayed',
+    });
+    expect(t.ledger.rows.size).toBe(0);
+    expect(await settle({ txHash: TX, product: skillProduct(judge) }, p, { schedule: true, claimant: BUYER, relayed: true })).toMatchObject(
+      { kind: 'unlocked', replayed: false },
+    );
+    // Without a relayer (or for a transfer someone else sent), nothing changes.
+    const plain = ports([relayed()]);
+    expect(await settle({ txHash: TX, product: skillProduct(judge) }, plain.p, { schedule: true, claimant: BUYER })).toMatchObject({
+      kind: 'unlocked',
+    });
+  });
+
   it('refuses the same transfer for another skill without reading the chain', async () => {
     const t = ports([found()]);
     await settle({ txHash: TX, product: skillProduct(judge) }, t.p, { schedule: true, claimant: BUYER });

@@ -100,7 +100,13 @@ export function viemChainReader(urls: readonly string[], opts: { budgetMs?: numb
           }
           return {
             kind: 'found',
-            receipt: { status: receipt.status, blockNumber: receipt.blockNumber, blockHash: receipt.blockHash, transferLogs },
+            receipt: {
+              status: receipt.status,
+              blockNumber: receipt.blockNumber,
+              blockHash: receipt.blockHash,
+              transferLogs,
+              sender: receipt.from,
+            },
             head,
             provider: redactUrl(p.url),
             ...(block ? { blockTimestamp: block.timestamp } : {}),

@@ -16,7 +16,11 @@ export async function confirmationAttempt(job: ConfirmationJob, ports: SettlePor
   if (!product || job.network !== NETWORK || !TX_HASH.test(job.txHash)) return { status: 'failed', message: 'invalid job' };
   if (job.kind === 'finality') return finalityAttempt(job, ports);
   const claimant = { source: job.source, payer: job.payer };
-  const outcome = await settle({ txHash: job.txHash as `0x${string}`, product }, ports, { schedule: false, claimant });
+  const outcome = await settle({ txHash: job.txHash as `0x${string}`, product }, ports, {
+    schedule: false,
+    claimant,
+    relayed: job.relayed === true,
+  });
   switch (outcome.kind) {
     case 'unlocked':
       return { status: 'unlocked', message: `recorded for ${outcome.row.skill}` };

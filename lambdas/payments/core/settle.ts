@@ -11,7 +11,7 @@
 import { NETWORK } from '../../contract/chain';
 import type { Catalog } from '../../catalog';
 import type { MarketConfig } from '../../contract/settings';
-import type { ChainRead, ChainReader, ConfirmationScheduler, Ledger, LedgerRow } from '../ports';
+import type { ChainRead, ChainReader, ConfirmationScheduler, Ledger, LedgerRow, Relayer } from '../ports';
 import { rowKind, type Product } from './product';
 import { same, verifyTransfer, type AcceptedAsset, type FailureReason, type Verdict } from './verify-transfer';
 
@@ -22,6 +22,8 @@ export interface SettlePorts {
   ledger: Ledger;
   confirmations: ConfirmationScheduler;
   now: () => Date;
+  /** The relayer that submits x402 v2 authorizations, where there is one. */
+  x402?: { relayer: Pick<Relayer, 'address'> } | undefined;
 }
 
 /** Who is asking: what they proved, never what they merely know. */
@@ -32,7 +34,7 @@ export interface Claimant {
   payer?: string | undefined;
 }
 
-export type RefusalReason = FailureReason | 'already_used' | 'reorged' | 'payer_mismatch' | 'payer_proof_required' | 'too_old';
+export type RefusalReason = FailureReason | 'already_used' | 'reorged' | 'payer_mismatch' | 'payer_proof_required' | 'too_old' | 'relayed';
 
 /** A verified transfer as a purchase policy (an AP2 mandate) sees it, before it is claimed or delivered again. */
 export interface Purchase {
@@ -92,7 +94,13 @@ export function isBuyer(row: LedgerRow, claimant: Claimant, config: MarketConfig
 export async function settle(
   proof: { txHash: `0x${string}`; product: Product },
   ports: SettlePorts,
-  opts: { schedule: boolean; claimant: Claimant; admit?: Admission | undefined },
+  opts: {
+    schedule: boolean;
+    claimant: Claimant;
+    admit?: Admission | undefined;
+    /** The claim comes from the x402 v2 settlement that submitted this transfer (or its confirmation loop). */
+    relayed?: boolean | undefined;
+  },
 ): Promise<SettleOutcome> {
   const txHash = proof.txHash.toLowerCase() as `0x${string}`;
   const product = proof.product;
@@ -125,6 +133,7 @@ export async function settle(
         ...(product.kind !== 'unlock' ? { product: product.kind } : {}),
         ...(claimant.source ? { source: claimant.source } : {}),
         ...(claimant.payer ? { payer: claimant.payer } : {}),
+        ...(opts.relayed ? { relayed: true } : {}),
       };
       const scheduled = opts.schedule && (await ports.confirmations.schedule(job)) === 'started';
       return { kind: 'pending', message: verdict.message, confirmations: verdict.confirmations, scheduled };
@@ -133,6 +142,16 @@ export async function settle(
   }
 
   // The first claim. Whoever saw the transfer on chain could send it; bind it to the payer where possible.
+  // A transfer the service's relayer submitted was paid with a signed authorization: it belongs to
+  // the request that brought the signature, so nobody who merely saw it on chain can race that buyer.
+  if (!opts.relayed && ports.x402 && read.receipt.sender !== undefined && same(read.receipt.sender, await ports.x402.relayer.address())) {
+    return {
+      kind: 'refused',
+      reason: 'relayed',
+      message:
+        'This transfer was submitted by the service for a signed x402 authorization; it unlocks only for the request that brought that authorization.',
+    };
+  }
   if (claimant.payer !== undefined && !same(claimant.payer, verdict.payer)) {
     return {
       kind: 'refused',

@@ -24,6 +24,8 @@ export interface ReceiptView {
   blockNumber: bigint;
   blockHash: string;
   transferLogs: TransferLog[];
+  /** The account that sent the transaction (for an x402 v2 settlement, the service's relayer). */
+  sender?: string | undefined;
 }
 
 export interface AcceptedAsset {
