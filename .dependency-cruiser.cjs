@@ -60,10 +60,11 @@ module.exports = {
     },
     {
       name: 'outside-services-only-in-adapters',
-      comment: 'The AWS SDK, viem, jose and stripe are imported only in adapters/; cores and routes see ports.',
+      comment:
+        'The AWS SDK, viem, jose, stripe and the x402 SDK (viem underneath) are imported only in adapters/; cores and routes see ports.',
       severity: 'error',
       from: { path: '^lambdas/', pathNot: '/adapters/' },
-      to: { path: '(^|/)node_modules/(@aws-sdk/[^/]+|viem|jose|stripe)/' },
+      to: { path: '(^|/)node_modules/(@aws-sdk/[^/]+|viem|jose|stripe|@x402/[^/]+)/' },
     },
     {
       name: 'only-wiring-names-adapters',

@@ -8,7 +8,18 @@ import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { createPublicClient, createTestClient, createWalletClient, http, parseUnits, toHex, type Abi, type Address, type Hex } from 'viem';
+import {
+  createPublicClient,
+  createTestClient,
+  createWalletClient,
+  http,
+  parseEther,
+  parseUnits,
+  toHex,
+  type Abi,
+  type Address,
+  type Hex,
+} from 'viem';
 import { mnemonicToAccount } from 'viem/accounts';
 import { ASSET_EIP712, BASE_MAINNET_USDBC, BASE_MAINNET_USDC, CHAIN_ID, MULTICALL3 } from '../lambdas/contract/chain';
 import { localChain } from './local-chain';
@@ -21,6 +32,10 @@ export const LOCAL_LEGACY_TREASURY: Address = '0xBaD0000000000000000000000000000
 export const BUYER_TOKEN_BALANCE = 1_000n;
 export const BUYER_ACCOUNT_INDEXES = [1, 2, 3, 4, 5, 6, 7, 8] as const;
 export const TREASURY_ACCOUNT_INDEX = 9;
+/** The local relayer that submits x402 authorizations (account 11; anvil funds only 0-9, so it is funded here). */
+export const RELAYER_ACCOUNT_INDEX = 11;
+/** ETH the local relayer is topped up to when it holds less. */
+export const RELAYER_LOCAL_BALANCE = parseEther('10');
 
 const accounts = new Map<number, ReturnType<typeof mnemonicToAccount>>();
 /**
@@ -236,4 +251,24 @@ export async function ensureTestTokens(rpcUrl: string): Promise<TestTokens> {
     if (receipt.status !== 'success') throw new Error('minting the test tokens failed');
   }
   return { ...tokens, deployer: deployer.address, reused: false };
+}
+
+/**
+ * The local relayer: a test account of the mnemonic, topped up with ETH for gas when it runs
+ * low. Its key goes to the handlers as RELAYER_PRIVATE_KEY (a public test key; in AWS the
+ * relayer is a KMS key).
+ */
+export async function ensureRelayer(rpcUrl: string): Promise<{ address: Address; privateKey: Hex; balance: bigint }> {
+  const chain = localChain(rpcUrl);
+  const account = testAccount(RELAYER_ACCOUNT_INDEX);
+  const pub = createPublicClient({ chain, transport: http(rpcUrl) });
+  let balance = await pub.getBalance({ address: account.address });
+  if (balance < RELAYER_LOCAL_BALANCE / 10n) {
+    await createTestClient({ chain, mode: 'anvil', transport: http(rpcUrl) }).setBalance({
+      address: account.address,
+      value: RELAYER_LOCAL_BALANCE,
+    });
+    balance = RELAYER_LOCAL_BALANCE;
+  }
+  return { address: account.address, privateKey: toHex(account.getHdKey().privateKey!), balance };
 }

@@ -14,7 +14,15 @@ import { readConfigFromEnv } from '../lambdas/platform/config';
 import { dynamoClient } from '../lambdas/platform/adapters/dynamo-client';
 import { TABLES } from '../lambdas/contract/tables';
 import { TALLY_FOLD_EVERY_MINUTES } from '../lambdas/contract/schedules';
-import { LOCAL_LEGACY_TREASURY, TREASURY_ACCOUNT_INDEX, ensureTestTokens, startAnvil, testAccount, type AnvilHandle } from './anvil';
+import {
+  LOCAL_LEGACY_TREASURY,
+  TREASURY_ACCOUNT_INDEX,
+  ensureRelayer,
+  ensureTestTokens,
+  startAnvil,
+  testAccount,
+  type AnvilHandle,
+} from './anvil';
 import { createTables } from './create-tables';
 import { ensureIdentityRegistry, type LocalIdentityRegistry } from './identity-registry';
 import { startDynalite, type DynaliteHandle } from './dynalite';
@@ -46,6 +54,8 @@ export interface RunningStack {
   minConfirmations: number;
   /** The ERC-8004 Identity Registry deployed on the local chain, with its one test agent (undefined off anvil). */
   identity: LocalIdentityRegistry | undefined;
+  /** The local relayer of x402 v2 settlements (on anvil only): its address and ETH balance in wei. */
+  relayer: { address: string; balance: bigint } | undefined;
   stop: () => Promise<void>;
 }
 
@@ -105,10 +115,11 @@ export async function startStack(opts: StackOptions): Promise<RunningStack> {
     process.env['POWERTOOLS_METRICS_DISABLED'] ??= 'true';
     process.env[SETTINGS.rpcUrls.env] = rpcUrls.join(',');
 
-    const [tokens, identity] = await Promise.all([
+    const [tokens, identity, relayer] = await Promise.all([
       anvil ? ensureTestTokens(anvil.rpcUrl) : Promise.resolve(undefined),
       // Its own deployer account, so it cannot move the tokens' deterministic addresses.
       anvil ? ensureIdentityRegistry(anvil.rpcUrl) : Promise.resolve(undefined),
+      anvil ? ensureRelayer(anvil.rpcUrl) : Promise.resolve(undefined),
       createTables(dynamoClient(), TABLES),
     ]);
     const setDefault = (name: string, value: string | undefined): void => {
@@ -120,6 +131,8 @@ export async function startStack(opts: StackOptions): Promise<RunningStack> {
     setDefault(SETTINGS.usdc.env, tokens?.USDC);
     setDefault(SETTINGS.usdbc.env, tokens?.USDbC);
     setDefault(SETTINGS.identityRegistry.env, identity?.registry);
+    // x402 v2 settlement: the relayer that submits signed authorizations (an anvil test account).
+    setDefault(INFRA_ENV.relayerPrivateKey, relayer?.privateKey);
     for (const name of [SETTINGS.minConfirmations.env, SETTINGS.paymentsEnabled.env]) setDefault(name, undefined);
     // Keys every handler shares, as Lambdas share Secrets Manager and KMS: under the data dir,
     // or for an in-memory run in a temporary directory removed on stop.
@@ -174,6 +187,7 @@ export async function startStack(opts: StackOptions): Promise<RunningStack> {
       legacyTreasury: config.legacyTreasury,
       minConfirmations: config.minConfirmations,
       identity,
+      relayer: relayer && { address: relayer.address, balance: relayer.balance },
       stop: stopAll,
     };
   } catch (e) {

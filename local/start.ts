@@ -4,6 +4,7 @@
  * Data persists under .data/ (EPHEMERAL=1 keeps everything in memory). Ctrl-C stops every child.
  */
 import { fileURLToPath } from 'node:url';
+import { formatEther } from 'viem';
 import { BUYER_ACCOUNT_INDEXES, BUYER_TOKEN_BALANCE, testAccount } from './anvil';
 import { StackStartError, startStack } from './stack';
 import { CHAIN_ID } from '../lambdas/contract/chain';
@@ -66,6 +67,9 @@ try {
     `  Treasury        ${stack.treasury}  (payTo of every challenge)`,
     `  Legacy (banned) ${stack.legacyTreasury}`,
     `  Confirmations   ${stack.minConfirmations}`,
+    ...(stack.relayer
+      ? [`  x402 relayer    ${stack.relayer.address}  (${formatEther(stack.relayer.balance)} ETH; settles PAYMENT-SIGNATURE)`]
+      : ['  x402 relayer    none (PAYMENT-SIGNATURE is refused; set RELAYER_PRIVATE_KEY)']),
     ...(stack.identity
       ? [
           `  ERC-8004        ${stack.identity.registry}  (Identity Registry)`,

@@ -1,4 +1,4 @@
-import { ACCESS_TABLE, NONCES_TABLE } from '../contract/tables';
+import { ACCESS_TABLE, NONCES_TABLE, SETTLEMENTS_TABLE } from '../contract/tables';
 import { TALLY_WRITER, type DomainInfra } from '../contract/infra';
 
 /**
@@ -11,6 +11,8 @@ export const infra: DomainInfra = {
     ...TALLY_WRITER,
     { table: NONCES_TABLE.logicalName, access: 'readWrite' },
     { table: ACCESS_TABLE.logicalName, access: 'readWrite' },
+    // x402 v2: each signed authorization is claimed, stored signed, and its gas recorded.
+    { table: SETTLEMENTS_TABLE.logicalName, access: 'readWrite' },
   ],
   data: ['catalog', 'sealed'],
   licenseKey: true,

@@ -8,7 +8,16 @@ import { requireSkill } from '../catalog';
 import { links } from '../contract/links';
 import { AppError, notFound } from '../platform/errors';
 import { json, type ApiRequest, type ApiResponse } from '../platform/http';
-import { challengeFor, deliverPack, provenSigner, readProof, unlockWithProof, type ProofInput, type SignInWithX } from '../payments';
+import {
+  challengeFor,
+  deliverPack,
+  provenSigner,
+  readProof,
+  unlockWithAuthorization,
+  unlockWithProof,
+  type ProofInput,
+  type SignInWithX,
+} from '../payments';
 import { decisionView } from './access-route';
 import { decideAccess } from './core/decide-access';
 import { mandatePolicy } from './mandates';
@@ -37,7 +46,7 @@ async function unlockByAccess(proof: ProofInput & { skill: string; signInWithX: 
         : `${wallet} has no access to ${entry.id}: no purchase, subscription or meter draw covers it.`,
     tip: 'Pay the challenge (PAYMENT-REQUIRED header), subscribe, or draw from a meter; `details.access.next` lists each.',
     details: { access: view },
-    headers: { 'payment-required': hit.encoded, 'x-payment-required': hit.encoded },
+    headers: { 'payment-required': hit.v2Encoded, 'x-payment-required': hit.encoded },
   });
 }
 
@@ -81,6 +90,20 @@ export async function unlockPack(
 }
 
 async function unlock(req: ApiRequest, ports: AccessPorts): Promise<ApiResponse> {
+  const signed = req.headers['payment-signature'];
+  if (signed !== undefined) {
+    // x402 v2: a signed authorization, settled by the service (the same path as GET /api/pay with it).
+    const proof = readProof(req);
+    const skill = req.query['skill'] ?? proof.skill;
+    const policy =
+      req.headers['x-ap2-mandate'] !== undefined ? await mandatePolicy(req.headers['x-ap2-mandate'], skill, ports, req.baseUrl) : undefined;
+    const { body, headers } = await unlockWithAuthorization(signed, skill, ports.payments, req.baseUrl, {
+      sourceIp: req.sourceIp,
+      signInWithX: proof.signInWithX,
+      policy,
+    });
+    return json(200, body, headers);
+  }
   const { status, body, headers } = await unlockPack(
     { proof: readProof(req), mandate: req.headers['x-ap2-mandate'], sourceIp: req.sourceIp },
     ports,

@@ -18,6 +18,11 @@ export const INFRA_ENV = {
   agentCardKeyFile: 'AGENT_CARD_KEY_FILE',
   /** SSM parameter holding the advertised base URL (the CloudFront domain), when no custom domain is set. */
   publicBaseUrlParameter: 'PUBLIC_BASE_URL_PARAMETER',
+  /**
+   * Private key of the relayer that submits x402 authorizations (local run only: an anvil test
+   * account). In AWS the relayer is a KMS key and no private key exists.
+   */
+  relayerPrivateKey: 'RELAYER_PRIVATE_KEY',
   /** DynamoDB endpoint override: dynalite locally; unset in AWS. */
   dynamodbEndpoint: 'DYNAMODB_ENDPOINT',
 } as const;

@@ -167,6 +167,23 @@ export const CARD_SALES_TABLE = {
   description: 'Card sales (Stripe): one per paid checkout session, the card channel of revenue.',
 } as const satisfies TableDefinition;
 
+/**
+ * x402 v2 settlements: the signed EIP-3009 authorizations the service submits itself, one item
+ * each, keyed `pk = <caip2>#<token>#<from>#<nonce>` (lower case; the token's authorization nonce
+ * is unique per authorizer). The conditional PutItem that creates it is the claim made before
+ * anything is broadcast, so a retried or parallel request never submits twice; the signed
+ * transaction is stored before it is sent, and the gas it cost after its receipt. Kept: finance
+ * reads the cost of the channel from it.
+ */
+export const SETTLEMENTS_TABLE = {
+  logicalName: 'Settlements',
+  env: 'SETTLEMENTS_TABLE',
+  partitionKey: { name: 'pk', type: 'S' },
+  indexes: [],
+  retain: true,
+  description: 'x402 authorizations the service settled: the claim before broadcast, the transaction, the gas it cost.',
+} as const satisfies TableDefinition;
+
 /** All tables, in creation order. */
 export const TABLES: readonly TableDefinition[] = [
   LEDGER_TABLE,
@@ -177,6 +194,7 @@ export const TABLES: readonly TableDefinition[] = [
   CHECKOUT_TABLE,
   CARD_SALES_TABLE,
   TALLIES_TABLE,
+  SETTLEMENTS_TABLE,
 ];
 
 /** The physical name of a table: from its env var in a Lambda, its logical name locally. */

@@ -3,12 +3,13 @@
  * (POST /api/pay, /api/recover) are answered by the access domain, which settles through here.
  */
 import { createDomainHandler, loadedOnFirstRequest } from '../platform/domain-handler';
-import { getPay } from './pay';
+import { getPayRoute } from './authorization';
 import { getProof } from './proof';
 
 export const handler = createDomainHandler('payments', {
   routes: {
-    getPay,
+    // The challenge, or (with PAYMENT-SIGNATURE) x402 v2's settlement of a signed authorization.
+    getPay: getPayRoute,
     getProof,
     // Readiness validates the live challenge with its zod schema: zod loads with the first probe, not with every cold start.
     getReady: loadedOnFirstRequest(() => import('./readiness').then((m) => m.getReady)),

@@ -1,5 +1,5 @@
 import { RECONCILE_EVERY_MINUTES, TALLY_FOLD_EVERY_MINUTES } from '../contract/schedules';
-import { NONCES_TABLE } from '../contract/tables';
+import { NONCES_TABLE, SETTLEMENTS_TABLE } from '../contract/tables';
 import { TALLY_WRITER, type DomainInfra } from '../contract/infra';
 
 /**
@@ -13,6 +13,8 @@ export const infra: DomainInfra = {
     ...TALLY_WRITER,
     // Wallet signatures are single-use: their nonces are recorded.
     { table: NONCES_TABLE.logicalName, access: 'readWrite' },
+    // x402 v2: each signed authorization is claimed, stored signed, and its gas recorded.
+    { table: SETTLEMENTS_TABLE.logicalName, access: 'readWrite' },
   ],
   describesAllTables: true,
   data: ['catalog', 'sealed'],

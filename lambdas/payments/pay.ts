@@ -101,6 +101,13 @@ export interface Caller {
   signInWithX?: SignInWithX | undefined;
   /** A purchase policy the caller brought (an AP2 mandate): whom its signer acts for, and what it admits. */
   policy?: PurchasePolicy | undefined;
+  /**
+   * A payer proven otherwise than by SIGN-IN-WITH-X: the `from` of an EIP-3009 authorization
+   * whose signature was verified before it was sent (and so before it was public).
+   */
+  provenPayer?: string | undefined;
+  /** The claim is made by the x402 v2 settlement that submitted the transfer. */
+  relayed?: boolean | undefined;
 }
 
 /** The rules a caller's AP2 mandate adds to a purchase; see access/. */
@@ -148,7 +155,7 @@ export async function provenSigner(
 }
 
 /** A pseudonym for a caller's source address, stored with a claim so the same caller can retry; never published. */
-const callerId = (sourceIp: string | undefined): string | undefined =>
+export const callerId = (sourceIp: string | undefined): string | undefined =>
   sourceIp ? createHash('sha256').update(`caller:${sourceIp}`).digest('hex') : undefined;
 
 /**
@@ -208,6 +215,18 @@ export async function unlockWithProof(
     baseUrl,
     caller,
   );
+  return deliverClaim(entry.id, row, replayed, ports, baseUrl);
+}
+
+/** The unlock answer for a claimed (or replayed) ledger row of a skill: the pack, a fresh license, the payment. */
+export async function deliverClaim(
+  skill: string,
+  row: LedgerRow,
+  replayed: boolean,
+  ports: PaymentsPorts,
+  baseUrl: string,
+): Promise<{ body: ReturnType<typeof unlockBody>; headers: Record<string, string> }> {
+  const entry = requireSkill(ports.catalog, skill);
   const pack = ports.packs.get(entry.id);
   const meta = ports.catalog.packMeta(entry.id);
   if (!pack || !meta) throw notFound(`The pack of ${entry.id} is missing from this deployment.`);
@@ -244,13 +263,16 @@ export async function claimPayment(
   caller: Caller = {},
 ): Promise<{ row: LedgerRow; replayed: boolean }> {
   requireSoundConfig(ports);
-  const signer = caller.signInWithX ? await provenSigner(caller.signInWithX, ports, baseUrl, proof.txHash, proof.resource) : undefined;
+  const signer = caller.signInWithX
+    ? await provenSigner(caller.signInWithX, ports, baseUrl, proof.txHash, proof.resource)
+    : caller.provenPayer;
   const payer = caller.policy ? caller.policy.payerFor(signer) : signer;
   const claimant = { source: callerId(caller.sourceIp), payer };
   const outcome = await settle({ txHash: proof.txHash, product: proof.product }, ports, {
     schedule: true,
     claimant,
     admit: caller.policy?.admit,
+    relayed: caller.relayed,
   });
 
   if (outcome.kind === 'unlocked' && !outcome.replayed) countMetric(METRICS.unlocks);

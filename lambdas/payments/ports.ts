@@ -215,6 +215,8 @@ export interface ConfirmationJob {
   source?: string;
   /** The payer the caller proved with a signature, if any. */
   payer?: string;
+  /** Set for a transfer the service's relayer submitted (x402 v2): only this loop or its request may claim it. */
+  relayed?: boolean;
 }
 
 export interface ConfirmationScheduler {
@@ -339,6 +341,138 @@ export interface ReadinessPorts {
 }
 
 /** Everything the payments routes use. `config` is the parsed configuration; `configReading` also lists its problems. */
+/** An EIP-3009 `TransferWithAuthorization` as x402 v2's `exact` scheme carries it (values as decimal strings). */
+export interface Authorization {
+  from: string;
+  to: string;
+  value: string;
+  validAfter: string;
+  validBefore: string;
+  /** 32 bytes, hex. */
+  nonce: string;
+}
+
+/** What a `PAYMENT-SIGNATURE` header carries, parsed (x402 v2 `PaymentPayload` with an EIP-3009 payload). */
+export interface SignedPayment {
+  x402Version: 2;
+  resource?: { url: string; description?: string | undefined; mimeType?: string | undefined } | undefined;
+  /** The payment option the client chose; checked against the server's own, never trusted. */
+  accepted: {
+    scheme: string;
+    network: string;
+    asset: string;
+    amount: string;
+    payTo: string;
+    maxTimeoutSeconds: number;
+    extra: Record<string, unknown>;
+  };
+  payload: { signature: string; authorization: Authorization };
+}
+
+/** The server's own requirement a signed payment is checked against (x402 v2 `PaymentRequirements`). */
+export interface Requirement {
+  scheme: 'exact';
+  network: string;
+  amount: string;
+  asset: string;
+  payTo: string;
+  maxTimeoutSeconds: number;
+  extra: { name: string; version: string };
+}
+
+/** Checks a signed authorization before anything is claimed or sent: x402's own `exact` verification. */
+export interface AuthorizationVerifier {
+  /**
+   * Signature (EOA, ERC-1271, ERC-6492), recipient, exact value, validity window, token domain,
+   * and the balance by simulating the transfer. `reason` is x402's invalid reason.
+   */
+  verify(
+    payment: SignedPayment,
+    requirement: Requirement,
+  ): Promise<{ ok: true } | { ok: false; reason: string; message?: string | undefined }>;
+}
+
+/** A mined relayed transaction, as far as settlement needs it. */
+export interface RelayedReceipt {
+  status: 'success' | 'reverted';
+  gasUsed: bigint;
+  /** Wei per gas actually paid. */
+  effectiveGasPrice: bigint;
+}
+
+/** The service's relayer account, which submits `transferWithAuthorization` and pays its gas. */
+export interface Relayer {
+  address(): Promise<string>;
+  /**
+   * Signs `transferWithAuthorization` for the payment, hands the transaction to `record` (which
+   * stores it) and broadcasts it only if `record` answers true: a transaction is never on the
+   * wire before its hash is stored. Undefined when `record` declined.
+   */
+  submit(
+    token: string,
+    payment: SignedPayment,
+    record: (tx: { txHash: string; raw: string }) => Promise<boolean>,
+  ): Promise<{ txHash: string; raw: string } | undefined>;
+  /** Sends a stored signed transaction again; one the node already has is not an error. */
+  rebroadcast(raw: string): Promise<void>;
+  /** The receipt, waiting at most `timeoutMs`; undefined if none came. */
+  receipt(txHash: string, timeoutMs: number): Promise<RelayedReceipt | undefined>;
+  /** Whether the token has used (or cancelled) this authorization nonce: the chain's own record. */
+  authorizationUsed(token: string, authorizer: string, nonce: string): Promise<boolean>;
+  /** The relayer's native balance, in wei. */
+  balance(): Promise<bigint>;
+}
+
+/** One x402 settlement the service makes (SETTLEMENTS_TABLE). */
+export interface SettlementRecord {
+  /** `<caip2>#<token>#<from>#<nonce>`, lower case. */
+  pk: string;
+  skill: string;
+  payer: string;
+  token: string;
+  amount: string;
+  /** `claimed` before anything is signed; `signed` once the transaction (and its hash) is stored; then `settled` or `failed`. */
+  state: 'claimed' | 'signed' | 'settled' | 'failed';
+  /** Who claimed it: sha256 of the caller's source address (never published). */
+  source?: string | undefined;
+  /** A random value naming the request that holds the claim; a stale claim is taken over by changing it. */
+  lease: string;
+  claimedAt: string;
+  txHash?: string | undefined;
+  /** The signed transaction, kept so that a retry re-sends the very same one. */
+  raw?: string | undefined;
+  gasUsed?: string | undefined;
+  effectiveGasPrice?: string | undefined;
+  /** Wei the relayer paid for it (gasUsed × effectiveGasPrice). */
+  gasCostWei?: string | undefined;
+  failure?: string | undefined;
+  finishedAt?: string | undefined;
+}
+
+export interface Settlements {
+  /** Claims the authorization with one conditional write; the existing record when it is claimed already. */
+  claim(record: SettlementRecord): Promise<{ claimed: true } | { claimed: false; existing: SettlementRecord }>;
+  /** Takes over a stale claim: succeeds only if the record still holds `lease` in state `claimed`. */
+  takeOver(pk: string, lease: string, next: { lease: string; claimedAt: string; source?: string | undefined }): Promise<boolean>;
+  /** Stores the signed transaction, only while `lease` holds the claim. */
+  signed(pk: string, lease: string, tx: { txHash: string; raw: string }): Promise<boolean>;
+  /** Records the outcome once: `settled` with the gas it cost, or `failed` with why. */
+  finish(
+    pk: string,
+    outcome:
+      | { state: 'settled'; gasUsed: string; effectiveGasPrice: string; gasCostWei: string; finishedAt: string }
+      | { state: 'failed'; failure: string; finishedAt: string },
+  ): Promise<void>;
+  get(pk: string): Promise<SettlementRecord | undefined>;
+}
+
+/** What x402 v2 settlement needs beyond the payments ports; absent where no relayer is configured. */
+export interface X402Settlement {
+  verifier: AuthorizationVerifier;
+  relayer: Relayer;
+  settlements: Settlements;
+}
+
 export interface PaymentsPorts extends ReadinessPorts {
   config: MarketConfig;
   chain: ChainReader;
@@ -349,5 +483,7 @@ export interface PaymentsPorts extends ReadinessPorts {
   confirmations: ConfirmationScheduler;
   signatures: WalletSignatures;
   nonces: NonceStore;
+  /** x402 v2 settlement by the service's relayer; undefined when this deployment has none. */
+  x402?: X402Settlement | undefined;
   now: () => Date;
 }

@@ -26,8 +26,11 @@ import { sfnConfirmations } from './adapters/sfn-confirmations';
 import { viemChainIdProbe } from './adapters/viem-chain-id-probe';
 import { viemChainReader } from './adapters/viem-chain-reader';
 import { viemSiwe } from './adapters/viem-siwe';
+import { dynamoSettlements } from './adapters/dynamo-settlements';
+import { privateKeyRelayerAccount, viemRelayer } from './adapters/viem-relayer';
+import { x402AuthorizationVerifier } from './adapters/x402-authorization-verifier';
 import { getPay } from './pay';
-import type { CardSales, CardSaleStore, Figures, Ledger, LedgerStore, PaymentsPorts } from './ports';
+import type { CardSales, CardSaleStore, Figures, Ledger, LedgerStore, PaymentsPorts, X402Settlement } from './ports';
 import type { ReconcilePorts } from './reconcile';
 import { talliedCardSales, talliedLedger, tallyJournal } from './tally-journal';
 
@@ -98,6 +101,18 @@ function liveChallenge(ports: PaymentsPorts) {
   };
 }
 
+/** x402 v2 settlement: the relayer from its key (local run), x402's verification, the settlements table; none without a relayer. */
+function x402FromEnv(env: NodeJS.ProcessEnv, rpcUrls: readonly string[]): X402Settlement | undefined {
+  const key = env[INFRA_ENV.relayerPrivateKey];
+  if (!key || rpcUrls.length === 0) return undefined;
+  const account = privateKeyRelayerAccount(key);
+  return {
+    verifier: x402AuthorizationVerifier(rpcUrls, account),
+    relayer: viemRelayer(rpcUrls, account),
+    settlements: dynamoSettlements(dynamoClient()),
+  };
+}
+
 export function paymentsPortsFromEnv(env: NodeJS.ProcessEnv = process.env): PaymentsPorts {
   const reading = readConfigFromEnv(env);
   const { config } = reading;
@@ -123,6 +138,7 @@ export function paymentsPortsFromEnv(env: NodeJS.ProcessEnv = process.env): Paym
     confirmations: stateMachine ? sfnConfirmations(stateMachine) : localConfirmations(() => ports),
     signatures: viemSiwe,
     nonces: dynamoNonces(dynamoClient()),
+    x402: x402FromEnv(env, config.rpcUrls),
     now: () => new Date(),
   };
   return ports;

@@ -1,0 +1,118 @@
+import {
+  createPublicClient,
+  createWalletClient,
+  encodeFunctionData,
+  fallback,
+  getAddress,
+  http,
+  keccak256,
+  parseAbi,
+  parseErc6492Signature,
+  parseSignature,
+  WaitForTransactionReceiptTimeoutError,
+  type Account,
+  type Hex,
+} from 'viem';
+import { privateKeyToAccount } from 'viem/accounts';
+import { base } from 'viem/chains';
+import type { Relayer, SignedPayment } from '../ports';
+
+/** EIP-3009 as USDC implements it: the v/r/s form for an EOA's 65-byte signature, the bytes form otherwise (ERC-1271). */
+export const EIP3009_ABI = parseAbi([
+  'function transferWithAuthorization(address from, address to, uint256 value, uint256 validAfter, uint256 validBefore, bytes32 nonce, uint8 v, bytes32 r, bytes32 s)',
+  'function transferWithAuthorization(address from, address to, uint256 value, uint256 validAfter, uint256 validBefore, bytes32 nonce, bytes signature)',
+  'function authorizationState(address authorizer, bytes32 nonce) view returns (bool)',
+]);
+
+/** A relayer account from a private key: the local run's anvil test account (in AWS the key is in KMS). */
+export const privateKeyRelayerAccount = (key: string): Account => privateKeyToAccount(key as Hex);
+
+/** Whether a node refused a transaction only because it already has it. */
+const alreadyKnown = (e: unknown): boolean => /already known|already imported|known transaction/i.test(String((e as Error)?.message ?? e));
+
+/** The calldata of `transferWithAuthorization` for a signed payment, as x402's facilitator builds it. */
+export function transferWithAuthorizationData(payment: SignedPayment): Hex {
+  const a = payment.payload.authorization;
+  const head = [
+    getAddress(a.from),
+    getAddress(a.to),
+    BigInt(a.value),
+    BigInt(a.validAfter),
+    BigInt(a.validBefore),
+    a.nonce as Hex,
+  ] as const;
+  // An ERC-6492 wrapper is for a wallet not deployed yet; the token checks the inner signature.
+  const { signature } = parseErc6492Signature(payment.payload.signature as Hex);
+  if (signature.length === 132) {
+    const { r, s, v, yParity } = parseSignature(signature);
+    return encodeFunctionData({
+      abi: EIP3009_ABI,
+      functionName: 'transferWithAuthorization',
+      args: [...head, Number(v ?? BigInt(yParity + 27)), r, s],
+    });
+  }
+  return encodeFunctionData({ abi: EIP3009_ABI, functionName: 'transferWithAuthorization', args: [...head, signature] });
+}
+
+/**
+ * The relayer on viem: any account that can sign a transaction (a local key, or a KMS key as a
+ * custom account), providers in order as the chain reader uses them. Within a process,
+ * submissions run one at a time so each takes the next nonce the node reports as pending.
+ */
+export function viemRelayer(rpcUrls: readonly string[], account: Account, opts: { pollingIntervalMs?: number } = {}): Relayer {
+  const transport = fallback(rpcUrls.map((url) => http(url, { timeout: 5_000, retryCount: 0 })));
+  const chain = base;
+  const pub = createPublicClient({ chain, transport, pollingInterval: opts.pollingIntervalMs ?? 500 });
+  const wallet = createWalletClient({ account, chain, transport });
+  let queue: Promise<unknown> = Promise.resolve();
+  const serially = <T>(work: () => Promise<T>): Promise<T> => {
+    const run = queue.then(work, work);
+    queue = run.catch(() => undefined);
+    return run;
+  };
+  const send = async (raw: string): Promise<void> => {
+    try {
+      await pub.sendRawTransaction({ serializedTransaction: raw as Hex });
+    } catch (e) {
+      if (!alreadyKnown(e)) throw e;
+    }
+  };
+  return {
+    address: async () => account.address,
+    submit: (token, payment, record) =>
+      serially(async () => {
+        const request = await wallet.prepareTransactionRequest({
+          account,
+          chain,
+          to: getAddress(token),
+          data: transferWithAuthorizationData(payment),
+          nonce: await pub.getTransactionCount({ address: account.address, blockTag: 'pending' }),
+        });
+        if (!account.signTransaction) throw new Error('the relayer account cannot sign transactions');
+        const raw = await account.signTransaction(request as never);
+        const tx = { txHash: keccak256(raw), raw };
+        if (!(await record(tx))) return undefined;
+        await send(raw);
+        return tx;
+      }),
+    rebroadcast: send,
+    async receipt(txHash, timeoutMs) {
+      try {
+        const r = await pub.waitForTransactionReceipt({ hash: txHash as Hex, timeout: timeoutMs });
+        return { status: r.status, gasUsed: r.gasUsed, effectiveGasPrice: r.effectiveGasPrice };
+      } catch (e) {
+        if (e instanceof WaitForTransactionReceiptTimeoutError) return undefined;
+        throw e;
+      }
+    },
+    async authorizationUsed(token, authorizer, nonce) {
+      return pub.readContract({
+        address: getAddress(token),
+        abi: EIP3009_ABI,
+        functionName: 'authorizationState',
+        args: [getAddress(authorizer), nonce as Hex],
+      });
+    },
+    balance: () => pub.getBalance({ address: account.address }),
+  };
+}

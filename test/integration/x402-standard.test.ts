@@ -1,0 +1,189 @@
+/**
+ * x402 v2's standard flow through the local stack: an unmodified @x402/fetch client (default
+ * settings, an anvil account as its signer) fetches a skill's resource URL and gets the pack; the
+ * service settles the signed EIP-3009 authorization from its relayer, once. The buyers here are
+ * fresh accounts of the test mnemonic (12 and up), funded by writing their token balance, so no
+ * other file's accounts or nonces are touched; they never send a transaction themselves.
+ */
+import { decodePaymentResponseHeader, wrapFetchWithPayment, x402Client, x402HTTPClient } from '@x402/fetch';
+import { registerExactEvmScheme } from '@x402/evm/exact/client';
+import {
+  createPublicClient,
+  createTestClient,
+  encodeAbiParameters,
+  erc20Abi,
+  http,
+  keccak256,
+  pad,
+  toHex,
+  type Address,
+  type Hex,
+} from 'viem';
+import { describe, expect, inject, it } from 'vitest';
+import { RELAYER_ACCOUNT_INDEX, testAccount } from '../../local/anvil';
+import { localChain } from '../../local/local-chain';
+import { requestFrom } from '../support/source-address';
+
+const base = inject('baseUrl');
+const rpcUrl = inject('rpcUrl');
+const USDC = inject('usdc') as Address;
+const TREASURY = inject('treasury') as Address;
+const chain = localChain(rpcUrl);
+const pub = createPublicClient({ chain, transport: http(rpcUrl) });
+const test = createTestClient({ chain, mode: 'anvil', transport: http(rpcUrl) });
+
+const SKILL = 'agent-x402-first-buy';
+const PRICE = 5000n;
+/** TestStablecoin's storage slot of `balanceOf` (name, symbol, version, totalSupply, minter come first). */
+const BALANCE_SLOT = 5n;
+
+/** A fresh buyer (mnemonic index `index`) holding `amount` of the test USDC, written straight into the token's storage. */
+async function buyer(index: number, amount = 10n ** 9n) {
+  const account = testAccount(index);
+  const slot = keccak256(encodeAbiParameters([{ type: 'address' }, { type: 'uint256' }], [account.address, BALANCE_SLOT]));
+  await test.setStorageAt({ address: USDC, index: slot, value: pad(toHex(amount), { size: 32 }) });
+  return account;
+}
+
+const balance = (who: Address) => pub.readContract({ address: USDC, abi: erc20Abi, functionName: 'balanceOf', args: [who] });
+const relayerNonce = () => pub.getTransactionCount({ address: testAccount(RELAYER_ACCOUNT_INDEX).address });
+const proofRows = async (tx: string) =>
+  ((await (await fetch(`${base}/api/proof?skill=${SKILL}&limit=100`)).json()) as any).recent_unlocks.filter(
+    (r: any) => r.txHash === tx.toLowerCase(),
+  );
+
+/** A stock client: x402Client with the exact EVM scheme and nothing else configured. */
+function stockClient(account: ReturnType<typeof testAccount>) {
+  const client = new x402Client();
+  registerExactEvmScheme(client, { signer: account });
+  return client;
+}
+
+/** The PAYMENT-SIGNATURE a stock client makes for the skill's live challenge, without sending it. */
+async function signedHeader(account: ReturnType<typeof testAccount>): Promise<string> {
+  const http402 = new x402HTTPClient(stockClient(account));
+  const res = await fetch(`${base}/api/pay?skill=${SKILL}`);
+  const required = http402.getPaymentRequiredResponse((name) => res.headers.get(name));
+  const payload = await http402.createPaymentPayload(required);
+  return http402.encodePaymentSignatureHeader(payload)['PAYMENT-SIGNATURE']!;
+}
+
+describe('x402 v2 with a stock client', () => {
+  it('an unmodified @x402/fetch client gets the pack; the transfer is on chain once, on the ledger, and a resend charges nothing', async () => {
+    const account = await buyer(12);
+    const [before, treasuryBefore, nonceBefore] = [await balance(account.address), await balance(TREASURY), await relayerNonce()];
+    const sent: Headers[] = [];
+    const recordingFetch: typeof fetch = async (input, init) => {
+      sent.push(new Headers(init?.headers ?? (input instanceof Request ? input.headers : undefined)));
+      return fetch(input, init);
+    };
+    const started = Date.now();
+    const res = await wrapFetchWithPayment(recordingFetch, stockClient(account))(`${base}/api/pay?skill=${SKILL}`);
+    const elapsed = Date.now() - started;
+    const body = (await res.json()) as any;
+    expect(res.status, JSON.stringify(body)).toBe(200);
+    expect(Object.keys(body.sealed_pack.files)).toContain('SKILL.md');
+    expect(body.license.token).toEqual(expect.any(String));
+
+    const settlement = decodePaymentResponseHeader(res.headers.get('payment-response')!);
+    expect(settlement).toMatchObject({ success: true, network: 'eip155:8453' });
+    expect(settlement.payer?.toLowerCase()).toBe(account.address.toLowerCase());
+    const tx = settlement.transaction as Hex;
+    expect(body.payment.txHash).toBe(tx.toLowerCase());
+
+    // On chain, once: from the relayer, the buyer's exact price to the treasury.
+    const receipt = await pub.getTransactionReceipt({ hash: tx });
+    expect(receipt.from.toLowerCase()).toBe(testAccount(RELAYER_ACCOUNT_INDEX).address.toLowerCase());
+    expect(await balance(account.address)).toBe(before - PRICE);
+    expect((await balance(TREASURY)) - treasuryBefore).toBeGreaterThanOrEqual(PRICE);
+    expect(await relayerNonce()).toBe(nonceBefore + 1);
+    expect(await proofRows(tx)).toHaveLength(1);
+
+    // The client sent PAYMENT-SIGNATURE once (after one 402); the same header again charges nothing and adds no row.
+    const header = sent.map((h) => h.get('payment-signature')).find((h) => h !== null)!;
+    expect(header).toEqual(expect.any(String));
+    const again = await fetch(`${base}/api/pay?skill=${SKILL}`, { headers: { 'PAYMENT-SIGNATURE': header } });
+    const againBody = (await again.json()) as any;
+    expect(again.status, JSON.stringify(againBody)).toBe(200);
+    expect(againBody.payment.txHash).toBe(tx.toLowerCase());
+    expect(againBody.revenue_ledger).toMatchObject({ replayed: true });
+    expect(await balance(account.address)).toBe(before - PRICE);
+    expect(await relayerNonce()).toBe(nonceBefore + 1);
+    expect(await proofRows(tx)).toHaveLength(1);
+    console.log(`x402 stock client: first request to pack ${elapsed} ms`);
+  });
+
+  it('20 parallel sends of one signed header broadcast once and all get the same pack', async () => {
+    const account = await buyer(13);
+    const header = await signedHeader(account);
+    const [before, nonceBefore] = [await balance(account.address), await relayerNonce()];
+    const answers = await Promise.all(
+      Array.from({ length: 20 }, () => fetch(`${base}/api/pay?skill=${SKILL}`, { headers: { 'PAYMENT-SIGNATURE': header } })),
+    );
+    const bodies = (await Promise.all(answers.map((r) => r.json()))) as any[];
+    expect(answers.map((r) => r.status)).toEqual(Array(20).fill(200));
+    expect(new Set(bodies.map((b) => b.payment.txHash)).size).toBe(1);
+    expect(new Set(bodies.map((b) => JSON.stringify(b.sealed_pack.files))).size).toBe(1);
+    expect(await relayerNonce()).toBe(nonceBefore + 1);
+    expect(await balance(account.address)).toBe(before - PRICE);
+    expect(await proofRows(bodies[0].payment.txHash)).toHaveLength(1);
+  });
+
+  it('the header is public once on chain: another caller replaying it, or claiming its transfer by txHash, gets nothing', async () => {
+    const account = await buyer(14);
+    const header = await signedHeader(account);
+    const first = await requestFrom('127.0.0.1', `${base}/api/pay?skill=${SKILL}`, { headers: { 'PAYMENT-SIGNATURE': header } });
+    expect(first.status, first.text).toBe(200);
+    const tx = first.body.payment.txHash as string;
+
+    const replay = await requestFrom('127.0.0.2', `${base}/api/pay?skill=${SKILL}`, { headers: { 'PAYMENT-SIGNATURE': header } });
+    expect(replay.status).toBe(403);
+    expect(replay.body).toMatchObject({ ok: false, error_code: 'BUYER_PROOF_REQUIRED' });
+    expect(replay.text).not.toContain('sealed_pack');
+
+    const byHash = await requestFrom('127.0.0.3', `${base}/api/pay`, {
+      method: 'POST',
+      headers: { 'x-payment': JSON.stringify({ txHash: tx, skill: SKILL }) },
+    });
+    expect(byHash.status).toBe(403);
+    expect(byHash.body).toMatchObject({ error_code: 'BUYER_PROOF_REQUIRED' });
+    expect(await proofRows(tx)).toHaveLength(1);
+  });
+
+  it('POST /api/pay takes the same header (a client that pays by POST), with the skill in the query or the body', async () => {
+    const account = await buyer(16);
+    const header = await signedHeader(account);
+    const res = await fetch(`${base}/api/pay`, {
+      method: 'POST',
+      headers: { 'PAYMENT-SIGNATURE': header, 'content-type': 'application/json' },
+      body: JSON.stringify({ skill: SKILL }),
+    });
+    const body = (await res.json()) as any;
+    expect(res.status, JSON.stringify(body)).toBe(200);
+    expect(decodePaymentResponseHeader(res.headers.get('payment-response')!)).toMatchObject({ success: true });
+    expect(await proofRows(body.payment.txHash)).toHaveLength(1);
+  });
+
+  it('a malformed or foreign header is a 402 with the reason, in the body and in PAYMENT-REQUIRED', async () => {
+    for (const [header, reason] of [
+      ['not base64 json', 'invalid_payload'],
+      [Buffer.from(JSON.stringify({ x402Version: 2, accepted: {}, payload: {} })).toString('base64'), 'invalid_payload'],
+    ] as const) {
+      const res = await fetch(`${base}/api/pay?skill=${SKILL}`, { headers: { 'PAYMENT-SIGNATURE': header } });
+      const body = (await res.json()) as any;
+      expect(res.status).toBe(402);
+      expect(body).toMatchObject({ ok: false, error_code: 'PAYMENT_VERIFICATION_FAILED', details: { reason } });
+      const required = JSON.parse(Buffer.from(res.headers.get('payment-required')!, 'base64').toString('utf8'));
+      expect(required).toMatchObject({ x402Version: 2, error: reason });
+    }
+    // Signed for more than the price: x402's verification refuses it before anything is claimed or sent.
+    const account = await buyer(15);
+    const payload = JSON.parse(Buffer.from(await signedHeader(account), 'base64').toString('utf8'));
+    payload.payload.authorization.value = '1';
+    const tampered = await fetch(`${base}/api/pay?skill=${SKILL}`, {
+      headers: { 'PAYMENT-SIGNATURE': Buffer.from(JSON.stringify(payload)).toString('base64') },
+    });
+    expect(tampered.status).toBe(402);
+    expect(((await tampered.json()) as any).details.reason).toMatch(/invalid_exact_evm/);
+  });
+});
