@@ -123,7 +123,7 @@ export class MarketplaceStack extends Stack {
 
     // Resources exist only if some domain's manifest asks for them.
     const manifests = activeDomains().map((domain) => ({ domain, infra: infraOf(domain) }));
-    const needs = (flag: 'licenseKey' | 'startsConfirmations' | 'signsAgentCard' | 'stripeKeys'): boolean =>
+    const needs = (flag: 'licenseKey' | 'startsConfirmations' | 'signsAgentCard' | 'stripeKeys' | 'relaysPayments'): boolean =>
       manifests.some((m) => m.infra[flag] === true);
 
     // Signs license tokens; retained, because deleting it would void every license already issued.
@@ -158,6 +158,17 @@ export class MarketplaceStack extends Stack {
         })
       : undefined;
 
+    // The x402 relayer: submits signed authorizations and pays their gas. Its private key never
+    // leaves KMS; fund its address (GET /api/ready shows it and its balance) with ETH on Base.
+    const relayerKey = needs('relaysPayments')
+      ? new Key(this, 'RelayerKey', {
+          description: 'secp256k1 key of the skill-market x402 relayer (submits EIP-3009 authorizations on Base)',
+          keySpec: KeySpec.ECC_SECG_P256K1,
+          keyUsage: KeyUsage.SIGN_VERIFY,
+          removalPolicy: RemovalPolicy.RETAIN,
+        })
+      : undefined;
+
     /** The environment and grants a manifest asks for, applied to one function. */
     const provision = (fn: DomainFunction, infra: DomainInfra): void => {
       if (!config.publicBaseUrl)
@@ -184,6 +195,10 @@ export class MarketplaceStack extends Stack {
       if (infra.signsAgentCard && cardKey) {
         fn.fn.addEnvironment(INFRA_ENV.agentCardKmsKeyId, cardKey.keyArn);
         fn.fn.addToRolePolicy(new PolicyStatement({ actions: ['kms:Sign', 'kms:GetPublicKey'], resources: [cardKey.keyArn] }));
+      }
+      if (infra.relaysPayments && relayerKey) {
+        fn.fn.addEnvironment(INFRA_ENV.relayerKmsKeyId, relayerKey.keyArn);
+        fn.fn.addToRolePolicy(new PolicyStatement({ actions: ['kms:Sign', 'kms:GetPublicKey'], resources: [relayerKey.keyArn] }));
       }
     };
 
@@ -214,7 +229,8 @@ export class MarketplaceStack extends Stack {
         timeout: Duration.minutes(15),
         memorySize: 1024,
       });
-      provision(task, infra);
+      // Folding and reconciling tallies never settles a payment: no relayer key for them.
+      provision(task, { ...infra, relaysPayments: false });
       for (const run of infra.scheduledTask.schedules) {
         new Schedule(this, run.id, {
           description: run.description,

@@ -17,4 +17,5 @@ export const infra: DomainInfra = {
   data: ['catalog', 'sealed'],
   licenseKey: true,
   startsConfirmations: true,
+  relaysPayments: true,
 };

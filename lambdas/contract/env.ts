@@ -23,6 +23,8 @@ export const INFRA_ENV = {
    * account). In AWS the relayer is a KMS key and no private key exists.
    */
   relayerPrivateKey: 'RELAYER_PRIVATE_KEY',
+  /** KMS key (ECC_SECG_P256K1) of the relayer that submits x402 authorizations (AWS): it may only Sign and GetPublicKey. */
+  relayerKmsKeyId: 'RELAYER_KMS_KEY_ID',
   /** DynamoDB endpoint override: dynalite locally; unset in AWS. */
   dynamodbEndpoint: 'DYNAMODB_ENDPOINT',
 } as const;

@@ -48,6 +48,8 @@ export interface DomainInfra {
   stripeKeys?: boolean;
   /** Signs the agent card with the KMS key (kms:Sign and kms:GetPublicKey only). */
   signsAgentCard?: boolean;
+  /** Settles x402 v2 authorizations: signs the relayer's transactions with its KMS key (kms:Sign and kms:GetPublicKey only). */
+  relaysPayments?: boolean;
   /** The Lambda entry (under the domain's folder) that the confirmation state machine invokes, if the domain owns it. */
   confirmationTask?: string;
   /** A Lambda entry (under the domain's folder) run on schedules, with the domain's grants. */

@@ -95,6 +95,13 @@ export const SETTINGS = {
       'Claims younger than this are re-checked on chain when replayed; every claim is re-verified once after it (finality check).',
     cloudDefault: '128',
   },
+  relayerMinBalanceEth: {
+    context: 'relayerMinBalanceEth',
+    env: 'RELAYER_MIN_BALANCE_ETH',
+    description:
+      'ETH the x402 relayer must hold for `GET /api/ready` to say ready: it pays the gas of every signed authorization it settles.',
+    cloudDefault: '0.002',
+  },
   identityRegistry: {
     context: 'identityRegistry',
     env: 'IDENTITY_REGISTRY_ADDRESS',
@@ -129,6 +136,8 @@ export interface MarketConfig {
   maxTransferAgeSeconds: number;
   retryWindowSeconds: number;
   reorgWindowSeconds: number;
+  /** The relayer's ETH balance below which /api/ready is not ready, in wei (a decimal string). */
+  relayerMinBalanceWei: string;
   identityRegistry: Address | undefined;
   /** The Stripe API's origin when it is not Stripe's own (tests); undefined for api.stripe.com. */
   stripeApiBase: string | undefined;
@@ -251,6 +260,12 @@ export function readMarketConfig(
     return Number(spec.cloudDefault);
   };
 
+  const ethRaw = blank(raw.relayerMinBalanceEth) ? SETTINGS.relayerMinBalanceEth.cloudDefault : raw.relayerMinBalanceEth.trim();
+  const eth = /^(\d{1,9})(?:\.(\d{1,18}))?$/.exec(ethRaw);
+  if (!eth) problems.push(`relayerMinBalanceEth (RELAYER_MIN_BALANCE_ETH) must be an amount of ETH such as 0.002, got "${ethRaw}"`);
+  const weiOf = (m: RegExpExecArray): string => (BigInt(m[1]!) * 10n ** 18n + BigInt((m[2] ?? '').padEnd(18, '0'))).toString();
+  const relayerMinBalanceWei = weiOf(eth ?? /^(\d+)(?:\.(\d+))?$/.exec(SETTINGS.relayerMinBalanceEth.cloudDefault)!);
+
   const identityRegistry = readAddress(
     codec,
     'identityRegistry',
@@ -286,11 +301,19 @@ export function readMarketConfig(
       maxTransferAgeSeconds: seconds('maxTransferAgeSeconds', 60, 30 * 86400),
       retryWindowSeconds: seconds('retryWindowSeconds', 0, 86400),
       reorgWindowSeconds: seconds('reorgWindowSeconds', 1, 3600),
+      relayerMinBalanceWei,
       identityRegistry,
       stripeApiBase,
     },
     problems,
   };
+}
+
+/** Wei (a decimal string) as an exact ETH amount, e.g. "2000000000000000" → "0.002". */
+function weiToEth(wei: string): string {
+  const v = BigInt(wei);
+  const frac = (v % 10n ** 18n).toString().padStart(18, '0').replace(/0+$/, '');
+  return `${v / 10n ** 18n}${frac ? `.${frac}` : ''}`;
 }
 
 /** The raw settings found in environment variables (Lambda and local runtime). */
@@ -313,6 +336,7 @@ export function configToEnv(config: MarketConfig): Record<string, string> {
     [SETTINGS.maxTransferAgeSeconds.env]: String(config.maxTransferAgeSeconds),
     [SETTINGS.retryWindowSeconds.env]: String(config.retryWindowSeconds),
     [SETTINGS.reorgWindowSeconds.env]: String(config.reorgWindowSeconds),
+    [SETTINGS.relayerMinBalanceEth.env]: weiToEth(config.relayerMinBalanceWei),
   };
   if (config.treasury) env[SETTINGS.treasury.env] = config.treasury;
   if (config.legacyTreasury) env[SETTINGS.legacyTreasury.env] = config.legacyTreasury;

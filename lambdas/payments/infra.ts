@@ -20,6 +20,7 @@ export const infra: DomainInfra = {
   data: ['catalog', 'sealed'],
   licenseKey: true,
   startsConfirmations: true,
+  relaysPayments: true,
   confirmationTask: 'confirm-handler.ts',
   scheduledTask: {
     entry: 'tally-handler.ts',

@@ -338,9 +338,10 @@ export interface ReadinessPorts {
   probeChainIds: (urls: readonly string[]) => Promise<ProviderChainId[]>;
   /** The challenge GET /api/pay serves for the canary right now: its status and body. */
   liveChallenge: (baseUrl: string) => Promise<{ status: number; body: string }>;
+  /** The x402 relayer and its ETH balance (wei), or why it cannot be read; undefined when there is no relayer. */
+  probeRelayer: () => Promise<{ address: string; balanceWei: bigint } | { address?: string | undefined; error: string } | undefined>;
 }
 
-/** Everything the payments routes use. `config` is the parsed configuration; `configReading` also lists its problems. */
 /** An EIP-3009 `TransferWithAuthorization` as x402 v2's `exact` scheme carries it (values as decimal strings). */
 export interface Authorization {
   from: string;
@@ -473,6 +474,7 @@ export interface X402Settlement {
   settlements: Settlements;
 }
 
+/** Everything the payments routes use. `config` is the parsed configuration; `configReading` also lists its problems. */
 export interface PaymentsPorts extends ReadinessPorts {
   config: MarketConfig;
   chain: ChainReader;

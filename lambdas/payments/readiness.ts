@@ -4,7 +4,7 @@
  * It lives with payments because its checks need what only the payments bundle holds.
  */
 import { CATALOG_SIZE_EXPECTED } from '../contract/catalog-data';
-import { CHAIN_ID } from '../contract/chain';
+import { CHAIN_ID, formatDecimal } from '../contract/chain';
 import { packFiles, packSeal } from '../contract/pack-seal';
 import { json, type ApiRequest, type ApiResponse } from '../platform/http';
 import { redactUrl } from '../platform/redact';
@@ -29,10 +29,11 @@ export async function checkReadiness(ports: ReadinessPorts, baseUrl: string): Pr
   const { config, problems } = ports.configReading;
   const canaryId = ports.catalog.pricing.canary;
   const canary = ports.catalog.get(canaryId);
-  const [tables, providers, live] = await Promise.all([
+  const [tables, providers, live, relayer] = await Promise.all([
     ports.probeTables(),
     ports.probeChainIds(config.rpcUrls),
     ports.liveChallenge(baseUrl).catch((e: unknown) => ({ status: 0, body: (e as Error).message })),
+    ports.probeRelayer().catch((e: unknown) => ({ address: undefined, error: (e as Error).message })),
   ]);
   const checks: ReadinessCheck[] = [];
 
@@ -111,6 +112,23 @@ export async function checkReadiness(ports: ReadinessPorts, baseUrl: string): Pr
         )
         .join('; ') || 'no RPC provider configured',
     ),
+  );
+  // Every challenge offers x402 v2's signed authorization, which only the relayer can settle.
+  const minimum = BigInt(config.relayerMinBalanceWei);
+  checks.push(
+    relayer === undefined
+      ? check(
+          'relayer',
+          false,
+          'no relayer: signed authorizations (PAYMENT-SIGNATURE) are refused; set RELAYER_KMS_KEY_ID (AWS) or RELAYER_PRIVATE_KEY',
+        )
+      : 'error' in relayer
+        ? check('relayer', false, `${relayer.address ?? 'the relayer'}: balance unreadable (${relayer.error})`)
+        : check(
+            'relayer',
+            relayer.balanceWei >= minimum,
+            `${relayer.address} holds ${formatDecimal(relayer.balanceWei, 18)} ETH for gas (minimum ${formatDecimal(minimum, 18)})`,
+          ),
   );
   return { ready: checks.every((c) => c.ok), checks };
 }

@@ -11,7 +11,7 @@ import { readConfigFromEnv } from '../platform/config';
 import { AppError } from '../platform/errors';
 import { errorResponse, type ApiRequest } from '../platform/http';
 import { logger } from '../platform/logger';
-import { cacheFor } from '../platform/memo';
+import { cacheFor, cacheUntilFailure } from '../platform/memo';
 import { withNegativeCache } from './adapters/cached-chain-reader';
 import { dynamoCardSales } from './adapters/dynamo-card-sales';
 import { dynamoLedger } from './adapters/dynamo-ledger';
@@ -27,6 +27,7 @@ import { viemChainIdProbe } from './adapters/viem-chain-id-probe';
 import { viemChainReader } from './adapters/viem-chain-reader';
 import { viemSiwe } from './adapters/viem-siwe';
 import { dynamoSettlements } from './adapters/dynamo-settlements';
+import { kmsRelayerAccount } from './adapters/kms-relayer-account';
 import { privateKeyRelayerAccount, viemRelayer } from './adapters/viem-relayer';
 import { x402AuthorizationVerifier } from './adapters/x402-authorization-verifier';
 import { getPay } from './pay';
@@ -101,11 +102,15 @@ function liveChallenge(ports: PaymentsPorts) {
   };
 }
 
-/** x402 v2 settlement: the relayer from its key (local run), x402's verification, the settlements table; none without a relayer. */
+/**
+ * x402 v2 settlement: the relayer (a KMS key in AWS, read on first use; a test key locally), x402's
+ * verification, the settlements table; none without a relayer.
+ */
 function x402FromEnv(env: NodeJS.ProcessEnv, rpcUrls: readonly string[]): X402Settlement | undefined {
+  const kmsKey = env[INFRA_ENV.relayerKmsKeyId];
   const key = env[INFRA_ENV.relayerPrivateKey];
-  if (!key || rpcUrls.length === 0) return undefined;
-  const account = privateKeyRelayerAccount(key);
+  if ((!kmsKey && !key) || rpcUrls.length === 0) return undefined;
+  const account = kmsKey ? cacheUntilFailure(() => kmsRelayerAccount(kmsKey)) : privateKeyRelayerAccount(key!);
   return {
     verifier: x402AuthorizationVerifier(rpcUrls, account),
     relayer: viemRelayer(rpcUrls, account),
@@ -118,6 +123,7 @@ export function paymentsPortsFromEnv(env: NodeJS.ProcessEnv = process.env): Paym
   const { config } = reading;
   const secretArn = env[INFRA_ENV.licenseSecretArn];
   const stateMachine = env[INFRA_ENV.confirmationStateMachineArn];
+  const x402 = x402FromEnv(env, config.rpcUrls);
   const ports: PaymentsPorts = {
     config,
     configReading: reading,
@@ -125,6 +131,15 @@ export function paymentsPortsFromEnv(env: NodeJS.ProcessEnv = process.env): Paym
     probeTables: cacheFor(READY_PROBE_TTL_MS, dynamoTableProbe(dynamoClient(), TABLES)),
     probeChainIds: cacheFor(READY_PROBE_TTL_MS, viemChainIdProbe()),
     liveChallenge: (baseUrl) => liveChallenge(ports)(baseUrl),
+    probeRelayer: cacheFor(READY_PROBE_TTL_MS, async () => {
+      if (!x402) return undefined;
+      const address = await x402.relayer.address();
+      try {
+        return { address, balanceWei: await x402.relayer.balance() };
+      } catch (e) {
+        return { address, error: (e as Error).message };
+      }
+    }),
     catalog: catalogFromEnv(),
     chain: withNegativeCache(viemChainReader(config.rpcUrls)),
     ledger: ledgerFromEnv(),
@@ -138,7 +153,7 @@ export function paymentsPortsFromEnv(env: NodeJS.ProcessEnv = process.env): Paym
     confirmations: stateMachine ? sfnConfirmations(stateMachine) : localConfirmations(() => ports),
     signatures: viemSiwe,
     nonces: dynamoNonces(dynamoClient()),
-    x402: x402FromEnv(env, config.rpcUrls),
+    x402,
     now: () => new Date(),
   };
   return ports;

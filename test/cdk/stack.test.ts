@@ -332,13 +332,60 @@ describe('agents', () => {
     const statements = (Object.values(template.findResources('AWS::IAM::Policy')) as any[]).flatMap(
       (p) => p.Properties.PolicyDocument.Statement as any[],
     );
-    const kms = statements.filter((st) => [st.Action].flat().some((a: string) => a.startsWith('kms:Sign')));
+    const cardKey = Object.keys(template.findResources('AWS::KMS::Key', { Properties: { KeySpec: 'ECC_NIST_P256' } }))[0]!;
+    const kms = statements.filter((st) => JSON.stringify(st.Resource).includes(cardKey));
     expect(kms).toHaveLength(1);
     expect([kms[0].Action].flat().sort()).toEqual(['kms:GetPublicKey', 'kms:Sign']);
   });
 
   it('expires A2A tasks with a TTL', () => {
     template.hasResourceProperties('AWS::DynamoDB::Table', { TimeToLiveSpecification: { AttributeName: 'expiresAt', Enabled: true } });
+  });
+});
+
+describe('x402 relayer', () => {
+  it('is a retained secp256k1 KMS key that only the functions settling authorizations may sign with, and no private key anywhere', () => {
+    const keys = template.findResources('AWS::KMS::Key', { Properties: { KeySpec: 'ECC_SECG_P256K1' } }) as Record<string, any>;
+    const entries = Object.entries(keys) as [string, any][];
+    expect(entries).toHaveLength(1);
+    const [keyId, key] = entries[0]!;
+    expect(key.Properties.KeyUsage).toBe('SIGN_VERIFY');
+    expect(key.DeletionPolicy).toBe('Retain');
+    const functions = Object.values(template.findResources('AWS::Lambda::Function')) as any[];
+    const relaying = functions.filter((f) => f.Properties.Environment?.Variables?.RELAYER_KMS_KEY_ID !== undefined);
+    // The confirmation task reads the relayer's address: a transfer it sent is claimed only for its own settlement.
+    expect(relaying.map((f) => f.Properties.Description).sort()).toEqual([
+      'skill-market access routes',
+      'skill-market payments confirm-handler',
+      'skill-market payments routes',
+    ]);
+    for (const f of functions) expect(f.Properties.Environment?.Variables?.RELAYER_PRIVATE_KEY).toBeUndefined();
+    const statements = (Object.values(template.findResources('AWS::IAM::Policy')) as any[]).flatMap(
+      (p) => p.Properties.PolicyDocument.Statement as any[],
+    );
+    const onKey = statements.filter((st) => JSON.stringify(st.Resource).includes(keyId));
+    expect(onKey.length).toBeGreaterThan(0);
+    for (const st of onKey) expect([st.Action].flat().sort()).toEqual(['kms:GetPublicKey', 'kms:Sign']);
+  });
+
+  it('keeps the settlements (with the gas each cost) in a retained table the settling functions write', () => {
+    const tables = Object.entries(template.findResources('AWS::DynamoDB::Table')) as [string, any][];
+    const [id, table] = tables.find(([logicalId]) => logicalId.startsWith('Settlements'))!;
+    expect(table.DeletionPolicy).toBe('Retain');
+    expect(table.Properties.KeySchema).toEqual([{ AttributeName: 'pk', KeyType: 'HASH' }]);
+    const statements = (Object.values(template.findResources('AWS::IAM::Policy')) as any[]).flatMap(
+      (p) => p.Properties.PolicyDocument.Statement as any[],
+    );
+    const writers = statements.filter((st) => JSON.stringify(st.Resource).includes(id) && [st.Action].flat().includes('dynamodb:PutItem'));
+    expect(writers.length).toBeGreaterThanOrEqual(2);
+  });
+
+  it('forwards PAYMENT-SIGNATURE and SIGN-IN-WITH-X to the API: the API behaviours send every viewer header but Host', () => {
+    const [cdn] = Object.values(template.findResources('AWS::CloudFront::Distribution')) as any[];
+    const api = cdn.Properties.DistributionConfig.CacheBehaviors.filter((b: any) => ['/api/*', '/.well-known/*'].includes(b.PathPattern));
+    expect(api).toHaveLength(2);
+    // The managed AllViewerExceptHostHeader origin request policy.
+    for (const b of api) expect(b.OriginRequestPolicyId).toBe('b689b0a8-53d0-40ab-baf2-68738e2966ac');
   });
 });
 

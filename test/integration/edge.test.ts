@@ -32,8 +32,12 @@ describe('API through the local edge server', () => {
       'money_safety',
       'tables',
       'chain',
+      'relayer',
     ]);
     for (const c of checks) expect(c, c.name).toMatchObject({ ok: true });
+    expect(checks.find((c) => c.name === 'relayer')!.detail).toMatch(
+      /^0x71bE63f3384f5fb98995898A86B02Fb2426c5788 holds \d+(\.\d+)? ETH for gas \(minimum 0\.002\)$/,
+    );
     expect(checks.find((c) => c.name === 'chain')!.detail).toMatch(/chain id 8453/);
     expect(checks.find((c) => c.name === 'catalog')!.detail).toMatch(/^250 skills/);
   });

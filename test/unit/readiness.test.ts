@@ -28,6 +28,7 @@ function ports(over: Partial<ReadinessPorts> = {}): ReadinessPorts {
       status: 402,
       body: JSON.stringify(buildChallenge(catalog.get('agent-x402-first-buy')!, sound.config, BASE)),
     }),
+    probeRelayer: async () => ({ address: '0x1CBd3b2770909D4e10f157cABC84C7264073C9Ec', balanceWei: 10n ** 18n }),
     ...over,
   };
 }
@@ -44,6 +45,7 @@ describe('checkReadiness', () => {
       'money_safety',
       'tables',
       'chain',
+      'relayer',
     ]);
     expect(r.checks.filter((c) => !c.ok)).toEqual([]);
     expect(r.ready).toBe(true);
@@ -58,6 +60,18 @@ describe('checkReadiness', () => {
     const r2 = await checkReadiness(ports({ liveChallenge: async () => ({ status: 402, body: '{"maxAmountRequired":"5000"}' }) }), BASE);
     expect(find(r2, 'challenge_live_402').ok).toBe(false);
     expect(r2.ready).toBe(false);
+  });
+
+  it('is not ready without a relayer, below its minimum ETH, or when its balance cannot be read', async () => {
+    const none = await checkReadiness(ports({ probeRelayer: async () => undefined }), BASE);
+    expect(find(none, 'relayer')).toMatchObject({ ok: false, detail: expect.stringMatching(/no relayer/) });
+    const poor = await checkReadiness(ports({ probeRelayer: async () => ({ address: '0xabc', balanceWei: 10n ** 15n }) }), BASE);
+    expect(find(poor, 'relayer')).toMatchObject({ ok: false, detail: '0xabc holds 0.001 ETH for gas (minimum 0.002)' });
+    expect(poor.ready).toBe(false);
+    const down = await checkReadiness(ports({ probeRelayer: async () => ({ address: '0xabc', error: 'timeout' }) }), BASE);
+    expect(find(down, 'relayer')).toMatchObject({ ok: false, detail: expect.stringMatching(/unreadable \(timeout\)/) });
+    const rich = await checkReadiness(ports({ probeRelayer: async () => ({ address: '0xabc', balanceWei: 2n * 10n ** 15n }) }), BASE);
+    expect(find(rich, 'relayer').ok).toBe(true);
   });
 
   it('fails sealed_pack when the canary pack is missing or altered', async () => {

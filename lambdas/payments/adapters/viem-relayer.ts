@@ -25,7 +25,10 @@ export const EIP3009_ABI = parseAbi([
 ]);
 
 /** A relayer account from a private key: the local run's anvil test account (in AWS the key is in KMS). */
-export const privateKeyRelayerAccount = (key: string): Account => privateKeyToAccount(key as Hex);
+export const privateKeyRelayerAccount = (key: string): (() => Promise<Account>) => {
+  const account = privateKeyToAccount(key as Hex);
+  return async () => account;
+};
 
 /** Whether a node refused a transaction only because it already has it. */
 const alreadyKnown = (e: unknown): boolean => /already known|already imported|known transaction/i.test(String((e as Error)?.message ?? e));
@@ -59,11 +62,15 @@ export function transferWithAuthorizationData(payment: SignedPayment): Hex {
  * custom account), providers in order as the chain reader uses them. Within a process,
  * submissions run one at a time so each takes the next nonce the node reports as pending.
  */
-export function viemRelayer(rpcUrls: readonly string[], account: Account, opts: { pollingIntervalMs?: number } = {}): Relayer {
+export function viemRelayer(
+  rpcUrls: readonly string[],
+  relayerAccount: () => Promise<Account>,
+  opts: { pollingIntervalMs?: number } = {},
+): Relayer {
   const transport = fallback(rpcUrls.map((url) => http(url, { timeout: 5_000, retryCount: 0 })));
   const chain = base;
   const pub = createPublicClient({ chain, transport, pollingInterval: opts.pollingIntervalMs ?? 500 });
-  const wallet = createWalletClient({ account, chain, transport });
+  const wallet = createWalletClient({ chain, transport });
   let queue: Promise<unknown> = Promise.resolve();
   const serially = <T>(work: () => Promise<T>): Promise<T> => {
     const run = queue.then(work, work);
@@ -78,9 +85,10 @@ export function viemRelayer(rpcUrls: readonly string[], account: Account, opts: 
     }
   };
   return {
-    address: async () => account.address,
+    address: async () => (await relayerAccount()).address,
     submit: (token, payment, record) =>
       serially(async () => {
+        const account = await relayerAccount();
         const request = await wallet.prepareTransactionRequest({
           account,
           chain,
@@ -113,6 +121,6 @@ export function viemRelayer(rpcUrls: readonly string[], account: Account, opts: 
         args: [getAddress(authorizer), nonce as Hex],
       });
     },
-    balance: () => pub.getBalance({ address: account.address }),
+    balance: async () => pub.getBalance({ address: (await relayerAccount()).address }),
   };
 }

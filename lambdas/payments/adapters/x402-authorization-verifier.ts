@@ -3,6 +3,7 @@ import { toFacilitatorEvmSigner } from '@x402/evm';
 import type { Network, PaymentPayload, PaymentRequirements } from '@x402/core/types';
 import { createPublicClient, fallback, http, type Account } from 'viem';
 import { base } from 'viem/chains';
+import { cacheUntilFailure } from '../../platform/memo';
 import type { AuthorizationVerifier } from '../ports';
 
 /**
@@ -13,20 +14,22 @@ import type { AuthorizationVerifier } from '../ports';
  * unused), with x402's invalid reasons. Only verification is used: the settlement steps are
  * the service's own (authorization.ts), so that each is claimed and stored before it happens.
  */
-export function x402AuthorizationVerifier(rpcUrls: readonly string[], relayer: Account): AuthorizationVerifier {
+export function x402AuthorizationVerifier(rpcUrls: readonly string[], relayer: () => Promise<Account>): AuthorizationVerifier {
   const transport = fallback(rpcUrls.map((url) => http(url, { timeout: 5_000, retryCount: 0 })));
   const pub = createPublicClient({ chain: base, transport });
-  const signer = toFacilitatorEvmSigner({
-    address: relayer.address,
-    readContract: (args) => pub.readContract(args as never),
-    verifyTypedData: (args) => pub.verifyTypedData(args as never),
-    getCode: (args) => pub.getCode(args),
-    waitForTransactionReceipt: (args) => pub.waitForTransactionReceipt(args as never),
-    // The scheme's settle is not used (see above): it would send without the service's claim first.
-    writeContract: () => Promise.reject(new Error('settlement goes through the relayer, not the x402 scheme')),
-    sendTransaction: () => Promise.reject(new Error('settlement goes through the relayer, not the x402 scheme')),
-  });
-  const scheme = new ExactEvmScheme(signer);
+  // Built on first use: the relayer's address (a KMS key's, in AWS) is read once, when needed.
+  const scheme = cacheUntilFailure(async () => new ExactEvmScheme(signerFor((await relayer()).address)));
+  const signerFor = (address: Account['address']) =>
+    toFacilitatorEvmSigner({
+      address,
+      readContract: (args) => pub.readContract(args as never),
+      verifyTypedData: (args) => pub.verifyTypedData(args as never),
+      getCode: (args) => pub.getCode(args),
+      waitForTransactionReceipt: (args) => pub.waitForTransactionReceipt(args as never),
+      // The scheme's settle is not used (see above): it would send without the service's claim first.
+      writeContract: () => Promise.reject(new Error('settlement goes through the relayer, not the x402 scheme')),
+      sendTransaction: () => Promise.reject(new Error('settlement goes through the relayer, not the x402 scheme')),
+    });
   return {
     async verify(payment, requirement) {
       const requirements: PaymentRequirements = { ...requirement, network: requirement.network as Network };
@@ -35,7 +38,7 @@ export function x402AuthorizationVerifier(rpcUrls: readonly string[], relayer: A
         accepted: { ...payment.accepted, network: payment.accepted.network as Network },
         payload: { ...payment.payload },
       };
-      const result = await scheme.verify(payload, requirements);
+      const result = await (await scheme()).verify(payload, requirements);
       return result.isValid
         ? { ok: true }
         : { ok: false, reason: result.invalidReason ?? 'invalid_payment', message: result.invalidMessage };

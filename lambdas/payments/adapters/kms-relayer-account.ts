@@ -1,0 +1,87 @@
+/**
+ * The relayer's account in AWS: an ECC_SECG_P256K1 SIGN_VERIFY key in KMS, used as a viem custom
+ * account, so no private key exists anywhere. Its address comes from the public key; every
+ * transaction, message or typed datum is hashed here and only the 32-byte digest goes to KMS
+ * (`MessageType: DIGEST`). KMS answers a DER signature without a recovery id: `s` is moved to the
+ * low half (as Ethereum requires) and the recovery id is the one that recovers the address.
+ */
+import { GetPublicKeyCommand, KMSClient, SignCommand } from '@aws-sdk/client-kms';
+import {
+  hashMessage,
+  hashTypedData,
+  keccak256,
+  recoverAddress,
+  serializeSignature,
+  serializeTransaction,
+  toHex,
+  type Address,
+  type Hex,
+  type LocalAccount,
+  type Signature,
+} from 'viem';
+import { publicKeyToAddress, toAccount } from 'viem/accounts';
+
+/** The order of secp256k1's group: a signature's `s` above half of it is flipped to `n - s`. */
+const SECP256K1_N = 0xfffffffffffffffffffffffffffffffebaaedce6af48a03bbfd25e8cd0364141n;
+
+/** r and s of a DER ECDSA signature (SEQUENCE of two INTEGERs). */
+export function derSignatureParts(der: Uint8Array): { r: bigint; s: bigint } {
+  const bytes = Buffer.from(der);
+  if (bytes[0] !== 0x30) throw new Error('not a DER sequence');
+  let offset = (bytes[1]! & 0x80) !== 0 ? 2 + (bytes[1]! & 0x7f) : 2;
+  const int = (): bigint => {
+    if (bytes[offset] !== 0x02) throw new Error('not a DER integer');
+    const len = bytes[offset + 1]!;
+    const value = bytes.subarray(offset + 2, offset + 2 + len);
+    offset += 2 + len;
+    return BigInt(`0x${value.toString('hex') || '0'}`);
+  };
+  return { r: int(), s: int() };
+}
+
+/** The uncompressed public key (0x04‖X‖Y) at the end of a secp256k1 SubjectPublicKeyInfo. */
+export function spkiPublicKey(spki: Uint8Array): Hex {
+  const key = Buffer.from(spki).subarray(-65);
+  if (key.length !== 65 || key[0] !== 0x04) throw new Error('not an uncompressed secp256k1 public key');
+  return toHex(key);
+}
+
+/** A viem account whose signatures are made by the KMS key `keyId` (kms:GetPublicKey once, kms:Sign per signature). */
+export async function kmsRelayerAccount(keyId: string, client = new KMSClient({})): Promise<LocalAccount> {
+  const key = await client.send(new GetPublicKeyCommand({ KeyId: keyId }));
+  if (!key.PublicKey) throw new Error('KMS returned no public key');
+  if (key.KeySpec && key.KeySpec !== 'ECC_SECG_P256K1') throw new Error(`the relayer key is ${key.KeySpec}, not ECC_SECG_P256K1`);
+  const address: Address = publicKeyToAddress(spkiPublicKey(key.PublicKey));
+
+  const signHash = async (hash: Hex): Promise<Signature> => {
+    const out = await client.send(
+      new SignCommand({
+        KeyId: keyId,
+        Message: Buffer.from(hash.slice(2), 'hex'),
+        MessageType: 'DIGEST',
+        SigningAlgorithm: 'ECDSA_SHA_256',
+      }),
+    );
+    if (!out.Signature) throw new Error('KMS returned no signature');
+    const { r, s: rawS } = derSignatureParts(out.Signature);
+    const s = rawS > SECP256K1_N / 2n ? SECP256K1_N - rawS : rawS;
+    const parts = { r: toHex(r, { size: 32 }), s: toHex(s, { size: 32 }) };
+    for (const yParity of [0, 1] as const) {
+      const signature = { ...parts, yParity };
+      if ((await recoverAddress({ hash, signature })).toLowerCase() === address.toLowerCase()) return signature;
+    }
+    throw new Error('the KMS signature recovers to neither parity of the relayer address');
+  };
+
+  return toAccount({
+    address,
+    sign: async ({ hash }) => serializeSignature(await signHash(hash)),
+    signMessage: async ({ message }) => serializeSignature(await signHash(hashMessage(message))),
+    signTypedData: async (typedData) => serializeSignature(await signHash(hashTypedData(typedData as never))),
+    signTransaction: async (transaction, options) => {
+      const serializer = options?.serializer ?? serializeTransaction;
+      const signature = await signHash(keccak256(await serializer(transaction)));
+      return serializer(transaction, signature);
+    },
+  });
+}
