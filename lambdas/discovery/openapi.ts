@@ -13,7 +13,7 @@ import { EspCycleSchema } from '../contract/esp-cycle-schema';
 import type { DiscoveryPorts } from './ports';
 import { x402Resources } from './x402-resources';
 
-export const OPENAPI_VERSION = '1.7.0';
+export const OPENAPI_VERSION = '1.8.0';
 
 const FailureSchema = z.object({
   ok: z.literal(false),
@@ -35,7 +35,9 @@ interface Param {
 interface OperationDoc {
   params?: Param[];
   body?: z.core.$ZodType;
-  ok: { status: number; description: string; schema?: z.core.$ZodType; contentType?: string };
+  ok: { status: number; description: string; schema?: z.core.$ZodType; contentType?: string; headers?: Record<string, string> };
+  /** Other answers than `ok` and the failures (e.g. the 200 of a settled x402 v2 payment), with the headers they carry. */
+  also?: { status: number; description: string; headers?: Record<string, string> }[];
   errors?: number[];
 }
 
@@ -48,6 +50,19 @@ const SIGN_IN_WITH_X: Param = {
   description:
     'Base64 JSON of an x402 sign-in-with-x proof signed by the paying wallet (EIP-4361 over EIP-191): proves the buyer for a transfer already claimed, and binds a first claim to the payer',
   schema: str,
+};
+
+/** x402 v2's signed authorization (the `exact` scheme, EIP-3009), which the service settles itself (docs/PAYMENTS.md). */
+const PAYMENT_SIGNATURE: Param = {
+  name: 'PAYMENT-SIGNATURE',
+  in: 'header',
+  description:
+    "x402 v2: base64 JSON PaymentPayload whose payload is an EIP-3009 transferWithAuthorization for an entry of PAYMENT-REQUIRED's accepts, signed by the buyer; the service submits it from its relayer and answers the unlock with PAYMENT-RESPONSE",
+  schema: str,
+};
+const PAYMENT_RESPONSE = {
+  'PAYMENT-RESPONSE': 'x402 v2 settlement response, base64 JSON {success, transaction, network, payer, errorReason?}',
+  'X-PAYMENT-RESPONSE': 'the same settlement, as the spec names it',
 };
 
 /** Checkout parameters and bodies as documented; the checks themselves (with their error codes) are lambdas/checkout/core/create-request.ts. */
@@ -111,17 +126,32 @@ const DOCS: Record<OperationId, OperationDoc> = {
   },
   postIntent: { body: IntentBodySchema, ok: { status: 200, description: 'The stored intent bounty' }, errors: [400] },
   getPay: {
-    params: [skill],
+    params: [skill, PAYMENT_SIGNATURE, SIGN_IN_WITH_X],
     ok: {
       status: 402,
-      description: 'The x402 challenge (also base64 in PAYMENT-REQUIRED and X-PAYMENT-REQUIRED)',
+      description:
+        "The x402 challenge. Two flows pay it: transfer the amount and POST /api/pay with X-PAYMENT (the spec's), or send this request again with PAYMENT-SIGNATURE (x402 v2 exact, EIP-3009)",
       schema: ChallengeSchema,
+      headers: {
+        'PAYMENT-REQUIRED':
+          'x402 v2 PaymentRequired, base64 JSON: {x402Version: 2, resource, accepts: [{scheme: exact, network: eip155:8453, amount, asset (token address), payTo, maxTimeoutSeconds, extra: {name, version}}]}',
+        'X-PAYMENT-REQUIRED': 'the body, base64',
+      },
     },
-    errors: [400, 404, 503],
+    also: [
+      {
+        status: 200,
+        description: 'With PAYMENT-SIGNATURE, once settled: the unlock (as POST /api/pay answers it)',
+        headers: PAYMENT_RESPONSE,
+      },
+    ],
+    // A refused PAYMENT-SIGNATURE is a 402 too: the failure body (PAYMENT_VERIFICATION_FAILED, details.reason) with the challenge's headers.
+    errors: [400, 403, 404, 503],
   },
   postPay: {
     params: [
       { name: 'X-PAYMENT', in: 'header', description: 'JSON {"txHash","skill"} (or its base64)', schema: str },
+      PAYMENT_SIGNATURE,
       { name: 'X-LICENSE', in: 'header', description: 'License token from an earlier unlock', schema: str },
       SIGN_IN_WITH_X,
       {
@@ -133,7 +163,11 @@ const DOCS: Record<OperationId, OperationDoc> = {
       },
     ],
     body: z.object({ txHash: z.string().optional(), skill: z.string().optional(), license: z.string().optional() }),
-    ok: { status: 200, description: 'The unlock: sealed_pack.files, seal, how_to_use, license, payment, revenue_ledger' },
+    ok: {
+      status: 200,
+      description: 'The unlock: sealed_pack.files, seal, how_to_use, license, payment, revenue_ledger',
+      headers: PAYMENT_RESPONSE,
+    },
     errors: [400, 402, 403, 404, 503],
   },
   postRecover: {
@@ -388,12 +422,21 @@ export function openApiDocument(ports: DiscoveryPorts, base: string) {
   const paths: Record<string, Record<string, unknown>> = {};
   for (const route of ROUTES) {
     const doc = DOCS[route.operationId];
+    const headers = (h: Record<string, string> | undefined) =>
+      h ? { headers: Object.fromEntries(Object.entries(h).map(([name, description]) => [name, { description, schema: str }])) } : {};
     const responses: Record<string, unknown> = {
       [doc.ok.status]: {
         description: doc.ok.description,
+        ...headers(doc.ok.headers),
         content: { [doc.ok.contentType ?? 'application/json']: { schema: doc.ok.schema ? schema(doc.ok.schema) : { type: 'object' } } },
       },
     };
+    for (const other of doc.also ?? [])
+      responses[other.status] = {
+        description: other.description,
+        ...headers(other.headers),
+        content: { 'application/json': { schema: { type: 'object' } } },
+      };
     for (const status of doc.errors ?? [])
       responses[status] = { description: 'Failure', content: { 'application/json': { schema: { $ref: '#/components/schemas/Failure' } } } };
     // A route with a per-caller limit can answer 429, from the route table's own declaration.

@@ -1,8 +1,8 @@
-import { CAIP2, NETWORK } from '../contract/chain';
+import { CAIP2 } from '../contract/chain';
 import { links } from '../contract/links';
 import type { Catalog } from '../catalog';
 import type { MarketConfig } from '../contract/settings';
-import { MAX_TIMEOUT_SECONDS, X402_VERSION } from '../payments';
+import { buildPaymentRequired, X402_V2 } from '../payments';
 
 /** The spec's ten x402 resource entries, from the price source (the same list OpenAPI carries). */
 export function x402Resources(catalog: Catalog, config: MarketConfig, base: string) {
@@ -23,31 +23,37 @@ export function x402Resources(catalog: Catalog, config: MarketConfig, base: stri
   });
 }
 
-/** The same list in x402's discovery shape: {x402Version, items, pagination}. */
+/**
+ * The same list in x402's discovery shape (the Bazaar's `{x402Version, items, pagination}`), in
+ * x402 v2: each item's `accepts` is exactly what `PAYMENT-REQUIRED` offers for that resource (USDC
+ * and USDbC, token addresses, EIP-712 domains), so a v2 client can pay from the list alone.
+ * `metadata.flows` names the two ways to pay it (docs/PAYMENTS.md).
+ */
 export function x402Discovery(catalog: Catalog, config: MarketConfig, base: string, limit: number, offset: number) {
   const all = x402Resources(catalog, config, base);
+  const payable = config.treasury !== undefined && config.assets.USDC !== undefined && config.assets.USDbC !== undefined;
   return {
-    x402Version: X402_VERSION,
-    items: all.slice(offset, offset + limit).map((r) => ({
-      resource: r.resource,
-      type: 'http',
-      x402Version: X402_VERSION,
-      accepts: [
-        {
-          scheme: 'exact',
-          network: NETWORK,
-          network_caip2: CAIP2,
-          maxAmountRequired: r.amount,
-          resource: r.resource,
-          description: catalog.get(r.skill_id)!.summary,
-          mimeType: 'application/json',
-          payTo: config.treasury ?? null,
-          maxTimeoutSeconds: MAX_TIMEOUT_SECONDS,
-          asset: r.asset,
+    x402Version: X402_V2,
+    items: all.slice(offset, offset + limit).map((r) => {
+      const entry = catalog.get(r.skill_id)!;
+      return {
+        resource: r.resource,
+        type: 'http',
+        x402Version: X402_V2,
+        accepts: payable ? buildPaymentRequired(entry, config, base).accepts : [],
+        metadata: {
+          skill_id: r.skill_id,
+          name: r.name,
+          description: entry.summary,
+          price_usd: r.price_usd,
+          regular_price_usd: r.regular_price_usd,
+          flows: {
+            x402_v2: `GET ${r.resource} again with PAYMENT-SIGNATURE (exact, EIP-3009); the service settles it`,
+            transfer: `transfer the amount to payTo, then POST ${links(base).pay} with X-PAYMENT {"txHash","skill"}`,
+          },
         },
-      ],
-      metadata: { skill_id: r.skill_id, name: r.name, price_usd: r.price_usd, regular_price_usd: r.regular_price_usd },
-    })),
+      };
+    }),
     pagination: { limit, offset, total: all.length },
   };
 }

@@ -17,7 +17,7 @@ export {
 } from './figures';
 export type { Channel, Counters, TallyAsset } from './core/tally';
 export { cardSaleOf, deliverCardSale, recordCardSale } from './card-sale';
-export { buildChallenge, MAX_TIMEOUT_SECONDS, productChallenge, X402_VERSION } from './core/challenge';
+export { buildChallenge, buildPaymentRequired, MAX_TIMEOUT_SECONDS, productChallenge, X402_V2, X402_VERSION } from './core/challenge';
 export { METER_PRODUCT, productFor, rowKind, skillProduct, type Product } from './core/product';
 export type { Admission, Purchase } from './core/settle';
 export { challengeFor, claimPayment, provenSigner, takesPayments, unlockWithProof, type Caller, type PurchasePolicy } from './pay';

@@ -219,13 +219,13 @@ describe('GET /api/esp?skill=', () => {
 });
 
 describe('OpenAPI and x402 discovery', () => {
-  it('is a valid OpenAPI 3.1.0 document, version 1.7.0, generated from the route table', async () => {
+  it('is a valid OpenAPI 3.1.0 document, version 1.8.0, generated from the route table', async () => {
     const doc = (await get('/api/openapi.json')).body;
     const result = await new Validator().validate(doc);
     expect(result.errors ?? []).toEqual([]);
     expect(result.valid).toBe(true);
     expect(doc.openapi).toBe('3.1.0');
-    expect(doc.info.version).toBe('1.7.0');
+    expect(doc.info.version).toBe('1.8.0');
     const { ROUTES } = await import('../../lambdas/contract/routes');
     for (const r of ROUTES) expect(doc.paths[r.path]?.[r.method.toLowerCase()]?.operationId, `${r.method} ${r.path}`).toBe(r.operationId);
   });
@@ -279,10 +279,19 @@ describe('OpenAPI and x402 discovery', () => {
       expect((await get(`/api/pay?skill=${r.skill_id}`)).body.maxAmountRequired).toBe(r.amount);
     }
     const discovery = (await get('/.well-known/x402')).body;
-    expect(discovery).toMatchObject({ x402Version: 1, pagination: { limit: 100, offset: 0, total: 10 } });
-    expect(discovery.items.map((i: any) => [i.resource, i.accepts[0].maxAmountRequired])).toEqual(
-      resources.map((r) => [r.resource, r.amount]),
-    );
+    expect(discovery).toMatchObject({ x402Version: 2, pagination: { limit: 100, offset: 0, total: 10 } });
+    expect(discovery.items.map((i: any) => [i.resource, i.accepts[0].amount])).toEqual(resources.map((r) => [r.resource, r.amount]));
+    // Each item offers exactly what the resource's PAYMENT-REQUIRED offers, and names both flows.
+    const first = discovery.items[0];
+    const res = await fetch(first.resource);
+    const required = JSON.parse(Buffer.from(res.headers.get('payment-required')!, 'base64').toString('utf8'));
+    expect(first.accepts).toEqual(required.accepts);
+    expect(Object.keys(first.metadata.flows)).toEqual(['x402_v2', 'transfer']);
+    // OpenAPI says the same of GET /api/pay: both headers of the 402, PAYMENT-SIGNATURE in, PAYMENT-RESPONSE out.
+    const pay = doc.paths['/api/pay'].get;
+    expect(Object.keys(pay.responses['402'].headers)).toEqual(['PAYMENT-REQUIRED', 'X-PAYMENT-REQUIRED']);
+    expect(pay.parameters.map((p: any) => p.name)).toContain('PAYMENT-SIGNATURE');
+    expect(Object.keys(pay.responses['200'].headers)).toContain('PAYMENT-RESPONSE');
     const page = (await get('/.well-known/x402?limit=3&offset=9')).body;
     expect(page.items).toHaveLength(1);
   });
