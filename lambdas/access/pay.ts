@@ -55,6 +55,8 @@ export interface UnlockRequest {
   proof: ProofInput;
   /** The X-AP2-MANDATE value, if any. */
   mandate?: string | undefined;
+  /** The PAYMENT-SIGNATURE value (x402 v2 exact), if any: the service settles it. */
+  paymentSignature?: string | undefined;
   sourceIp?: string | undefined;
 }
 
@@ -69,6 +71,16 @@ export async function unlockPack(
   baseUrl: string,
 ): Promise<{ status: number; body: unknown; headers: Record<string, string> }> {
   const { proof } = request;
+  if (request.paymentSignature !== undefined) {
+    // x402 v2: a signed authorization the service settles itself, under the mandate when one is sent.
+    const policy = request.mandate !== undefined ? await mandatePolicy(request.mandate, proof.skill, ports, baseUrl) : undefined;
+    const { body, headers } = await unlockWithAuthorization(request.paymentSignature, proof.skill, ports.payments, baseUrl, {
+      sourceIp: request.sourceIp,
+      signInWithX: proof.signInWithX,
+      policy,
+    });
+    return { status: 200, body, headers };
+  }
   if (proof.txHash === undefined && proof.license === undefined && proof.signInWithX !== undefined && proof.skill !== undefined) {
     return {
       status: 200,
@@ -90,22 +102,15 @@ export async function unlockPack(
 }
 
 async function unlock(req: ApiRequest, ports: AccessPorts): Promise<ApiResponse> {
-  const signed = req.headers['payment-signature'];
-  if (signed !== undefined) {
-    // x402 v2: a signed authorization, settled by the service (the same path as GET /api/pay with it).
-    const proof = readProof(req);
-    const skill = req.query['skill'] ?? proof.skill;
-    const policy =
-      req.headers['x-ap2-mandate'] !== undefined ? await mandatePolicy(req.headers['x-ap2-mandate'], skill, ports, req.baseUrl) : undefined;
-    const { body, headers } = await unlockWithAuthorization(signed, skill, ports.payments, req.baseUrl, {
-      sourceIp: req.sourceIp,
-      signInWithX: proof.signInWithX,
-      policy,
-    });
-    return json(200, body, headers);
-  }
+  const proof = readProof(req);
   const { status, body, headers } = await unlockPack(
-    { proof: readProof(req), mandate: req.headers['x-ap2-mandate'], sourceIp: req.sourceIp },
+    {
+      // The skill from X-PAYMENT or the body, else the query: a client that POSTs the resource URL (/api/pay?skill=).
+      proof: { ...proof, skill: proof.skill ?? req.query['skill'] },
+      mandate: req.headers['x-ap2-mandate'],
+      paymentSignature: req.headers['payment-signature'],
+      sourceIp: req.sourceIp,
+    },
     ports,
     req.baseUrl,
   );

@@ -99,16 +99,22 @@ export const TOOLS: readonly ToolDef[] = [
     name: 'unlock_skill',
     title: 'Unlock a paid skill',
     description:
-      'The sealed pack, exactly as POST /api/pay. After transferring the challenge amount, unlock with tx_hash; a transfer already claimed goes only to its buyer: pass license_token, or sign_in_with_x (the SIGN-IN-WITH-X value signed by the paying wallet). Under an AP2 mandate, pass ap2_mandate and sign_in_with_x signed by its agent. A wallet that already has access (a purchase, a subscription, a meter draw) gets the pack with sign_in_with_x alone, no transfer.',
+      "The sealed pack, exactly as POST /api/pay. Pay either way: transfer the challenge amount yourself and unlock with tx_hash, or sign an x402 v2 exact (EIP-3009) authorization for an entry of the challenge's PAYMENT-REQUIRED and pass it as payment_signature (the PAYMENT-SIGNATURE value): the service submits the transfer and needs no ETH from you. A payment already claimed goes only to its buyer: pass license_token, or sign_in_with_x (the SIGN-IN-WITH-X value signed by the paying wallet). Under an AP2 mandate, pass ap2_mandate and sign_in_with_x signed by its agent. A wallet that already has access (a purchase, a subscription, a meter draw) gets the pack with sign_in_with_x alone, no transfer.",
     input: {
       skill_id: skillId,
       tx_hash: z.string().regex(TX_HASH).optional(),
       license_token: z.string().min(10).max(4000).optional(),
       sign_in_with_x: z.string().min(10).max(8000).optional().describe('base64 JSON of an x402 sign-in-with-x proof (docs/SECURITY.md)'),
       ap2_mandate: z.string().min(1).max(16_000).optional().describe('the X-AP2-MANDATE value: mnd_… id or the signed mandate'),
+      payment_signature: z
+        .string()
+        .min(10)
+        .max(16_000)
+        .optional()
+        .describe("the PAYMENT-SIGNATURE value: base64 JSON of an x402 v2 exact payment (EIP-3009) for the skill's challenge"),
     },
     // The access domain's unlock, as POST /api/pay calls it: mandates and wallet access hold here too.
-    run: async ({ skill_id, tx_hash, license_token, sign_in_with_x, ap2_mandate }, ports, baseUrl, caller) =>
+    run: async ({ skill_id, tx_hash, license_token, sign_in_with_x, ap2_mandate, payment_signature }, ports, baseUrl, caller) =>
       (
         await unlockPack(
           {
@@ -119,6 +125,7 @@ export const TOOLS: readonly ToolDef[] = [
               signInWithX: sign_in_with_x === undefined ? undefined : readSignInWithXHeader(sign_in_with_x, 'argument `sign_in_with_x`'),
             },
             mandate: ap2_mandate,
+            paymentSignature: payment_signature,
             sourceIp: caller.sourceIp,
           },
           ports.access,

@@ -19,6 +19,8 @@ import {
   type Address,
   type Hex,
 } from 'viem';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { describe, expect, inject, it } from 'vitest';
 import { RELAYER_ACCOUNT_INDEX, testAccount } from '../../local/anvil';
 import { localChain } from '../../local/local-chain';
@@ -162,6 +164,24 @@ describe('x402 v2 with a stock client', () => {
     expect(res.status, JSON.stringify(body)).toBe(200);
     expect(decodePaymentResponseHeader(res.headers.get('payment-response')!)).toMatchObject({ success: true });
     expect(await proofRows(body.payment.txHash)).toHaveLength(1);
+  });
+
+  it("MCP's unlock_skill takes the same signed payment as payment_signature", async () => {
+    const account = await buyer(17);
+    const header = await signedHeader(account);
+    const mcp = new Client({ name: 'x402-test', version: '1.0.0' });
+    await mcp.connect(new StreamableHTTPClientTransport(new URL(`${base}/api/mcp`)));
+    try {
+      const before = await balance(account.address);
+      const result = (await mcp.callTool({ name: 'unlock_skill', arguments: { skill_id: SKILL, payment_signature: header } })) as any;
+      expect(result.isError, JSON.stringify(result)).toBeFalsy();
+      const body = result.structuredContent ?? JSON.parse(result.content[0].text);
+      expect(Object.keys(body.sealed_pack.files)).toContain('SKILL.md');
+      expect(await balance(account.address)).toBe(before - PRICE);
+      expect(await proofRows(body.payment.txHash)).toHaveLength(1);
+    } finally {
+      await mcp.close();
+    }
   });
 
   it('a malformed or foreign header is a 402 with the reason, in the body and in PAYMENT-REQUIRED', async () => {
