@@ -13,7 +13,8 @@ export interface SignInWithXInput {
   account: LocalAccount;
   baseUrl: string;
   skill: string;
-  txHash: string;
+  /** The transfer being claimed; without one, a sign-in for what the wallet already paid for. */
+  txHash?: string | undefined;
   /** Defaults to now; tests move it. */
   issuedAt?: Date;
   nonce?: string;
@@ -30,8 +31,8 @@ export async function signInWithXProof(i: SignInWithXInput): Promise<Record<stri
     type: 'eip191',
     nonce: i.nonce ?? randomBytes(12).toString('hex'),
     issuedAt: (i.issuedAt ?? new Date()).toISOString(),
-    statement: `Claim ${i.skill} with transaction ${i.txHash.toLowerCase()}`,
-    resources: [txResource(i.txHash)],
+    statement: i.txHash ? `Claim ${i.skill} with transaction ${i.txHash.toLowerCase()}` : `Get ${i.skill} again`,
+    ...(i.txHash ? { resources: [txResource(i.txHash)] } : {}),
   };
   const message = createSiweMessage({
     domain: fields.domain,
@@ -42,7 +43,7 @@ export async function signInWithXProof(i: SignInWithXInput): Promise<Record<stri
     nonce: fields.nonce,
     issuedAt: new Date(fields.issuedAt),
     statement: fields.statement,
-    resources: fields.resources,
+    ...(fields.resources ? { resources: fields.resources } : {}),
   });
   return { ...fields, signature: await i.account.signMessage({ message }) };
 }

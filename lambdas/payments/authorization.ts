@@ -28,7 +28,7 @@ import { AppError } from '../platform/errors';
 import { same } from './core/verify-transfer';
 import { skillProduct } from './core/product';
 import { json, type ApiRequest, type ApiResponse } from '../platform/http';
-import { callerId, challengeFor, claimPayment, deliverClaim, getPay, type Caller } from './pay';
+import { callerId, challengeFor, claimPayment, deliverClaim, getPay, packForPayer, type Caller } from './pay';
 import { signInWithXOf } from './proof-input';
 import { paymentRefused, readSignedPayment } from './payment-signature';
 import type { PaymentsPorts, Requirement, SettlementRecord, SignedPayment, X402Settlement } from './ports';
@@ -289,11 +289,17 @@ async function follow(record: SettlementRecord, ctx: Ctx): Promise<{ body: unkno
 
 /**
  * GET /api/pay?skill=: the 402 challenge; with `PAYMENT-SIGNATURE` (a stock x402 client's retry
- * of the same URL), the settlement and the pack, with `PAYMENT-RESPONSE`.
+ * of the same URL), the settlement and the pack, with `PAYMENT-RESPONSE`; with `SIGN-IN-WITH-X`
+ * alone, the pack again for a wallet that already paid for it (else the challenge).
  */
 export async function getPayRoute(req: ApiRequest, ports: PaymentsPorts): Promise<ApiResponse> {
   const header = req.headers['payment-signature'];
-  if (header === undefined) return getPay(req, ports);
+  if (header === undefined) {
+    // x402's sign-in-with-x: a wallet that already paid downloads the pack again, paying nothing.
+    const signIn = signInWithXOf(req);
+    const again = signIn ? await packForPayer(req.query['skill'], signIn, ports, req.baseUrl) : undefined;
+    return again ? json(200, again.body, again.headers) : getPay(req, ports);
+  }
   const { body, headers } = await unlockWithAuthorization(header, req.query['skill'], ports, req.baseUrl, {
     sourceIp: req.sourceIp,
     signInWithX: signInWithXOf(req),

@@ -7,7 +7,7 @@ import { jsonText, type ApiRequest, type ApiResponse } from '../platform/http';
 import { lruPerOwner } from '../platform/memo';
 import { proofProblem, SIGNATURE_MAX_AGE_SECONDS } from './core/buyer-proof';
 import { buildChallenge, buildPaymentRequired, type PaymentRequiredV2 } from './core/challenge';
-import { skillProduct, type Product } from './core/product';
+import { rowKind, skillProduct, type Product } from './core/product';
 import { settle, type Admission } from './core/settle';
 import type { LedgerRow, PaymentsPorts, SignInWithX } from './ports';
 import { CARD_NETWORK, redeemCardLicense } from './card-sale';
@@ -216,6 +216,23 @@ export async function unlockWithProof(
     caller,
   );
   return deliverClaim(entry.id, row, replayed, ports, baseUrl);
+}
+
+/**
+ * A wallet that paid for the skill (by either flow) gets the pack again by signing in
+ * (SIGN-IN-WITH-X: this domain, the skill's resource as `uri`, chain 8453, a fresh single-use
+ * nonce; EOA, EIP-1271 or ERC-6492): its newest confirmed unlock of the skill, as a replay.
+ * Undefined when the wallet has none (the caller answers with the challenge).
+ */
+export async function packForPayer(skill: string | undefined, proof: SignInWithX, ports: PaymentsPorts, baseUrl: string) {
+  requireSoundConfig(ports);
+  const entry = requireSkill(ports.catalog, skill);
+  const wallet = await provenSigner(proof, ports, baseUrl, undefined, links(baseUrl).skill(entry.id).challenge);
+  const rows = await ports.ledger.byPayer(wallet, entry.id);
+  const row = rows
+    .filter((r) => r.status === 'confirmed' && r.skill === entry.id && rowKind(r) === 'unlock')
+    .sort((a, b) => b.recordedAt.localeCompare(a.recordedAt))[0];
+  return row ? deliverClaim(entry.id, row, true, ports, baseUrl) : undefined;
 }
 
 /** The unlock answer for a claimed (or replayed) ledger row of a skill: the pack, a fresh license, the payment. */

@@ -41,7 +41,7 @@ const SignInWithXSchema = z.pipe(
     notBefore: z.optional(text(64)),
     statement: z.optional(text(500)),
     resources: z.optional(z.array(text(2048)).check(z.maxLength(10))),
-    signature: text(300),
+    signature: text(6002),
     signatureScheme: z.optional(text(32)),
     requestId: z.optional(text(200)),
   }),

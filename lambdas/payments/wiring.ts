@@ -151,7 +151,7 @@ export function paymentsPortsFromEnv(env: NodeJS.ProcessEnv = process.env): Paym
     ),
     // In AWS a Step Functions execution re-verifies; locally the same task runs in-process.
     confirmations: stateMachine ? sfnConfirmations(stateMachine) : localConfirmations(() => ports),
-    signatures: viemSiwe,
+    signatures: viemSiwe(config.rpcUrls),
     nonces: dynamoNonces(dynamoClient()),
     x402,
     now: () => new Date(),

@@ -23,6 +23,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { describe, expect, inject, it } from 'vitest';
 import { RELAYER_ACCOUNT_INDEX, testAccount } from '../../local/anvil';
+import { signInWithXHeader } from '../../local/sign-in-with-x';
 import { localChain } from '../../local/local-chain';
 import { requestFrom } from '../support/source-address';
 
@@ -113,6 +114,32 @@ describe('x402 v2 with a stock client', () => {
     expect(await relayerNonce()).toBe(nonceBefore + 1);
     expect(await proofRows(tx)).toHaveLength(1);
     console.log(`x402 stock client: first request to pack ${elapsed} ms`);
+  });
+
+  it('a wallet that paid signs in (SIGN-IN-WITH-X) and downloads the pack again for nothing; another wallet gets the challenge', async () => {
+    const account = await buyer(18);
+    const paid = await wrapFetchWithPayment(fetch, stockClient(account))(`${base}/api/pay?skill=${SKILL}`);
+    expect(paid.status).toBe(200);
+    const before = await balance(account.address);
+    const nonceBefore = await relayerNonce();
+    const signIn = await signInWithXHeader({ account, baseUrl: base, skill: SKILL });
+    // From another address than the purchase: the signature is what proves the buyer.
+    const again = await requestFrom('127.0.0.4', `${base}/api/pay?skill=${SKILL}`, { headers: { 'SIGN-IN-WITH-X': signIn } });
+    expect(again.status, again.text).toBe(200);
+    expect(Object.keys(again.body.sealed_pack.files)).toContain('SKILL.md');
+    expect(again.body.revenue_ledger).toMatchObject({ replayed: true });
+    expect(again.body.payment.payer.toLowerCase()).toBe(account.address.toLowerCase());
+    expect(await balance(account.address)).toBe(before);
+    expect(await relayerNonce()).toBe(nonceBefore);
+    // The same signature twice: its nonce is single-use.
+    const replayed = await requestFrom('127.0.0.4', `${base}/api/pay?skill=${SKILL}`, { headers: { 'SIGN-IN-WITH-X': signIn } });
+    expect(replayed.status).toBe(403);
+    expect(replayed.body).toMatchObject({ error_code: 'INVALID_WALLET_SIGNATURE' });
+    // A wallet that never paid: the challenge, nothing else.
+    const stranger = await signInWithXHeader({ account: testAccount(19), baseUrl: base, skill: SKILL });
+    const none = await fetch(`${base}/api/pay?skill=${SKILL}`, { headers: { 'SIGN-IN-WITH-X': stranger } });
+    expect(none.status).toBe(402);
+    expect(((await none.json()) as any).error_code).toBe('PAYMENT_REQUIRED');
   });
 
   it('20 parallel sends of one signed header broadcast once and all get the same pack', async () => {

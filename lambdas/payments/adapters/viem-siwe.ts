@@ -1,10 +1,13 @@
 /**
  * Wallet signatures as x402's sign-in-with-x extension defines them for eip155 chains: the
- * EIP-4361 (SIWE) message built from the proof's fields, signed with EIP-191 (personal_sign).
- * Recovery is local (no RPC), so only externally owned accounts can sign here; smart-contract
- * wallets (EIP-1271) would need a chain call and are not accepted.
+ * EIP-4361 (SIWE) message built from the proof's fields, signed with EIP-191 (personal_sign) by
+ * an externally owned account, or checked by the wallet contract itself (EIP-1271), or by a
+ * wallet not deployed yet (ERC-6492). An EOA's signature is recovered locally (no RPC); only a
+ * signature that does not recover to the address is asked of the chain (viem's
+ * `verifyMessage`, which runs the 1271 call or the 6492 validator as an `eth_call`).
  */
-import { getAddress, recoverMessageAddress, type Hex } from 'viem';
+import { createPublicClient, fallback, getAddress, http, recoverMessageAddress, type Hex } from 'viem';
+import { base } from 'viem/chains';
 import { createSiweMessage } from 'viem/siwe';
 import type { SignInWithX, WalletSignatures } from '../ports';
 
@@ -25,23 +28,35 @@ function siweMessage(f: Omit<SignInWithX, 'signature'>): string {
   });
 }
 
-export const viemSiwe: WalletSignatures = {
-  async verify(f: SignInWithX) {
-    try {
-      const { signature, ...fields } = f;
-      const canonical = siweMessage(fields);
-      // EIP-4361 writes the address in its EIP-55 form; browser wallets hand out lower case, and a
-      // page without keccak cannot checksum it. Both texts name the same address and every other
-      // field, so either signed form is accepted.
-      const checksummed = getAddress(f.address);
-      const forms = f.address === checksummed ? [canonical] : [canonical, canonical.replace(`\n${checksummed}\n`, `\n${f.address}\n`)];
-      for (const message of forms) {
-        const signer = await recoverMessageAddress({ message, signature: signature as Hex });
-        if (signer === checksummed) return true;
+export function viemSiwe(rpcUrls: readonly string[]): WalletSignatures {
+  const pub =
+    rpcUrls.length > 0
+      ? createPublicClient({ chain: base, transport: fallback(rpcUrls.map((url) => http(url, { timeout: 5_000, retryCount: 0 }))) })
+      : undefined;
+  return {
+    async verify(f: SignInWithX) {
+      try {
+        const { signature, ...fields } = f;
+        const canonical = siweMessage(fields);
+        // EIP-4361 writes the address in its EIP-55 form; browser wallets hand out lower case, and a
+        // page without keccak cannot checksum it. Both texts name the same address and every other
+        // field, so either signed form is accepted.
+        const checksummed = getAddress(f.address);
+        const forms = f.address === checksummed ? [canonical] : [canonical, canonical.replace(`\n${checksummed}\n`, `\n${f.address}\n`)];
+        for (const message of forms) {
+          // A 65-byte signature that recovers to the address is an EOA's: no chain call.
+          const signer = await recoverMessageAddress({ message, signature: signature as Hex }).catch(() => undefined);
+          if (signer === checksummed) return true;
+        }
+        // A contract wallet (EIP-1271) or one not deployed yet (ERC-6492): the chain decides.
+        if (!pub) return false;
+        for (const message of forms) {
+          if (await pub.verifyMessage({ address: checksummed, message, signature: signature as Hex })) return true;
+        }
+        return false;
+      } catch {
+        return false;
       }
-      return false;
-    } catch {
-      return false;
-    }
-  },
-};
+    },
+  };
+}

@@ -13,8 +13,11 @@ export const SIGNATURE_MAX_AGE_SECONDS = 300;
 const SKEW_SECONDS = 30;
 /** EIP-4361: at least 8 alphanumeric characters. */
 const NONCE = /^[A-Za-z0-9]{8,64}$/;
-/** An EOA's 65-byte signature; smart-contract wallets would need a chain call (EIP-1271). */
-const SIGNATURE = /^0x[0-9a-fA-F]{130}$/;
+/**
+ * Hex bytes: an EOA's 65-byte signature, or a smart wallet's (EIP-1271, any length; ERC-6492
+ * wraps one with its factory call), up to 3,000 bytes.
+ */
+const SIGNATURE = /^0x(?:[0-9a-fA-F]{2}){65,3000}$/;
 
 export interface ExpectedProof {
   /** Host (and port) of the advertised base URL. */
@@ -37,7 +40,8 @@ export function proofProblem(p: SignInWithX, expected: ExpectedProof): string | 
   if (p.type !== 'eip191') return 'type must be eip191';
   if (!ADDRESS.test(p.address)) return 'address must be 0x followed by 40 hex digits';
   if (!NONCE.test(p.nonce)) return 'nonce must be 8 to 64 letters and digits';
-  if (!SIGNATURE.test(p.signature)) return 'signature must be a 65-byte hex signature';
+  if (!SIGNATURE.test(p.signature))
+    return 'signature must be hex bytes: 65 for a wallet key, or a smart wallet signature (EIP-1271, ERC-6492)';
   const now = expected.now.getTime();
   const issued = Date.parse(p.issuedAt);
   if (!Number.isFinite(issued)) return 'issuedAt must be an ISO 8601 time';
