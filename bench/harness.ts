@@ -1,5 +1,7 @@
 /** Shared pieces of the HTTP benchmarks: processes under test and an autocannon run. */
 import { spawn, type ChildProcess } from 'node:child_process';
+import { createServer, request } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -88,4 +90,51 @@ export async function load(
 
 export function percentile(sorted: readonly number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
+}
+
+/** A JSON-RPC proxy in front of `target` that counts HTTP requests (a batch is one) and methods. */
+export async function startRpcCounter(target: string): Promise<{
+  url: string;
+  /** Counts since the last reset, and resets them. */
+  take: () => { requests: number; methods: Record<string, number> };
+  stop: () => Promise<void>;
+}> {
+  const upstream = new URL(target);
+  let requests = 0;
+  let methods = new Map<string, number>();
+  const proxy = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      const body = Buffer.concat(chunks);
+      requests++;
+      const parsed = JSON.parse(body.toString()) as { method: string } | { method: string }[];
+      for (const m of [parsed].flat()) methods.set(m.method, (methods.get(m.method) ?? 0) + 1);
+      const up = request(
+        {
+          host: upstream.hostname,
+          port: upstream.port,
+          method: 'POST',
+          path: '/',
+          headers: { 'content-type': 'application/json', 'content-length': body.length },
+        },
+        (r) => {
+          res.writeHead(r.statusCode ?? 502, r.headers);
+          r.pipe(res);
+        },
+      );
+      up.end(body);
+    });
+  });
+  await new Promise<void>((r) => proxy.listen(0, '127.0.0.1', r));
+  return {
+    url: `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`,
+    take: () => {
+      const out = { requests, methods: Object.fromEntries(methods) };
+      requests = 0;
+      methods = new Map();
+      return out;
+    },
+    stop: () => new Promise((resolve) => proxy.close(() => resolve())),
+  };
 }

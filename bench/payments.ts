@@ -7,48 +7,18 @@
  *   returning a fixed 402 JSON of the same size.
  * Usage: npx tsx bench/payments.ts [unlocks=20] [seconds=8]
  */
-import { createServer, request } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { createPublicClient, createWalletClient, erc20Abi, http, type Address } from 'viem';
 import { ensureTestTokens, startAnvil, testAccount, TREASURY_ACCOUNT_INDEX } from '../local/anvil';
 import { localChain } from '../local/local-chain';
-import { load, percentile, startFixed, startMarket } from './harness';
+import { load, percentile, startFixed, startMarket, startRpcCounter } from './harness';
 
 const unlocks = Number(process.argv[2] ?? '20');
 const seconds = Number(process.argv[3] ?? '8');
 
 const anvil = await startAnvil({ port: 0 });
 const tokens = await ensureTestTokens(anvil.rpcUrl);
-const target = new URL(anvil.rpcUrl);
-
-let httpRequests = 0;
-const methods = new Map<string, number>();
-const proxy = createServer((req, res) => {
-  const chunks: Buffer[] = [];
-  req.on('data', (c: Buffer) => chunks.push(c));
-  req.on('end', () => {
-    const body = Buffer.concat(chunks);
-    httpRequests++;
-    const parsed = JSON.parse(body.toString()) as { method: string } | { method: string }[];
-    for (const m of [parsed].flat()) methods.set(m.method, (methods.get(m.method) ?? 0) + 1);
-    const up = request(
-      {
-        host: target.hostname,
-        port: target.port,
-        method: 'POST',
-        path: '/',
-        headers: { 'content-type': 'application/json', 'content-length': body.length },
-      },
-      (r) => {
-        res.writeHead(r.statusCode ?? 502, r.headers);
-        r.pipe(res);
-      },
-    );
-    up.end(body);
-  });
-});
-await new Promise<void>((r) => proxy.listen(0, '127.0.0.1', r));
-const proxyUrl = `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`;
+const rpc = await startRpcCounter(anvil.rpcUrl);
+const proxyUrl = rpc.url;
 
 const treasury = testAccount(TREASURY_ACCOUNT_INDEX).address;
 const market = await startMarket({
@@ -69,10 +39,10 @@ const post = async (headers: Record<string, string>) => {
   return { ms: performance.now() - t, body };
 };
 const measure = async <T>(fn: () => Promise<T>) => {
-  httpRequests = 0;
-  methods.clear();
+  rpc.take();
   const out = await fn();
-  return { out, requests: httpRequests, methods: Object.fromEntries(methods) };
+  const { requests, methods } = rpc.take();
+  return { out, requests, methods };
 };
 
 const first: number[] = [];
@@ -147,6 +117,6 @@ try {
   console.log(`| ratio local server / plain | ${(marketRun.rps / fixedRun.rps).toFixed(2)} |`);
 } finally {
   await market.stop();
-  proxy.close();
+  await rpc.stop();
   await anvil.stop();
 }
