@@ -10,21 +10,18 @@
  */
 import { wrapFetchWithPayment, x402Client } from '@x402/fetch';
 import { registerExactEvmScheme } from '@x402/evm/exact/client';
-import { createTestClient, encodeAbiParameters, http, keccak256, pad, toHex } from 'viem';
 import { ensureRelayer, ensureTestTokens, startAnvil, testAccount, TREASURY_ACCOUNT_INDEX } from '../local/anvil';
-import { localChain } from '../local/local-chain';
+import { chainTools } from '../test/support/chain';
 import { percentile, startMarket, startRpcCounter } from './harness';
 
 const purchases = Number(process.argv[2] ?? '20');
 const SKILL = 'agent-x402-first-buy';
-/** TestStablecoin's storage slot of `balanceOf`. */
-const BALANCE_SLOT = 5n;
 
 const anvil = await startAnvil({ port: 0 });
 const tokens = await ensureTestTokens(anvil.rpcUrl);
 const relayer = await ensureRelayer(anvil.rpcUrl);
 const rpc = await startRpcCounter(anvil.rpcUrl);
-const test = createTestClient({ chain: localChain(anvil.rpcUrl), mode: 'anvil', transport: http(anvil.rpcUrl) });
+const chain = chainTools(anvil.rpcUrl);
 const market = await startMarket({
   RPC_URLS: rpc.url,
   USDC_ADDRESS: tokens.USDC,
@@ -40,8 +37,7 @@ let cold: { ms: number; requests: number } | undefined;
 try {
   for (let i = 0; i <= purchases; i++) {
     const account = testAccount(100 + i);
-    const slot = keccak256(encodeAbiParameters([{ type: 'address' }, { type: 'uint256' }], [account.address, BALANCE_SLOT]));
-    await test.setStorageAt({ address: tokens.USDC, index: slot, value: pad(toHex(10n ** 9n), { size: 32 }) });
+    await chain.setTokenBalance(tokens.USDC, account.address, 10n ** 9n);
     const client = new x402Client();
     registerExactEvmScheme(client, { signer: account });
     rpc.take();
@@ -50,7 +46,8 @@ try {
     const body = (await res.json()) as { sealed_pack?: unknown };
     const ms = performance.now() - started;
     const { requests, methods } = rpc.take();
-    if (res.status !== 200 || !body.sealed_pack) throw new Error(`purchase ${i} answered ${res.status}: ${JSON.stringify(body).slice(0, 300)}`);
+    if (res.status !== 200 || !body.sealed_pack)
+      throw new Error(`purchase ${i} answered ${res.status}: ${JSON.stringify(body).slice(0, 300)}`);
     // The first purchase of a process also loads the payments chunk and checks each provider's chain id once.
     if (i === 0) {
       cold = { ms, requests };

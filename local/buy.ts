@@ -3,15 +3,20 @@
  * per step: shop → catalog → outline → 402 challenge → USDC transfer → POST /api/pay with
  * the spec's retries → save files under ./packs/<skill>/ and check the seal → proof.
  *
- *   npm run buy -- <skill> [--base-url URL] [--rpc-url URL] [--key 0x…] [--asset USDC|USDbC] [--out DIR] [--no-sign]
+ *   npm run buy -- <skill> [--base-url URL] [--rpc-url URL] [--key 0x…] [--asset USDC|USDbC] [--out DIR] [--no-sign] [--x402]
  *
- * Defaults: the local stack (http://127.0.0.1:8787, anvil on 8545) and anvil account 1.
+ * Defaults: the local stack (http://127.0.0.1:8787, anvil on 8545) and anvil account 1. With
+ * `--x402` it pays the standard x402 v2 way instead of steps 4 to 6: a stock client
+ * (@x402/fetch, exact scheme) signs an EIP-3009 authorization for the challenge in
+ * PAYMENT-REQUIRED and the service submits the transfer (the wallet needs USDC, no ETH).
  */
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createPublicClient, createWalletClient, erc20Abi, http, type Hex, type LocalAccount } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
+import { decodePaymentResponseHeader, wrapFetchWithPayment, x402Client } from '@x402/fetch';
+import { registerExactEvmScheme } from '@x402/evm/exact/client';
 import { CHAIN_ID } from '../lambdas/contract/chain';
 import { packFiles, packSeal } from '../lambdas/contract/pack-seal';
 import { testAccount } from './anvil';
@@ -32,6 +37,8 @@ export interface BuyOptions {
    * transfer can claim it first (default true; `--no-sign` turns it off for spec-only servers).
    */
   sign?: boolean;
+  /** Pay as a stock x402 v2 client does (a signed authorization the service settles), not by transfer. */
+  x402?: boolean;
 }
 
 export interface BuyResult {
@@ -94,6 +101,8 @@ export async function buy(opts: BuyOptions, log: (line: string) => void = consol
     `outline: ${(at(outline.body, 'sections') as unknown[] | undefined)?.length ?? 0} sections, pack seal ${String(at(outline.body, 'pack', 'seal')).slice(0, 12)}…`,
   );
 
+  if (opts.x402) return finish(opts, base, step, await payWithX402(opts, base, step));
+
   const challengeRes = await getJson(`${base}/api/pay?skill=${encodeURIComponent(opts.skill)}`);
   if (challengeRes.status !== 402)
     throw new Error(`expected 402 from GET /api/pay, got ${challengeRes.status}: ${challengeRes.body['message']}`);
@@ -145,6 +154,43 @@ export async function buy(opts: BuyOptions, log: (line: string) => void = consol
     6,
     `unlock: ${Object.keys(at(unlock.body, 'sealed_pack', 'files') as Record<string, string>).length} files after ${attempts} attempt(s)`,
   );
+  return finish(opts, base, step, { txHash, body: unlock.body, attempts });
+}
+
+/** Steps 4 to 6 the standard x402 v2 way: the stock client reads the 402, signs, retries; the service settles. */
+async function payWithX402(
+  opts: BuyOptions,
+  base: string,
+  step: (n: number, text: string) => void,
+): Promise<{ txHash: Hex; body: Json; attempts: number }> {
+  if (opts.asset !== 'USDC') throw new Error("--x402 pays in USDC: a stock client's asset table has no USDbC on Base");
+  const client = new x402Client();
+  registerExactEvmScheme(client, { signer: opts.account });
+  client.onAfterPaymentCreation(async ({ paymentPayload }) => {
+    const a = paymentPayload.payload['authorization'] as { value: string; to: string } | undefined;
+    step(4, `challenge: signed an EIP-3009 authorization of ${a?.value} atomic USDC to ${a?.to} (PAYMENT-SIGNATURE)`);
+  });
+  const res = await wrapFetchWithPayment(fetch, client)(`${base}/api/pay?skill=${encodeURIComponent(opts.skill)}`);
+  const body = (await res.json()) as Json;
+  const header = res.headers.get('payment-response');
+  const settlement = header ? decodePaymentResponseHeader(header) : undefined;
+  if (res.status !== 200 || body['ok'] !== true || !settlement?.success)
+    throw new Error(`x402 payment failed: HTTP ${res.status} ${body['error_code']}: ${body['message']}`);
+  const txHash = settlement.transaction as Hex;
+  step(5, `settled by the service: ${txHash} (PAYMENT-RESPONSE, payer ${settlement.payer})`);
+  step(6, `unlock: ${Object.keys(at(body, 'sealed_pack', 'files') as Record<string, string>).length} files`);
+  return { txHash, body, attempts: 1 };
+}
+
+/** Steps 7 and 8, whichever way it was paid: save the files and check the seal, then find the row on the ledger. */
+async function finish(
+  opts: BuyOptions,
+  base: string,
+  step: (n: number, text: string) => void,
+  paid: { txHash: Hex; body: Json; attempts: number },
+): Promise<BuyResult> {
+  const { txHash, attempts } = paid;
+  const unlock = { body: paid.body };
 
   const dir = resolve(opts.outDir, opts.skill);
   const files = at(unlock.body, 'sealed_pack', 'files') as Record<string, string>;
@@ -182,14 +228,14 @@ function parseArgs(argv: string[]): BuyOptions {
   const positional: string[] = [];
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i]!;
-    if (a === '--no-sign') flags.set('no-sign', 'true');
+    if (a === '--no-sign' || a === '--x402') flags.set(a.slice(2), 'true');
     else if (a.startsWith('--')) flags.set(a.slice(2), argv[++i] ?? '');
     else positional.push(a);
   }
   const skill = positional[0];
   if (!skill)
     throw new Error(
-      'usage: npm run buy -- <skill> [--base-url URL] [--rpc-url URL] [--key 0x…] [--asset USDC|USDbC] [--out DIR] [--no-sign]',
+      'usage: npm run buy -- <skill> [--base-url URL] [--rpc-url URL] [--key 0x…] [--asset USDC|USDbC] [--out DIR] [--no-sign] [--x402]',
     );
   const key = flags.get('key');
   const asset = (flags.get('asset') ?? 'USDC') as 'USDC' | 'USDbC';
@@ -202,6 +248,7 @@ function parseArgs(argv: string[]): BuyOptions {
     asset,
     outDir: flags.get('out') ?? 'packs',
     sign: !flags.has('no-sign'),
+    x402: flags.has('x402'),
   };
 }
 

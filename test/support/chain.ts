@@ -1,7 +1,23 @@
 /** Test-side chain actions on anvil: transfers from the test accounts, look-alike tokens, mining, snapshots. */
-import { createPublicClient, createTestClient, createWalletClient, erc20Abi, http, parseEther, type Address, type Hex } from 'viem';
+import {
+  createPublicClient,
+  createTestClient,
+  createWalletClient,
+  encodeAbiParameters,
+  erc20Abi,
+  http,
+  keccak256,
+  pad,
+  parseEther,
+  toHex,
+  type Address,
+  type Hex,
+} from 'viem';
 import { deployTestStablecoin, TEST_STABLECOIN_ABI, testAccount } from '../../local/anvil';
 import { localChain } from '../../local/local-chain';
+
+/** TestStablecoin's storage slot of `balanceOf` (name, symbol, version, totalSupply and minter come first). */
+const TEST_STABLECOIN_BALANCE_SLOT = 5n;
 
 export function chainTools(rpcUrl: string) {
   const chain = localChain(rpcUrl);
@@ -45,5 +61,15 @@ export function chainTools(rpcUrl: string) {
       return address;
     },
     mine: (blocks = 1) => test.mine({ blocks }),
+    /**
+     * Sets `who`'s balance of a test stablecoin by writing the token's storage (`balanceOf` is
+     * slot 5 of TestStablecoin): a fresh buyer without a mint, so no account's nonce is used.
+     */
+    setTokenBalance: (token: Address, who: Address, amount: bigint) =>
+      test.setStorageAt({
+        address: token,
+        index: keccak256(encodeAbiParameters([{ type: 'address' }, { type: 'uint256' }], [who, TEST_STABLECOIN_BALANCE_SLOT])),
+        value: pad(toHex(amount), { size: 32 }),
+      }),
   };
 }
