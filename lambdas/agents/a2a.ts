@@ -4,7 +4,10 @@
  * ranks skills with prices and the next HTTP calls; a data part {"skill": id} → the skill's
  * free evaluation and its challenge; {"wallet", "skill"} → the access decision (artifact
  * `access-decision`, as GET /api/access); {"wallet"} alone → the wallet's AP2 mandates
- * (artifact `mandates`, as GET /api/mandates). The access answers come from the access
+ * (artifact `mandates`, as GET /api/mandates); {"skill", "buy": true} → `input-required` with
+ * x402's payment requirements (the x402 Payments Extension for A2A, standalone flow), whose
+ * signed payment, sent in the same task, is settled by the service; {"skill", "txHash"} →
+ * the unlock of a transfer (artifact `sealed-pack`). The access answers come from the access
  * domain's own functions, never a copy of its rules. The body is read within the platform's
  * limits and the request checked (a2a-request.ts) before the SDK sees it; the SDK gets a task
  * store that never rejects (task-store-guard.ts). The per-caller rate limit is the route table's.
@@ -19,9 +22,11 @@ import {
   type RequestContext,
   type TaskStore,
 } from '@a2a-js/sdk/server';
-import { decideAccess, decisionView, mandatesDocument, type AccessDecision } from '../access';
+import { decideAccess, decisionView, mandatesDocument, unlockPack, type AccessDecision } from '../access';
+import { challengeFor } from '../payments';
+import { AppError } from '../platform/errors';
 import { rankSkills } from '../catalog';
-import { ADDRESS } from '../contract/chain';
+import { ADDRESS, TX_HASH } from '../contract/chain';
 import { links } from '../contract/links';
 import { ROUTES, type RouteDefinition } from '../contract/routes';
 import { json, type ApiRequest, type ApiResponse } from '../platform/http';
@@ -61,16 +66,80 @@ function decisionText(decision: AccessDecision, wallet: string, skill: string): 
   }
 }
 
-function executor(ports: AgentsPorts, tasks: TaskStore, baseUrl: string): AgentExecutor {
-  const finish = (bus: ExecutionEventBus, ctx: RequestContext, state: TaskState, text: string): void => {
+const X402_STATUS = 'x402.payment.status';
+const X402_REQUIRED = 'x402.payment.required';
+const X402_PAYLOAD = 'x402.payment.payload';
+const X402_RECEIPTS = 'x402.payment.receipts';
+const X402_ERROR = 'x402.payment.error';
+
+/** The skill a payment-required task was opened for: the `skill` of the resource URL its requirements name. */
+function skillOfRequired(task: Task | undefined): string | undefined {
+  const required = task?.status.message?.metadata?.[X402_REQUIRED] as { resource?: { url?: unknown } } | undefined;
+  const url = required?.resource?.url;
+  if (typeof url !== 'string') return undefined;
+  try {
+    return new URL(url).searchParams.get('skill') ?? undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function executor(ports: AgentsPorts, tasks: TaskStore, baseUrl: string, sourceIp: string): AgentExecutor {
+  const finish = (
+    bus: ExecutionEventBus,
+    ctx: RequestContext,
+    state: TaskState,
+    text: string,
+    metadata?: Record<string, unknown>,
+  ): void => {
+    const message = agentMessage(text, ctx.taskId, ctx.contextId);
     bus.publish({
       kind: 'status-update',
       taskId: ctx.taskId,
       contextId: ctx.contextId,
-      status: { state, message: agentMessage(text, ctx.taskId, ctx.contextId), timestamp: ports.now().toISOString() },
+      status: { state, message: metadata ? { ...message, metadata } : message, timestamp: ports.now().toISOString() },
       final: true,
     });
     bus.finished();
+  };
+  /**
+   * A purchase settled through the access domain's unlock, as POST /api/pay settles it (a txHash,
+   * or x402 v2's signed authorization): the pack as artifact `sealed-pack`. A refusal ends the
+   * task `failed` with the API's message, or leaves it `input-required` when a retry can help.
+   */
+  const unlock = async (
+    bus: ExecutionEventBus,
+    ctx: RequestContext,
+    publish: (name: string, data: Record<string, unknown>) => void,
+    skill: string,
+    proof: { txHash?: `0x${string}`; paymentSignature?: string },
+  ): Promise<void> => {
+    try {
+      const { body, headers } = await unlockPack(
+        {
+          proof: { skill, txHash: proof.txHash, license: undefined, signInWithX: undefined },
+          paymentSignature: proof.paymentSignature,
+          sourceIp,
+        },
+        ports.access,
+        baseUrl,
+      );
+      publish('sealed-pack', body as Record<string, unknown>);
+      const receipt = headers['payment-response'] ?? headers['x-payment-response'];
+      const receipts = receipt ? [JSON.parse(Buffer.from(receipt, 'base64').toString('utf8')) as unknown] : [];
+      return finish(
+        bus,
+        ctx,
+        'completed',
+        `Paid: ${skill} unlocked; the pack is the artifact "sealed-pack" (keep its license token).`,
+        proof.paymentSignature !== undefined ? { [X402_STATUS]: 'payment-completed', [X402_RECEIPTS]: receipts } : undefined,
+      );
+    } catch (e) {
+      if (!(e instanceof AppError)) throw e;
+      const reason = String(e.details?.['reason'] ?? e.code);
+      const metadata = proof.paymentSignature !== undefined ? { [X402_STATUS]: 'payment-failed', [X402_ERROR]: reason } : undefined;
+      return finish(bus, ctx, e.retry ? 'input-required' : 'failed', `${e.message} ${e.tip}`, metadata);
+    }
   };
   // Neither method may reject: the SDK runs execute() unawaited and puts the error's text in the task.
   const run = async (ctx: RequestContext, bus: ExecutionEventBus): Promise<void> => {
@@ -89,6 +158,46 @@ function executor(ports: AgentsPorts, tasks: TaskStore, baseUrl: string): AgentE
         contextId: ctx.contextId,
         artifact: { artifactId: randomUUID(), name, parts: [{ kind: 'data', data }] },
       });
+    // x402's A2A extension: the signed payment for the task's payment-required, settled by the service.
+    const meta = ctx.userMessage.metadata ?? {};
+    if (meta[X402_STATUS] === 'payment-submitted') {
+      const skill = skillOfRequired(ctx.task);
+      const payload = meta[X402_PAYLOAD];
+      if (!skill || payload === null || typeof payload !== 'object')
+        return finish(
+          bus,
+          ctx,
+          'rejected',
+          `A payment is submitted in the task that asked for it (taskId of the payment-required task), with the signed PaymentPayload under metadata "${X402_PAYLOAD}".`,
+        );
+      const paymentSignature = Buffer.from(JSON.stringify(payload)).toString('base64');
+      return unlock(bus, ctx, artifact, skill, { paymentSignature });
+    }
+    // A buy: {"skill", "buy": true} asks for the payment (x402's A2A extension); {"skill", "txHash"} settles a transfer.
+    const dataBuy = ctx.userMessage.parts.find(
+      (p) => p.kind === 'data' && typeof p.data['skill'] === 'string' && (p.data['buy'] === true || typeof p.data['txHash'] === 'string'),
+    );
+    if (dataBuy && dataBuy.kind === 'data') {
+      const skill = String(dataBuy.data['skill']).trim();
+      const txHash = dataBuy.data['txHash'];
+      if (typeof txHash === 'string') {
+        if (!TX_HASH.test(txHash)) return finish(bus, ctx, 'rejected', '`txHash` must be 0x followed by 64 hex digits.');
+        return unlock(bus, ctx, artifact, skill, { txHash: txHash as `0x${string}` });
+      }
+      try {
+        const { v2 } = challengeFor(skill, ports, baseUrl);
+        return finish(
+          bus,
+          ctx,
+          'input-required',
+          `Payment is required: ${v2.accepts[0]!.amount} atomic USDC for ${skill}. Sign one of "${X402_REQUIRED}".accepts (x402 exact, EIP-3009) and send it in this task with metadata "${X402_STATUS}": "payment-submitted" and "${X402_PAYLOAD}"; or transfer it and send {"skill","txHash"}.`,
+          { [X402_STATUS]: 'payment-required', [X402_REQUIRED]: v2 },
+        );
+      } catch (e) {
+        if (!(e instanceof AppError)) throw e;
+        return finish(bus, ctx, 'rejected', `${e.message} ${e.tip}`);
+      }
+    }
     // A wallet turns a data part into an access question: its decision for a skill, or its mandates.
     const dataWallet = ctx.userMessage.parts.find((p) => p.kind === 'data' && 'wallet' in p.data);
     if (dataWallet && dataWallet.kind === 'data') {
@@ -251,7 +360,7 @@ export async function postA2a(req: ApiRequest, ports: AgentsPorts): Promise<ApiR
 
   const tasks = guardTaskStore(ports.tasks);
   const handler = new JsonRpcTransportHandler(
-    new DefaultRequestHandler(await signedCard(ports, req.baseUrl), tasks, executor(ports, tasks, req.baseUrl)),
+    new DefaultRequestHandler(await signedCard(ports, req.baseUrl), tasks, executor(ports, tasks, req.baseUrl, req.sourceIp)),
   );
   const result = await handler.handle(body);
   // Whatever the SDK made of a store fault (task not found, or the store's error text), the answer is this.

@@ -20,6 +20,9 @@ export function jwkThumbprint(jwk: JsonWebKey): string {
   return b64url(createHash('sha256').update(`{"crv":"${jwk.crv}","kty":"${jwk.kty}","x":"${jwk.x}","y":"${jwk.y}"}`).digest());
 }
 
+/** The x402 Payments Extension for A2A (v0.2, standalone flow) that a buy follows. */
+export const A2A_X402_EXTENSION = 'https://github.com/google-agentic-commerce/a2a-x402/blob/main/spec/v0.2';
+
 /** The agent card before signing: what this agent does and where, with the skills A2A clients can ask for. */
 export function unsignedCard(baseUrl: string): AgentCard {
   const l = links(baseUrl);
@@ -34,7 +37,19 @@ export function unsignedCard(baseUrl: string): AgentCard {
     version: AGENT_VERSION,
     provider: { organization: 'Agent Skill Marketplace', url: baseUrl },
     documentationUrl: `${l.site}/`,
-    capabilities: { streaming: false, pushNotifications: false, stateTransitionHistory: false },
+    capabilities: {
+      streaming: false,
+      pushNotifications: false,
+      stateTransitionHistory: false,
+      extensions: [
+        {
+          uri: A2A_X402_EXTENSION,
+          description:
+            'Buy a skill in the task: {"skill","buy":true} answers input-required with x402 v2 payment requirements; the signed payment (exact, EIP-3009) comes back in the same task and the service settles it.',
+          required: false,
+        },
+      ],
+    },
     defaultInputModes: ['text/plain', 'application/json'],
     defaultOutputModes: ['application/json', 'text/plain'],
     skills: [
@@ -63,6 +78,13 @@ export function unsignedCard(baseUrl: string): AgentCard {
         description:
           'After the USDC transfer, POST /api/pay with X-PAYMENT {"txHash","skill"} (or use the MCP unlock_skill tool) to receive the sealed pack; add X-AP2-MANDATE (a mnd_… id or the signed mandate) to buy under an AP2 mandate, signed by its agent. A wallet that already has access (a purchase, a subscription, a meter draw) gets the pack by signing SIGN-IN-WITH-X alone, without paying again.',
         tags: ['x402', 'unlock', 'ap2'],
+      },
+      {
+        id: 'buy',
+        name: 'Buy a skill in this task',
+        description:
+          'Send a data part {"skill":"<id>","buy":true}: the task asks for payment (input-required, x402 Payments Extension metadata x402.payment.required); send the signed x402 v2 payment in the same task (metadata x402.payment.status "payment-submitted" and x402.payment.payload) and the service settles it; the pack comes back as artifact "sealed-pack". Or send {"skill","txHash"} after your own transfer.',
+        tags: ['x402', 'a2a-x402', 'payment', 'unlock'],
       },
       {
         id: 'check-access',

@@ -167,9 +167,13 @@ describe('signed agent card', () => {
       'evaluate',
       'get-challenge',
       'unlock',
+      'buy',
       'check-access',
       'list-mandates',
       'prove',
+    ]);
+    expect(card.capabilities.extensions).toEqual([
+      expect.objectContaining({ uri: 'https://github.com/google-agentic-commerce/a2a-x402/blob/main/spec/v0.2', required: false }),
     ]);
     expect(await verify(card)).toBe(true);
     const tampered = { ...card, description: `${card.description.slice(0, -1)}!` };

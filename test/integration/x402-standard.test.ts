@@ -8,6 +8,7 @@
 import { decodePaymentResponseHeader, wrapFetchWithPayment, x402Client, x402HTTPClient } from '@x402/fetch';
 import { registerExactEvmScheme } from '@x402/evm/exact/client';
 import { createPublicClient, erc20Abi, http, type Address, type Hex } from 'viem';
+import { ClientFactory } from '@a2a-js/sdk/client';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { describe, expect, inject, it } from 'vitest';
@@ -214,6 +215,42 @@ describe('x402 v2 with a stock client', () => {
     } finally {
       await mcp.close();
     }
+  });
+
+  it("A2A: a buy asks for payment with x402's extension, and the signed payment sent in the same task is settled", async () => {
+    const account = await buyer(21);
+    const a2a = await new ClientFactory().createFromUrl(base);
+    const asked = (await a2a.sendMessage({
+      message: { kind: 'message', messageId: 'buy-1', role: 'user', parts: [{ kind: 'data', data: { skill: SKILL, buy: true } }] },
+    })) as any;
+    expect(asked.status.state).toBe('input-required');
+    const meta = asked.status.message.metadata;
+    expect(meta['x402.payment.status']).toBe('payment-required');
+    const required = meta['x402.payment.required'];
+    expect(required.accepts[0]).toMatchObject({ scheme: 'exact', network: 'eip155:8453', amount: String(PRICE), asset: USDC });
+
+    // The client signs it with a stock x402 client, as it would sign PAYMENT-REQUIRED.
+    const payload = await stockClient(account).createPaymentPayload(required);
+    const before = await balance(account.address);
+    const paid = (await a2a.sendMessage({
+      message: {
+        kind: 'message',
+        messageId: 'buy-2',
+        role: 'user',
+        taskId: asked.id,
+        contextId: asked.contextId,
+        parts: [{ kind: 'text', text: 'Here is the payment authorization.' }],
+        metadata: { 'x402.payment.status': 'payment-submitted', 'x402.payment.payload': payload },
+      },
+    })) as any;
+    expect(paid.status.state, JSON.stringify(paid.status)).toBe('completed');
+    expect(paid.status.message.metadata['x402.payment.status']).toBe('payment-completed');
+    const [receipt] = paid.status.message.metadata['x402.payment.receipts'];
+    expect(receipt).toMatchObject({ success: true, network: 'eip155:8453' });
+    const pack = paid.artifacts.find((a: any) => a.name === 'sealed-pack').parts[0].data;
+    expect(Object.keys(pack.sealed_pack.files)).toContain('SKILL.md');
+    expect(await balance(account.address)).toBe(before - PRICE);
+    expect(await proofRows(receipt.transaction)).toHaveLength(1);
   });
 
   it('a malformed or foreign header is a 402 with the reason, in the body and in PAYMENT-REQUIRED', async () => {
