@@ -1,5 +1,5 @@
 /**
- * Compiles the local chain's contracts (TestStablecoin.sol, Multicall.sol, IdentityRegistry.sol) with solc-js
+ * Compiles the local chain's contracts (TestStablecoin.sol, Multicall.sol, TestSmartWallet.sol, IdentityRegistry.sol) with solc-js
  * and writes (or, with --check, verifies) the committed artifacts beside them. The artifacts are
  * committed so `npm start` needs no compiler; the test suite compares them with a fresh compile
  * so source and artifact cannot drift.
@@ -23,6 +23,7 @@ export interface CompiledContract {
 const CONTRACTS = [
   { sourceName: 'TestStablecoin.sol', contractName: 'TestStablecoin', artifact: 'test-stablecoin.artifact.json' },
   { sourceName: 'Multicall.sol', contractName: 'Multicall', artifact: 'multicall.artifact.json' },
+  { sourceName: 'TestSmartWallet.sol', contractName: 'TestSmartWallet', artifact: 'test-smart-wallet.artifact.json' },
   { sourceName: 'IdentityRegistry.sol', contractName: 'IdentityRegistry', artifact: 'identity-registry.artifact.json' },
 ] as const;
 
@@ -59,6 +60,11 @@ export function compileTestStablecoin(): CompiledContract {
 /** Multicall3's read-batching entry points, placed at Multicall3's address on the local chain. */
 export function compileMulticall(): CompiledContract {
   return compile('Multicall.sol', 'Multicall');
+}
+
+/** A minimal EIP-1271 contract wallet for tests. */
+export function compileTestSmartWallet(): CompiledContract {
+  return compile('TestSmartWallet.sol', 'TestSmartWallet');
 }
 
 /** The local stand-in of the ERC-8004 Identity Registry. */

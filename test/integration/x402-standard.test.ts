@@ -7,12 +7,25 @@
  */
 import { decodePaymentResponseHeader, wrapFetchWithPayment, x402Client, x402HTTPClient } from '@x402/fetch';
 import { registerExactEvmScheme } from '@x402/evm/exact/client';
-import { createPublicClient, erc20Abi, http, type Address, type Hex } from 'viem';
+import {
+  createPublicClient,
+  createTestClient,
+  createWalletClient,
+  erc20Abi,
+  hashMessage,
+  hashTypedData,
+  http,
+  parseEther,
+  type Address,
+  type Hex,
+  type LocalAccount,
+} from 'viem';
+import { toAccount } from 'viem/accounts';
 import { ClientFactory } from '@a2a-js/sdk/client';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { describe, expect, inject, it } from 'vitest';
-import { RELAYER_ACCOUNT_INDEX, testAccount } from '../../local/anvil';
+import { contractArtifact, RELAYER_ACCOUNT_INDEX, testAccount } from '../../local/anvil';
 import { signInWithXHeader } from '../../local/sign-in-with-x';
 import { localChain } from '../../local/local-chain';
 import { chainTools } from '../support/chain';
@@ -62,14 +75,14 @@ const proofRows = async (tx: string) =>
   );
 
 /** A stock client: x402Client with the exact EVM scheme and nothing else configured. */
-function stockClient(account: ReturnType<typeof testAccount>) {
+function stockClient(account: LocalAccount) {
   const client = new x402Client();
   registerExactEvmScheme(client, { signer: account });
   return client;
 }
 
 /** The PAYMENT-SIGNATURE a stock client makes for the skill's live challenge, without sending it. */
-async function signedHeader(account: ReturnType<typeof testAccount>): Promise<string> {
+async function signedHeader(account: LocalAccount): Promise<string> {
   const http402 = new x402HTTPClient(stockClient(account));
   const res = await fetch(`${base}/api/pay?skill=${SKILL}`);
   const required = http402.getPaymentRequiredResponse((name) => res.headers.get(name));
@@ -251,6 +264,50 @@ describe('x402 v2 with a stock client', () => {
     expect(Object.keys(pack.sealed_pack.files)).toContain('SKILL.md');
     expect(await balance(account.address)).toBe(before - PRICE);
     expect(await proofRows(receipt.transaction)).toHaveLength(1);
+  });
+
+  it('a contract wallet (EIP-1271) pays with a signed authorization and signs in again with SIGN-IN-WITH-X', async () => {
+    // Deployed by a fresh account given ETH directly, so no other file's account sends a transaction here.
+    const owner = testAccount(22);
+    const deployer = testAccount(23);
+    await createTestClient({ chain, mode: 'anvil', transport: http(rpcUrl) }).setBalance({
+      address: deployer.address,
+      value: parseEther('1'),
+    });
+    const { abi, bytecode } = contractArtifact('test-smart-wallet.artifact.json');
+    const hash = await createWalletClient({ account: deployer, chain, transport: http(rpcUrl) }).deployContract({
+      abi,
+      bytecode,
+      args: [owner.address],
+    });
+    const wallet = (await pub.waitForTransactionReceipt({ hash, pollingInterval: 50 })).contractAddress!;
+    await chainTool.setTokenBalance(USDC, wallet, 10n ** 8n);
+    // The wallet's signatures are its owner's signatures of the hash, which the wallet checks (isValidSignature).
+    const contractSigner = toAccount({
+      address: wallet,
+      signMessage: async ({ message }) => owner.sign({ hash: hashMessage(message) }),
+      signTypedData: async (typed) => owner.sign({ hash: hashTypedData(typed as never) }),
+      signTransaction: async () => Promise.reject(new Error('a contract wallet sends no transactions')),
+    });
+    const res = await wrapFetchWithPayment(fetch, stockClient(contractSigner))(`${base}/api/pay?skill=${SKILL}`);
+    const body = (await res.json()) as any;
+    expect(res.status, JSON.stringify(body)).toBe(200);
+    expect(body.payment.payer.toLowerCase()).toBe(wallet.toLowerCase());
+    expect(await balance(wallet)).toBe(10n ** 8n - PRICE);
+
+    const signIn = await signInWithXHeader({ account: contractSigner, baseUrl: base, skill: SKILL });
+    const again = await requestFrom('127.0.0.5', `${base}/api/pay?skill=${SKILL}`, { headers: { 'SIGN-IN-WITH-X': signIn } });
+    expect(again.status, again.text).toBe(200);
+    expect(again.body.payment.txHash).toBe(body.payment.txHash);
+    // Signed by anyone but the owner, the wallet refuses it.
+    const forged = toAccount({
+      ...contractSigner,
+      signMessage: async ({ message }) => testAccount(24).sign({ hash: hashMessage(message) }),
+    });
+    const refused = await fetch(`${base}/api/pay?skill=${SKILL}`, {
+      headers: { 'SIGN-IN-WITH-X': await signInWithXHeader({ account: forged, baseUrl: base, skill: SKILL }) },
+    });
+    expect(refused.status).toBe(403);
   });
 
   it('a malformed or foreign header is a 402 with the reason, in the body and in PAYMENT-REQUIRED', async () => {

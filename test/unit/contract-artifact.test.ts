@@ -1,10 +1,17 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { compileIdentityRegistry, compileMulticall, compileTestStablecoin, type CompiledContract } from '../../local/contracts/compile';
+import {
+  compileIdentityRegistry,
+  compileMulticall,
+  compileTestSmartWallet,
+  compileTestStablecoin,
+  type CompiledContract,
+} from '../../local/contracts/compile';
 
 const cases: [name: string, artifact: string, compile: () => CompiledContract][] = [
   ['test stablecoin', 'local/contracts/test-stablecoin.artifact.json', compileTestStablecoin],
   ['multicall', 'local/contracts/multicall.artifact.json', compileMulticall],
+  ['test smart wallet', 'local/contracts/test-smart-wallet.artifact.json', compileTestSmartWallet],
   ['identity registry', 'local/contracts/identity-registry.artifact.json', compileIdentityRegistry],
 ];
 
