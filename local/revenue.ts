@@ -9,12 +9,15 @@
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { DuckDBInstance } from '@duckdb/node-api';
+import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
+import { formatDecimal } from '../lambdas/contract/chain';
 import {
   duckItemType,
   EXPORTED_TABLES,
+  RELAYER_COST_SQL,
   REVENUE_ROLLUP_SQL,
   revenueCsv,
+  type RelayerCostRow,
   toMicroUsd,
   usdString,
   type ExportedTable,
@@ -56,8 +59,13 @@ export function exportFiles(dir: string, t: ExportedTable, snapshot?: string): E
 
 const quote = (s: string): string => `'${s.replace(/'/g, "''")}'`;
 
-/** Runs the rollup over an export directory; rows in CSV order. */
-export async function rollupFromExport(dir: string): Promise<RevenueCsvRow[]> {
+const RELAYER_COST_COLUMNS = ['day', 'settlements', 'gas_used', 'gas_cost_wei', 'gas_cost_eth'] as const;
+/** The relayer cost as CSV (every field is a plain number or date: nothing to quote). */
+const relayerCostCsv = (rows: readonly RelayerCostRow[]): string =>
+  `${[RELAYER_COST_COLUMNS.join(','), ...rows.map((r) => RELAYER_COST_COLUMNS.map((c) => String(r[c])).join(','))].join('\r\n')}\r\n`;
+
+/** Opens DuckDB with a view per exported table over the export in `dir` (the ledger's newest snapshot), and runs `query`. */
+async function withExportViews<T>(dir: string, query: (c: DuckDBConnection, snapshot: string) => Promise<T>): Promise<T> {
   const [ledger, ...others] = EXPORTED_TABLES;
   const first = exportFiles(dir, ledger!);
   const all = [{ t: ledger!, e: first }, ...others.map((t) => ({ t, e: exportFiles(dir, t, first.snapshot) }))];
@@ -71,7 +79,17 @@ export async function rollupFromExport(dir: string): Promise<RevenueCsvRow[]> {
           : `SELECT "Item" AS item, ${quote(e.snapshot)} AS snapshot FROM read_json([${e.files.map(quote).join(', ')}], format = 'newline_delimited', compression = 'gzip', columns = {'Item': ${quote(duckItemType(t))}})`;
       await c.run(`CREATE VIEW ${t.view} AS ${source}`);
     }
-    const result = await c.runAndReadAll(REVENUE_ROLLUP_SQL, [first.snapshot, first.snapshot]);
+    return await query(c, first.snapshot);
+  } finally {
+    c.closeSync();
+    db.closeSync();
+  }
+}
+
+/** Runs the rollup over an export directory; rows in CSV order. */
+export async function rollupFromExport(dir: string): Promise<RevenueCsvRow[]> {
+  return withExportViews(dir, async (c, snapshot) => {
+    const result = await c.runAndReadAll(REVENUE_ROLLUP_SQL, [snapshot, snapshot]);
     return result.getRowObjectsJS().map((r) => {
       const decimals = Number(r['decimals']);
       const amount = String(r['amount_atomic']);
@@ -86,20 +104,33 @@ export async function rollupFromExport(dir: string): Promise<RevenueCsvRow[]> {
         amount_usd: usdString(toMicroUsd(BigInt(amount), decimals)),
       };
     });
-  } finally {
-    c.closeSync();
-    db.closeSync();
-  }
+  });
+}
+
+/** The relayer's gas for the x402 v2 settlements, by day, from the same export (the SQL Athena runs as the RelayerCost query). */
+export async function relayerCostFromExport(dir: string): Promise<RelayerCostRow[]> {
+  return withExportViews(dir, async (c, snapshot) => {
+    const result = await c.runAndReadAll(RELAYER_COST_SQL, [snapshot]);
+    return result.getRowObjectsJS().map((r) => ({
+      day: String(r['day']),
+      settlements: Number(r['settlements']),
+      gas_used: String(r['gas_used']),
+      gas_cost_wei: String(r['gas_cost_wei']),
+      gas_cost_eth: formatDecimal(BigInt(String(r['gas_cost_wei'])), 18),
+    }));
+  });
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
-  const [dir, out] = process.argv.slice(2);
+  const args = process.argv.slice(2);
+  const relayerCost = args.includes('--relayer-cost');
+  const [dir, out] = args.filter((a) => a !== '--relayer-cost');
   if (!dir) {
-    console.error('usage: npm run revenue -- <export dir> [out.csv]   (npm run export writes one)');
+    console.error('usage: npm run revenue -- <export dir> [out.csv] [--relayer-cost]   (npm run export writes one)');
     process.exit(2);
   }
   try {
-    const csv = revenueCsv(await rollupFromExport(resolve(dir)));
+    const csv = relayerCost ? relayerCostCsv(await relayerCostFromExport(resolve(dir))) : revenueCsv(await rollupFromExport(resolve(dir)));
     if (out) writeFileSync(out, csv);
     else process.stdout.write(csv);
   } catch (e) {

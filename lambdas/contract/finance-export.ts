@@ -6,7 +6,7 @@
  * equal. Both engines read struct fields case-insensitively and agree on the SQL below.
  */
 import { formatDecimal } from './chain';
-import { CARD_SALES_TABLE, LEDGER_TABLE, type TableDefinition } from './tables';
+import { CARD_SALES_TABLE, LEDGER_TABLE, SETTLEMENTS_TABLE, type TableDefinition } from './tables';
 
 /** The fields of an exported item the rollup reads, each with its DynamoDB type descriptor. */
 export interface ExportedTable {
@@ -30,6 +30,13 @@ export const EXPORTED_TABLES: readonly ExportedTable[] = [
     prefix: 'card-sales',
     view: 'card_sales_export',
     fields: { id: 'S', skill: 'S', amountCents: 'N', status: 'S', recordedAt: 'S' },
+  },
+  {
+    // The x402 v2 settlements the relayer paid gas for: the cost of that channel.
+    table: SETTLEMENTS_TABLE,
+    prefix: 'settlements',
+    view: 'settlements_export',
+    fields: { pk: 'S', skill: 'S', state: 'S', txHash: 'S', gasUsed: 'S', gasCostWei: 'S', finishedAt: 'S' },
   },
 ];
 
@@ -88,6 +95,32 @@ SELECT
 FROM facts
 GROUP BY day, channel, asset, product
 ORDER BY day, channel, asset, product`;
+
+/**
+ * What the x402 v2 channel cost: the relayer's gas for the settlements that succeeded, by UTC
+ * day of their receipt, in wei (ETH on Base). A failed settlement's gas is not recorded (its
+ * receipt says it reverted, and the gas figures are kept only for settled ones). One `?`: the
+ * snapshot.
+ */
+export const RELAYER_COST_SQL = `SELECT
+  substr(item.finishedat.s, 1, 10) AS day,
+  count(*) AS settlements,
+  CAST(sum(CAST(item.gasused.s AS DECIMAL(38, 0))) AS VARCHAR) AS gas_used,
+  CAST(sum(CAST(item.gascostwei.s AS DECIMAL(38, 0))) AS VARCHAR) AS gas_cost_wei
+FROM settlements_export
+WHERE snapshot = ? AND item.state.s = 'settled'
+GROUP BY substr(item.finishedat.s, 1, 10)
+ORDER BY day`;
+
+/** One line of the relayer cost: a day's settled x402 v2 payments and the gas they cost. */
+export interface RelayerCostRow {
+  day: string;
+  settlements: number;
+  gas_used: string;
+  gas_cost_wei: string;
+  /** Exact decimal string. */
+  gas_cost_eth: string;
+}
 
 /** One line of the revenue CSV: one day, channel, asset and product. */
 export interface RevenueCsvRow {

@@ -7,7 +7,13 @@ import { BlockPublicAccess, Bucket, BucketEncryption, ObjectOwnership } from 'aw
 import { Schedule, ScheduleExpression, ScheduleTargetInput } from 'aws-cdk-lib/aws-scheduler';
 import { Universal } from 'aws-cdk-lib/aws-scheduler-targets';
 import { Construct } from 'constructs';
-import { EXPORT_SCHEDULE_CRON, EXPORTED_TABLES, glueItemType, REVENUE_ROLLUP_SQL } from '../../lambdas/contract/finance-export';
+import {
+  EXPORT_SCHEDULE_CRON,
+  EXPORTED_TABLES,
+  glueItemType,
+  RELAYER_COST_SQL,
+  REVENUE_ROLLUP_SQL,
+} from '../../lambdas/contract/finance-export';
 
 /**
  * Finance's path to the revenue rollup (docs/FINANCE.md): a daily point-in-time export of the
@@ -129,7 +135,17 @@ export class FinanceExports extends Construct {
       workGroup: this.workGroupName,
       queryString: REVENUE_ROLLUP_SQL,
     });
-    query.node.addDependency(workGroup);
-    query.node.addDependency(database);
+    const cost = new CfnNamedQuery(this, 'RelayerCost', {
+      name: 'relayer-cost',
+      description:
+        "The x402 relayer's gas for settled signed authorizations, by day, in wei (ETH on Base): the cost of the x402 v2 channel. Run with the snapshot as the execution parameter.",
+      database: this.databaseName,
+      workGroup: this.workGroupName,
+      queryString: RELAYER_COST_SQL,
+    });
+    for (const q of [query, cost]) {
+      q.node.addDependency(workGroup);
+      q.node.addDependency(database);
+    }
   }
 }

@@ -3,7 +3,7 @@ import { Match, Template } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { ROUTES, routeKey } from '../../lambdas/contract/routes';
 import { TABLES } from '../../lambdas/contract/tables';
-import { EXPORT_SCHEDULE_CRON, EXPORTED_TABLES, REVENUE_ROLLUP_SQL } from '../../lambdas/contract/finance-export';
+import { EXPORT_SCHEDULE_CRON, EXPORTED_TABLES, RELAYER_COST_SQL, REVENUE_ROLLUP_SQL } from '../../lambdas/contract/finance-export';
 import { METRIC_NAMESPACE, METRICS } from '../../lambdas/contract/metrics';
 import { FIVE_XX_RATE_PERCENT } from '../../lib/constructs/operations';
 import { CONFIRMATION_RETRY_DELAYS_SECONDS, FINALITY_RETRY_DELAYS_SECONDS } from '../../lambdas/contract/confirmation-policy';
@@ -274,11 +274,11 @@ describe('operations', () => {
 });
 
 describe('finance exports', () => {
-  it('exports the ledger and the card sales daily through the universal target, with a per-execution client token', () => {
+  it('exports the ledger, the card sales and the x402 settlements daily through the universal target, with a per-execution client token', () => {
     const exports = (Object.values(template.findResources('AWS::Scheduler::Schedule')) as any[]).filter((s) =>
       JSON.stringify(s.Properties.Target.Arn).includes(':scheduler:::aws-sdk:dynamodb:exportTableToPointInTime'),
     );
-    expect(exports).toHaveLength(2);
+    expect(exports).toHaveLength(EXPORTED_TABLES.length);
     for (const s of exports) {
       expect(s.Properties.ScheduleExpression).toBe(EXPORT_SCHEDULE_CRON);
       const input = s.Properties.Target.Input;
@@ -310,8 +310,11 @@ describe('finance exports', () => {
       expect(t.StorageDescriptor.SerdeInfo.SerializationLibrary).toBe('org.openx.data.jsonserde.JsonSerDe');
       expect(t.StorageDescriptor.Columns[0].Name).toBe('item');
     }
-    const [query] = Object.values(template.findResources('AWS::Athena::NamedQuery')) as any[];
-    expect(query.Properties.QueryString).toBe(REVENUE_ROLLUP_SQL);
+    const queries = (Object.values(template.findResources('AWS::Athena::NamedQuery')) as any[]).map((q) => q.Properties);
+    expect(queries.map((q) => [q.Name, q.QueryString])).toEqual([
+      ['revenue-rollup', REVENUE_ROLLUP_SQL],
+      ['relayer-cost', RELAYER_COST_SQL],
+    ]);
     template.hasResourceProperties('AWS::Athena::WorkGroup', {
       WorkGroupConfiguration: Match.objectLike({ EnforceWorkGroupConfiguration: true }),
     });

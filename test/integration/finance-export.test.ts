@@ -10,7 +10,7 @@ import { gunzipSync } from 'node:zlib';
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EXPORTED_TABLES, revenueCsv } from '../../lambdas/contract/finance-export';
-import { CARD_SALES_TABLE, LEDGER_TABLE, TALLIES_TABLE, tableName } from '../../lambdas/contract/tables';
+import { CARD_SALES_TABLE, LEDGER_TABLE, SETTLEMENTS_TABLE, TALLIES_TABLE, tableName } from '../../lambdas/contract/tables';
 import { revenueRows } from '../../lambdas/insights/revenue';
 import { dynamoCardSales } from '../../lambdas/payments/adapters/dynamo-card-sales';
 import { dynamoLedger } from '../../lambdas/payments/adapters/dynamo-ledger';
@@ -18,7 +18,8 @@ import { dynamoTallies } from '../../lambdas/payments/adapters/dynamo-tallies';
 import type { LedgerRow } from '../../lambdas/payments/ports';
 import { talliedCardSales, talliedLedger, tallyJournal } from '../../lambdas/payments/tally-journal';
 import { exportTable } from '../../local/export';
-import { exportFiles, rollupFromExport } from '../../local/revenue';
+import { exportFiles, relayerCostFromExport, rollupFromExport } from '../../local/revenue';
+import { dynamoSettlements } from '../../lambdas/payments/adapters/dynamo-settlements';
 import { throwawayDynamo, type ThrowawayDynamo } from '../support/dynalite';
 import { cardSale, ledgerRow, tx } from '../support/records';
 
@@ -27,7 +28,7 @@ let client: DynamoDBClient;
 let dir: string;
 
 beforeAll(async () => {
-  db = await throwawayDynamo([LEDGER_TABLE, CARD_SALES_TABLE, TALLIES_TABLE]);
+  db = await throwawayDynamo([LEDGER_TABLE, CARD_SALES_TABLE, TALLIES_TABLE, SETTLEMENTS_TABLE]);
   client = db.client;
   dir = mkdtempSync(join(tmpdir(), 'skill-market-export-'));
 });
@@ -92,6 +93,53 @@ describe('the revenue rollup from a DynamoDB export', () => {
     expect(revenueCsv(fromExport)).toBe(revenueCsv(fromTallies));
     // The dropped claim (tx 2) is in neither; the card sales are in both.
     expect(fromExport.filter((r) => r.channel === 'card').map((r) => r.amount_usd)).toEqual(['19', '0.99']);
+  });
+
+  it("gives the relayer's gas per day for settled x402 authorizations, from the same export", async () => {
+    const settlements = dynamoSettlements(client, tableName(SETTLEMENTS_TABLE));
+    const settle = async (n: number, outcome: 'settled' | 'failed' | 'signed', day: string, gasUsed: bigint, price: bigint) => {
+      const pk = `eip155:8453#0xusdc#0xpayer#0x${n.toString(16).padStart(64, '0')}`;
+      const lease = `lease-${n}`;
+      await settlements.claim({
+        pk,
+        skill: 'csv-cleaner',
+        payer: '0xpayer',
+        token: '0xusdc',
+        amount: '99000',
+        state: 'claimed',
+        lease,
+        claimedAt: `${day}T10:00:00.000Z`,
+      });
+      await settlements.signed(pk, lease, { txHash: `0x${n.toString(16).padStart(64, '0')}`, raw: '0x02' });
+      const finishedAt = `${day}T10:00:01.000Z`;
+      if (outcome === 'settled')
+        await settlements.finish(pk, {
+          state: 'settled',
+          gasUsed: String(gasUsed),
+          effectiveGasPrice: String(price),
+          gasCostWei: String(gasUsed * price),
+          finishedAt,
+        });
+      if (outcome === 'failed') await settlements.finish(pk, { state: 'failed', failure: 'transaction_failed', finishedAt });
+    };
+    await settle(1, 'settled', '2026-11-12', 90_562n, 1_000_000n);
+    await settle(2, 'settled', '2026-11-12', 56_000n, 2_000_000n);
+    await settle(3, 'settled', '2026-11-13', 56_000n, 1_000_000n);
+    await settle(4, 'failed', '2026-11-13', 0n, 0n);
+    await settle(5, 'signed', '2026-11-13', 0n, 0n);
+    // A second finish never changes the first one's figures.
+    await settlements.finish(`eip155:8453#0xusdc#0xpayer#0x${(1).toString(16).padStart(64, '0')}`, {
+      state: 'failed',
+      failure: 'late',
+      finishedAt: '2026-11-13T00:00:00.000Z',
+    });
+    const cost = join(dir, 'cost');
+    const snapshot = new Date('2026-11-14T03:00:00Z');
+    for (const t of EXPORTED_TABLES) await exportTable(client, t, cost, snapshot);
+    expect(await relayerCostFromExport(cost)).toEqual([
+      { day: '2026-11-12', settlements: 2, gas_used: '146562', gas_cost_wei: '202562000000', gas_cost_eth: '0.000000202562' },
+      { day: '2026-11-13', settlements: 1, gas_used: '56000', gas_cost_wei: '56000000000', gas_cost_eth: '0.000000056' },
+    ]);
   });
 
   it('refuses a directory with no export', async () => {
