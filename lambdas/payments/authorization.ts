@@ -269,8 +269,14 @@ async function follow(record: SettlementRecord, ctx: Ctx): Promise<{ body: unkno
       }
     }
     if (record.state === 'signed' && (age > STALE_CLAIM_MS || Date.now() > deadline)) {
-      await ctx.x402.relayer.rebroadcast(record.raw!);
-      return conclude(record, ctx);
+      if ((await ctx.x402.relayer.rebroadcast(record.raw!)) === 'sent') return conclude(record, ctx);
+      // Its nonce went to another transaction: mined (it is ours after all), or signed again from here.
+      if (await ctx.x402.relayer.receipt(record.txHash!, 1_500)) return conclude(record, ctx);
+      const old = record.txHash!;
+      const tx = await ctx.x402.relayer.submit(ctx.requirement.asset, ctx.payment, (signed, replaces) =>
+        ctx.x402.settlements.replaced(ctx.pk, replaces ?? old, signed),
+      );
+      return tx ? conclude({ ...record, ...tx }, ctx) : follow(await current(ctx), ctx);
     }
     if (Date.now() > deadline) {
       throw ctx.refuse(

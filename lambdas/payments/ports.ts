@@ -407,15 +407,22 @@ export interface Relayer {
   /**
    * Signs `transferWithAuthorization` for the payment, hands the transaction to `record` (which
    * stores it) and broadcasts it only if `record` answers true: a transaction is never on the
-   * wire before its hash is stored. Undefined when `record` declined.
+   * wire before its hash is stored. If the node refuses it because another transaction of the
+   * relayer took its nonce (two function instances signing at once), it is signed again with
+   * the next nonce and recorded as replacing the refused one (`replaces`), which never reached
+   * a mempool. Undefined when `record` declined.
    */
   submit(
     token: string,
     payment: SignedPayment,
-    record: (tx: { txHash: string; raw: string }) => Promise<boolean>,
+    record: (tx: { txHash: string; raw: string }, replaces?: string) => Promise<boolean>,
   ): Promise<{ txHash: string; raw: string } | undefined>;
-  /** Sends a stored signed transaction again; one the node already has is not an error. */
-  rebroadcast(raw: string): Promise<void>;
+  /**
+   * Sends a stored signed transaction again: `sent` (or the node already has it), or
+   * `nonce_taken` when its nonce is used, by another transaction or by this one already mined
+   * (its receipt tells which).
+   */
+  rebroadcast(raw: string): Promise<'sent' | 'nonce_taken'>;
   /** The receipt, waiting at most `timeoutMs`; undefined if none came. */
   receipt(txHash: string, timeoutMs: number): Promise<RelayedReceipt | undefined>;
   /** Whether the token has used (or cancelled) this authorization nonce: the chain's own record. */
@@ -457,6 +464,8 @@ export interface Settlements {
   takeOver(pk: string, lease: string, next: { lease: string; claimedAt: string; source?: string | undefined }): Promise<boolean>;
   /** Stores the signed transaction, only while `lease` holds the claim. */
   signed(pk: string, lease: string, tx: { txHash: string; raw: string }): Promise<boolean>;
+  /** Replaces a signed transaction the node refused (its nonce was taken), only while `replaces` is still the stored one. */
+  replaced(pk: string, replaces: string, tx: { txHash: string; raw: string }): Promise<boolean>;
   /** Records the outcome once: `settled` with the gas it cost, or `failed` with why. */
   finish(
     pk: string,

@@ -80,6 +80,25 @@ export function dynamoSettlements(client: DynamoDBClient, table = tableName(SETT
         ),
       );
     },
+    replaced(pk, replaces, tx) {
+      return conditionally(
+        client.send(
+          new UpdateItemCommand({
+            TableName: table,
+            Key: marshall({ pk }),
+            UpdateExpression: 'SET #tx = :tx, #raw = :raw',
+            ConditionExpression: '#state = :signed AND #tx = :old',
+            ExpressionAttributeNames: { '#state': 'state', '#tx': 'txHash', '#raw': 'raw' },
+            ExpressionAttributeValues: marshall({
+              ':signed': 'signed',
+              ':tx': tx.txHash.toLowerCase(),
+              ':raw': tx.raw,
+              ':old': replaces.toLowerCase(),
+            }),
+          }),
+        ),
+      );
+    },
     async finish(pk, outcome) {
       const fields = Object.entries(outcome).filter(([k]) => k !== 'state');
       // Once: a second request that saw the same receipt finds the outcome already written.

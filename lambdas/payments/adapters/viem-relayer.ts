@@ -1,4 +1,5 @@
 import {
+  BaseError,
   createPublicClient,
   createWalletClient,
   encodeFunctionData,
@@ -6,6 +7,7 @@ import {
   getAddress,
   http,
   keccak256,
+  NonceTooLowError,
   parseAbi,
   parseErc6492Signature,
   parseSignature,
@@ -32,6 +34,12 @@ export const privateKeyRelayerAccount = (key: string): (() => Promise<Account>) 
 
 /** Whether a node refused a transaction only because it already has it. */
 const alreadyKnown = (e: unknown): boolean => /already known|already imported|known transaction/i.test(String((e as Error)?.message ?? e));
+/** Whether a node refused a transaction because another one of the same sender has its nonce. */
+const nonceTaken = (e: unknown): boolean =>
+  (e instanceof BaseError && e.walk((err) => err instanceof NonceTooLowError) !== null) ||
+  /nonce too low|nonce.*(already|lower than)|replacement transaction underpriced|already used/i.test(String((e as Error)?.message ?? e));
+/** Signing again after a taken nonce: at most this many times, then the request fails (503) and a retry resumes it. */
+const NONCE_ATTEMPTS = 3;
 
 /** The calldata of `transferWithAuthorization` for a signed payment, as x402's facilitator builds it. */
 export function transferWithAuthorizationData(payment: SignedPayment): Hex {
@@ -77,11 +85,14 @@ export function viemRelayer(
     queue = run.catch(() => undefined);
     return run;
   };
-  const send = async (raw: string): Promise<void> => {
+  const send = async (raw: string): Promise<'sent' | 'nonce_taken'> => {
     try {
       await pub.sendRawTransaction({ serializedTransaction: raw as Hex });
+      return 'sent';
     } catch (e) {
-      if (!alreadyKnown(e)) throw e;
+      if (alreadyKnown(e)) return 'sent';
+      if (nonceTaken(e)) return 'nonce_taken';
+      throw e;
     }
   };
   return {
@@ -89,19 +100,23 @@ export function viemRelayer(
     submit: (token, payment, record) =>
       serially(async () => {
         const account = await relayerAccount();
-        const request = await wallet.prepareTransactionRequest({
-          account,
-          chain,
-          to: getAddress(token),
-          data: transferWithAuthorizationData(payment),
-          nonce: await pub.getTransactionCount({ address: account.address, blockTag: 'pending' }),
-        });
         if (!account.signTransaction) throw new Error('the relayer account cannot sign transactions');
-        const raw = await account.signTransaction(request as never);
-        const tx = { txHash: keccak256(raw), raw };
-        if (!(await record(tx))) return undefined;
-        await send(raw);
-        return tx;
+        let replaces: string | undefined;
+        for (let attempt = 1; attempt <= NONCE_ATTEMPTS; attempt++) {
+          const request = await wallet.prepareTransactionRequest({
+            account,
+            chain,
+            to: getAddress(token),
+            data: transferWithAuthorizationData(payment),
+            nonce: await pub.getTransactionCount({ address: account.address, blockTag: 'pending' }),
+          });
+          const raw = await account.signTransaction(request as never);
+          const tx = { txHash: keccak256(raw), raw };
+          if (!(await record(tx, replaces))) return undefined;
+          if ((await send(raw)) === 'sent') return tx;
+          replaces = tx.txHash;
+        }
+        throw new Error(`the relayer's nonce was taken ${NONCE_ATTEMPTS} times in a row`);
       }),
     rebroadcast: send,
     async receipt(txHash, timeoutMs) {

@@ -1,0 +1,94 @@
+/**
+ * The relayer when two function instances sign at once: both take the same pending nonce, the
+ * node refuses the second transaction, and that one is signed again with the next nonce and
+ * recorded as replacing the refused one. Its own chain, so other files' settlements stay apart.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createPublicClient, http, keccak256, toHex, type Address } from 'viem';
+import { privateKeyRelayerAccount, viemRelayer } from '../../lambdas/payments/adapters/viem-relayer';
+import type { SignedPayment } from '../../lambdas/payments/ports';
+import { ensureRelayer, ensureTestTokens, startAnvil, testAccount, type AnvilHandle } from '../../local/anvil';
+import { localChain } from '../../local/local-chain';
+import { ASSET_EIP712, CHAIN_ID } from '../../lambdas/contract/chain';
+import { chainTools } from '../support/chain';
+
+let anvil: AnvilHandle;
+let usdc: Address;
+let key: string;
+beforeAll(async () => {
+  anvil = await startAnvil({ port: 0 });
+  usdc = (await ensureTestTokens(anvil.rpcUrl)).USDC;
+  key = (await ensureRelayer(anvil.rpcUrl)).privateKey;
+});
+afterAll(() => anvil?.stop());
+
+/** A signed x402 exact payment of `value` by test account `from` to the treasury. */
+async function payment(from: number, value: bigint): Promise<SignedPayment> {
+  const account = testAccount(from);
+  await chainTools(anvil.rpcUrl).setTokenBalance(usdc, account.address, 10n ** 8n);
+  const authorization = {
+    from: account.address,
+    to: testAccount(9).address,
+    value: value.toString(),
+    validAfter: '0',
+    validBefore: String(Math.floor(Date.now() / 1000) + 600),
+    nonce: keccak256(toHex(`${from}-${Math.random()}`)),
+  };
+  const signature = await account.signTypedData({
+    domain: { ...ASSET_EIP712.USDC, chainId: CHAIN_ID, verifyingContract: usdc },
+    types: {
+      TransferWithAuthorization: [
+        { name: 'from', type: 'address' },
+        { name: 'to', type: 'address' },
+        { name: 'value', type: 'uint256' },
+        { name: 'validAfter', type: 'uint256' },
+        { name: 'validBefore', type: 'uint256' },
+        { name: 'nonce', type: 'bytes32' },
+      ],
+    },
+    primaryType: 'TransferWithAuthorization',
+    message: { ...authorization, value, validAfter: 0n, validBefore: BigInt(authorization.validBefore), nonce: authorization.nonce },
+  });
+  return {
+    x402Version: 2,
+    accepted: {
+      scheme: 'exact',
+      network: 'eip155:8453',
+      asset: usdc,
+      amount: value.toString(),
+      payTo: authorization.to,
+      maxTimeoutSeconds: 60,
+      extra: {},
+    },
+    payload: { signature, authorization },
+  };
+}
+
+describe('relayer', () => {
+  it('two instances signing at once: the refused transaction is signed again with the next nonce and recorded as its replacement', async () => {
+    // Two relayer adapters with one key: two Lambda instances, each serialising only its own submissions.
+    const a = viemRelayer([anvil.rpcUrl], privateKeyRelayerAccount(key), { pollingIntervalMs: 50 });
+    const b = viemRelayer([anvil.rpcUrl], privateKeyRelayerAccount(key), { pollingIntervalMs: 50 });
+    const records: { who: string; txHash: string; replaces?: string }[] = [];
+    const record = (who: string) => async (tx: { txHash: string }, replaces?: string) => {
+      records.push({ who, txHash: tx.txHash, ...(replaces ? { replaces } : {}) });
+      return true;
+    };
+    const [pa, pb] = [await payment(30, 5000n), await payment(31, 5000n)];
+    const [ta, tb] = await Promise.all([a.submit(usdc, pa, record('a')), b.submit(usdc, pb, record('b'))]);
+    const pub = createPublicClient({ chain: localChain(anvil.rpcUrl), transport: http(anvil.rpcUrl) });
+    const receipts = await Promise.all(
+      [ta!, tb!].map((t) => pub.waitForTransactionReceipt({ hash: t.txHash as `0x${string}`, pollingInterval: 50 })),
+    );
+    expect(receipts.map((r) => r.status)).toEqual(['success', 'success']);
+    // Both transfers happened once; one of the two was signed twice, the second naming the first it replaces.
+    const replaced = records.filter((r) => r.replaces);
+    expect(replaced).toHaveLength(1);
+    expect(records.some((r) => r.txHash === replaced[0]!.replaces && r.who === replaced[0]!.who)).toBe(true);
+    // Sending a mined one again: its nonce is used (by itself), which its receipt tells apart.
+    expect(await a.rebroadcast(ta!.raw)).toBe('nonce_taken');
+    expect(await a.receipt(ta!.txHash, 1_000)).toMatchObject({ status: 'success' });
+    const refused = records.find((r) => r.txHash === replaced[0]!.replaces)!;
+    expect(await pub.getTransactionReceipt({ hash: refused.txHash as `0x${string}` }).catch(() => undefined)).toBeUndefined();
+  });
+});
