@@ -27,9 +27,7 @@ import { requireSkill } from '../catalog';
 import { AppError } from '../platform/errors';
 import { same } from './core/verify-transfer';
 import { skillProduct } from './core/product';
-import { json, type ApiRequest, type ApiResponse } from '../platform/http';
-import { callerId, challengeFor, claimPayment, deliverClaim, getPay, packForPayer, type Caller } from './pay';
-import { signInWithXOf } from './proof-input';
+import { callerId, challengeFor, claimPayment, deliverClaim, type Caller } from './pay';
 import { paymentRefused, readSignedPayment } from './payment-signature';
 import type { PaymentsPorts, Requirement, SettlementRecord, SignedPayment, X402Settlement } from './ports';
 import type { PaymentRequiredV2 } from './core/challenge';
@@ -104,6 +102,9 @@ export async function unlockWithAuthorization(
 
   const verdict = await x402.verifier.verify(payment, requirement);
   if (!verdict.ok) {
+    // A parallel request may have claimed and settled it meanwhile (its nonce is then used on chain): follow that one.
+    const settledMeanwhile = await x402.settlements.get(pk);
+    if (settledMeanwhile) return follow(settledMeanwhile, ctx);
     throw refuse(verdict.reason, `The signed authorization does not pay for ${entry.id}: ${verdict.message ?? verdict.reason}.`);
   }
   const record: SettlementRecord = {
@@ -291,24 +292,4 @@ async function follow(record: SettlementRecord, ctx: Ctx): Promise<{ body: unkno
     await sleep(FOLLOW_POLL_MS);
     record = await current(ctx);
   }
-}
-
-/**
- * GET /api/pay?skill=: the 402 challenge; with `PAYMENT-SIGNATURE` (a stock x402 client's retry
- * of the same URL), the settlement and the pack, with `PAYMENT-RESPONSE`; with `SIGN-IN-WITH-X`
- * alone, the pack again for a wallet that already paid for it (else the challenge).
- */
-export async function getPayRoute(req: ApiRequest, ports: PaymentsPorts): Promise<ApiResponse> {
-  const header = req.headers['payment-signature'];
-  if (header === undefined) {
-    // x402's sign-in-with-x: a wallet that already paid downloads the pack again, paying nothing.
-    const signIn = signInWithXOf(req);
-    const again = signIn ? await packForPayer(req.query['skill'], signIn, ports, req.baseUrl) : undefined;
-    return again ? json(200, again.body, again.headers) : getPay(req, ports);
-  }
-  const { body, headers } = await unlockWithAuthorization(header, req.query['skill'], ports, req.baseUrl, {
-    sourceIp: req.sourceIp,
-    signInWithX: signInWithXOf(req),
-  });
-  return json(200, body, headers);
 }

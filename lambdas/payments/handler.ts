@@ -3,7 +3,7 @@
  * (POST /api/pay, /api/recover) are answered by the access domain, which settles through here.
  */
 import { createDomainHandler, loadedOnFirstRequest } from '../platform/domain-handler';
-import { getPayRoute } from './authorization';
+import { getPayRoute } from './pay-route';
 import { getProof } from './proof';
 
 export const handler = createDomainHandler('payments', {

@@ -22,7 +22,7 @@ export { METER_PRODUCT, productFor, rowKind, skillProduct, type Product } from '
 export type { Admission, Purchase } from './core/settle';
 export { challengeFor, claimPayment, provenSigner, takesPayments, unlockWithProof, type Caller, type PurchasePolicy } from './pay';
 export { readProof, signInWithXOf, type ProofInput } from './proof-input';
-export { unlockWithAuthorization } from './authorization';
+export { unlockWithAuthorization } from './lazy-authorization';
 export { deliverPack } from './unlock-response';
 export { PROOF_LIMIT, proofDocument, publicRow } from './proof';
 export { readSignInWithXHeader } from './proof-input';

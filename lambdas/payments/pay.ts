@@ -11,10 +11,19 @@ import { rowKind, skillProduct, type Product } from './core/product';
 import { settle, type Admission } from './core/settle';
 import type { LedgerRow, PaymentsPorts, SignInWithX } from './ports';
 import { CARD_NETWORK, redeemCardLicense } from './card-sale';
-import { proofRequired, type ProofInput } from './proof-input';
+import type { ProofInput } from './proof-input';
 import { paymentResponseHeader, unlockBody, type cardSaleBody } from './unlock-response';
 import { METRICS } from '../contract/metrics';
 import { countMetric } from '../platform/metrics';
+
+/** No proof at all: 402 PROOF_REQUIRED. Here rather than with the parser, so the challenge's path never loads zod. */
+export const proofRequired = (): AppError =>
+  new AppError({
+    status: 402,
+    code: 'PROOF_REQUIRED',
+    message: 'No proof of payment: send header X-PAYMENT with {"txHash","skill"} (or the same JSON body).',
+    tip: 'GET /api/pay?skill=<id> for the challenge, transfer the amount, then POST with X-PAYMENT.',
+  });
 
 const paymentsDisabled = (why: string): AppError =>
   new AppError({

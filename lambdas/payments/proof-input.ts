@@ -57,14 +57,6 @@ const SignInWithXSchema = z.pipe(
   }),
 );
 
-export const proofRequired = (): AppError =>
-  new AppError({
-    status: 402,
-    code: 'PROOF_REQUIRED',
-    message: 'No proof of payment: send header X-PAYMENT with {"txHash","skill"} (or the same JSON body).',
-    tip: 'GET /api/pay?skill=<id> for the challenge, transfer the amount, then POST with X-PAYMENT.',
-  });
-
 /** A JSON object from a header: the JSON itself, or base64 of it. */
 function parseJsonHeader(raw: string, name: string, example: string): Record<string, unknown> {
   let value: unknown;
