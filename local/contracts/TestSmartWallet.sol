@@ -23,3 +23,12 @@ contract TestSmartWallet {
         return signer != address(0) && signer == owner ? MAGIC : bytes4(0xffffffff);
     }
 }
+
+/// @title TestWalletFactory
+/// @notice Deploys TestSmartWallets at CREATE2 addresses, so a test can sign for a wallet before
+///         it exists (ERC-6492: the signature carries this factory call).
+contract TestWalletFactory {
+    function deploy(address owner, bytes32 salt) external returns (address wallet) {
+        wallet = address(new TestSmartWallet{salt: salt}(owner));
+    }
+}

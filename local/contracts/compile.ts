@@ -24,6 +24,7 @@ const CONTRACTS = [
   { sourceName: 'TestStablecoin.sol', contractName: 'TestStablecoin', artifact: 'test-stablecoin.artifact.json' },
   { sourceName: 'Multicall.sol', contractName: 'Multicall', artifact: 'multicall.artifact.json' },
   { sourceName: 'TestSmartWallet.sol', contractName: 'TestSmartWallet', artifact: 'test-smart-wallet.artifact.json' },
+  { sourceName: 'TestSmartWallet.sol', contractName: 'TestWalletFactory', artifact: 'test-wallet-factory.artifact.json' },
   { sourceName: 'IdentityRegistry.sol', contractName: 'IdentityRegistry', artifact: 'identity-registry.artifact.json' },
 ] as const;
 
@@ -65,6 +66,11 @@ export function compileMulticall(): CompiledContract {
 /** A minimal EIP-1271 contract wallet for tests. */
 export function compileTestSmartWallet(): CompiledContract {
   return compile('TestSmartWallet.sol', 'TestSmartWallet');
+}
+
+/** Deploys TestSmartWallets with CREATE2 (a counterfactual wallet's ERC-6492 signature names it). */
+export function compileTestWalletFactory(): CompiledContract {
+  return compile('TestSmartWallet.sol', 'TestWalletFactory');
 }
 
 /** The local stand-in of the ERC-8004 Identity Registry. */

@@ -8,14 +8,21 @@
 import { decodePaymentResponseHeader, wrapFetchWithPayment, x402Client, x402HTTPClient } from '@x402/fetch';
 import { registerExactEvmScheme } from '@x402/evm/exact/client';
 import {
+  concat,
   createPublicClient,
   createTestClient,
   createWalletClient,
+  encodeAbiParameters,
+  encodeFunctionData,
   erc20Abi,
+  getContractAddress,
   hashMessage,
   hashTypedData,
   http,
+  keccak256,
   parseEther,
+  serializeErc6492Signature,
+  toHex,
   type Address,
   type Hex,
   type LocalAccount,
@@ -308,6 +315,53 @@ describe('x402 v2 with a stock client', () => {
       headers: { 'SIGN-IN-WITH-X': await signInWithXHeader({ account: forged, baseUrl: base, skill: SKILL }) },
     });
     expect(refused.status).toBe(403);
+  });
+
+  it('a wallet not deployed yet (ERC-6492) signs in: its signature is checked through its factory call, and with nothing bought it gets the challenge', async () => {
+    const owner = testAccount(25);
+    const deployer = testAccount(26);
+    await createTestClient({ chain, mode: 'anvil', transport: http(rpcUrl) }).setBalance({
+      address: deployer.address,
+      value: parseEther('1'),
+    });
+    const factoryArtifact = contractArtifact('test-wallet-factory.artifact.json');
+    const hash = await createWalletClient({ account: deployer, chain, transport: http(rpcUrl) }).deployContract({
+      abi: factoryArtifact.abi,
+      bytecode: factoryArtifact.bytecode,
+    });
+    const factory = (await pub.waitForTransactionReceipt({ hash, pollingInterval: 50 })).contractAddress!;
+    const salt = keccak256(toHex('x402-6492'));
+    const walletCode = concat([
+      contractArtifact('test-smart-wallet.artifact.json').bytecode,
+      encodeAbiParameters([{ type: 'address' }], [owner.address]),
+    ]);
+    const wallet = getContractAddress({ opcode: 'CREATE2', from: factory, salt, bytecode: walletCode });
+    expect(await pub.getCode({ address: wallet })).toBeUndefined();
+    const counterfactual = (signer: LocalAccount) =>
+      toAccount({
+        address: wallet,
+        signMessage: async ({ message }) =>
+          serializeErc6492Signature({
+            address: factory,
+            data: encodeFunctionData({ abi: factoryArtifact.abi, functionName: 'deploy', args: [owner.address, salt] }),
+            signature: await signer.sign!({ hash: hashMessage(message) }),
+          }),
+        signTypedData: async () => Promise.reject(new Error('not used')),
+        signTransaction: async () => Promise.reject(new Error('a contract wallet sends no transactions')),
+      });
+    const ask = async (signer: LocalAccount) =>
+      fetch(`${base}/api/pay?skill=${SKILL}`, {
+        headers: { 'SIGN-IN-WITH-X': await signInWithXHeader({ account: counterfactual(signer), baseUrl: base, skill: SKILL }) },
+      });
+    const accepted = await ask(owner);
+    // The signature is the wallet's (not 403); the wallet bought nothing, so the answer is the challenge.
+    expect(accepted.status).toBe(402);
+    expect(((await accepted.json()) as any).error_code).toBe('PAYMENT_REQUIRED');
+    const forged = await ask(testAccount(27));
+    expect(forged.status).toBe(403);
+    expect(((await forged.json()) as any).error_code).toBe('INVALID_WALLET_SIGNATURE');
+    // Checking it simulated the deployment; nothing was sent.
+    expect(await pub.getCode({ address: wallet })).toBeUndefined();
   });
 
   it('a malformed or foreign header is a 402 with the reason, in the body and in PAYMENT-REQUIRED', async () => {

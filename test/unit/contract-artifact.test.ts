@@ -5,6 +5,7 @@ import {
   compileMulticall,
   compileTestSmartWallet,
   compileTestStablecoin,
+  compileTestWalletFactory,
   type CompiledContract,
 } from '../../local/contracts/compile';
 
@@ -12,6 +13,7 @@ const cases: [name: string, artifact: string, compile: () => CompiledContract][]
   ['test stablecoin', 'local/contracts/test-stablecoin.artifact.json', compileTestStablecoin],
   ['multicall', 'local/contracts/multicall.artifact.json', compileMulticall],
   ['test smart wallet', 'local/contracts/test-smart-wallet.artifact.json', compileTestSmartWallet],
+  ['test wallet factory', 'local/contracts/test-wallet-factory.artifact.json', compileTestWalletFactory],
   ['identity registry', 'local/contracts/identity-registry.artifact.json', compileIdentityRegistry],
 ];
 
