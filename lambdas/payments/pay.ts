@@ -1,12 +1,12 @@
 /** GET /api/pay (the 402 challenge), POST /api/pay (unlock) and POST /api/recover (re-unlock). */
-import { createHash } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { requireSkill } from '../catalog';
 import { links } from '../contract/links';
 import { AppError, notFound, skillRequired } from '../platform/errors';
 import { jsonText, type ApiRequest, type ApiResponse } from '../platform/http';
 import { lruPerOwner } from '../platform/memo';
 import { proofProblem, SIGNATURE_MAX_AGE_SECONDS } from './core/buyer-proof';
-import { buildChallenge, buildPaymentRequired, type PaymentRequiredV2 } from './core/challenge';
+import { buildChallenge, buildPaymentRequired, signInExtension, type PaymentRequiredV2 } from './core/challenge';
 import { rowKind, skillProduct, type Product } from './core/product';
 import { settle, type Admission } from './core/settle';
 import type { LedgerRow, PaymentsPorts, SignInWithX } from './ports';
@@ -97,11 +97,15 @@ export function challengeFor(skill: string | undefined, ports: PaymentsPorts, ba
 /**
  * GET /api/pay?skill= without a payment: 402 with the spec's challenge in the body and, base64,
  * in `X-PAYMENT-REQUIRED`; `PAYMENT-REQUIRED` carries the same price as x402 v2, which is the
- * only thing a stock x402 client reads (docs/PAYMENTS.md).
+ * only thing a stock x402 client reads, with x402's sign-in-with-x extension for a wallet that
+ * already paid (docs/PAYMENTS.md).
  */
 export function getPay(req: ApiRequest, ports: PaymentsPorts): ApiResponse {
   const hit = challengeFor(req.query['skill'], ports, req.baseUrl);
-  return jsonText(402, hit.body, { 'payment-required': hit.v2Encoded, 'x-payment-required': hit.encoded });
+  // The sign-in challenge is fresh per answer (its nonce and time); the rest is the memoised challenge.
+  const signIn = signInExtension(hit.v2.resource.url, req.baseUrl, randomBytes(16).toString('hex'), ports.now());
+  const v2 = Buffer.from(JSON.stringify({ ...hit.v2, extensions: signIn })).toString('base64');
+  return jsonText(402, hit.body, { 'payment-required': v2, 'x-payment-required': hit.encoded });
 }
 
 /** Who sent an unlock request: where from (API Gateway's source address), and any wallet signature they presented. */

@@ -63,7 +63,8 @@ describe('GET /api/pay', () => {
     // PAYMENT-REQUIRED is x402 v2 (what a stock client reads): the same price, receiver and assets.
     const v2 = JSON.parse(Buffer.from(headers.get('payment-required')!, 'base64').toString('utf8'));
     expect(PaymentRequiredV2Schema.safeParse(v2).success).toBe(true);
-    expect(v2).toEqual({
+    const { extensions, ...offer } = v2;
+    expect(offer).toEqual({
       x402Version: 2,
       resource: { url: `${base}/api/pay?skill=${CANARY}`, description: body.description, mimeType: 'application/json' },
       accepts: [
@@ -87,6 +88,14 @@ describe('GET /api/pay', () => {
         },
       ],
     });
+    // x402's sign-in-with-x extension, for a wallet that already paid: bound to this host and resource, fresh per answer.
+    const signIn = extensions['sign-in-with-x'];
+    expect(signIn.info).toMatchObject({ domain: new URL(base).host, uri: `${base}/api/pay?skill=${CANARY}`, version: '1' });
+    expect(signIn.supportedChains).toEqual([{ chainId: 'eip155:8453', type: 'eip191' }]);
+    const again = JSON.parse(
+      Buffer.from((await call('GET', `/api/pay?skill=${CANARY}`)).headers.get('payment-required')!, 'base64').toString('utf8'),
+    );
+    expect(again.extensions['sign-in-with-x'].info.nonce).not.toBe(signIn.info.nonce);
     expect(headers.get('cache-control')).toBe('no-store');
     expect(headers.get('access-control-expose-headers')).toMatch(/PAYMENT-REQUIRED/);
   });

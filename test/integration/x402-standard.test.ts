@@ -7,6 +7,7 @@
  */
 import { decodePaymentResponseHeader, wrapFetchWithPayment, x402Client, x402HTTPClient } from '@x402/fetch';
 import { registerExactEvmScheme } from '@x402/evm/exact/client';
+import { wrapFetchWithSIWx } from '@x402/extensions/sign-in-with-x';
 import {
   concat,
   createPublicClient,
@@ -45,8 +46,9 @@ const TREASURY = inject('treasury') as Address;
 const chain = localChain(rpcUrl);
 const pub = createPublicClient({ chain, transport: http(rpcUrl) });
 
-const SKILL = 'agent-x402-first-buy';
-const PRICE = 5000n;
+/** A skill no other file buys, so their counts and this file's never meet (payments.test.ts counts the canary's unlocks). */
+const SKILL = 'agent-spend-policy-guard';
+const PRICE = 490000n;
 const chainTool = chainTools(rpcUrl);
 
 /** A fresh buyer (mnemonic index `index`) holding `amount` of the test USDC, written straight into the token's storage. */
@@ -161,6 +163,12 @@ describe('x402 v2 with a stock client', () => {
     const replayed = await requestFrom('127.0.0.4', `${base}/api/pay?skill=${SKILL}`, { headers: { 'SIGN-IN-WITH-X': signIn } });
     expect(replayed.status).toBe(403);
     expect(replayed.body).toMatchObject({ error_code: 'INVALID_WALLET_SIGNATURE' });
+    // x402's own sign-in client (@x402/extensions) reads the extension in PAYMENT-REQUIRED, signs, and gets the pack.
+    const stock = await wrapFetchWithSIWx(fetch, account)(`${base}/api/pay?skill=${SKILL}`);
+    const stockBody = (await stock.json()) as any;
+    expect(stock.status, JSON.stringify(stockBody)).toBe(200);
+    expect(stockBody.payment.payer.toLowerCase()).toBe(account.address.toLowerCase());
+    expect(await balance(account.address)).toBe(before);
     // A wallet that never paid: the challenge, nothing else.
     const stranger = await signInWithXHeader({ account: testAccount(19), baseUrl: base, skill: SKILL });
     const none = await fetch(`${base}/api/pay?skill=${SKILL}`, { headers: { 'SIGN-IN-WITH-X': stranger } });

@@ -146,6 +146,39 @@ export interface PaymentRequiredV2 {
   error?: string;
   resource: { url: string; description: string; mimeType: string };
   accepts: PaymentRequirementsV2[];
+  extensions?: Record<string, unknown>;
+}
+
+/** How long a sign-in challenge is good for: the freshness the payer-proof checks allow (buyer-proof.ts). */
+export const SIGN_IN_CHALLENGE_SECONDS = 300;
+
+/**
+ * x402's `sign-in-with-x` extension for a 402: what a wallet that already paid signs to get the
+ * pack again without paying (CAIP-122 / EIP-4361 on Base, EIP-191 signatures, which contract
+ * wallets answer through EIP-1271 or ERC-6492). `nonce` and `issuedAt` are the caller's, fresh
+ * per answer; the service accepts each nonce once, whoever made it.
+ */
+export function signInExtension(resourceUrl: string, baseUrl: string, nonce: string, issuedAt: Date) {
+  return {
+    'sign-in-with-x': {
+      info: {
+        domain: new URL(baseUrl).host,
+        uri: resourceUrl,
+        version: '1',
+        nonce,
+        issuedAt: issuedAt.toISOString(),
+        expirationTime: new Date(issuedAt.getTime() + SIGN_IN_CHALLENGE_SECONDS * 1000).toISOString(),
+        statement: 'Sign in to get the pack you already paid for.',
+        resources: [resourceUrl],
+      },
+      supportedChains: [{ chainId: CAIP2, type: 'eip191' }],
+      schema: {
+        $schema: 'https://json-schema.org/draft/2020-12/schema',
+        type: 'object',
+        required: ['domain', 'address', 'uri', 'version', 'chainId', 'type', 'nonce', 'issuedAt', 'signature'],
+      },
+    },
+  };
 }
 
 /**
