@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { loadCatalogFiles } from '../../lambdas/catalog/adapters/catalog-files';
 import { readMarketConfig } from '../../lambdas/platform/config';
-import { buildChallenge } from '../../lambdas/payments/core/challenge';
+import { buildChallenge, buildPaymentRequired, signInEncoder, signInExtension } from '../../lambdas/payments/core/challenge';
 
 describe('buildChallenge', () => {
   const catalog = loadCatalogFiles();
@@ -22,5 +22,26 @@ describe('buildChallenge', () => {
     ]);
     expect(c.resource).toBe('https://m.example/api/pay?skill=agent-x402-first-buy');
     expect([c.network, c.network_caip2, c.chainId]).toEqual(['base', 'eip155:8453', 8453]);
+  });
+});
+
+describe('signInEncoder', () => {
+  const catalog = loadCatalogFiles();
+  const { config } = readMarketConfig({ treasury: '0xa0Ee7A142d267C1f36714E4a8F75612F20a79720' }, { requireTreasury: true });
+
+  it('encodes exactly the challenge with a fresh sign-in, for every skill (non-ASCII descriptions included)', () => {
+    const at = new Date('2026-11-25T10:00:00.000Z');
+    for (const entry of catalog.entries) {
+      for (const base of ['https://m.example', 'http://127.0.0.1:8787']) {
+        const v2 = buildPaymentRequired(entry, config, base);
+        const encoded = signInEncoder(v2, base)('0123456789abcdef0123456789abcdef', at);
+        const decoded = JSON.parse(Buffer.from(encoded, 'base64').toString('utf8'));
+        expect(decoded).toEqual({ ...v2, extensions: signInExtension(v2.resource.url, base, '0123456789abcdef0123456789abcdef', at) });
+      }
+    }
+    // Fresh per call: another nonce and time give another header.
+    const v2 = buildPaymentRequired(catalog.get('agent-x402-first-buy')!, config, 'https://m.example');
+    const encode = signInEncoder(v2, 'https://m.example');
+    expect(encode('aaaaaaaaaaaaaaaa', at)).not.toBe(encode('bbbbbbbbbbbbbbbb', at));
   });
 });

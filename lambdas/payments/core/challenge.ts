@@ -161,23 +161,44 @@ export const SIGN_IN_CHALLENGE_SECONDS = 300;
 export function signInExtension(resourceUrl: string, baseUrl: string, nonce: string, issuedAt: Date) {
   return {
     'sign-in-with-x': {
-      info: {
-        domain: new URL(baseUrl).host,
-        uri: resourceUrl,
-        version: '1',
-        nonce,
-        issuedAt: issuedAt.toISOString(),
-        expirationTime: new Date(issuedAt.getTime() + SIGN_IN_CHALLENGE_SECONDS * 1000).toISOString(),
-        statement: 'Sign in to get the pack you already paid for.',
-        resources: [resourceUrl],
-      },
       supportedChains: [{ chainId: CAIP2, type: 'eip191' }],
       schema: {
         $schema: 'https://json-schema.org/draft/2020-12/schema',
         type: 'object',
         required: ['domain', 'address', 'uri', 'version', 'chainId', 'type', 'nonce', 'issuedAt', 'signature'],
       },
+      // The fields that change per answer come last (see signInEncoder).
+      info: {
+        domain: new URL(baseUrl).host,
+        uri: resourceUrl,
+        version: '1',
+        statement: 'Sign in to get the pack you already paid for.',
+        resources: [resourceUrl],
+        nonce,
+        issuedAt: issuedAt.toISOString(),
+        expirationTime: new Date(issuedAt.getTime() + SIGN_IN_CHALLENGE_SECONDS * 1000).toISOString(),
+      },
     },
+  };
+}
+
+/**
+ * The base64 `PAYMENT-REQUIRED` of a challenge with a fresh sign-in (nonce and time) per call,
+ * without serialising and encoding the whole 2 KB each time: the JSON up to the fresh fields is
+ * encoded once, padded with JSON whitespace to a multiple of 3 bytes so that its base64 ends on
+ * a boundary, and only the short tail is encoded per answer. Decodes to
+ * `{...v2, extensions: signInExtension(...)}` exactly (a test holds it).
+ */
+export function signInEncoder(v2: PaymentRequiredV2, baseUrl: string): (nonce: string, issuedAt: Date) => string {
+  const marker = '\u0000fresh';
+  const json = JSON.stringify({ ...v2, extensions: signInExtension(v2.resource.url, baseUrl, marker, new Date(0)) });
+  const cut = json.indexOf(`"nonce":${JSON.stringify(marker)}`);
+  const head = `${json.slice(0, cut)}${' '.repeat((3 - (Buffer.byteLength(json.slice(0, cut)) % 3)) % 3)}`;
+  const headB64 = Buffer.from(head).toString('base64');
+  return (nonce, issuedAt) => {
+    const info = signInExtension(v2.resource.url, baseUrl, nonce, issuedAt)['sign-in-with-x'].info;
+    const tail = `"nonce":${JSON.stringify(info.nonce)},"issuedAt":"${info.issuedAt}","expirationTime":"${info.expirationTime}"}}}}`;
+    return headB64 + Buffer.from(tail).toString('base64');
   };
 }
 
