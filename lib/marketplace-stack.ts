@@ -148,26 +148,27 @@ export class MarketplaceStack extends Stack {
         })
       : undefined;
 
-    // Signs the A2A agent card; the private key never leaves KMS.
+    /** A retained KMS signing key whose private half never leaves KMS, made only when a manifest needs it. */
+    const signingKey = (id: string, keySpec: KeySpec, description: string): Key | undefined =>
+      new Key(this, id, { description, keySpec, keyUsage: KeyUsage.SIGN_VERIFY, removalPolicy: RemovalPolicy.RETAIN });
+    // Signs the A2A agent card.
     const cardKey = needs('signsAgentCard')
-      ? new Key(this, 'AgentCardKey', {
-          description: 'ES256 key that signs the skill-market A2A agent card',
-          keySpec: KeySpec.ECC_NIST_P256,
-          keyUsage: KeyUsage.SIGN_VERIFY,
-          removalPolicy: RemovalPolicy.RETAIN,
-        })
+      ? signingKey('AgentCardKey', KeySpec.ECC_NIST_P256, 'ES256 key that signs the skill-market A2A agent card')
       : undefined;
-
-    // The x402 relayer: submits signed authorizations and pays their gas. Its private key never
-    // leaves KMS; fund its address (GET /api/ready shows it and its balance) with ETH on Base.
+    // The x402 relayer: submits signed authorizations and pays their gas; fund its address
+    // (GET /api/ready shows it and its balance) with ETH on Base.
     const relayerKey = needs('relaysPayments')
-      ? new Key(this, 'RelayerKey', {
-          description: 'secp256k1 key of the skill-market x402 relayer (submits EIP-3009 authorizations on Base)',
-          keySpec: KeySpec.ECC_SECG_P256K1,
-          keyUsage: KeyUsage.SIGN_VERIFY,
-          removalPolicy: RemovalPolicy.RETAIN,
-        })
+      ? signingKey(
+          'RelayerKey',
+          KeySpec.ECC_SECG_P256K1,
+          'secp256k1 key of the skill-market x402 relayer (submits EIP-3009 authorizations on Base)',
+        )
       : undefined;
+    /** A function that signs with `key`: its id in `envName`, and kms:Sign and kms:GetPublicKey on it only. */
+    const signsWith = (fn: DomainFunction, key: Key, envName: string): void => {
+      fn.fn.addEnvironment(envName, key.keyArn);
+      fn.fn.addToRolePolicy(new PolicyStatement({ actions: ['kms:Sign', 'kms:GetPublicKey'], resources: [key.keyArn] }));
+    };
 
     /** The environment and grants a manifest asks for, applied to one function. */
     const provision = (fn: DomainFunction, infra: DomainInfra): void => {
@@ -192,14 +193,8 @@ export class MarketplaceStack extends Stack {
         fn.fn.addEnvironment(INFRA_ENV.stripeSecretArn, stripeSecret.secretArn);
         stripeSecret.grantRead(fn.fn);
       }
-      if (infra.signsAgentCard && cardKey) {
-        fn.fn.addEnvironment(INFRA_ENV.agentCardKmsKeyId, cardKey.keyArn);
-        fn.fn.addToRolePolicy(new PolicyStatement({ actions: ['kms:Sign', 'kms:GetPublicKey'], resources: [cardKey.keyArn] }));
-      }
-      if (infra.relaysPayments && relayerKey) {
-        fn.fn.addEnvironment(INFRA_ENV.relayerKmsKeyId, relayerKey.keyArn);
-        fn.fn.addToRolePolicy(new PolicyStatement({ actions: ['kms:Sign', 'kms:GetPublicKey'], resources: [relayerKey.keyArn] }));
-      }
+      if (infra.signsAgentCard && cardKey) signsWith(fn, cardKey, INFRA_ENV.agentCardKmsKeyId);
+      if (infra.relaysPayments && relayerKey) signsWith(fn, relayerKey, INFRA_ENV.relayerKmsKeyId);
     };
 
     // The confirmation loop: a Step Functions execution per early transfer re-runs the same settle task,

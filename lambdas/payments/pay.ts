@@ -11,6 +11,7 @@ import { rowKind, skillProduct, type Product } from './core/product';
 import { settle, type Admission } from './core/settle';
 import type { LedgerRow, PaymentsPorts, SignInWithX } from './ports';
 import { CARD_NETWORK, redeemCardLicense } from './card-sale';
+import { verificationFailed } from './refusals';
 import type { ProofInput } from './proof-input';
 import { paymentResponseHeader, unlockBody, type cardSaleBody } from './unlock-response';
 import { METRICS } from '../contract/metrics';
@@ -44,24 +45,6 @@ function requireSoundConfig(ports: PaymentsPorts): void {
     throw paymentsDisabled(`Payments are off: the deployment's payment configuration is unsafe (${problems.join(' ') || 'no treasury'}).`);
   }
 }
-
-const verificationFailed = (
-  message: string,
-  retry: boolean,
-  details: Record<string, unknown>,
-  headers?: Record<string, string>,
-): AppError =>
-  new AppError({
-    status: 402,
-    code: 'PAYMENT_VERIFICATION_FAILED',
-    message,
-    retry,
-    tip: retry
-      ? 'Wait 2 to 5 seconds and POST again (backoff 2 s, 4 s, 8 s); check the transaction on a Base block explorer.'
-      : 'This transfer cannot unlock the skill. Check it on a Base block explorer; pay the current challenge to unlock.',
-    details,
-    ...(headers ? { headers } : {}),
-  });
 
 /**
  * Serialised challenges by (ports, skill, base URL): configuration and catalog are fixed
@@ -330,6 +313,7 @@ export async function claimPayment(
       });
     case 'pending':
       throw verificationFailed(
+        'transfer',
         outcome.message,
         true,
         {
@@ -361,7 +345,7 @@ export async function claimPayment(
           details: { reason: outcome.reason },
         });
       }
-      throw verificationFailed(outcome.message, false, { reason: outcome.reason });
+      throw verificationFailed('transfer', outcome.message, false, { reason: outcome.reason });
     case 'unavailable':
       throw new AppError({
         status: 503,

@@ -6,10 +6,10 @@
  */
 import * as z from 'zod/mini';
 import { ADDRESS } from '../contract/chain';
-import { AppError } from '../platform/errors';
 import { parseJsonHeaderValue } from '../platform/json';
 import { safeParse } from '../platform/validation';
 import type { SignedPayment } from './ports';
+import { verificationFailed } from './refusals';
 
 /** A signed payment is small; an EIP-6492 signature (a factory call) is the largest part. */
 const LIMITS = { maxBytes: 16 * 1024, maxDepth: 6 };
@@ -39,18 +39,8 @@ const SignedPaymentSchema = z.object({
 });
 
 /** 402 for a signed payment that cannot settle; `reason` is x402's (`invalid_payload`, …) or ours. */
-export const paymentRefused = (reason: string, message: string, headers: Record<string, string> = {}, retry = false): AppError =>
-  new AppError({
-    status: 402,
-    code: 'PAYMENT_VERIFICATION_FAILED',
-    message,
-    retry,
-    tip: retry
-      ? 'Send the same request again in a few seconds (backoff 2 s, 4 s, 8 s); nothing is charged twice.'
-      : 'Sign a new authorization for the challenge in PAYMENT-REQUIRED (the x402 `exact` scheme), or pay by transfer and POST /api/pay with X-PAYMENT.',
-    details: { reason },
-    headers,
-  });
+export const paymentRefused = (reason: string, message: string, headers: Record<string, string> = {}, retry = false) =>
+  verificationFailed('authorization', message, retry, { reason }, headers);
 
 /** The header parsed and shape-checked (not verified); a 402 naming what is wrong otherwise. */
 export function readSignedPayment(raw: string, headers: Record<string, string>): SignedPayment {

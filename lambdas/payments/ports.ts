@@ -8,6 +8,7 @@ import type { SealedPack } from '../contract/catalog-data';
 import type { ConfigReading, MarketConfig } from '../contract/settings';
 import type { Counters, TallyDeltas, TallyFact } from './core/tally';
 import type { ReceiptView } from './core/verify-transfer';
+import type { PaymentRequirementsV2 } from './core/challenge';
 
 /** The proof ledger as the payments domain needs it. */
 
@@ -371,15 +372,7 @@ export interface SignedPayment {
 }
 
 /** The server's own requirement a signed payment is checked against (x402 v2 `PaymentRequirements`). */
-export interface Requirement {
-  scheme: 'exact';
-  network: string;
-  amount: string;
-  asset: string;
-  payTo: string;
-  maxTimeoutSeconds: number;
-  extra: { name: string; version: string };
-}
+export type Requirement = PaymentRequirementsV2;
 
 /** Checks a signed authorization before anything is claimed or sent: x402's own `exact` verification. */
 export interface AuthorizationVerifier {

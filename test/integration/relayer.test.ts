@@ -10,7 +10,7 @@ import type { SignedPayment } from '../../lambdas/payments/ports';
 import { ensureRelayer, ensureTestTokens, startAnvil, testAccount, type AnvilHandle } from '../../local/anvil';
 import { localChain } from '../../local/local-chain';
 import { ASSET_EIP712, CHAIN_ID } from '../../lambdas/contract/chain';
-import { chainTools } from '../support/chain';
+import { chainTools, TRANSFER_WITH_AUTHORIZATION_TYPES } from '../support/chain';
 
 let anvil: AnvilHandle;
 let usdc: Address;
@@ -36,16 +36,7 @@ async function payment(from: number, value: bigint): Promise<SignedPayment> {
   };
   const signature = await account.signTypedData({
     domain: { ...ASSET_EIP712.USDC, chainId: CHAIN_ID, verifyingContract: usdc },
-    types: {
-      TransferWithAuthorization: [
-        { name: 'from', type: 'address' },
-        { name: 'to', type: 'address' },
-        { name: 'value', type: 'uint256' },
-        { name: 'validAfter', type: 'uint256' },
-        { name: 'validBefore', type: 'uint256' },
-        { name: 'nonce', type: 'bytes32' },
-      ],
-    },
+    types: TRANSFER_WITH_AUTHORIZATION_TYPES,
     primaryType: 'TransferWithAuthorization',
     message: { ...authorization, value, validAfter: 0n, validBefore: BigInt(authorization.validBefore), nonce: authorization.nonce },
   });

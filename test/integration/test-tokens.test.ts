@@ -17,18 +17,8 @@ import {
 } from 'viem';
 import { ensureTestTokens, startAnvil, testAccount, TEST_STABLECOIN_ABI, type AnvilHandle } from '../../local/anvil';
 import { localChain } from '../../local/local-chain';
+import { TRANSFER_WITH_AUTHORIZATION_TYPES } from '../support/chain';
 import { ASSET_EIP712, BASE_MAINNET_USDBC, BASE_MAINNET_USDC, CHAIN_ID, MULTICALL3 } from '../../lambdas/contract/chain';
-
-const AUTHORIZATION_TYPES = {
-  TransferWithAuthorization: [
-    { name: 'from', type: 'address' },
-    { name: 'to', type: 'address' },
-    { name: 'value', type: 'uint256' },
-    { name: 'validAfter', type: 'uint256' },
-    { name: 'validBefore', type: 'uint256' },
-    { name: 'nonce', type: 'bytes32' },
-  ],
-} as const;
 
 let anvil: AnvilHandle;
 let pub: PublicClient;
@@ -56,7 +46,7 @@ async function authorize(from: number, to: Address, value: bigint, window?: { va
   };
   const signature = await testAccount(signer).signTypedData({
     domain: { ...ASSET_EIP712.USDC, chainId: CHAIN_ID, verifyingContract: BASE_MAINNET_USDC },
-    types: AUTHORIZATION_TYPES,
+    types: TRANSFER_WITH_AUTHORIZATION_TYPES,
     primaryType: 'TransferWithAuthorization',
     message,
   });

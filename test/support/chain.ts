@@ -16,6 +16,18 @@ import {
 import { deployTestStablecoin, TEST_STABLECOIN_ABI, testAccount } from '../../local/anvil';
 import { localChain } from '../../local/local-chain';
 
+/** EIP-3009's typed data, as x402's exact scheme and USDC define it. */
+export const TRANSFER_WITH_AUTHORIZATION_TYPES = {
+  TransferWithAuthorization: [
+    { name: 'from', type: 'address' },
+    { name: 'to', type: 'address' },
+    { name: 'value', type: 'uint256' },
+    { name: 'validAfter', type: 'uint256' },
+    { name: 'validBefore', type: 'uint256' },
+    { name: 'nonce', type: 'bytes32' },
+  ],
+} as const;
+
 /** TestStablecoin's storage slot of `balanceOf` (name, symbol, version, totalSupply and minter come first). */
 const TEST_STABLECOIN_BALANCE_SLOT = 5n;
 
