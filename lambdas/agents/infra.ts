@@ -1,4 +1,4 @@
-import { A2A_TASKS_TABLE, ACCESS_TABLE, NONCES_TABLE } from '../contract/tables';
+import { A2A_TASKS_TABLE, ACCESS_TABLE, NONCES_TABLE, SETTLEMENTS_TABLE } from '../contract/tables';
 import { TALLY_WRITER, type DomainInfra } from '../contract/infra';
 
 /** MCP's unlock tool settles like POST /api/pay (ledger, packs, licenses, confirmations, mandates); A2A keeps tasks; the card is signed with KMS. */
@@ -10,9 +10,12 @@ export const infra: DomainInfra = {
     { table: NONCES_TABLE.logicalName, access: 'readWrite' },
     // MCP's unlock settles under mandates (their spend) and its access tools read wallets' items.
     { table: ACCESS_TABLE.logicalName, access: 'readWrite' },
+    // MCP's unlock_skill and A2A's buy settle x402 v2 authorizations as POST /api/pay does.
+    { table: SETTLEMENTS_TABLE.logicalName, access: 'readWrite' },
   ],
   data: ['catalog', 'sealed'],
   licenseKey: true,
   startsConfirmations: true,
+  relaysPayments: true,
   signsAgentCard: true,
 };

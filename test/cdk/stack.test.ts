@@ -359,6 +359,7 @@ describe('x402 relayer', () => {
     // The confirmation task reads the relayer's address: a transfer it sent is claimed only for its own settlement.
     expect(relaying.map((f) => f.Properties.Description).sort()).toEqual([
       'skill-market access routes',
+      'skill-market agents routes',
       'skill-market payments confirm-handler',
       'skill-market payments routes',
     ]);
