@@ -206,12 +206,23 @@ async function conclude(record: SettlementRecord, ctx: Ctx): Promise<{ body: unk
   // The claim of the ledger row: the payer is proven by the authorization's signature, which
   // only the holder of the claim presented before it was public; anyone else is a replay.
   const holder = record.source !== undefined && record.source === ctx.source;
-  const { row, replayed } = await claimPayment(
-    { txHash: txHash as `0x${string}`, product: skillProduct(entry), resource: links(ctx.baseUrl).skill(entry.id).challenge },
-    ctx.ports,
-    ctx.baseUrl,
-    { ...ctx.caller, relayed: true, ...(holder && !ctx.caller.policy ? { provenPayer: payer } : {}) },
-  );
+  let claimed: Awaited<ReturnType<typeof claimPayment>>;
+  try {
+    claimed = await claimPayment(
+      { txHash: txHash as `0x${string}`, product: skillProduct(entry), resource: links(ctx.baseUrl).skill(entry.id).challenge },
+      ctx.ports,
+      ctx.baseUrl,
+      { ...ctx.caller, relayed: true, ...(holder && !ctx.caller.policy ? { provenPayer: payer } : {}) },
+    );
+  } catch (e) {
+    // Mined but short of the confirmations required: the loop claims it (started by the claim), and this caller resends.
+    if (!(e instanceof AppError) || e.code !== 'PAYMENT_VERIFICATION_FAILED' || !e.retry) throw e;
+    throw ctx.refuse('settlement_pending', `${e.message} Send the same request again shortly; nothing is charged twice.`, true, {
+      'payment-response': settlementResponse({ success: false, transaction: txHash, payer, errorReason: 'settlement_pending' }),
+      'retry-after': '2',
+    });
+  }
+  const { row, replayed } = claimed;
   const { body, headers } = await deliverClaim(entry.id, row, replayed, ctx.ports, ctx.baseUrl);
   return {
     body,

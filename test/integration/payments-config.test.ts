@@ -5,7 +5,9 @@
  */
 import { afterAll, describe, expect, inject, it } from 'vitest';
 import type { Address, Hex } from 'viem';
-import { ensureTestTokens, startAnvil } from '../../local/anvil';
+import { ensureRelayer, ensureTestTokens, startAnvil, testAccount } from '../../local/anvil';
+import { x402Client, x402HTTPClient } from '@x402/fetch';
+import { registerExactEvmScheme } from '@x402/evm/exact/client';
 import { chainTools } from '../support/chain';
 import { killStarted, runStart, type StartedProcess } from '../support/spawn-start';
 
@@ -72,6 +74,43 @@ describe('confirmations and providers', () => {
       const later = await post(s.baseUrl, tx, 'market-x402-merchant-os');
       expect(later.status).toBe(200);
       expect(later.body.revenue_ledger.replayed).toBe(true); // recorded by the loop, not by this POST
+    });
+  });
+
+  it('x402 v2 with too few confirmations: 402 settlement_pending, the loop claims it once deeper, the same header then gets the pack', async () => {
+    const anvil = await startAnvil({ port: 0 });
+    stopAfter.push(anvil.stop);
+    await ensureTestTokens(anvil.rpcUrl);
+    const relayer = await ensureRelayer(anvil.rpcUrl);
+    const chain = chainTools(anvil.rpcUrl);
+    const buyer = testAccount(40);
+    await chain.setTokenBalance(USDC, buyer.address, 10n ** 8n);
+    const env = { ...shared, RPC_URLS: anvil.rpcUrl, MIN_CONFIRMATIONS: '2', RELAYER_PRIVATE_KEY: relayer.privateKey };
+    await withStack(env, async (s) => {
+      const url = `${s.baseUrl}/api/pay?skill=market-x402-merchant-os`;
+      const client = new x402Client();
+      registerExactEvmScheme(client, { signer: buyer });
+      const http402 = new x402HTTPClient(client);
+      const challenge = await fetch(url);
+      const payload = await http402.createPaymentPayload(http402.getPaymentRequiredResponse((n) => challenge.headers.get(n)));
+      const header = http402.encodePaymentSignatureHeader(payload)['PAYMENT-SIGNATURE']!;
+
+      const early = await fetch(url, { headers: { 'PAYMENT-SIGNATURE': header } });
+      const body = (await early.json()) as any;
+      expect(early.status).toBe(402);
+      expect(body).toMatchObject({ error_code: 'PAYMENT_VERIFICATION_FAILED', retry: true, details: { reason: 'settlement_pending' } });
+      const settlement = JSON.parse(Buffer.from(early.headers.get('payment-response')!, 'base64').toString('utf8'));
+      expect(settlement).toMatchObject({ success: false, errorReason: 'settlement_pending' });
+      expect(await rowsFor(s.baseUrl, 'market-x402-merchant-os', settlement.transaction)).toHaveLength(0);
+
+      await chain.mine(1);
+      await new Promise((r) => setTimeout(r, 3_000));
+      expect(await rowsFor(s.baseUrl, 'market-x402-merchant-os', settlement.transaction)).toHaveLength(1);
+      const later = await fetch(url, { headers: { 'PAYMENT-SIGNATURE': header } });
+      const laterBody = (await later.json()) as any;
+      expect(later.status, JSON.stringify(laterBody)).toBe(200);
+      expect(laterBody.revenue_ledger.replayed).toBe(true); // claimed by the loop, not by this request
+      expect(laterBody.payment.txHash).toBe(settlement.transaction.toLowerCase());
     });
   });
 
