@@ -29,8 +29,10 @@ import { same } from './core/verify-transfer';
 import { skillProduct } from './core/product';
 import { callerId, challengeFor, claimPayment, deliverClaim, type Caller } from './pay';
 import { paymentRefused, readSignedPayment } from './payment-signature';
+import { settlementHeader } from './unlock-response';
 import type { PaymentsPorts, Requirement, SettlementRecord, SignedPayment, X402Settlement } from './ports';
 import type { PaymentRequiredV2 } from './core/challenge';
+import type { CatalogEntry } from '../contract/catalog-data';
 
 /** How long a request waits for its transfer's receipt before handing it to the confirmation loop. */
 export const RECEIPT_WAIT_MS = 12_000;
@@ -43,11 +45,10 @@ const STALE_CLAIM_MS = 30_000;
 const settlementKey = (payment: SignedPayment, requirement: Requirement): string =>
   `${requirement.network}#${requirement.asset}#${payment.payload.authorization.from}#${payment.payload.authorization.nonce}`.toLowerCase();
 
-/** x402 v2's settlement response, base64 (`PAYMENT-RESPONSE`). */
-export function settlementResponse(fields: { success: boolean; transaction: string; payer: string; errorReason?: string }): string {
-  const { errorReason, ...rest } = fields;
-  return Buffer.from(JSON.stringify({ ...rest, network: CAIP2, ...(errorReason ? { errorReason } : {}) })).toString('base64');
-}
+/** x402 v2's `PAYMENT-RESPONSE`: the settlement, its network by CAIP-2. */
+const paymentResponse = (s: { success: boolean; transaction: string; payer: string; errorReason?: string }): Record<string, string> => ({
+  'payment-response': settlementHeader(s, CAIP2),
+});
 
 /** The challenge again, with x402's `error` set: a v2 client reads why from PAYMENT-REQUIRED. */
 const challengeHeaders = (v2: PaymentRequiredV2, error: string, encoded: string): Record<string, string> => ({
@@ -95,7 +96,7 @@ export async function unlockWithAuthorization(
   }
   const pk = settlementKey(payment, requirement);
   const source = callerId(caller.sourceIp);
-  const ctx: Ctx = { ports, x402, baseUrl, caller, skill: entry.id, payment, requirement, pk, source, refuse };
+  const ctx: Ctx = { ports, x402, baseUrl, caller, entry, payment, requirement, pk, source, refuse };
 
   const known = await x402.settlements.get(pk);
   if (known) return follow(known, ctx);
@@ -128,7 +129,7 @@ interface Ctx {
   x402: X402Settlement;
   baseUrl: string;
   caller: Caller;
-  skill: string;
+  entry: CatalogEntry;
   payment: SignedPayment;
   requirement: Requirement;
   pk: string;
@@ -138,8 +139,11 @@ interface Ctx {
 
 /** The request that holds the claim: sign, store, broadcast, then wait for the receipt. */
 async function submit(record: SettlementRecord, ctx: Ctx): Promise<{ body: unknown; headers: Record<string, string> }> {
-  const tx = await ctx.x402.relayer.submit(ctx.requirement.asset, ctx.payment, (signed) =>
-    ctx.x402.settlements.signed(ctx.pk, record.lease, signed),
+  // The first signature is stored on the claim; one signed again after its nonce was taken replaces it.
+  const tx = await ctx.x402.relayer.submit(ctx.requirement.asset, ctx.payment, (signed, replaces) =>
+    replaces === undefined
+      ? ctx.x402.settlements.signed(ctx.pk, record.lease, signed)
+      : ctx.x402.settlements.replaced(ctx.pk, replaces, signed),
   );
   // Another request took the claim over while this one was slow: it settles; this one follows it.
   if (!tx) return follow(await current(ctx), ctx);
@@ -150,66 +154,63 @@ async function submit(record: SettlementRecord, ctx: Ctx): Promise<{ body: unkno
 async function conclude(record: SettlementRecord, ctx: Ctx): Promise<{ body: unknown; headers: Record<string, string> }> {
   const txHash = record.txHash!;
   const payer = record.payer;
-  const receipt = record.state === 'signed' ? await ctx.x402.relayer.receipt(txHash, RECEIPT_WAIT_MS) : undefined;
-  if (record.state === 'signed' && !receipt) {
-    // Not mined within the request: the confirmation loop claims it for this caller when it is.
-    const scheduled = await ctx.ports.confirmations.schedule({
-      network: NETWORK,
-      txHash,
-      skill: ctx.skill,
-      relayed: true,
-      payer,
-      ...(record.source ? { source: record.source } : {}),
+  /** 402 `retry: true`: the transfer is sent but not (deep enough) on chain; the confirmation loop records it. */
+  const pending = (message: string): AppError =>
+    ctx.refuse('settlement_pending', message, true, {
+      ...paymentResponse({ success: false, transaction: txHash, payer, errorReason: 'settlement_pending' }),
+      'retry-after': '2',
     });
-    throw ctx.refuse(
-      'settlement_pending',
-      `The transfer ${txHash} was sent and is not mined yet${scheduled === 'started' ? '; it will be recorded when it is' : ''}. Send the same request again shortly.`,
-      true,
-      {
-        'payment-response': settlementResponse({ success: false, transaction: txHash, payer, errorReason: 'settlement_pending' }),
-        'retry-after': '2',
-      },
-    );
-  }
-  if (receipt) {
+  if (record.state === 'signed') {
+    const receipt = await ctx.x402.relayer.receipt(txHash, RECEIPT_WAIT_MS);
+    if (!receipt) {
+      // Not mined within the request: the confirmation loop claims it for this caller when it is.
+      const scheduled = await ctx.ports.confirmations.schedule({
+        network: NETWORK,
+        txHash,
+        skill: ctx.entry.id,
+        relayed: true,
+        payer,
+        ...(record.source ? { source: record.source } : {}),
+      });
+      throw pending(
+        `The transfer ${txHash} was sent and is not mined yet${scheduled === 'started' ? '; it will be recorded when it is' : ''}. Send the same request again shortly.`,
+      );
+    }
     const finishedAt = ctx.ports.now().toISOString();
-    await ctx.x402.settlements.finish(
-      ctx.pk,
-      receipt.status === 'success'
-        ? {
-            state: 'settled',
-            gasUsed: receipt.gasUsed.toString(),
-            effectiveGasPrice: receipt.effectiveGasPrice.toString(),
-            gasCostWei: (receipt.gasUsed * receipt.effectiveGasPrice).toString(),
-            finishedAt,
-          }
-        : { state: 'failed', failure: 'transaction_failed', finishedAt },
-    );
-    record = { ...record, state: receipt.status === 'success' ? 'settled' : 'failed', failure: 'transaction_failed' };
+    if (receipt.status === 'success') {
+      await ctx.x402.settlements.finish(ctx.pk, {
+        state: 'settled',
+        gasUsed: receipt.gasUsed.toString(),
+        effectiveGasPrice: receipt.effectiveGasPrice.toString(),
+        gasCostWei: (receipt.gasUsed * receipt.effectiveGasPrice).toString(),
+        finishedAt,
+      });
+      record = { ...record, state: 'settled' };
+    } else {
+      await ctx.x402.settlements.finish(ctx.pk, { state: 'failed', failure: 'transaction_failed', finishedAt });
+      record = { ...record, state: 'failed', failure: 'transaction_failed' };
+    }
   }
   if (record.state === 'failed') {
+    const failure = record.failure ?? 'transaction_failed';
     throw ctx.refuse(
-      record.failure ?? 'transaction_failed',
-      `The authorization could not be settled (${record.failure ?? 'transaction_failed'}); nothing was transferred. Sign a new one.`,
+      failure,
+      `The authorization could not be settled (${failure}); nothing was transferred. Sign a new one.`,
       false,
-      {
-        'payment-response': settlementResponse({
-          success: false,
-          transaction: txHash,
-          payer,
-          errorReason: record.failure ?? 'transaction_failed',
-        }),
-      },
+      paymentResponse({ success: false, transaction: txHash, payer, errorReason: failure }),
     );
   }
-  const entry = requireSkill(ctx.ports.catalog, ctx.skill);
   // The claim of the ledger row: the payer is proven by the authorization's signature, which
   // only the holder of the claim presented before it was public; anyone else is a replay.
   const holder = record.source !== undefined && record.source === ctx.source;
   let claimed: Awaited<ReturnType<typeof claimPayment>>;
   try {
     claimed = await claimPayment(
-      { txHash: txHash as `0x${string}`, product: skillProduct(entry), resource: links(ctx.baseUrl).skill(entry.id).challenge },
+      {
+        txHash: txHash as `0x${string}`,
+        product: skillProduct(ctx.entry),
+        resource: links(ctx.baseUrl).skill(ctx.entry.id).challenge,
+      },
       ctx.ports,
       ctx.baseUrl,
       { ...ctx.caller, relayed: true, ...(holder && !ctx.caller.policy ? { provenPayer: payer } : {}) },
@@ -217,17 +218,11 @@ async function conclude(record: SettlementRecord, ctx: Ctx): Promise<{ body: unk
   } catch (e) {
     // Mined but short of the confirmations required: the loop claims it (started by the claim), and this caller resends.
     if (!(e instanceof AppError) || e.code !== 'PAYMENT_VERIFICATION_FAILED' || !e.retry) throw e;
-    throw ctx.refuse('settlement_pending', `${e.message} Send the same request again shortly; nothing is charged twice.`, true, {
-      'payment-response': settlementResponse({ success: false, transaction: txHash, payer, errorReason: 'settlement_pending' }),
-      'retry-after': '2',
-    });
+    throw pending(`${e.message} Send the same request again shortly; nothing is charged twice.`);
   }
   const { row, replayed } = claimed;
-  const { body, headers } = await deliverClaim(entry.id, row, replayed, ctx.ports, ctx.baseUrl);
-  return {
-    body,
-    headers: { ...headers, 'payment-response': settlementResponse({ success: true, transaction: row.txHash, payer: row.payer }) },
-  };
+  const { body, headers } = await deliverClaim(ctx.entry, row, replayed, ctx.ports, ctx.baseUrl);
+  return { body, headers: { ...headers, ...paymentResponse({ success: true, transaction: row.txHash, payer: row.payer }) } };
 }
 
 async function current(ctx: Ctx): Promise<SettlementRecord> {
@@ -242,7 +237,7 @@ async function current(ctx: Ctx): Promise<SettlementRecord> {
  * (re-sending the same bytes is harmless). Only a caller that may be its buyer waits at all.
  */
 async function follow(record: SettlementRecord, ctx: Ctx): Promise<{ body: unknown; headers: Record<string, string> }> {
-  if (record.skill !== ctx.skill) {
+  if (record.skill !== ctx.entry.id) {
     throw ctx.refuse('authorization_used', 'This authorization was already used for another resource; sign a new one.');
   }
   const mayBeBuyer = ctx.caller.signInWithX !== undefined || (record.source !== undefined && record.source === ctx.source);

@@ -1,6 +1,7 @@
 /** GET /api/pay (the 402 challenge), POST /api/pay (unlock) and POST /api/recover (re-unlock). */
 import { createHash, randomUUID } from 'node:crypto';
 import { requireSkill } from '../catalog';
+import type { CatalogEntry } from '../contract/catalog-data';
 import { links } from '../contract/links';
 import { AppError, notFound, skillRequired } from '../platform/errors';
 import { jsonText, type ApiRequest, type ApiResponse } from '../platform/http';
@@ -219,7 +220,7 @@ export async function unlockWithProof(
     baseUrl,
     caller,
   );
-  return deliverClaim(entry.id, row, replayed, ports, baseUrl);
+  return deliverClaim(entry, row, replayed, ports, baseUrl);
 }
 
 /**
@@ -236,18 +237,17 @@ export async function packForPayer(skill: string | undefined, proof: SignInWithX
   const row = rows
     .filter((r) => r.status === 'confirmed' && r.skill === entry.id && rowKind(r) === 'unlock')
     .sort((a, b) => b.recordedAt.localeCompare(a.recordedAt))[0];
-  return row ? deliverClaim(entry.id, row, true, ports, baseUrl) : undefined;
+  return row ? deliverClaim(entry, row, true, ports, baseUrl) : undefined;
 }
 
 /** The unlock answer for a claimed (or replayed) ledger row of a skill: the pack, a fresh license, the payment. */
 export async function deliverClaim(
-  skill: string,
+  entry: CatalogEntry,
   row: LedgerRow,
   replayed: boolean,
   ports: PaymentsPorts,
   baseUrl: string,
 ): Promise<{ body: ReturnType<typeof unlockBody>; headers: Record<string, string> }> {
-  const entry = requireSkill(ports.catalog, skill);
   const pack = ports.packs.get(entry.id);
   const meta = ports.catalog.packMeta(entry.id);
   if (!pack || !meta) throw notFound(`The pack of ${entry.id} is missing from this deployment.`);

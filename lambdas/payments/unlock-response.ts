@@ -112,10 +112,21 @@ export function cardSaleBody(i: {
   };
 }
 
-/** x402's settlement response header: base64 of {success, transaction, network, payer}. */
-export function paymentResponseHeader(txHash: string, payer: string): string {
-  return Buffer.from(JSON.stringify({ success: true, transaction: txHash, network: NETWORK, payer })).toString('base64');
+/**
+ * x402's settlement response, base64 of {success, transaction, network, payer, errorReason?}: the
+ * spec's `X-PAYMENT-RESPONSE` names the network `base`, x402 v2's `PAYMENT-RESPONSE` by CAIP-2.
+ */
+export function settlementHeader(
+  s: { success: boolean; transaction: string; payer: string; errorReason?: string },
+  network: string = NETWORK,
+): string {
+  const { success, transaction, payer, errorReason } = s;
+  return Buffer.from(JSON.stringify({ success, transaction, network, payer, ...(errorReason ? { errorReason } : {}) })).toString('base64');
 }
+
+/** The spec's `X-PAYMENT-RESPONSE` of a settled transfer. */
+export const paymentResponseHeader = (txHash: string, payer: string): string =>
+  settlementHeader({ success: true, transaction: txHash, payer });
 
 /**
  * A pack delivered because the wallet already has access (a subscription, a meter draw, an
