@@ -7,7 +7,7 @@ import { postA2a } from '../../lambdas/agents/a2a';
 import { A2A_LIMITS } from '../../lambdas/agents/a2a-request';
 import { dynamoTaskStore } from '../../lambdas/agents/adapters/dynamo-task-store';
 import { keyFileCardSigner } from '../../lambdas/agents/adapters/key-file-card-signer';
-import { derToJose } from '../../lambdas/agents/adapters/kms-card-signer';
+import { derToJose } from '../../lambdas/platform/adapters/der-signature';
 import { postMcp } from '../../lambdas/agents/mcp';
 import type { AgentsPorts } from '../../lambdas/agents/ports';
 import { loadCatalogFiles } from '../../lambdas/catalog/adapters/catalog-files';

@@ -5,9 +5,10 @@
  */
 import { GetPublicKeyCommand, SignCommand, type KMSClient } from '@aws-sdk/client-kms';
 import { describe, expect, it } from 'vitest';
-import { hexToBytes, parseGwei, recoverTransactionAddress, verifyTypedData, type Hex } from 'viem';
+import { hexToBytes, parseGwei, recoverTransactionAddress, toHex, verifyTypedData, type Hex } from 'viem';
 import { generatePrivateKey, privateKeyToAccount, sign } from 'viem/accounts';
-import { derSignatureParts, kmsRelayerAccount } from '../../lambdas/payments/adapters/kms-relayer-account';
+import { kmsRelayerAccount } from '../../lambdas/payments/adapters/kms-relayer-account';
+import { derToJose } from '../../lambdas/platform/adapters/der-signature';
 
 const N = 0xfffffffffffffffffffffffffffffffebaaedce6af48a03bbfd25e8cd0364141n;
 const SPKI_PREFIX = '3056301006072a8648ce3d020106052b8104000a034200';
@@ -79,7 +80,8 @@ describe('kms relayer account', () => {
   it('reads r and s from DER, long-form lengths and leading zeros included', () => {
     const r = 0x80n << 248n;
     const s = 5n;
-    expect(derSignatureParts(der(r, s))).toEqual({ r, s });
-    expect(() => derSignatureParts(hexToBytes('0x01'))).toThrow(/DER/);
+    const rs = derToJose(der(r, s));
+    expect({ r: BigInt(toHex(rs.subarray(0, 32))), s: BigInt(toHex(rs.subarray(32))) }).toEqual({ r, s });
+    expect(() => derToJose(hexToBytes('0x01'))).toThrow(/DER/);
   });
 });

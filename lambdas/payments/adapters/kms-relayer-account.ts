@@ -20,24 +20,10 @@ import {
   type Signature,
 } from 'viem';
 import { publicKeyToAddress, toAccount } from 'viem/accounts';
+import { derToJose } from '../../platform/adapters/der-signature';
 
 /** The order of secp256k1's group: a signature's `s` above half of it is flipped to `n - s`. */
 const SECP256K1_N = 0xfffffffffffffffffffffffffffffffebaaedce6af48a03bbfd25e8cd0364141n;
-
-/** r and s of a DER ECDSA signature (SEQUENCE of two INTEGERs). */
-export function derSignatureParts(der: Uint8Array): { r: bigint; s: bigint } {
-  const bytes = Buffer.from(der);
-  if (bytes[0] !== 0x30) throw new Error('not a DER sequence');
-  let offset = (bytes[1]! & 0x80) !== 0 ? 2 + (bytes[1]! & 0x7f) : 2;
-  const int = (): bigint => {
-    if (bytes[offset] !== 0x02) throw new Error('not a DER integer');
-    const len = bytes[offset + 1]!;
-    const value = bytes.subarray(offset + 2, offset + 2 + len);
-    offset += 2 + len;
-    return BigInt(`0x${value.toString('hex') || '0'}`);
-  };
-  return { r: int(), s: int() };
-}
 
 /** The uncompressed public key (0x04‖X‖Y) at the end of a secp256k1 SubjectPublicKeyInfo. */
 export function spkiPublicKey(spki: Uint8Array): Hex {
@@ -63,7 +49,9 @@ export async function kmsRelayerAccount(keyId: string, client = new KMSClient({}
       }),
     );
     if (!out.Signature) throw new Error('KMS returned no signature');
-    const { r, s: rawS } = derSignatureParts(out.Signature);
+    const rs = derToJose(out.Signature);
+    const r = BigInt(toHex(rs.subarray(0, 32)));
+    const rawS = BigInt(toHex(rs.subarray(32)));
     const s = rawS > SECP256K1_N / 2n ? SECP256K1_N - rawS : rawS;
     const parts = { r: toHex(r, { size: 32 }), s: toHex(s, { size: 32 }) };
     for (const yParity of [0, 1] as const) {
