@@ -1,11 +1,8 @@
 import {
   BaseError,
-  createPublicClient,
   createWalletClient,
   encodeFunctionData,
-  fallback,
   getAddress,
-  http,
   keccak256,
   NonceTooLowError,
   parseAbi,
@@ -18,6 +15,7 @@ import {
 import { privateKeyToAccount } from 'viem/accounts';
 import { base } from 'viem/chains';
 import type { Relayer, SignedPayment } from '../ports';
+import { basePublicClient, baseTransport } from './viem-base-transport';
 
 /** EIP-3009 as USDC implements it: the v/r/s form for an EOA's 65-byte signature, the bytes form otherwise (ERC-1271). */
 export const EIP3009_ABI = parseAbi([
@@ -75,10 +73,9 @@ export function viemRelayer(
   relayerAccount: () => Promise<Account>,
   opts: { pollingIntervalMs?: number } = {},
 ): Relayer {
-  const transport = fallback(rpcUrls.map((url) => http(url, { timeout: 5_000, retryCount: 0 })));
   const chain = base;
-  const pub = createPublicClient({ chain, transport, pollingInterval: opts.pollingIntervalMs ?? 500 });
-  const wallet = createWalletClient({ chain, transport });
+  const pub = basePublicClient(rpcUrls, opts.pollingIntervalMs ?? 500);
+  const wallet = createWalletClient({ chain, transport: baseTransport(rpcUrls) });
   let queue: Promise<unknown> = Promise.resolve();
   const serially = <T>(work: () => Promise<T>): Promise<T> => {
     const run = queue.then(work, work);

@@ -6,10 +6,10 @@
  * signature that does not recover to the address is asked of the chain (viem's
  * `verifyMessage`, which runs the 1271 call or the 6492 validator as an `eth_call`).
  */
-import { createPublicClient, fallback, getAddress, http, recoverMessageAddress, type Hex } from 'viem';
-import { base } from 'viem/chains';
+import { getAddress, recoverMessageAddress, type Hex } from 'viem';
 import { createSiweMessage } from 'viem/siwe';
 import type { SignInWithX, WalletSignatures } from '../ports';
+import { basePublicClient } from './viem-base-transport';
 
 /** The EIP-4361 message text a wallet signs for these fields. */
 function siweMessage(f: Omit<SignInWithX, 'signature'>): string {
@@ -29,10 +29,7 @@ function siweMessage(f: Omit<SignInWithX, 'signature'>): string {
 }
 
 export function viemSiwe(rpcUrls: readonly string[]): WalletSignatures {
-  const pub =
-    rpcUrls.length > 0
-      ? createPublicClient({ chain: base, transport: fallback(rpcUrls.map((url) => http(url, { timeout: 5_000, retryCount: 0 }))) })
-      : undefined;
+  const pub = rpcUrls.length > 0 ? basePublicClient(rpcUrls) : undefined;
   return {
     async verify(f: SignInWithX) {
       try {

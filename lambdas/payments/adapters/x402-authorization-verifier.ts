@@ -1,10 +1,10 @@
 import { ExactEvmScheme } from '@x402/evm/exact/facilitator';
 import { toFacilitatorEvmSigner } from '@x402/evm';
 import type { Network, PaymentPayload, PaymentRequirements } from '@x402/core/types';
-import { createPublicClient, fallback, http, type Account } from 'viem';
-import { base } from 'viem/chains';
+import type { Account } from 'viem';
 import { cacheUntilFailure } from '../../platform/memo';
 import type { AuthorizationVerifier } from '../ports';
+import { basePublicClient } from './viem-base-transport';
 
 /**
  * x402's own `exact` verification (@x402/evm's facilitator scheme), so a signed payment is judged
@@ -15,8 +15,7 @@ import type { AuthorizationVerifier } from '../ports';
  * the service's own (authorization.ts), so that each is claimed and stored before it happens.
  */
 export function x402AuthorizationVerifier(rpcUrls: readonly string[], relayer: () => Promise<Account>): AuthorizationVerifier {
-  const transport = fallback(rpcUrls.map((url) => http(url, { timeout: 5_000, retryCount: 0 })));
-  const pub = createPublicClient({ chain: base, transport });
+  const pub = basePublicClient(rpcUrls);
   // Built on first use: the relayer's address (a KMS key's, in AWS) is read once, when needed.
   const scheme = cacheUntilFailure(async () => new ExactEvmScheme(signerFor((await relayer()).address)));
   const signerFor = (address: Account['address']) =>
