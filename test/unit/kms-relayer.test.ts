@@ -5,7 +5,7 @@
  */
 import { GetPublicKeyCommand, SignCommand, type KMSClient } from '@aws-sdk/client-kms';
 import { describe, expect, it } from 'vitest';
-import { hexToBytes, parseGwei, recoverTransactionAddress, toHex, verifyTypedData, type Hex } from 'viem';
+import { hexToBytes, parseGwei, parseTransaction, recoverTransactionAddress, toHex, verifyTypedData, type Hex } from 'viem';
 import { generatePrivateKey, privateKeyToAccount, sign } from 'viem/accounts';
 import { kmsRelayerAccount } from '../../lambdas/payments/adapters/kms-relayer-account';
 import { derToJose } from '../../lambdas/platform/adapters/der-signature';
@@ -64,7 +64,8 @@ describe('kms relayer account', () => {
         maxPriorityFeePerGas: parseGwei('0.01'),
       });
       expect(await recoverTransactionAddress({ serializedTransaction: raw as never })).toBe(account.address);
-      const s = BigInt(`0x${raw.slice(-64)}`);
+      // s as the transaction carries it (RLP drops an s's leading zero bytes, so never slice the raw tail).
+      const s = BigInt(parseTransaction(raw as never).s!);
       expect(s <= N / 2n).toBe(true);
     }
     const typed = {
