@@ -102,6 +102,27 @@ module.exports = {
       to: { path: '^lambdas/', pathNot: '^lambdas/contract/' },
     },
     {
+      name: 'storefront-browser-code-runs-in-a-browser',
+      comment:
+        "catalog/storefront/browser/ is bundled for the pages: no node built-ins, nothing of the build, the local runtime or the Lambdas but the contract's pure facts.",
+      severity: 'error',
+      from: { path: '^catalog/storefront/browser/' },
+      to: {
+        pathNot: [
+          '^catalog/storefront/browser/',
+          '^lambdas/contract/(chain|links|catalog-data)\\.ts$',
+          '(^|/)node_modules/(viem|fflate|ox|abitype|@noble|@scure)/',
+        ],
+      },
+    },
+    {
+      name: 'storefront-wallet-library-in-wallet-buy-only',
+      comment: 'viem is the wallet purchase\'s library, loaded on the first "Pay with wallet" click; the page scripts stay small.',
+      severity: 'error',
+      from: { path: '^catalog/storefront/browser/', pathNot: '^catalog/storefront/browser/wallet-buy\\.ts$' },
+      to: { path: '(^|/)node_modules/viem/' },
+    },
+    {
       name: 'local-runtime-sees-contract-and-platform',
       comment:
         "local/ hosts the Lambdas as AWS would: the contract, the platform, and each domain's Lambda entries (handler.ts and the scheduled <task>-handler.ts, loaded by path).",

@@ -35,6 +35,11 @@ export default tseslint.config(
     },
   },
   {
+    // The storefront's browser code (bundled by esbuild at catalog build) runs in a page, not in node.
+    files: ['catalog/storefront/browser/**/*.ts'],
+    languageOptions: { globals: { ...globals.browser } },
+  },
+  {
     // Tests read untyped JSON answers from the running service.
     files: ['test/**/*.ts'],
     rules: { '@typescript-eslint/no-explicit-any': 'off' },

@@ -1,7 +1,8 @@
 /**
  * The catalog build. Validates the authored skills and the price source, then writes:
  * - dist/public: the static tree CloudFront serves (catalog.json, skills/{id}/outline.json,
- *   skills/{id}/sample.md, the pages in catalog/site);
+ *   skills/{id}/sample.md, the pages in catalog/site, and the storefront: the home page,
+ *   skills/{id}/index.html and proof/index.html with their hashed assets, catalog/storefront);
  * - dist/catalog: what every Lambda loads at cold start (entries, pack metadata, the
  *   prebuilt search index, resolved prices);
  * - dist/sealed: the pack texts, bundled only into the payments Lambda, never served.
@@ -32,6 +33,8 @@ import { BundlesSchema, ListingsSchema, PricingSchema, SkillRecordSchema, type P
 import { readTree, writeTree } from './write-tree';
 import { evaluatePacks } from './eval-suite';
 import { scanPacks, securitySarif } from './security-scan';
+import { buildAssets, type BuiltAssets } from './storefront/assets';
+import { renderStorefront } from './storefront/pages';
 
 const here = (p: string): string => fileURLToPath(new URL(p, import.meta.url));
 const SKILLS_DIR = here('./skills');
@@ -133,6 +136,8 @@ export interface BuildResult {
   publicFiles: Map<string, string | Buffer>;
   /** dist/catalog: loaded by every Lambda. */
   catalogFiles: Map<string, string>;
+  /** The storefront's scripts and stylesheet (also in publicFiles), with their import graph for the page-weight budget. */
+  assets: BuiltAssets;
 }
 
 /** Computes every output in memory, the pack scan and eval suite included; {@link buildSite} writes them. */
@@ -303,7 +308,25 @@ export async function buildCatalog(): Promise<BuildResult> {
   catalogFiles.set('security.json', JSON.stringify(security));
   catalogFiles.set('eval.json', JSON.stringify(evals));
   publicFiles.set('security.sarif.json', `${JSON.stringify(securitySarif(security), null, 1)}\n`);
-  return { entries, packs, packMeta, publicFiles, catalogFiles };
+
+  // The storefront for people: pages pre-rendered from the facts above, and their hashed scripts and stylesheet.
+  const assets = await buildAssets();
+  for (const [path, bytes] of assets.files) publicFiles.set(path, Buffer.from(bytes));
+  const pages = renderStorefront(
+    {
+      records: skills,
+      entries,
+      packMeta,
+      samples: new Map(entries.map((e) => [e.id, publicFiles.get(`skills/${e.id}/sample.md`)!.toString()])),
+      security: security.skills,
+      evals: evals.skills,
+      cardCents: pricing.card_cents,
+      listedAt: listings,
+    },
+    assets,
+  );
+  for (const [path, html] of pages) publicFiles.set(path, html);
+  return { entries, packs, packMeta, publicFiles, catalogFiles, assets };
 }
 
 /** Builds and writes all three trees; safe to run while a server reads them. */

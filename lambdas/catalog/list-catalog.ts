@@ -1,5 +1,6 @@
 import type { Catalog, CatalogPorts } from './ports';
 import { absoluteEntry } from './skill-card';
+import { cheapestFirst } from '../contract/catalog-data';
 import { invalidRequest } from '../platform/errors';
 import { lruPerOwner } from '../platform/memo';
 import { jsonText, type ApiRequest, type ApiResponse } from '../platform/http';
@@ -42,7 +43,7 @@ export function listCatalog(req: ApiRequest, { catalog }: Pick<CatalogPorts, 'ca
     ? catalog.search(q).filter((h) => keep(h.id))
     : catalog.entries
         .filter((e) => keep(e.id))
-        .sort((a, b) => a.price_usd - b.price_usd || (a.id < b.id ? -1 : 1))
+        .sort(cheapestFirst)
         .map((e) => ({ id: e.id, score: undefined, matched: undefined }));
 
   const results = ranked.slice(0, limit).map((h) => ({

@@ -37,6 +37,13 @@ export interface PackFileMeta {
   sha256: string;
 }
 
+/**
+ * The catalog's order without a query: cheapest first, then by id. `GET /api/catalog` answers in it
+ * and the storefront's home page is pre-rendered in it, so both list the same skills in the same order.
+ */
+export const cheapestFirst = (a: Pick<CatalogEntry, 'id' | 'price_usd'>, b: Pick<CatalogEntry, 'id' | 'price_usd'>): number =>
+  a.price_usd - b.price_usd || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
+
 /** What a buyer may know about a pack before paying: its shape and seal, never its text. */
 export interface PackMeta {
   skill_id: string;

@@ -87,8 +87,17 @@ describe('the layer rules', () => {
       "import { paymentsPortsFromEnv } from '../payments/wiring';\nexport const accessPortsFromEnv = paymentsPortsFromEnv;\n",
     );
     write('lambdas/access/handler.ts', "export const handler = () => import('./wiring').then((m) => m.accessPortsFromEnv());\n");
+    // Storefront browser code: a page script reaching node and viem, and the wallet purchase importing viem (allowed).
+    write(
+      'catalog/storefront/browser/home.ts',
+      "import { readFileSync } from 'node:fs';\nimport { getAddress } from 'viem';\nexport const home = [readFileSync, getAddress];\n",
+    );
+    write(
+      'catalog/storefront/browser/wallet-buy.ts',
+      "import { getAddress } from 'viem';\nimport { CHAIN_ID } from '../../../lambdas/contract/chain';\nexport const buy = [getAddress, CHAIN_ID];\n",
+    );
 
-    const found = (await cruise(fixture, ['lambdas', 'lib'])).map(
+    const found = (await cruise(fixture, ['lambdas', 'lib', 'catalog'])).map(
       (v) => `${v.rule.name}: ${v.from} -> ${v.to.replace(/^.*node_modules\//, 'node_modules/')}`,
     );
     expect(found).toEqual(
@@ -100,12 +109,18 @@ describe('the layer rules', () => {
         expect.stringMatching(/^no-cycles: lambdas\/catalog\/[ab]\.ts -> lambdas\/catalog\/[ab]\.ts$/),
         'wiring-is-loaded-on-first-use: lambdas/discovery/health.ts -> lambdas/payments/wiring.ts',
         'entries-load-wiring-lazily: lambdas/payments/handler.ts -> lambdas/payments/wiring.ts',
+        'storefront-browser-code-runs-in-a-browser: catalog/storefront/browser/home.ts -> fs',
+        expect.stringMatching(
+          /^storefront-wallet-library-in-wallet-buy-only: catalog\/storefront\/browser\/home\.ts -> node_modules\/viem\//,
+        ),
       ]),
     );
     // What the rules allow: an adapter importing viem, a domain using another through its index,
     // a wiring building on a lower domain's wiring, an entry loading its wiring with import().
     expect(
-      found.filter((f) => ['adapters/ledger.ts ->', 'discovery/shop.ts', 'lambdas/access/'].some((allowed) => f.includes(allowed))),
+      found.filter((f) =>
+        ['adapters/ledger.ts ->', 'discovery/shop.ts', 'lambdas/access/', 'wallet-buy.ts ->'].some((allowed) => f.includes(allowed)),
+      ),
     ).toEqual([]);
   }, 60_000);
 

@@ -1,0 +1,70 @@
+/**
+ * The storefront's browser code and stylesheet, bundled by esbuild at catalog build into
+ * content-hashed files under /assets/ (served `immutable`, lambdas/contract/static-assets.ts).
+ * ES modules with code splitting: each page loads only its entry and the chunks it imports;
+ * the wallet purchase (viem) and the pack viewer (fflate) are chunks loaded on first use.
+ * No framework: the pages are pre-rendered HTML, and the scripts only enhance them.
+ */
+import { build } from 'esbuild';
+import { fileURLToPath } from 'node:url';
+import type { AssetUrls } from './html';
+
+const here = (p: string): string => fileURLToPath(new URL(p, import.meta.url));
+
+/** Page scripts by name; a page names its script in its PageSpec. */
+export const ENTRIES = {
+  home: here('./browser/home.ts'),
+  skill: here('./browser/skill.ts'),
+  proof: here('./browser/proof.ts'),
+} as const;
+
+export interface BuiltAssets extends AssetUrls {
+  /** Relative path under dist/public → content. */
+  files: Map<string, Uint8Array>;
+  /** Each output's imports by URL, static and dynamic: what loading it costs (budget.ts). */
+  graph: Record<string, { static: string[]; dynamic: string[] }>;
+}
+
+/** Bundles the page scripts and the stylesheet; deterministic for the same sources. */
+export async function buildAssets(): Promise<BuiltAssets> {
+  const out = await build({
+    entryPoints: { ...ENTRIES, site: here('./style.css') },
+    bundle: true,
+    splitting: true,
+    format: 'esm',
+    platform: 'browser',
+    target: ['es2022', 'chrome109', 'firefox115', 'safari16'],
+    minify: true,
+    legalComments: 'none',
+    write: false,
+    metafile: true,
+    outdir: '/assets',
+    entryNames: '[name]-[hash]',
+    chunkNames: '[name]-[hash]',
+    logLevel: 'silent',
+    // Paths in the metafile (and so the output) are relative to the repository, wherever the build runs from.
+    absWorkingDir: here('../../'),
+  });
+  const files = new Map<string, Uint8Array>();
+  for (const f of out.outputFiles) files.set(`assets/${f.path.split('/').pop()}`, f.contents);
+
+  const url = (outPath: string): string => `/assets/${outPath.split('/').pop()}`;
+  const scripts: Record<string, string> = {};
+  const preloads: Record<string, string[]> = {};
+  const graph: BuiltAssets['graph'] = {};
+  let css = '';
+  for (const [outPath, meta] of Object.entries(out.metafile.outputs)) {
+    if (outPath.endsWith('.css')) css = url(outPath);
+    const entry = Object.entries(ENTRIES).find(([, src]) => meta.entryPoint && src.endsWith(meta.entryPoint));
+    if (entry) {
+      scripts[entry[0]] = url(outPath);
+      preloads[entry[0]] = meta.imports.filter((i) => i.kind === 'import-statement').map((i) => url(i.path));
+    }
+    graph[url(outPath)] = {
+      static: meta.imports.filter((i) => i.kind === 'import-statement').map((i) => url(i.path)),
+      dynamic: meta.imports.filter((i) => i.kind === 'dynamic-import').map((i) => url(i.path)),
+    };
+  }
+  if (!css) throw new Error('the storefront stylesheet was not built');
+  return { files, css, scripts, preloads, graph };
+}

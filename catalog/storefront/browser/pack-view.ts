@@ -1,0 +1,83 @@
+/**
+ * A delivered pack on screen: every file (readable, downloadable one by one or as one zip), the
+ * seal computed in the browser and compared with the service's, and the license token to keep.
+ * Loaded on first use, with fflate (a small, well-kept zip writer) inside its chunk.
+ */
+import { strToU8, zipSync } from 'fflate';
+import { byId, download, el } from './dom';
+
+/** The parts of an unlock answer (POST /api/pay, 200) a person needs. */
+export interface Delivered {
+  skill_id?: string;
+  name: string;
+  seal: string;
+  sealed_pack: { files: Record<string, string> };
+  license?: { token: string };
+  payment?: { txHash?: string; payer?: string; block?: number; confirmations?: number };
+}
+
+const hex = (bytes: ArrayBuffer): string => Array.from(new Uint8Array(bytes), (b) => b.toString(16).padStart(2, '0')).join('');
+const sha256 = async (text: string): Promise<string> => hex(await crypto.subtle.digest('SHA-256', new TextEncoder().encode(text)));
+
+/** Byte order of UTF-8 paths, as `LC_ALL=C sort` orders them (the seal's rule). */
+function byteOrder(a: string, b: string): number {
+  const x = new TextEncoder().encode(a);
+  const y = new TextEncoder().encode(b);
+  for (let i = 0; i < Math.min(x.length, y.length); i++) if (x[i] !== y[i]) return x[i]! - y[i]!;
+  return x.length - y.length;
+}
+
+/** The pack seal (lambdas/contract/pack-seal.ts): sha256 over "<sha256(file)>  <path>\n" for each file in byte order of path. */
+export async function packSealOf(files: Record<string, string>): Promise<string> {
+  let lines = '';
+  for (const path of Object.keys(files).sort(byteOrder)) lines += `${await sha256(files[path]!)}  ${path}\n`;
+  return sha256(lines);
+}
+
+/** Renders the pack into the element with id `into`. */
+export async function showPack(into: string, skill: string, body: Delivered): Promise<void> {
+  const files = body.sealed_pack.files;
+  const computed = await packSealOf(files);
+  const verified = computed === body.seal;
+  const seal = el('p', { id: 'seal', 'data-verified': String(verified) });
+  seal.textContent = verified
+    ? `Seal verified in this browser: ${computed}`
+    : `Seal MISMATCH: computed ${computed}, the shop says ${body.seal}. Do not use these files; recover the pack again.`;
+
+  const zip = el('button', { type: 'button', id: 'download-zip' }, 'Download all files (.zip)');
+  zip.addEventListener('click', () => {
+    const archive = zipSync(Object.fromEntries(Object.entries(files).map(([p, text]) => [`${skill}/${p}`, strToU8(text)])));
+    download(`${skill}.zip`, archive, 'application/zip');
+  });
+
+  const parts: Node[] = [seal, el('p', {}, zip)];
+  if (body.license) {
+    const token = el('textarea', { id: 'license', readonly: '', 'aria-label': 'License token', rows: '4' });
+    token.value = body.license.token;
+    const copy = el('button', { type: 'button', class: 'secondary' }, 'Copy the license');
+    copy.addEventListener('click', () => {
+      void navigator.clipboard?.writeText(body.license!.token).then(
+        () => (copy.textContent = 'Copied'),
+        () => token.select(),
+      );
+    });
+    parts.push(
+      el('h3', {}, 'Your license'),
+      el(
+        'p',
+        { class: 'note' },
+        'Keep this token: it gets this pack again at any time (POST /api/pay with header X-LICENSE), with no new payment.',
+      ),
+      token,
+      el('p', {}, copy),
+    );
+  }
+  parts.push(el('h3', {}, `Files (${Object.keys(files).length})`));
+  for (const [path, text] of Object.entries(files)) {
+    const button = el('button', { type: 'button', class: 'secondary', 'data-path': path }, 'Download');
+    button.addEventListener('click', () => download(path.split('/').pop()!, text, 'text/plain'));
+    parts.push(el('section', { class: 'file' }, el('header', {}, el('code', {}, path), button), el('pre', { tabindex: '0' }, text)));
+  }
+  byId(into).replaceChildren(...parts);
+  byId(into).hidden = false;
+}

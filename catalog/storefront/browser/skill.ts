@@ -1,0 +1,92 @@
+/**
+ * A skill page: the live facts (confirmed unlocks, card sales, reorged claims, days listed from
+ * /api/trust, which reads the tallies) and the two ways a person buys. The wallet purchase and
+ * its library load on the first click (wallet-buy.ts); a card purchase opens an ACP checkout
+ * session and goes to its continue_url.
+ */
+import { call, explain, isFailure, Unreachable } from './api';
+import { byId, el, injectedWallet, markReady, pendingKey, recoverUrl, setStatus } from './dom';
+
+interface TrustAnswer {
+  scorecard: { confirmed_unlocks: number; card_sales: number; reorged_claims: number; age_days: number };
+}
+interface Session {
+  continue_url: string;
+}
+
+const skill = byId('skill-head').dataset['skill']!;
+
+const NO_WALLET =
+  'No browser wallet was found. To pay in USDC on Base, install a wallet extension (for example MetaMask, Coinbase Wallet or Rabby) ' +
+  'that holds USDC and a little ETH for gas on Base, then reload this page.';
+
+async function liveFacts(): Promise<void> {
+  try {
+    const answer = await call<TrustAnswer>(`/api/trust?skill=${encodeURIComponent(skill)}`);
+    if (isFailure(answer.body)) throw new Error(explain(answer.body));
+    const s = answer.body.scorecard;
+    byId('unlocks').textContent = String(s.confirmed_unlocks);
+    byId('card-sales').textContent = String(s.card_sales);
+    byId('reorged').textContent = String(s.reorged_claims);
+    byId('age').textContent = `${s.age_days} day${s.age_days === 1 ? '' : 's'}`;
+  } catch (e) {
+    byId('facts-note').textContent = `The live figures could not be read: ${e instanceof Error ? e.message : String(e)}`;
+  }
+}
+
+function walletButton(): void {
+  const button = byId<HTMLButtonElement>('pay-wallet');
+  if (!injectedWallet()) byId('wallet-note').textContent = NO_WALLET;
+  button.addEventListener('click', async () => {
+    const wallet = injectedWallet();
+    if (!wallet) return setStatus('err', NO_WALLET);
+    button.disabled = true;
+    try {
+      const { buyWithWallet } = await import('./wallet-buy');
+      // A purchase changes the live figures: read them again.
+      if (await buyWithWallet(skill, wallet)) await liveFacts();
+    } catch (e) {
+      setStatus('err', `The purchase stopped unexpectedly: ${e instanceof Error ? e.message : String(e)}. Reload the page and try again.`);
+    } finally {
+      button.disabled = false;
+    }
+  });
+}
+
+function cardButton(): void {
+  const button = document.getElementById('pay-card') as HTMLButtonElement | null;
+  button?.addEventListener('click', async () => {
+    button.disabled = true;
+    setStatus('busy', 'Opening a card checkout…');
+    try {
+      const answer = await call<Session>('/api/acp/checkout_sessions', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ line_items: [{ id: skill, quantity: 1 }] }),
+      });
+      if (isFailure(answer.body)) throw new Error(explain(answer.body));
+      setStatus('busy', 'Taking you to the card checkout…');
+      location.assign(answer.body.continue_url);
+    } catch (e) {
+      setStatus('err', e instanceof Unreachable || e instanceof Error ? e.message : String(e));
+      button.disabled = false;
+    }
+  });
+}
+
+/** A payment sent from this browser but not delivered (the tab was closed): point to its recovery. */
+function pendingPurchase(): void {
+  const tx = localStorage.getItem(pendingKey(skill));
+  if (!tx) return;
+  setStatus(
+    'busy',
+    'A payment for this skill was sent from this browser but not yet delivered. ',
+    el('a', { href: recoverUrl(skill, tx) }, 'Finish it on the recovery page'),
+  );
+}
+
+walletButton();
+cardButton();
+pendingPurchase();
+void liveFacts();
+markReady();

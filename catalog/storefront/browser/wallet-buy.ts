@@ -1,0 +1,288 @@
+/**
+ * "Pay with wallet": the purchase a person makes with a browser wallet, through the same API an
+ * agent uses. viem over the injected provider (`custom(window.ethereum)`): connect, switch to (or
+ * add) Base, read the live 402 challenge (amount, receiver and token come from the shop, never
+ * from this page), check the balances, send the exact amount, wait for the receipt, prove the
+ * wallet with a sign-in-with-x signature, POST the proof and show the pack. Every failure a buyer
+ * can meet ends in a plain sentence; a buyer who paid and got nothing lands on /recover/.
+ * Loaded on the first click, so a page that is only read never downloads viem.
+ */
+import {
+  createClient,
+  custom,
+  erc20Abi,
+  formatEther,
+  formatUnits,
+  getAddress,
+  type Address,
+  type Client,
+  type EIP1193Provider,
+  type Hash,
+} from 'viem';
+// viem's actions one by one, not its decorated clients: only what this purchase calls is bundled.
+import {
+  addChain,
+  estimateContractGas,
+  getBalance,
+  getChainId,
+  getGasPrice,
+  readContract,
+  requestAddresses,
+  signMessage,
+  switchChain,
+  waitForTransactionReceipt,
+  writeContract,
+} from 'viem/actions';
+import { base } from 'viem/chains';
+import { createSiweMessage } from 'viem/siwe';
+import { CAIP2, txResource } from '../../../lambdas/contract/chain';
+import { call, explain, isFailure, Unreachable } from './api';
+import { byId, el, pendingKey, recoverUrl, setStatus, type InjectedWallet } from './dom';
+import { showPack, type Delivered } from './pack-view';
+
+type Step = 'sent' | 'included' | 'confirmed' | 'unlocked';
+
+/** One accepted way to pay, from the 402 challenge (`accepts[]`). */
+interface Accept {
+  payTo: Address;
+  asset: string;
+  assetContract: Address;
+  maxAmountRequired: string;
+  decimals: number;
+  resource: string;
+}
+interface Challenge {
+  error_code: 'PAYMENT_REQUIRED';
+  accepts: Accept[];
+}
+
+/** A sentence for the person, and what to do next. */
+class Stop extends Error {}
+
+function progress(now: Step | undefined, done: readonly Step[]): void {
+  const steps = byId('steps');
+  steps.hidden = false;
+  for (const li of Array.from(steps.children) as HTMLElement[]) {
+    const step = li.dataset['step'] as Step;
+    li.className = done.includes(step) ? 'done' : step === now ? 'now' : '';
+    if (step === now) li.setAttribute('aria-current', 'step');
+    else li.removeAttribute('aria-current');
+  }
+}
+
+/** The JSON-RPC error code somewhere in viem's error chain (4001 rejected, 4902 unknown chain, -32002 request pending). */
+function rpcCode(e: unknown): number | undefined {
+  for (let x = e as { code?: unknown; cause?: unknown } | undefined, depth = 0; x && depth < 8; x = x.cause as typeof x, depth++) {
+    if (typeof x.code === 'number') return x.code;
+  }
+  return undefined;
+}
+const says = (e: unknown, text: RegExp): boolean => text.test(String((e as { message?: unknown })?.message ?? e));
+
+/** A wallet failure as a plain sentence. */
+function walletSentence(e: unknown, doing: string): string {
+  if (e instanceof Stop) return e.message;
+  const code = rpcCode(e);
+  if (code === 4001) return `You declined ${doing} in your wallet. Nothing was sent; press "Pay with wallet" when you are ready.`;
+  if (code === -32002) return 'Your wallet already has a request waiting: open the wallet, answer it, then press "Pay with wallet" again.';
+  if (says(e, /insufficient funds/i))
+    return 'Your wallet does not hold enough ETH on Base to pay the network fee (gas). Add a little ETH on Base, then try again.';
+  return `Your wallet could not finish ${doing}: ${String((e as { shortMessage?: unknown })?.shortMessage ?? (e as Error)?.message ?? e)}`;
+}
+
+/** Shows why the purchase stopped; false: nothing was delivered. */
+const stop = (text: string): false => {
+  setStatus('err', text);
+  return false;
+};
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** Buys `skill` with the injected wallet; the page's #status, #steps and #pack show how it goes. True once the pack is shown. */
+export async function buyWithWallet(skill: string, injected: InjectedWallet): Promise<boolean> {
+  const client = createClient({ chain: base, transport: custom(injected as EIP1193Provider), pollingInterval: 1_000 });
+  byId('pack').hidden = true;
+  progress(undefined, []);
+
+  // 1. Connect, and be on Base.
+  let account: Address;
+  try {
+    setStatus('busy', 'Connecting to your wallet…');
+    [account] = (await requestAddresses(client)) as [Address];
+    if (!account) throw new Stop('Your wallet shared no account. Unlock it, then press "Pay with wallet" again.');
+    if ((await getChainId(client)) !== base.id) {
+      setStatus('busy', 'Asking your wallet to switch to Base…');
+      try {
+        await switchChain(client, { id: base.id });
+      } catch (e) {
+        if (rpcCode(e) !== 4902) throw e;
+        await addChain(client, { chain: base });
+        await switchChain(client, { id: base.id });
+      }
+      if ((await getChainId(client)) !== base.id)
+        throw new Stop('Your wallet is still on another network. Switch it to Base (chain 8453), then press "Pay with wallet" again.');
+    }
+  } catch (e) {
+    const sentence = walletSentence(e, 'the connection');
+    return stop(rpcCode(e) === 4001 ? sentence : `${sentence} This shop takes USDC on Base (chain 8453).`);
+  }
+
+  // 2. The live price, receiver and token: the 402 challenge.
+  let challenge: Challenge;
+  try {
+    setStatus('busy', 'Reading the price from the shop…');
+    const answer = await call<Challenge>(`/api/pay?skill=${encodeURIComponent(skill)}`);
+    if (answer.status !== 402 || !isFailure(answer.body) || answer.body.error_code !== 'PAYMENT_REQUIRED')
+      throw new Stop(isFailure(answer.body) ? explain(answer.body) : `The shop answered ${answer.status} instead of a price.`);
+    challenge = answer.body as unknown as Challenge;
+  } catch (e) {
+    return stop(e instanceof Error ? e.message : String(e));
+  }
+
+  // 3. Which token to pay with, and enough of it and of ETH for gas.
+  let accept: Accept | undefined;
+  try {
+    setStatus('busy', 'Checking your balances on Base…');
+    const balances = await Promise.all(
+      challenge.accepts.map((a) =>
+        readContract(client, { address: a.assetContract, abi: erc20Abi, functionName: 'balanceOf', args: [account] }),
+      ),
+    );
+    accept = challenge.accepts.find((a, i) => balances[i]! >= BigInt(a.maxAmountRequired));
+    if (!accept) {
+      const first = challenge.accepts[0]!;
+      throw new Stop(
+        `This skill costs ${formatUnits(BigInt(first.maxAmountRequired), first.decimals)} ${first.asset} and your wallet ${account} holds ` +
+          `${formatUnits(balances[0] ?? 0n, first.decimals)} ${first.asset} on Base. Add ${first.asset} on Base to this wallet, then try again.`,
+      );
+    }
+    const request = {
+      account,
+      address: accept.assetContract,
+      abi: erc20Abi,
+      functionName: 'transfer',
+      args: [accept.payTo, BigInt(accept.maxAmountRequired)],
+    } as const;
+    const [gas, price, eth] = await Promise.all([
+      estimateContractGas(client, request),
+      getGasPrice(client),
+      getBalance(client, { address: account }),
+    ]);
+    if (eth < gas * price)
+      throw new Stop(
+        `The network fee is about ${formatEther(gas * price)} ETH and your wallet holds ${formatEther(eth)} ETH on Base. ` +
+          'Add a little ETH on Base for gas, then try again.',
+      );
+  } catch (e) {
+    return stop(walletSentence(e, 'the balance check'));
+  }
+
+  // 4. Send exactly the challenge's amount to its payTo.
+  let hash: Hash;
+  const amount = `${formatUnits(BigInt(accept.maxAmountRequired), accept.decimals)} ${accept.asset}`;
+  try {
+    setStatus('busy', `Confirm the transfer of ${amount} in your wallet…`);
+    hash = await writeContract(client, {
+      account,
+      chain: base,
+      address: accept.assetContract,
+      abi: erc20Abi,
+      functionName: 'transfer',
+      args: [accept.payTo, BigInt(accept.maxAmountRequired)],
+    });
+  } catch (e) {
+    return stop(walletSentence(e, 'the transfer'));
+  }
+  localStorage.setItem(pendingKey(skill), hash);
+  const recover = recoverUrl(skill, hash);
+  const toRecover = (why: string): false => {
+    setTimeout(() => location.assign(recover), 2_500);
+    return stop(`${why} Your payment is safe on chain: taking you to the recovery page…`);
+  };
+  progress('included', ['sent']);
+  setStatus('busy', `Sent: transaction ${hash}. Waiting for Base to include it…`);
+
+  // 5. Included.
+  try {
+    const receipt = await waitForTransactionReceipt(client, { hash, timeout: 180_000 });
+    if (receipt.status !== 'success') {
+      localStorage.removeItem(pendingKey(skill));
+      return stop(
+        `The transfer failed on chain (transaction ${hash} reverted): no ${accept.asset} left your wallet except the network fee. Try again.`,
+      );
+    }
+    progress('confirmed', ['sent', 'included']);
+  } catch {
+    return toRecover(`Base has not included transaction ${hash} yet.`);
+  }
+
+  // 6. Prove the wallet (a signature moves no funds), then claim; too few confirmations: wait and ask again.
+  const headers: Record<string, string> = { 'x-payment': JSON.stringify({ txHash: hash, skill }) };
+  try {
+    setStatus('busy', 'Sign the message in your wallet to prove you paid (this moves no funds)…');
+    headers['sign-in-with-x'] = await signInWithX(client, account, accept, skill, hash);
+  } catch (e) {
+    if (rpcCode(e) !== 4001) return toRecover(walletSentence(e, 'the signature'));
+    // Declined: the shop still delivers the first claim to this browser's connection.
+  }
+  const started = Date.now();
+  for (let attempt = 0; ; attempt++) {
+    let answer;
+    try {
+      answer = await call<Delivered>('/api/pay', { method: 'POST', headers });
+    } catch (e) {
+      return toRecover(e instanceof Unreachable ? e.message : String(e));
+    }
+    if (answer.status === 200 && !isFailure(answer.body)) {
+      localStorage.removeItem(pendingKey(skill));
+      progress(undefined, ['sent', 'included', 'confirmed', 'unlocked']);
+      setStatus(
+        'ok',
+        `Unlocked ${answer.body.name}: ${Object.keys(answer.body.sealed_pack.files).length} file(s). `,
+        el('a', { href: `/proof/?skill=${skill}` }, 'See it on the proof ledger'),
+      );
+      await showPack('pack', skill, answer.body);
+      return true;
+    }
+    const failure = isFailure(answer.body) ? answer.body : undefined;
+    if (failure?.retry && Date.now() - started < 120_000) {
+      setStatus('busy', `Waiting for confirmations on Base: ${failure.message}`);
+      await sleep(Math.min(2_000 * (attempt + 1), 8_000));
+      continue;
+    }
+    return toRecover(failure ? explain(failure) : `The shop answered ${answer.status}.`);
+  }
+}
+
+/**
+ * x402's sign-in-with-x for eip155 (docs/SECURITY.md): an EIP-4361 message for the skill's x402
+ * resource, naming the transaction, signed with personal_sign; sent base64 in SIGN-IN-WITH-X.
+ */
+async function signInWithX(client: Client, account: Address, accept: Accept, skill: string, txHash: Hash): Promise<string> {
+  const uri = accept.resource;
+  const fields = {
+    domain: new URL(uri).host,
+    address: getAddress(account),
+    uri,
+    version: '1',
+    chainId: CAIP2,
+    type: 'eip191',
+    nonce: Array.from(crypto.getRandomValues(new Uint8Array(12)), (b) => b.toString(16).padStart(2, '0')).join(''),
+    issuedAt: new Date().toISOString(),
+    statement: `Claim ${skill} with transaction ${txHash.toLowerCase()}`,
+    resources: [txResource(txHash)],
+  };
+  const message = createSiweMessage({
+    domain: fields.domain,
+    address: fields.address,
+    uri,
+    version: '1',
+    chainId: base.id,
+    nonce: fields.nonce,
+    issuedAt: new Date(fields.issuedAt),
+    statement: fields.statement,
+    resources: fields.resources,
+  });
+  const signature = await signMessage(client, { account, message });
+  return btoa(JSON.stringify({ ...fields, signature }));
+}

@@ -1,0 +1,62 @@
+/**
+ * The storefront's page-weight budget, in gzip bytes as a browser downloads them, held by
+ * test/unit/storefront.test.ts and reported by bench/storefront.ts. A page's weight is its
+ * HTML, the stylesheet, and its entry script with every chunk that script imports statically;
+ * the wallet purchase (viem) is counted apart, as it loads only when a person presses "Pay with wallet".
+ */
+import { gzipSync } from 'node:zlib';
+import type { BuiltAssets } from './assets';
+
+export const BUDGET = {
+  /** Every page type's HTML + CSS + JavaScript at first load. */
+  home: { html: 36_000, css: 2_500, js: 4_000 },
+  skill: { html: 6_000, css: 2_500, js: 4_000 },
+  proof: { html: 2_500, css: 2_500, js: 4_000 },
+  /** The wallet purchase and everything it imports (viem's actions, fflate), loaded on the first click. */
+  walletPurchase: 85_000,
+} as const;
+
+export type PageType = 'home' | 'skill' | 'proof';
+
+export interface PageWeight {
+  html: number;
+  css: number;
+  js: number;
+}
+
+const gz = (bytes: Uint8Array | string): number => gzipSync(bytes, { level: 9 }).length;
+
+/** Every output `url` loads before it runs: itself and its static imports, transitively. */
+export function staticClosure(graph: BuiltAssets['graph'], url: string): string[] {
+  const seen = new Set<string>();
+  const visit = (u: string): void => {
+    if (seen.has(u)) return;
+    seen.add(u);
+    for (const next of graph[u]?.static ?? []) visit(next);
+  };
+  visit(url);
+  return [...seen];
+}
+
+const fileOf = (assets: BuiltAssets, url: string): Uint8Array => {
+  const bytes = assets.files.get(url.slice(1));
+  if (!bytes) throw new Error(`${url} was not built`);
+  return bytes;
+};
+
+/** Gzip bytes of a page's HTML, the stylesheet and the JavaScript it loads at first. */
+export function pageWeight(html: string, script: PageType, assets: BuiltAssets): PageWeight {
+  return {
+    html: gz(html),
+    css: gz(fileOf(assets, assets.css)),
+    js: staticClosure(assets.graph, assets.scripts[script]!).reduce((n, u) => n + gz(fileOf(assets, u)), 0),
+  };
+}
+
+/** Gzip bytes of what the skill page loads on "Pay with wallet", beyond what it already has. */
+export function walletPurchaseWeight(assets: BuiltAssets): number {
+  const page = new Set(staticClosure(assets.graph, assets.scripts['skill']!));
+  const lazy = assets.graph[assets.scripts['skill']!]!.dynamic;
+  const loaded = new Set(lazy.flatMap((u) => staticClosure(assets.graph, u)).filter((u) => !page.has(u)));
+  return [...loaded].reduce((n, u) => n + gz(fileOf(assets, u)), 0);
+}

@@ -1,0 +1,71 @@
+/**
+ * HTML for the pre-rendered storefront pages: one escaping rule for every text that reaches a page
+ * (skill records, pack texts and build facts are data, never markup), and the shell every page shares.
+ */
+
+const ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
+
+/** Escapes text for an HTML element or a quoted attribute. */
+export const esc = (text: string | number): string => String(text).replace(/[&<>"']/g, (c) => ESCAPES[c]!);
+
+/** The hashed asset URLs a page may reference (see assets.ts). */
+export interface AssetUrls {
+  css: string;
+  /** Entry module per page script: its URL under /assets/. */
+  scripts: Record<string, string>;
+  /** The chunks each entry imports statically, preloaded so they load in parallel with the entry. */
+  preloads: Record<string, string[]>;
+}
+
+export interface PageSpec {
+  title: string;
+  description: string;
+  /** Which nav entry is the current page. */
+  current?: 'skills' | 'proof' | 'recover';
+  body: string;
+  /** The page's entry script, by name (assets.ts), if it has one. */
+  script?: string;
+}
+
+/** A favicon inside the page: no extra request, and no 404 in the console for /favicon.ico. */
+const FAVICON =
+  "data:image/svg+xml,%3Csvg xmlns='http://www.w3.org/2000/svg' viewBox='0 0 16 16'%3E%3Crect width='16' height='16' rx='3' fill='%230b57d0'/%3E%3Cpath d='M4 8.5l2.5 2.5L12 5' stroke='white' stroke-width='2' fill='none'/%3E%3C/svg%3E";
+
+const NAV: { id: NonNullable<PageSpec['current']>; href: string; label: string }[] = [
+  { id: 'skills', href: '/', label: 'Skills' },
+  { id: 'proof', href: '/proof/', label: 'Proof ledger' },
+  { id: 'recover', href: '/recover/', label: 'Recover a purchase' },
+];
+
+/** A whole page: title and description for search engines and link previews, the shared header and footer. */
+export function page(spec: PageSpec, assets: AssetUrls): string {
+  const script = spec.script ? assets.scripts[spec.script] : undefined;
+  if (spec.script && !script) throw new Error(`no asset for script ${spec.script}`);
+  const preloads = spec.script ? (assets.preloads[spec.script] ?? []) : [];
+  return `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>${esc(spec.title)}</title>
+<meta name="description" content="${esc(spec.description)}">
+<link rel="icon" href="${FAVICON}">
+<link rel="stylesheet" href="${assets.css}">
+${preloads.map((p) => `<link rel="modulepreload" href="${p}">\n`).join('')}${script ? `<script type="module" src="${script}"></script>\n` : ''}</head>
+<body>
+<a class="skip" href="#main">Skip to content</a>
+<header class="site"><nav aria-label="Site">
+<a class="brand" href="/">Agent Skill Marketplace</a>
+${NAV.map((n) => `<a href="${n.href}"${n.id === spec.current ? ' aria-current="page"' : ''}>${n.label}</a>`).join('\n')}
+<a href="/llms.txt">For agents</a>
+</nav></header>
+<main id="main">
+${spec.body}
+</main>
+<footer class="site"><p>Sealed skill packs for software agents and the people who run them. Paid in USDC on Base (chain 8453) over
+x402, or by card for a few packs; every unlock is a row on the public <a href="/proof/">proof ledger</a>.
+Machines start at <a href="/api/shop"><code>/api/shop</code></a> or <a href="/llms.txt"><code>/llms.txt</code></a>.</p></footer>
+</body>
+</html>
+`;
+}

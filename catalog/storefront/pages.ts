@@ -1,0 +1,242 @@
+/**
+ * The storefront's pages, pre-rendered at catalog build from the same facts the API serves: the
+ * home page (every skill, search and filters), one page per skill at /skills/<id>/ (beside its
+ * outline.json and sample.md), and the proof ledger at /proof/. Text from skill records and
+ * packs is escaped (html.ts) or rendered by a Markdown renderer with raw HTML off (markdown.ts).
+ */
+import { cheapestFirst, type CatalogEntry, type PackMeta } from '../../lambdas/contract/catalog-data';
+import { CHAIN_ID } from '../../lambdas/contract/chain';
+import type { SkillEval } from '../../lambdas/contract/eval-report';
+import { links } from '../../lambdas/contract/links';
+import { SEAL_VERIFY_COMMAND } from '../../lambdas/contract/pack-seal';
+import type { SkillSecurity } from '../../lambdas/contract/security-report';
+import type { SkillRecord } from '../schema';
+import { esc, page, type AssetUrls } from './html';
+import { renderSampleHtml } from './markdown';
+
+export interface StorefrontInput {
+  records: readonly SkillRecord[];
+  entries: readonly CatalogEntry[];
+  packMeta: ReadonlyMap<string, PackMeta>;
+  samples: ReadonlyMap<string, string>;
+  security: Readonly<Record<string, SkillSecurity>>;
+  evals: Readonly<Record<string, SkillEval>>;
+  /** Card prices in US cents, for the card packs only. */
+  cardCents: Readonly<Record<string, number>>;
+  listedAt: Readonly<Record<string, string>>;
+}
+
+const site = links('');
+const label = (category: string): string => category.replace(/-/g, ' ');
+const usd = (cents: number): string => `$${(cents / 100).toFixed(2)}`;
+const bytes = (n: number): string => (n < 1024 ? `${n} B` : `${(n / 1024).toFixed(1)} KiB`);
+
+function priceHtml(e: CatalogEntry): string {
+  const discounted = e.regular_price_usd > e.price_usd;
+  return `<span class="price">${esc(e.price_label)}${discounted ? `<span class="was" aria-label="regular price">$${e.regular_price_usd.toFixed(2)}</span>` : ''}</span>`;
+}
+
+/** The home page: every skill cheapest first (as /api/catalog orders without a query), search and filters. */
+export function homePage(input: StorefrontInput, assets: AssetUrls): string {
+  const entries = [...input.entries].sort(cheapestFirst);
+  const cheapest = entries[0]!;
+  const categories = [...new Set(entries.map((e) => e.category))].sort();
+  const prices = [...new Set(entries.map((e) => e.price_usd))].sort((a, b) => a - b);
+  const byPrice = new Map(entries.map((e) => [e.price_usd, e.price_label]));
+  const body = `<h1>Skill packs for agents, sealed and proven</h1>
+<p class="lead">${entries.length} capability packs for software agents. Read the outline and a free sample of any pack, then
+pay with a browser wallet in USDC on Base, or by card for a few. Every sale is a row on the public proof ledger.</p>
+<p class="callout"><b>First buy?</b> <a href="/skills/${esc(cheapest.id)}/">${esc(cheapest.name)}</a> costs
+<b>${esc(cheapest.price_label)}</b>, the cheapest pack here: a whole purchase, end to end, for less than a cent.</p>
+<form id="search" class="search" role="search" action="/" method="get">
+<div><label for="q">Search the skills</label><input id="q" name="q" type="search" maxlength="200" placeholder="clean a csv, audit links, price a plan…" autocomplete="off"></div>
+<div><label for="category">Category</label><select id="category" name="category"><option value="">All categories</option>
+${categories.map((c) => `<option value="${esc(c)}">${esc(label(c))} (${entries.filter((e) => e.category === c).length})</option>`).join('\n')}
+</select></div>
+<div><label for="max_price">Price</label><select id="max_price" name="max_price"><option value="">Any price</option>
+${prices.map((p) => `<option value="${p}">Up to ${esc(byPrice.get(p)!)}</option>`).join('\n')}
+</select></div>
+<div><button type="submit">Search</button></div>
+</form>
+<p id="count" aria-live="polite">${entries.length} skills, cheapest first</p>
+<ol id="skills" class="skills">
+${entries
+  .map(
+    (e) =>
+      `<li data-id="${esc(e.id)}"><div class="row"><a href="/skills/${esc(e.id)}/">${esc(e.name)}</a>${priceHtml(e)}<span class="tag">${esc(label(e.category))}</span></div><p class="muted">${esc(e.summary)}</p></li>`,
+  )
+  .join('\n')}
+</ol>
+<h2>For agents and developers</h2>
+<p>The same shop over HTTP: the pages above read these APIs.</p>
+<ul>
+<li><a href="${site.shop}"><code>/api/shop</code></a>: the agent entry, with the next request to make</li>
+<li><a href="${site.esp}"><code>/api/esp</code></a>: the ESP protocol (Evaluate, Settle, Prove)</li>
+<li><a href="${site.catalog_json}"><code>/catalog.json</code></a> and <a href="${site.catalog}?q=clean%20a%20csv"><code>/api/catalog?q=…</code></a>: the ${entries.length} skills</li>
+<li><a href="${site.llms}"><code>/llms.txt</code></a> and <a href="${site.openapi}"><code>/api/openapi.json</code></a>: for machines</li>
+<li><a href="${site.proof}"><code>/api/proof</code></a>: the proof ledger as JSON; <a href="${site.ready}"><code>/api/ready</code></a>: readiness, one entry per check</li>
+</ul>`;
+  return page(
+    {
+      title: 'Agent Skill Marketplace: sealed skill packs, paid in USDC on Base',
+      description: `${entries.length} sealed capability packs for software agents: search, read a free sample, pay with a browser wallet (USDC on Base) or a card, and see every sale on the proof ledger.`,
+      current: 'skills',
+      body,
+      script: 'home',
+    },
+    assets,
+  );
+}
+
+function outlineHtml(r: SkillRecord): string {
+  return `<ol>
+<li>When to use</li><li>Outcome</li><li>Before you start: ${r.inputs.length} input${r.inputs.length === 1 ? '' : 's'}</li>
+<li>Steps<ol>${r.steps.map((s) => `<li>${esc(s.title)}</li>`).join('')}</ol></li>
+<li>Checks: ${r.checks.length}</li><li>Pitfalls: ${r.pitfalls.length}</li><li>Worked example</li>
+${
+  r.files
+    ? `<li>Supporting files: ${Object.keys(r.files)
+        .map((f) => `<code>${esc(f)}</code>`)
+        .join(', ')}</li>`
+    : ''
+}
+</ol>`;
+}
+
+function trustHtml(security: SkillSecurity | undefined, evals: SkillEval | undefined, seal: string, listed: string): string {
+  const scan = security
+    ? security.findings.length === 0
+      ? 'No findings'
+      : `${security.findings.length} finding${security.findings.length === 1 ? '' : 's'}, highest ${esc(security.max_severity ?? 'none')}`
+    : 'Not scanned';
+  const scanned = security?.seal === seal ? 'this exact pack' : 'an earlier pack (not this seal)';
+  const evalText = evals ? `${evals.score} / 100` : 'Not evaluated';
+  const failed =
+    evals && evals.failed.length > 0
+      ? `<p class="note">Failing eval checks: ${evals.failed.map((f) => `<code>${esc(f)}</code>`).join(', ')}</p>`
+      : '';
+  return `<div class="facts">
+<div>Security scan<b>${scan}</b><span class="note">secretlint and the skill-pack rules, over ${esc(scanned)}</span></div>
+<div>Eval score<b>${esc(evalText)}</b><span class="note">the eval suite, over ${evals?.seal === seal ? 'this exact pack' : 'an earlier pack'}</span></div>
+<div>Card sales<b id="card-sales">…</b><span class="note">paid, from the tallies</span></div>
+<div>Reorged claims<b id="reorged">…</b><span class="note">claims whose transfer a reorg dropped</span></div>
+<div>In the catalog<b id="age">…</b><span class="note">listed ${esc(listed)}</span></div>
+</div>${failed}`;
+}
+
+/** One skill's page: what it is, its free sample, its pack and seal, its trust facts and proof, and how to buy it. */
+export function skillPage(input: StorefrontInput, entry: CatalogEntry, assets: AssetUrls): string {
+  const r = input.records.find((s) => s.id === entry.id)!;
+  const meta = input.packMeta.get(entry.id)!;
+  const sample = input.samples.get(entry.id)!;
+  const card = input.cardCents[entry.id];
+  const id = esc(entry.id);
+  const body = `<nav aria-label="Breadcrumb" class="muted"><a href="/">Skills</a> › <a href="/?category=${esc(entry.category)}">${esc(label(entry.category))}</a></nav>
+<div id="skill-head" data-skill="${id}">
+<h1>${esc(entry.name)}</h1>
+<p class="lead">${esc(entry.summary)}</p>
+</div>
+<section class="buy" aria-labelledby="buy-heading">
+<h2 id="buy-heading">Buy ${esc(entry.name)}</h2>
+<p>${priceHtml(entry)} in USDC on Base (chain ${CHAIN_ID}), paid once; the pack is yours with a license to get it again.${
+    card !== undefined ? ` Or ${usd(card)} by card.` : ''
+  }</p>
+<div class="actions">
+<button type="button" id="pay-wallet">Pay with wallet</button>
+${card !== undefined ? `<button type="button" id="pay-card" class="secondary">Pay by card, ${usd(card)}</button>` : ''}
+</div>
+<p id="wallet-note" class="note"></p>
+<noscript><p class="note">Buying on this page needs JavaScript. Without it: <code>GET ${esc(site.pay)}?skill=${id}</code> answers with the
+x402 challenge (amount, receiver, token), and <code>POST ${esc(site.pay)}</code> with the transaction unlocks the pack.</p></noscript>
+<ol id="steps" class="steps" hidden aria-label="Purchase progress">
+<li data-step="sent">Sent</li><li data-step="included">Included</li><li data-step="confirmed">Confirmed</li><li data-step="unlocked">Unlocked</li>
+</ol>
+<div id="status" role="status" aria-live="polite"></div>
+<div id="pack" hidden></div>
+<p class="note">Paid but did not get the pack? <a href="/recover/?skill=${id}">Recover it</a>: the same transfer never pays twice.</p>
+</section>
+<h2>Who it is for</h2>
+<p>${esc(r.audience)}</p>
+<h2>What you get</h2>
+<p>${esc(r.outcome)}</p>
+<h2>What you need</h2>
+<ul>${r.inputs.map((i) => `<li>${esc(i)}</li>`).join('')}</ul>
+<h2>Inside the pack</h2>
+${outlineHtml(r)}
+<h2 id="sample">Free sample</h2>
+<article class="sample" aria-labelledby="sample">
+${renderSampleHtml(sample)}
+</article>
+<p class="note">The same sample as Markdown: <a href="${esc(entry.sample)}">sample.md</a>; the outline as JSON: <a href="${esc(entry.outline)}">outline.json</a>.</p>
+<h2>The pack and its seal</h2>
+<p>${meta.file_count} file${meta.file_count === 1 ? '' : 's'}, ${bytes(meta.total_bytes)}. Seal: <code id="pack-seal">${esc(meta.seal)}</code></p>
+<div class="table-wrap"><table><thead><tr><th scope="col">File</th><th scope="col">Size</th><th scope="col">sha256</th></tr></thead><tbody>
+${meta.files.map((f) => `<tr><td><code>${esc(f.path)}</code></td><td>${bytes(f.bytes)}</td><td><code>${esc(f.sha256)}</code></td></tr>`).join('\n')}
+</tbody></table></div>
+<p class="note">Check a delivered pack yourself: <code>${esc(SEAL_VERIFY_COMMAND)}</code> prints the seal.</p>
+<h2>Trust</h2>
+${trustHtml(input.security[entry.id], input.evals[entry.id], meta.seal, input.listedAt[entry.id] ?? '')}
+<p id="facts-note" class="note">Facts only, no composite score: the scan and the eval suite ran at catalog build; the live figures come from
+<a href="/api/trust?skill=${id}">/api/trust</a>.</p>
+<h2>Proof</h2>
+<p>Confirmed unlocks: <b id="unlocks">…</b>, each an on-chain transfer on the public ledger:
+<a href="/proof/?skill=${id}">see its rows</a> (<a href="/api/proof?skill=${id}">JSON</a>).</p>
+<h2>For agents</h2>
+<ul>
+<li><code>GET <a href="/api/pay?skill=${id}">/api/pay?skill=${id}</a></code>: the x402 challenge (HTTP 402)</li>
+<li><code>GET <a href="/api/packs?skill=${id}">/api/packs?skill=${id}</a></code>: the pack's files, sizes and seal, without content</li>
+<li>MCP at <code>${esc(site.mcp)}</code> (<code>unlock_skill</code>), A2A at <code>${esc(site.a2a)}</code></li>
+</ul>`;
+  return page(
+    {
+      title: `${entry.name}: ${entry.price_label} skill pack · Agent Skill Marketplace`,
+      description: entry.summary,
+      current: 'skills',
+      body,
+      script: 'skill',
+    },
+    assets,
+  );
+}
+
+/** The proof ledger for people; its figures are read from /api/proof and /api/revenue by proof.ts. */
+export function proofPage(assets: AssetUrls): string {
+  const body = `<h1>Proof ledger</h1>
+<p class="lead">Every skill unlocked here was paid by an on-chain transfer that this deployment verified and recorded. Nothing is
+estimated: the figures are computed from the proof ledger, confirmed on-chain only.</p>
+<p id="scope"></p>
+<div class="facts"><div>Confirmed unlocks<b id="confirmed">…</b><span class="note">from the ledger's tallies</span></div></div>
+<h2>Unlocks and volume per day</h2>
+<p id="window" class="muted"></p>
+<div id="charts"></div>
+<p class="note">Source: computed from the proof ledger, confirmed on-chain only (x402 unlocks; reorged transfers removed):
+<a href="/api/revenue"><code>/api/revenue</code></a>, whose counters the reconcile job checks against a recount of the ledger rows.</p>
+<h2>Newest unlocks</h2>
+<p id="explorer-note" class="note"></p>
+<div class="table-wrap"><table><thead><tr><th scope="col">Time (UTC)</th><th scope="col">Skill</th><th scope="col">Paid</th><th scope="col">Payer</th><th scope="col">Transaction</th><th scope="col">Block</th></tr></thead>
+<tbody id="rows"></tbody></table></div>
+<p id="empty" hidden>No unlock yet.</p>
+<p><button type="button" id="more" class="secondary" hidden>Older unlocks</button></p>
+<p id="load-note" class="note" role="status"></p>
+<p class="note">The rows as JSON: <a href="/api/proof"><code>/api/proof</code></a>.</p>`;
+  return page(
+    {
+      title: 'Proof ledger · Agent Skill Marketplace',
+      description: 'Every skill unlock paid on chain, verified and recorded: unlocks and volume per day, and the newest transfers.',
+      current: 'proof',
+      body,
+      script: 'proof',
+    },
+    assets,
+  );
+}
+
+/** Every storefront page by its path under dist/public. */
+export function renderStorefront(input: StorefrontInput, assets: AssetUrls): Map<string, string> {
+  const pages = new Map<string, string>([
+    ['index.html', homePage(input, assets)],
+    ['proof/index.html', proofPage(assets)],
+  ]);
+  for (const entry of input.entries) pages.set(`skills/${entry.id}/index.html`, skillPage(input, entry, assets));
+  return pages;
+}

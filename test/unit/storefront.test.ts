@@ -1,0 +1,94 @@
+/**
+ * The storefront as the catalog build writes it: a page per skill beside its outline and sample,
+ * titles and descriptions on every page, pack text that can never become markup, and the
+ * page-weight budget (catalog/storefront/budget.ts).
+ */
+import { beforeAll, describe, expect, it } from 'vitest';
+import { buildCatalog, type BuildResult } from '../../catalog/build';
+import { BUDGET, pageWeight, walletPurchaseWeight, type PageType } from '../../catalog/storefront/budget';
+import { renderMarkdown } from '../../catalog/storefront/markdown';
+
+let built: BuildResult;
+const html = (path: string): string => {
+  const file = built.publicFiles.get(path);
+  if (file === undefined) throw new Error(`${path} was not built`);
+  return file.toString();
+};
+
+beforeAll(async () => {
+  built = await buildCatalog();
+}, 60_000);
+
+describe('the storefront pages', () => {
+  it('has a page for every skill, beside its outline and sample, and a home and a ledger page', () => {
+    for (const e of built.entries) {
+      expect(built.publicFiles.has(`skills/${e.id}/index.html`), e.id).toBe(true);
+      expect(built.publicFiles.has(`skills/${e.id}/outline.json`), e.id).toBe(true);
+    }
+    expect(html('index.html')).toContain('<form id="search"');
+    expect(html('proof/index.html')).toContain('computed from the proof ledger, confirmed on-chain only');
+  });
+
+  it('gives every page its own title and a description', () => {
+    const pages = [...built.publicFiles.keys()].filter(
+      (p) => p.endsWith('index.html') && !p.startsWith('checkout/') && !p.startsWith('recover/'),
+    );
+    const titles = pages.map((p) => /<title>([^<]+)<\/title>/.exec(html(p))?.[1]);
+    expect(titles.every(Boolean)).toBe(true);
+    expect(new Set(titles).size).toBe(pages.length);
+    for (const p of pages) expect(html(p), p).toMatch(/<meta name="description" content="[^"]{40,}">/);
+  });
+
+  it('lists every skill on the home page in the order /api/catalog answers without a query', () => {
+    const ids = [...html('index.html').matchAll(/<li data-id="([^"]+)"/g)].map((m) => m[1]);
+    const expected = [...built.entries].sort((a, b) => a.price_usd - b.price_usd || (a.id < b.id ? -1 : 1)).map((e) => e.id);
+    expect(ids).toEqual(expected);
+    expect(html('index.html')).toMatch(/First buy\?<\/b> <a href="\/skills\/agent-x402-first-buy\/">/);
+  });
+
+  it('offers the card only for the card packs, at the card price', () => {
+    expect(html('skills/csv-cleaner/index.html')).toContain(
+      '<button type="button" id="pay-card" class="secondary">Pay by card, $10.00</button>',
+    );
+    expect(html('skills/agent-x402-first-buy/index.html')).not.toContain('id="pay-card"');
+  });
+
+  it('references only assets the build wrote', () => {
+    for (const [path, content] of built.publicFiles) {
+      if (!path.endsWith('.html')) continue;
+      for (const m of content.toString().matchAll(/(?:src|href)="\/(assets\/[^"]+)"/g))
+        expect(built.publicFiles.has(m[1]!), `${path} → ${m[1]}`).toBe(true);
+    }
+  });
+});
+
+describe('pack text on a page', () => {
+  it('prints raw HTML as text and never links a script URL', () => {
+    const out = renderMarkdown(
+      '# Title\n\n<script>alert(1)</script>\n\n<img src=x onerror=alert(1)>\n\n[click](javascript:alert(1)) [ok](https://example.com)',
+    );
+    expect(out).not.toMatch(/<script|<img|href="javascript/i);
+    expect(out).toContain('&lt;script&gt;');
+    expect(out).toContain('<a href="https://example.com" rel="nofollow noopener noreferrer">ok</a>');
+    expect(out).toContain('<h3>Title</h3>');
+  });
+});
+
+describe('page weight (gzip bytes)', () => {
+  it.each<PageType>(['home', 'skill', 'proof'])('%s stays within its budget', (type) => {
+    const path = { home: 'index.html', skill: 'skills/csv-cleaner/index.html', proof: 'proof/index.html' }[type];
+    const heaviest =
+      type === 'skill' ? built.entries.map((e) => html(`skills/${e.id}/index.html`)).sort((a, b) => b.length - a.length)[0]! : html(path);
+    const weight = pageWeight(heaviest, type, built.assets);
+    expect(weight.html).toBeLessThanOrEqual(BUDGET[type].html);
+    expect(weight.css).toBeLessThanOrEqual(BUDGET[type].css);
+    expect(weight.js).toBeLessThanOrEqual(BUDGET[type].js);
+    expect(weight.js).toBeGreaterThan(0);
+  });
+
+  it('loads the wallet library only on "Pay with wallet", within its budget', () => {
+    const weight = walletPurchaseWeight(built.assets);
+    expect(weight).toBeGreaterThan(10_000);
+    expect(weight).toBeLessThanOrEqual(BUDGET.walletPurchase);
+  });
+});
