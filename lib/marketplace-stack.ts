@@ -325,6 +325,7 @@ export class MarketplaceStack extends Stack {
         exclude: rule.include === '*' ? claimed : ['*'],
         include: rule.include === '*' ? [] : [rule.include],
         cacheControl: [CacheControl.fromString(rule.cacheControl)],
+        prune: !rule.keepOld,
         distribution,
         distributionPaths: [rule.include === '*' ? '/*' : `/${rule.include}`],
       });

@@ -8,13 +8,21 @@ export interface CacheRule {
   include: string;
   test: (path: string) => boolean;
   cacheControl: string;
+  /**
+   * Files a deploy must not delete when a new build no longer has them: a page cached for a minute
+   * (or open in a tab) still names the hashed assets of the build before.
+   */
+  keepOld?: boolean;
 }
 
 /**
- * catalog.json changes with every catalog build: short max-age and revalidation by ETag.
- * Skill pages change only with their skill: five minutes. Everything else: one minute.
+ * Hashed assets (/assets/*) never change: a year, immutable. catalog.json changes with every
+ * catalog build: short max-age and revalidation by ETag. Skill pages and files change only with
+ * their skill: five minutes. Everything else (the home and proof pages): one minute.
  */
 export const CACHE_RULES: readonly CacheRule[] = [
+  // The storefront's scripts and stylesheet are named by their content hash: a new build is a new name.
+  { include: 'assets/*', test: (p) => p.startsWith('assets/'), cacheControl: 'public, max-age=31536000, immutable', keepOld: true },
   { include: 'catalog.json', test: (p) => p === 'catalog.json', cacheControl: 'public, max-age=60, must-revalidate' },
   { include: 'skills/*', test: (p) => p.startsWith('skills/'), cacheControl: 'public, max-age=300' },
   { include: '*', test: () => true, cacheControl: 'public, max-age=60' },

@@ -9,6 +9,7 @@ import { FIVE_XX_RATE_PERCENT } from '../../lib/constructs/operations';
 import { CONFIRMATION_RETRY_DELAYS_SECONDS, FINALITY_RETRY_DELAYS_SECONDS } from '../../lambdas/contract/confirmation-policy';
 import { DeployConfigError } from '../../lib/deploy-config';
 import { MarketplaceStack } from '../../lib/marketplace-stack';
+import { CACHE_RULES } from '../../lambdas/contract/static-assets';
 
 const TREASURY = '0xa0Ee7A142d267C1f36714E4a8F75612F20a79720';
 const LEGACY = '0xBaD000000000000000000000000000000000DeAD';
@@ -86,6 +87,20 @@ describe('MarketplaceStack', () => {
       },
     });
     template.resourceCountIs('AWS::CloudFront::OriginAccessControl', 1);
+  });
+
+  it('deploys the site once per cache rule, keeping the hashed assets of earlier builds', () => {
+    const deployments = Object.values(template.findResources('Custom::CDKBucketDeployment')).map((d: any) => d.Properties);
+    expect(deployments).toHaveLength(CACHE_RULES.length);
+    for (const rule of CACHE_RULES) {
+      const d = deployments.find((p) => p.SystemMetadata?.['cache-control'] === rule.cacheControl);
+      expect(d, rule.include).toBeDefined();
+      expect(d.Prune, rule.include).toBe(!rule.keepOld);
+    }
+    expect(CACHE_RULES.find((r) => r.include === 'assets/*')).toMatchObject({
+      cacheControl: expect.stringContaining('immutable'),
+      keepOld: true,
+    });
   });
 
   it('sends /api/* and /.well-known/* to the API uncached', () => {

@@ -97,6 +97,21 @@ describe('static files as CloudFront serves them', () => {
     expect(await again.text()).toBe('');
   });
 
+  it('serves the storefront: pages revalidated by ETag, hashed assets immutable', async () => {
+    const home = await (await fetch(`${base}/`)).text();
+    const assets = [...home.matchAll(/(?:src|href)="(\/assets\/[^"]+)"/g)].map((m) => m[1]!);
+    expect(assets.length).toBeGreaterThanOrEqual(2);
+    for (const path of assets) {
+      const res = await fetch(`${base}${path}`);
+      expect(res.status).toBe(200);
+      expect(res.headers.get('cache-control')).toBe('public, max-age=31536000, immutable');
+      expect(res.headers.get('content-type')).toMatch(/^(text\/javascript|text\/css)/);
+    }
+    const skill = await fetch(`${base}/skills/csv-cleaner/`);
+    expect(skill.headers.get('content-type')).toMatch(/text\/html/);
+    expect(skill.headers.get('etag')).toMatch(/^"[0-9a-f]{32}"$/);
+  });
+
   it.each(['/../package.json', '/%2e%2e/package.json', '/..%2fpackage.json', '/missing.json'])('never serves %s', async (path) => {
     const res = await fetch(`${base}${path}`);
     expect(res.status).toBe(404);
