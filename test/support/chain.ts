@@ -5,10 +5,12 @@ import {
   createWalletClient,
   encodeAbiParameters,
   erc20Abi,
+  getAddress,
   http,
   keccak256,
   pad,
   parseEther,
+  parseEventLogs,
   toHex,
   type Address,
   type Hex,
@@ -73,6 +75,16 @@ export function chainTools(rpcUrl: string) {
       return address;
     },
     mine: (blocks = 1) => test.mine({ blocks }),
+    /** Sets `who`'s ETH for gas (anvil_setBalance: no sender, so no account's nonce is shared with other tests). */
+    setEthBalance: (who: Address, wei: bigint) => test.setBalance({ address: who, value: wei }),
+    /** The one ERC-20 Transfer a transaction made: who paid whom, how much, in which token. */
+    transferOf: async (hash: Hex) => {
+      const receipt = await pub.getTransactionReceipt({ hash });
+      const logs = parseEventLogs({ abi: erc20Abi, eventName: 'Transfer', logs: receipt.logs });
+      if (logs.length !== 1) throw new Error(`${hash} made ${logs.length} transfers`);
+      const [log] = logs as [(typeof logs)[number]];
+      return { from: log.args.from, to: log.args.to, value: log.args.value, token: getAddress(log.address) };
+    },
     /**
      * Sets `who`'s balance of a test stablecoin by writing the token's storage (`balanceOf` is
      * slot 5 of TestStablecoin): a fresh buyer without a mint, so no account's nonce is used.

@@ -1,0 +1,282 @@
+/**
+ * The storefront in headless Chromium (Debian's, driven by playwright-core): a person finds a
+ * skill, reads its sample, buys it with a browser wallet (test/support/test-wallet.ts: an
+ * EIP-1193 provider backed by an anvil account) and sees the purchase on the ledger page; the
+ * card button reaches a checkout; the failures a buyer can meet read as plain sentences.
+ * Screenshots of the home, a skill page and the ledger land in test-results/storefront/.
+ * Buyer accounts 70 to 76 belong to this file.
+ */
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { Browser, Page } from 'playwright-core';
+import type { Address } from 'viem';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { testAccount } from '../../local/anvil';
+import { haveBrowser, launchChromium } from '../support/browser';
+import { chainTools } from '../support/chain';
+import { installTestWallet, type TestWalletOptions } from '../support/test-wallet';
+
+const base = inject('baseUrl');
+const rpcUrl = inject('rpcUrl');
+const usdc = inject('usdc') as Address;
+const chain = chainTools(rpcUrl);
+const SHOTS = fileURLToPath(new URL('../../test-results/storefront/', import.meta.url));
+let browser: Browser;
+
+/** Console errors and uncaught exceptions of every page this file opens. */
+const problems: string[] = [];
+/** Chromium logs every non-2xx fetch as a console error; the 402 of the challenge read is the protocol, not a fault. */
+const EXPECTED = /status of 402 \(Payment Required\)/;
+
+beforeAll(async () => {
+  if (!haveBrowser) return;
+  browser = await launchChromium();
+  mkdirSync(SHOTS, { recursive: true });
+});
+afterAll(async () => browser?.close());
+
+async function open(
+  path: string,
+  wallet?: Omit<TestWalletOptions, 'rpcUrl'>,
+  viewport = { width: 1200, height: 900 },
+  allowed: RegExp = EXPECTED,
+) {
+  const page = await browser.newPage({ viewport, acceptDownloads: true });
+  page.on('console', (m) => {
+    // Only the shop's pages count (the card test ends on the Stripe stand-in's page).
+    if (m.type() === 'error' && m.location().url.startsWith(base) && !allowed.test(m.text())) problems.push(`${path}: ${m.text()}`);
+  });
+  page.on('pageerror', (e) => problems.push(`${path}: ${e.message}`));
+  const installed = wallet ? await installTestWallet(page, { rpcUrl, ...wallet }) : undefined;
+  await page.goto(`${base}${path}`);
+  await page.waitForSelector('html[data-ready="true"]');
+  return { page, wallet: installed };
+}
+
+/** A buyer that holds USDC and ETH for gas and nothing else touches. */
+async function buyer(index: number, usdcAtomic = 10n ** 9n): Promise<Address> {
+  const { address } = testAccount(index);
+  await chain.setTokenBalance(usdc, address, usdcAtomic);
+  await chain.setEthBalance(address, 10n ** 18n);
+  return address;
+}
+
+const visibleIds = (page: Page) =>
+  page.locator('#skills > li:not([hidden])').evaluateAll((lis) => lis.map((li) => (li as HTMLElement).dataset['id']));
+
+describe.skipIf(!haveBrowser)('the storefront in Chromium', () => {
+  it('search finds a skill, in the same order /api/catalog answers an agent', async () => {
+    const { page } = await open('/');
+    expect(await page.title()).toMatch(/Agent Skill Marketplace/);
+    expect(await page.locator('meta[name="description"]').getAttribute('content')).toMatch(/250 sealed capability packs/);
+    expect(await visibleIds(page)).toHaveLength(250);
+    await page.screenshot({ path: join(SHOTS, 'home.png') });
+
+    await page.locator('#q').fill('clean a csv');
+    await page.waitForFunction(
+      () => document.getElementById('count')?.textContent?.match(/^\d+ skills?/) && location.search.includes('q='),
+    );
+    const agent = (await (await fetch(`${base}/api/catalog?q=clean%20a%20csv&limit=100`)).json()) as {
+      total: number;
+      results: { id: string }[];
+    };
+    expect(await visibleIds(page)).toEqual(agent.results.map((r) => r.id));
+    expect(agent.results[0]!.id).toBe('csv-cleaner');
+    expect(await page.locator('#count').textContent()).toContain(String(agent.total));
+
+    // Filters are the API's too; the URL keeps them, so the view can be shared.
+    await page.locator('#category').selectOption('data');
+    await page.waitForFunction(() => location.search.includes('category=data'));
+    await page.waitForFunction(() => !document.getElementById('count')?.textContent?.startsWith('Searching'));
+    const filtered = (await (await fetch(`${base}/api/catalog?q=clean%20a%20csv&category=data&limit=100`)).json()) as {
+      results: { id: string }[];
+    };
+    expect(await visibleIds(page)).toEqual(filtered.results.map((r) => r.id));
+    await page.goto(`${base}/?max_price=0.05`);
+    await page.waitForFunction(() => /^\d+ skills?/.test(document.getElementById('count')?.textContent ?? ''));
+    const cheap = (await (await fetch(`${base}/api/catalog?max_price=0.05&limit=100`)).json()) as { results: { id: string }[] };
+    expect(await visibleIds(page)).toEqual(cheap.results.map((r) => r.id));
+    await page.close();
+  });
+
+  it('a skill page shows its sample, pack seal and live trust facts, and explains what is needed without a wallet', async () => {
+    const { page } = await open('/skills/csv-cleaner/');
+    expect(await page.title()).toBe('CSV Cleaner: $0.099 skill pack · Agent Skill Marketplace');
+    expect(await page.locator('h1').textContent()).toBe('CSV Cleaner');
+    expect(await page.locator('article.sample h5').first().textContent()).toBe('1. Detect encoding and delimiter');
+    expect(await page.locator('article.sample').textContent()).toContain('Free sample: the opening of SKILL.md');
+    expect(await page.locator('article.sample').innerHTML()).not.toContain('<!--');
+    const packs = (await (await fetch(`${base}/api/packs?skill=csv-cleaner`)).json()) as { seal: { value: string } };
+    expect(await page.locator('#pack-seal').textContent()).toBe(packs.seal.value);
+    await page.waitForFunction(() => /^\d+$/.test(document.getElementById('unlocks')?.textContent ?? ''));
+    expect(await page.locator('#age').textContent()).toMatch(/^\d+ days?$/);
+    expect(await page.locator('#wallet-note').textContent()).toMatch(
+      /No browser wallet was found\. To pay in USDC on Base, install a wallet/,
+    );
+    await page.locator('#pay-wallet').click();
+    expect(await page.locator('#status.err').textContent()).toMatch(/No browser wallet was found/);
+    await page.screenshot({ path: join(SHOTS, 'skill.png'), fullPage: true });
+    await page.close();
+  });
+
+  it('pays with a browser wallet: adds Base, sends the exact amount, shows the files and license, and the row is on the ledger page', async () => {
+    const skill = 'agent-hot-wallet-provisioning';
+    const payer = await buyer(70);
+    const { page, wallet } = await open(`/skills/${skill}/`, { account: 70 });
+    expect(await page.locator('#wallet-note').textContent()).toBe('');
+    await page.locator('#pay-wallet').click();
+    await page.locator('#status.ok').waitFor({ timeout: 30_000 });
+    expect(await page.locator('#steps li.done').allTextContents()).toEqual(['Sent', 'Included', 'Confirmed', 'Unlocked']);
+    expect(await page.locator('#seal').getAttribute('data-verified')).toBe('true');
+    expect(await page.locator('.file code').allTextContents()).toContain('SKILL.md');
+    expect(await page.locator('#license').inputValue()).toMatch(/^eyJ/);
+
+    // The wallet was on Ethereum and did not know Base: the page added it, switched, sent one transfer, and signed.
+    expect(wallet!.added).toEqual([expect.objectContaining({ chainId: '0x2105' })]);
+    expect(wallet!.sent).toHaveLength(1);
+    expect(wallet!.calls).toContain('personal_sign');
+    const tx = wallet!.sent[0]!;
+    const challenge = (await (await fetch(`${base}/api/pay?skill=${skill}`)).json()) as { maxAmountRequired: string; payTo: string };
+    const paid = await chain.transferOf(tx);
+    expect(paid).toEqual({ from: payer, to: challenge.payTo, value: BigInt(challenge.maxAmountRequired), token: usdc });
+
+    // A download of one file, and one zip of all.
+    const [file] = await Promise.all([page.waitForEvent('download'), page.locator('button[data-path="SKILL.md"]').click()]);
+    expect(file.suggestedFilename()).toBe('SKILL.md');
+    const [zip] = await Promise.all([page.waitForEvent('download'), page.locator('#download-zip').click()]);
+    expect(zip.suggestedFilename()).toBe(`${skill}.zip`);
+    await page.close();
+
+    const ledger = await open(`/proof/?skill=${skill}`);
+    await ledger.page.locator(`#rows tr[data-tx="${tx}"]`).waitFor({ timeout: 10_000 });
+    expect(await ledger.page.locator('#confirmed').textContent()).toBe('1');
+    expect(await ledger.page.locator('svg.chart rect').count()).toBeGreaterThan(0);
+    await ledger.page.close();
+    const all = await open('/proof/');
+    await all.page.locator(`#rows tr[data-tx="${tx}"]`).waitFor({ timeout: 10_000 });
+    await all.page.screenshot({ path: join(SHOTS, 'proof.png'), fullPage: true });
+    await all.page.close();
+  });
+
+  it('a buyer who paid but got nothing lands on /recover/ with the fields filled, and recovers the pack there', async () => {
+    const skill = 'agent-monthly-spend-reconciliation';
+    await buyer(71);
+    const { page, wallet } = await open(`/skills/${skill}/`, { account: 71 }, undefined, /status of (402|503) /);
+    // The unlock fails after the transfer (the shop is down for POST /api/pay); the transfer is on chain.
+    await page.route('**/api/pay', (route) =>
+      route.request().method() === 'POST'
+        ? route.fulfill({
+            status: 503,
+            contentType: 'application/json',
+            body: JSON.stringify({ ok: false, error: 'internal_error', error_code: 'INTERNAL_ERROR', message: 'Down.', retry: false }),
+          })
+        : route.continue(),
+    );
+    await page.locator('#pay-wallet').click();
+    await page.waitForURL(/\/recover\/\?/, { timeout: 30_000 });
+    const url = new URL(page.url());
+    expect(url.searchParams.get('skill')).toBe(skill);
+    expect(url.searchParams.get('txHash')).toBe(wallet!.sent[0]);
+    await page.locator('#status.ok').waitFor({ timeout: 15_000 });
+    expect(await page.locator('#seal').getAttribute('data-verified')).toBe('true');
+    await page.close();
+  });
+
+  it('verification pending: waits for confirmations with visible progress, then unlocks', async () => {
+    const skill = 'agent-trajectory-critic';
+    await buyer(76);
+    const { page } = await open(`/skills/${skill}/`, { account: 76 });
+    // The first claim meets a transfer without enough confirmations yet (as on Base within a block); the next one succeeds.
+    let pending = 1;
+    await page.route('**/api/pay', (route) =>
+      route.request().method() === 'POST' && pending-- > 0
+        ? route.fulfill({
+            status: 402,
+            contentType: 'application/json',
+            body: JSON.stringify({
+              ok: false,
+              error: 'payment_verification_failed',
+              error_code: 'PAYMENT_VERIFICATION_FAILED',
+              message: 'The transfer has 1 of 2 confirmations.',
+              retry: true,
+            }),
+          })
+        : route.continue(),
+    );
+    await page.locator('#pay-wallet').click();
+    await page
+      .locator('#status.busy', { hasText: 'Waiting for confirmations on Base: The transfer has 1 of 2 confirmations.' })
+      .waitFor({ timeout: 15_000 });
+    expect(await page.locator('#steps li.now').textContent()).toBe('Confirmed');
+    await page.locator('#status.ok').waitFor({ timeout: 15_000 });
+    await page.screenshot({ path: join(SHOTS, 'skill-bought.png'), fullPage: true });
+    await page.close();
+  });
+
+  it('says plainly what went wrong: declined in the wallet, not enough USDC, a wallet that will not switch to Base', async () => {
+    await buyer(72);
+    const declined = await open('/skills/csv-cleaner/', { account: 72, decline: ['eth_sendTransaction'] });
+    await declined.page.locator('#pay-wallet').click();
+    await declined.page.locator('#status.err').waitFor({ timeout: 15_000 });
+    expect(await declined.page.locator('#status').textContent()).toBe(
+      'You declined the transfer in your wallet. Nothing was sent; press "Pay with wallet" when you are ready.',
+    );
+    expect(declined.wallet!.sent).toEqual([]);
+    await declined.page.close();
+
+    await buyer(73, 1000n);
+    const poor = await open('/skills/csv-cleaner/', { account: 73 });
+    await poor.page.locator('#pay-wallet').click();
+    await poor.page.locator('#status.err').waitFor({ timeout: 15_000 });
+    expect(await poor.page.locator('#status').textContent()).toMatch(
+      /^This skill costs 0\.099 USDC and your wallet 0x[0-9a-fA-F]{40} holds 0\.001 USDC on Base\. Add USDC on Base to this wallet/,
+    );
+    await poor.page.close();
+
+    await buyer(74);
+    const stuck = await open('/skills/csv-cleaner/', { account: 74, decline: ['wallet_addEthereumChain'] });
+    await stuck.page.locator('#pay-wallet').click();
+    await stuck.page.locator('#status.err').waitFor({ timeout: 15_000 });
+    expect(await stuck.page.locator('#status').textContent()).toMatch(/^You declined the connection in your wallet\./);
+    expect(stuck.wallet!.sent).toEqual([]);
+    await stuck.page.close();
+
+    const { address } = testAccount(75);
+    await chain.setTokenBalance(usdc, address, 10n ** 9n);
+    await chain.setEthBalance(address, 0n);
+    const noGas = await open('/skills/csv-cleaner/', { account: 75 });
+    await noGas.page.locator('#pay-wallet').click();
+    await noGas.page.locator('#status.err').waitFor({ timeout: 15_000 });
+    expect(await noGas.page.locator('#status').textContent()).toMatch(/ETH on Base/);
+    await noGas.page.close();
+  });
+
+  it('the card button opens an ACP checkout session and goes to its continue_url', async () => {
+    const { page } = await open('/skills/csv-cleaner/');
+    await page.locator('#pay-card').click();
+    await page.waitForURL((u) => u.toString().startsWith(inject('stripeBase')), { timeout: 15_000 });
+    expect(await page.locator('#pay').count()).toBe(1);
+    await page.close();
+    // Skills without a card price offer no card button.
+    const other = await open('/skills/agent-hot-wallet-provisioning/');
+    expect(await other.page.locator('#pay-card').count()).toBe(0);
+    await other.page.close();
+  });
+
+  it('works on a phone-sized screen and from the keyboard', async () => {
+    const { page } = await open('/', undefined, { width: 390, height: 844 });
+    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
+    await page.keyboard.press('Tab');
+    expect(await page.evaluate(() => document.activeElement?.textContent)).toBe('Skip to content');
+    await page.locator('#q').focus();
+    await page.keyboard.type('csv');
+    await page.keyboard.press('Enter');
+    await page.waitForFunction(() => location.search.includes('q=csv'));
+    await page.close();
+  });
+
+  it('no page logged an error', () => {
+    expect(problems).toEqual([]);
+  });
+});

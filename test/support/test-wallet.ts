@@ -1,0 +1,122 @@
+/**
+ * A browser wallet for the storefront's browser tests: an EIP-1193 provider injected as
+ * `window.ethereum`, backed in node by a test account on the local anvil. It behaves as an
+ * extension does where the pages can tell: it starts on another chain (Ethereum mainnet) and
+ * does not know Base until the page adds it (4902), it signs and sends transactions and
+ * personal_sign messages itself, it forwards reads to the chain, and the test can make the
+ * person decline any request (4001). It exists only under test/.
+ */
+import type { Page } from 'playwright-core';
+import { createWalletClient, http, numberToHex, type Address, type Hex } from 'viem';
+import { testAccount } from '../../local/anvil';
+import { localChain } from '../../local/local-chain';
+
+export type WalletMethod =
+  'eth_requestAccounts' | 'wallet_switchEthereumChain' | 'wallet_addEthereumChain' | 'eth_sendTransaction' | 'personal_sign';
+
+export interface TestWalletOptions {
+  rpcUrl: string;
+  /** Mnemonic index of the account. */
+  account: number;
+  /** Requests the person declines in the wallet (EIP-1193 code 4001). */
+  decline?: WalletMethod[];
+}
+
+export interface TestWallet {
+  address: Address;
+  /** Every method the page called, in order. */
+  calls: string[];
+  /** Transactions the wallet sent. */
+  sent: Hex[];
+  /** The chains the page asked the wallet to add. */
+  added: unknown[];
+}
+
+interface Envelope {
+  result?: unknown;
+  error?: { code: number; message: string };
+}
+
+const MAINNET = 1;
+
+/** Installs the wallet in `page` (before its scripts run) and returns what it records. */
+export async function installTestWallet(page: Page, opts: TestWalletOptions): Promise<TestWallet> {
+  const account = testAccount(opts.account);
+  const base = localChain(opts.rpcUrl);
+  const signer = createWalletClient({ account, chain: base, transport: http(opts.rpcUrl) });
+  const state: TestWallet = { address: account.address, calls: [], sent: [], added: [] };
+  let chainId = MAINNET;
+  const known = new Set([MAINNET]);
+  const declined = new Set<string>(opts.decline ?? []);
+  const refuse = (message: string): Envelope => ({ error: { code: 4001, message } });
+
+  async function forward(method: string, params: unknown): Promise<Envelope> {
+    const res = await fetch(opts.rpcUrl, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params: params ?? [] }),
+    });
+    const body = (await res.json()) as { result?: unknown; error?: { code: number; message: string } };
+    return body.error ? { error: body.error } : { result: body.result };
+  }
+
+  await page.exposeFunction(
+    '__testWalletRequest',
+    async ({ method, params }: { method: string; params?: unknown[] }): Promise<Envelope> => {
+      state.calls.push(method);
+      if (declined.has(method)) return refuse('User rejected the request.');
+      switch (method) {
+        case 'eth_chainId':
+          return { result: numberToHex(chainId) };
+        case 'net_version':
+          return { result: String(chainId) };
+        case 'eth_accounts':
+        case 'eth_requestAccounts':
+          return { result: [account.address.toLowerCase()] };
+        case 'wallet_switchEthereumChain': {
+          const target = Number((params?.[0] as { chainId: string }).chainId);
+          if (!known.has(target)) return { error: { code: 4902, message: `Unrecognized chain ID ${target}.` } };
+          chainId = target;
+          return { result: null };
+        }
+        case 'wallet_addEthereumChain': {
+          state.added.push(params?.[0]);
+          known.add(Number((params?.[0] as { chainId: string }).chainId));
+          return { result: null };
+        }
+        case 'personal_sign':
+          return { result: await account.signMessage({ message: { raw: params![0] as Hex } }) };
+        case 'eth_sendTransaction': {
+          if (chainId !== base.id) return { error: { code: -32603, message: `the wallet is on chain ${chainId}` } };
+          const tx = params![0] as { to: Address; data?: Hex; value?: Hex; gas?: Hex };
+          const hash = await signer.sendTransaction({
+            to: tx.to,
+            ...(tx.data ? { data: tx.data } : {}),
+            ...(tx.value ? { value: BigInt(tx.value) } : {}),
+            ...(tx.gas ? { gas: BigInt(tx.gas) } : {}),
+          });
+          state.sent.push(hash);
+          return { result: hash };
+        }
+        default:
+          // Reads go to the chain the wallet is on; only Base exists here, so another chain answers nothing useful.
+          if (chainId !== base.id && method.startsWith('eth_')) return { error: { code: -32603, message: `no node for chain ${chainId}` } };
+          return forward(method, params);
+      }
+    },
+  );
+  await page.addInitScript(() => {
+    const bridge = (window as unknown as { __testWalletRequest: (a: unknown) => Promise<Envelope> }).__testWalletRequest;
+    (window as unknown as { ethereum: unknown }).ethereum = {
+      isTestWallet: true,
+      async request(args: { method: string; params?: unknown[] }) {
+        const answer = await bridge(args);
+        if (answer.error) throw Object.assign(new Error(answer.error.message), { code: answer.error.code });
+        return answer.result;
+      },
+      on() {},
+      removeListener() {},
+    };
+  });
+  return state;
+}
