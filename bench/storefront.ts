@@ -7,7 +7,7 @@
  * Usage: npx tsx bench/storefront.ts [loads=10]
  */
 import { buildCatalog } from '../catalog/build';
-import { BUDGET, pageWeight, walletPurchaseWeight, type PageType } from '../catalog/storefront/budget';
+import { BUDGET, pageWeight, walletPurchaseWeight, x402ClientWeight, type PageType } from '../catalog/storefront/budget';
 import { launchChromium } from '../test/support/browser';
 import { percentile, startMarket } from './harness';
 
@@ -27,6 +27,7 @@ for (const type of ['home', 'skill', 'proof'] as const) {
   );
 }
 console.log(`  wallet purchase, on first click: ${walletPurchaseWeight(built.assets)} [${BUDGET.walletPurchase}]`);
+console.log(`  x402 client, only to pay by signature (no ETH for gas): ${x402ClientWeight(built.assets)} [${BUDGET.x402Client}]`);
 
 const market = await startMarket();
 const browser = await launchChromium();

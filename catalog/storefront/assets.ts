@@ -25,35 +25,54 @@ export interface BuiltAssets extends AssetUrls {
   graph: Record<string, { static: string[]; dynamic: string[] }>;
 }
 
+/**
+ * The x402 client (wallet-authorization.ts) as one file of its own, built apart: in the pages'
+ * build, esbuild would share every viem module both it and wallet-buy.ts reach through viem's
+ * barrels, and the ordinary purchase would download x402's half of viem too (115 KB gzip instead
+ * of 69). wallet-buy.ts loads it by URL (X402_CLIENT_MODULE) only when a wallet has no ETH for gas.
+ */
+const X402_CLIENT = here('./browser/wallet-authorization.ts');
+
+const COMMON = {
+  bundle: true,
+  format: 'esm',
+  platform: 'browser',
+  target: ['es2022', 'chrome109', 'firefox115', 'safari16'] as string[],
+  minify: true,
+  legalComments: 'none',
+  write: false,
+  metafile: true,
+  outdir: '/assets',
+  entryNames: '[name]-[hash]',
+  chunkNames: '[name]-[hash]',
+  logLevel: 'silent',
+  // Paths in the metafile (and so the output) are relative to the repository, wherever the build runs from.
+  absWorkingDir: here('../../'),
+} as const;
+
 /** Bundles the page scripts and the stylesheet; deterministic for the same sources. */
 export async function buildAssets(): Promise<BuiltAssets> {
+  const url = (outPath: string): string => `/assets/${outPath.split('/').pop()}`;
+  // Split too, so that what viem itself loads lazily (e.g. its ENS and Tempo code) stays out of the client's file.
+  const client = await build({ ...COMMON, entryPoints: { 'wallet-authorization': X402_CLIENT }, splitting: true });
+  const clientOut = Object.entries(client.metafile.outputs).find(([, m]) => m.entryPoint && X402_CLIENT.endsWith(m.entryPoint));
+  if (!clientOut) throw new Error('the x402 client was not built');
+  const clientUrl = url(clientOut[0]);
   const out = await build({
+    ...COMMON,
     entryPoints: { ...ENTRIES, site: here('./style.css') },
-    bundle: true,
     splitting: true,
-    format: 'esm',
-    platform: 'browser',
-    target: ['es2022', 'chrome109', 'firefox115', 'safari16'],
-    minify: true,
-    legalComments: 'none',
-    write: false,
-    metafile: true,
-    outdir: '/assets',
-    entryNames: '[name]-[hash]',
-    chunkNames: '[name]-[hash]',
-    logLevel: 'silent',
-    // Paths in the metafile (and so the output) are relative to the repository, wherever the build runs from.
-    absWorkingDir: here('../../'),
+    define: { X402_CLIENT_MODULE: JSON.stringify(clientUrl) },
+    external: ['/assets/*'],
   });
   const files = new Map<string, Uint8Array>();
-  for (const f of out.outputFiles) files.set(`assets/${f.path.split('/').pop()}`, f.contents);
+  for (const f of [...client.outputFiles, ...out.outputFiles]) files.set(`assets/${f.path.split('/').pop()}`, f.contents);
 
-  const url = (outPath: string): string => `/assets/${outPath.split('/').pop()}`;
   const scripts: Record<string, string> = {};
   const preloads: Record<string, string[]> = {};
   const graph: BuiltAssets['graph'] = {};
   let css = '';
-  for (const [outPath, meta] of Object.entries(out.metafile.outputs)) {
+  for (const [outPath, meta] of [...Object.entries(out.metafile.outputs), ...Object.entries(client.metafile.outputs)]) {
     if (outPath.endsWith('.css')) css = url(outPath);
     const entry = Object.entries(ENTRIES).find(([, src]) => meta.entryPoint && src.endsWith(meta.entryPoint));
     if (entry) {
@@ -65,6 +84,10 @@ export async function buildAssets(): Promise<BuiltAssets> {
       dynamic: meta.imports.filter((i) => i.kind === 'dynamic-import').map((i) => url(i.path)),
     };
   }
+  // wallet-buy.ts imports the x402 client by its URL: an edge of the graph esbuild did not see.
+  const walletBuy = Object.keys(graph).find((u) => u.startsWith('/assets/wallet-buy-'));
+  if (!walletBuy) throw new Error('the wallet purchase was not built');
+  graph[walletBuy]!.dynamic.push(clientUrl);
   if (!css) throw new Error('the storefront stylesheet was not built');
   return { files, css, scripts, preloads, graph };
 }

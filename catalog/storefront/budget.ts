@@ -14,6 +14,8 @@ export const BUDGET = {
   proof: { html: 2_500, css: 2_500, js: 4_000 },
   /** The wallet purchase and everything it imports (viem's actions, fflate), loaded on the first click. */
   walletPurchase: 85_000,
+  /** The x402 client (its own copy of viem), loaded only when a wallet pays by signature for want of gas. */
+  x402Client: 150_000,
 } as const;
 
 export type PageType = 'home' | 'skill' | 'proof';
@@ -59,4 +61,11 @@ export function walletPurchaseWeight(assets: BuiltAssets): number {
   const lazy = assets.graph[assets.scripts['skill']!]!.dynamic;
   const loaded = new Set(lazy.flatMap((u) => staticClosure(assets.graph, u)).filter((u) => !page.has(u)));
   return [...loaded].reduce((n, u) => n + gz(fileOf(assets, u)), 0);
+}
+
+/** Gzip bytes of the x402 client, which the wallet purchase loads only to pay by signature. */
+export function x402ClientWeight(assets: BuiltAssets): number {
+  const walletBuy = Object.keys(assets.graph).find((u) => u.startsWith('/assets/wallet-buy-'))!;
+  const client = assets.graph[walletBuy]!.dynamic.find((u) => u.startsWith('/assets/wallet-authorization-'))!;
+  return staticClosure(assets.graph, client).reduce((n, u) => n + gz(fileOf(assets, u)), 0);
 }

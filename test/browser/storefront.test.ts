@@ -214,7 +214,7 @@ describe.skipIf(!haveBrowser)('the storefront in Chromium', () => {
     await page.close();
   });
 
-  it('says plainly what went wrong: declined in the wallet, not enough USDC, a wallet that will not switch to Base', async () => {
+  it('says plainly what went wrong: declined in the wallet, not enough USDC, a wallet that will not add Base', async () => {
     await buyer(72);
     const declined = await open('/skills/csv-cleaner/', { account: 72, decline: ['eth_sendTransaction'] });
     await declined.page.locator('#pay-wallet').click();
@@ -241,15 +241,30 @@ describe.skipIf(!haveBrowser)('the storefront in Chromium', () => {
     expect(await stuck.page.locator('#status').textContent()).toMatch(/^You declined the connection in your wallet\./);
     expect(stuck.wallet!.sent).toEqual([]);
     await stuck.page.close();
+  });
 
+  it('a wallet with USDC but no ETH for gas pays by signing the x402 authorization; the shop submits the transfer', async () => {
+    const skill = 'api-contract-verifier';
     const { address } = testAccount(75);
     await chain.setTokenBalance(usdc, address, 10n ** 9n);
     await chain.setEthBalance(address, 0n);
-    const noGas = await open('/skills/csv-cleaner/', { account: 75 });
-    await noGas.page.locator('#pay-wallet').click();
-    await noGas.page.locator('#status.err').waitFor({ timeout: 15_000 });
-    expect(await noGas.page.locator('#status').textContent()).toMatch(/ETH on Base/);
-    await noGas.page.close();
+    const { page, wallet } = await open(`/skills/${skill}/`, { account: 75 });
+    await page.locator('#pay-wallet').click();
+    await page.locator('#status.ok').waitFor({ timeout: 30_000 });
+    expect(await page.locator('#steps li.done').allTextContents()).toEqual(['Sent', 'Included', 'Confirmed', 'Unlocked']);
+    expect(await page.locator('#seal').getAttribute('data-verified')).toBe('true');
+    expect(await page.locator('#license').inputValue()).toMatch(/^eyJ/);
+    // One EIP-3009 authorization, no transaction from the wallet; the row names it as the payer.
+    expect(wallet!.sent).toEqual([]);
+    expect(wallet!.typedData).toEqual([
+      expect.objectContaining({
+        primaryType: 'TransferWithAuthorization',
+        message: expect.objectContaining({ from: address.toLowerCase() }),
+      }),
+    ]);
+    const proof = (await (await fetch(`${base}/api/proof?skill=${skill}`)).json()) as { recent_unlocks: { payer: string }[] };
+    expect(proof.recent_unlocks.map((r) => r.payer)).toEqual([address]);
+    await page.close();
   });
 
   it('the card button opens an ACP checkout session and goes to its continue_url', async () => {

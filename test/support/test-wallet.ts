@@ -30,6 +30,8 @@ export interface TestWallet {
   sent: Hex[];
   /** The chains the page asked the wallet to add. */
   added: unknown[];
+  /** Typed data the wallet signed (EIP-712), e.g. an x402 payment authorization. */
+  typedData: { domain: Record<string, unknown>; primaryType: string; message: Record<string, unknown> }[];
 }
 
 interface Envelope {
@@ -44,7 +46,7 @@ export async function installTestWallet(page: Page, opts: TestWalletOptions): Pr
   const account = testAccount(opts.account);
   const base = localChain(opts.rpcUrl);
   const signer = createWalletClient({ account, chain: base, transport: http(opts.rpcUrl) });
-  const state: TestWallet = { address: account.address, calls: [], sent: [], added: [] };
+  const state: TestWallet = { address: account.address, calls: [], sent: [], added: [], typedData: [] };
   let chainId = MAINNET;
   const known = new Set([MAINNET]);
   const declined = new Set<string>(opts.decline ?? []);
@@ -86,6 +88,18 @@ export async function installTestWallet(page: Page, opts: TestWalletOptions): Pr
         }
         case 'personal_sign':
           return { result: await account.signMessage({ message: { raw: params![0] as Hex } }) };
+        case 'eth_signTypedData_v4': {
+          // EIP-712 as wallets take it: JSON with EIP712Domain among the types and numbers as strings.
+          const { domain, types, primaryType, message } = JSON.parse(params![1] as string) as {
+            domain: Record<string, unknown>;
+            types: Record<string, { name: string; type: string }[]>;
+            primaryType: string;
+            message: Record<string, unknown>;
+          };
+          const { EIP712Domain: _domain, ...rest } = types;
+          state.typedData.push({ domain, primaryType, message });
+          return { result: await account.signTypedData({ domain, types: rest, primaryType, message } as never) };
+        }
         case 'eth_sendTransaction': {
           if (chainId !== base.id) return { error: { code: -32603, message: `the wallet is on chain ${chainId}` } };
           const tx = params![0] as { to: Address; data?: Hex; value?: Hex; gas?: Hex };

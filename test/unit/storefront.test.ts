@@ -5,7 +5,7 @@
  */
 import { beforeAll, describe, expect, it } from 'vitest';
 import { buildCatalog, type BuildResult } from '../../catalog/build';
-import { BUDGET, pageWeight, walletPurchaseWeight, type PageType } from '../../catalog/storefront/budget';
+import { BUDGET, pageWeight, walletPurchaseWeight, x402ClientWeight, type PageType } from '../../catalog/storefront/budget';
 import { renderMarkdown } from '../../catalog/storefront/markdown';
 
 let built: BuildResult;
@@ -90,5 +90,8 @@ describe('page weight (gzip bytes)', () => {
     const weight = walletPurchaseWeight(built.assets);
     expect(weight).toBeGreaterThan(10_000);
     expect(weight).toBeLessThanOrEqual(BUDGET.walletPurchase);
+    const x402 = x402ClientWeight(built.assets);
+    expect(x402).toBeGreaterThan(10_000);
+    expect(x402).toBeLessThanOrEqual(BUDGET.x402Client);
   });
 });

@@ -39,6 +39,12 @@ import { CAIP2, txResource } from '../../../lambdas/contract/chain';
 import { call, explain, isFailure, Unreachable } from './api';
 import { byId, el, pendingKey, recoverUrl, setStatus, type InjectedWallet } from './dom';
 import { showPack, type Delivered } from './pack-view';
+import type * as X402ClientModuleNs from './wallet-authorization';
+
+type X402ClientModule = typeof X402ClientModuleNs;
+
+/** The URL of the x402 client, a file built apart (assets.ts); esbuild's `define` writes it in. */
+declare const X402_CLIENT_MODULE: string;
 
 type Step = 'sent' | 'included' | 'confirmed' | 'unlocked';
 
@@ -83,7 +89,8 @@ const says = (e: unknown, text: RegExp): boolean => text.test(String((e as { mes
 function walletSentence(e: unknown, doing: string): string {
   if (e instanceof Stop) return e.message;
   const code = rpcCode(e);
-  if (code === 4001) return `You declined ${doing} in your wallet. Nothing was sent; press "Pay with wallet" when you are ready.`;
+  if (code === 4001 || says(e, /user (rejected|denied)/i))
+    return `You declined ${doing} in your wallet. Nothing was sent; press "Pay with wallet" when you are ready.`;
   if (code === -32002) return 'Your wallet already has a request waiting: open the wallet, answer it, then press "Pay with wallet" again.';
   if (says(e, /insufficient funds/i))
     return 'Your wallet does not hold enough ETH on Base to pay the network fee (gas). Add a little ETH on Base, then try again.';
@@ -141,6 +148,7 @@ export async function buyWithWallet(skill: string, injected: InjectedWallet): Pr
 
   // 3. Which token to pay with, and enough of it and of ETH for gas.
   let accept: Accept | undefined;
+  let gasless: boolean;
   try {
     setStatus('busy', 'Checking your balances on Base…');
     const balances = await Promise.all(
@@ -163,19 +171,25 @@ export async function buyWithWallet(skill: string, injected: InjectedWallet): Pr
       functionName: 'transfer',
       args: [accept.payTo, BigInt(accept.maxAmountRequired)],
     } as const;
-    const [gas, price, eth] = await Promise.all([
-      estimateContractGas(client, request),
-      getGasPrice(client),
-      getBalance(client, { address: account }),
-    ]);
-    if (eth < gas * price)
+    // No ETH for the fee: pay the x402 v2 way instead (a signed authorization; the shop pays the fee), in USDC only.
+    const eth = await getBalance(client, { address: account });
+    let fee: bigint | undefined;
+    try {
+      const [gas, price] = await Promise.all([estimateContractGas(client, request), getGasPrice(client)]);
+      fee = gas * price;
+    } catch (e) {
+      if (!says(e, /insufficient funds/i)) throw e;
+    }
+    gasless = fee === undefined || eth < fee;
+    if (gasless && accept.asset !== 'USDC')
       throw new Stop(
-        `The network fee is about ${formatEther(gas * price)} ETH and your wallet holds ${formatEther(eth)} ETH on Base. ` +
-          'Add a little ETH on Base for gas, then try again.',
+        `The network fee is about ${fee === undefined ? 'more' : formatEther(fee)} ETH and your wallet holds ${formatEther(eth)} ETH on Base. ` +
+          'Add a little ETH on Base for gas, or USDC (which needs no ETH here), then try again.',
       );
   } catch (e) {
     return stop(walletSentence(e, 'the balance check'));
   }
+  if (gasless) return payGasless(skill, client, account, accept);
 
   // 4. Send exactly the challenge's amount to its payTo.
   let hash: Hash;
@@ -194,11 +208,7 @@ export async function buyWithWallet(skill: string, injected: InjectedWallet): Pr
     return stop(walletSentence(e, 'the transfer'));
   }
   localStorage.setItem(pendingKey(skill), hash);
-  const recover = recoverUrl(skill, hash);
-  const toRecover = (why: string): false => {
-    setTimeout(() => location.assign(recover), 2_500);
-    return stop(`${why} Your payment is safe on chain: taking you to the recovery page…`);
-  };
+  const toRecover = (why: string): false => sendToRecovery(skill, hash, why);
   progress('included', ['sent']);
   setStatus('busy', `Sent: transaction ${hash}. Waiting for Base to include it…`);
 
@@ -233,17 +243,7 @@ export async function buyWithWallet(skill: string, injected: InjectedWallet): Pr
     } catch (e) {
       return toRecover(e instanceof Unreachable ? e.message : String(e));
     }
-    if (answer.status === 200 && !isFailure(answer.body)) {
-      localStorage.removeItem(pendingKey(skill));
-      progress(undefined, ['sent', 'included', 'confirmed', 'unlocked']);
-      setStatus(
-        'ok',
-        `Unlocked ${answer.body.name}: ${Object.keys(answer.body.sealed_pack.files).length} file(s). `,
-        el('a', { href: `/proof/?skill=${skill}` }, 'See it on the proof ledger'),
-      );
-      await showPack('pack', skill, answer.body);
-      return true;
-    }
+    if (answer.status === 200 && !isFailure(answer.body)) return delivered(skill, answer.body);
     const failure = isFailure(answer.body) ? answer.body : undefined;
     if (failure?.retry && Date.now() - started < 120_000) {
       setStatus('busy', `Waiting for confirmations on Base: ${failure.message}`);
@@ -252,6 +252,50 @@ export async function buyWithWallet(skill: string, injected: InjectedWallet): Pr
     }
     return toRecover(failure ? explain(failure) : `The shop answered ${answer.status}.`);
   }
+}
+
+/** The pack is the buyer's: every step done, the files, the seal and the license on screen. */
+async function delivered(skill: string, body: Delivered): Promise<true> {
+  localStorage.removeItem(pendingKey(skill));
+  progress(undefined, ['sent', 'included', 'confirmed', 'unlocked']);
+  setStatus(
+    'ok',
+    `Unlocked ${body.name}: ${Object.keys(body.sealed_pack.files).length} file(s). `,
+    el('a', { href: `/proof/?skill=${skill}` }, 'See it on the proof ledger'),
+  );
+  await showPack('pack', skill, body);
+  return true;
+}
+
+/** Paid but not delivered: say so, then take the buyer to /recover/ with the skill and transaction filled in. */
+function sendToRecovery(skill: string, txHash: Hash, why: string): false {
+  setTimeout(() => location.assign(recoverUrl(skill, txHash)), 2_500);
+  return stop(`${why} Your payment is safe on chain: taking you to the recovery page…`);
+}
+
+/** The purchase as one signed EIP-3009 authorization the shop settles (wallet-authorization.ts, loaded now by its URL). */
+async function payGasless(skill: string, client: Client, account: Address, accept: Accept): Promise<boolean> {
+  const amount = `${formatUnits(BigInt(accept.maxAmountRequired), accept.decimals)} ${accept.asset}`;
+  setStatus(
+    'busy',
+    `Your wallet holds no ETH on Base for the network fee, so it pays by signature instead: sign the authorization of ${amount} ` +
+      'in your wallet (no transaction); the shop submits the transfer and pays the fee…',
+  );
+  const { payByAuthorization } = (await import(X402_CLIENT_MODULE)) as X402ClientModule;
+  let result;
+  try {
+    result = await payByAuthorization(skill, client, account, () => {
+      progress('included', ['sent']);
+      setStatus('busy', 'Signed. The shop is submitting your transfer to Base…');
+    });
+  } catch (e) {
+    return stop(walletSentence(e, 'the payment authorization'));
+  }
+  if (result.status === 200 && !isFailure(result.body)) return delivered(skill, result.body as Delivered);
+  const why = isFailure(result.body) ? explain(result.body) : `The shop answered ${result.status}.`;
+  if (!result.transaction) return stop(why);
+  localStorage.setItem(pendingKey(skill), result.transaction);
+  return sendToRecovery(skill, result.transaction, why);
 }
 
 /**
