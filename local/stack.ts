@@ -131,6 +131,8 @@ export async function startStack(opts: StackOptions): Promise<RunningStack> {
     setDefault(SETTINGS.usdc.env, tokens?.USDC);
     setDefault(SETTINGS.usdbc.env, tokens?.USDbC);
     setDefault(SETTINGS.identityRegistry.env, identity?.registry);
+    // A local chain has no block explorer: the ledger links nowhere unless the user names one.
+    setDefault(SETTINGS.explorerUrl.env, anvil ? '' : undefined);
     // x402 v2 settlement: the relayer that submits signed authorizations (an anvil test account).
     setDefault(INFRA_ENV.relayerPrivateKey, relayer?.privateKey);
     for (const name of [SETTINGS.minConfirmations.env, SETTINGS.paymentsEnabled.env]) setDefault(name, undefined);

@@ -115,6 +115,13 @@ export const SETTINGS = {
     description:
       "Where the Stripe SDK sends its requests, `http(s)://host:port` (tests point it at a stand-in). Default: Stripe's API. The keys are secrets: see `STRIPE_SECRET_KEY` and `STRIPE_WEBHOOK_SECRET` below.",
   },
+  explorerUrl: {
+    context: 'explorerUrl',
+    env: 'EXPLORER_URL',
+    description:
+      'Block explorer for chain 8453 that the proof ledger links each row to (`<url>/tx/<hash>`, `<url>/address/<payer>`), as `explorer_url` on `/api/proof`. Empty: no links (the local chain has none).',
+    cloudDefault: 'https://basescan.org',
+  },
   publicBaseUrl: {
     context: 'publicBaseUrl',
     env: 'PUBLIC_BASE_URL',
@@ -141,6 +148,8 @@ export interface MarketConfig {
   identityRegistry: Address | undefined;
   /** The Stripe API's origin when it is not Stripe's own (tests); undefined for api.stripe.com. */
   stripeApiBase: string | undefined;
+  /** The block explorer the ledger links rows to, without a trailing slash; undefined for none. */
+  explorerUrl: string | undefined;
 }
 
 /**
@@ -281,6 +290,15 @@ export function readMarketConfig(
     else problems.push(`stripeApiBase (STRIPE_API_BASE) must be http(s)://host[:port] with no path, got "${raw.stripeApiBase}"`);
   }
 
+  // Unset: the cloud default; set but empty: no explorer (the local chain).
+  let explorerUrl: string | undefined;
+  const explorerRaw = raw.explorerUrl ?? SETTINGS.explorerUrl.cloudDefault;
+  if (!blank(explorerRaw)) {
+    const v = explorerRaw.trim().replace(/\/+$/, '');
+    if (BASE_URL.test(v)) explorerUrl = v;
+    else problems.push(`explorerUrl (EXPLORER_URL) is not an http(s) URL: "${explorerRaw}"`);
+  }
+
   let publicBaseUrl: string | undefined;
   if (!blank(raw.publicBaseUrl)) {
     const v = raw.publicBaseUrl.trim().replace(/\/+$/, '');
@@ -304,6 +322,7 @@ export function readMarketConfig(
       relayerMinBalanceWei,
       identityRegistry,
       stripeApiBase,
+      explorerUrl,
     },
     problems,
   };
@@ -345,5 +364,6 @@ export function configToEnv(config: MarketConfig): Record<string, string> {
   if (config.publicBaseUrl) env[SETTINGS.publicBaseUrl.env] = config.publicBaseUrl;
   if (config.identityRegistry) env[SETTINGS.identityRegistry.env] = config.identityRegistry;
   if (config.stripeApiBase) env[SETTINGS.stripeApiBase.env] = config.stripeApiBase;
+  env[SETTINGS.explorerUrl.env] = config.explorerUrl ?? '';
   return env;
 }

@@ -193,7 +193,7 @@ const DOCS: Record<OperationId, OperationDoc> = {
     ok: {
       status: 200,
       description:
-        '`confirmed` (the count, from the tallies), one page of `recent_unlocks`, newest first, and `next_cursor` (null on the last page)',
+        '`confirmed` (the count, from the tallies), one page of `recent_unlocks`, newest first, `next_cursor` (null on the last page), and `explorer_url`: the block explorer a row links to (`<explorer_url>/tx/<txHash>`, `<explorer_url>/address/<payer>`), null where none is configured',
     },
     errors: [400, 404],
   },

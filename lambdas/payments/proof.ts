@@ -29,7 +29,7 @@ const badCursor = () =>
  * rows (`limit` of them, after `cursor`), never the whole ledger.
  */
 export async function proofDocument(
-  ports: Pick<PaymentsPorts, 'ledger' | 'catalog' | 'figures'>,
+  ports: Pick<PaymentsPorts, 'ledger' | 'catalog' | 'figures' | 'config'>,
   skillParam: string | undefined,
   limit: number,
   cursor?: string,
@@ -42,6 +42,8 @@ export async function proofDocument(
     ok: true,
     source: 'ledger',
     network: NETWORK,
+    // Where a person checks a row: `<explorer_url>/tx/<txHash>`, `<explorer_url>/address/<payer>` (null: none configured).
+    explorer_url: ports.config.explorerUrl ?? null,
     skill: skill ?? null,
     confirmed: skill ? (figures.perSkill[skill] ?? 0) : figures.confirmed,
     recent_unlocks: page.rows.map(publicRow),
@@ -52,7 +54,10 @@ export async function proofDocument(
 }
 
 /** GET /api/proof: the public ledger of confirmed unlocks, newest first, a page at a time. */
-export async function getProof(req: ApiRequest, ports: Pick<PaymentsPorts, 'ledger' | 'catalog' | 'figures'>): Promise<ApiResponse> {
+export async function getProof(
+  req: ApiRequest,
+  ports: Pick<PaymentsPorts, 'ledger' | 'catalog' | 'figures' | 'config'>,
+): Promise<ApiResponse> {
   const cursor = optionalString(req, 'cursor', { maxLength: 400 });
   return json(200, await proofDocument(ports, req.query['skill'], optionalInteger(req, 'limit', PROOF_LIMIT), cursor));
 }

@@ -152,7 +152,22 @@ describe.skipIf(!haveBrowser)('the storefront in Chromium', () => {
     await ledger.page.locator(`#rows tr[data-tx="${tx}"]`).waitFor({ timeout: 10_000 });
     expect(await ledger.page.locator('#confirmed').textContent()).toBe('1');
     expect(await ledger.page.locator('svg.chart rect').count()).toBeGreaterThan(0);
+    // The local chain has no explorer: the ledger says so and links nowhere.
+    expect(((await (await fetch(`${base}/api/proof?limit=1`)).json()) as { explorer_url: unknown }).explorer_url).toBeNull();
+    expect(await ledger.page.locator('#explorer-note').textContent()).toMatch(/names no block explorer/);
+    expect(await ledger.page.locator(`#rows a[href*="${tx}"]`).count()).toBe(0);
     await ledger.page.close();
+
+    // A deployment that names one (Basescan, in AWS by default): each row links its transaction and payer there.
+    const linked = await browser.newPage();
+    await linked.route('**/api/proof?*', async (route) => {
+      const res = await route.fetch();
+      await route.fulfill({ response: res, json: { ...(await res.json()), explorer_url: 'https://basescan.org' } });
+    });
+    await linked.goto(`${base}/proof/?skill=${skill}`);
+    await linked.locator(`#rows a[href="https://basescan.org/tx/${tx}"]`).waitFor({ timeout: 10_000 });
+    expect(await linked.locator(`#rows a[href="https://basescan.org/address/${payer}"]`).count()).toBe(1);
+    await linked.close();
     const all = await open('/proof/');
     await all.page.locator(`#rows tr[data-tx="${tx}"]`).waitFor({ timeout: 10_000 });
     await all.page.screenshot({ path: join(SHOTS, 'proof.png'), fullPage: true });

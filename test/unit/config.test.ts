@@ -47,6 +47,21 @@ describe('readMarketConfig', () => {
     expect(text).toMatch(/usdcAddress .* also configured as a treasury/);
   });
 
+  it('links the ledger to Basescan by default, to a named explorer, or nowhere when set empty', () => {
+    expect(readMarketConfig({}, { requireTreasury: false }).config.explorerUrl).toBe('https://basescan.org');
+    expect(readMarketConfig({ explorerUrl: 'https://base.blockscout.com/' }, { requireTreasury: false }).config.explorerUrl).toBe(
+      'https://base.blockscout.com',
+    );
+    expect(readMarketConfig({ explorerUrl: '' }, { requireTreasury: false }).config.explorerUrl).toBeUndefined();
+    const bad = readMarketConfig({ explorerUrl: 'javascript:alert(1)' }, { requireTreasury: false });
+    expect(bad.problems.join(' ')).toMatch(/explorerUrl \(EXPLORER_URL\) is not an http\(s\) URL/);
+    expect(bad.config.explorerUrl).toBeUndefined();
+    // Empty survives the trip to a Lambda's environment: no explorer stays no explorer.
+    expect(
+      readConfigFromEnv(configToEnv(readMarketConfig({ explorerUrl: '' }, { requireTreasury: false }).config)).config.explorerUrl,
+    ).toBeUndefined();
+  });
+
   it('round-trips through the Lambda environment', () => {
     const { config } = readMarketConfig(
       { treasury: TREASURY, legacyTreasury: LEGACY, rpcUrls: 'http://a:1, http://b:2', minConfirmations: '3', paymentsEnabled: 'false' },
