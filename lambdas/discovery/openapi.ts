@@ -13,7 +13,7 @@ import { EspCycleSchema } from '../contract/esp-cycle-schema';
 import type { DiscoveryPorts } from './ports';
 import { x402Resources } from './x402-resources';
 
-export const OPENAPI_VERSION = '1.8.0';
+export const OPENAPI_VERSION = '1.9.0';
 
 const FailureSchema = z.object({
   ok: z.literal(false),
