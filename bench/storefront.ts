@@ -16,13 +16,19 @@ const loads = Number(process.argv[2] ?? '10');
 const built = await buildCatalog();
 const html = (p: string): string => built.publicFiles.get(p)!.toString();
 const heaviestSkill = built.entries.map((e) => html(`skills/${e.id}/index.html`)).sort((a, b) => b.length - a.length)[0]!;
-const pages: Record<PageType, string> = { home: html('index.html'), skill: heaviestSkill, proof: html('proof/index.html') };
+const pages: Record<PageType, string> = {
+  home: html('index.html'),
+  skill: heaviestSkill,
+  proof: html('proof/index.html'),
+  recover: html('recover/index.html'),
+  'checkout-success': html('checkout/success/index.html'),
+};
 console.log('page weight, gzip bytes (budget in brackets):');
-for (const type of ['home', 'skill', 'proof'] as const) {
+for (const type of Object.keys(pages) as PageType[]) {
   const w = pageWeight(pages[type], type, built.assets);
   const b = BUDGET[type];
   console.log(
-    `  ${type.padEnd(6)} html ${w.html} [${b.html}]  css ${w.css} [${b.css}]  js ${w.js} [${b.js}]  total ${w.html + w.css + w.js}` +
+    `  ${type.padEnd(16)} html ${w.html} [${b.html}]  css ${w.css} [${b.css}]  js ${w.js} [${b.js}]  total ${w.html + w.css + w.js}` +
       (type === 'skill' ? ' (the heaviest skill page)' : ''),
   );
 }

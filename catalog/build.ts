@@ -1,8 +1,8 @@
 /**
  * The catalog build. Validates the authored skills and the price source, then writes:
  * - dist/public: the static tree CloudFront serves (catalog.json, skills/{id}/outline.json,
- *   skills/{id}/sample.md, the pages in catalog/site, and the storefront: the home page,
- *   skills/{id}/index.html and proof/index.html with their hashed assets, catalog/storefront);
+ *   skills/{id}/sample.md, and the storefront from catalog/storefront: the home page,
+ *   skills/{id}/index.html, the proof, recovery and checkout pages, and their hashed assets);
  * - dist/catalog: what every Lambda loads at cold start (entries, pack metadata, the
  *   prebuilt search index, resolved prices);
  * - dist/sealed: the pack texts, bundled only into the payments Lambda, never served.
@@ -30,7 +30,7 @@ import { renderPack, renderSample } from './render';
 import { renderLlmsTxt } from './llms';
 import { espCycleJsonSchema } from '../lambdas/contract/esp-cycle-schema';
 import { BundlesSchema, ListingsSchema, PricingSchema, SkillRecordSchema, type Pricing, type SkillRecord } from './schema';
-import { readTree, writeTree } from './write-tree';
+import { writeTree } from './write-tree';
 import { evaluatePacks } from './eval-suite';
 import { scanPacks, securitySarif } from './security-scan';
 import { buildAssets, type BuiltAssets } from './storefront/assets';
@@ -38,7 +38,6 @@ import { renderStorefront } from './storefront/pages';
 
 const here = (p: string): string => fileURLToPath(new URL(p, import.meta.url));
 const SKILLS_DIR = here('./skills');
-const SITE_SOURCES = here('./site');
 const PRICING_FILE = here('./pricing.json');
 const BUNDLES_FILE = here('./bundles.json');
 const LISTINGS_FILE = here('./listings.json');
@@ -151,7 +150,7 @@ export async function buildCatalog(): Promise<BuildResult> {
   const entries: CatalogEntry[] = [];
   const packs = new Map<string, SealedPack>();
   const packMeta = new Map<string, PackMeta>();
-  const publicFiles = new Map<string, string | Buffer>(readTree(SITE_SOURCES));
+  const publicFiles = new Map<string, string | Buffer>();
   const searchDocs: SearchDocument[] = [];
 
   for (const s of skills) {

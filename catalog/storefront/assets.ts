@@ -16,6 +16,8 @@ export const ENTRIES = {
   home: here('./browser/home.ts'),
   skill: here('./browser/skill.ts'),
   proof: here('./browser/proof.ts'),
+  recover: here('./browser/recover.ts'),
+  'checkout-success': here('./browser/checkout-success.ts'),
 } as const;
 
 export interface BuiltAssets extends AssetUrls {

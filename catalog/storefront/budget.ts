@@ -12,13 +12,15 @@ export const BUDGET = {
   home: { html: 36_000, css: 2_500, js: 4_000 },
   skill: { html: 6_000, css: 2_500, js: 4_000 },
   proof: { html: 2_500, css: 2_500, js: 4_000 },
+  recover: { html: 2_500, css: 2_500, js: 4_000 },
+  'checkout-success': { html: 2_500, css: 2_500, js: 4_000 },
   /** The wallet purchase and everything it imports (viem's actions, fflate), loaded on the first click. */
   walletPurchase: 85_000,
   /** The x402 client (its own copy of viem), loaded only when a wallet pays by signature for want of gas. */
   x402Client: 150_000,
 } as const;
 
-export type PageType = 'home' | 'skill' | 'proof';
+export type PageType = 'home' | 'skill' | 'proof' | 'recover' | 'checkout-success';
 
 export interface PageWeight {
   html: number;

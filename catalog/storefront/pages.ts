@@ -231,11 +231,81 @@ estimated: the figures are computed from the proof ledger, confirmed on-chain on
   );
 }
 
+/** /recover/: a paid pack again, from the skill and the transaction (query `skill`, `txHash`), for its buyer only. */
+export function recoverPage(assets: AssetUrls): string {
+  const body = `<h1>Recover a skill pack</h1>
+<p class="lead">If you paid (the transfer is on chain ${CHAIN_ID}) but never received the pack, enter the skill id and the
+transaction hash. The shop verifies the transfer again and returns the same pack; it never charges twice.</p>
+<p>A pack that was already delivered goes only to its buyer: paste the license token from the unlock, or
+sign with the wallet that paid (a signature proves the wallet, it moves no funds).</p>
+<form id="form" class="stack">
+<label for="skill">Skill id</label>
+<input id="skill" name="skill" placeholder="agent-x402-first-buy" required pattern="[a-z0-9]+(-[a-z0-9]+)*">
+<label for="txHash">Transaction hash</label>
+<input id="txHash" name="txHash" placeholder="0x…" required pattern="0x[0-9a-fA-F]{64}">
+<label for="license">License token (optional)</label>
+<input id="license" name="license" placeholder="eyJ…" autocomplete="off">
+<div class="actions"><button type="submit" id="submit">Recover</button>
+<button type="button" id="sign" class="secondary" hidden>Sign with your wallet and recover</button></div>
+</form>
+<div id="status" role="status" aria-live="polite"></div>
+<div id="result" hidden><p id="summary"></p><div id="pack"></div></div>
+<noscript><p class="note">This page needs JavaScript. Without it: <code>POST ${esc(site.recover)}</code> with
+<code>{"skill","txHash"}</code> does the same.</p></noscript>`;
+  return page(
+    {
+      title: 'Recover a skill pack · Agent Skill Marketplace',
+      description: 'Paid on chain but did not receive the pack? Verify the transfer again and get the same pack, never charged twice.',
+      current: 'recover',
+      body,
+      script: 'recover',
+    },
+    assets,
+  );
+}
+
+/** /checkout/success: where Stripe returns a card buyer; the pack appears once Stripe's webhook recorded the sale. */
+export function checkoutSuccessPage(assets: AssetUrls): string {
+  const body = `<h1>Your skill pack</h1>
+<div id="status" class="busy" role="status" aria-live="polite">Looking up your payment…</div>
+<div id="result" hidden><p id="summary"></p><div id="pack"></div></div>`;
+  return page(
+    {
+      title: 'Your skill pack · Agent Skill Marketplace',
+      description: 'Your card payment and the pack it bought: the files, their seal and a license to get them again.',
+      body,
+      script: 'checkout-success',
+    },
+    assets,
+  );
+}
+
+/** /checkout/cancel: where Stripe returns a person who left the card page without paying. */
+export function checkoutCancelPage(assets: AssetUrls): string {
+  const body = `<h1>Checkout not completed</h1>
+<p>You left the card payment page before paying, so nothing was charged. The checkout link stays valid until it
+expires; go back to it to pay, or open a new checkout from the skill's page.</p>
+<p>Packs can also be bought in USDC on Base: with a browser wallet on the skill's page, or over x402 with
+<code>GET ${esc(site.pay)}?skill=&lt;id&gt;</code>.</p>
+<p><a href="/">Back to the skills</a></p>`;
+  return page(
+    {
+      title: 'Checkout not completed · Agent Skill Marketplace',
+      description: 'You left the card payment page before paying: nothing was charged.',
+      body,
+    },
+    assets,
+  );
+}
+
 /** Every storefront page by its path under dist/public. */
 export function renderStorefront(input: StorefrontInput, assets: AssetUrls): Map<string, string> {
   const pages = new Map<string, string>([
     ['index.html', homePage(input, assets)],
     ['proof/index.html', proofPage(assets)],
+    ['recover/index.html', recoverPage(assets)],
+    ['checkout/success/index.html', checkoutSuccessPage(assets)],
+    ['checkout/cancel/index.html', checkoutCancelPage(assets)],
   ]);
   for (const entry of input.entries) pages.set(`skills/${entry.id}/index.html`, skillPage(input, entry, assets));
   return pages;

@@ -253,7 +253,7 @@ describe.skipIf(!haveBrowser)('the storefront in Chromium', () => {
     const stuck = await open('/skills/csv-cleaner/', { account: 74, decline: ['wallet_addEthereumChain'] });
     await stuck.page.locator('#pay-wallet').click();
     await stuck.page.locator('#status.err').waitFor({ timeout: 15_000 });
-    expect(await stuck.page.locator('#status').textContent()).toMatch(/^You declined the connection in your wallet\./);
+    expect(await stuck.page.locator('#status').textContent()).toMatch(/^You declined the switch to Base in your wallet\./);
     expect(stuck.wallet!.sent).toEqual([]);
     await stuck.page.close();
   });

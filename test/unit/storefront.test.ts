@@ -75,8 +75,14 @@ describe('pack text on a page', () => {
 });
 
 describe('page weight (gzip bytes)', () => {
-  it.each<PageType>(['home', 'skill', 'proof'])('%s stays within its budget', (type) => {
-    const path = { home: 'index.html', skill: 'skills/csv-cleaner/index.html', proof: 'proof/index.html' }[type];
+  it.each<PageType>(['home', 'skill', 'proof', 'recover', 'checkout-success'])('%s stays within its budget', (type) => {
+    const path = {
+      home: 'index.html',
+      skill: 'skills/csv-cleaner/index.html',
+      proof: 'proof/index.html',
+      recover: 'recover/index.html',
+      'checkout-success': 'checkout/success/index.html',
+    }[type];
     const heaviest =
       type === 'skill' ? built.entries.map((e) => html(`skills/${e.id}/index.html`)).sort((a, b) => b.length - a.length)[0]! : html(path);
     const weight = pageWeight(heaviest, type, built.assets);

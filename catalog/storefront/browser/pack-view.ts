@@ -13,7 +13,6 @@ export interface Delivered {
   seal: string;
   sealed_pack: { files: Record<string, string> };
   license?: { token: string };
-  payment?: { txHash?: string; payer?: string; block?: number; confirmations?: number };
 }
 
 const hex = (bytes: ArrayBuffer): string => Array.from(new Uint8Array(bytes), (b) => b.toString(16).padStart(2, '0')).join('');

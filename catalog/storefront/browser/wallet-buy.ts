@@ -7,18 +7,7 @@
  * can meet ends in a plain sentence; a buyer who paid and got nothing lands on /recover/.
  * Loaded on the first click, so a page that is only read never downloads viem.
  */
-import {
-  createClient,
-  custom,
-  erc20Abi,
-  formatEther,
-  formatUnits,
-  getAddress,
-  type Address,
-  type Client,
-  type EIP1193Provider,
-  type Hash,
-} from 'viem';
+import { createClient, custom, erc20Abi, formatEther, formatUnits, type Address, type Client, type EIP1193Provider, type Hash } from 'viem';
 // viem's actions one by one, not its decorated clients: only what this purchase calls is bundled.
 import {
   addChain,
@@ -34,11 +23,10 @@ import {
   writeContract,
 } from 'viem/actions';
 import { base } from 'viem/chains';
-import { createSiweMessage } from 'viem/siwe';
-import { CAIP2, txResource } from '../../../lambdas/contract/chain';
 import { call, explain, isFailure, Unreachable } from './api';
 import { byId, el, pendingKey, recoverUrl, setStatus, type InjectedWallet } from './dom';
 import { showPack, type Delivered } from './pack-view';
+import { signInWithXHeader } from './wallet-siwx';
 import type * as X402ClientModuleNs from './wallet-authorization';
 
 type X402ClientModule = typeof X402ClientModuleNs;
@@ -113,12 +101,14 @@ export async function buyWithWallet(skill: string, injected: InjectedWallet): Pr
 
   // 1. Connect, and be on Base.
   let account: Address;
+  let doing = 'the connection';
   try {
     setStatus('busy', 'Connecting to your wallet…');
     [account] = (await requestAddresses(client)) as [Address];
     if (!account) throw new Stop('Your wallet shared no account. Unlock it, then press "Pay with wallet" again.');
     if ((await getChainId(client)) !== base.id) {
       setStatus('busy', 'Asking your wallet to switch to Base…');
+      doing = 'the switch to Base';
       try {
         await switchChain(client, { id: base.id });
       } catch (e) {
@@ -130,7 +120,7 @@ export async function buyWithWallet(skill: string, injected: InjectedWallet): Pr
         throw new Stop('Your wallet is still on another network. Switch it to Base (chain 8453), then press "Pay with wallet" again.');
     }
   } catch (e) {
-    const sentence = walletSentence(e, 'the connection');
+    const sentence = walletSentence(e, doing);
     return stop(rpcCode(e) === 4001 ? sentence : `${sentence} This shop takes USDC on Base (chain 8453).`);
   }
 
@@ -230,7 +220,13 @@ export async function buyWithWallet(skill: string, injected: InjectedWallet): Pr
   const headers: Record<string, string> = { 'x-payment': JSON.stringify({ txHash: hash, skill }) };
   try {
     setStatus('busy', 'Sign the message in your wallet to prove you paid (this moves no funds)…');
-    headers['sign-in-with-x'] = await signInWithX(client, account, accept, skill, hash);
+    headers['sign-in-with-x'] = await signInWithXHeader({
+      address: account,
+      resource: accept.resource,
+      skill,
+      txHash: hash,
+      sign: (message) => signMessage(client, { account, message }),
+    });
   } catch (e) {
     if (rpcCode(e) !== 4001) return toRecover(walletSentence(e, 'the signature'));
     // Declined: the shop still delivers the first claim to this browser's connection.
@@ -296,37 +292,4 @@ async function payGasless(skill: string, client: Client, account: Address, accep
   if (!result.transaction) return stop(why);
   localStorage.setItem(pendingKey(skill), result.transaction);
   return sendToRecovery(skill, result.transaction, why);
-}
-
-/**
- * x402's sign-in-with-x for eip155 (docs/SECURITY.md): an EIP-4361 message for the skill's x402
- * resource, naming the transaction, signed with personal_sign; sent base64 in SIGN-IN-WITH-X.
- */
-async function signInWithX(client: Client, account: Address, accept: Accept, skill: string, txHash: Hash): Promise<string> {
-  const uri = accept.resource;
-  const fields = {
-    domain: new URL(uri).host,
-    address: getAddress(account),
-    uri,
-    version: '1',
-    chainId: CAIP2,
-    type: 'eip191',
-    nonce: Array.from(crypto.getRandomValues(new Uint8Array(12)), (b) => b.toString(16).padStart(2, '0')).join(''),
-    issuedAt: new Date().toISOString(),
-    statement: `Claim ${skill} with transaction ${txHash.toLowerCase()}`,
-    resources: [txResource(txHash)],
-  };
-  const message = createSiweMessage({
-    domain: fields.domain,
-    address: fields.address,
-    uri,
-    version: '1',
-    chainId: base.id,
-    nonce: fields.nonce,
-    issuedAt: new Date(fields.issuedAt),
-    statement: fields.statement,
-    resources: fields.resources,
-  });
-  const signature = await signMessage(client, { account, message });
-  return btoa(JSON.stringify({ ...fields, signature }));
 }
