@@ -110,7 +110,7 @@ module.exports = {
       to: {
         pathNot: [
           '^catalog/storefront/browser/',
-          '^lambdas/contract/(chain|links|catalog-data)\\.ts$',
+          '^lambdas/contract/(chain|links|catalog-data|sign-in-with-x)\\.ts$',
           '(^|/)node_modules/(viem|fflate|@x402/[^/]+)/',
           // a package subpath dependency-cruiser leaves unresolved (exports maps), e.g. @x402/evm/exact/client
           '^@x402/[^/]+/',

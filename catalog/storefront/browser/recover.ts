@@ -73,7 +73,7 @@ byId('sign').addEventListener('click', async () => {
     const { signInWithXHeader, injectedPersonalSign } = await import('./wallet-siwx');
     header = await signInWithXHeader({
       address: address!,
-      resource: `${location.origin}/api/pay?skill=${skill}`,
+      baseUrl: location.origin,
       skill,
       txHash,
       sign: injectedPersonalSign(wallet, address!),

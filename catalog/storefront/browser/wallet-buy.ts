@@ -222,7 +222,7 @@ export async function buyWithWallet(skill: string, injected: InjectedWallet): Pr
     setStatus('busy', 'Sign the message in your wallet to prove you paid (this moves no funds)…');
     headers['sign-in-with-x'] = await signInWithXHeader({
       address: account,
-      resource: accept.resource,
+      baseUrl: new URL(accept.resource).origin,
       skill,
       txHash: hash,
       sign: (message) => signMessage(client, { account, message }),

@@ -8,25 +8,12 @@
  */
 import { getAddress, recoverMessageAddress, type Hex } from 'viem';
 import { createSiweMessage } from 'viem/siwe';
+import { siweParameters } from '../../contract/sign-in-with-x';
 import type { SignInWithX, WalletSignatures } from '../ports';
 import { basePublicClient } from './viem-base-transport';
 
 /** The EIP-4361 message text a wallet signs for these fields. */
-function siweMessage(f: Omit<SignInWithX, 'signature'>): string {
-  return createSiweMessage({
-    domain: f.domain,
-    address: f.address as Hex,
-    uri: f.uri,
-    version: '1',
-    chainId: Number(f.chainId.replace(/^eip155:/, '')),
-    nonce: f.nonce,
-    issuedAt: new Date(f.issuedAt),
-    ...(f.expirationTime ? { expirationTime: new Date(f.expirationTime) } : {}),
-    ...(f.notBefore ? { notBefore: new Date(f.notBefore) } : {}),
-    ...(f.statement ? { statement: f.statement } : {}),
-    ...(f.resources ? { resources: f.resources } : {}),
-  });
-}
+const siweMessage = (f: Omit<SignInWithX, 'signature'>): string => createSiweMessage(siweParameters(f));
 
 export function viemSiwe(rpcUrls: readonly string[]): WalletSignatures {
   const pub = rpcUrls.length > 0 ? basePublicClient(rpcUrls) : undefined;
