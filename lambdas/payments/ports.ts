@@ -9,6 +9,7 @@ import type { ConfigReading, MarketConfig } from '../contract/settings';
 import type { Counters, TallyDeltas, TallyFact } from './core/tally';
 import type { ReceiptView } from './core/verify-transfer';
 import type { PaymentRequirementsV2 } from './core/challenge';
+import type { SignInWithXFields } from '../contract/sign-in-with-x';
 
 /** The proof ledger as the payments domain needs it. */
 
@@ -287,21 +288,7 @@ export interface Licenses {
  * A Sign-In-With-X proof (x402's `sign-in-with-x` extension, CAIP-122 with an EIP-4361 message
  * for eip155 chains): what the client sends, base64 JSON, in the SIGN-IN-WITH-X header.
  */
-export interface SignInWithX {
-  domain: string;
-  address: string;
-  uri: string;
-  version: string;
-  chainId: string;
-  type: string;
-  nonce: string;
-  issuedAt: string;
-  expirationTime?: string;
-  notBefore?: string;
-  statement?: string;
-  resources?: string[];
-  signature: string;
-}
+export type SignInWithX = SignInWithXFields & { signature: string };
 
 /** Signature checks (EIP-191 over the EIP-4361 message); no RPC. */
 export interface WalletSignatures {
