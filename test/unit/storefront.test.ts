@@ -3,6 +3,7 @@
  * titles and descriptions on every page, pack text that can never become markup, and the
  * page-weight budget (catalog/storefront/budget.ts).
  */
+import { readFileSync } from 'node:fs';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { buildCatalog, type BuildResult } from '../../catalog/build';
 import { BUDGET, pageWeight, walletPurchaseWeight, x402ClientWeight, type PageType } from '../../catalog/storefront/budget';
@@ -99,5 +100,42 @@ describe('page weight (gzip bytes)', () => {
     const x402 = x402ClientWeight(built.assets);
     expect(x402).toBeGreaterThan(10_000);
     expect(x402).toBeLessThanOrEqual(BUDGET.x402Client);
+  });
+});
+
+describe('contrast (WCAG 2, AA for normal text: 4.5:1)', () => {
+  const css = readFileSync(new URL('../../catalog/storefront/style.css', import.meta.url), 'utf8');
+  const colour = (name: string): string => {
+    const m = new RegExp(`--${name}:(#[0-9a-f]{6})`).exec(css);
+    if (!m) throw new Error(`--${name} is not in style.css`);
+    return m[1]!;
+  };
+  const luminance = (hex: string): number => {
+    const [r, g, b] = [1, 3, 5].map((i) => {
+      const c = parseInt(hex.slice(i, i + 2), 16) / 255;
+      return c <= 0.03928 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4;
+    });
+    return 0.2126 * r! + 0.7152 * g! + 0.0722 * b!;
+  };
+  const ratio = (a: string, b: string): number => {
+    const [x, y] = [luminance(a), luminance(b)].sort((p, q) => q - p);
+    return (x! + 0.05) / (y! + 0.05);
+  };
+
+  it.each([
+    ['ink', '#ffffff'],
+    ['muted', '#ffffff'],
+    ['link', '#ffffff'],
+    ['muted', 'soft'],
+    ['ink', 'busy-bg'],
+    ['ok', 'ok-bg'],
+    ['ink', 'err-bg'],
+    ['ink', 'ok-bg'],
+  ])('--%s on %s', (fg, bg) => {
+    expect(ratio(colour(fg), bg.startsWith('#') ? bg : colour(bg))).toBeGreaterThanOrEqual(4.5);
+  });
+
+  it('white on the buttons', () => {
+    expect(ratio('#ffffff', colour('accent'))).toBeGreaterThanOrEqual(4.5);
   });
 });
