@@ -1,6 +1,9 @@
-import { AssetHashType, DockerImage, Duration, RemovalPolicy } from 'aws-cdk-lib';
-import { Architecture, Code, Function as LambdaFunction, Runtime } from 'aws-cdk-lib/aws-lambda';
+import { AssetHashType, DockerImage, Duration, RemovalPolicy, Validations } from 'aws-cdk-lib';
+import { PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
+import { Architecture, Code, Function as LambdaFunction, Runtime, Tracing } from 'aws-cdk-lib/aws-lambda';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
+import { SqsDestination } from 'aws-cdk-lib/aws-lambda-destinations';
+import { Queue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { fileURLToPath } from 'node:url';
 import { DATA_ENV, type DataDir } from '../../lambdas/contract/env';
@@ -20,6 +23,13 @@ export interface DomainFunctionProps {
   logRetention?: RetentionDays;
   /** Built data directories (under dist/) copied into the bundle; every domain reads the catalog. */
   data?: readonly DataDir[];
+  /**
+   * Who invokes it, which decides whether a failed event can be lost: API Gateway and Step
+   * Functions call synchronously and see the error (the caller retries, the state machine's retry
+   * policy and its failed-execution alarm), so a dead-letter queue would never receive anything;
+   * EventBridge Scheduler invokes asynchronously, so a scheduled task gets one. Default `api`.
+   */
+  invokedBy?: 'api' | 'state-machine' | 'schedule';
 }
 
 /**
@@ -33,6 +43,8 @@ export interface DomainFunctionProps {
  */
 export class DomainFunction extends Construct {
   readonly fn: LambdaFunction;
+  /** Where an asynchronous invocation lands after Lambda's retries fail (scheduled tasks only): its on-failure destination. */
+  readonly deadLetterQueue: Queue | undefined;
 
   constructor(scope: Construct, id: string, props: DomainFunctionProps) {
     super(scope, id);
@@ -43,7 +55,22 @@ export class DomainFunction extends Construct {
       removalPolicy: RemovalPolicy.DESTROY,
     });
     const entry = `${root}lambdas/${props.domain}/${props.entryFile ?? 'handler.ts'}`;
+    // Its own role: writing to its own log group (not AWSLambdaBasicExecutionRole, which allows every
+    // log group in the account); the stack adds the grants its manifest asks for.
+    const role = new Role(this, 'Role', {
+      assumedBy: new ServicePrincipal('lambda.amazonaws.com'),
+      description: `skill-market ${props.domain} function`,
+    });
+    role.addToPolicy(new PolicyStatement({ actions: ['logs:CreateLogStream', 'logs:PutLogEvents'], resources: [logGroup.logGroupArn] }));
+    const invokedBy = props.invokedBy ?? 'api';
+    this.deadLetterQueue =
+      invokedBy === 'schedule' ? new Queue(this, 'DeadLetters', { retentionPeriod: Duration.days(14), enforceSSL: true }) : undefined;
     this.fn = new LambdaFunction(this, 'Fn', {
+      role,
+      // X-Ray: a request's path through API Gateway, the function, DynamoDB and the RPC providers.
+      tracing: Tracing.ACTIVE,
+      // A scheduled run that still fails after Lambda's two retries is kept, with its error, for an alarm and a look.
+      ...(this.deadLetterQueue ? { onFailure: new SqsDestination(this.deadLetterQueue), retryAttempts: 2 } : {}),
       code: Code.fromAsset(root, {
         // Hashed by what is built, as NodejsFunction does: the project directory is not fingerprinted.
         assetHashType: AssetHashType.OUTPUT,
@@ -79,5 +106,39 @@ export class DomainFunction extends Construct {
         ...props.environment,
       },
     });
+
+    Validations.of(role).acknowledge({
+      id: 'AwsSolutions-IAM5[Resource::*]',
+      reason:
+        'Active tracing: xray:PutTraceSegments and xray:PutTelemetryRecords support no resource-level permissions (resource "*" is the only form).',
+    });
+    for (const id of ['AwsSolutions-L1', 'Serverless-LambdaLatestVersion']) {
+      Validations.of(this.fn).acknowledge({
+        id,
+        reason:
+          'nodejs22.x on ARM64 is the runtime the bundles target (esbuild node22) and every cold-start and warm-path figure in docs/PERFORMANCE.md was measured for; moving to a newer runtime is a release of its own, measured the same way.',
+      });
+    }
+    if (!this.deadLetterQueue) {
+      const why =
+        invokedBy === 'api'
+          ? 'Invoked synchronously by API Gateway: the caller gets the error (503 with retry: true) and retries; a dead-letter queue or failure destination receives only failed asynchronous invocations, so it would stay empty.'
+          : 'Invoked synchronously by the Step Functions confirmation loop: its retry policy handles failures and its failed-execution alarm reports them; a dead-letter queue would stay empty.';
+      for (const id of ['Serverless-LambdaDLQ', 'Serverless-LambdaAsyncFailureDestination'])
+        Validations.of(this.fn).acknowledge({ id, reason: why });
+    } else {
+      Validations.of(this.fn).acknowledge({
+        id: 'Serverless-LambdaDLQ',
+        reason:
+          'Failed asynchronous runs go to an on-failure destination (the SQS queue DeadLetters), which records the error with the event; a dead-letter queue as well would hold the same events twice.',
+      });
+      for (const id of ['AwsSolutions-SQS3', 'Serverless-SQSRedrivePolicy']) {
+        Validations.of(this.deadLetterQueue).acknowledge({
+          id,
+          reason:
+            'This queue is itself where the scheduled task’s failed runs end (its on-failure destination); an alarm watches its depth.',
+        });
+      }
+    }
   }
 }
