@@ -9,6 +9,7 @@ import {
   SecretValue,
   Stack,
   type StackProps,
+  Validations,
 } from 'aws-cdk-lib';
 import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import { Key, KeySpec, KeyUsage } from 'aws-cdk-lib/aws-kms';
@@ -53,9 +54,11 @@ import {
 } from 'aws-cdk-lib/aws-cloudfront';
 import { HttpOrigin, S3BucketOrigin } from 'aws-cdk-lib/aws-cloudfront-origins';
 import { AttributeType, BillingMode, Table } from 'aws-cdk-lib/aws-dynamodb';
-import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
+import { PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
+import type { CfnFunction } from 'aws-cdk-lib/aws-lambda';
+import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
-import { BlockPublicAccess, Bucket, BucketEncryption, ObjectOwnership, type IBucket } from 'aws-cdk-lib/aws-s3';
+import { BlockPublicAccess, Bucket, BucketEncryption, ObjectOwnership, type CfnBucket, type IBucket } from 'aws-cdk-lib/aws-s3';
 import { BucketDeployment, CacheControl, Source } from 'aws-cdk-lib/aws-s3-deployment';
 import type { Construct } from 'constructs';
 import { ADDRESS } from '../lambdas/contract/chain';
@@ -147,6 +150,13 @@ export class MarketplaceStack extends Stack {
           removalPolicy: RemovalPolicy.RETAIN,
         })
       : undefined;
+    if (stripeSecret) {
+      Validations.of(stripeSecret).acknowledge({
+        id: 'AwsSolutions-SMG4',
+        reason:
+          'Stripe issues and rolls these keys (Dashboard → API keys, webhook signing secret); a rotation Lambda cannot create a Stripe key. The operator rolls them at Stripe and writes them here (docs/CHECKOUT.md); functions read the secret at cold start.',
+      });
+    }
 
     /** A retained KMS signing key whose private half never leaves KMS, made only when a manifest needs it. */
     const signingKey = (id: string, keySpec: KeySpec, description: string): Key | undefined =>
@@ -177,9 +187,16 @@ export class MarketplaceStack extends Stack {
       for (const { table, access } of infra.tables) {
         const t = tables.get(table);
         if (!t) throw new Error(`A domain manifest names an unknown table: ${table}`);
-        if (access === 'readWrite') t.grantReadWriteData(fn.fn);
-        else if (access === 'read') t.grantReadData(fn.fn);
-        else fn.fn.addToRolePolicy(new PolicyStatement({ actions: ['dynamodb:DescribeTable'], resources: [t.tableArn] }));
+        if (access === 'describe')
+          fn.fn.addToRolePolicy(new PolicyStatement({ actions: ['dynamodb:DescribeTable'], resources: [t.tableArn] }));
+        else
+          fn.fn.addToRolePolicy(
+            tableAccess(
+              t,
+              TABLES.find((d) => d.logicalName === table)!,
+              access,
+            ),
+          );
       }
       if (infra.describesAllTables) {
         const others = [...tables].filter(([name]) => !infra.tables.some((t) => t.table === name)).map(([, t]) => t.tableArn);
@@ -207,6 +224,7 @@ export class MarketplaceStack extends Stack {
         domain: owner.domain,
         entryFile: owner.infra.confirmationTask!,
         environment: env,
+        invokedBy: 'state-machine',
       });
       provision(task, owner.infra);
       confirmation = confirmationStateMachine(this, task, config.reorgWindowSeconds);
@@ -214,6 +232,7 @@ export class MarketplaceStack extends Stack {
 
     // Scheduled tasks (the tally fold and reconcile): EventBridge Scheduler invokes a function of the
     // domain that owns the task, with that domain's grants; the scheduler's role may invoke only it.
+    const failedRuns: IQueue[] = [];
     for (const { domain, infra } of manifests) {
       if (!infra.scheduledTask) continue;
       const task = new DomainFunction(this, `${capitalize(domain)}ScheduledTask`, {
@@ -223,16 +242,30 @@ export class MarketplaceStack extends Stack {
         // A reconcile reads every record: give it Lambda's whole 15 minutes and room for the recount.
         timeout: Duration.minutes(15),
         memorySize: 1024,
+        invokedBy: 'schedule',
       });
+      if (task.deadLetterQueue) failedRuns.push(task.deadLetterQueue);
       // Folding and reconciling tallies never settles a payment: no relayer key for them.
       provision(task, { ...infra, relaysPayments: false });
+      const schedulerRole = new Role(this, `${capitalize(domain)}SchedulerRole`, {
+        assumedBy: new ServicePrincipal('scheduler.amazonaws.com'),
+        description: `EventBridge Scheduler: invokes the ${domain} scheduled task only`,
+      });
       for (const run of infra.scheduledTask.schedules) {
         new Schedule(this, run.id, {
           description: run.description,
           schedule: ScheduleExpression.rate(Duration.minutes(run.everyMinutes)),
-          target: new ScheduledLambdaInvoke(task.fn, { input: ScheduleTargetInput.fromObject(run.input), retryAttempts: 2 }),
+          target: new ScheduledLambdaInvoke(task.fn, {
+            input: ScheduleTargetInput.fromObject(run.input),
+            retryAttempts: 2,
+            role: schedulerRole,
+          }),
         });
       }
+      Validations.of(schedulerRole).acknowledge({
+        id: `AwsSolutions-IAM5[Resource::<${Stack.of(this).getLogicalId(task.fn.node.defaultChild as CfnFunction)}.Arn>:*]`,
+        reason: 'lambda:InvokeFunction on this one function and its versions (`:*` is the qualifier); nothing else.',
+      });
     }
 
     const functions = new Map<Domain, DomainFunction>();
@@ -255,6 +288,12 @@ export class MarketplaceStack extends Stack {
     for (const route of ROUTES) {
       api.addRoutes({ path: route.path, methods: [HttpMethod[route.method]], integration: integrations.get(route.domain)! });
     }
+    // Every route and the catch-all are public by design (docs/SECURITY.md): authorization is in the functions.
+    Validations.of(api).acknowledge({
+      id: 'AwsSolutions-APIG4',
+      reason:
+        "A public marketplace: agents buy without accounts. A pack is authorized by an on-chain transfer the function verifies, re-access by a license token (JWS) or the paying wallet's signature, every write by an EIP-712 signature; per-caller rate limits run in the functions and stage throttling in API Gateway.",
+    });
     const accessLogs = new LogGroup(this, 'ApiAccessLogs', { retention: RetentionDays.THREE_MONTHS, removalPolicy: RemovalPolicy.DESTROY });
     const stage = api.defaultStage!.node.defaultChild as CfnStage;
     stage.defaultRouteSettings = { throttlingRateLimit: THROTTLE.rateLimit, throttlingBurstLimit: THROTTLE.burstLimit };
@@ -271,6 +310,22 @@ export class MarketplaceStack extends Stack {
       }),
     };
 
+    // Access logs of the edge and the buckets: CloudFront's standard logs and S3 server access logs,
+    // 90 days, kept when the stack goes (they are the record of who fetched what).
+    const accessLogBucket = new Bucket(this, 'AccessLogs', {
+      blockPublicAccess: BlockPublicAccess.BLOCK_ALL,
+      enforceSSL: true,
+      encryption: BucketEncryption.S3_MANAGED,
+      // CloudFront's standard logging writes with an ACL, so this bucket keeps ACLs (owner preferred).
+      objectOwnership: ObjectOwnership.BUCKET_OWNER_PREFERRED,
+      removalPolicy: RemovalPolicy.RETAIN,
+      lifecycleRules: [{ expiration: Duration.days(90) }],
+    }) as unknown as IBucket;
+    Validations.of(accessLogBucket).acknowledge({
+      id: 'AwsSolutions-S1',
+      reason: 'This is the access-log bucket: logging its own access would log the log writes.',
+    });
+
     // aws-cdk-lib's Bucket declares `isWebsite?: boolean` where IBucket has `isWebsite: boolean`,
     // which only exactOptionalPropertyTypes notices; the object is an IBucket at run time.
     const siteBucket = new Bucket(this, 'SiteBucket', {
@@ -280,6 +335,8 @@ export class MarketplaceStack extends Stack {
       objectOwnership: ObjectOwnership.BUCKET_OWNER_ENFORCED,
       removalPolicy: RemovalPolicy.DESTROY,
       autoDeleteObjects: true,
+      serverAccessLogsBucket: accessLogBucket,
+      serverAccessLogsPrefix: 'site-bucket/',
     }) as unknown as IBucket;
 
     const indexRewrite = new CloudFrontFunction(this, 'IndexRewrite', {
@@ -308,6 +365,13 @@ export class MarketplaceStack extends Stack {
         functionAssociations: [{ function: indexRewrite, eventType: FunctionEventType.VIEWER_REQUEST }],
       },
       additionalBehaviors: { '/api/*': apiBehavior, '/.well-known/*': apiBehavior },
+      enableLogging: true,
+      logBucket: accessLogBucket,
+      logFilePrefix: 'cloudfront/',
+    });
+    Validations.of(distribution).acknowledge({
+      id: 'AwsSolutions-CFR1',
+      reason: 'A marketplace for agents anywhere: no country is refused at the edge (sanctions screening, if needed, belongs to checkout).',
     });
 
     // The LIST warning asks for a defaultRootObject so "/" never lists the bucket; it is set above.
@@ -331,6 +395,43 @@ export class MarketplaceStack extends Stack {
       });
       claimed.push(rule.include);
     });
+    // BucketDeployment's handler: CDK's own singleton function, run by CloudFormation at deploy only.
+    const deployer = this.node.children.find((c) => c.node.id.startsWith('Custom::CDKBucketDeployment'));
+    if (deployer) {
+      const cdkOwn = "CDK's BucketDeployment handler (a singleton CDK creates and updates), run only by CloudFormation during a deploy; ";
+      for (const [id, why] of [
+        [
+          'AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AWSLambdaBasicExecutionRole]',
+          'its log permissions come from the managed basic execution policy CDK attaches.',
+        ],
+        ['AwsSolutions-IAM5[Action::s3:GetObject*]', 'it reads the asset objects CDK uploaded.'],
+        ['AwsSolutions-IAM5[Action::s3:GetBucket*]', 'it reads the asset and site buckets.'],
+        ['AwsSolutions-IAM5[Action::s3:List*]', 'it lists the asset and site buckets to copy and prune.'],
+        [
+          'AwsSolutions-IAM5[Action::s3:DeleteObject*]',
+          'it prunes files a build no longer has (never the hashed assets, whose deployment keeps them).',
+        ],
+        ['AwsSolutions-IAM5[Action::s3:Abort*]', 'it aborts its own multipart uploads.'],
+        [
+          'AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:s3:::cdk-hnb659fds-assets-<AWS::AccountId>-<AWS::Region>/*]',
+          'the asset objects are named by their hash at synth.',
+        ],
+        [
+          `AwsSolutions-IAM5[Resource::<${this.getLogicalId(siteBucket.node.defaultChild as CfnBucket)}.Arn>/*]`,
+          'it writes the site files, which are every object of the site bucket.',
+        ],
+        [
+          'AwsSolutions-IAM5[Resource::*]',
+          'CloudFront invalidations (cloudfront:CreateInvalidation, GetInvalidation) it issues after a copy take no resource-level permission in its policy.',
+        ],
+        ['AwsSolutions-L1', 'its runtime is the one CDK chose for it.'],
+        ['Serverless-LambdaLatestVersion', 'its runtime is the one CDK chose for it.'],
+        ['Serverless-LambdaDLQ', 'CloudFormation invokes it synchronously and fails the deploy on its error.'],
+        ['Serverless-LambdaTracing', 'a deploy-time copy has no request to trace.'],
+      ] as const) {
+        Validations.of(deployer).acknowledge({ id, reason: cdkOwn + why });
+      }
+    }
 
     if (!config.publicBaseUrl) {
       new StringParameter(this, 'PublicBaseUrl', {
@@ -359,13 +460,18 @@ export class MarketplaceStack extends Stack {
     }
     for (const [name, table] of tables) new CfnOutput(this, `${name}TableName`, { value: table.tableName });
 
-    const operations = new Operations(this, 'Operations', { api, confirmation, dashboardName: `skill-market-${this.stackName}` });
+    const operations = new Operations(this, 'Operations', {
+      api,
+      confirmation,
+      dashboardName: `skill-market-${this.stackName}`,
+      failedRuns,
+    });
     new CfnOutput(this, 'AlarmTopicArn', {
       value: operations.alarmTopic.topicArn,
       description: 'Subscribe to be told when an alarm fires',
     });
 
-    const finance = new FinanceExports(this, 'Finance', { tables });
+    const finance = new FinanceExports(this, 'Finance', { tables, accessLogs: accessLogBucket });
     new CfnOutput(this, 'FinanceExportsBucket', {
       value: finance.bucket.bucketName,
       description: 'Daily DynamoDB exports of the ledger and card sales',
@@ -465,7 +571,7 @@ function confirmationStateMachine(scope: Construct, task: DomainFunction, reorgW
 
   const sum = (xs: readonly number[]): number => xs.reduce((a, b) => a + b, 0);
   const logs = new LogGroup(scope, 'ConfirmationLogs', { retention: RetentionDays.THREE_MONTHS, removalPolicy: RemovalPolicy.DESTROY });
-  return new StateMachine(scope, 'Confirmation', {
+  const machine = new StateMachine(scope, 'Confirmation', {
     comment: 'Re-verifies a transfer that arrived before it had enough confirmations, and every claim once it is past the reorg window',
     definitionBody: DefinitionBody.fromChainable(start),
     stateMachineType: StateMachineType.STANDARD,
@@ -477,6 +583,39 @@ function confirmationStateMachine(scope: Construct, task: DomainFunction, reorgW
         60 * (CONFIRMATION_RETRY_DELAYS_SECONDS.length + FINALITY_RETRY_DELAYS_SECONDS.length + 1),
     ),
     logs: { destination: logs, level: LogLevel.ALL, includeExecutionData: true },
+    tracingEnabled: true,
+  });
+  Validations.of(machine.role).acknowledge({
+    id: `AwsSolutions-IAM5[Resource::<${Stack.of(scope).getLogicalId(task.fn.node.defaultChild as CfnFunction)}.Arn>:*]`,
+    reason: 'lambda:InvokeFunction on the confirmation task and its versions (`:*` is the qualifier); no other function.',
+  });
+  Validations.of(machine.role).acknowledge({
+    id: 'AwsSolutions-IAM5[Resource::*]',
+    reason:
+      'Execution logging and tracing: the CloudWatch Logs delivery actions (logs:CreateLogDelivery and the like) and xray:PutTraceSegments support no resource-level permissions.',
+  });
+  return machine;
+}
+
+const TABLE_READ = [
+  'dynamodb:GetItem',
+  'dynamodb:BatchGetItem',
+  'dynamodb:Query',
+  'dynamodb:Scan',
+  'dynamodb:ConditionCheckItem',
+  'dynamodb:DescribeTable',
+];
+const TABLE_WRITE = ['dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem', 'dynamodb:BatchWriteItem'];
+
+/**
+ * Data access to one table and each of its named indexes: the table's grantReadData and
+ * grantReadWriteData allow `<table>/index/*`, every index that may ever exist; this names the
+ * ones the contract defines (lambdas/contract/tables.ts), so a new index needs a new grant.
+ */
+function tableAccess(table: Table, def: TableDefinition, access: 'read' | 'readWrite'): PolicyStatement {
+  return new PolicyStatement({
+    actions: access === 'read' ? TABLE_READ : [...TABLE_READ, ...TABLE_WRITE],
+    resources: [table.tableArn, ...def.indexes.map((i) => `${table.tableArn}/index/${i.name}`)],
   });
 }
 

@@ -1,9 +1,9 @@
-import { Aws, Duration, RemovalPolicy, Stack } from 'aws-cdk-lib';
+import { Aws, Duration, RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
 import { CfnNamedQuery, CfnWorkGroup } from 'aws-cdk-lib/aws-athena';
 import type { Table } from 'aws-cdk-lib/aws-dynamodb';
 import { CfnDatabase, CfnTable } from 'aws-cdk-lib/aws-glue';
-import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
-import { BlockPublicAccess, Bucket, BucketEncryption, ObjectOwnership } from 'aws-cdk-lib/aws-s3';
+import { PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
+import { BlockPublicAccess, Bucket, BucketEncryption, ObjectOwnership, type CfnBucket, type IBucket } from 'aws-cdk-lib/aws-s3';
 import { Schedule, ScheduleExpression, ScheduleTargetInput } from 'aws-cdk-lib/aws-scheduler';
 import { Universal } from 'aws-cdk-lib/aws-scheduler-targets';
 import { Construct } from 'constructs';
@@ -32,7 +32,7 @@ export class FinanceExports extends Construct {
   readonly databaseName: string;
   readonly workGroupName: string;
 
-  constructor(scope: Construct, id: string, props: { tables: ReadonlyMap<string, Table> }) {
+  constructor(scope: Construct, id: string, props: { tables: ReadonlyMap<string, Table>; accessLogs: IBucket }) {
     super(scope, id);
     const stack = Stack.of(this);
     this.bucket = new Bucket(this, 'Bucket', {
@@ -43,11 +43,22 @@ export class FinanceExports extends Construct {
       // Finance records: kept when the stack goes, and every export for thirteen months.
       removalPolicy: RemovalPolicy.RETAIN,
       lifecycleRules: [{ expiration: Duration.days(400) }, { prefix: 'athena-results/', expiration: Duration.days(30) }],
+      serverAccessLogsBucket: props.accessLogs,
+      serverAccessLogsPrefix: 'finance-bucket/',
     });
 
     for (const t of EXPORTED_TABLES) {
       const table = props.tables.get(t.table.logicalName);
       if (!table) throw new Error(`finance export of an unknown table: ${t.table.logicalName}`);
+      // A role per export, so each may write only under its own prefix.
+      const role = new Role(this, `${t.table.logicalName}ExportRole`, {
+        assumedBy: new ServicePrincipal('scheduler.amazonaws.com'),
+        description: `EventBridge Scheduler: exports ${t.table.logicalName} to s3://<exports>/${t.prefix}/`,
+      });
+      Validations.of(role).acknowledge({
+        id: `AwsSolutions-IAM5[Resource::<${stack.getLogicalId(this.bucket.node.defaultChild as CfnBucket)}.Arn>/${t.prefix}/*]`,
+        reason: `DynamoDB names the export's objects at run time (a folder per export); writing is limited to this table's prefix ${t.prefix}/.`,
+      });
       new Schedule(this, `${t.table.logicalName}Export`, {
         description: `Daily point-in-time export of ${t.table.logicalName} to s3://<exports>/${t.prefix}/ for the revenue rollup`,
         schedule: ScheduleExpression.expression(EXPORT_SCHEDULE_CRON),
@@ -72,6 +83,7 @@ export class FinanceExports extends Construct {
             }),
           ],
           retryAttempts: 3,
+          role,
         }),
       });
     }

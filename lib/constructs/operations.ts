@@ -16,6 +16,7 @@ import { Topic } from 'aws-cdk-lib/aws-sns';
 import type { StateMachine } from 'aws-cdk-lib/aws-stepfunctions';
 import { Construct } from 'constructs';
 import { METRIC_NAMESPACE, METRICS, type MetricName } from '../../lambdas/contract/metrics';
+import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 
 /** Above this share of 5xx answers over 5 minutes, twice in a row, someone is paged. */
 export const FIVE_XX_RATE_PERCENT = 5;
@@ -29,9 +30,13 @@ export class Operations extends Construct {
   readonly alarmTopic: Topic;
   readonly dashboard: Dashboard;
 
-  constructor(scope: Construct, id: string, props: { api: HttpApi; confirmation: StateMachine | undefined; dashboardName: string }) {
+  constructor(
+    scope: Construct,
+    id: string,
+    props: { api: HttpApi; confirmation: StateMachine | undefined; dashboardName: string; failedRuns?: readonly IQueue[] },
+  ) {
     super(scope, id);
-    this.alarmTopic = new Topic(this, 'Alarms', { displayName: 'skill-market alarms' });
+    this.alarmTopic = new Topic(this, 'Alarms', { displayName: 'skill-market alarms', enforceSSL: true });
     const notify = new SnsAction(this.alarmTopic);
     const period = Duration.minutes(5);
 
@@ -62,6 +67,19 @@ export class Operations extends Construct {
         treatMissingData: TreatMissingData.NOT_BREACHING,
       }).addAlarmAction(notify);
     }
+
+    // A scheduled run (tally fold, reconcile) that failed after Lambda's retries lands in its task's queue.
+    (props.failedRuns ?? []).forEach((queue, i) => {
+      new Alarm(this, `ScheduledRunFailed${i}`, {
+        alarmDescription:
+          'A scheduled task run (tally fold or reconcile) failed after its retries; the event and error are in the queue (docs/OPERATIONS.md).',
+        metric: queue.metricApproximateNumberOfMessagesVisible({ period, statistic: 'Maximum' }),
+        threshold: 1,
+        comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+        evaluationPeriods: 1,
+        treatMissingData: TreatMissingData.NOT_BREACHING,
+      }).addAlarmAction(notify);
+    });
 
     // Published by the payments tally task, whose service name is skill-market-payments.
     new Alarm(this, 'ReconcileDifferences', {
