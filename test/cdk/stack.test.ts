@@ -459,3 +459,60 @@ describe('advertised base URL', () => {
     expect(fns[0].Properties.Environment.Variables.PUBLIC_BASE_URL).toBe('https://skills.example.com');
   }, 120_000);
 });
+
+describe('hardening (cdk-nag findings fixed, issue 17)', () => {
+  const policies = () => Object.values(template.findResources('AWS::IAM::Policy')) as { Properties: any }[];
+  const resourcesOf = (p: { Properties: any }): unknown[] =>
+    p.Properties.PolicyDocument.Statement.flatMap((s: any) => (Array.isArray(s.Resource) ? s.Resource : [s.Resource]));
+
+  it('traces every domain function with X-Ray and gives each its own role, without AWS managed policies', () => {
+    for (const fn of domainFunctions()) {
+      expect(fn.Properties['TracingConfig']).toEqual({ Mode: 'Active' });
+      const roleId = fn.Properties['Role']['Fn::GetAtt'][0];
+      const role = template.findResources('AWS::IAM::Role')[roleId] as { Properties: any };
+      expect(role.Properties.ManagedPolicyArns).toBeUndefined();
+    }
+    template.hasResourceProperties('AWS::StepFunctions::StateMachine', { TracingConfiguration: { Enabled: true } });
+  });
+
+  it('grants DynamoDB access to each table and its named indexes, never <table>/index/*', () => {
+    const all = policies()
+      .flatMap(resourcesOf)
+      .map((r) => JSON.stringify(r));
+    expect(all.some((r) => r.includes('/index/*'))).toBe(false);
+    expect(all.some((r) => r.includes('/index/gsi1'))).toBe(true);
+  });
+
+  it('sends a scheduled run that fails after its retries to a queue an alarm watches', () => {
+    template.hasResourceProperties('AWS::Lambda::EventInvokeConfig', {
+      MaximumRetryAttempts: 2,
+      DestinationConfig: { OnFailure: { Destination: Match.objectLike({ 'Fn::GetAtt': [Match.stringLikeRegexp('DeadLetters'), 'Arn'] }) } },
+    });
+    template.hasResourceProperties('AWS::CloudWatch::Alarm', {
+      MetricName: 'ApproximateNumberOfMessagesVisible',
+      Namespace: 'AWS/SQS',
+      AlarmActions: [Match.anyValue()],
+    });
+  });
+
+  it('logs the edge and the buckets to an access-log bucket kept 90 days, and the alarm topic takes TLS only', () => {
+    template.hasResourceProperties('AWS::CloudFront::Distribution', {
+      DistributionConfig: Match.objectLike({ Logging: Match.objectLike({ Prefix: 'cloudfront/' }) }),
+    });
+    template.hasResourceProperties('AWS::S3::Bucket', {
+      LoggingConfiguration: Match.objectLike({ LogFilePrefix: 'site-bucket/' }),
+    });
+    template.hasResourceProperties('AWS::S3::Bucket', {
+      LoggingConfiguration: Match.objectLike({ LogFilePrefix: 'finance-bucket/' }),
+    });
+    template.hasResourceProperties('AWS::S3::Bucket', {
+      LifecycleConfiguration: { Rules: [Match.objectLike({ ExpirationInDays: 90, Status: 'Enabled' })] },
+      OwnershipControls: { Rules: [{ ObjectOwnership: 'BucketOwnerPreferred' }] },
+    });
+    template.hasResourceProperties('AWS::SNS::TopicPolicy', {
+      PolicyDocument: Match.objectLike({
+        Statement: Match.arrayWith([Match.objectLike({ Effect: 'Deny', Condition: { Bool: { 'aws:SecureTransport': 'false' } } })]),
+      }),
+    });
+  });
+});

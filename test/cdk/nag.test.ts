@@ -1,0 +1,66 @@
+/**
+ * cdk-nag over the synthesized stack: the AwsSolutions and Serverless packs, through CDK's
+ * policy validation (`Validations.of(app).addPlugins`). Every finding must be fixed in the stack
+ * or acknowledged beside the construct it concerns, with a reason; this fails on any other.
+ */
+import { App, Validations } from 'aws-cdk-lib';
+import { Bucket } from 'aws-cdk-lib/aws-s3';
+import { AwsSolutionsChecks, ServerlessChecks } from 'cdk-nag';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { MarketplaceStack } from '../../lib/marketplace-stack';
+
+const TREASURY = '0xa0Ee7A142d267C1f36714E4a8F75612F20a79720';
+
+interface Report {
+  pluginReports: { violations: { ruleName: string; violatingResources: { constructPath: string }[] }[] }[];
+}
+
+/** Synthesizes the stack with both packs; `change` may add to it first. The findings, as "rule at path". */
+function findings(change?: (stack: MarketplaceStack) => void): string[] {
+  const outdir = mkdtempSync(join(tmpdir(), 'nag-'));
+  try {
+    const app = new App({ outdir, context: { treasury: TREASURY, '@aws-cdk/core:validationReportJson': true } });
+    const stack = new MarketplaceStack(app, 'Nag');
+    change?.(stack);
+    Validations.of(app).addPlugins(new AwsSolutionsChecks(app), new ServerlessChecks(app));
+    try {
+      app.synth();
+      return [];
+    } catch {
+      // Validation failed: the report lists what is neither fixed nor acknowledged.
+      const report = JSON.parse(readFileSync(join(outdir, 'policy-validation-report.json'), 'utf8')) as Report;
+      return report.pluginReports.flatMap((p) =>
+        p.violations.flatMap((v) => v.violatingResources.map((r) => `${v.ruleName} at ${r.constructPath}`)),
+      );
+    }
+  } finally {
+    rmSync(outdir, { recursive: true, force: true });
+  }
+}
+
+/**
+ * What issue 17 has still to fix, not acknowledge: the edge's WAF (CFR2) and its TLS policy on a
+ * custom domain (CFR4), and rotation of the license signing key with key ids (SMG4). Each leaves
+ * this list when it is fixed; nothing may join it.
+ */
+const OPEN = [
+  'AwsSolutions-SMG4 at Nag/LicenseSecret/Resource',
+  'AwsSolutions-CFR2 at Nag/Cdn/Resource',
+  'AwsSolutions-CFR4 at Nag/Cdn/Resource',
+];
+
+describe('cdk-nag (AwsSolutions, Serverless)', () => {
+  it('finds nothing that is neither fixed nor acknowledged with a reason, beyond the open work listed', () => {
+    expect(findings().sort()).toEqual([...OPEN].sort());
+  }, 120_000);
+
+  it('fails when a finding is introduced: a bucket without access logs or TLS-only access', () => {
+    const found = findings((stack) => new Bucket(stack, 'Careless'));
+    expect(found).toEqual(
+      expect.arrayContaining(['AwsSolutions-S1 at Nag/Careless/Resource', 'AwsSolutions-S10 at Nag/Careless/Resource']),
+    );
+  }, 120_000);
+});
