@@ -1,19 +1,18 @@
 /**
  * The CDK app. Settings come from context (`-c treasury=0x…`, see README); the stack
  * validates them at synth. The public static tree is built first so CDK deploys what the
- * local server serves.
+ * local server serves. The region (and account) at synth are the CLI's (CDK_DEFAULT_REGION,
+ * CDK_DEFAULT_ACCOUNT); they decide where the CloudFront web ACL goes (lib/marketplace-app.ts).
  */
 import { App } from 'aws-cdk-lib';
 import { buildSite } from '../catalog/build';
 import { DeployConfigError } from '../lib/deploy-config';
-import { MarketplaceStack } from '../lib/marketplace-stack';
+import { addMarketplace } from '../lib/marketplace-app';
 
 await buildSite();
 const app = new App();
 try {
-  new MarketplaceStack(app, app.node.tryGetContext('stackName') ?? 'SkillMarket', {
-    description: 'Agent skill marketplace: sealed capability packs sold over x402 (USDC on Base)',
-  });
+  addMarketplace(app, { account: process.env['CDK_DEFAULT_ACCOUNT'], region: process.env['CDK_DEFAULT_REGION'] });
 } catch (e) {
   if (e instanceof DeployConfigError) {
     console.error(e.message);

@@ -26,3 +26,40 @@ export function readDeployConfig(scope: Construct): MarketConfig {
   }
   return config;
 }
+
+/** What the edge takes from CDK context beyond the settings: a custom domain, and an existing web ACL. */
+export interface EdgeConfig {
+  /** e.g. skills.example.com; with it CloudFront serves that name with TLSv1.2_2021 at least. */
+  domainName: string | undefined;
+  /** ACM certificate for domainName, in us-east-1 (CloudFront reads certificates only there). */
+  certificateArn: string | undefined;
+  /** An existing CloudFront-scope web ACL to attach instead of creating one. */
+  webAclArn: string | undefined;
+}
+
+const DOMAIN = /^(?=.{1,253}$)([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,63}$/;
+const ACM_US_EAST_1 = /^arn:aws[a-z-]*:acm:us-east-1:\d{12}:certificate\/[0-9a-f-]{36}$/;
+const CLOUDFRONT_WEB_ACL = /^arn:aws[a-z-]*:wafv2:us-east-1:\d{12}:global\/webacl\/[A-Za-z0-9_-]{1,128}\/[0-9a-f-]{36}$/;
+
+/** Reads and checks the edge's context keys; any problem fails the synth with every problem listed. */
+export function readEdgeConfig(scope: Construct): EdgeConfig {
+  const read = (key: string): string | undefined => {
+    const v: unknown = scope.node.tryGetContext(key);
+    return v === undefined || v === null || String(v).trim() === '' ? undefined : String(v).trim();
+  };
+  const config: EdgeConfig = { domainName: read('domainName'), certificateArn: read('certificateArn'), webAclArn: read('webAclArn') };
+  const problems: string[] = [];
+  if ((config.domainName === undefined) !== (config.certificateArn === undefined))
+    problems.push('domainName and certificateArn go together: a custom domain needs its ACM certificate, and a certificate its domain.');
+  if (config.domainName !== undefined && !DOMAIN.test(config.domainName))
+    problems.push(`domainName is not a lower-case DNS name: "${config.domainName}"`);
+  if (config.certificateArn !== undefined && !ACM_US_EAST_1.test(config.certificateArn))
+    problems.push(
+      `certificateArn must be an ACM certificate in us-east-1 (CloudFront reads certificates only there): "${config.certificateArn}"`,
+    );
+  if (config.webAclArn !== undefined && !CLOUDFRONT_WEB_ACL.test(config.webAclArn))
+    problems.push(`webAclArn must be a CloudFront-scope (global) WAFv2 web ACL in us-east-1: "${config.webAclArn}"`);
+  if (problems.length > 0)
+    throw new DeployConfigError(`Invalid deployment configuration (CDK context):\n${problems.map((p) => `  - ${p}`).join('\n')}`);
+  return config;
+}

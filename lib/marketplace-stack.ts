@@ -7,8 +7,10 @@ import {
   Fn,
   RemovalPolicy,
   SecretValue,
+  Aws,
   Stack,
   type StackProps,
+  Token,
   Validations,
 } from 'aws-cdk-lib';
 import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
@@ -48,11 +50,13 @@ import {
   OriginProtocolPolicy,
   OriginRequestPolicy,
   PriceClass,
+  SecurityPolicyProtocol,
   ViewerProtocolPolicy,
   type BehaviorOptions,
   AccessLevel,
 } from 'aws-cdk-lib/aws-cloudfront';
 import { HttpOrigin, S3BucketOrigin } from 'aws-cdk-lib/aws-cloudfront-origins';
+import { Certificate } from 'aws-cdk-lib/aws-certificatemanager';
 import { AttributeType, BillingMode, Table } from 'aws-cdk-lib/aws-dynamodb';
 import { PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import type { CfnFunction } from 'aws-cdk-lib/aws-lambda';
@@ -70,7 +74,8 @@ import type { DomainInfra } from '../lambdas/contract/infra';
 import { TABLES, type TableDefinition } from '../lambdas/contract/tables';
 import { DomainFunction } from './constructs/domain-function';
 import { infraOf } from './domain-infra';
-import { readDeployConfig } from './deploy-config';
+import { DeployConfigError, readDeployConfig, readEdgeConfig } from './deploy-config';
+import { EdgeWebAcl } from './constructs/edge-web-acl';
 import { PUBLIC_DIR } from '../lambdas/contract/data-dirs';
 import { CACHE_RULES, INDEX_REWRITE_FUNCTION } from '../lambdas/contract/static-assets';
 
@@ -83,10 +88,21 @@ const THROTTLE = { rateLimit: 100, burstLimit: 200 };
  * and static pages. CloudFront is the single base URL: `/api/*` and `/.well-known/*` go
  * to the API uncached, everything else to S3.
  */
+export interface MarketplaceStackProps extends StackProps {
+  /**
+   * The web ACL of a stack in us-east-1 (bin/app.ts creates one when this stack is elsewhere);
+   * context `webAclArn` (an existing ACL) comes first; without either the ACL is created here.
+   */
+  webAclArn?: string;
+}
+
 export class MarketplaceStack extends Stack {
-  constructor(scope: Construct, id: string, props?: StackProps) {
+  constructor(scope: Construct, id: string, props?: MarketplaceStackProps) {
     super(scope, id, props);
     const config = readDeployConfig(this);
+    const edge = readEdgeConfig(this);
+    // A custom domain is the advertised base URL unless one is configured outright.
+    if (!config.publicBaseUrl && edge.domainName) config.publicBaseUrl = `https://${edge.domainName}`;
     const env = configToEnv(config);
 
     // The treasury may be decided at deploy time; CloudFormation then refuses a malformed or banned one.
@@ -352,8 +368,40 @@ export class MarketplaceStack extends Stack {
       cachePolicy: CachePolicy.CACHING_DISABLED,
       originRequestPolicy: OriginRequestPolicy.ALL_VIEWER_EXCEPT_HOST_HEADER,
     };
+    // The web ACL: an existing one (context webAclArn), one from the us-east-1 edge stack, or one
+    // created here, which CloudFront accepts only in us-east-1 (a rule stops a deploy elsewhere).
+    let webAclArn = edge.webAclArn ?? props?.webAclArn;
+    if (!webAclArn) {
+      if (!Token.isUnresolved(this.region) && this.region !== 'us-east-1')
+        throw new DeployConfigError(
+          `A CloudFront web ACL must be created in us-east-1, and this stack is in ${this.region}: deploy through bin/app.ts (it adds a us-east-1 edge stack), or pass -c webAclArn=<an existing CloudFront-scope web ACL>.`,
+        );
+      webAclArn = new EdgeWebAcl(this, 'Waf').arn;
+      if (Token.isUnresolved(this.region)) {
+        new CfnRule(this, 'WebAclNeedsUsEast1', {
+          assertions: [
+            {
+              assert: Fn.conditionEquals(Aws.REGION, 'us-east-1'),
+              assertDescription:
+                'This template creates its CloudFront web ACL, which AWS allows only in us-east-1. Deploy it there, synthesize with a region (CDK_DEFAULT_REGION) so bin/app.ts adds a us-east-1 edge stack, or pass -c webAclArn=<an existing CloudFront-scope web ACL>.',
+            },
+          ],
+        });
+      }
+    }
+
+    const customDomain =
+      edge.domainName && edge.certificateArn ? { name: edge.domainName, certificateArn: edge.certificateArn } : undefined;
     const distribution = new Distribution(this, 'Cdn', {
       comment: 'Agent skill marketplace',
+      webAclId: webAclArn,
+      ...(customDomain
+        ? {
+            domainNames: [customDomain.name],
+            certificate: Certificate.fromCertificateArn(this, 'Certificate', customDomain.certificateArn),
+            minimumProtocolVersion: SecurityPolicyProtocol.TLS_V1_2_2021,
+          }
+        : {}),
       defaultRootObject: 'index.html',
       httpVersion: HttpVersion.HTTP2_AND_3,
       priceClass: PriceClass.PRICE_CLASS_100,
@@ -369,6 +417,13 @@ export class MarketplaceStack extends Stack {
       logBucket: accessLogBucket,
       logFilePrefix: 'cloudfront/',
     });
+    if (!customDomain) {
+      Validations.of(distribution).acknowledge({
+        id: 'AwsSolutions-CFR4',
+        reason:
+          'Served on the default *.cloudfront.net certificate, whose TLS policy CloudFront fixes (TLSv1 and up) and no setting changes; with -c domainName and -c certificateArn the distribution uses TLSv1.2_2021 at least.',
+      });
+    }
     Validations.of(distribution).acknowledge({
       id: 'AwsSolutions-CFR1',
       reason: 'A marketplace for agents anywhere: no country is refused at the edge (sanctions screening, if needed, belongs to checkout).',
@@ -442,7 +497,7 @@ export class MarketplaceStack extends Stack {
     }
 
     new CfnOutput(this, 'BaseUrl', {
-      value: `https://${distribution.distributionDomainName}`,
+      value: customDomain ? `https://${customDomain.name}` : `https://${distribution.distributionDomainName}`,
       description: 'The one base URL: catalog, pages and /api/*',
     });
     new CfnOutput(this, 'ApiEndpoint', { value: api.apiEndpoint, description: 'API Gateway endpoint (prefer BaseUrl)' });

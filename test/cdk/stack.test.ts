@@ -9,6 +9,8 @@ import { FIVE_XX_RATE_PERCENT } from '../../lib/constructs/operations';
 import { CONFIRMATION_RETRY_DELAYS_SECONDS, FINALITY_RETRY_DELAYS_SECONDS } from '../../lambdas/contract/confirmation-policy';
 import { DeployConfigError } from '../../lib/deploy-config';
 import { MarketplaceStack } from '../../lib/marketplace-stack';
+import { addMarketplace } from '../../lib/marketplace-app';
+import { WAF_RATE_LIMIT_PER_5_MIN } from '../../lib/constructs/edge-web-acl';
 import { CACHE_RULES } from '../../lambdas/contract/static-assets';
 
 const TREASURY = '0xa0Ee7A142d267C1f36714E4a8F75612F20a79720';
@@ -514,5 +516,91 @@ describe('hardening (cdk-nag findings fixed, issue 17)', () => {
         Statement: Match.arrayWith([Match.objectLike({ Effect: 'Deny', Condition: { Bool: { 'aws:SecureTransport': 'false' } } })]),
       }),
     });
+  });
+});
+
+describe('the edge: web ACL and TLS (issue 17)', () => {
+  const ACL_ARN = 'arn:aws:wafv2:us-east-1:111111111111:global/webacl/existing/0f1e2d3c-4b5a-6978-8a9b-0c1d2e3f4a5b';
+  const CERT_ARN = 'arn:aws:acm:us-east-1:111111111111:certificate/0f1e2d3c-4b5a-6978-8a9b-0c1d2e3f4a5b';
+  const app = (context: Record<string, string>, region?: string) => {
+    const a = new App({ context: { treasury: TREASURY, ...context } });
+    return addMarketplace(a, { account: '111111111111', region });
+  };
+  const distribution = (t: Template) =>
+    (Object.values(t.findResources('AWS::CloudFront::Distribution'))[0] as any).Properties.DistributionConfig;
+
+  it('without a region at synth: creates the web ACL in the stack, and a rule refuses a deploy outside us-east-1', () => {
+    template.resourceCountIs('AWS::WAFv2::WebACL', 1);
+    const [aclId, acl] = Object.entries(template.findResources('AWS::WAFv2::WebACL'))[0] as [string, any];
+    expect(acl.Properties.Scope).toBe('CLOUDFRONT');
+    const rules = acl.Properties.Rules as any[];
+    expect(rules.map((r) => r.Name)).toEqual([
+      'aws-core-rule-set',
+      'aws-known-bad-inputs',
+      'block-what-the-managed-groups-matched',
+      'rate-per-ip',
+    ]);
+    expect(rules[0].OverrideAction).toEqual({ Count: {} });
+    expect(rules[2].Action.Block.CustomResponse).toEqual({ ResponseCode: 403, CustomResponseBodyKey: 'blocked' });
+    expect(rules[3].Statement.RateBasedStatement).toMatchObject({ Limit: WAF_RATE_LIMIT_PER_5_MIN, AggregateKeyType: 'IP' });
+    // The edge's own answers are the spec's JSON failure body, never an HTML page.
+    for (const body of Object.values(acl.Properties.CustomResponseBodies) as any[]) {
+      expect(body.ContentType).toBe('APPLICATION_JSON');
+      expect(JSON.parse(body.Content)).toMatchObject({ ok: false, error_code: expect.any(String), retry: expect.any(Boolean) });
+    }
+    expect(distribution(template).WebACLId).toEqual({ 'Fn::GetAtt': [aclId, 'Arn'] });
+    expect(JSON.stringify(template.toJSON().Rules.WebAclNeedsUsEast1)).toContain('us-east-1');
+  });
+
+  it('in us-east-1: the web ACL in the stack, no rule needed', () => {
+    const { marketplace, edge } = app({}, 'us-east-1');
+    expect(edge).toBeUndefined();
+    const t = Template.fromStack(marketplace);
+    t.resourceCountIs('AWS::WAFv2::WebACL', 1);
+    expect(t.toJSON().Rules?.WebAclNeedsUsEast1).toBeUndefined();
+  });
+
+  it('in another region: a us-east-1 edge stack holds the web ACL, read through a cross-region reference', () => {
+    const { marketplace, edge } = app({}, 'eu-west-1');
+    expect(edge?.region).toBe('us-east-1');
+    Template.fromStack(edge!).resourceCountIs('AWS::WAFv2::WebACL', 1);
+    const t = Template.fromStack(marketplace);
+    t.resourceCountIs('AWS::WAFv2::WebACL', 0);
+    expect(JSON.stringify(distribution(t).WebACLId)).toMatch(/ExportsReader/);
+  });
+
+  it('with -c webAclArn: attaches that ACL and creates none', () => {
+    const t = Template.fromStack(app({ webAclArn: ACL_ARN }, 'eu-west-1').marketplace);
+    t.resourceCountIs('AWS::WAFv2::WebACL', 0);
+    expect(distribution(t).WebACLId).toBe(ACL_ARN);
+  });
+
+  it('serves a custom domain with TLSv1.2_2021 at least and advertises it; the default domain keeps CloudFront’s certificate', () => {
+    // No viewer certificate: CloudFront's default *.cloudfront.net one (cdk-nag's CFR4, acknowledged with that reason).
+    expect(distribution(template).ViewerCertificate).toBeUndefined();
+    const t = Template.fromStack(app({ domainName: 'skills.example.com', certificateArn: CERT_ARN }, 'us-east-1').marketplace);
+    expect(distribution(t).Aliases).toEqual(['skills.example.com']);
+    expect(distribution(t).ViewerCertificate).toMatchObject({
+      AcmCertificateArn: CERT_ARN,
+      MinimumProtocolVersion: 'TLSv1.2_2021',
+      SslSupportMethod: 'sni-only',
+    });
+    const fns = Object.values(
+      t.findResources('AWS::Lambda::Function', { Properties: { Description: Match.stringLikeRegexp('^skill-market ') } }),
+    );
+    for (const fn of fns as any[]) expect(fn.Properties.Environment.Variables.PUBLIC_BASE_URL).toBe('https://skills.example.com');
+  });
+
+  it('refuses a half-given or malformed edge configuration at synth', () => {
+    expect(() => app({ domainName: 'skills.example.com' })).toThrow(/domainName and certificateArn go together/);
+    expect(() => app({ domainName: 'skills.example.com', certificateArn: CERT_ARN.replace('us-east-1', 'eu-west-1') })).toThrow(
+      /certificateArn must be an ACM certificate in us-east-1/,
+    );
+    expect(() => app({ webAclArn: 'arn:aws:wafv2:eu-west-1:111111111111:regional/webacl/x/0f1e2d3c-4b5a-6978-8a9b-0c1d2e3f4a5b' })).toThrow(
+      /webAclArn must be a CloudFront-scope/,
+    );
+    expect(() => new MarketplaceStack(new App({ context: { treasury: TREASURY } }), 'Elsewhere', { env: { region: 'eu-west-1' } })).toThrow(
+      DeployConfigError,
+    );
   });
 });
