@@ -35,7 +35,12 @@ export interface EdgeConfig {
   certificateArn: string | undefined;
   /** An existing CloudFront-scope web ACL to attach instead of creating one. */
   webAclArn: string | undefined;
+  /** API Gateway stage throttling (`-c apiRateLimit`, `-c apiBurstLimit`): requests per second, and the burst above it. */
+  apiThrottle: { rateLimit: number; burstLimit: number };
 }
+
+/** The stage's default throttling: what one region's share of the shop needs, far under the account's 10,000 requests/s. */
+export const API_THROTTLE_DEFAULT = { rateLimit: 100, burstLimit: 200 } as const;
 
 const DOMAIN = /^(?=.{1,253}$)([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,63}$/;
 const ACM_US_EAST_1 = /^arn:aws[a-z-]*:acm:us-east-1:\d{12}:certificate\/[0-9a-f-]{36}$/;
@@ -47,8 +52,25 @@ export function readEdgeConfig(scope: Construct): EdgeConfig {
     const v: unknown = scope.node.tryGetContext(key);
     return v === undefined || v === null || String(v).trim() === '' ? undefined : String(v).trim();
   };
-  const config: EdgeConfig = { domainName: read('domainName'), certificateArn: read('certificateArn'), webAclArn: read('webAclArn') };
   const problems: string[] = [];
+  const whole = (key: string, fallback: number, max: number): number => {
+    const raw = read(key);
+    if (raw === undefined) return fallback;
+    const n = Number(raw);
+    if (Number.isInteger(n) && n >= 1 && n <= max) return n;
+    problems.push(`${key} must be a whole number from 1 to ${max}, got "${raw}"`);
+    return fallback;
+  };
+  const config: EdgeConfig = {
+    domainName: read('domainName'),
+    certificateArn: read('certificateArn'),
+    webAclArn: read('webAclArn'),
+    // API Gateway's account quotas: 10,000 requests/s, a burst of 5,000.
+    apiThrottle: {
+      rateLimit: whole('apiRateLimit', API_THROTTLE_DEFAULT.rateLimit, 10_000),
+      burstLimit: whole('apiBurstLimit', API_THROTTLE_DEFAULT.burstLimit, 5_000),
+    },
+  };
   if ((config.domainName === undefined) !== (config.certificateArn === undefined))
     problems.push('domainName and certificateArn go together: a custom domain needs its ACM certificate, and a certificate its domain.');
   if (config.domainName !== undefined && !DOMAIN.test(config.domainName))

@@ -79,9 +79,6 @@ import { EdgeWebAcl } from './constructs/edge-web-acl';
 import { PUBLIC_DIR } from '../lambdas/contract/data-dirs';
 import { CACHE_RULES, INDEX_REWRITE_FUNCTION } from '../lambdas/contract/static-assets';
 
-/** API Gateway stage throttling: the spec allows abuse to be throttled at the edge. */
-const THROTTLE = { rateLimit: 100, burstLimit: 200 };
-
 /**
  * The marketplace: API Gateway HTTP API with one Lambda per domain (routes from the route
  * table), DynamoDB tables (from the table definitions), S3 + CloudFront for the catalog
@@ -312,7 +309,8 @@ export class MarketplaceStack extends Stack {
     });
     const accessLogs = new LogGroup(this, 'ApiAccessLogs', { retention: RetentionDays.THREE_MONTHS, removalPolicy: RemovalPolicy.DESTROY });
     const stage = api.defaultStage!.node.defaultChild as CfnStage;
-    stage.defaultRouteSettings = { throttlingRateLimit: THROTTLE.rateLimit, throttlingBurstLimit: THROTTLE.burstLimit };
+    // The stage throttles every route (-c apiRateLimit, -c apiBurstLimit): the spec allows abuse to be throttled at the edge.
+    stage.defaultRouteSettings = { throttlingRateLimit: edge.apiThrottle.rateLimit, throttlingBurstLimit: edge.apiThrottle.burstLimit };
     stage.accessLogSettings = {
       destinationArn: accessLogs.logGroupArn,
       format: JSON.stringify({

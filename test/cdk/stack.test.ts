@@ -591,6 +591,16 @@ describe('the edge: web ACL and TLS (issue 17)', () => {
     for (const fn of fns as any[]) expect(fn.Properties.Environment.Variables.PUBLIC_BASE_URL).toBe('https://skills.example.com');
   });
 
+  it('throttles the API stage from context, 100 requests/s with a burst of 200 by default', () => {
+    const stage = (t: Template) => (Object.values(t.findResources('AWS::ApiGatewayV2::Stage'))[0] as any).Properties.DefaultRouteSettings;
+    expect(stage(template)).toMatchObject({ ThrottlingRateLimit: 100, ThrottlingBurstLimit: 200 });
+    expect(stage(Template.fromStack(app({ apiRateLimit: '250', apiBurstLimit: '500' }, 'us-east-1').marketplace))).toMatchObject({
+      ThrottlingRateLimit: 250,
+      ThrottlingBurstLimit: 500,
+    });
+    expect(() => app({ apiRateLimit: '0' })).toThrow(/apiRateLimit must be a whole number from 1 to 10000/);
+  });
+
   it('refuses a half-given or malformed edge configuration at synth', () => {
     expect(() => app({ domainName: 'skills.example.com' })).toThrow(/domainName and certificateArn go together/);
     expect(() => app({ domainName: 'skills.example.com', certificateArn: CERT_ARN.replace('us-east-1', 'eu-west-1') })).toThrow(
