@@ -39,6 +39,8 @@ import { Operations } from './constructs/operations';
 import { CONFIRMATION_RETRY_DELAYS_SECONDS, FINALITY_RETRY_DELAYS_SECONDS } from '../lambdas/contract/confirmation-policy';
 import { type CfnStage, HttpApi, HttpMethod } from 'aws-cdk-lib/aws-apigatewayv2';
 import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
+import { LambdaApplication, LambdaDeploymentConfig, LambdaDeploymentGroup } from 'aws-cdk-lib/aws-codedeploy';
+import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
 import {
   AllowedMethods,
   CachePolicy,
@@ -59,7 +61,7 @@ import { HttpOrigin, S3BucketOrigin } from 'aws-cdk-lib/aws-cloudfront-origins';
 import { Certificate } from 'aws-cdk-lib/aws-certificatemanager';
 import { AttributeType, BillingMode, Table } from 'aws-cdk-lib/aws-dynamodb';
 import { PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
-import type { CfnFunction } from 'aws-cdk-lib/aws-lambda';
+import type { CfnAlias } from 'aws-cdk-lib/aws-lambda';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { BlockPublicAccess, Bucket, BucketEncryption, ObjectOwnership, type CfnBucket, type IBucket } from 'aws-cdk-lib/aws-s3';
@@ -227,6 +229,9 @@ export class MarketplaceStack extends Stack {
       if (infra.relaysPayments && relayerKey) signsWith(fn, relayerKey, INFRA_ENV.relayerKmsKeyId);
     };
 
+    /** Every function, for the release groups below. */
+    const released: DomainFunction[] = [];
+
     // The confirmation loop: a Step Functions execution per early transfer re-runs the same settle task,
     // a function of the domain whose manifest owns it, with that domain's grants.
     const owner = manifests.find((m) => m.infra.confirmationTask !== undefined);
@@ -240,6 +245,7 @@ export class MarketplaceStack extends Stack {
         invokedBy: 'state-machine',
       });
       provision(task, owner.infra);
+      released.push(task);
       confirmation = confirmationStateMachine(this, task, config.reorgWindowSeconds);
     }
 
@@ -258,6 +264,7 @@ export class MarketplaceStack extends Stack {
         invokedBy: 'schedule',
       });
       if (task.deadLetterQueue) failedRuns.push(task.deadLetterQueue);
+      released.push(task);
       // Folding and reconciling tallies never settles a payment: no relayer key for them.
       provision(task, { ...infra, relaysPayments: false });
       const schedulerRole = new Role(this, `${capitalize(domain)}SchedulerRole`, {
@@ -268,7 +275,7 @@ export class MarketplaceStack extends Stack {
         new Schedule(this, run.id, {
           description: run.description,
           schedule: ScheduleExpression.rate(Duration.minutes(run.everyMinutes)),
-          target: new ScheduledLambdaInvoke(task.fn, {
+          target: new ScheduledLambdaInvoke(task.live, {
             input: ScheduleTargetInput.fromObject(run.input),
             retryAttempts: 2,
             role: schedulerRole,
@@ -276,8 +283,8 @@ export class MarketplaceStack extends Stack {
         });
       }
       Validations.of(schedulerRole).acknowledge({
-        id: `AwsSolutions-IAM5[Resource::<${Stack.of(this).getLogicalId(task.fn.node.defaultChild as CfnFunction)}.Arn>:*]`,
-        reason: 'lambda:InvokeFunction on this one function and its versions (`:*` is the qualifier); nothing else.',
+        id: `AwsSolutions-IAM5[Resource::<${Stack.of(this).getLogicalId(task.alias.node.defaultChild as CfnAlias)}>:*]`,
+        reason: "lambda:InvokeFunction on this one function's live alias and its qualifiers (`:*`); nothing else.",
       });
     }
 
@@ -290,9 +297,10 @@ export class MarketplaceStack extends Stack {
         confirmation.grantStartExecution(fn.fn);
       }
       functions.set(domain, fn);
+      released.push(fn);
     }
 
-    const integrations = new Map([...functions].map(([d, f]) => [d, new HttpLambdaIntegration(`${capitalize(d)}Integration`, f.fn)]));
+    const integrations = new Map([...functions].map(([d, f]) => [d, new HttpLambdaIntegration(`${capitalize(d)}Integration`, f.live)]));
     const api = new HttpApi(this, 'Api', {
       description: 'Agent skill marketplace API',
       // Unknown paths, wrong methods and CORS preflights reach the fallback domain's JSON answers.
@@ -519,6 +527,28 @@ export class MarketplaceStack extends Stack {
       dashboardName: `skill-market-${this.stackName}`,
       failedRuns,
     });
+    // Releases: each deploy publishes a version of every changed function, and CodeDeploy shifts its
+    // live alias there, 10 % for five minutes, then the rest; the function's unhandled errors or, for
+    // API functions, the API's 5xx rate in a minute roll the alias back by themselves.
+    const releases = new LambdaApplication(this, 'Releases');
+    const apiFunctions = new Set<DomainFunction>(functions.values());
+    const notify = new SnsAction(operations.alarmTopic);
+    for (const df of released) {
+      df.errors.addAlarmAction(notify);
+      const group = new LambdaDeploymentGroup(df, 'Release', {
+        application: releases,
+        alias: df.alias,
+        deploymentConfig: LambdaDeploymentConfig.CANARY_10PERCENT_5MINUTES,
+        alarms: apiFunctions.has(df) ? [df.errors, operations.releaseGuard] : [df.errors],
+        autoRollback: { failedDeployment: true, stoppedDeployment: true, deploymentInAlarm: true },
+      });
+      Validations.of(group).acknowledge({
+        id: 'AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AWSCodeDeployRoleForLambdaLimited]',
+        reason:
+          "CodeDeploy's own service role policy for Lambda deployments (shift aliases, read the alarms, invoke hooks): AWS maintains it with the service, limited to functions and aliases.",
+      });
+    }
+
     new CfnOutput(this, 'AlarmTopicArn', {
       value: operations.alarmTopic.topicArn,
       description: 'Subscribe to be told when an alarm fires',
@@ -548,7 +578,7 @@ export class MarketplaceStack extends Stack {
 function confirmationStateMachine(scope: Construct, task: DomainFunction, reorgWindowSeconds: number): StateMachine {
   const attempt = (id: string, finality: boolean) =>
     new LambdaInvoke(scope, id, {
-      lambdaFunction: task.fn,
+      lambdaFunction: task.live,
       payloadResponseOnly: true,
       resultPath: '$.result',
       ...(finality
@@ -639,8 +669,8 @@ function confirmationStateMachine(scope: Construct, task: DomainFunction, reorgW
     tracingEnabled: true,
   });
   Validations.of(machine.role).acknowledge({
-    id: `AwsSolutions-IAM5[Resource::<${Stack.of(scope).getLogicalId(task.fn.node.defaultChild as CfnFunction)}.Arn>:*]`,
-    reason: 'lambda:InvokeFunction on the confirmation task and its versions (`:*` is the qualifier); no other function.',
+    id: `AwsSolutions-IAM5[Resource::<${Stack.of(scope).getLogicalId(task.alias.node.defaultChild as CfnAlias)}>:*]`,
+    reason: "lambda:InvokeFunction on the confirmation task's live alias and its qualifiers (`:*`); no other function.",
   });
   Validations.of(machine.role).acknowledge({
     id: 'AwsSolutions-IAM5[Resource::*]',

@@ -1,6 +1,16 @@
 import { AssetHashType, DockerImage, Duration, RemovalPolicy, Validations } from 'aws-cdk-lib';
 import { PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
-import { Architecture, Code, Function as LambdaFunction, Runtime, Tracing } from 'aws-cdk-lib/aws-lambda';
+import {
+  Alias,
+  Architecture,
+  Code,
+  Function as LambdaFunction,
+  Runtime,
+  Tracing,
+  type IFunction,
+  type IVersion,
+} from 'aws-cdk-lib/aws-lambda';
+import { Alarm, ComparisonOperator, TreatMissingData } from 'aws-cdk-lib/aws-cloudwatch';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { SqsDestination } from 'aws-cdk-lib/aws-lambda-destinations';
 import { Queue } from 'aws-cdk-lib/aws-sqs';
@@ -43,6 +53,15 @@ export interface DomainFunctionProps {
  */
 export class DomainFunction extends Construct {
   readonly fn: LambdaFunction;
+  /**
+   * `live`: what API Gateway, the state machine and the scheduler invoke. Each release publishes a
+   * version, and CodeDeploy shifts this alias to it (the stack's release groups), rolling back on alarm.
+   */
+  readonly alias: Alias;
+  /** The alias as the IFunction API Gateway, Step Functions and the scheduler take. */
+  readonly live: IFunction;
+  /** Any unhandled error (a crash, a timeout, a bundle that cannot start) of the live alias in a minute. */
+  readonly errors: Alarm;
   /** Where an asynchronous invocation lands after Lambda's retries fail (scheduled tasks only): its on-failure destination. */
   readonly deadLetterQueue: Queue | undefined;
 
@@ -105,6 +124,20 @@ export class DomainFunction extends Construct {
         ...dataEnv,
         ...props.environment,
       },
+    });
+
+    // aws-cdk-lib's Version and Alias declare `role?: IRole` where IVersion and IFunction have
+    // `role: IRole | undefined`, which only exactOptionalPropertyTypes notices.
+    this.alias = new Alias(this, 'Live', { aliasName: 'live', version: this.fn.currentVersion as unknown as IVersion });
+    this.live = this.alias as unknown as IFunction;
+    // The handlers turn every fault into a 503 answer, so Errors counts only what escapes them.
+    this.errors = new Alarm(this, 'Errors', {
+      alarmDescription: `skill-market ${props.domain} ${props.entryFile ?? 'routes'}: an unhandled error (crash, timeout or a bundle that cannot start) in the last minute.`,
+      metric: this.alias.metricErrors({ period: Duration.minutes(1), statistic: 'Sum' }),
+      threshold: 1,
+      comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+      evaluationPeriods: 1,
+      treatMissingData: TreatMissingData.NOT_BREACHING,
     });
 
     Validations.of(role).acknowledge({

@@ -29,6 +29,8 @@ export const FIVE_XX_RATE_PERCENT = 5;
 export class Operations extends Construct {
   readonly alarmTopic: Topic;
   readonly dashboard: Dashboard;
+  /** The API's 5xx rate over one minute: what CodeDeploy watches while it shifts a release (a bad release answers 503). */
+  readonly releaseGuard: Alarm;
 
   constructor(
     scope: Construct,
@@ -56,6 +58,36 @@ export class Operations extends Construct {
       evaluationPeriods: 2,
       treatMissingData: TreatMissingData.NOT_BREACHING,
     }).addAlarmAction(notify);
+
+    this.releaseGuard = new Alarm(this, 'Api5xxRateDuringRelease', {
+      alarmDescription: `More than ${FIVE_XX_RATE_PERCENT} % of API answers were 5xx in the last minute: CodeDeploy rolls a release in progress back.`,
+      metric: new MathExpression({
+        label: '5xx rate (%), 1 min',
+        expression: 'IF(requests > 0, 100 * errors / requests, 0)',
+        usingMetrics: {
+          errors: new Metric({
+            namespace: 'AWS/ApiGateway',
+            metricName: '5xx',
+            dimensionsMap: { ApiId: props.api.apiId },
+            statistic: 'Sum',
+            period: Duration.minutes(1),
+          }),
+          requests: new Metric({
+            namespace: 'AWS/ApiGateway',
+            metricName: 'Count',
+            dimensionsMap: { ApiId: props.api.apiId },
+            statistic: 'Sum',
+            period: Duration.minutes(1),
+          }),
+        },
+        period: Duration.minutes(1),
+      }),
+      threshold: FIVE_XX_RATE_PERCENT,
+      comparisonOperator: ComparisonOperator.GREATER_THAN_THRESHOLD,
+      evaluationPeriods: 1,
+      treatMissingData: TreatMissingData.NOT_BREACHING,
+    });
+    this.releaseGuard.addAlarmAction(notify);
 
     if (props.confirmation) {
       new Alarm(this, 'ConfirmationLoopFailures', {

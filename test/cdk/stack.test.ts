@@ -218,8 +218,9 @@ describe('payments', () => {
 
 describe('tallies', () => {
   it('folds every 5 minutes and reconciles daily on EventBridge Scheduler, invoking only the tally task', () => {
+    // The tally task's schedules target its live alias (a Ref); the finance exports target DynamoDB (universal target).
     const schedules = (Object.values(template.findResources('AWS::Scheduler::Schedule')) as any[]).filter(
-      (s) => s.Properties.Target.Arn['Fn::GetAtt'] !== undefined,
+      (s) => s.Properties.Target.Arn.Ref !== undefined,
     );
     const byRate = Object.fromEntries(schedules.map((s) => [s.Properties.ScheduleExpression, JSON.parse(s.Properties.Target.Input)]));
     expect(byRate).toEqual({ 'rate(5 minutes)': { task: 'fold' }, 'rate(1 day)': { task: 'reconcile' } });
@@ -227,7 +228,10 @@ describe('tallies', () => {
       template.findResources('AWS::Lambda::Function', { Properties: { Description: 'skill-market payments tally-handler' } }),
     );
     expect(task).toBeDefined();
-    for (const s of schedules) expect(JSON.stringify(s.Properties.Target.Arn)).toContain(task![0]);
+    const alias = Object.entries(template.findResources('AWS::Lambda::Alias')).find(([, a]: [string, any]) =>
+      JSON.stringify(a.Properties.FunctionName).includes(task![0]),
+    );
+    for (const s of schedules) expect(s.Properties.Target.Arn.Ref).toBe(alias![0]);
     expect(task![1].Properties.Timeout).toBe(900);
   });
 
@@ -262,7 +266,11 @@ describe('operations', () => {
 
   it('alarms on the 5xx rate, failed confirmation loops and reconcile differences, all to one topic', () => {
     const byMetric = (test: (a: any) => boolean) => alarms().filter(test);
-    const rate = byMetric((a) => (a.Properties.Metrics ?? []).some((m: any) => m.Expression?.includes('100 * errors / requests')));
+    const rate = byMetric(
+      (a) =>
+        (a.Properties.Metrics ?? []).some((m: any) => m.Expression?.includes('100 * errors / requests')) &&
+        a.Properties.EvaluationPeriods === 2,
+    );
     expect(rate).toHaveLength(1);
     expect(rate[0].Properties).toMatchObject({
       Threshold: FIVE_XX_RATE_PERCENT,
@@ -612,5 +620,40 @@ describe('the edge: web ACL and TLS (issue 17)', () => {
     expect(() => new MarketplaceStack(new App({ context: { treasury: TREASURY } }), 'Elsewhere', { env: { region: 'eu-west-1' } })).toThrow(
       DeployConfigError,
     );
+  });
+});
+
+describe('releases that roll back (issue 17)', () => {
+  it('gives every function a live alias that CodeDeploy shifts 10 % for five minutes, rolling back on its alarms', () => {
+    const fns = domainFunctions();
+    const aliases = Object.values(template.findResources('AWS::Lambda::Alias')) as any[];
+    expect(aliases.filter((a) => a.Properties.Name === 'live')).toHaveLength(fns.length);
+    const groups = Object.values(template.findResources('AWS::CodeDeploy::DeploymentGroup')) as any[];
+    expect(groups).toHaveLength(fns.length);
+    for (const g of groups) {
+      expect(g.Properties.DeploymentConfigName).toBe('CodeDeployDefault.LambdaCanary10Percent5Minutes');
+      expect(g.Properties.AutoRollbackConfiguration).toEqual({
+        Enabled: true,
+        Events: expect.arrayContaining(['DEPLOYMENT_FAILURE', 'DEPLOYMENT_STOP_ON_REQUEST', 'DEPLOYMENT_STOP_ON_ALARM']),
+      });
+      expect(g.Properties.AlarmConfiguration.Enabled).toBe(true);
+      expect(g.Properties.AlarmConfiguration.Alarms.length).toBeGreaterThanOrEqual(1);
+    }
+    // API functions also watch the API's 5xx rate over a minute.
+    expect(groups.filter((g) => g.Properties.AlarmConfiguration.Alarms.length === 2).length).toBeGreaterThanOrEqual(7);
+    template.hasResourceProperties('AWS::CloudWatch::Alarm', { MetricName: 'Errors', Namespace: 'AWS/Lambda', Period: 60, Threshold: 1 });
+  });
+
+  it('invokes the live aliases: API Gateway, the confirmation state machine and the scheduler', () => {
+    const aliasIds = Object.keys(template.findResources('AWS::Lambda::Alias'));
+    const integrations = Object.values(template.findResources('AWS::ApiGatewayV2::Integration')) as any[];
+    expect(integrations.length).toBeGreaterThan(0);
+    for (const i of integrations) expect(aliasIds).toContain(i.Properties.IntegrationUri.Ref);
+    const machine = JSON.stringify(Object.values(template.findResources('AWS::StepFunctions::StateMachine'))[0]);
+    expect(aliasIds.some((id) => machine.includes(`"Ref":"${id}"`))).toBe(true);
+    const schedules = Object.values(template.findResources('AWS::Scheduler::Schedule')) as any[];
+    const invokes = schedules.filter((s) => s.Properties.Target.Arn.Ref);
+    expect(invokes.length).toBeGreaterThan(0);
+    for (const s of invokes) expect(aliasIds).toContain(s.Properties.Target.Arn.Ref);
   });
 });
