@@ -54,4 +54,6 @@ export interface DomainInfra {
   confirmationTask?: string;
   /** A Lambda entry (under the domain's folder) run on schedules, with the domain's grants. */
   scheduledTask?: { entry: string; schedules: readonly ScheduledRun[] };
+  /** The Lambda entry Secrets Manager runs to rotate the license signing key, and how often. */
+  licenseKeyRotation?: { entry: string; everyDays: number };
 }

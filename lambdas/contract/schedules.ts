@@ -6,3 +6,10 @@
 export const TALLY_FOLD_EVERY_MINUTES = 5;
 /** The reconcile job recounts every record; daily, and on demand with `npm run reconcile`. */
 export const RECONCILE_EVERY_MINUTES = 24 * 60;
+
+/**
+ * The license signing key is replaced this often. A token names its key (kid); the key before
+ * the current one still verifies, so a license stays valid for at least this long after the
+ * rotation that follows its issue (docs/OPERATIONS.md, "Keys and secrets").
+ */
+export const LICENSE_KEY_ROTATION_DAYS = 90;

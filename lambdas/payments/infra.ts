@@ -1,11 +1,12 @@
-import { RECONCILE_EVERY_MINUTES, TALLY_FOLD_EVERY_MINUTES } from '../contract/schedules';
+import { LICENSE_KEY_ROTATION_DAYS, RECONCILE_EVERY_MINUTES, TALLY_FOLD_EVERY_MINUTES } from '../contract/schedules';
 import { NONCES_TABLE, SETTLEMENTS_TABLE } from '../contract/tables';
 import { TALLY_WRITER, type DomainInfra } from '../contract/infra';
 
 /**
  * Payments claims transfers in the ledger (a tallied change), unlocks sealed packs, signs
  * licenses and starts confirmation loops, whose task (confirm-handler.ts) it owns; it also owns
- * the tally task (tally-handler.ts): the scheduled fold and the daily reconcile. /api/ready
+ * the tally task (tally-handler.ts): the scheduled fold and the daily reconcile, and the
+ * license key's rotation (license-rotation-handler.ts), which Secrets Manager runs. /api/ready
  * describes every table.
  */
 export const infra: DomainInfra = {
@@ -22,6 +23,7 @@ export const infra: DomainInfra = {
   startsConfirmations: true,
   relaysPayments: true,
   confirmationTask: 'confirm-handler.ts',
+  licenseKeyRotation: { entry: 'license-rotation-handler.ts', everyDays: LICENSE_KEY_ROTATION_DAYS },
   scheduledTask: {
     entry: 'tally-handler.ts',
     schedules: [

@@ -278,6 +278,27 @@ export interface LicenseClaims {
 }
 
 /** Portable license tokens that only this service signs and verifies. */
+/** The license signing keys: the one that signs, and the one before it, which still verifies after a rotation. */
+export interface LicenseKeys {
+  current: Uint8Array;
+  previous?: Uint8Array;
+}
+
+/**
+ * A Secrets Manager secret's versions, as its rotation steps need them (AWS's four-step rotation
+ * protocol: createSecret, setSecret, testSecret, finishSecret).
+ */
+export interface SecretVersions {
+  /** Whether rotation is on, and each version id with its staging labels (AWSCURRENT, AWSPENDING, AWSPREVIOUS). */
+  describe(): Promise<{ rotationEnabled: boolean; versions: Record<string, readonly string[]> }>;
+  /** The value of a version by id, or of the version with a staging label; undefined if there is none. */
+  value(of: { versionId: string } | { stage: string }): Promise<string | undefined>;
+  /** Stores `value` as version `versionId`, labelled AWSPENDING (idempotent for the same id). */
+  putPending(versionId: string, value: string): Promise<void>;
+  /** Moves AWSCURRENT to `versionId` from `fromVersionId`; Secrets Manager labels the old one AWSPREVIOUS. */
+  makeCurrent(versionId: string, fromVersionId: string): Promise<void>;
+}
+
 export interface Licenses {
   issue(claims: LicenseClaims): Promise<string>;
   /** The claims of a token this service signed, or undefined for a bad, tampered or foreign one. */

@@ -20,7 +20,7 @@ import { dynamoTableProbe } from './adapters/dynamo-table-probe';
 import { dynamoTallies } from './adapters/dynamo-tallies';
 import { filePackStore } from './adapters/file-pack-store';
 import { joseLicenses } from './adapters/jose-licenses';
-import { fileLicenseSecret, secretsManagerLicenseSecret } from './adapters/license-secret';
+import { fileLicenseSecret, newLicenseKey, secretsManagerLicenseSecret, secretsManagerVersions } from './adapters/license-secret';
 import { localConfirmations } from './adapters/local-confirmations';
 import { sfnConfirmations } from './adapters/sfn-confirmations';
 import { viemChainIdProbe } from './adapters/viem-chain-id-probe';
@@ -31,7 +31,7 @@ import { kmsRelayerAccount } from './adapters/kms-relayer-account';
 import { privateKeyRelayerAccount, viemRelayer } from './adapters/viem-relayer';
 import { x402AuthorizationVerifier } from './adapters/x402-authorization-verifier';
 import { getPay } from './pay';
-import type { CardSales, CardSaleStore, Figures, Ledger, LedgerStore, PaymentsPorts, X402Settlement } from './ports';
+import type { CardSales, CardSaleStore, Figures, Ledger, LedgerStore, PaymentsPorts, SecretVersions, X402Settlement } from './ports';
 import type { ReconcilePorts } from './reconcile';
 import { talliedCardSales, talliedLedger, tallyJournal } from './tally-journal';
 
@@ -157,4 +157,9 @@ export function paymentsPortsFromEnv(env: NodeJS.ProcessEnv = process.env): Paym
     now: () => new Date(),
   };
   return ports;
+}
+
+/** What the license key's rotation steps need (license-rotation-handler.ts): the secret's versions and a new key. */
+export function rotationPortsFromEnv(secretId: string): { secret: SecretVersions; newKey: () => string } {
+  return { secret: secretsManagerVersions(secretId), newKey: newLicenseKey };
 }

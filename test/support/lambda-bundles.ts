@@ -102,6 +102,11 @@ export const PROBES: Record<string, { event: unknown; check: ProbeCheck }> = {
     event: { task: 'smoke' },
     check: fields({ error: (v) => typeof v === 'string' && v.includes('expected "fold" or "reconcile"') }),
   },
+  // The license key's rotation (Secrets Manager runs it): an event that is not a rotation step touches nothing.
+  'skill-market payments license-rotation-handler': {
+    event: { Step: 'smoke' },
+    check: fields({ error: (v) => typeof v === 'string' && v.includes('not a Secrets Manager rotation step') }),
+  },
 };
 
 /** A CloudFormation value as the deployed function would see it; tokens become stand-ins of the right shape. */

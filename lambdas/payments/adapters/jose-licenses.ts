@@ -1,29 +1,39 @@
 /**
  * Portable license tokens: a JWS (HS256, jose) binding network, transaction, skill, payer
  * and pack seal. Only this service signs and verifies them, so a symmetric key suffices;
- * it comes from Secrets Manager in AWS and from .data/ locally (license-secret.ts).
+ * it comes from Secrets Manager in AWS, where it rotates, and from .data/ locally (license-secret.ts).
  */
 import { createHash } from 'node:crypto';
-import { jwtVerify, SignJWT } from 'jose';
+import { decodeProtectedHeader, jwtVerify, SignJWT } from 'jose';
 import { cacheUntilFailure } from '../../platform/memo';
-import type { Licenses } from '../ports';
+import type { LicenseKeys, Licenses } from '../ports';
 
 const ISSUER = 'skill-market';
 
+/** A key's id in a token's header: the first 16 hex digits of its sha256. */
+const kidOf = (secret: Uint8Array): string => createHash('sha256').update(secret).digest('hex').slice(0, 16);
+
+/** After a token names a key this instance does not hold, it asks for the keys again at most this often. */
+const RELOAD_AFTER_MS = 60_000;
+
 /**
- * The key is fetched on the first issue or verify, not at cold start: routes that never touch
+ * The keys are fetched on the first issue or verify, not at cold start: routes that never touch
  * a license (the 402 challenge, the ledger) do not wait on Secrets Manager. A failed fetch is
- * a fault (503), never a verdict on the token.
+ * a fault (503), never a verdict on the token. Tokens are signed with the current key and name
+ * it (kid); a token naming the previous key still verifies, so a rotation breaks no license. A
+ * kid this instance does not know (a rotation since it loaded) makes it fetch the keys again.
  */
-export function joseLicenses(loadSecret: () => Promise<Uint8Array>): Licenses {
-  const key = cacheUntilFailure(async () => {
-    const secret = await loadSecret();
-    if (secret.byteLength < 32) throw new Error('license key must be at least 32 bytes');
-    return { secret, kid: createHash('sha256').update(secret).digest('hex').slice(0, 16) };
-  });
+export function joseLicenses(loadKeys: () => Promise<LicenseKeys>, now: () => number = Date.now): Licenses {
+  const load = async () => {
+    const keys = await loadKeys();
+    const all = [keys.current, ...(keys.previous ? [keys.previous] : [])];
+    if (all.some((k) => k.byteLength < 32)) throw new Error('license key must be at least 32 bytes');
+    return { current: { secret: keys.current, kid: kidOf(keys.current) }, byKid: new Map(all.map((k) => [kidOf(k), k])), at: now() };
+  };
+  let keys = cacheUntilFailure(load);
   return {
     async issue(c) {
-      const { secret, kid } = await key();
+      const { secret, kid } = (await keys()).current;
       return new SignJWT({ net: c.network, tx: c.txHash, payer: c.payer, seal: c.seal })
         .setProtectedHeader({ alg: 'HS256', typ: 'JWT', kid })
         .setIssuer(ISSUER)
@@ -32,10 +42,22 @@ export function joseLicenses(loadSecret: () => Promise<Uint8Array>): Licenses {
         .sign(secret);
     },
     async verify(token) {
-      const { secret, kid } = await key();
+      let header: { kid?: unknown };
       try {
-        const { payload, protectedHeader } = await jwtVerify(token, secret, { issuer: ISSUER, algorithms: ['HS256'] });
-        if (protectedHeader.kid !== kid) return undefined;
+        header = decodeProtectedHeader(token);
+      } catch {
+        return undefined;
+      }
+      if (typeof header.kid !== 'string') return undefined;
+      let held = await keys();
+      if (!held.byKid.has(header.kid) && now() - held.at >= RELOAD_AFTER_MS) {
+        keys = cacheUntilFailure(load);
+        held = await keys();
+      }
+      const secret = held.byKid.get(header.kid);
+      if (!secret) return undefined;
+      try {
+        const { payload } = await jwtVerify(token, secret, { issuer: ISSUER, algorithms: ['HS256'] });
         const { net, tx, payer, seal, sub } = payload as Record<string, unknown>;
         if ([net, tx, payer, seal, sub].some((v) => typeof v !== 'string')) return undefined;
         return { network: net as string, txHash: tx as string, payer: payer as string, seal: seal as string, skill: sub as string };
