@@ -249,6 +249,21 @@ export class MarketplaceStack extends Stack {
       confirmation = confirmationStateMachine(this, task, config.reorgWindowSeconds);
     }
 
+    // The license key rotates every few months (Secrets Manager runs the owner domain's rotation
+    // entry); tokens name their key, and the previous key still verifies (docs/OPERATIONS.md).
+    const rotationOwner = manifests.find((m) => m.infra.licenseKeyRotation !== undefined);
+    if (licenseSecret && rotationOwner) {
+      const rotation = rotationOwner.infra.licenseKeyRotation!;
+      const fn = new DomainFunction(this, 'LicenseKeyRotation', {
+        domain: rotationOwner.domain,
+        entryFile: rotation.entry,
+        environment: env,
+        invokedBy: 'secrets-manager',
+      });
+      licenseSecret.addRotationSchedule('Rotation', { rotationLambda: fn.live, automaticallyAfter: Duration.days(rotation.everyDays) });
+      released.push(fn);
+    }
+
     // Scheduled tasks (the tally fold and reconcile): EventBridge Scheduler invokes a function of the
     // domain that owns the task, with that domain's grants; the scheduler's role may invoke only it.
     const failedRuns: IQueue[] = [];

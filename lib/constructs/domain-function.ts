@@ -39,7 +39,7 @@ export interface DomainFunctionProps {
    * policy and its failed-execution alarm), so a dead-letter queue would never receive anything;
    * EventBridge Scheduler invokes asynchronously, so a scheduled task gets one. Default `api`.
    */
-  invokedBy?: 'api' | 'state-machine' | 'schedule';
+  invokedBy?: 'api' | 'state-machine' | 'schedule' | 'secrets-manager';
 }
 
 /**
@@ -153,10 +153,15 @@ export class DomainFunction extends Construct {
       });
     }
     if (!this.deadLetterQueue) {
-      const why =
-        invokedBy === 'api'
-          ? 'Invoked synchronously by API Gateway: the caller gets the error (503 with retry: true) and retries; a dead-letter queue or failure destination receives only failed asynchronous invocations, so it would stay empty.'
-          : 'Invoked synchronously by the Step Functions confirmation loop: its retry policy handles failures and its failed-execution alarm reports them; a dead-letter queue would stay empty.';
+      const reasons: Record<'api' | 'state-machine' | 'secrets-manager', string> = {
+        api: 'Invoked synchronously by API Gateway: the caller gets the error (503 with retry: true) and retries; a dead-letter queue or failure destination receives only failed asynchronous invocations, so it would stay empty.',
+        'state-machine':
+          'Invoked synchronously by the Step Functions confirmation loop: its retry policy handles failures and its failed-execution alarm reports them; a dead-letter queue would stay empty.',
+        'secrets-manager':
+          "Run by Secrets Manager for each rotation step: a failed step fails the rotation on the secret (the current key stays), and the function's Errors alarm reports it; a dead-letter queue would hold nothing to replay.",
+      };
+      // No queue means a synchronous caller (the branch above gives a scheduled task one).
+      const why = reasons[invokedBy as keyof typeof reasons];
       for (const id of ['Serverless-LambdaDLQ', 'Serverless-LambdaAsyncFailureDestination'])
         Validations.of(this.fn).acknowledge({ id, reason: why });
     } else {

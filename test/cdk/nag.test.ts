@@ -41,15 +41,9 @@ function findings(change?: (stack: MarketplaceStack) => void): string[] {
   }
 }
 
-/**
- * What issue 17 has still to fix, not acknowledge: rotation of the license signing key with key
- * ids in the tokens (SMG4). It leaves this list when it is fixed; nothing may join it.
- */
-const OPEN = ['AwsSolutions-SMG4 at Nag/LicenseSecret/Resource'];
-
 describe('cdk-nag (AwsSolutions, Serverless)', () => {
-  it('finds nothing that is neither fixed nor acknowledged with a reason, beyond the open work listed', () => {
-    expect(findings().sort()).toEqual([...OPEN].sort());
+  it('finds nothing that is neither fixed nor acknowledged with a reason', () => {
+    expect(findings()).toEqual([]);
   }, 120_000);
 
   it('fails when a finding is introduced: a bucket without access logs or TLS-only access', () => {

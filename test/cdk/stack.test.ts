@@ -11,6 +11,7 @@ import { DeployConfigError } from '../../lib/deploy-config';
 import { MarketplaceStack } from '../../lib/marketplace-stack';
 import { addMarketplace } from '../../lib/marketplace-app';
 import { WAF_RATE_LIMIT_PER_5_MIN } from '../../lib/constructs/edge-web-acl';
+import { LICENSE_KEY_ROTATION_DAYS } from '../../lambdas/contract/schedules';
 import { CACHE_RULES } from '../../lambdas/contract/static-assets';
 
 const TREASURY = '0xa0Ee7A142d267C1f36714E4a8F75612F20a79720';
@@ -655,5 +656,24 @@ describe('releases that roll back (issue 17)', () => {
     const invokes = schedules.filter((s) => s.Properties.Target.Arn.Ref);
     expect(invokes.length).toBeGreaterThan(0);
     for (const s of invokes) expect(aliasIds).toContain(s.Properties.Target.Arn.Ref);
+  });
+});
+
+describe('the license key rotates (issue 17)', () => {
+  it('has Secrets Manager run the rotation entry every LICENSE_KEY_ROTATION_DAYS through its live alias', () => {
+    const [secretId] = Object.keys(
+      template.findResources('AWS::SecretsManager::Secret', { Properties: { Description: Match.stringLikeRegexp('license') } }),
+    );
+    const schedule = Object.values(template.findResources('AWS::SecretsManager::RotationSchedule'))[0] as any;
+    expect(schedule.Properties.SecretId).toEqual({ Ref: secretId });
+    expect(
+      schedule.Properties.RotationRules.ScheduleExpression ?? `rate(${schedule.Properties.RotationRules.AutomaticallyAfterDays} days)`,
+    ).toBe(`rate(${LICENSE_KEY_ROTATION_DAYS} days)`);
+    const [aliasId] = Object.entries(template.findResources('AWS::Lambda::Alias')).find(([, a]: [string, any]) =>
+      JSON.stringify(a.Properties.FunctionName).includes('LicenseKeyRotation'),
+    )!;
+    expect(schedule.Properties.RotationLambdaARN).toEqual({ Ref: aliasId });
+    const rotationFn = domainFunctions().find((f) => f.Properties['Description'] === 'skill-market payments license-rotation-handler');
+    expect(rotationFn).toBeDefined();
   });
 });
