@@ -22,6 +22,9 @@ function emit(
   try {
     const single = metrics().singleMetric();
     for (const [k, v] of Object.entries(dimensions)) single.addDimension(k, v);
+    // Also recorded per service alone (the default dimension): an alarm cannot sum an open set of
+    // dimension values (reasons, providers), and the release alarms watch the service's total.
+    if (Object.keys(dimensions).length > 0) single.addDimensions({});
     single.addMetric(name, unit, value);
   } catch {
     // A metric must never fail a purchase: an invalid dimension or a closed stdout is dropped.

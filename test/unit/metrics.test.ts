@@ -35,6 +35,8 @@ describe('business metrics', () => {
       Metrics: [{ Name: 'VerificationFailures', Unit: 'Count' }],
     });
     expect(emf._aws.CloudWatchMetrics[0].Dimensions[0]).toEqual(expect.arrayContaining(['Reason', 'service']));
+    // And per service alone, which is what an alarm can sum across reasons.
+    expect(emf._aws.CloudWatchMetrics[0].Dimensions).toContainEqual(['service']);
     expect(emf).toMatchObject({ VerificationFailures: 1, Reason: 'underpaid', service: 'skill-market-test' });
   });
 
