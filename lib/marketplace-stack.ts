@@ -100,6 +100,11 @@ export class MarketplaceStack extends Stack {
     super(scope, id, props);
     const config = readDeployConfig(this);
     const edge = readEdgeConfig(this);
+    // Refused before anything is built (or bundled): the web ACL this stack would create is valid only in us-east-1.
+    if (!edge.webAclArn && !props?.webAclArn && !Token.isUnresolved(this.region) && this.region !== 'us-east-1')
+      throw new DeployConfigError(
+        `A CloudFront web ACL must be created in us-east-1, and this stack is in ${this.region}: deploy through bin/app.ts (it adds a us-east-1 edge stack), or pass -c webAclArn=<an existing CloudFront-scope web ACL>.`,
+      );
     // A custom domain is the advertised base URL unless one is configured outright.
     if (!config.publicBaseUrl && edge.domainName) config.publicBaseUrl = `https://${edge.domainName}`;
     const env = configToEnv(config);
@@ -393,10 +398,6 @@ export class MarketplaceStack extends Stack {
     // created here, which CloudFront accepts only in us-east-1 (a rule stops a deploy elsewhere).
     let webAclArn = edge.webAclArn ?? props?.webAclArn;
     if (!webAclArn) {
-      if (!Token.isUnresolved(this.region) && this.region !== 'us-east-1')
-        throw new DeployConfigError(
-          `A CloudFront web ACL must be created in us-east-1, and this stack is in ${this.region}: deploy through bin/app.ts (it adds a us-east-1 edge stack), or pass -c webAclArn=<an existing CloudFront-scope web ACL>.`,
-        );
       webAclArn = new EdgeWebAcl(this, 'Waf').arn;
       if (Token.isUnresolved(this.region)) {
         new CfnRule(this, 'WebAclNeedsUsEast1', {
@@ -544,7 +545,8 @@ export class MarketplaceStack extends Stack {
     });
     // Releases: each deploy publishes a version of every changed function, and CodeDeploy shifts its
     // live alias there, 10 % for five minutes, then the rest; the function's unhandled errors or, for
-    // API functions, the API's 5xx rate in a minute roll the alias back by themselves.
+    // API functions, the API's 5xx rate in a minute and its domain's business alarms (transfers
+    // refused, RPC failures) roll the alias back by themselves.
     const releases = new LambdaApplication(this, 'Releases');
     const apiFunctions = new Set<DomainFunction>(functions.values());
     const notify = new SnsAction(operations.alarmTopic);
@@ -554,7 +556,7 @@ export class MarketplaceStack extends Stack {
         application: releases,
         alias: df.alias,
         deploymentConfig: LambdaDeploymentConfig.CANARY_10PERCENT_5MINUTES,
-        alarms: apiFunctions.has(df) ? [df.errors, operations.releaseGuard] : [df.errors],
+        alarms: apiFunctions.has(df) ? [df.errors, operations.releaseGuard, ...operations.businessAlarmsFor(df.domain)] : [df.errors],
         autoRollback: { failedDeployment: true, stoppedDeployment: true, deploymentInAlarm: true },
       });
       Validations.of(group).acknowledge({

@@ -62,11 +62,13 @@ export class DomainFunction extends Construct {
   readonly live: IFunction;
   /** Any unhandled error (a crash, a timeout, a bundle that cannot start) of the live alias in a minute. */
   readonly errors: Alarm;
+  readonly domain: Domain;
   /** Where an asynchronous invocation lands after Lambda's retries fail (scheduled tasks only): its on-failure destination. */
   readonly deadLetterQueue: Queue | undefined;
 
   constructor(scope: Construct, id: string, props: DomainFunctionProps) {
     super(scope, id);
+    this.domain = props.domain;
     const data = props.data ?? ['catalog'];
     const dataEnv = Object.fromEntries(data.map((d) => [DATA_ENV[d], `/var/task/${d}`]));
     const logGroup = new LogGroup(this, 'Logs', {

@@ -31,6 +31,7 @@ export class Operations extends Construct {
   readonly dashboard: Dashboard;
   /** The API's 5xx rate over one minute: what CodeDeploy watches while it shifts a release (a bad release answers 503). */
   readonly releaseGuard: Alarm;
+  readonly #notify: SnsAction;
 
   constructor(
     scope: Construct,
@@ -40,6 +41,7 @@ export class Operations extends Construct {
     super(scope, id);
     this.alarmTopic = new Topic(this, 'Alarms', { displayName: 'skill-market alarms', enforceSSL: true });
     const notify = new SnsAction(this.alarmTopic);
+    this.#notify = notify;
     const period = Duration.minutes(5);
 
     const api = (metricName: string) =>
@@ -178,4 +180,49 @@ export class Operations extends Construct {
       new GraphWidget({ title: 'Reconcile differences (must be 0)', left: [total(METRICS.reconcileDifferences, 'differences')], width: 8 }),
     );
   }
+
+  /**
+   * The business alarms a release of one API domain's function is watched by, on what that domain's
+   * function publishes (service `skill-market-<domain>`, the per-service totals lambdas/platform/metrics.ts
+   * records): most transfers refused (a release that rejects good payments), and RPC providers failing
+   * (a release that cannot read the chain). Thresholds in docs/OPERATIONS.md.
+   */
+  businessAlarmsFor(domain: string): Alarm[] {
+    const service = `skill-market-${domain}`;
+    const minute = Duration.minutes(1);
+    const metric = (name: MetricName) =>
+      new Metric({ namespace: METRIC_NAMESPACE, metricName: name, dimensionsMap: { service }, statistic: 'Sum', period: minute });
+    const alarms = [
+      new Alarm(this, `${domain}RefusalRate`, {
+        alarmDescription: `${service}: more than ${RELEASE_REFUSAL_PERCENT} % of at least ${RELEASE_MIN_VERIFICATIONS} transfer verifications a minute were refused, two minutes running.`,
+        metric: new MathExpression({
+          label: 'refused verifications (%)',
+          expression: `IF(unlocks + refused >= ${RELEASE_MIN_VERIFICATIONS}, 100 * refused / (unlocks + refused), 0)`,
+          usingMetrics: { unlocks: metric(METRICS.unlocks), refused: metric(METRICS.verificationFailures) },
+          period: minute,
+        }),
+        threshold: RELEASE_REFUSAL_PERCENT,
+        comparisonOperator: ComparisonOperator.GREATER_THAN_THRESHOLD,
+        evaluationPeriods: 2,
+        treatMissingData: TreatMissingData.NOT_BREACHING,
+      }),
+      new Alarm(this, `${domain}RpcFailures`, {
+        alarmDescription: `${service}: ${RELEASE_RPC_FAILURES} or more RPC provider failures a minute, two minutes running.`,
+        metric: metric(METRICS.rpcProviderFailures),
+        threshold: RELEASE_RPC_FAILURES,
+        comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+        evaluationPeriods: 2,
+        treatMissingData: TreatMissingData.NOT_BREACHING,
+      }),
+    ];
+    for (const a of alarms) a.addAlarmAction(this.#notify);
+    return alarms;
+  }
 }
+
+/** A release is rolled back when more than this share of transfer verifications is refused... */
+export const RELEASE_REFUSAL_PERCENT = 50;
+/** ...out of at least this many a minute (below it, a few buyers' mistakes would decide). */
+export const RELEASE_MIN_VERIFICATIONS = 5;
+/** RPC provider failures a minute that roll a release back: a release that cannot read the chain. */
+export const RELEASE_RPC_FAILURES = 10;

@@ -5,7 +5,7 @@ import { ROUTES, routeKey } from '../../lambdas/contract/routes';
 import { TABLES } from '../../lambdas/contract/tables';
 import { EXPORT_SCHEDULE_CRON, EXPORTED_TABLES, RELAYER_COST_SQL, REVENUE_ROLLUP_SQL } from '../../lambdas/contract/finance-export';
 import { METRIC_NAMESPACE, METRICS } from '../../lambdas/contract/metrics';
-import { FIVE_XX_RATE_PERCENT } from '../../lib/constructs/operations';
+import { FIVE_XX_RATE_PERCENT, RELEASE_REFUSAL_PERCENT } from '../../lib/constructs/operations';
 import { CONFIRMATION_RETRY_DELAYS_SECONDS, FINALITY_RETRY_DELAYS_SECONDS } from '../../lambdas/contract/confirmation-policy';
 import { DeployConfigError } from '../../lib/deploy-config';
 import { MarketplaceStack } from '../../lib/marketplace-stack';
@@ -640,8 +640,15 @@ describe('releases that roll back (issue 17)', () => {
       expect(g.Properties.AlarmConfiguration.Enabled).toBe(true);
       expect(g.Properties.AlarmConfiguration.Alarms.length).toBeGreaterThanOrEqual(1);
     }
-    // API functions also watch the API's 5xx rate over a minute.
-    expect(groups.filter((g) => g.Properties.AlarmConfiguration.Alarms.length === 2).length).toBeGreaterThanOrEqual(7);
+    // API functions also watch the API's 5xx rate over a minute and their domain's business alarms.
+    expect(groups.filter((g) => g.Properties.AlarmConfiguration.Alarms.length === 4).length).toBeGreaterThanOrEqual(7);
+    const alarms = Object.values(template.findResources('AWS::CloudWatch::Alarm')) as any[];
+    const refusals = alarms.filter((a) => JSON.stringify(a.Properties.Metrics ?? []).includes('100 * refused / (unlocks + refused)'));
+    expect(refusals.length).toBeGreaterThanOrEqual(7);
+    expect(JSON.stringify(refusals.find((a) => JSON.stringify(a).includes('skill-market-access')))).toContain(
+      '"MetricName":"VerificationFailures"',
+    );
+    expect(refusals[0].Properties).toMatchObject({ Threshold: RELEASE_REFUSAL_PERCENT, EvaluationPeriods: 2 });
     template.hasResourceProperties('AWS::CloudWatch::Alarm', { MetricName: 'Errors', Namespace: 'AWS/Lambda', Period: 60, Threshold: 1 });
   });
 
