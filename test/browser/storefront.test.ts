@@ -4,7 +4,7 @@
  * EIP-1193 provider backed by an anvil account) and sees the purchase on the ledger page; the
  * card button reaches a checkout; the failures a buyer can meet read as plain sentences.
  * Screenshots of the home, a skill page and the ledger land in test-results/storefront/.
- * Buyer accounts 70 to 76 belong to this file.
+ * Buyer accounts 70 to 77 belong to this file.
  */
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
@@ -256,6 +256,22 @@ describe.skipIf(!haveBrowser)('the storefront in Chromium', () => {
     expect(await stuck.page.locator('#status').textContent()).toMatch(/^You declined the switch to Base in your wallet\./);
     expect(stuck.wallet!.sent).toEqual([]);
     await stuck.page.close();
+  });
+
+  it('a wallet with only USDbC and no ETH is told what to add: the signature path pays in USDC only', async () => {
+    const { address } = testAccount(77);
+    await chain.setTokenBalance(usdc, address, 0n);
+    await chain.setTokenBalance(inject('usdbc') as Address, address, 10n ** 9n);
+    await chain.setEthBalance(address, 0n);
+    const { page, wallet } = await open('/skills/csv-cleaner/', { account: 77 });
+    await page.locator('#pay-wallet').click();
+    await page.locator('#status.err').waitFor({ timeout: 15_000 });
+    expect(await page.locator('#status').textContent()).toMatch(
+      /holds 0 ETH on Base, not enough for the fee of a USDbC transfer\. Add a little ETH on Base for gas, or pay in USDC/,
+    );
+    expect(wallet!.sent).toEqual([]);
+    expect(wallet!.typedData).toEqual([]);
+    await page.close();
   });
 
   it('a wallet with USDC but no ETH for gas pays by signing the x402 authorization; the shop submits the transfer', async () => {

@@ -173,8 +173,8 @@ export async function buyWithWallet(skill: string, injected: InjectedWallet): Pr
     gasless = fee === undefined || eth < fee;
     if (gasless && accept.asset !== 'USDC')
       throw new Stop(
-        `The network fee is about ${fee === undefined ? 'more' : formatEther(fee)} ETH and your wallet holds ${formatEther(eth)} ETH on Base. ` +
-          'Add a little ETH on Base for gas, or USDC (which needs no ETH here), then try again.',
+        `${fee === undefined ? 'Your wallet' : `The network fee is about ${formatEther(fee)} ETH and your wallet`} holds ${formatEther(eth)} ETH on Base, ` +
+          `not enough for the fee of a ${accept.asset} transfer. Add a little ETH on Base for gas, or pay in USDC (which needs no ETH here), then try again.`,
       );
   } catch (e) {
     return stop(walletSentence(e, 'the balance check'));
