@@ -490,7 +490,8 @@ export class MarketplaceStack extends Stack {
         ],
         ['AwsSolutions-IAM5[Action::s3:Abort*]', 'it aborts its own multipart uploads.'],
         [
-          'AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:s3:::cdk-hnb659fds-assets-<AWS::AccountId>-<AWS::Region>/*]',
+          // The bootstrap bucket's name holds the account and region: literal when the stack has an environment.
+          `AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:s3:::cdk-hnb659fds-assets-${Token.isUnresolved(this.account) ? '<AWS::AccountId>' : this.account}-${Token.isUnresolved(this.region) ? '<AWS::Region>' : this.region}/*]`,
           'the asset objects are named by their hash at synth.',
         ],
         [

@@ -11,6 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { MarketplaceStack } from '../../lib/marketplace-stack';
+import { addMarketplace } from '../../lib/marketplace-app';
 
 const TREASURY = '0xa0Ee7A142d267C1f36714E4a8F75612F20a79720';
 
@@ -18,13 +19,15 @@ interface Report {
   pluginReports: { violations: { ruleName: string; violatingResources: { constructPath: string }[] }[] }[];
 }
 
-/** Synthesizes the stack with both packs; `change` may add to it first. The findings, as "rule at path". */
-function findings(change?: (stack: MarketplaceStack) => void): string[] {
+/**
+ * Synthesizes with both packs; `build` makes the app's stacks (by default the region-agnostic
+ * marketplace stack, `Nag`), and may add to them. The findings, as "rule at path".
+ */
+function findings(build: (app: App) => void = (app) => new MarketplaceStack(app, 'Nag')): string[] {
   const outdir = mkdtempSync(join(tmpdir(), 'nag-'));
   try {
     const app = new App({ outdir, context: { treasury: TREASURY, '@aws-cdk/core:validationReportJson': true } });
-    const stack = new MarketplaceStack(app, 'Nag');
-    change?.(stack);
+    build(app);
     Validations.of(app).addPlugins(new AwsSolutionsChecks(app), new ServerlessChecks(app));
     try {
       app.synth();
@@ -46,8 +49,12 @@ describe('cdk-nag (AwsSolutions, Serverless)', () => {
     expect(findings()).toEqual([]);
   }, 120_000);
 
+  it('finds nothing either for a deploy with an account and a region outside us-east-1 (the us-east-1 edge stack, the cross-region reference)', () => {
+    expect(findings((app) => addMarketplace(app, { account: '111111111111', region: 'eu-west-1' }))).toEqual([]);
+  }, 120_000);
+
   it('fails when a finding is introduced: a bucket without access logs or TLS-only access', () => {
-    const found = findings((stack) => new Bucket(stack, 'Careless'));
+    const found = findings((app) => new Bucket(new MarketplaceStack(app, 'Nag'), 'Careless'));
     expect(found).toEqual(
       expect.arrayContaining(['AwsSolutions-S1 at Nag/Careless/Resource', 'AwsSolutions-S10 at Nag/Careless/Resource']),
     );
