@@ -6,6 +6,23 @@ import { readMarketConfig, SETTINGS, type AddressCodec, type MarketConfig, type 
 const addressCodec: AddressCodec = { isValid: (v) => isAddress(v, { strict: true }), checksum: (v) => getAddress(v) };
 
 /**
+ * Whether a JSON-RPC URL carries a credential: a user or password, a query string, or a path
+ * segment that looks like a key (16 or more letters, digits, `-` or `_`, with a digit among them),
+ * as Alchemy (`/v2/<key>`), Infura (`/v3/<key>`) and QuickNode (`/<token>/`) spell theirs. A
+ * public provider's short path (`https://1rpc.io/base`) passes.
+ */
+export function carriesKey(url: string): boolean {
+  let u: URL;
+  try {
+    u = new URL(url);
+  } catch {
+    return false;
+  }
+  if (u.username !== '' || u.password !== '' || u.search !== '') return true;
+  return u.pathname.split('/').some((segment) => /^[A-Za-z0-9_-]{16,}$/.test(segment) && /\d/.test(segment));
+}
+
+/**
  * Reads the deployment settings from CDK context (`-c treasury=0x…` or cdk.json) and
  * validates them with the same rules the Lambdas use. Any problem fails the synth with
  * every problem listed. The treasury alone may be left for deploy time (a CloudFormation
@@ -21,6 +38,11 @@ export function readDeployConfig(scope: Construct): MarketConfig {
     if (v !== undefined && v !== null) raw[name] = Array.isArray(v) ? v.join(',') : String(v);
   }
   const { config, problems } = readMarketConfig(raw, { requireTreasury: false }, addressCodec);
+  for (const url of config.rpcUrls.filter(carriesKey)) {
+    problems.push(
+      `rpcUrls has a URL that carries a credential (host ${new URL(url).host}): context is written into the template and the functions' environment in clear. Put keyed URLs in the RPC secret (stack output RpcSecretArn, docs/OPERATIONS.md) and keep rpcUrls for public providers.`,
+    );
+  }
   if (problems.length > 0) {
     throw new DeployConfigError(`Invalid deployment configuration (CDK context):\n${problems.map((p) => `  - ${p}`).join('\n')}`);
   }

@@ -146,8 +146,9 @@ export class MarketplaceStack extends Stack {
 
     // Resources exist only if some domain's manifest asks for them.
     const manifests = activeDomains().map((domain) => ({ domain, infra: infraOf(domain) }));
-    const needs = (flag: 'licenseKey' | 'startsConfirmations' | 'signsAgentCard' | 'stripeKeys' | 'relaysPayments'): boolean =>
-      manifests.some((m) => m.infra[flag] === true);
+    const needs = (
+      flag: 'licenseKey' | 'startsConfirmations' | 'signsAgentCard' | 'stripeKeys' | 'relaysPayments' | 'readsChain',
+    ): boolean => manifests.some((m) => m.infra[flag] === true);
 
     // Signs license tokens; retained, because deleting it would void every license already issued.
     const licenseSecret = needs('licenseKey')
@@ -175,6 +176,24 @@ export class MarketplaceStack extends Stack {
         id: 'AwsSolutions-SMG4',
         reason:
           'Stripe issues and rolls these keys (Dashboard → API keys, webhook signing secret); a rotation Lambda cannot create a Stripe key. The operator rolls them at Stripe and writes them here (docs/CHECKOUT.md); functions read the secret at cold start.',
+      });
+    }
+
+    // JSON-RPC URLs that carry a provider's API key, which the operator puts in after deploy
+    // (docs/OPERATIONS.md); they are tried before the rpcUrls setting, which must hold no key
+    // (lib/deploy-config.ts refuses one). Created blank: until it is filled the public providers answer.
+    const rpcSecret = needs('readsChain')
+      ? new Secret(this, 'RpcSecret', {
+          description: `JSON-RPC providers for chain 8453 with their API keys: JSON field ${SETTINGS.rpcUrls.env}, comma-separated URLs tried before the rpcUrls setting`,
+          secretObjectValue: { [SETTINGS.rpcUrls.env]: SecretValue.unsafePlainText('') },
+          removalPolicy: RemovalPolicy.RETAIN,
+        })
+      : undefined;
+    if (rpcSecret) {
+      Validations.of(rpcSecret).acknowledge({
+        id: 'AwsSolutions-SMG4',
+        reason:
+          'The RPC provider issues and rolls its API keys (Alchemy, Infura, QuickNode dashboards); a rotation Lambda cannot create one. The operator rolls the key at the provider and writes the new URL here (docs/OPERATIONS.md); warm functions read it again within 5 minutes.',
       });
     }
 
@@ -225,6 +244,10 @@ export class MarketplaceStack extends Stack {
       if (infra.licenseKey && licenseSecret) {
         fn.fn.addEnvironment(INFRA_ENV.licenseSecretArn, licenseSecret.secretArn);
         licenseSecret.grantRead(fn.fn);
+      }
+      if (infra.readsChain && rpcSecret) {
+        fn.fn.addEnvironment(INFRA_ENV.rpcSecretArn, rpcSecret.secretArn);
+        rpcSecret.grantRead(fn.fn);
       }
       if (infra.stripeKeys && stripeSecret) {
         fn.fn.addEnvironment(INFRA_ENV.stripeSecretArn, stripeSecret.secretArn);
@@ -525,6 +548,12 @@ export class MarketplaceStack extends Stack {
     });
     new CfnOutput(this, 'ApiEndpoint', { value: api.apiEndpoint, description: 'API Gateway endpoint (prefer BaseUrl)' });
     new CfnOutput(this, 'SiteBucketName', { value: siteBucket.bucketName });
+    if (rpcSecret) {
+      new CfnOutput(this, 'RpcSecretArn', {
+        value: rpcSecret.secretArn,
+        description: `Put JSON-RPC URLs with API keys here (JSON: ${SETTINGS.rpcUrls.env}, comma-separated); tried before the rpcUrls setting; docs/OPERATIONS.md`,
+      });
+    }
     if (stripeSecret) {
       new CfnOutput(this, 'StripeSecretArn', {
         value: stripeSecret.secretArn,

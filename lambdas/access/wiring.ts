@@ -16,7 +16,7 @@ export function accessPortsFromEnv(env: NodeJS.ProcessEnv = process.env): Access
   const { config } = payments;
   const registry = config.identityRegistry;
   const identity: IdentityRegistry = registry
-    ? viemIdentityRegistry(config.rpcUrls, registry)
+    ? viemIdentityRegistry(payments.rpcUrls, registry)
     : { address: undefined, lookup: async () => ({ kind: 'unavailable', error: 'no Identity Registry is configured' }) };
   return {
     payments,
@@ -27,7 +27,7 @@ export function accessPortsFromEnv(env: NodeJS.ProcessEnv = process.env): Access
     mandates: dynamoMandates(dynamoClient()),
     subscriptions: dynamoSubscriptions(dynamoClient()),
     meters: dynamoMeters(dynamoClient()),
-    signatures: viemTypedSignatures(config.rpcUrls),
+    signatures: viemTypedSignatures(payments.rpcUrls),
     identity,
     now: () => new Date(),
   };

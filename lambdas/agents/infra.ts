@@ -15,6 +15,7 @@ export const infra: DomainInfra = {
   ],
   data: ['catalog', 'sealed'],
   licenseKey: true,
+  readsChain: true,
   startsConfirmations: true,
   relaysPayments: true,
   signsAgentCard: true,

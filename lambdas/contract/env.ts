@@ -10,6 +10,12 @@ export const INFRA_ENV = {
   licenseSecretFile: 'LICENSE_SECRET_FILE',
   /** Secrets Manager ARN of the Stripe secret: a JSON object with STRIPE_SECRET_KEY and STRIPE_WEBHOOK_SECRET (AWS). */
   stripeSecretArn: 'STRIPE_SECRET_ARN',
+  /**
+   * Secrets Manager ARN of the RPC secret (AWS): a JSON object whose `RPC_URLS` field lists
+   * JSON-RPC URLs that carry a provider's API key, tried before the `rpcUrls` setting. Keyed URLs
+   * never travel as environment variables or CDK context.
+   */
+  rpcSecretArn: 'RPC_SECRET_ARN',
   /** ARN of the confirmation state machine; without it the local in-process loop runs. */
   confirmationStateMachineArn: 'CONFIRMATION_STATE_MACHINE_ARN',
   /** KMS key that signs the agent card (AWS). */

@@ -44,6 +44,8 @@ export interface DomainInfra {
   licenseKey?: boolean;
   /** Starts confirmation loops (gets the state machine's ARN and states:StartExecution). */
   startsConfirmations?: boolean;
+  /** Reads chain 8453 (verification, settlement, signatures): gets the RPC secret, whose keyed provider URLs come before the `rpcUrls` setting. */
+  readsChain?: boolean;
   /** Reads the Stripe keys (card checkout): the stack's Stripe secret, whose ARN it gets. */
   stripeKeys?: boolean;
   /** Signs the agent card with the KMS key (kms:Sign and kms:GetPublicKey only). */

@@ -184,6 +184,21 @@ export const BASE_URL = /^https?:\/\/[^\s/]+(\/[^\s]*)?$/;
 
 const blank = (v: string | undefined): v is undefined => v === undefined || v.trim() === '';
 
+/** A JSON-RPC provider's URL: http(s), no spaces. */
+const RPC_URL = /^https?:\/\/[^\s]+$/;
+
+/**
+ * A comma-separated list of JSON-RPC URLs (the `rpcUrls` setting, or the RPC secret's field of
+ * the same name): the valid ones in order, and the ones that are not URLs.
+ */
+export function parseRpcUrls(text: string): { urls: string[]; invalid: string[] } {
+  const items = text
+    .split(',')
+    .map((u) => u.trim())
+    .filter((u) => u !== '');
+  return { urls: items.filter((u) => RPC_URL.test(u)), invalid: items.filter((u) => !RPC_URL.test(u)) };
+}
+
 function readAddress(
   codec: AddressCodec,
   name: SettingName,
@@ -225,14 +240,10 @@ export function readMarketConfig(
     );
   }
 
-  const rpcUrls = (raw.rpcUrls ?? SETTINGS.rpcUrls.cloudDefault)
-    .split(',')
-    .map((u) => u.trim())
-    .filter((u) => u !== '');
-  if (rpcUrls.length === 0) problems.push('rpcUrls (RPC_URLS) is empty: give at least one JSON-RPC URL for chain 8453.');
-  for (const url of rpcUrls) {
-    if (!/^https?:\/\/[^\s]+$/.test(url)) problems.push(`rpcUrls (RPC_URLS) has an invalid URL: "${url}"`);
-  }
+  const { urls: rpcUrls, invalid: badRpcUrls } = parseRpcUrls(raw.rpcUrls ?? SETTINGS.rpcUrls.cloudDefault);
+  if (rpcUrls.length + badRpcUrls.length === 0)
+    problems.push('rpcUrls (RPC_URLS) is empty: give at least one JSON-RPC URL for chain 8453.');
+  for (const url of badRpcUrls) problems.push(`rpcUrls (RPC_URLS) has an invalid URL: "${url}"`);
 
   const confRaw = blank(raw.minConfirmations) ? SETTINGS.minConfirmations.cloudDefault : raw.minConfirmations.trim();
   const minConfirmations = Number(confRaw);

@@ -20,6 +20,7 @@ export const infra: DomainInfra = {
   describesAllTables: true,
   data: ['catalog', 'sealed'],
   licenseKey: true,
+  readsChain: true,
   startsConfirmations: true,
   relaysPayments: true,
   confirmationTask: 'confirm-handler.ts',

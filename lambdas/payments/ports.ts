@@ -10,6 +10,7 @@ import type { Counters, TallyDeltas, TallyFact } from './core/tally';
 import type { ReceiptView } from './core/verify-transfer';
 import type { PaymentRequirementsV2 } from './core/challenge';
 import type { SignInWithXFields } from '../contract/sign-in-with-x';
+import type { RpcUrls } from '../platform/rpc-urls';
 
 /** The proof ledger as the payments domain needs it. */
 
@@ -344,6 +345,8 @@ export interface ReadinessPorts {
   catalog: Catalog;
   packs: PackStore;
   probeTables: () => Promise<TableStatus[]>;
+  /** The JSON-RPC providers in the order they are tried (the RPC secret's first, in AWS). */
+  rpcUrls: RpcUrls;
   probeChainIds: (urls: readonly string[]) => Promise<ProviderChainId[]>;
   /** The challenge GET /api/pay serves for the canary right now: its status and body. */
   liveChallenge: (baseUrl: string) => Promise<{ status: number; body: string }>;

@@ -31,7 +31,7 @@ export async function checkReadiness(ports: ReadinessPorts, baseUrl: string): Pr
   const canary = ports.catalog.get(canaryId);
   const [tables, providers, live, relayer] = await Promise.all([
     ports.probeTables(),
-    ports.probeChainIds(config.rpcUrls),
+    ports.rpcUrls().then(ports.probeChainIds),
     ports.liveChallenge(baseUrl).catch((e: unknown) => ({ status: 0, body: (e as Error).message })),
     ports.probeRelayer().catch((e: unknown) => ({ address: undefined, error: (e as Error).message })),
   ]);

@@ -33,6 +33,7 @@ import { x402AuthorizationVerifier } from './adapters/x402-authorization-verifie
 import { getPay } from './pay';
 import type { CardSales, CardSaleStore, Figures, Ledger, LedgerStore, PaymentsPorts, SecretVersions, X402Settlement } from './ports';
 import type { ReconcilePorts } from './reconcile';
+import { rpcUrlsFromEnv, type RpcUrls } from '../platform/rpc-urls';
 import { talliedCardSales, talliedLedger, tallyJournal } from './tally-journal';
 
 /** The stores behind the figures and the journal that keeps them. */
@@ -106,10 +107,10 @@ function liveChallenge(ports: PaymentsPorts) {
  * x402 v2 settlement: the relayer (a KMS key in AWS, read on first use; a test key locally), x402's
  * verification, the settlements table; none without a relayer.
  */
-function x402FromEnv(env: NodeJS.ProcessEnv, rpcUrls: readonly string[]): X402Settlement | undefined {
+function x402FromEnv(env: NodeJS.ProcessEnv, rpcUrls: RpcUrls): X402Settlement | undefined {
   const kmsKey = env[INFRA_ENV.relayerKmsKeyId];
   const key = env[INFRA_ENV.relayerPrivateKey];
-  if ((!kmsKey && !key) || rpcUrls.length === 0) return undefined;
+  if (!kmsKey && !key) return undefined;
   const account = kmsKey ? cacheUntilFailure(() => kmsRelayerAccount(kmsKey)) : privateKeyRelayerAccount(key!);
   return {
     verifier: x402AuthorizationVerifier(rpcUrls, account),
@@ -123,12 +124,15 @@ export function paymentsPortsFromEnv(env: NodeJS.ProcessEnv = process.env): Paym
   const { config } = reading;
   const secretArn = env[INFRA_ENV.licenseSecretArn];
   const stateMachine = env[INFRA_ENV.confirmationStateMachineArn];
-  const x402 = x402FromEnv(env, config.rpcUrls);
+  // The providers, with the keyed ones from the RPC secret (AWS) read on first use.
+  const rpcUrls = rpcUrlsFromEnv(env, config.rpcUrls);
+  const x402 = x402FromEnv(env, rpcUrls);
   const ports: PaymentsPorts = {
     config,
     configReading: reading,
     // /api/ready may be called often; its probes (a paid RPC call, table describes) answer once per few seconds.
     probeTables: cacheFor(READY_PROBE_TTL_MS, dynamoTableProbe(dynamoClient(), TABLES)),
+    rpcUrls,
     probeChainIds: cacheFor(READY_PROBE_TTL_MS, viemChainIdProbe()),
     liveChallenge: (baseUrl) => liveChallenge(ports)(baseUrl),
     probeRelayer: cacheFor(READY_PROBE_TTL_MS, async () => {
@@ -141,7 +145,7 @@ export function paymentsPortsFromEnv(env: NodeJS.ProcessEnv = process.env): Paym
       }
     }),
     catalog: catalogFromEnv(),
-    chain: withNegativeCache(viemChainReader(config.rpcUrls)),
+    chain: withNegativeCache(viemChainReader(rpcUrls)),
     ledger: ledgerFromEnv(),
     cardSales: cardSalesFromEnv(),
     figures: figuresFromEnv(),
@@ -151,7 +155,7 @@ export function paymentsPortsFromEnv(env: NodeJS.ProcessEnv = process.env): Paym
     ),
     // In AWS a Step Functions execution re-verifies; locally the same task runs in-process.
     confirmations: stateMachine ? sfnConfirmations(stateMachine) : localConfirmations(() => ports),
-    signatures: viemSiwe(config.rpcUrls),
+    signatures: viemSiwe(rpcUrls),
     nonces: dynamoNonces(dynamoClient()),
     x402,
     now: () => new Date(),

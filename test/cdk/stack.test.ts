@@ -7,7 +7,7 @@ import { EXPORT_SCHEDULE_CRON, EXPORTED_TABLES, RELAYER_COST_SQL, REVENUE_ROLLUP
 import { METRIC_NAMESPACE, METRICS } from '../../lambdas/contract/metrics';
 import { FIVE_XX_RATE_PERCENT, RELEASE_REFUSAL_PERCENT } from '../../lib/constructs/operations';
 import { CONFIRMATION_RETRY_DELAYS_SECONDS, FINALITY_RETRY_DELAYS_SECONDS } from '../../lambdas/contract/confirmation-policy';
-import { DeployConfigError } from '../../lib/deploy-config';
+import { carriesKey, DeployConfigError } from '../../lib/deploy-config';
 import { MarketplaceStack } from '../../lib/marketplace-stack';
 import { addMarketplace } from '../../lib/marketplace-app';
 import { WAF_RATE_LIMIT_PER_5_MIN } from '../../lib/constructs/edge-web-acl';
@@ -682,5 +682,47 @@ describe('the license key rotates (issue 17)', () => {
     expect(schedule.Properties.RotationLambdaARN).toEqual({ Ref: aliasId });
     const rotationFn = domainFunctions().find((f) => f.Properties['Description'] === 'skill-market payments license-rotation-handler');
     expect(rotationFn).toBeDefined();
+  });
+});
+
+describe('RPC URLs with keys (issue 17)', () => {
+  it('keeps keyed provider URLs in a retained secret created blank, read only by the functions that read the chain', () => {
+    const secrets = Object.entries(template.findResources('AWS::SecretsManager::Secret')) as [string, any][];
+    const [id, rpc] = secrets.find(([, r]) => /JSON-RPC providers/.test(r.Properties.Description))!;
+    expect(rpc.DeletionPolicy).toBe('Retain');
+    expect(JSON.parse(rpc.Properties.SecretString)).toEqual({ RPC_URLS: '' });
+    const withArn = domainFunctions().filter((f) => f.Properties['Environment'].Variables.RPC_SECRET_ARN);
+    const names = withArn.map((f) => f.Properties['Description'] as string);
+    for (const reader of ['payments', 'access', 'agents']) expect(names.some((n) => n.includes(reader))).toBe(true);
+    for (const other of ['catalog routes', 'discovery', 'insights', 'checkout']) expect(names.some((n) => n.includes(other))).toBe(false);
+    // Only the keyless public default travels in the environment.
+    for (const f of domainFunctions())
+      expect(f.Properties['Environment'].Variables.RPC_URLS ?? 'https://mainnet.base.org').toBe('https://mainnet.base.org');
+    const readers = (Object.values(template.findResources('AWS::IAM::Policy')) as any[]).filter((p) =>
+      (p.Properties.PolicyDocument.Statement as any[]).some((st) => JSON.stringify(st.Resource).includes(id)),
+    );
+    expect(readers).toHaveLength(withArn.length);
+    expect(Object.keys(template.findOutputs('RpcSecretArn'))).toHaveLength(1);
+  });
+
+  it('refuses an rpcUrls context entry that carries a key, naming only its host', () => {
+    for (const keyed of [
+      'https://base-mainnet.g.alchemy.com/v2/abcDEF1234567890xyz',
+      'https://base-mainnet.infura.io/v3/0123456789abcdef0123456789abcdef',
+      'https://x.base-mainnet.quiknode.pro/0123456789abcdef0123/',
+      'https://rpc.example?apikey=k',
+      'https://user:pass@rpc.example',
+    ]) {
+      const attempt = () => synth({ treasury: TREASURY, rpcUrls: `https://mainnet.base.org,${keyed}` });
+      expect(attempt).toThrow(DeployConfigError);
+      expect(attempt).toThrow(/carries a credential \(host [^)]+\).*RPC secret/);
+      try {
+        attempt();
+      } catch (e) {
+        expect((e as Error).message).not.toMatch(/abcDEF|0123456789abcdef|apikey|pass@/);
+      }
+    }
+    expect(carriesKey('https://1rpc.io/base')).toBe(false);
+    expect(carriesKey('https://base-rpc.publicnode.com')).toBe(false);
   });
 });

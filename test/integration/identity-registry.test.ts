@@ -2,6 +2,7 @@
  * The local ERC-8004 Identity Registry on its own anvil: deployed once and found again, its test
  * agent, the agent-wallet rules, and the viem adapter the access Lambda reads it with.
  */
+import { fixedRpcUrls } from '../../lambdas/platform/rpc-urls';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createPublicClient, createWalletClient, http, parseEventLogs, zeroAddress, type Address } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
@@ -38,7 +39,7 @@ describe('ensureIdentityRegistry', () => {
 
 describe('viemIdentityRegistry', () => {
   it('finds the test agent with its owner, agent wallet and decoded registration file', async () => {
-    const lookup = await viemIdentityRegistry([anvil.rpcUrl], first.registry).lookup(first.testAgent.agentId);
+    const lookup = await viemIdentityRegistry(fixedRpcUrls([anvil.rpcUrl]), first.registry).lookup(first.testAgent.agentId);
     expect(lookup.kind).toBe('found');
     if (lookup.kind !== 'found') return;
     const owner = testAccount(8).address;
@@ -51,17 +52,17 @@ describe('viemIdentityRegistry', () => {
   });
 
   it('says not_found for an id the registry has not minted', async () => {
-    const registry = viemIdentityRegistry([anvil.rpcUrl], first.registry);
+    const registry = viemIdentityRegistry(fixedRpcUrls([anvil.rpcUrl]), first.registry);
     expect(await registry.lookup(999n)).toEqual({ kind: 'not_found' });
     expect(await registry.lookup(0n)).toEqual({ kind: 'not_found' });
   });
 
   it('is unavailable at an address without code or behind a dead RPC, and falls back to a live one', async () => {
-    const noCode = await viemIdentityRegistry([anvil.rpcUrl], '0x000000000000000000000000000000000000dEaD').lookup(1n);
+    const noCode = await viemIdentityRegistry(fixedRpcUrls([anvil.rpcUrl]), '0x000000000000000000000000000000000000dEaD').lookup(1n);
     expect(noCode.kind).toBe('unavailable');
-    const dead = await viemIdentityRegistry(['http://127.0.0.1:9'], first.registry).lookup(1n);
+    const dead = await viemIdentityRegistry(fixedRpcUrls(['http://127.0.0.1:9']), first.registry).lookup(1n);
     expect(dead.kind).toBe('unavailable');
-    const fallback = await viemIdentityRegistry(['http://127.0.0.1:9', anvil.rpcUrl], first.registry).lookup(1n);
+    const fallback = await viemIdentityRegistry(fixedRpcUrls(['http://127.0.0.1:9', anvil.rpcUrl]), first.registry).lookup(1n);
     expect(fallback.kind).toBe('found');
   });
 });
@@ -83,7 +84,7 @@ describe('IdentityRegistry agent wallet', () => {
     const [registered] = parseEventLogs({ abi: IDENTITY_REGISTRY_ABI, eventName: 'Registered', logs: receipt.logs });
     const agentId = (registered?.args as { agentId?: bigint } | undefined)?.agentId ?? -1n;
     expect(agentId).toBe(2n);
-    const adapter = viemIdentityRegistry([anvil.rpcUrl], registry);
+    const adapter = viemIdentityRegistry(fixedRpcUrls([anvil.rpcUrl]), registry);
     expect(await adapter.lookup(agentId)).toMatchObject({
       kind: 'found',
       agent: { owner: owner.address, agentWallet: owner.address, tokenURI: '', registration: undefined },

@@ -3,6 +3,7 @@
  * node refuses the second transaction, and that one is signed again with the next nonce and
  * recorded as replacing the refused one. Its own chain, so other files' settlements stay apart.
  */
+import { fixedRpcUrls } from '../../lambdas/platform/rpc-urls';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createPublicClient, http, keccak256, toHex, type Address } from 'viem';
 import { privateKeyRelayerAccount, viemRelayer } from '../../lambdas/payments/adapters/viem-relayer';
@@ -58,8 +59,8 @@ async function payment(from: number, value: bigint): Promise<SignedPayment> {
 describe('relayer', () => {
   it('two instances signing at once: the refused transaction is signed again with the next nonce and recorded as its replacement', async () => {
     // Two relayer adapters with one key: two Lambda instances, each serialising only its own submissions.
-    const a = viemRelayer([anvil.rpcUrl], privateKeyRelayerAccount(key), { pollingIntervalMs: 50 });
-    const b = viemRelayer([anvil.rpcUrl], privateKeyRelayerAccount(key), { pollingIntervalMs: 50 });
+    const a = viemRelayer(fixedRpcUrls([anvil.rpcUrl]), privateKeyRelayerAccount(key), { pollingIntervalMs: 50 });
+    const b = viemRelayer(fixedRpcUrls([anvil.rpcUrl]), privateKeyRelayerAccount(key), { pollingIntervalMs: 50 });
     const records: { who: string; txHash: string; replaces?: string }[] = [];
     const record = (who: string) => async (tx: { txHash: string }, replaces?: string) => {
       records.push({ who, txHash: tx.txHash, ...(replaces ? { replaces } : {}) });

@@ -5,6 +5,7 @@ import { filePackStore } from '../../lambdas/payments/adapters/file-pack-store';
 import { buildChallenge } from '../../lambdas/payments/core/challenge';
 import type { ReadinessPorts } from '../../lambdas/payments/ports';
 import { checkReadiness } from '../../lambdas/payments/readiness';
+import { fixedRpcUrls } from '../../lambdas/platform/rpc-urls';
 
 const catalog = loadCatalogFiles();
 const sound = readMarketConfig(
@@ -23,6 +24,7 @@ function ports(over: Partial<ReadinessPorts> = {}): ReadinessPorts {
     catalog,
     packs: filePackStore(),
     probeTables: async () => [{ logicalName: 'Ledger', name: 't', ok: true, detail: 'ACTIVE' }],
+    rpcUrls: fixedRpcUrls(sound.config.rpcUrls),
     probeChainIds: async (urls) => urls.map((url) => ({ url, chainId: 8453, error: undefined })),
     liveChallenge: async () => ({
       status: 402,

@@ -1,4 +1,6 @@
-import { ContractFunctionRevertedError, BaseError, createPublicClient, fallback, getAddress, http, parseAbi, zeroAddress } from 'viem';
+import { ContractFunctionRevertedError, BaseError, createPublicClient, getAddress, parseAbi, zeroAddress } from 'viem';
+import { rpcTransport } from '../../platform/adapters/viem-rpc-transport';
+import type { RpcUrls } from '../../platform/rpc-urls';
 import type { AgentRegistration, IdentityRegistry, RegistryLookup } from '../ports';
 
 /** Only what a lookup reads, so any ERC-8004 Identity Registry (the Base one, the local stand-in) fits. */
@@ -76,13 +78,8 @@ const unavailable = (e: unknown): RegistryLookup => ({
  * another, ~3 s each): `ownerOf` (a revert means no such agent), `getAgentWallet` and `tokenURI`,
  * then the registration file. An address without code answers nothing, so it is `unavailable`.
  */
-export function viemIdentityRegistry(rpcUrls: readonly string[], registry: `0x${string}`): IdentityRegistry {
-  const client = createPublicClient({
-    transport: fallback(
-      rpcUrls.map((url) => http(url, { timeout: RPC_TIMEOUT_MS, retryCount: 0 })),
-      { retryCount: 0 },
-    ),
-  });
+export function viemIdentityRegistry(rpcUrls: RpcUrls, registry: `0x${string}`): IdentityRegistry {
+  const client = createPublicClient({ transport: rpcTransport(rpcUrls, { timeout: RPC_TIMEOUT_MS }) });
   const ownerOf = (agentId: bigint) => client.readContract({ address: registry, abi: ABI, functionName: 'ownerOf', args: [agentId] });
   const walletOf = (agentId: bigint) =>
     client.readContract({ address: registry, abi: ABI, functionName: 'getAgentWallet', args: [agentId] });

@@ -1,4 +1,6 @@
-import { createPublicClient, fallback, http, isAddressEqual, recoverTypedDataAddress, type TypedDataDefinition } from 'viem';
+import { createPublicClient, isAddressEqual, recoverTypedDataAddress, type TypedDataDefinition } from 'viem';
+import { rpcTransport } from '../../platform/adapters/viem-rpc-transport';
+import type { RpcUrls } from '../../platform/rpc-urls';
 import type { TypedSignatures } from '../ports';
 
 /**
@@ -7,10 +9,10 @@ import type { TypedSignatures } from '../ports';
  * `isValidSignature`, or ERC-6492 for a smart account not deployed yet), over the configured RPC
  * providers in order. A chain that cannot be asked throws: a fault, never a verdict.
  */
-export function viemTypedSignatures(rpcUrls: readonly string[]): TypedSignatures {
+export function viemTypedSignatures(rpcUrls: RpcUrls): TypedSignatures {
   // No chain definition: viem then uses its deployless ERC-6492 validator, which needs no
   // contract at a fixed address (and so works on anvil as on Base).
-  const client = createPublicClient({ transport: fallback(rpcUrls.map((url) => http(url, { timeout: 3_000, retryCount: 0 }))) });
+  const client = createPublicClient({ transport: rpcTransport(rpcUrls, { timeout: 3_000 }) });
   return {
     async verify(input) {
       const typed = input as unknown as TypedDataDefinition;

@@ -4,17 +4,18 @@
  * never retried on the same provider. The chain reader keeps its own per-provider policy
  * (chain id checked, a budget for the whole look-up).
  */
-import { createPublicClient, fallback, http, type Transport } from 'viem';
+import { createPublicClient, type Transport } from 'viem';
 import { base } from 'viem/chains';
+import { rpcTransport } from '../../platform/adapters/viem-rpc-transport';
+import type { RpcUrls } from '../../platform/rpc-urls';
 
 /** A request to one provider gives up after this long and moves to the next. */
 const PROVIDER_TIMEOUT_MS = 5_000;
 
-export const baseTransport = (rpcUrls: readonly string[]): Transport =>
-  fallback(rpcUrls.map((url) => http(url, { timeout: PROVIDER_TIMEOUT_MS, retryCount: 0 })));
+export const baseTransport = (rpcUrls: RpcUrls): Transport => rpcTransport(rpcUrls, { timeout: PROVIDER_TIMEOUT_MS });
 
 /** A public client on Base over {@link baseTransport}. */
-export const basePublicClient = (rpcUrls: readonly string[], pollingIntervalMs?: number) =>
+export const basePublicClient = (rpcUrls: RpcUrls, pollingIntervalMs?: number) =>
   createPublicClient({
     chain: base,
     transport: baseTransport(rpcUrls),

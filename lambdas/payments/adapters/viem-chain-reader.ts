@@ -9,6 +9,7 @@ import { CHAIN_ID } from '../../contract/chain';
 import { cacheUntilFailure } from '../../platform/memo';
 import { PROVIDER_TIMEOUT_MS, VERIFICATION_BUDGET_MS } from '../../contract/confirmation-policy';
 import { redactUrl } from '../../platform/redact';
+import type { RpcUrls } from '../../platform/rpc-urls';
 import type { ChainReader } from '../ports';
 import type { TransferLog } from '../core/verify-transfer';
 import { METRICS } from '../../contract/metrics';
@@ -31,18 +32,24 @@ function withTimeout<T>(p: Promise<T>, ms: number): Promise<T> {
   ]).finally(() => clearTimeout(timer));
 }
 
-export function viemChainReader(urls: readonly string[], opts: { budgetMs?: number; providerTimeoutMs?: number } = {}): ChainReader {
+export function viemChainReader(urls: RpcUrls, opts: { budgetMs?: number; providerTimeoutMs?: number } = {}): ChainReader {
   const budget = opts.budgetMs ?? VERIFICATION_BUDGET_MS;
   const perProvider = opts.providerTimeoutMs ?? PROVIDER_TIMEOUT_MS;
-  const providers: Provider[] = urls.map((url) => {
+  // One client per URL for the life of the process (its chain-id check is cached); the list itself
+  // may change when the RPC secret is rewritten.
+  const known = new Map<string, Provider>();
+  const providerFor = (url: string): Provider => {
+    let p = known.get(url);
+    if (p) return p;
     // batch: requests made in the same tick (receipt + head) travel as one JSON-RPC batch.
     const client = createPublicClient({ transport: http(url, { batch: { wait: 0 }, timeout: perProvider, retryCount: 0 }) });
     const checkChain = cacheUntilFailure(async () => {
       const id = await client.getChainId();
       return id === CHAIN_ID ? undefined : `chain id ${id}, not ${CHAIN_ID}`;
     });
-    return { url, client, checkChain };
-  });
+    known.set(url, (p = { url, client, checkChain }));
+    return p;
+  };
 
   return {
     async readTransfer(hash, opts = {}) {
@@ -50,6 +57,7 @@ export function viemChainReader(urls: readonly string[], opts: { budgetMs?: numb
       const errors: string[] = [];
       let answered = 0;
       let lowestHead: bigint | undefined;
+      const providers = (await urls()).map(providerFor);
       for (const p of providers) {
         const left = deadline - Date.now();
         if (left <= 0) {

@@ -16,6 +16,7 @@ import { privateKeyToAccount } from 'viem/accounts';
 import { base } from 'viem/chains';
 import type { Relayer, SignedPayment } from '../ports';
 import { basePublicClient, baseTransport } from './viem-base-transport';
+import type { RpcUrls } from '../../platform/rpc-urls';
 
 /** EIP-3009 as USDC implements it: the v/r/s form for an EOA's 65-byte signature, the bytes form otherwise (ERC-1271). */
 export const EIP3009_ABI = parseAbi([
@@ -68,11 +69,7 @@ export function transferWithAuthorizationData(payment: SignedPayment): Hex {
  * custom account), providers in order as the chain reader uses them. Within a process,
  * submissions run one at a time so each takes the next nonce the node reports as pending.
  */
-export function viemRelayer(
-  rpcUrls: readonly string[],
-  relayerAccount: () => Promise<Account>,
-  opts: { pollingIntervalMs?: number } = {},
-): Relayer {
+export function viemRelayer(rpcUrls: RpcUrls, relayerAccount: () => Promise<Account>, opts: { pollingIntervalMs?: number } = {}): Relayer {
   const chain = base;
   const pub = basePublicClient(rpcUrls, opts.pollingIntervalMs ?? 500);
   const wallet = createWalletClient({ chain, transport: baseTransport(rpcUrls) });

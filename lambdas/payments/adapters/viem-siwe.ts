@@ -11,12 +11,13 @@ import { createSiweMessage } from 'viem/siwe';
 import { siweParameters } from '../../contract/sign-in-with-x';
 import type { SignInWithX, WalletSignatures } from '../ports';
 import { basePublicClient } from './viem-base-transport';
+import type { RpcUrls } from '../../platform/rpc-urls';
 
 /** The EIP-4361 message text a wallet signs for these fields. */
 const siweMessage = (f: Omit<SignInWithX, 'signature'>): string => createSiweMessage(siweParameters(f));
 
-export function viemSiwe(rpcUrls: readonly string[]): WalletSignatures {
-  const pub = rpcUrls.length > 0 ? basePublicClient(rpcUrls) : undefined;
+export function viemSiwe(rpcUrls: RpcUrls): WalletSignatures {
+  const pub = basePublicClient(rpcUrls);
   return {
     async verify(f: SignInWithX) {
       try {
@@ -33,7 +34,6 @@ export function viemSiwe(rpcUrls: readonly string[]): WalletSignatures {
           if (signer === checksummed) return true;
         }
         // A contract wallet (EIP-1271) or one not deployed yet (ERC-6492): the chain decides.
-        if (!pub) return false;
         for (const message of forms) {
           if (await pub.verifyMessage({ address: checksummed, message, signature: signature as Hex })) return true;
         }

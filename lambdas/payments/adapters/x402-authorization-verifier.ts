@@ -3,6 +3,7 @@ import { toFacilitatorEvmSigner } from '@x402/evm';
 import type { Network, PaymentPayload, PaymentRequirements } from '@x402/core/types';
 import type { Account } from 'viem';
 import { cacheUntilFailure } from '../../platform/memo';
+import type { RpcUrls } from '../../platform/rpc-urls';
 import type { AuthorizationVerifier } from '../ports';
 import { basePublicClient } from './viem-base-transport';
 
@@ -14,7 +15,7 @@ import { basePublicClient } from './viem-base-transport';
  * unused), with x402's invalid reasons. Only verification is used: the settlement steps are
  * the service's own (authorization.ts), so that each is claimed and stored before it happens.
  */
-export function x402AuthorizationVerifier(rpcUrls: readonly string[], relayer: () => Promise<Account>): AuthorizationVerifier {
+export function x402AuthorizationVerifier(rpcUrls: RpcUrls, relayer: () => Promise<Account>): AuthorizationVerifier {
   const pub = basePublicClient(rpcUrls);
   // Built on first use: the relayer's address (a KMS key's, in AWS) is read once, when needed.
   const scheme = cacheUntilFailure(async () => new ExactEvmScheme(signerFor((await relayer()).address)));
