@@ -1,9 +1,10 @@
 /**
  * cdk-nag over the synthesized stack: the AwsSolutions and Serverless packs, through CDK's
- * policy validation (`Validations.of(app).addPlugins`). Every finding must be fixed in the stack
+ * policy validation (`Validations.of(app).addPlugins`), with CDK's own CloudFormation rules
+ * (errors fail; `cdk synth` skips them, bin/app.ts). Every finding must be fixed in the stack
  * or acknowledged beside the construct it concerns, with a reason; this fails on any other.
  */
-import { App, Validations } from 'aws-cdk-lib';
+import { App, CfnResource, Validations } from 'aws-cdk-lib';
 import { Bucket } from 'aws-cdk-lib/aws-s3';
 import { AwsSolutionsChecks, ServerlessChecks } from 'cdk-nag';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -26,7 +27,11 @@ interface Report {
 function findings(build: (app: App) => void = (app) => new MarketplaceStack(app, 'Nag')): string[] {
   const outdir = mkdtempSync(join(tmpdir(), 'nag-'));
   try {
-    const app = new App({ outdir, context: { treasury: TREASURY, '@aws-cdk/core:validationReportJson': true } });
+    const app = new App({
+      outdir,
+      // CDK's CloudFormation rules too, strict: bin/app.ts leaves them to this test.
+      context: { treasury: TREASURY, '@aws-cdk/core:validationReportJson': true, '@aws-cdk/core:validateAgainstDefaultRules': true },
+    });
     build(app);
     Validations.of(app).addPlugins(new AwsSolutionsChecks(app), new ServerlessChecks(app));
     try {
@@ -53,10 +58,16 @@ describe('cdk-nag (AwsSolutions, Serverless)', () => {
     expect(findings((app) => addMarketplace(app, { account: '111111111111', region: 'eu-west-1' }))).toEqual([]);
   }, 120_000);
 
-  it('fails when a finding is introduced: a bucket without access logs or TLS-only access', () => {
-    const found = findings((app) => new Bucket(new MarketplaceStack(app, 'Nag'), 'Careless'));
+  it('fails when a finding is introduced: a bucket without access logs or TLS-only access, a property CloudFormation does not know', () => {
+    const found = findings((app) => {
+      const stack = new MarketplaceStack(app, 'Nag');
+      new Bucket(stack, 'Careless');
+      new CfnResource(stack, 'Misspelt', { type: 'AWS::SQS::Queue', properties: { MessageRetentionPeriods: 60 } });
+    });
     expect(found).toEqual(
       expect.arrayContaining(['AwsSolutions-S1 at Nag/Careless/Resource', 'AwsSolutions-S10 at Nag/Careless/Resource']),
     );
+    // CloudFormation's own rule (cfn-lint's F3002/E3002: an unknown property), not a cdk-nag one.
+    expect(found.filter((f) => f.endsWith(' at Nag/Misspelt'))).toEqual([expect.stringMatching(/^[EF]3002 at Nag\/Misspelt$/)]);
   }, 120_000);
 });
