@@ -11,7 +11,6 @@
  * once per level, and the run ends with a reconcile that must find the tallies equal.
  * Usage: npx tsx bench/figures.ts [requests=20] [levels=0,1000,5000,20000]
  */
-import { createServer, request as httpRequest, type Server } from 'node:http';
 import { DynamoDBClient, UpdateItemCommand } from '@aws-sdk/client-dynamodb';
 import { marshall } from '@aws-sdk/util-dynamodb';
 import { buildSite } from '../catalog/build';
@@ -22,7 +21,7 @@ import { ledgerFact, recount } from '../lambdas/payments/core/tally';
 import type { LedgerRow } from '../lambdas/payments/ports';
 import { createTables } from '../local/create-tables';
 import { startDynalite } from '../local/dynalite';
-import { startMarket } from './harness';
+import { startDynamoProxy, startMarket } from './harness';
 
 const requests = Number(process.argv[2] ?? '20');
 const levels = (process.argv[3] ?? '0,1000,5000,20000').split(',').map(Number);
@@ -43,40 +42,14 @@ await createTables(client, TABLES);
 
 const READS = new Set(['GetItem', 'Query', 'Scan', 'BatchGetItem']);
 const meter = { calls: 0, items: 0, units: 0 };
-const proxy: Server = createServer((req, res) => {
-  const chunks: Buffer[] = [];
-  req.on('data', (c: Buffer) => chunks.push(c));
-  req.on('end', () => {
-    const op = String(req.headers['x-amz-target'] ?? '').split('.')[1] ?? '';
-    let body = Buffer.concat(chunks);
-    const read = READS.has(op);
-    if (read) body = Buffer.from(JSON.stringify({ ...(JSON.parse(body.toString()) as object), ReturnConsumedCapacity: 'TOTAL' }));
-    const url = new URL(dynalite.endpoint);
-    const headers = { ...req.headers, 'content-length': String(body.length) };
-    const up = httpRequest({ host: url.hostname, port: url.port, method: req.method, path: req.url, headers }, (upRes) => {
-      const out: Buffer[] = [];
-      upRes.on('data', (c: Buffer) => out.push(c));
-      upRes.on('end', () => {
-        const text = Buffer.concat(out);
-        if (read && upRes.statusCode === 200) {
-          const parsed = JSON.parse(text.toString()) as { Count?: number; Item?: unknown; ConsumedCapacity?: { CapacityUnits?: number } };
-          meter.calls++;
-          meter.items += parsed.Count ?? (parsed.Item ? 1 : 0);
-          meter.units += parsed.ConsumedCapacity?.CapacityUnits ?? 0;
-        }
-        res.writeHead(upRes.statusCode ?? 500, upRes.headers);
-        res.end(text);
-      });
-    });
-    up.on('error', (e) => {
-      res.writeHead(502);
-      res.end(e.message);
-    });
-    up.end(body);
-  });
+const proxy = await startDynamoProxy(dynalite.endpoint, ({ op, status, output }) => {
+  if (!READS.has(op) || status !== 200) return;
+  const parsed = output as { Count?: number; Item?: unknown; ConsumedCapacity?: { CapacityUnits?: number } };
+  meter.calls++;
+  meter.items += parsed.Count ?? (parsed.Item ? 1 : 0);
+  meter.units += parsed.ConsumedCapacity?.CapacityUnits ?? 0;
 });
-await new Promise<void>((r) => proxy.listen(0, '127.0.0.1', r));
-const proxyUrl = `http://127.0.0.1:${(proxy.address() as { port: number }).port}`;
+const proxyUrl = proxy.url;
 
 // Synthetic rows: confirmed USDC unlocks over 60 days by 500 payers; one in ten is SKILL.
 const ledger = dynamoLedger(client, tableName(LEDGER_TABLE));
@@ -181,7 +154,7 @@ process.env[LEDGER_TABLE.env] = tableName(LEDGER_TABLE);
 process.env['DYNAMODB_ENDPOINT'] = dynalite.endpoint;
 const { handler } = await import('../lambdas/payments/tally-handler.ts');
 const report = await handler({ task: 'reconcile' });
-proxy.close();
+await proxy.stop();
 await dynalite.stop();
 
 const fmt = (n: number) => (n >= 100 ? n.toFixed(0) : n.toFixed(1));

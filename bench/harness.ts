@@ -138,3 +138,57 @@ export async function startRpcCounter(target: string): Promise<{
     stop: () => new Promise((resolve) => proxy.close(() => resolve())),
   };
 }
+
+/** One DynamoDB call as the proxy saw it: the operation, the request and the answer, both parsed. */
+export interface DynamoExchange {
+  op: string;
+  input: Record<string, unknown>;
+  status: number;
+  output: Record<string, unknown>;
+}
+
+/** Calls that DynamoDB does not bill as read or write units. */
+const UNBILLED = new Set(['DescribeTable', 'CreateTable', 'ListTables', 'UpdateTimeToLive', 'DescribeTimeToLive']);
+
+/**
+ * A proxy in front of a DynamoDB endpoint (dynalite) that asks for the consumed capacity of every
+ * billed call (`ReturnConsumedCapacity: TOTAL`) and hands each exchange to `observe`.
+ */
+export async function startDynamoProxy(
+  target: string,
+  observe: (exchange: DynamoExchange) => void,
+): Promise<{ url: string; stop: () => Promise<void> }> {
+  const upstream = new URL(target);
+  const proxy = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      const op = String(req.headers['x-amz-target'] ?? '').split('.')[1] ?? '';
+      const input = JSON.parse(Buffer.concat(chunks).toString() || '{}') as Record<string, unknown>;
+      if (!UNBILLED.has(op)) input['ReturnConsumedCapacity'] = 'TOTAL';
+      const body = Buffer.from(JSON.stringify(input));
+      const headers = { ...req.headers, 'content-length': String(body.length) };
+      const up = request({ host: upstream.hostname, port: upstream.port, method: req.method, path: req.url, headers }, (r) => {
+        const out: Buffer[] = [];
+        r.on('data', (c: Buffer) => out.push(c));
+        r.on('end', () => {
+          const raw = Buffer.concat(out);
+          if (!UNBILLED.has(op))
+            observe({ op, input, status: r.statusCode ?? 502, output: JSON.parse(raw.toString() || '{}') as Record<string, unknown> });
+          res.writeHead(r.statusCode ?? 502, r.headers);
+          res.end(raw);
+        });
+      });
+      up.on('error', (e) => {
+        res.writeHead(502);
+        res.end(e.message);
+      });
+      up.end(body);
+    });
+  });
+  await new Promise<void>((r) => proxy.listen(0, '127.0.0.1', r));
+  return {
+    url: `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`,
+    stop: () => new Promise<void>((r) => proxy.close(() => r())),
+  };
+}

@@ -3,8 +3,8 @@
  * (the same handlers, dynalite, anvil):
  * - API requests, their response bytes and the time each takes (what Lambda bills as duration);
  * - DynamoDB request units, counted at a proxy between the marketplace and dynalite: the units
- *   dynalite reports for item writes and reads, and for queries the units DynamoDB's rules give
- *   the items returned (4 KB per read unit; half for eventually consistent reads);
+ *   dynalite computes by DynamoDB's rules (1 KB a write unit, 4 KB a read unit, half for an
+ *   eventually consistent read), and one write unit for a write whose condition failed;
  * - JSON-RPC requests, counted at a proxy in front of anvil;
  * - log bytes the functions print (Powertools JSON and the embedded-metric lines).
  * Two agent purchases: x402 v2 with the stock client (a signed authorization the relayer
@@ -17,8 +17,6 @@
  * web ACL and its rules, the dashboard).
  * Usage: npx tsx bench/purchase-cost.ts [purchases=20] [rpcRoundTripMs=100]
  */
-import { createServer, request } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { wrapFetchWithPayment, x402Client } from '@x402/fetch';
 import { registerExactEvmScheme } from '@x402/evm/exact/client';
 import { createPublicClient, createWalletClient, erc20Abi, http, type Address, type Hex } from 'viem';
@@ -26,7 +24,7 @@ import { ensureRelayer, ensureTestTokens, startAnvil, testAccount, TREASURY_ACCO
 import { startDynalite } from '../local/dynalite';
 import { localChain } from '../local/local-chain';
 import { chainTools } from '../test/support/chain';
-import { percentile, startMarket, startRpcCounter } from './harness';
+import { percentile, startDynamoProxy, startMarket, startRpcCounter } from './harness';
 
 const purchases = Number(process.argv[2] ?? '20');
 const rpcRoundTripMs = Number(process.argv[3] ?? '100');
@@ -60,96 +58,35 @@ const PLATFORM_LOG_BYTES = 300;
 
 // ---- DynamoDB units, counted at a proxy --------------------------------------------------------
 
-type Attr = Record<string, unknown>;
-/** An item's size by DynamoDB's rules: names plus values; numbers by digits, containers 3 bytes plus 1 per element. */
-function valueSize(v: Attr): number {
-  const [type, value] = Object.entries(v)[0]!;
-  switch (type) {
-    case 'S':
-      return Buffer.byteLength(value as string);
-    case 'N':
-      return Math.ceil((value as string).replace(/[-.]/g, '').replace(/^0+/, '').length / 2) + 1;
-    case 'B':
-      return Buffer.from(value as string, 'base64').length;
-    case 'BOOL':
-    case 'NULL':
-      return 1;
-    case 'SS':
-      return (value as string[]).reduce((n, s) => n + Buffer.byteLength(s), 0);
-    case 'NS':
-      return (value as string[]).reduce((n, s) => n + Math.ceil(s.length / 2) + 1, 0);
-    case 'L':
-      return 3 + (value as Attr[]).reduce((n, e) => n + 1 + valueSize(e), 0);
-    case 'M':
-      return 3 + Object.entries(value as Record<string, Attr>).reduce((n, [k, e]) => n + 1 + Buffer.byteLength(k) + valueSize(e), 0);
-    default:
-      return 0;
-  }
-}
-const itemSize = (item: Record<string, Attr>): number =>
-  Object.entries(item).reduce((n, [k, v]) => n + Buffer.byteLength(k) + valueSize(v), 0);
-
 interface DynamoTally {
   wru: number;
   rru: number;
+  /** Billed calls dynalite answered without a consumed capacity: their units are missing from wru and rru. */
+  unmetered: number;
   ops: Map<string, number>;
 }
 async function startDynamoCounter(target: string) {
-  const upstream = new URL(target);
-  let t: DynamoTally = { wru: 0, rru: 0, ops: new Map() };
-  const proxy = createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => {
-      const op = String(req.headers['x-amz-target'] ?? '').split('.')[1] ?? '?';
-      const input = JSON.parse(Buffer.concat(chunks).toString() || '{}') as Record<string, unknown>;
-      const billed = !['DescribeTable', 'CreateTable', 'ListTables', 'UpdateTimeToLive', 'DescribeTimeToLive'].includes(op);
-      if (billed) input['ReturnConsumedCapacity'] = 'TOTAL';
-      const body = Buffer.from(JSON.stringify(input));
-      const headers = { ...req.headers, 'content-length': String(body.length) };
-      const up = request({ host: upstream.hostname, port: upstream.port, method: req.method, path: req.url, headers }, (r) => {
-        const out: Buffer[] = [];
-        r.on('data', (c: Buffer) => out.push(c));
-        r.on('end', () => {
-          const raw = Buffer.concat(out);
-          if (billed) {
-            const key = `${op} ${String(input['TableName'] ?? '')}`.trim();
-            t.ops.set(key, (t.ops.get(key) ?? 0) + 1);
-            const parsed = JSON.parse(raw.toString() || '{}') as {
-              __type?: string;
-              Items?: Record<string, Attr>[];
-              ConsumedCapacity?: { CapacityUnits?: number };
-            };
-            const write = ['PutItem', 'UpdateItem', 'DeleteItem'].includes(op);
-            if (r.statusCode !== 200) {
-              // A write whose condition fails still costs a unit (items here are under 1 KB).
-              if (write && (parsed.__type ?? '').includes('ConditionalCheckFailed')) t.wru += 1;
-            } else if (op === 'Query' || op === 'Scan') {
-              const bytes = (parsed.Items ?? []).reduce((n, i) => n + itemSize(i), 0);
-              const units = Math.max(1, Math.ceil(bytes / 4096));
-              t.rru += input['ConsistentRead'] === true ? units : units / 2;
-            } else if (parsed.ConsumedCapacity) {
-              const units = parsed.ConsumedCapacity.CapacityUnits ?? 0;
-              if (write) t.wru += units;
-              else t.rru += units;
-            }
-          }
-          res.writeHead(r.statusCode ?? 502, r.headers);
-          res.end(raw);
-        });
-      });
-      up.end(body);
-    });
+  let t: DynamoTally = { wru: 0, rru: 0, unmetered: 0, ops: new Map() };
+  const proxy = await startDynamoProxy(target, ({ op, input, status, output }) => {
+    const key = `${op} ${String(input['TableName'] ?? '')}`.trim();
+    t.ops.set(key, (t.ops.get(key) ?? 0) + 1);
+    const parsed = output as { __type?: string; ConsumedCapacity?: { CapacityUnits?: number } };
+    const write = ['PutItem', 'UpdateItem', 'DeleteItem', 'BatchWriteItem'].includes(op);
+    if (status !== 200) {
+      // A write whose condition fails still costs a unit (items here are under 1 KB).
+      if (write && (parsed.__type ?? '').includes('ConditionalCheckFailed')) t.wru += 1;
+    } else if (parsed.ConsumedCapacity?.CapacityUnits !== undefined) {
+      if (write) t.wru += parsed.ConsumedCapacity.CapacityUnits;
+      else t.rru += parsed.ConsumedCapacity.CapacityUnits;
+    } else t.unmetered++;
   });
-  await new Promise<void>((r) => proxy.listen(0, '127.0.0.1', r));
   return {
-    url: `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`,
+    ...proxy,
     take: (): DynamoTally => {
       const out = t;
-      t = { wru: 0, rru: 0, ops: new Map() };
+      t = { wru: 0, rru: 0, unmetered: 0, ops: new Map() };
       return out;
     },
-    stop: () => new Promise<void>((r) => proxy.close(() => r())),
   };
 }
 
@@ -215,6 +152,7 @@ async function measure(label: string, buy: (i: number, f: typeof fetch) => Promi
   const logStart = market.output().length;
   for (let i = 1; i <= purchases; i++) await buy(i, timedFetch(u));
   const d = dynamo.take();
+  if (d.unmetered > 0) throw new Error(`${d.unmetered} DynamoDB calls came back without a consumed capacity: the units would be short`);
   u.wru = d.wru;
   u.rru = d.rru;
   u.ops = d.ops;

@@ -159,43 +159,41 @@ export class MarketplaceStack extends Stack {
         })
       : undefined;
 
-    // The Stripe keys, which the operator puts in after deploy (docs/CHECKOUT.md); until both are set, card
-    // checkout answers 503 CHECKOUT_NOT_CONFIGURED. Created with empty fields: no secret ever passes through the template.
-    const stripeSecret = needs('stripeKeys')
-      ? new Secret(this, 'StripeSecret', {
-          description: `Stripe keys for skill-market card checkout: JSON fields ${SECRET_SETTINGS.stripeSecretKey.env} and ${SECRET_SETTINGS.stripeWebhookSecret.env}`,
-          secretObjectValue: {
-            [SECRET_SETTINGS.stripeSecretKey.env]: SecretValue.unsafePlainText(''),
-            [SECRET_SETTINGS.stripeWebhookSecret.env]: SecretValue.unsafePlainText(''),
-          },
-          removalPolicy: RemovalPolicy.RETAIN,
-        })
-      : undefined;
-    if (stripeSecret) {
-      Validations.of(stripeSecret).acknowledge({
-        id: 'AwsSolutions-SMG4',
-        reason:
-          'Stripe issues and rolls these keys (Dashboard → API keys, webhook signing secret); a rotation Lambda cannot create a Stripe key. The operator rolls them at Stripe and writes them here (docs/CHECKOUT.md); functions read the secret at cold start.',
+    /**
+     * A retained secret with blank fields that the operator fills after deploy (no value ever passes
+     * through the template), made only when a manifest needs it. Its keys are issued by an outside
+     * provider, so no rotation Lambda can make one: `whyNoRotation` acknowledges SMG4.
+     */
+    const operatorSecret = (id: string, description: string, fields: readonly string[], whyNoRotation: string): Secret => {
+      const secret = new Secret(this, id, {
+        description,
+        secretObjectValue: Object.fromEntries(fields.map((f) => [f, SecretValue.unsafePlainText('')])),
+        removalPolicy: RemovalPolicy.RETAIN,
       });
-    }
+      Validations.of(secret).acknowledge({ id: 'AwsSolutions-SMG4', reason: whyNoRotation });
+      return secret;
+    };
 
-    // JSON-RPC URLs that carry a provider's API key, which the operator puts in after deploy
-    // (docs/OPERATIONS.md); they are tried before the rpcUrls setting, which must hold no key
-    // (lib/deploy-config.ts refuses one). Created blank: until it is filled the public providers answer.
-    const rpcSecret = needs('readsChain')
-      ? new Secret(this, 'RpcSecret', {
-          description: `JSON-RPC providers for chain 8453 with their API keys: JSON field ${SETTINGS.rpcUrls.env}, comma-separated URLs tried before the rpcUrls setting`,
-          secretObjectValue: { [SETTINGS.rpcUrls.env]: SecretValue.unsafePlainText('') },
-          removalPolicy: RemovalPolicy.RETAIN,
-        })
+    // The Stripe keys (docs/CHECKOUT.md); until both are set, card checkout answers 503 CHECKOUT_NOT_CONFIGURED.
+    const stripeSecret = needs('stripeKeys')
+      ? operatorSecret(
+          'StripeSecret',
+          `Stripe keys for skill-market card checkout: JSON fields ${SECRET_SETTINGS.stripeSecretKey.env} and ${SECRET_SETTINGS.stripeWebhookSecret.env}`,
+          [SECRET_SETTINGS.stripeSecretKey.env, SECRET_SETTINGS.stripeWebhookSecret.env],
+          'Stripe issues and rolls these keys (Dashboard → API keys, webhook signing secret); a rotation Lambda cannot create a Stripe key. The operator rolls them at Stripe and writes them here (docs/CHECKOUT.md); functions read the secret at cold start.',
+        )
       : undefined;
-    if (rpcSecret) {
-      Validations.of(rpcSecret).acknowledge({
-        id: 'AwsSolutions-SMG4',
-        reason:
+
+    // JSON-RPC URLs that carry a provider's API key (docs/OPERATIONS.md), tried before the rpcUrls
+    // setting, which must hold no key (lib/deploy-config.ts refuses one). Until it is filled the public providers answer.
+    const rpcSecret = needs('readsChain')
+      ? operatorSecret(
+          'RpcSecret',
+          `JSON-RPC providers for chain 8453 with their API keys: JSON field ${SETTINGS.rpcUrls.env}, comma-separated URLs tried before the rpcUrls setting`,
+          [SETTINGS.rpcUrls.env],
           'The RPC provider issues and rolls its API keys (Alchemy, Infura, QuickNode dashboards); a rotation Lambda cannot create one. The operator rolls the key at the provider and writes the new URL here (docs/OPERATIONS.md); warm functions read it again within 5 minutes.',
-      });
-    }
+        )
+      : undefined;
 
     /** A retained KMS signing key whose private half never leaves KMS, made only when a manifest needs it. */
     const signingKey = (id: string, keySpec: KeySpec, description: string): Key | undefined =>
@@ -217,6 +215,12 @@ export class MarketplaceStack extends Stack {
     const signsWith = (fn: DomainFunction, key: Key, envName: string): void => {
       fn.fn.addEnvironment(envName, key.keyArn);
       fn.fn.addToRolePolicy(new PolicyStatement({ actions: ['kms:Sign', 'kms:GetPublicKey'], resources: [key.keyArn] }));
+    };
+
+    /** A function that reads `secret`: its ARN in `envName`, and read access to it only. */
+    const readsSecret = (fn: DomainFunction, secret: Secret, envName: string): void => {
+      fn.fn.addEnvironment(envName, secret.secretArn);
+      secret.grantRead(fn.fn);
     };
 
     /** The environment and grants a manifest asks for, applied to one function. */
@@ -241,18 +245,9 @@ export class MarketplaceStack extends Stack {
         const others = [...tables].filter(([name]) => !infra.tables.some((t) => t.table === name)).map(([, t]) => t.tableArn);
         if (others.length > 0) fn.fn.addToRolePolicy(new PolicyStatement({ actions: ['dynamodb:DescribeTable'], resources: others }));
       }
-      if (infra.licenseKey && licenseSecret) {
-        fn.fn.addEnvironment(INFRA_ENV.licenseSecretArn, licenseSecret.secretArn);
-        licenseSecret.grantRead(fn.fn);
-      }
-      if (infra.readsChain && rpcSecret) {
-        fn.fn.addEnvironment(INFRA_ENV.rpcSecretArn, rpcSecret.secretArn);
-        rpcSecret.grantRead(fn.fn);
-      }
-      if (infra.stripeKeys && stripeSecret) {
-        fn.fn.addEnvironment(INFRA_ENV.stripeSecretArn, stripeSecret.secretArn);
-        stripeSecret.grantRead(fn.fn);
-      }
+      if (infra.licenseKey && licenseSecret) readsSecret(fn, licenseSecret, INFRA_ENV.licenseSecretArn);
+      if (infra.readsChain && rpcSecret) readsSecret(fn, rpcSecret, INFRA_ENV.rpcSecretArn);
+      if (infra.stripeKeys && stripeSecret) readsSecret(fn, stripeSecret, INFRA_ENV.stripeSecretArn);
       if (infra.signsAgentCard && cardKey) signsWith(fn, cardKey, INFRA_ENV.agentCardKmsKeyId);
       if (infra.relaysPayments && relayerKey) signsWith(fn, relayerKey, INFRA_ENV.relayerKmsKeyId);
     };
