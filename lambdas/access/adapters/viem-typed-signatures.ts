@@ -21,7 +21,10 @@ export function viemTypedSignatures(rpcUrls: RpcUrls): TypedSignatures {
       } catch {
         // Not an ECDSA signature (a smart account's): the chain decides.
       }
-      return client.verifyTypedData({ ...typed, address: input.address, signature: input.signature });
+      if (await client.verifyTypedData({ ...typed, address: input.address, signature: input.signature })) return true;
+      // viem answers false also when its eth_call could not be made: "no" is trusted only from a chain that answers now.
+      await client.getBlockNumber({ cacheTime: 0 });
+      return false;
     },
   };
 }

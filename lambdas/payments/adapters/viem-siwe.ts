@@ -4,7 +4,8 @@
  * an externally owned account, or checked by the wallet contract itself (EIP-1271), or by a
  * wallet not deployed yet (ERC-6492). An EOA's signature is recovered locally (no RPC); only a
  * signature that does not recover to the address is asked of the chain (viem's
- * `verifyMessage`, which runs the 1271 call or the 6492 validator as an `eth_call`).
+ * `verifyMessage`, which runs the 1271 call or the 6492 validator as an `eth_call`); a chain that
+ * cannot be asked throws (a fault, retried), as the access domain's typed signatures do.
  */
 import { getAddress, recoverMessageAddress, type Hex } from 'viem';
 import { createSiweMessage } from 'viem/siwe';
@@ -20,27 +21,37 @@ export function viemSiwe(rpcUrls: RpcUrls): WalletSignatures {
   const pub = basePublicClient(rpcUrls);
   return {
     async verify(f: SignInWithX) {
+      let checksummed: Hex;
+      let forms: string[];
+      const signature = f.signature as Hex;
       try {
-        const { signature, ...fields } = f;
+        const { signature: _, ...fields } = f;
         const canonical = siweMessage(fields);
         // EIP-4361 writes the address in its EIP-55 form; browser wallets hand out lower case, and a
         // page without keccak cannot checksum it. Both texts name the same address and every other
         // field, so either signed form is accepted.
-        const checksummed = getAddress(f.address);
-        const forms = f.address === checksummed ? [canonical] : [canonical, canonical.replace(`\n${checksummed}\n`, `\n${f.address}\n`)];
-        for (const message of forms) {
-          // A 65-byte signature that recovers to the address is an EOA's: no chain call.
-          const signer = await recoverMessageAddress({ message, signature: signature as Hex }).catch(() => undefined);
-          if (signer === checksummed) return true;
-        }
-        // A contract wallet (EIP-1271) or one not deployed yet (ERC-6492): the chain decides.
-        for (const message of forms) {
-          if (await pub.verifyMessage({ address: checksummed, message, signature: signature as Hex })) return true;
-        }
-        return false;
+        checksummed = getAddress(f.address);
+        forms = f.address === checksummed ? [canonical] : [canonical, canonical.replace(`\n${checksummed}\n`, `\n${f.address}\n`)];
       } catch {
         return false;
       }
+      for (const message of forms) {
+        // A 65-byte signature that recovers to the address is an EOA's: no chain call.
+        const signer = await recoverMessageAddress({ message, signature }).catch(() => undefined);
+        if (signer === checksummed) return true;
+      }
+      // A contract wallet (EIP-1271) or one not deployed yet (ERC-6492): the chain decides.
+      try {
+        for (const message of forms) {
+          if (await pub.verifyMessage({ address: checksummed, message, signature })) return true;
+        }
+      } catch {
+        // Judged below, as a "no" is.
+      }
+      // viem answers false also when its eth_call could not be made: "no" is trusted only from a chain
+      // that answers now. None does: a fault (503, retry), never "the signature is wrong".
+      await pub.getBlockNumber({ cacheTime: 0 });
+      return false;
     },
   };
 }
