@@ -17,10 +17,12 @@ import { CACHE_RULES } from '../../lambdas/contract/static-assets';
 const TREASURY = '0xa0Ee7A142d267C1f36714E4a8F75612F20a79720';
 const LEGACY = '0xBaD000000000000000000000000000000000DeAD';
 
-const synth = (context: Record<string, string>): Template => {
+const synth = (context: Record<string, unknown>): Template => {
   const app = new App({ context });
   return Template.fromStack(new MarketplaceStack(app, 'Test'));
 };
+/** A template only, for tests that read nothing of the Lambda bundles (the bundle smoke test builds those). */
+const synthTemplate = (context: Record<string, string>): Template => synth({ 'aws:cdk:bundling-stacks': [], ...context });
 
 let template: Template;
 beforeAll(() => {
@@ -128,7 +130,7 @@ describe('MarketplaceStack', () => {
   });
 
   it('without a treasury, asks CloudFormation for one and forbids the legacy address', () => {
-    const t = synth({ legacyTreasury: LEGACY });
+    const t = synthTemplate({ legacyTreasury: LEGACY });
     t.hasParameter('TreasuryAddress', { Type: 'String', AllowedPattern: '^0x[0-9a-fA-F]{40}$' });
     const rules = t.toJSON().Rules as Record<string, any>;
     expect(JSON.stringify(rules)).toContain(LEGACY);
@@ -462,7 +464,7 @@ describe('advertised base URL', () => {
   });
 
   it('uses a configured custom domain directly, with no parameter', () => {
-    const t = synth({ treasury: TREASURY, publicBaseUrl: 'https://skills.example.com' });
+    const t = synthTemplate({ treasury: TREASURY, publicBaseUrl: 'https://skills.example.com' });
     t.resourceCountIs('AWS::SSM::Parameter', 0);
     const fns = Object.values(
       t.findResources('AWS::Lambda::Function', { Properties: { Description: 'skill-market agents routes' } }),
@@ -531,8 +533,9 @@ describe('hardening (cdk-nag findings fixed, issue 17)', () => {
 describe('the edge: web ACL and TLS (issue 17)', () => {
   const ACL_ARN = 'arn:aws:wafv2:us-east-1:111111111111:global/webacl/existing/0f1e2d3c-4b5a-6978-8a9b-0c1d2e3f4a5b';
   const CERT_ARN = 'arn:aws:acm:us-east-1:111111111111:certificate/0f1e2d3c-4b5a-6978-8a9b-0c1d2e3f4a5b';
+  // Only the templates are read here: the Lambda bundles are skipped (the bundle smoke test builds them).
   const app = (context: Record<string, string>, region?: string) => {
-    const a = new App({ context: { treasury: TREASURY, ...context } });
+    const a = new App({ context: { treasury: TREASURY, 'aws:cdk:bundling-stacks': [], ...context } });
     return addMarketplace(a, { account: '111111111111', region });
   };
   const distribution = (t: Template) =>
