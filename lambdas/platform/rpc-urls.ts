@@ -34,10 +34,11 @@ export const fixedRpcUrls =
 
 /**
  * The providers for this process: the secret's URLs (when the stack gave one) then the
- * configured ones, without repeats. A secret that cannot be read, or holds no valid URL, does
- * not stop payments: the configured providers answer alone, the problem is logged (never the
- * URLs, only their hosts), and the secret is asked again on the next use rather than after the
- * refresh period.
+ * configured ones, without repeats. A secret that cannot be read does not stop payments: the
+ * configured providers answer alone, the problem is logged, and the secret is asked again on the
+ * next use rather than after the refresh period. A blank one (not filled yet) means the configured
+ * providers until the next refresh; an entry that is not a URL is skipped and logged by its host
+ * only, never the URL.
  */
 export function rpcUrlsFromEnv(
   env: NodeJS.ProcessEnv,
