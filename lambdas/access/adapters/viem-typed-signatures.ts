@@ -1,5 +1,5 @@
 import { createPublicClient, isAddressEqual, recoverTypedDataAddress, type TypedDataDefinition } from 'viem';
-import { rpcTransport } from '../../platform/adapters/viem-rpc-transport';
+import { chainSaysNo, rpcTransport } from '../../platform/adapters/viem-rpc-transport';
 import type { RpcUrls } from '../../platform/rpc-urls';
 import type { TypedSignatures } from '../ports';
 
@@ -22,9 +22,7 @@ export function viemTypedSignatures(rpcUrls: RpcUrls): TypedSignatures {
         // Not an ECDSA signature (a smart account's): the chain decides.
       }
       if (await client.verifyTypedData({ ...typed, address: input.address, signature: input.signature })) return true;
-      // viem answers false also when its eth_call could not be made: "no" is trusted only from a chain that answers now.
-      await client.getBlockNumber({ cacheTime: 0 });
-      return false;
+      return chainSaysNo(client);
     },
   };
 }

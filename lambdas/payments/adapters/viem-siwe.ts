@@ -12,6 +12,7 @@ import { createSiweMessage } from 'viem/siwe';
 import { siweParameters } from '../../contract/sign-in-with-x';
 import type { SignInWithX, WalletSignatures } from '../ports';
 import { basePublicClient } from './viem-base-transport';
+import { chainSaysNo } from '../../platform/adapters/viem-rpc-transport';
 import type { RpcUrls } from '../../platform/rpc-urls';
 
 /** The EIP-4361 message text a wallet signs for these fields. */
@@ -48,10 +49,8 @@ export function viemSiwe(rpcUrls: RpcUrls): WalletSignatures {
       } catch {
         // Judged below, as a "no" is.
       }
-      // viem answers false also when its eth_call could not be made: "no" is trusted only from a chain
-      // that answers now. None does: a fault (503, retry), never "the signature is wrong".
-      await pub.getBlockNumber({ cacheTime: 0 });
-      return false;
+      // None said yes: "the signature is wrong" only if the chain answers now, else a fault.
+      return chainSaysNo(pub);
     },
   };
 }

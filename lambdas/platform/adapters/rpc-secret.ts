@@ -1,7 +1,5 @@
-import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { SETTINGS } from '../../contract/settings';
-
-let client: SecretsManagerClient | undefined;
+import { secretsManagerJson } from './secret-json';
 
 /**
  * The RPC secret's `RPC_URLS` field (the same name as the setting): a comma-separated list of
@@ -9,13 +7,7 @@ let client: SecretsManagerClient | undefined;
  * object is an error.
  */
 export async function secretsManagerRpcSecret(arn: string): Promise<string | undefined> {
-  const out = await (client ??= new SecretsManagerClient({})).send(new GetSecretValueCommand({ SecretId: arn }));
-  let fields: unknown;
-  try {
-    fields = JSON.parse(out.SecretString ?? '{}');
-  } catch {
-    throw new Error('the RPC secret is not a JSON object');
-  }
+  const fields = await secretsManagerJson(arn, 'the RPC secret');
   if (fields === null || typeof fields !== 'object' || Array.isArray(fields)) throw new Error('the RPC secret is not a JSON object');
   const value = (fields as Record<string, unknown>)[SETTINGS.rpcUrls.env];
   return typeof value === 'string' && value.trim() !== '' ? value : undefined;

@@ -31,3 +31,13 @@ export function rpcTransport(urls: RpcUrls, perProvider: HttpTransportConfig = {
     return custom({ request }, { key: 'rpc', name: 'JSON-RPC providers', retryCount: 0 })(params);
   };
 }
+
+/**
+ * The "no" of a contract-wallet signature check (EIP-1271, ERC-6492), trusted only from a chain
+ * that answers now: viem's verifyHash answers false also when its eth_call could not be made.
+ * Asks for the head and throws when no provider answers (a fault: 503, retry), else false.
+ */
+export async function chainSaysNo(client: { getBlockNumber: (args: { cacheTime: number }) => Promise<bigint> }): Promise<false> {
+  await client.getBlockNumber({ cacheTime: 0 });
+  return false;
+}
