@@ -21,6 +21,7 @@ import { wrapFetchWithPayment, x402Client } from '@x402/fetch';
 import { registerExactEvmScheme } from '@x402/evm/exact/client';
 import { createPublicClient, createWalletClient, erc20Abi, http, type Address, type Hex } from 'viem';
 import { ensureRelayer, ensureTestTokens, startAnvil, testAccount, TREASURY_ACCOUNT_INDEX } from '../local/anvil';
+import { DEFAULT_MEMORY_MB } from '../lib/constructs/domain-function';
 import { startDynalite } from '../local/dynalite';
 import { localChain } from '../local/local-chain';
 import { chainTools } from '../test/support/chain';
@@ -51,8 +52,8 @@ const PRICES = {
   secret: 0.4,
   kmsKey: 1,
 } as const;
-/** The API functions' memory (lib/constructs/domain-function.ts). */
-const API_FUNCTION_GB = 512 / 1024;
+/** The API functions' memory, as the stack gives it. */
+const API_FUNCTION_GB = DEFAULT_MEMORY_MB / 1024;
 /** What Lambda itself logs per invocation (START, END, REPORT lines), not printed locally. */
 const PLATFORM_LOG_BYTES = 300;
 
@@ -226,7 +227,7 @@ for (const { label, u, waitsForBlock } of results) {
   const logGb = per1000(u.logBytes + u.requests * PLATFORM_LOG_BYTES) / 1024 ** 3;
   const lines: [string, string, number][] = [
     ['Lambda requests', `${requests.toFixed(0)} invocations`, requests * PRICES.lambdaRequest],
-    ['Lambda duration (512 MB, arm64)', `${gbSeconds.toFixed(1)} GB-s`, gbSeconds * PRICES.lambdaGbSecondArm],
+    [`Lambda duration (${DEFAULT_MEMORY_MB} MB, arm64)`, `${gbSeconds.toFixed(1)} GB-s`, gbSeconds * PRICES.lambdaGbSecondArm],
     ['API Gateway (HTTP API)', `${requests.toFixed(0)} requests`, requests * PRICES.httpApiRequest],
     ['DynamoDB writes (on-demand)', `${per1000(u.wru).toFixed(0)} WRU`, per1000(u.wru) * PRICES.dynamoWru],
     ['DynamoDB reads (on-demand)', `${per1000(u.rru).toFixed(0)} RRU`, per1000(u.rru) * PRICES.dynamoRru],

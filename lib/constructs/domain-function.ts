@@ -22,6 +22,9 @@ import { bundleLambda } from './lambda-bundle';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 
+/** Memory of a function that does not ask for more (every API function): what the cost figures price (bench/purchase-cost.ts). */
+export const DEFAULT_MEMORY_MB = 512;
+
 export interface DomainFunctionProps {
   domain: Domain;
   /** Entry file under lambdas/<domain>/ (default handler.ts), e.g. a Step Functions task. */
@@ -115,7 +118,7 @@ export class DomainFunction extends Construct {
       handler: 'index.handler',
       runtime: Runtime.NODEJS_22_X,
       architecture: Architecture.ARM_64,
-      memorySize: props.memorySize ?? 512,
+      memorySize: props.memorySize ?? DEFAULT_MEMORY_MB,
       timeout: props.timeout ?? Duration.seconds(15),
       logGroup,
       description: `skill-market ${props.domain} ${props.entryFile ? props.entryFile.replace(/\.ts$/, '') : 'routes'}`,
