@@ -69,9 +69,15 @@ export function createDomainHandler<D extends Domain, Ports>(domain: D, options:
   // The advertised base URL is resolved once per cold start, never from request headers in AWS.
   const getBase = cacheUntilFailure(() => resolvePublicBaseUrl());
 
+  // Once both are built they never change: later requests take them without awaiting two promises.
+  let built: { ports: Ports; base: string | undefined } | undefined;
   const route = async (event: APIGatewayProxyEventV2): Promise<ApiResponse> => {
     logger.setCorrelationId(event.requestContext.requestId);
-    const [ports, base] = await Promise.all([getPorts(), getBase()]);
+    if (!built) {
+      const [ports, base] = await Promise.all([getPorts(), getBase()]);
+      built = { ports, base };
+    }
+    const { ports, base } = built;
     const req = toApiRequest(event, base);
     const rule = limits.get(event.routeKey);
     if (rule) {

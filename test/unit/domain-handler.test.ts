@@ -36,6 +36,28 @@ describe('createDomainHandler', () => {
     expect(res.headers).toMatchObject({ 'access-control-allow-origin': '*', 'x-request-id': 'r-9' });
   });
 
+  it("keeps a route's own header over the common ones and leaves a memoised answer as it was", async () => {
+    const memoised = Object.freeze({
+      statusCode: 200,
+      headers: Object.freeze({ 'access-control-allow-origin': 'https://only.example', 'cache-control': 'max-age=60' }),
+      body: '{}',
+    });
+    const handler = createDomainHandler('catalog', {
+      routes: { listCatalog: () => memoised, getPackMetadata: ok, getIntent: ok, postIntent: ok },
+      ports: () => ({}),
+    });
+    for (const requestId of ['r-1', 'r-2']) {
+      const res = await handler({ ...ev('GET /api/catalog'), requestContext: { ...ev('x').requestContext, requestId } }, ctx);
+      expect(res.headers).toMatchObject({
+        'access-control-allow-origin': 'https://only.example',
+        'x-content-type-options': 'nosniff',
+        'x-request-id': requestId,
+        'cache-control': 'max-age=60',
+      });
+    }
+    expect(memoised.headers).toEqual({ 'access-control-allow-origin': 'https://only.example', 'cache-control': 'max-age=60' });
+  });
+
   it('maps an AppError to the failure body with its status', async () => {
     const handler = createDomainHandler('catalog', {
       routes: {

@@ -152,6 +152,15 @@ export interface PaymentRequiredV2 {
 /** How long a sign-in challenge is good for: the freshness the payer-proof checks allow (buyer-proof.ts). */
 export const SIGN_IN_CHALLENGE_SECONDS = 300;
 
+/** The sign-in fields that change with every answer; they come last in the extension's `info`. */
+function freshSignInFields(nonce: string, issuedAt: Date): { nonce: string; issuedAt: string; expirationTime: string } {
+  return {
+    nonce,
+    issuedAt: issuedAt.toISOString(),
+    expirationTime: new Date(issuedAt.getTime() + SIGN_IN_CHALLENGE_SECONDS * 1000).toISOString(),
+  };
+}
+
 /**
  * x402's `sign-in-with-x` extension for a 402: what a wallet that already paid signs to get the
  * pack again without paying (CAIP-122 / EIP-4361 on Base, EIP-191 signatures, which contract
@@ -174,9 +183,7 @@ export function signInExtension(resourceUrl: string, baseUrl: string, nonce: str
         version: '1',
         statement: 'Sign in to get the pack you already paid for.',
         resources: [resourceUrl],
-        nonce,
-        issuedAt: issuedAt.toISOString(),
-        expirationTime: new Date(issuedAt.getTime() + SIGN_IN_CHALLENGE_SECONDS * 1000).toISOString(),
+        ...freshSignInFields(nonce, issuedAt),
       },
     },
   };
@@ -196,7 +203,8 @@ export function signInEncoder(v2: PaymentRequiredV2, baseUrl: string): (nonce: s
   const head = `${json.slice(0, cut)}${' '.repeat((3 - (Buffer.byteLength(json.slice(0, cut)) % 3)) % 3)}`;
   const headB64 = Buffer.from(head).toString('base64');
   return (nonce, issuedAt) => {
-    const info = signInExtension(v2.resource.url, baseUrl, nonce, issuedAt)['sign-in-with-x'].info;
+    // Only the fresh fields: rebuilding the whole extension parsed the base URL on every 402.
+    const info = freshSignInFields(nonce, issuedAt);
     const tail = `"nonce":${JSON.stringify(info.nonce)},"issuedAt":"${info.issuedAt}","expirationTime":"${info.expirationTime}"}}}}`;
     return headB64 + Buffer.from(tail).toString('base64');
   };
