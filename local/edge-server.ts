@@ -17,11 +17,13 @@ import type { LambdaHandler } from '../lambdas/platform/domain-handler';
 import { PUBLIC_DIR } from '../lambdas/contract/data-dirs';
 import { cacheControlFor, contentTypeFor, indexRewrite } from '../lambdas/contract/static-assets';
 import { SETTINGS } from '../lambdas/contract/settings';
-import { lambdaContext, toLambdaEvent } from './lambda-event';
+import { gatewayTimeout } from './gateway-timeout';
+import { lambdaContext, parseTarget, toLambdaEvent, type RequestTarget } from './lambda-event';
 
 /** API Gateway's own limits: 10 MB payloads, 30 s integration timeout. */
 const GATEWAY_MAX_BODY = 10 * 1024 * 1024;
 const GATEWAY_TIMEOUT_MS = 30_000;
+const withinGatewayTimeout = gatewayTimeout(GATEWAY_TIMEOUT_MS);
 /**
  * How long a refused connection keeps reading (and discarding) what the client still sends
  * before it closes: closing a socket with unread bytes makes the kernel send a reset, and the
@@ -30,17 +32,27 @@ const GATEWAY_TIMEOUT_MS = 30_000;
 const LINGER_MS = 5_000;
 
 const handlers = new Map<Domain, Promise<LambdaHandler>>();
+/** Handlers already loaded: a warm request calls its handler without waiting on a promise. */
+const loaded = new Map<Domain, LambdaHandler>();
 /** Loads a domain's Lambda entry module, the same file CDK bundles (`lambdas/<domain>/handler.ts`). */
 function handlerFor(domain: Domain): Promise<LambdaHandler> {
   let h = handlers.get(domain);
   if (!h) {
-    h = import(`../lambdas/${domain}/handler.ts`).then((m: { handler: LambdaHandler }) => m.handler);
+    h = import(`../lambdas/${domain}/handler.ts`).then((m: { handler: LambdaHandler }) => {
+      loaded.set(domain, m.handler);
+      return m.handler;
+    });
     // A failed import is retried on the next request rather than remembered.
     h.catch(() => handlers.delete(domain));
     handlers.set(domain, h);
   }
   return h;
 }
+
+const NO_BODY = Buffer.alloc(0);
+/** Whether the request announces a body (RFC 9112 §6.3: only Content-Length or Transfer-Encoding do). */
+const hasBody = (req: IncomingMessage): boolean =>
+  req.headers['transfer-encoding'] !== undefined || (req.headers['content-length'] !== undefined && req.headers['content-length'] !== '0');
 
 const failureHeaders = (err: AppError, body: string): Record<string, string> => ({
   ...BASE_HEADERS,
@@ -112,43 +124,37 @@ function writeLambdaResult(res: ServerResponse, result: APIGatewayProxyStructure
     return;
   }
   const headers: Record<string, string | string[]> = {};
-  for (const [k, v] of Object.entries(result.headers ?? {})) headers[k] = String(v);
+  const own = result.headers;
+  if (own) for (const k in own) headers[k] = String(own[k]);
   if (result.cookies?.length) headers['set-cookie'] = result.cookies;
-  const body =
-    result.body === undefined ? undefined : result.isBase64Encoded ? Buffer.from(result.body, 'base64') : Buffer.from(result.body, 'utf8');
-  // API Gateway answers with a Content-Length, not chunked; one buffer also means one write.
-  headers['content-length'] = String(body?.byteLength ?? 0);
+  // A text body is written as the string it is: node:http sends it with the head in one write,
+  // with no Buffer copied per answer.
+  const body = result.body === undefined ? undefined : result.isBase64Encoded ? Buffer.from(result.body, 'base64') : result.body;
+  // API Gateway answers with a Content-Length, not chunked.
+  headers['content-length'] = String(body === undefined ? 0 : typeof body === 'string' ? Buffer.byteLength(body) : body.byteLength);
   res.writeHead(result.statusCode ?? 200, headers);
   res.end(body);
 }
 
-async function serveApi(req: IncomingMessage, res: ServerResponse, path: string, domainName: string): Promise<void> {
-  const body = await readBody(req);
+async function serveApi(req: IncomingMessage, res: ServerResponse, target: RequestTarget, domainName: string): Promise<void> {
+  // A request that announces no body has none: nothing to wait for (node:http discards what is left unread).
+  const body = hasBody(req) ? await readBody(req) : NO_BODY;
   if (body === undefined) return refuseAndClose(req, res, payloadTooLarge(GATEWAY_MAX_BODY));
-  const { match } = matchRoute((req.method ?? 'GET').toUpperCase(), path);
+  const { match } = matchRoute((req.method ?? 'GET').toUpperCase(), target.path);
   const domain = match ? match.route.domain : FALLBACK_DOMAIN;
-  const event = toLambdaEvent(req, body, {
-    routeKey: match ? routeKey(match.route) : '$default',
-    pathParameters: match?.pathParameters ?? {},
-    domainName,
-  });
-  const handler = await handlerFor(domain);
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(internalError('The function did not answer within 30 s.')), GATEWAY_TIMEOUT_MS);
-  });
-  try {
-    // Promise.race subscribes to both: a handler that rejects after the timeout won is handled, not unhandled.
-    const result = await Promise.race([
-      handler(event, lambdaContext(`skill-market-${domain}`, event.requestContext.requestId, GATEWAY_TIMEOUT_MS)),
-      timeout,
-    ]);
-    // The client may have gone while the handler ran: nothing to answer then.
-    if (res.destroyed || res.writableEnded) return;
-    writeLambdaResult(res, result);
-  } finally {
-    clearTimeout(timer);
-  }
+  const event = toLambdaEvent(
+    req,
+    body,
+    { routeKey: match ? routeKey(match.route) : '$default', pathParameters: match?.pathParameters ?? {}, domainName },
+    target,
+  );
+  const handler = loaded.get(domain) ?? (await handlerFor(domain));
+  const result = await withinGatewayTimeout(
+    handler(event, lambdaContext(`skill-market-${domain}`, event.requestContext.requestId, GATEWAY_TIMEOUT_MS)),
+  );
+  // The client may have gone while the handler ran: nothing to answer then.
+  if (res.destroyed || res.writableEnded) return;
+  writeLambdaResult(res, result);
 }
 
 async function serveStatic(req: IncomingMessage, res: ServerResponse, path: string, root: string): Promise<void> {
@@ -249,15 +255,6 @@ function rawFailure(err: AppError): string {
   return `HTTP/1.1 ${err.status} ${STATUS_CODES[err.status] ?? 'Error'}\r\n${lines.join('\r\n')}\r\n\r\n${body}`;
 }
 
-/** The request path, or undefined when the request target is no URL at all. */
-function pathOf(url: string | undefined): string | undefined {
-  try {
-    return new URL(url ?? '/', 'http://localhost').pathname;
-  } catch {
-    return undefined;
-  }
-}
-
 /** Last resort for a failure while answering: log one line and drop the connection, never throw. */
 function dropConnection(res: ServerResponse, err: unknown): void {
   console.error(`edge: could not answer a request: ${err instanceof Error ? err.message : String(err)}`);
@@ -267,7 +264,7 @@ function dropConnection(res: ServerResponse, err: unknown): void {
 /** Starts the edge server; resolves once listening, rejects with EADDRINUSE when the port is busy. */
 export function startEdgeServer(opts: EdgeServerOptions): Promise<Server> {
   const root = opts.publicDir ?? PUBLIC_DIR;
-  // The response in progress on each connection: a parse error must not write into one already started.
+  // The latest response on each connection: a parse error must not write into one under way.
   const inFlight = new WeakMap<Duplex, ServerResponse>();
   const answered = new WeakSet<Duplex>();
   // The advertised host is fixed once the stack has set it (before the first request): read it once.
@@ -275,11 +272,13 @@ export function startEdgeServer(opts: EdgeServerOptions): Promise<Server> {
 
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     try {
-      const path = pathOf(req.url);
-      if (path === undefined) {
+      const target = parseTarget(req.url);
+      if (target === undefined) {
         return sendFailure(res, invalidRequest('url', 'The request target is not a valid URL.', 'Send a path such as /api/health.'));
       }
-      await (isApiPath(path) ? serveApi(req, res, path, (domainName ??= domainNameOf(server))) : serveStatic(req, res, path, root));
+      await (isApiPath(target.path)
+        ? serveApi(req, res, target, (domainName ??= domainNameOf(server)))
+        : serveStatic(req, res, target.path, root));
     } catch (err) {
       // The handlers answer their own errors; reaching here means the adapter itself failed.
       const appError = err instanceof AppError ? err : internalError();
@@ -291,10 +290,8 @@ export function startEdgeServer(opts: EdgeServerOptions): Promise<Server> {
   };
 
   const server = createServer((req, res) => {
+    // The latest response on this connection; once finished it no longer counts as under way.
     inFlight.set(req.socket, res);
-    res.once('close', () => {
-      if (inFlight.get(req.socket) === res) inFlight.delete(req.socket);
-    });
     // Errors on a request or response whose client went away have nobody to tell.
     req.on('error', () => undefined);
     res.on('error', () => undefined);
@@ -307,7 +304,8 @@ export function startEdgeServer(opts: EdgeServerOptions): Promise<Server> {
       const code = 'code' in err && typeof err.code === 'string' ? err.code : undefined;
       if (answered.has(socket)) return;
       answered.add(socket);
-      if (code === 'ECONNRESET' || !socket.writable || inFlight.get(socket)?.headersSent) return void socket.destroy();
+      const current = inFlight.get(socket);
+      if (code === 'ECONNRESET' || !socket.writable || (current?.headersSent && !current.writableFinished)) return void socket.destroy();
       socket.end(rawFailure(clientErrorFor(code)));
       // Half-open until the client closes its side; then the socket closes itself. Bounded wait.
       const timer = setTimeout(() => socket.destroy(), LINGER_MS).unref();

@@ -11,6 +11,35 @@ import type { APIGatewayProxyEventV2, Context } from 'aws-lambda';
 const TEXT_TYPE = /^(text\/|application\/(json|[\w.+-]+\+json|x-www-form-urlencoded|javascript|xml))/i;
 
 /**
+ * A request target that WHATWG URL parsing would return unchanged: origin-form, no dot segment,
+ * no percent sign (`%2e` counts as a dot), no character URL would percent-encode, no `//` at the
+ * start (a scheme-relative URL). Most requests are such; they skip the URL parser.
+ */
+const PLAIN_TARGET = /^\/(?!\/)[\w\-.~!$&'()*+,;=:@/]*(?:\?[\w\-.~!$&()*+,;=:@/?%]*)?$/;
+const DOT_SEGMENT = /\/\.\.?(?:[/?]|$)/;
+
+/** The request target's path and query string (without `?`), as API Gateway reports them. */
+export interface RequestTarget {
+  path: string;
+  rawQueryString: string;
+}
+
+/** Splits a request target; undefined when it is no URL at all (the edge answers 400). */
+export function parseTarget(url: string | undefined): RequestTarget | undefined {
+  const target = url ?? '/';
+  if (PLAIN_TARGET.test(target) && !DOT_SEGMENT.test(target)) {
+    const q = target.indexOf('?');
+    return q < 0 ? { path: target, rawQueryString: '' } : { path: target.slice(0, q), rawQueryString: target.slice(q + 1) };
+  }
+  try {
+    const parsed = new URL(target, 'http://localhost');
+    return { path: parsed.pathname, rawQueryString: parsed.search.slice(1) };
+  } catch {
+    return undefined;
+  }
+}
+
+/**
  * Builds the event API Gateway would pass for `req`. `route.domainName` is the API's own host
  * name, supplied by the server: like API Gateway, never taken from the client's Host header.
  */
@@ -18,11 +47,14 @@ export function toLambdaEvent(
   req: IncomingMessage,
   body: Buffer,
   route: { routeKey: string; pathParameters: Record<string, string>; domainName: string },
+  target: RequestTarget | undefined = parseTarget(req.url),
 ): APIGatewayProxyEventV2 {
-  const url = new URL(req.url ?? '/', 'http://localhost');
+  const { path, rawQueryString } = target ?? { path: '/', rawQueryString: '' };
   const headers: Record<string, string> = {};
   // Node joins repeated headers with ", " except set-cookie/cookie; API Gateway joins with ",".
-  for (const [k, v] of Object.entries(req.headers)) {
+  const given = req.headers;
+  for (const k in given) {
+    const v = given[k];
     if (v === undefined || k === 'cookie') continue;
     headers[k.toLowerCase()] = Array.isArray(v) ? v.join(',') : v;
   }
@@ -31,23 +63,24 @@ export function toLambdaEvent(
   headers['x-forwarded-for'] = req.socket.remoteAddress ?? '127.0.0.1';
 
   const queryStringParameters: Record<string, string> = {};
-  for (const [k, v] of url.searchParams) queryStringParameters[k] = k in queryStringParameters ? `${queryStringParameters[k]},${v}` : v;
+  if (rawQueryString !== '')
+    for (const [k, v] of new URLSearchParams(rawQueryString))
+      queryStringParameters[k] = k in queryStringParameters ? `${queryStringParameters[k]},${v}` : v;
 
   const cookies = req.headers.cookie ? req.headers.cookie.split(/;\s*/).filter(Boolean) : undefined;
   const contentType = headers['content-type'] ?? '';
   const isText = body.length === 0 || TEXT_TYPE.test(contentType);
-  const now = new Date();
+  const now = Date.now();
   const requestId = randomUUID();
 
-  return {
+  // Optional fields are set only when present, as API Gateway omits them (assigned, not spread:
+  // this runs on every request of the local server).
+  const event: APIGatewayProxyEventV2 = {
     version: '2.0',
     routeKey: route.routeKey,
-    rawPath: url.pathname,
-    rawQueryString: url.search.replace(/^\?/, ''),
-    ...(cookies ? { cookies } : {}),
+    rawPath: path,
+    rawQueryString,
     headers,
-    ...(Object.keys(queryStringParameters).length > 0 ? { queryStringParameters } : {}),
-    ...(Object.keys(route.pathParameters).length > 0 ? { pathParameters: route.pathParameters } : {}),
     requestContext: {
       accountId: 'local',
       apiId: 'local',
@@ -55,7 +88,7 @@ export function toLambdaEvent(
       domainPrefix: route.domainName.split('.')[0] ?? route.domainName,
       http: {
         method: (req.method ?? 'GET').toUpperCase(),
-        path: url.pathname,
+        path,
         protocol: `HTTP/${req.httpVersion}`,
         sourceIp: req.socket.remoteAddress ?? '127.0.0.1',
         userAgent: headers['user-agent'] ?? '',
@@ -63,29 +96,67 @@ export function toLambdaEvent(
       requestId,
       routeKey: route.routeKey,
       stage: '$default',
-      time: now.toUTCString(),
-      timeEpoch: now.getTime(),
+      time: utcTime(now),
+      timeEpoch: now,
     },
-    ...(body.length > 0 ? { body: isText ? body.toString('utf8') : body.toString('base64') } : {}),
     isBase64Encoded: !isText,
   };
+  if (cookies) event.cookies = cookies;
+  for (const _ in queryStringParameters) {
+    event.queryStringParameters = queryStringParameters;
+    break;
+  }
+  for (const _ in route.pathParameters) {
+    event.pathParameters = route.pathParameters;
+    break;
+  }
+  if (body.length > 0) event.body = isText ? body.toString('utf8') : body.toString('base64');
+  return event;
+}
+
+/** The event's `time` is to the second: formatted once per second, not once per request. */
+let lastSecond = -1;
+let lastTime = '';
+function utcTime(ms: number): string {
+  const second = Math.floor(ms / 1000);
+  if (second !== lastSecond) {
+    lastSecond = second;
+    lastTime = new Date(second * 1000).toUTCString();
+  }
+  return lastTime;
+}
+
+/**
+ * A Lambda context whose remaining time counts down from the timeout, as Lambda's does. A class,
+ * so a request creates one object, not four closures and three names.
+ */
+class LocalContext implements Context {
+  readonly callbackWaitsForEmptyEventLoop = false;
+  readonly functionVersion = '$LATEST';
+  readonly memoryLimitInMB = '512';
+  readonly logStreamName = 'local';
+  readonly invokedFunctionArn: string;
+  readonly logGroupName: string;
+
+  constructor(
+    readonly functionName: string,
+    readonly awsRequestId: string,
+    private readonly deadline: number,
+  ) {
+    this.invokedFunctionArn = `arn:aws:lambda:local:000000000000:function:${functionName}`;
+    this.logGroupName = `/aws/lambda/${functionName}`;
+  }
+
+  getRemainingTimeInMillis(): number {
+    return Math.max(0, this.deadline - Date.now());
+  }
+
+  done(): void {}
+  fail(): void {}
+  succeed(): void {}
 }
 
 /** A Lambda context whose remaining time counts down from `timeoutMs`, as Lambda's does. */
 export function lambdaContext(functionName: string, requestId: string, timeoutMs: number): Context {
-  const deadline = Date.now() + timeoutMs;
-  return {
-    callbackWaitsForEmptyEventLoop: false,
-    functionName,
-    functionVersion: '$LATEST',
-    invokedFunctionArn: `arn:aws:lambda:local:000000000000:function:${functionName}`,
-    memoryLimitInMB: '512',
-    awsRequestId: requestId,
-    logGroupName: `/aws/lambda/${functionName}`,
-    logStreamName: 'local',
-    getRemainingTimeInMillis: () => Math.max(0, deadline - Date.now()),
-    done: () => undefined,
-    fail: () => undefined,
-    succeed: () => undefined,
-  };
+  return new LocalContext(functionName, requestId, Date.now() + timeoutMs);
 }

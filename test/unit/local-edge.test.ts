@@ -1,0 +1,129 @@
+import { describe, expect, it } from 'vitest';
+import { gatewayTimeout } from '../../local/gateway-timeout';
+import { parseTarget } from '../../local/lambda-event';
+
+/** What the local edge reported before its fast path: the WHATWG URL parser's reading. */
+function byUrlParser(target: string): { path: string; rawQueryString: string } | undefined {
+  try {
+    const url = new URL(target, 'http://localhost');
+    return { path: url.pathname, rawQueryString: url.search.slice(1) };
+  } catch {
+    return undefined;
+  }
+}
+
+describe('parseTarget (the local edge reads a request target once)', () => {
+  const tricky = [
+    '/',
+    '/api/health',
+    '/api/pay?skill=agent-x402-first-buy',
+    '/api/catalog?q=a+b&tag=x&tag=y',
+    '/api?',
+    '/api/x?',
+    '/.well-known/agent-card.json',
+    '/api/../etc/passwd',
+    '/api/./health',
+    '/api/%2e%2e/health',
+    '/api/.%2E/health',
+    '/api/..',
+    '/api/.',
+    '/api/..?x=1',
+    '/api/...',
+    '/api/.hidden',
+    '//evil.example/api/health',
+    '/api\\..\\health',
+    '/api/a b',
+    '/api/é',
+    "/api/it's",
+    "/api/x?q=it's",
+    '/api/x?q=a b',
+    '/api/x?q="x"',
+    '/api/x#frag',
+    '/api/x?q=1#frag',
+    '/api/x?q=%zz',
+    '/api/x?q=%41',
+    '/api/{x}',
+    '/api/x?q={x}|^`',
+    'http://other.example/api/health?x=1',
+    '*',
+    '',
+  ];
+  it.each(tricky)('reads %j as the URL parser does', (target) => {
+    expect(parseTarget(target)).toEqual(byUrlParser(target));
+  });
+
+  it('reads 5,000 random targets as the URL parser does', () => {
+    const pool = [
+      '/',
+      '/',
+      'a',
+      'Z',
+      '0',
+      '.',
+      '.',
+      '..',
+      '%',
+      '%2e',
+      '%2E',
+      '?',
+      '?',
+      '#',
+      '&',
+      '=',
+      '+',
+      ' ',
+      '\\',
+      "'",
+      '"',
+      '~',
+      '@',
+      ':',
+      ';',
+      '{',
+      '|',
+      'é',
+      '\t',
+    ];
+    let seed = 42;
+    const next = (n: number): number => {
+      seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31;
+      return seed % n;
+    };
+    for (let i = 0; i < 5_000; i++) {
+      let target = '/';
+      for (let j = next(12); j > 0; j--) target += pool[next(pool.length)];
+      expect(parseTarget(target), target).toEqual(byUrlParser(target));
+    }
+  });
+});
+
+describe('gatewayTimeout (API Gateway gives up on a handler after its timeout)', () => {
+  it('passes an answer or a failure through unchanged', async () => {
+    const guard = gatewayTimeout(1_000, 10);
+    await expect(guard(Promise.resolve('answer'))).resolves.toBe('answer');
+    await expect(guard(Promise.reject(new Error('refused')))).rejects.toThrow('refused');
+  });
+
+  it('answers 503 INTERNAL_ERROR with retry true once the timeout has passed, and ignores a late answer', async () => {
+    const guard = gatewayTimeout(50, 10);
+    let late: (e: Error) => void = () => undefined;
+    const started = Date.now();
+    const outcome = guard(new Promise<string>((_, reject) => (late = reject))).catch((e: unknown) => e);
+    const err = (await outcome) as { status: number; code: string; retry: boolean; message: string };
+    const waited = Date.now() - started;
+    expect({ status: err.status, code: err.code, retry: err.retry }).toEqual({ status: 503, code: 'INTERNAL_ERROR', retry: true });
+    expect(err.message).toContain('0.05 s');
+    expect(waited).toBeGreaterThanOrEqual(45);
+    expect(waited).toBeLessThan(1_000);
+    // A handler failing after the timeout has nobody to tell: no unhandled rejection.
+    late(new Error('too late'));
+    await new Promise((r) => setTimeout(r, 20));
+  });
+
+  it('times out each waiting request on its own', async () => {
+    const guard = gatewayTimeout(40, 10);
+    const slow = guard(new Promise<string>(() => undefined)).catch(() => 'timed out');
+    const quick = guard(new Promise<string>((resolve) => setTimeout(() => resolve('answered'), 5)));
+    expect(await Promise.all([slow, quick])).toEqual(['timed out', 'answered']);
+  });
+});
