@@ -12,7 +12,7 @@ import { join, normalize, sep } from 'node:path';
 import type { APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import { failureBody, internalError, invalidRequest, payloadTooLarge, AppError } from '../lambdas/platform/errors';
 import { BASE_HEADERS } from '../lambdas/platform/http';
-import { FALLBACK_DOMAIN, matchRoute, routeKey, type Domain } from '../lambdas/contract/routes';
+import { FALLBACK_DOMAIN, matchRoute, routeKey, type Domain, type RouteMatch } from '../lambdas/contract/routes';
 import type { LambdaHandler } from '../lambdas/platform/domain-handler';
 import { PUBLIC_DIR } from '../lambdas/contract/data-dirs';
 import { cacheControlFor, contentTypeFor, indexRewrite } from '../lambdas/contract/static-assets';
@@ -140,7 +140,21 @@ async function serveApi(req: IncomingMessage, res: ServerResponse, target: Reque
   // A request that announces no body has none: nothing to wait for (node:http discards what is left unread).
   const body = hasBody(req) ? await readBody(req) : NO_BODY;
   if (body === undefined) return refuseAndClose(req, res, payloadTooLarge(GATEWAY_MAX_BODY));
-  const { match } = matchRoute((req.method ?? 'GET').toUpperCase(), target.path);
+  let match: RouteMatch | undefined;
+  try {
+    ({ match } = matchRoute((req.method ?? 'GET').toUpperCase(), target.path));
+  } catch (err) {
+    // A path parameter is percent-decoded as API Gateway does; one that cannot be is the caller's error, not a fault to retry.
+    if (!(err instanceof URIError)) throw err;
+    return sendFailure(
+      res,
+      invalidRequest(
+        'path',
+        'A path segment is not valid percent-encoding.',
+        'Encode reserved characters as %XX: UTF-8 bytes, two hex digits each.',
+      ),
+    );
+  }
   const domain = match ? match.route.domain : FALLBACK_DOMAIN;
   const event = toLambdaEvent(
     req,

@@ -237,6 +237,18 @@ describe('malformed requests get the JSON failure body, and the server keeps ser
     await expectStillServing();
   });
 
+  it.each([
+    ['GET', '/api/acp/checkout_sessions/%zz'],
+    ['POST', '/api/ucp/checkout-sessions/%E0%A4%A/cancel'],
+  ])(
+    'answers %s %s (a path parameter that is no valid percent-encoding) with 400 INVALID_REQUEST, not a retryable fault',
+    async (method, path) => {
+      const { res, body } = await getJson(path, { method });
+      expect(res.status).toBe(400);
+      expect(body).toMatchObject({ ok: false, error_code: 'INVALID_REQUEST', retry: false });
+    },
+  );
+
   it('answers a 20 KB header with 431 HEADERS_TOO_LARGE', async () => {
     const answer = await rawRequest([`GET /api/health HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Big: ${'a'.repeat(20 * 1024)}\r\n\r\n`]);
     expectFailure(answer, 431, 'HEADERS_TOO_LARGE');
