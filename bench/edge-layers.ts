@@ -6,7 +6,7 @@
  * fixed number of requests and the server's user and system CPU time (/proc/<pid>/stat) is
  * divided by it. CPU per request, unlike requests per second, does not depend on how the load
  * generator shares this machine's cores.
- * Usage: npx tsx bench/edge-layers.ts [requests=60000]
+ * Usage: npx tsx bench/edge-layers.ts [requests=60000] [layers=F,HN,HM,HP,H,HT,E]
  */
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -18,6 +18,7 @@ import { build } from 'esbuild';
 import { buildSite } from '../catalog/build';
 
 const requests = Number(process.argv[2] ?? '60000');
+const layers = (process.argv[3] ?? 'F,HN,HM,HP,H,HT,E').split(',');
 const root = fileURLToPath(new URL('..', import.meta.url));
 const out = mkdtempSync(join(tmpdir(), 'edge-layers-'));
 await buildSite();
@@ -69,7 +70,7 @@ async function measure(mode: string, path: string): Promise<string> {
 
 const rows: string[] = [];
 // The plain-handler layers answer {"ok":true}: comparable with /api/health's 61 bytes only.
-for (const mode of ['F', 'HN', 'HM', 'HP', 'H', 'HT', 'E']) rows.push(await measure(mode, '/api/health'));
-for (const mode of ['F', 'H', 'HT', 'E']) rows.push(await measure(mode, '/api/catalog'));
+for (const mode of layers) rows.push(await measure(mode, '/api/health'));
+for (const mode of layers.filter((l) => ['F', 'H', 'HT', 'E'].includes(l))) rows.push(await measure(mode, '/api/catalog'));
 rmSync(out, { recursive: true, force: true });
 console.log(`| layer | path | user µs/request | system µs/request | answers |\n|---|---|---|---|---|\n${rows.join('\n')}`);

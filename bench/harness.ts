@@ -49,9 +49,16 @@ export async function startMarket(env: Record<string, string> = {}): Promise<Ser
 
 /**
  * A plain node:http server answering every request with `body` and `status`, in its own process;
- * with `headers`, it sends exactly those (else a JSON content type and the length).
+ * with `headers`, it sends exactly those (else a JSON content type and the length). With
+ * `lambdaFramework`, each answer passes through middy and Powertools as a domain handler's does
+ * (bench/fixed-json-server.mjs).
  */
-export async function startFixed(body: string, status = 200, headers?: Record<string, string>): Promise<Served> {
+export async function startFixed(
+  body: string,
+  status = 200,
+  headers?: Record<string, string>,
+  opts: { lambdaFramework?: boolean } = {},
+): Promise<Served> {
   const dir = mkdtempSync(join(tmpdir(), 'bench-'));
   const file = join(dir, 'body.json');
   writeFileSync(file, body);
@@ -59,7 +66,8 @@ export async function startFixed(body: string, status = 200, headers?: Record<st
   if (headers) {
     writeFileSync(join(dir, 'headers.json'), JSON.stringify(headers));
     args.push(join(dir, 'headers.json'));
-  }
+  } else args.push('-');
+  if (opts.lambdaFramework) args.push('lambda-framework');
   const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'] });
   const port = await waitFor(child, /"port":(\d+)/);
   return { url: `http://127.0.0.1:${port}`, child, stop: stopper(child, 'SIGTERM'), output: () => '' };
@@ -67,6 +75,8 @@ export async function startFixed(body: string, status = 200, headers?: Record<st
 
 export interface LoadResult {
   rps: number;
+  /** Requests answered in the run. */
+  requests: number;
   p50: number;
   p99: number;
   errors: number;
@@ -85,7 +95,7 @@ export async function load(
     method: (opts.method ?? 'GET') as 'GET',
     headers: opts.headers ?? {},
   });
-  return { rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, errors: r.errors, non2xx: r.non2xx };
+  return { rps: r.requests.average, requests: r.requests.total, p50: r.latency.p50, p99: r.latency.p99, errors: r.errors, non2xx: r.non2xx };
 }
 
 export function percentile(sorted: readonly number[], p: number): number {
