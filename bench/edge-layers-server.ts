@@ -42,8 +42,9 @@ if (mode === 'E') {
     if (mode === 'F') return void (res.writeHead(200, fixedHeaders), res.end(fixedBody));
     const ev = mode === 'HT' ? toLambdaEvent(req, Buffer.alloc(0), { routeKey, pathParameters: {}, domainName: '127.0.0.1' }) : event;
     void (handler ?? real)(ev, context).then((r) => {
-      const body = Buffer.from(r.body ?? '');
-      res.writeHead(r.statusCode ?? 200, { ...(r.headers as Record<string, string>), 'content-length': String(body.length) });
+      // Written as the local edge writes a text body: the string, with its byte length.
+      const body = r.body ?? '';
+      res.writeHead(r.statusCode ?? 200, { ...(r.headers as Record<string, string>), 'content-length': String(Buffer.byteLength(body)) });
       res.end(body);
     });
   });
