@@ -95,7 +95,14 @@ export async function load(
     method: (opts.method ?? 'GET') as 'GET',
     headers: opts.headers ?? {},
   });
-  return { rps: r.requests.average, requests: r.requests.total, p50: r.latency.p50, p99: r.latency.p99, errors: r.errors, non2xx: r.non2xx };
+  return {
+    rps: r.requests.average,
+    requests: r.requests.total,
+    p50: r.latency.p50,
+    p99: r.latency.p99,
+    errors: r.errors,
+    non2xx: r.non2xx,
+  };
 }
 
 export function percentile(sorted: readonly number[], p: number): number {
