@@ -168,14 +168,26 @@ export async function startStack(opts: StackOptions): Promise<RunningStack> {
         }),
     );
     // EventBridge Scheduler's fold, as a timer in this process (and once now, for what the last run left).
+    let folded: Promise<void> = Promise.resolve();
     const fold = (): void => {
-      void import('../lambdas/payments/tally-handler.ts')
+      folded = import('../lambdas/payments/tally-handler.ts')
         .then((m) => m.handler({ task: 'fold' }))
-        .catch((e: Error) => console.warn(`tally fold failed (the next one retries): ${e.message}`));
+        .then(
+          () => undefined,
+          (e: Error) => console.warn(`tally fold failed (the next one retries): ${e.message}`),
+        );
     };
     fold();
     const folding = setInterval(fold, TALLY_FOLD_EVERY_MINUTES * 60_000).unref();
-    stops.push(async () => clearInterval(folding));
+    // A stop lets a fold under way finish before the table it writes goes: a stack stopped right
+    // after it started (a short test run) printed a failed fold on every teardown.
+    stops.push(async () => {
+      clearInterval(folding);
+      // Bounded: a fold stuck on a table that stopped answering must not hold Ctrl-C.
+      let giveUp: NodeJS.Timeout | undefined;
+      await Promise.race([folded, new Promise<void>((resolve) => (giveUp = setTimeout(resolve, 5_000)))]);
+      clearTimeout(giveUp);
+    });
     const { config } = readConfigFromEnv();
 
     return {
