@@ -102,16 +102,16 @@ export function toLambdaEvent(
     isBase64Encoded: !isText,
   };
   if (cookies) event.cookies = cookies;
-  for (const _ in queryStringParameters) {
-    event.queryStringParameters = queryStringParameters;
-    break;
-  }
-  for (const _ in route.pathParameters) {
-    event.pathParameters = route.pathParameters;
-    break;
-  }
+  if (hasKeys(queryStringParameters)) event.queryStringParameters = queryStringParameters;
+  if (hasKeys(route.pathParameters)) event.pathParameters = route.pathParameters;
   if (body.length > 0) event.body = isText ? body.toString('utf8') : body.toString('base64');
   return event;
+}
+
+/** Whether an object has any key, without listing them all (`Object.keys(o).length` builds an array). */
+function hasKeys(o: object): boolean {
+  for (const _ in o) return true;
+  return false;
 }
 
 /** The event's `time` is to the second: formatted once per second, not once per request. */
