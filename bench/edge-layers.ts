@@ -9,13 +9,14 @@
  * Usage: npx tsx bench/edge-layers.ts [requests=60000] [layers=F,HN,HM,HP,H,HT,E]
  */
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 import { build } from 'esbuild';
 import { buildSite } from '../catalog/build';
+import { cpuTicks } from './harness';
 
 const requests = Number(process.argv[2] ?? '60000');
 const layers = (process.argv[3] ?? 'F,HN,HM,HP,H,HT,E').split(',');
@@ -33,12 +34,6 @@ await build({
   external: ['esbuild', '@foundry-rs/*', 'dynalite', '@duckdb/*'],
   banner: { js: "import { createRequire as __cr } from 'node:module'; const require = __cr(import.meta.url);" },
 });
-
-const ticks = (pid: number): [number, number] => {
-  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-  const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  return [Number(f[11]), Number(f[12])]; // utime, stime in clock ticks (100 per second)
-};
 
 async function measure(mode: string, path: string): Promise<string> {
   const port = 18_900 + Math.floor(Math.random() * 500);
@@ -58,9 +53,9 @@ async function measure(mode: string, path: string): Promise<string> {
   const url = `http://127.0.0.1:${port}${path}`;
   try {
     await autocannon({ url, connections: 10, amount: 20_000 }); // warm-up
-    const [u0, s0] = ticks(child.pid!);
+    const { user: u0, system: s0 } = cpuTicks(child.pid!);
     const r = await autocannon({ url, connections: 10, amount: requests });
-    const [u1, s1] = ticks(child.pid!);
+    const { user: u1, system: s1 } = cpuTicks(child.pid!);
     const us = (t: number): string => ((t * 10_000) / requests).toFixed(0);
     return `| ${mode} | ${path} | ${us(u1 - u0)} | ${us(s1 - s0)} | ${r.non2xx === 0 ? 'all 2xx' : `${r.non2xx} non-2xx`} |`;
   } finally {

@@ -16,14 +16,12 @@
  * its ratio is the most any server running the Lambda handler path could reach on this machine.
  * Usage: npx tsx bench/edge.ts [seconds per run=3] [rounds=5]
  */
-import { readFileSync } from 'node:fs';
-import { load, startFixed, startMarket } from './harness';
+import { cpuTicks, load, startFixed, startMarket } from './harness';
 
-/** User + system CPU time of a process so far, in clock ticks (100 per second). */
-const cpuTicks = (pid: number): number => {
-  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-  const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  return Number(f[11]) + Number(f[12]);
+/** User + system CPU time of a process so far, in clock ticks. */
+const busyTicks = (pid: number): number => {
+  const { user, system } = cpuTicks(pid);
+  return user + system;
 };
 
 const seconds = Number(process.argv[2] ?? '3');
@@ -52,10 +50,10 @@ try {
         // Each server goes first, second and last in turn.
         for (let i = 0; i < servers.length; i++) {
           const server = servers[(round + i) % servers.length]!;
-          const before = cpuTicks(server.child.pid!);
+          const before = busyTicks(server.child.pid!);
           const r = await load(`${server.url}${path}`, { seconds, connections: 10 });
           runs.get(server)!.rps.push(r.rps);
-          runs.get(server)!.us.push(((cpuTicks(server.child.pid!) - before) * 10_000) / r.requests);
+          runs.get(server)!.us.push(((busyTicks(server.child.pid!) - before) * 10_000) / r.requests);
         }
       }
       const [m, f, fl] = servers.map((server) => runs.get(server)!);

@@ -2,7 +2,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createServer, request } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import autocannon from 'autocannon';
@@ -103,6 +103,14 @@ export async function load(
     errors: r.errors,
     non2xx: r.non2xx,
   };
+}
+
+/** A process's user and system CPU time so far, in clock ticks (100 per second), from /proc/<pid>/stat. */
+export function cpuTicks(pid: number): { user: number; system: number } {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  // Fields after the command name, which may itself hold spaces and parentheses: utime is the 14th field, stime the 15th.
+  const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return { user: Number(f[11]), system: Number(f[12]) };
 }
 
 export function percentile(sorted: readonly number[], p: number): number {
