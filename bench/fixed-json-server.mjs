@@ -9,9 +9,6 @@
 // Lambda handler path can reach against the plain one (bench/edge.ts).
 import { createServer } from 'node:http';
 import { readFileSync } from 'node:fs';
-import middy from '@middy/core';
-import { Logger } from '@aws-lambda-powertools/logger';
-import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 
 const body = readFileSync(process.argv[3]);
 const status = Number(process.argv[4] ?? '200');
@@ -21,17 +18,26 @@ const headers =
     : { 'content-type': 'application/json; charset=utf-8', 'content-length': body.length };
 const framework = process.argv[6] === 'lambda-framework';
 
-const logger = new Logger({ serviceName: 'bench', logLevel: 'WARN' });
-const text = body.toString('utf8');
-const answer = middy(async (event) => {
-  logger.setCorrelationId(event.requestContext.requestId);
-  return { statusCode: status, headers, body: text };
-}).use(injectLambdaContext(logger, { resetKeys: true }));
+// The plain baseline loads neither library: only the floor needs them.
+const answer = framework ? await frameworkAnswer() : undefined;
+async function frameworkAnswer() {
+  const [{ default: middy }, { Logger }, { injectLambdaContext }] = await Promise.all([
+    import('@middy/core'),
+    import('@aws-lambda-powertools/logger'),
+    import('@aws-lambda-powertools/logger/middleware'),
+  ]);
+  const logger = new Logger({ serviceName: 'bench', logLevel: 'WARN' });
+  const text = body.toString('utf8');
+  return middy(async (event) => {
+    logger.setCorrelationId(event.requestContext.requestId);
+    return { statusCode: status, headers, body: text };
+  }).use(injectLambdaContext(logger, { resetKeys: true }));
+}
 let n = 0;
 
 const server = createServer((req, res) => {
   req.resume();
-  if (!framework) {
+  if (!answer) {
     res.writeHead(status, headers);
     return void res.end(body);
   }
