@@ -14,9 +14,11 @@
  * A third server, the framework floor, answers the same bytes through middy and Powertools as
  * every domain handler does, and nothing else (bench/fixed-json-server.mjs, `lambda-framework`):
  * its ratio is the most any server running the Lambda handler path could reach on this machine.
- * Usage: npx tsx bench/edge.ts [seconds per run=3] [rounds=5]
+ * With `child` as the third argument, the load comes from autocannon's CLI in a process of its own
+ * instead of this one (harness.ts, loadFromChild).
+ * Usage: npx tsx bench/edge.ts [seconds per run=3] [rounds=5] [child]
  */
-import { cpuTicks, load, startFixed, startMarket } from './harness';
+import { cpuTicks, load as loadHere, loadFromChild, startFixed, startMarket } from './harness';
 
 /** User + system CPU time of a process so far, in clock ticks. */
 const busyTicks = (pid: number): number => {
@@ -26,6 +28,7 @@ const busyTicks = (pid: number): number => {
 
 const seconds = Number(process.argv[2] ?? '3');
 const rounds = Number(process.argv[3] ?? '5');
+const load = process.argv[4] === 'child' ? loadFromChild : loadHere;
 const PATHS = ['/api/pay?skill=agent-x402-first-buy', '/api/catalog'];
 const OWN = new Set(['date', 'connection', 'keep-alive', 'transfer-encoding']);
 const median = (xs: readonly number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
@@ -71,6 +74,6 @@ try {
   await market.stop();
 }
 console.log(
-  `Medians of ${rounds} rounds (range). Rates: req/s of a server ÷ the plain one's. CPU: the plain server's CPU per request ÷ the server's.\n\n` +
+  `Medians of ${rounds} rounds (range), load generated ${load === loadFromChild ? 'by a process of its own' : 'in this process'}. Rates: req/s of a server ÷ the plain one's. CPU: the plain server's CPU per request ÷ the server's.\n\n` +
     `| request | local server, req/s | local server, CPU | framework floor, req/s | framework floor, CPU | local ÷ floor, req/s | CPU µs per request: local / floor / plain |\n|---|---|---|---|---|---|---|\n${rows.join('\n')}`,
 );
