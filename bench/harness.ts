@@ -84,6 +84,23 @@ export interface LoadResult {
   non2xx: number;
 }
 
+/** The fields of autocannon's result (the library's or its CLI's `--json`) the benches read. */
+interface AutocannonSummary {
+  requests: { average: number; total: number };
+  latency: { p50: number; p99: number };
+  errors: number;
+  non2xx: number;
+}
+
+const resultOf = (r: AutocannonSummary): LoadResult => ({
+  rps: r.requests.average,
+  requests: r.requests.total,
+  p50: r.latency.p50,
+  p99: r.latency.p99,
+  errors: r.errors,
+  non2xx: r.non2xx,
+});
+
 /** Bounded load on loopback: `connections` keep-alive clients for `seconds`. */
 export async function load(
   url: string,
@@ -96,14 +113,7 @@ export async function load(
     method: (opts.method ?? 'GET') as 'GET',
     headers: opts.headers ?? {},
   });
-  return {
-    rps: r.requests.average,
-    requests: r.requests.total,
-    p50: r.latency.p50,
-    p99: r.latency.p99,
-    errors: r.errors,
-    non2xx: r.non2xx,
-  };
+  return resultOf(r);
 }
 
 /**
@@ -120,20 +130,8 @@ export async function loadFromChild(url: string, opts: { seconds: number; connec
   child.stdout.on('data', (c: Buffer) => (out += c.toString()));
   const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
   if (code !== 0) throw new Error(`autocannon exited ${code}`);
-  const r = JSON.parse(out) as {
-    requests: { average: number; total: number };
-    latency: { p50: number; p99: number };
-    errors: number;
-    non2xx: number;
-  };
-  return {
-    rps: r.requests.average,
-    requests: r.requests.total,
-    p50: r.latency.p50,
-    p99: r.latency.p99,
-    errors: r.errors,
-    non2xx: r.non2xx,
-  };
+  const r = JSON.parse(out) as AutocannonSummary;
+  return resultOf(r);
 }
 
 /** A process's user and system CPU time so far, in clock ticks (100 per second), from /proc/<pid>/stat. */
