@@ -21,7 +21,7 @@ import { wrapFetchWithPayment, x402Client } from '@x402/fetch';
 import { registerExactEvmScheme } from '@x402/evm/exact/client';
 import { createPublicClient, createWalletClient, erc20Abi, http, type Address, type Hex } from 'viem';
 import { ensureRelayer, ensureTestTokens, startAnvil, testAccount, TREASURY_ACCOUNT_INDEX } from '../local/anvil';
-import { DEFAULT_MEMORY_MB } from '../lib/constructs/domain-function';
+import { DEFAULT_MEMORY_MB } from '../lambdas/contract/infra';
 import { startDynalite } from '../local/dynalite';
 import { localChain } from '../local/local-chain';
 import { chainTools } from '../test/support/chain';

@@ -6,6 +6,7 @@
 import type { IncomingMessage } from 'node:http';
 import { randomUUID } from 'node:crypto';
 import type { APIGatewayProxyEventV2, Context } from 'aws-lambda';
+import { DEFAULT_MEMORY_MB } from '../lambdas/contract/infra';
 
 /** Content types API Gateway passes as text; every other body arrives base64-encoded. */
 const TEXT_TYPE = /^(text\/|application\/(json|[\w.+-]+\+json|x-www-form-urlencoded|javascript|xml))/i;
@@ -133,7 +134,7 @@ function utcTime(ms: number): string {
 class LocalContext implements Context {
   readonly callbackWaitsForEmptyEventLoop = false;
   readonly functionVersion = '$LATEST';
-  readonly memoryLimitInMB = '512';
+  readonly memoryLimitInMB = String(DEFAULT_MEMORY_MB);
   readonly logStreamName = 'local';
   readonly invokedFunctionArn: string;
   readonly logGroupName: string;

@@ -6,6 +6,13 @@
 import type { DataDir } from './env';
 import { CARD_SALES_TABLE, LEDGER_TABLE, TALLIES_TABLE } from './tables';
 
+/**
+ * Memory of a function that does not ask for more (every API function): what the stack gives
+ * it, what the local run's Lambda context reports, and what the cost figures price
+ * (bench/purchase-cost.ts).
+ */
+export const DEFAULT_MEMORY_MB = 512;
+
 export type TableAccess = 'describe' | 'read' | 'readWrite';
 
 export interface TableGrant {

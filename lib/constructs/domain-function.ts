@@ -17,13 +17,11 @@ import { Queue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { fileURLToPath } from 'node:url';
 import { DATA_ENV, type DataDir } from '../../lambdas/contract/env';
+import { DEFAULT_MEMORY_MB } from '../../lambdas/contract/infra';
 import type { Domain } from '../../lambdas/contract/routes';
 import { bundleLambda } from './lambda-bundle';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
-
-/** Memory of a function that does not ask for more (every API function): what the cost figures price (bench/purchase-cost.ts). */
-export const DEFAULT_MEMORY_MB = 512;
 
 export interface DomainFunctionProps {
   domain: Domain;
