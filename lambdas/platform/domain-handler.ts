@@ -4,7 +4,6 @@
  * of (request, ports); they never see the raw event.
  */
 import middy from '@middy/core';
-import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import { internalError } from './errors';
 import { toApiRequest, type ApiRequest, type ApiResponse } from './http';
@@ -71,8 +70,9 @@ export function createDomainHandler<D extends Domain, Ports>(domain: D, options:
 
   // Once both are built they never change: later requests take them without awaiting two promises.
   let built: { ports: Ports; base: string | undefined } | undefined;
-  const route = async (event: APIGatewayProxyEventV2): Promise<ApiResponse> => {
-    logger.setCorrelationId(event.requestContext.requestId);
+  const route = async (event: APIGatewayProxyEventV2, context: Context): Promise<ApiResponse> => {
+    // The invocation's log context (Lambda context, correlation id), applied only if it writes a line.
+    logger.bindInvocation(context, event.requestContext.requestId);
     if (!built) {
       const [ports, base] = await Promise.all([getPorts(), getBase()]);
       built = { ports, base };
@@ -96,7 +96,6 @@ export function createDomainHandler<D extends Domain, Ports>(domain: D, options:
 
   // Middlewares' onError and after hooks run in reverse order: errors are mapped first, then headers added.
   return middy<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2>()
-    .use(injectLambdaContext(logger, { resetKeys: true }))
     .use(responseHeaders())
     .use(errorHandler())
     .handler(route) as unknown as LambdaHandler;
