@@ -435,7 +435,17 @@ export function activeDomains(): Domain[] {
 
 const escapeRegex = (s: string): string => s.replace(/[.*+?^$()|[\]\\{}]/g, '\\$&');
 
-const compiled = ROUTES.map((route) => {
+/** A route ready to match: its place in {@link ROUTES} (the first match wins), parameter names and pattern. */
+interface CompiledRoute {
+  order: number;
+  route: Route;
+  names: string[];
+  regex: RegExp;
+  /** The path up to its first parameter: a path that does not start with it cannot match. */
+  prefix: string;
+}
+
+const compiled: CompiledRoute[] = ROUTES.map((route, order) => {
   const names: string[] = [];
   const source = (route.path as string)
     .split('/')
@@ -446,8 +456,18 @@ const compiled = ROUTES.map((route) => {
       return '([^/]+)';
     })
     .join('/');
-  return { route, names, regex: new RegExp(`^${source}$`) };
+  const brace = (route.path as string).indexOf('{');
+  return { order, route, names, regex: new RegExp(`^${source}$`), prefix: brace < 0 ? route.path : route.path.slice(0, brace) };
 });
+
+// Routes without parameters are found by their path in one lookup, not by testing every pattern:
+// this runs on every request the local edge serves (issue 14).
+const staticByPath = new Map<string, CompiledRoute[]>();
+const parameterized: CompiledRoute[] = [];
+for (const c of compiled) {
+  if (c.names.length > 0) parameterized.push(c);
+  else staticByPath.set(c.route.path, [...(staticByPath.get(c.route.path) ?? []), c]);
+}
 
 export interface RouteMatch {
   route: Route;
@@ -456,18 +476,25 @@ export interface RouteMatch {
 
 /** Finds the route for a method and path, as API Gateway would; also reports the methods a known path allows. */
 export function matchRoute(method: string, path: string): { match: RouteMatch | undefined; allowed: HttpMethod[] } {
+  const hits: { c: CompiledRoute; m: RegExpExecArray | undefined }[] = [];
+  for (const c of staticByPath.get(path) ?? []) hits.push({ c, m: undefined });
+  for (const c of parameterized) {
+    if (!path.startsWith(c.prefix)) continue;
+    const m = c.regex.exec(path);
+    if (m) hits.push({ c, m });
+  }
+  // In the route table's order, as testing every pattern in turn would find them.
+  if (hits.length > 1) hits.sort((a, b) => a.c.order - b.c.order);
   const allowed: HttpMethod[] = [];
   let match: RouteMatch | undefined;
-  for (const { route, names, regex } of compiled) {
-    const m = regex.exec(path);
-    if (!m) continue;
-    allowed.push(route.method);
-    if (route.method === method && match === undefined) {
+  for (const { c, m } of hits) {
+    allowed.push(c.route.method);
+    if (c.route.method === method && match === undefined) {
       const pathParameters: Record<string, string> = {};
-      names.forEach((n, i) => {
-        pathParameters[n] = decodeURIComponent(m[i + 1] ?? '');
+      c.names.forEach((n, i) => {
+        pathParameters[n] = decodeURIComponent(m?.[i + 1] ?? '');
       });
-      match = { route, pathParameters };
+      match = { route: c.route, pathParameters };
     }
   }
   return { match, allowed };

@@ -20,4 +20,39 @@ describe('route table', () => {
     expect(matchRoute('GET', '/api/health/').match).toBeUndefined();
     expect(matchRoute('GET', '/api/nope')).toEqual({ match: undefined, allowed: [] });
   });
+
+  it('finds what testing every route pattern in table order finds, for every route and its near misses', () => {
+    // The reference: each route's path as a pattern, tried in the table's order.
+    const patterns = ROUTES.map((route) => ({
+      route,
+      regex: new RegExp(`^${route.path.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\{\w+\}/g, '([^/]+)')}$`),
+    }));
+    const reference = (method: string, path: string) => {
+      const allowed: string[] = [];
+      let match: { operationId: string; values: string[] } | undefined;
+      for (const { route, regex } of patterns) {
+        const m = regex.exec(path);
+        if (!m) continue;
+        allowed.push(route.method);
+        if (route.method === method && !match)
+          match = { operationId: route.operationId, values: m.slice(1).map((v) => decodeURIComponent(v)) };
+      }
+      return { allowed, match };
+    };
+    const paths = new Set<string>(['/', '/api', '/api/', '/api/nope', '/.well-known/nope']);
+    for (const { path } of ROUTES) {
+      const filled = path.replace(/\{\w+\}/g, 'x-1');
+      for (const p of [filled, `${filled}/`, `${filled}/more`, filled.slice(0, -1), path.replace(/\{\w+\}/g, 'a%20b'), path, `${path}x`])
+        paths.add(p);
+    }
+    expect(paths.size).toBeGreaterThan(ROUTES.length * 3);
+    for (const path of paths)
+      for (const method of ['GET', 'POST', 'PUT', 'DELETE', 'OPTIONS']) {
+        const want = reference(method, path);
+        const got = matchRoute(method, path);
+        expect(got.allowed, `${method} ${path}`).toEqual(want.allowed);
+        expect(got.match?.route.operationId, `${method} ${path}`).toBe(want.match?.operationId);
+        expect(Object.values(got.match?.pathParameters ?? {}), `${method} ${path}`).toEqual(want.match?.values ?? []);
+      }
+  });
 });
