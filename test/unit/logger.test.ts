@@ -1,6 +1,7 @@
 import type { APIGatewayProxyEventV2, Context } from 'aws-lambda';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { createDomainHandler } from '../../lambdas/platform/domain-handler';
+import { AppError } from '../../lambdas/platform/errors';
 import { json } from '../../lambdas/platform/http';
 import { InvocationLogger, logger } from '../../lambdas/platform/logger';
 
@@ -15,6 +16,17 @@ const context = (awsRequestId: string): Context =>
     memoryLimitInMB: '512',
     getRemainingTimeInMillis: () => 10_000,
   }) as unknown as Context;
+
+const event = (routeKey: string, requestId: string): APIGatewayProxyEventV2 =>
+  ({
+    version: '2.0',
+    routeKey,
+    rawPath: '/api/x',
+    rawQueryString: '',
+    headers: {},
+    requestContext: { requestId, http: { method: 'GET', path: '/api/x', protocol: 'HTTP/1.1', sourceIp: '1', userAgent: '' } },
+    isBase64Encoded: false,
+  }) as unknown as APIGatewayProxyEventV2;
 
 let lines: Record<string, unknown>[];
 beforeEach(() => {
@@ -83,6 +95,30 @@ describe('InvocationLogger', () => {
 });
 
 describe('a domain handler', () => {
+  it('logs a 5xx failure in one line that keeps its message', async () => {
+    const handler = createDomainHandler('catalog', {
+      routes: {
+        listCatalog: () => {
+          throw new AppError({ status: 503, code: 'PAYMENTS_DISABLED', message: 'payments are paused', tip: 'Retry later.', retry: true });
+        },
+        getPackMetadata: () => json(200, {}),
+        getIntent: () => json(200, {}),
+        postIntent: () => json(200, {}),
+      },
+      ports: () => ({}),
+    });
+    logger.setLogLevel('INFO');
+    try {
+      expect((await handler(event('GET /api/catalog', 'api-1'), context('aws-1'))).statusCode).toBe(503);
+    } finally {
+      logger.setLogLevel('SILENT');
+    }
+    // Powertools drops a reserved key such as `message` and warns in a line of its own.
+    expect(lines).toMatchObject([
+      { level: 'WARN', message: 'request failed', error_code: 'PAYMENTS_DISABLED', error_message: 'payments are paused' },
+    ]);
+  });
+
   it("logs a fault with the failing request's ids, not the previous request's", async () => {
     const handler = createDomainHandler('catalog', {
       routes: {
@@ -95,16 +131,6 @@ describe('a domain handler', () => {
       },
       ports: () => ({}),
     });
-    const event = (routeKey: string, requestId: string): APIGatewayProxyEventV2 =>
-      ({
-        version: '2.0',
-        routeKey,
-        rawPath: '/api/x',
-        rawQueryString: '',
-        headers: {},
-        requestContext: { requestId, http: { method: 'GET', path: '/api/x', protocol: 'HTTP/1.1', sourceIp: '1', userAgent: '' } },
-        isBase64Encoded: false,
-      }) as unknown as APIGatewayProxyEventV2;
     // The suite runs the shared logger silent; this test reads what it writes.
     logger.setLogLevel('INFO');
     try {

@@ -16,7 +16,7 @@ export function errorHandler(): MiddlewareObj<APIGatewayProxyEventV2, APIGateway
       let appError: AppError;
       if (err instanceof AppError) {
         appError = err;
-        if (err.status >= 500) logger.warn('request failed', { error_code: err.code, message: err.message });
+        if (err.status >= 500) logger.warn('request failed', { error_code: err.code, error_message: err.message });
       } else {
         logger.error('unexpected error', err as Error);
         appError = internalError();
