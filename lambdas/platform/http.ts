@@ -70,8 +70,14 @@ export function baseUrlOf(configured: string | undefined): string {
  * 503 when no base URL is configured (see {@link baseUrlOf}).
  */
 export function toApiRequest(event: APIGatewayProxyEventV2, configuredBaseUrl: string | undefined): ApiRequest {
+  // Plain loops, and no parser for an empty query string: this runs on every request (issue 14).
   const headers: Record<string, string> = {};
-  for (const [k, v] of Object.entries(event.headers ?? {})) if (v !== undefined) headers[k.toLowerCase()] = v;
+  const given = event.headers;
+  if (given)
+    for (const k in given) {
+      const v = given[k];
+      if (v !== undefined) headers[k.toLowerCase()] = v;
+    }
 
   let body: string | undefined;
   if (event.body !== undefined && event.body !== null && event.body !== '') {
@@ -82,7 +88,15 @@ export function toApiRequest(event: APIGatewayProxyEventV2, configuredBaseUrl: s
 
   const query: Record<string, string> = {};
   // queryStringParameters joins repeated values with commas; the raw string keeps the first value intact.
-  for (const [k, v] of new URLSearchParams(event.rawQueryString ?? '')) if (!(k in query)) query[k] = v;
+  if (event.rawQueryString) for (const [k, v] of new URLSearchParams(event.rawQueryString)) if (!(k in query)) query[k] = v;
+
+  const pathParameters: Record<string, string> = {};
+  const params = event.pathParameters;
+  if (params)
+    for (const k in params) {
+      const v = params[k];
+      if (v !== undefined) pathParameters[k] = v;
+    }
 
   return {
     method: event.requestContext.http.method.toUpperCase(),
@@ -90,7 +104,7 @@ export function toApiRequest(event: APIGatewayProxyEventV2, configuredBaseUrl: s
     routeKey: event.routeKey,
     query,
     headers,
-    pathParameters: { ...(event.pathParameters ?? {}) } as Record<string, string>,
+    pathParameters,
     body,
     requestId: event.requestContext.requestId,
     baseUrl: baseUrlOf(configuredBaseUrl),
