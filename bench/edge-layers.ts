@@ -1,6 +1,6 @@
 /**
  * Issue 14, goal 3: where the local server's CPU per request goes, layer by layer
- * (bench/edge-layers-server.ts: the floor, a plain handler, + middy, + Powertools, the real
+ * (bench/edge-layers-server.ts: the floor, a plain handler, + middy, + the log context, the real
  * handler, + the event built per request, the edge). Each layer runs in its own process, built
  * with esbuild as `npm start` builds the server; autocannon (10 keep-alive connections) sends a
  * fixed number of requests and the server's user and system CPU time (/proc/<pid>/stat) is

@@ -11,9 +11,9 @@
  * CPU time each server process spent per request (/proc/<pid>/stat), which does not depend on
  * how the load generator shares the cores: the plain server's over the market's.
  *
- * A third server, the framework floor, answers the same bytes through middy and Powertools as
- * every domain handler does, and nothing else (bench/fixed-json-server.mjs, `lambda-framework`):
- * its ratio is the most any server running the Lambda handler path could reach on this machine.
+ * A third server, the framework floor, answers the same bytes through middy and the logger's
+ * per-invocation bind as every domain handler does, and nothing else (bench/fixed-json-server.mjs,
+ * `lambda-framework`): its ratio is the most any server running the Lambda handler path could reach on this machine.
  * With `child` as the third argument, the load comes from autocannon's CLI in a process of its own
  * instead of this one (harness.ts, loadFromChild).
  * Usage: npx tsx bench/edge.ts [seconds per run=3] [rounds=5] [child]

@@ -3,10 +3,11 @@
 // argv[5] (a JSON file, or "-") if given, else a JSON content type and the length. Prints {"port":N}.
 //
 // With argv[6] = "lambda-framework", each answer goes through what every domain handler runs
-// around its route (lambdas/platform/domain-handler.ts): middy, Powertools' injectLambdaContext
-// with resetKeys, and the correlation id set, with a Lambda-style context (so middy arms its
-// timeout as in Lambda). Nothing of the project's own code: the ceiling any server calling the
-// Lambda handler path can reach against the plain one (bench/edge.ts).
+// around its route (lambdas/platform/domain-handler.ts): middy, with a Lambda-style context (so
+// middy arms its timeout as in Lambda), and the invocation handed to the logger as
+// InvocationLogger.bindInvocation does (kept, applied only when a line is written). Nothing of
+// the project's own code: the ceiling any server calling the Lambda handler path can reach
+// against the plain one (bench/edge.ts).
 import { createServer } from 'node:http';
 import { readFileSync } from 'node:fs';
 
@@ -21,17 +22,15 @@ const framework = process.argv[6] === 'lambda-framework';
 // The plain baseline loads neither library: only the floor needs them.
 const answer = framework ? await frameworkAnswer() : undefined;
 async function frameworkAnswer() {
-  const [{ default: middy }, { Logger }, { injectLambdaContext }] = await Promise.all([
-    import('@middy/core'),
-    import('@aws-lambda-powertools/logger'),
-    import('@aws-lambda-powertools/logger/middleware'),
-  ]);
+  const [{ default: middy }, { Logger }] = await Promise.all([import('@middy/core'), import('@aws-lambda-powertools/logger')]);
   const logger = new Logger({ serviceName: 'bench', logLevel: 'WARN' });
   const text = body.toString('utf8');
-  return middy(async (event) => {
-    logger.setCorrelationId(event.requestContext.requestId);
+  return middy(async (event, context) => {
+    // What InvocationLogger.bindInvocation does per request (lambdas/platform/logger.ts).
+    logger.pending = { context, correlationId: event.requestContext.requestId, coldStart: logger.coldStart };
+    logger.coldStart = false;
     return { statusCode: status, headers, body: text };
-  }).use(injectLambdaContext(logger, { resetKeys: true }));
+  });
 }
 let n = 0;
 

@@ -51,8 +51,8 @@ export async function startMarket(env: Record<string, string> = {}): Promise<Ser
 /**
  * A plain node:http server answering every request with `body` and `status`, in its own process;
  * with `headers`, it sends exactly those (else a JSON content type and the length). With
- * `lambdaFramework`, each answer passes through middy and Powertools as a domain handler's does
- * (bench/fixed-json-server.mjs).
+ * `lambdaFramework`, each answer passes through middy and the logger's per-invocation bind as a
+ * domain handler's does (bench/fixed-json-server.mjs).
  */
 export async function startFixed(
   body: string,
