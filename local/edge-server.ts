@@ -136,10 +136,35 @@ function writeLambdaResult(res: ServerResponse, result: APIGatewayProxyStructure
   res.end(body);
 }
 
-async function serveApi(req: IncomingMessage, res: ServerResponse, target: RequestTarget, domainName: string): Promise<void> {
+/**
+ * Answers a failure of the edge itself or of a handler: an {@link AppError} as itself, anything
+ * else as 503 INTERNAL_ERROR (logged: the handlers answer their own errors, so reaching here
+ * means the adapter, or a handler's promise, failed).
+ */
+function answerFault(req: IncomingMessage, res: ServerResponse, err: unknown): void {
+  const appError = err instanceof AppError ? err : internalError();
+  // A client that went away (aborted upload) is no fault of ours: nothing to log or answer.
+  if (appError.status >= 500 && !res.destroyed)
+    console.error(`edge: ${req.method} ${req.url}: ${err instanceof Error ? err.message : String(err)}`);
+  sendFailure(res, appError);
+}
+
+/** Reads the body if there is one, then hands the request to its handler. */
+function serveApi(req: IncomingMessage, res: ServerResponse, target: RequestTarget, domainName: string): Promise<void> | void {
   // A request that announces no body has none: nothing to wait for (node:http discards what is left unread).
-  const body = hasBody(req) ? await readBody(req) : NO_BODY;
-  if (body === undefined) return refuseAndClose(req, res, payloadTooLarge(GATEWAY_MAX_BODY));
+  if (!hasBody(req)) return invokeHandler(req, res, target, domainName, NO_BODY);
+  return readBody(req).then((body) =>
+    body === undefined ? refuseAndClose(req, res, payloadTooLarge(GATEWAY_MAX_BODY)) : invokeHandler(req, res, target, domainName, body),
+  );
+}
+
+function invokeHandler(
+  req: IncomingMessage,
+  res: ServerResponse,
+  target: RequestTarget,
+  domainName: string,
+  body: Buffer,
+): Promise<void> | void {
   let match: RouteMatch | undefined;
   try {
     ({ match } = matchRoute((req.method ?? 'GET').toUpperCase(), target.path));
@@ -162,13 +187,23 @@ async function serveApi(req: IncomingMessage, res: ServerResponse, target: Reque
     { routeKey: match ? routeKey(match.route) : '$default', pathParameters: match?.pathParameters ?? {}, domainName },
     target,
   );
-  const handler = loaded.get(domain) ?? (await handlerFor(domain));
-  const result = await withinGatewayTimeout(
-    handler(event, lambdaContext(`skill-market-${domain}`, event.requestContext.requestId, GATEWAY_TIMEOUT_MS)),
-  );
-  // The client may have gone while the handler ran: nothing to answer then.
-  if (res.destroyed || res.writableEnded) return;
-  writeLambdaResult(res, result);
+  const invoke = (handler: LambdaHandler): void =>
+    withinGatewayTimeout(
+      handler(event, lambdaContext(`skill-market-${domain}`, event.requestContext.requestId, GATEWAY_TIMEOUT_MS)),
+      (outcome) => {
+        // The client may have gone while the handler ran: nothing to answer then.
+        if (res.destroyed || res.writableEnded) return;
+        if (!outcome.ok) return answerFault(req, res, outcome.error);
+        try {
+          writeLambdaResult(res, outcome.value);
+        } catch (err) {
+          answerFault(req, res, err);
+        }
+      },
+    );
+  const handler = loaded.get(domain);
+  if (handler) return invoke(handler);
+  return handlerFor(domain).then(invoke);
 }
 
 async function serveStatic(req: IncomingMessage, res: ServerResponse, path: string, root: string): Promise<void> {
@@ -269,6 +304,9 @@ function rawFailure(err: AppError): string {
   return `HTTP/1.1 ${err.status} ${STATUS_CODES[err.status] ?? 'Error'}\r\n${lines.join('\r\n')}\r\n\r\n${body}`;
 }
 
+/** A listener for errors nobody can be told of (one function, not a closure per request). */
+const ignore = (): void => undefined;
+
 /** Last resort for a failure while answering: log one line and drop the connection, never throw. */
 function dropConnection(res: ServerResponse, err: unknown): void {
   console.error(`edge: could not answer a request: ${err instanceof Error ? err.message : String(err)}`);
@@ -294,12 +332,7 @@ export function startEdgeServer(opts: EdgeServerOptions): Promise<Server> {
         ? serveApi(req, res, target, (domainName ??= domainNameOf(server)))
         : serveStatic(req, res, target.path, root));
     } catch (err) {
-      // The handlers answer their own errors; reaching here means the adapter itself failed.
-      const appError = err instanceof AppError ? err : internalError();
-      // A client that went away (aborted upload) is no fault of ours: nothing to log or answer.
-      if (appError.status >= 500 && !res.destroyed)
-        console.error(`edge: ${req.method} ${req.url}: ${err instanceof Error ? err.message : String(err)}`);
-      sendFailure(res, appError);
+      answerFault(req, res, err);
     }
   };
 
@@ -307,8 +340,8 @@ export function startEdgeServer(opts: EdgeServerOptions): Promise<Server> {
     // The latest response on this connection; once finished it no longer counts as under way.
     inFlight.set(req.socket, res);
     // Errors on a request or response whose client went away have nobody to tell.
-    req.on('error', () => undefined);
-    res.on('error', () => undefined);
+    req.on('error', ignore);
+    res.on('error', ignore);
     handle(req, res).catch((err: unknown) => dropConnection(res, err));
   });
 

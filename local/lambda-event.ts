@@ -86,7 +86,7 @@ export function toLambdaEvent(
       accountId: 'local',
       apiId: 'local',
       domainName: route.domainName,
-      domainPrefix: route.domainName.split('.')[0] ?? route.domainName,
+      domainPrefix: domainPrefixOf(route.domainName),
       http: {
         method: (req.method ?? 'GET').toUpperCase(),
         path,
@@ -107,6 +107,17 @@ export function toLambdaEvent(
   if (hasKeys(route.pathParameters)) event.pathParameters = route.pathParameters;
   if (body.length > 0) event.body = isText ? body.toString('utf8') : body.toString('base64');
   return event;
+}
+
+/** The first label of the API's host name; the host is the same for every request, so split once. */
+let lastDomain = '';
+let lastPrefix = '';
+function domainPrefixOf(domainName: string): string {
+  if (domainName !== lastDomain) {
+    lastDomain = domainName;
+    lastPrefix = domainName.split('.')[0] ?? domainName;
+  }
+  return lastPrefix;
 }
 
 /** Whether an object has any key, without listing them all (`Object.keys(o).length` builds an array). */

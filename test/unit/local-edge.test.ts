@@ -98,14 +98,24 @@ describe('parseTarget (the local edge reads a request target once)', () => {
 });
 
 describe('gatewayTimeout (API Gateway gives up on a handler after its timeout)', () => {
-  it('passes an answer or a failure through unchanged', async () => {
-    const guard = gatewayTimeout(1_000, 10);
+  /** The guard's outcome as a promise, for the tests: a value resolves, an error rejects. */
+  const guarded =
+    (guard: ReturnType<typeof gatewayTimeout>) =>
+    <T>(work: Promise<T>): Promise<T> =>
+      new Promise<T>((resolve, reject) => guard(work, (o) => (o.ok ? resolve(o.value) : reject(o.error))));
+
+  it('passes an answer or a failure through unchanged, once', async () => {
+    const guard = guarded(gatewayTimeout(1_000, 10));
     await expect(guard(Promise.resolve('answer'))).resolves.toBe('answer');
     await expect(guard(Promise.reject(new Error('refused')))).rejects.toThrow('refused');
+    const calls: unknown[] = [];
+    gatewayTimeout(30, 10)(Promise.resolve('only'), (o) => calls.push(o));
+    await new Promise((r) => setTimeout(r, 80));
+    expect(calls).toEqual([{ ok: true, value: 'only' }]);
   });
 
   it('answers 503 INTERNAL_ERROR with retry true once the timeout has passed, and ignores a late answer', async () => {
-    const guard = gatewayTimeout(50, 10);
+    const guard = guarded(gatewayTimeout(50, 10));
     let late: (e: Error) => void = () => undefined;
     const started = Date.now();
     const outcome = guard(new Promise<string>((_, reject) => (late = reject))).catch((e: unknown) => e);
@@ -115,13 +125,20 @@ describe('gatewayTimeout (API Gateway gives up on a handler after its timeout)',
     expect(err.message).toContain('0.05 s');
     expect(waited).toBeGreaterThanOrEqual(45);
     expect(waited).toBeLessThan(1_000);
-    // A handler failing after the timeout has nobody to tell: no unhandled rejection.
+    // A handler failing after the timeout has nobody to tell: no unhandled rejection, no second outcome.
+    const after: unknown[] = [];
+    const g = gatewayTimeout(20, 5);
+    let fail: (e: Error) => void = () => undefined;
+    g(new Promise<string>((_, reject) => (fail = reject)), (o) => after.push(o.ok));
+    await new Promise((r) => setTimeout(r, 60));
     late(new Error('too late'));
+    fail(new Error('too late'));
     await new Promise((r) => setTimeout(r, 20));
+    expect(after).toEqual([false]);
   });
 
   it('times out each waiting request on its own', async () => {
-    const guard = gatewayTimeout(40, 10);
+    const guard = guarded(gatewayTimeout(40, 10));
     const slow = guard(new Promise<string>(() => undefined)).catch(() => 'timed out');
     const quick = guard(new Promise<string>((resolve) => setTimeout(() => resolve('answered'), 5)));
     expect(await Promise.all([slow, quick])).toEqual(['timed out', 'answered']);
