@@ -8,6 +8,7 @@ import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context
 import { internalError } from './errors';
 import { toApiRequest, type ApiRequest, type ApiResponse } from './http';
 import { logger } from './logger';
+import { deadlineGuard } from './deadline';
 import { cacheUntilFailure } from './memo';
 import { resolvePublicBaseUrl } from './public-base-url';
 import { errorHandler } from './middleware/error-handler';
@@ -68,16 +69,11 @@ export function createDomainHandler<D extends Domain, Ports>(domain: D, options:
   // The advertised base URL is resolved once per cold start, never from request headers in AWS.
   const getBase = cacheUntilFailure(() => resolvePublicBaseUrl());
 
-  // Once both are built they never change: later requests take them without awaiting two promises.
-  let built: { ports: Ports; base: string | undefined } | undefined;
-  const route = async (event: APIGatewayProxyEventV2, context: Context): Promise<ApiResponse> => {
-    // The invocation's log context (Lambda context, correlation id), applied only if it writes a line.
-    logger.bindInvocation(context, event.requestContext.requestId);
-    if (!built) {
-      const [ports, base] = await Promise.all([getPorts(), getBase()]);
-      built = { ports, base };
-    }
-    const { ports, base } = built;
+  // A route still waiting when the function's time is nearly up is answered 503 before Lambda cuts it off.
+  const deadline = deadlineGuard();
+
+  /** The route's answer for a request once ports and base URL are built. */
+  const answer = (event: APIGatewayProxyEventV2, ports: Ports, base: string | undefined): ApiResponse | Promise<ApiResponse> => {
     const req = toApiRequest(event, base);
     const rule = limits.get(event.routeKey);
     if (rule) {
@@ -94,9 +90,36 @@ export function createDomainHandler<D extends Domain, Ports>(domain: D, options:
     return impl(req, ports);
   };
 
+  // Once both are built they never change: later requests take them without awaiting two promises.
+  let built: { ports: Ports; base: string | undefined } | undefined;
+  /**
+   * Not an async function: a route that answers at once (most reads) is returned as it is, with
+   * no deadline to arm; only work still pending is guarded. A synchronous throw reaches middy's
+   * error hooks as a rejection would.
+   */
+  const route = (event: APIGatewayProxyEventV2, context: Context): ApiResponse | Promise<ApiResponse> => {
+    // The invocation's log context (Lambda context, correlation id), applied only if it writes a line.
+    logger.bindInvocation(context, event.requestContext.requestId);
+    if (!built) {
+      const first = Promise.all([getPorts(), getBase()]).then(([ports, base]) => {
+        built = { ports, base };
+        return answer(event, ports, base);
+      });
+      return deadline.within(context, first);
+    }
+    const out = answer(event, built.ports, built.base);
+    return isPromise(out) ? deadline.within(context, out) : out;
+  };
+
   // Middlewares' onError and after hooks run in reverse order: errors are mapped first, then headers added.
-  return middy<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2>()
+  // middy's own early timeout (a timer per request) is off: the deadline guard above does its work.
+  return middy<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2>({ timeoutEarlyInMillis: 0 })
     .use(responseHeaders())
     .use(errorHandler())
-    .handler(route) as unknown as LambdaHandler;
+    .handler(route as (event: APIGatewayProxyEventV2, context: Context) => Promise<ApiResponse>) as unknown as LambdaHandler;
+}
+
+/** Whether a route answered with a promise (or any thenable) rather than an answer. */
+function isPromise<T>(value: T | Promise<T>): value is Promise<T> {
+  return typeof (value as { then?: unknown } | null)?.then === 'function';
 }

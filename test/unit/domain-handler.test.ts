@@ -100,6 +100,42 @@ describe('createDomainHandler', () => {
     expect(res.body).not.toMatch(/secret detail|index\.mjs/);
   });
 
+  it("answers 503 INTERNAL_ERROR, retry true, before the function's own time runs out", async () => {
+    let stalled = 0;
+    const handler = createDomainHandler('catalog', {
+      routes: {
+        listCatalog: () => json(200, {}),
+        // A route whose dependency never answers (a hung socket).
+        getPackMetadata: () => {
+          stalled++;
+          return new Promise<never>(() => undefined);
+        },
+        getIntent: ok,
+        postIntent: ok,
+      },
+      ports: () => ({}),
+    });
+    const deadline = Date.now() + 120;
+    const timed = { ...ctx, getRemainingTimeInMillis: () => deadline - Date.now() } as Context;
+    // Two at once, as the local server runs them, and a quick one between them.
+    const [first, quick, second] = await Promise.all([
+      handler(ev('GET /api/packs'), timed),
+      handler(ev('GET /api/catalog'), timed),
+      handler(ev('GET /api/packs'), timed),
+    ]);
+    const answeredAt = Date.now();
+    expect(stalled).toBe(2);
+    expect(quick.statusCode).toBe(200);
+    for (const res of [first, second]) {
+      expect(res.statusCode).toBe(503);
+      expect(JSON.parse(res.body as string)).toMatchObject({ error_code: 'INTERNAL_ERROR', retry: true });
+      expect(res.headers).toMatchObject({ 'x-request-id': 'r-9' });
+    }
+    // Lambda would have cut the function at the deadline; the answer came before it.
+    expect(answeredAt).toBeLessThan(deadline);
+    expect(answeredAt).toBeGreaterThan(deadline - 60);
+  });
+
   it('does not cache a failed port initialisation', async () => {
     let calls = 0;
     const handler = createDomainHandler('catalog', {
