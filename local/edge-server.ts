@@ -12,7 +12,7 @@ import { join, normalize, sep } from 'node:path';
 import type { APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import { failureBody, internalError, invalidRequest, payloadTooLarge, AppError } from '../lambdas/platform/errors';
 import { BASE_HEADERS } from '../lambdas/platform/http';
-import { FALLBACK_DOMAIN, matchRoute, routeKey, type Domain, type RouteMatch } from '../lambdas/contract/routes';
+import { FALLBACK_DOMAIN, matchRoute, type Domain, type RouteMatch } from '../lambdas/contract/routes';
 import type { LambdaHandler } from '../lambdas/platform/domain-handler';
 import { PUBLIC_DIR } from '../lambdas/contract/data-dirs';
 import { cacheControlFor, contentTypeFor, indexRewrite } from '../lambdas/contract/static-assets';
@@ -48,6 +48,14 @@ function handlerFor(domain: Domain): Promise<LambdaHandler> {
   }
   return h;
 }
+
+/** The deployed function's name for a domain, as CDK names it (built once per domain, not per request). */
+const functionNames = new Map<Domain, string>();
+const functionNameOf = (domain: Domain): string => {
+  let name = functionNames.get(domain);
+  if (name === undefined) functionNames.set(domain, (name = `skill-market-${domain}`));
+  return name;
+};
 
 const NO_BODY = Buffer.alloc(0);
 /** Whether the request announces a body (RFC 9112 §6.3: only Content-Length or Transfer-Encoding do). */
@@ -125,7 +133,11 @@ function writeLambdaResult(res: ServerResponse, result: APIGatewayProxyStructure
   }
   const headers: Record<string, string | string[]> = {};
   const own = result.headers;
-  if (own) for (const k in own) headers[k] = String(own[k]);
+  if (own)
+    for (const k in own) {
+      const v = own[k];
+      headers[k] = typeof v === 'string' ? v : String(v);
+    }
   if (result.cookies?.length) headers['set-cookie'] = result.cookies;
   // A text body is written as the string it is: node:http sends it with the head in one write,
   // with no Buffer copied per answer.
@@ -184,12 +196,12 @@ function invokeHandler(
   const event = toLambdaEvent(
     req,
     body,
-    { routeKey: match ? routeKey(match.route) : '$default', pathParameters: match?.pathParameters ?? {}, domainName },
+    { routeKey: match ? match.routeKey : '$default', pathParameters: match?.pathParameters ?? {}, domainName },
     target,
   );
   const invoke = (handler: LambdaHandler): void =>
     withinGatewayTimeout(
-      handler(event, lambdaContext(`skill-market-${domain}`, event.requestContext.requestId, GATEWAY_TIMEOUT_MS)),
+      handler(event, lambdaContext(functionNameOf(domain), event.requestContext.requestId, GATEWAY_TIMEOUT_MS)),
       (outcome) => {
         // The client may have gone while the handler ran: nothing to answer then.
         if (res.destroyed || res.writableEnded) return;

@@ -63,10 +63,12 @@ export function toLambdaEvent(
   headers['x-forwarded-proto'] = 'http';
   headers['x-forwarded-for'] = req.socket.remoteAddress ?? '127.0.0.1';
 
-  const queryStringParameters: Record<string, string> = {};
-  if (rawQueryString !== '')
+  let queryStringParameters: Record<string, string> | undefined;
+  if (rawQueryString !== '') {
+    queryStringParameters = {};
     for (const [k, v] of new URLSearchParams(rawQueryString))
       queryStringParameters[k] = k in queryStringParameters ? `${queryStringParameters[k]},${v}` : v;
+  }
 
   const cookies = req.headers.cookie ? req.headers.cookie.split(/;\s*/).filter(Boolean) : undefined;
   const contentType = headers['content-type'] ?? '';
@@ -90,7 +92,7 @@ export function toLambdaEvent(
       http: {
         method: (req.method ?? 'GET').toUpperCase(),
         path,
-        protocol: `HTTP/${req.httpVersion}`,
+        protocol: req.httpVersion === '1.1' ? 'HTTP/1.1' : `HTTP/${req.httpVersion}`,
         sourceIp: req.socket.remoteAddress ?? '127.0.0.1',
         userAgent: headers['user-agent'] ?? '',
       },
@@ -103,7 +105,7 @@ export function toLambdaEvent(
     isBase64Encoded: !isText,
   };
   if (cookies) event.cookies = cookies;
-  if (hasKeys(queryStringParameters)) event.queryStringParameters = queryStringParameters;
+  if (queryStringParameters && hasKeys(queryStringParameters)) event.queryStringParameters = queryStringParameters;
   if (hasKeys(route.pathParameters)) event.pathParameters = route.pathParameters;
   if (body.length > 0) event.body = isText ? body.toString('utf8') : body.toString('base64');
   return event;
@@ -138,6 +140,17 @@ function utcTime(ms: number): string {
   return lastTime;
 }
 
+/** A function's ARN and log group, built once per function name rather than per request. */
+const functionNames = new Map<string, { arn: string; logGroup: string }>();
+function namesOf(functionName: string): { arn: string; logGroup: string } {
+  let names = functionNames.get(functionName);
+  if (!names) {
+    names = { arn: `arn:aws:lambda:local:000000000000:function:${functionName}`, logGroup: `/aws/lambda/${functionName}` };
+    functionNames.set(functionName, names);
+  }
+  return names;
+}
+
 /**
  * A Lambda context whose remaining time counts down from the timeout, as Lambda's does. A class,
  * so a request creates one object, not four closures and three names.
@@ -155,8 +168,9 @@ class LocalContext implements Context {
     readonly awsRequestId: string,
     private readonly deadline: number,
   ) {
-    this.invokedFunctionArn = `arn:aws:lambda:local:000000000000:function:${functionName}`;
-    this.logGroupName = `/aws/lambda/${functionName}`;
+    const names = namesOf(functionName);
+    this.invokedFunctionArn = names.arn;
+    this.logGroupName = names.logGroup;
   }
 
   getRemainingTimeInMillis(): number {

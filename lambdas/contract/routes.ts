@@ -439,6 +439,7 @@ const escapeRegex = (s: string): string => s.replace(/[.*+?^$()|[\]\\{}]/g, '\\$
 interface CompiledRoute {
   order: number;
   route: Route;
+  key: string;
   names: string[];
   regex: RegExp;
   /** The path up to its first parameter: a path that does not start with it cannot match. */
@@ -457,7 +458,14 @@ const compiled: CompiledRoute[] = ROUTES.map((route, order) => {
     })
     .join('/');
   const brace = (route.path as string).indexOf('{');
-  return { order, route, names, regex: new RegExp(`^${source}$`), prefix: brace < 0 ? route.path : route.path.slice(0, brace) };
+  return {
+    order,
+    route,
+    key: routeKey(route),
+    names,
+    regex: new RegExp(`^${source}$`),
+    prefix: brace < 0 ? route.path : route.path.slice(0, brace),
+  };
 });
 
 // Routes without parameters are found by their path in one lookup, not by testing every pattern:
@@ -471,6 +479,8 @@ for (const c of compiled) {
 
 export interface RouteMatch {
   route: Route;
+  /** API Gateway's route key for it, e.g. `GET /api/health` (the same string for every match of a route). */
+  routeKey: string;
   pathParameters: Record<string, string>;
 }
 
@@ -494,7 +504,7 @@ export function matchRoute(method: string, path: string): { match: RouteMatch | 
       c.names.forEach((n, i) => {
         pathParameters[n] = decodeURIComponent(m?.[i + 1] ?? '');
       });
-      match = { route: c.route, pathParameters };
+      match = { route: c.route, routeKey: c.key, pathParameters };
     }
   }
   return { match, allowed };
