@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { gatewayTimeout } from '../../local/gateway-timeout';
+import { bytesOf } from '../../local/edge-server';
 import { parseTarget } from '../../local/lambda-event';
 
 /** What the local edge reported before its fast path: the WHATWG URL parser's reading. */
@@ -142,5 +143,28 @@ describe('gatewayTimeout (API Gateway gives up on a handler after its timeout)',
     const slow = guard(new Promise<string>(() => undefined)).catch(() => 'timed out');
     const quick = guard(new Promise<string>((resolve) => setTimeout(() => resolve('answered'), 5)));
     expect(await Promise.all([slow, quick])).toEqual(['timed out', 'answered']);
+  });
+});
+
+describe('bytesOf (the edge encodes a large answer it saw recently once)', () => {
+  it('gives the UTF-8 bytes of a large text, the same bytes for the same text, and never stale ones', () => {
+    const page = `{"name":"Müller — 東京","pad":"${'x'.repeat(5000)}"}`;
+    const first = bytesOf(page);
+    expect(Buffer.isBuffer(first)).toBe(true);
+    expect((first as Buffer).equals(Buffer.from(page, 'utf8'))).toBe(true);
+    expect(bytesOf(page)).toBe(first);
+    // Same length, other text: its own bytes.
+    const other = page.replace('Müller', 'Mueler');
+    expect(other.length).toBe(page.length);
+    expect((bytesOf(other) as Buffer).toString('utf8')).toBe(other);
+    // After many other answers the first is forgotten, and encoded again correctly.
+    for (let i = 0; i < 20; i++) bytesOf(`${'y'.repeat(5000)}${i}`);
+    expect((bytesOf(page) as Buffer).toString('utf8')).toBe(page);
+  });
+
+  it('leaves small and very large texts as strings', () => {
+    expect(bytesOf('{"ok":true}')).toBe('{"ok":true}');
+    const huge = 'z'.repeat(2 * 1024 * 1024);
+    expect(bytesOf(huge)).toBe(huge);
   });
 });
