@@ -125,14 +125,15 @@ function readBody(req: IncomingMessage): Promise<Buffer | undefined> {
 }
 
 /**
- * Large answers a handler memoises (a catalog page, 16 KB) come back as the same string object
- * on every request: their UTF-8 bytes are kept for the last few, so the edge does not encode the
- * same text again for each answer. Written as a string, node:http joins the head and the body
- * into one string and flattens and encodes all of it on every write (10 % of the edge's samples
- * on GET /api/catalog under `perf`). Smaller or fresh bodies are written as the strings they are.
+ * Large answers a handler memoises (a catalog page, 16 KB; the 402 challenge's body, 3.5 KB)
+ * come back as the same string object on every request: their UTF-8 bytes are kept for the last
+ * few, so the edge does not encode the same text again for each answer. Written as a string,
+ * node:http joins the head and the body into one string and flattens and encodes all of it on
+ * every write (10 % of the edge's samples on GET /api/catalog under `perf`). Smaller or fresh
+ * bodies are written as the strings they are.
  */
 const RECENT_BODIES = 8;
-const LARGE_BODY = 4096;
+const LARGE_BODY = 2048;
 /** Past this, a body is not kept (8 of them must stay small beside the process). */
 const KEPT_BODY_MAX = 1024 * 1024;
 const recentBodies: { text: string; bytes: Buffer }[] = [];
