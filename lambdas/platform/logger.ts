@@ -21,7 +21,7 @@ interface Invocation {
  * carries is what Powertools' `injectLambdaContext` middleware with `resetKeys` gives it (the
  * Lambda context, cold start, the correlation id, no temporary key of an earlier invocation);
  * that middleware instead rewrites the logger's invocation-scoped state on every request, each
- * access reading `process.env` twice: 17 µs of CPU a request in the local server's profile, a
+ * access reading `process.env`: 17 µs of user CPU a request on the layer bench (HP against HM), a
  * fifth of what the whole handler path costs (issue 14, bench/edge-layers.ts). The middleware's
  * `logEvent` is left out on purpose: an event holds payment signatures and license tokens.
  */
