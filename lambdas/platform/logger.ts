@@ -26,8 +26,9 @@ interface Invocation {
  * `logEvent` is left out on purpose: an event holds payment signatures and license tokens.
  */
 export class InvocationLogger extends Logger {
-  // Not a #private field: Powertools' constructor may already write a line (a warning), which
-  // reaches processLogItem below before a subclass's private fields exist.
+  // No #private members: Powertools' constructor may already write a line (a warning when Lambda's
+  // log level is less verbose than ours), which reaches processLogItem below before a subclass's
+  // #private fields and methods exist; touching one then throws, and the function cannot start.
   private pending: Invocation | undefined;
 
   /**
@@ -48,16 +49,16 @@ export class InvocationLogger extends Logger {
 
   /** Keys appended during an invocation are added after its context is applied, so the reset below keeps them. */
   override appendKeys(attributes: Parameters<Logger['appendKeys']>[0]): void {
-    this.#applyPending();
+    this.applyPending();
     super.appendKeys(attributes);
   }
 
   protected override processLogItem(...args: Parameters<Logger['processLogItem']>): void {
-    this.#applyPending();
+    this.applyPending();
     super.processLogItem(...args);
   }
 
-  #applyPending(): void {
+  private applyPending(): void {
     const invocation = this.pending;
     if (!invocation) return;
     this.pending = undefined;

@@ -52,6 +52,18 @@ const onDemandLogger = (): InvocationLogger => {
 };
 
 describe('InvocationLogger', () => {
+  it('starts when Lambda logs less than it would (Powertools warns from its constructor)', () => {
+    process.env['AWS_LAMBDA_LOG_LEVEL'] = 'ERROR';
+    try {
+      const logger = new InvocationLogger({ serviceName: 'test', logLevel: 'DEBUG' });
+      logger.bindInvocation(context('aws-1'), 'api-1');
+      logger.error('still logs');
+    } finally {
+      delete process.env['AWS_LAMBDA_LOG_LEVEL'];
+    }
+    expect(lines.at(-1)).toMatchObject({ message: 'still logs', correlation_id: 'api-1' });
+  });
+
   it('gives a line the Lambda context and correlation id of the invocation that wrote it, cold only on the first', () => {
     const logger = onDemandLogger();
     logger.bindInvocation(context('aws-1'), 'api-1');
