@@ -41,6 +41,19 @@ describe('BoundedLru', () => {
     expect(lru.get('a')).toBeUndefined();
   });
 
+  it('counts a read of the newest key as a use, and forgets a deleted one', () => {
+    const lru = new BoundedLru<string, number>(2);
+    lru.set('a', 1).set('b', 2);
+    expect(lru.get('b')).toBe(2); // already the newest
+    expect(lru.get('b')).toBe(2);
+    lru.set('c', 3); // a is the least recently used
+    expect([lru.get('a'), lru.get('b'), lru.get('c')]).toEqual([undefined, 2, 3]);
+    expect(lru.delete('c')).toBe(true);
+    expect(lru.get('c')).toBeUndefined();
+    lru.set('d', 4).set('e', 5); // d, then e: b went first
+    expect([lru.get('b'), lru.get('d'), lru.get('e'), lru.size]).toEqual([undefined, 4, 5, 2]);
+  });
+
   it('keeps a falsy value, and refuses a size under one', () => {
     const lru = new BoundedLru<string, number>(1);
     lru.set('zero', 0);
