@@ -355,17 +355,32 @@ export function startEdgeServer(opts: EdgeServerOptions): Promise<Server> {
   // The advertised host is fixed once the stack has set it (before the first request): read it once.
   let domainName: string | undefined;
 
-  const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+  /** Answers a failure while serving; if even that throws, drops the connection. */
+  const fail = (req: IncomingMessage, res: ServerResponse, err: unknown): void => {
+    try {
+      answerFault(req, res, err);
+    } catch (e) {
+      dropConnection(res, e);
+    }
+  };
+
+  /**
+   * Not an async function: an API request whose handler is loaded and has no body to read is
+   * served with no promise of the edge's own (an async function and its caught promise per
+   * request were 3 % of the edge's samples); only pending work gets a rejection handler.
+   */
+  const handle = (req: IncomingMessage, res: ServerResponse): void => {
     try {
       const target = parseTarget(req.url);
       if (target === undefined) {
         return sendFailure(res, invalidRequest('url', 'The request target is not a valid URL.', 'Send a path such as /api/health.'));
       }
-      await (isApiPath(target.path)
+      const pending = isApiPath(target.path)
         ? serveApi(req, res, target, (domainName ??= domainNameOf(server)))
-        : serveStatic(req, res, target.path, root));
+        : serveStatic(req, res, target.path, root);
+      if (pending) pending.then(undefined, (err: unknown) => fail(req, res, err));
     } catch (err) {
-      answerFault(req, res, err);
+      fail(req, res, err);
     }
   };
 
@@ -375,7 +390,7 @@ export function startEdgeServer(opts: EdgeServerOptions): Promise<Server> {
     // Errors on a request or response whose client went away have nobody to tell.
     req.on('error', ignore);
     res.on('error', ignore);
-    handle(req, res).catch((err: unknown) => dropConnection(res, err));
+    handle(req, res);
   });
 
   // node:http's own answer to a request it cannot parse is a bare status line; API clients get JSON.

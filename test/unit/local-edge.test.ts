@@ -144,6 +144,20 @@ describe('gatewayTimeout (API Gateway gives up on a handler after its timeout)',
     const quick = guard(new Promise<string>((resolve) => setTimeout(() => resolve('answered'), 5)));
     expect(await Promise.all([slow, quick])).toEqual(['timed out', 'answered']);
   });
+  it('keeps the other waiting requests when one in the middle, first or last answers, and answers each once', async () => {
+    const guard = gatewayTimeout(60, 10);
+    const answers: ((v: string) => void)[] = [];
+    const calls: string[] = [];
+    for (const i of [0, 1, 2, 3, 4])
+      guard(new Promise<string>((resolve) => (answers[i] = resolve)), (o) =>
+        calls.push(o.ok ? o.value : `${i}: ${(o.error as { code: string }).code}`),
+      );
+    for (const i of [2, 0, 4]) answers[i]!(`${i}: answered`);
+    await new Promise((r) => setTimeout(r, 150));
+    expect(calls.sort()).toEqual(['0: answered', '1: INTERNAL_ERROR', '2: answered', '3: INTERNAL_ERROR', '4: answered']);
+    // The list is empty again: a new request is timed out on its own schedule.
+    await expect(guarded(guard)(new Promise<string>(() => undefined))).rejects.toMatchObject({ code: 'INTERNAL_ERROR' });
+  });
 });
 
 describe('bytesOf (the edge encodes a large answer it saw recently once)', () => {
