@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { loadCatalogFiles } from '../../lambdas/catalog/adapters/catalog-files';
 import { readMarketConfig } from '../../lambdas/platform/config';
-import { buildChallenge, buildPaymentRequired, signInEncoder, signInExtension } from '../../lambdas/payments/core/challenge';
+import { buildChallenge, buildPaymentRequired, isoFormatter, signInEncoder, signInExtension } from '../../lambdas/payments/core/challenge';
+import { freshNonce } from '../../lambdas/payments/pay';
 
 describe('buildChallenge', () => {
   const catalog = loadCatalogFiles();
@@ -43,5 +44,22 @@ describe('signInEncoder', () => {
     const v2 = buildPaymentRequired(catalog.get('agent-x402-first-buy')!, config, 'https://m.example');
     const encode = signInEncoder(v2, 'https://m.example');
     expect(encode('aaaaaaaaaaaaaaaa', at)).not.toBe(encode('bbbbbbbbbbbbbbbb', at));
+  });
+});
+
+describe('the fresh parts of a sign-in challenge', () => {
+  it('formats times exactly as toISOString, within a second, across seconds and before 1970', () => {
+    const format = isoFormatter();
+    const times = [0, 1, 9, 10, 99, 100, 999, 1000, -1, -999, -1000, 1_764_000_000_000, 1_764_000_000_005, 1_764_000_000_050];
+    let t = 1_764_000_000_000;
+    for (let i = 0; i < 2000; i++) times.push((t += Math.floor(Math.random() * 1500)));
+    for (const ms of times) expect(format(ms), String(ms)).toBe(new Date(ms).toISOString());
+    expect(() => format(Number.NaN)).toThrow(RangeError);
+  });
+
+  it('draws a new 128-bit nonce each time, also across a refill of its pool', () => {
+    const nonces = Array.from({ length: 600 }, () => freshNonce());
+    for (const n of nonces) expect(n).toMatch(/^[0-9a-f]{32}$/);
+    expect(new Set(nonces).size).toBe(nonces.length);
   });
 });

@@ -152,13 +152,34 @@ export interface PaymentRequiredV2 {
 /** How long a sign-in challenge is good for: the freshness the payer-proof checks allow (buyer-proof.ts). */
 export const SIGN_IN_CHALLENGE_SECONDS = 300;
 
+/**
+ * `Date#toISOString` for times that mostly share their second with the previous call: the text up
+ * to the second is kept, only the milliseconds are written per call. Every 402 formats two times
+ * (V8's formatting, with its time-zone lookup, was 2 % of a warm GET /api/pay's samples). One
+ * instance per series of times: the sign-in's start and its expiry are 300 s apart.
+ */
+export function isoFormatter(): (ms: number) => string {
+  let second = Number.NaN;
+  let upToSecond = '';
+  return (ms) => {
+    const s = Math.floor(ms / 1000);
+    if (s !== second) {
+      // Throws RangeError for an invalid time, as toISOString does; "…:SS." kept, ".mmmZ" cut.
+      upToSecond = new Date(s * 1000).toISOString().slice(0, -4);
+      second = s;
+    }
+    const milli = ms - s * 1000;
+    return `${upToSecond}${milli < 10 ? '00' : milli < 100 ? '0' : ''}${milli}Z`;
+  };
+}
+
+const issuedAtText = isoFormatter();
+const expiryText = isoFormatter();
+
 /** The sign-in fields that change with every answer; they come last in the extension's `info`. */
 function freshSignInFields(nonce: string, issuedAt: Date): { nonce: string; issuedAt: string; expirationTime: string } {
-  return {
-    nonce,
-    issuedAt: issuedAt.toISOString(),
-    expirationTime: new Date(issuedAt.getTime() + SIGN_IN_CHALLENGE_SECONDS * 1000).toISOString(),
-  };
+  const ms = issuedAt.getTime();
+  return { nonce, issuedAt: issuedAtText(ms), expirationTime: expiryText(ms + SIGN_IN_CHALLENGE_SECONDS * 1000) };
 }
 
 /**
