@@ -484,8 +484,43 @@ export interface RouteMatch {
   pathParameters: Record<string, string>;
 }
 
-/** Finds the route for a method and path, as API Gateway would; also reports the methods a known path allows. */
-export function matchRoute(method: string, path: string): { match: RouteMatch | undefined; allowed: HttpMethod[] } {
+/** What {@link matchRoute} answers: the route for the method, if any, and the methods the path allows. */
+export interface RouteLookup {
+  readonly match: RouteMatch | undefined;
+  readonly allowed: readonly HttpMethod[];
+}
+
+/**
+ * The answers for paths no parameterized pattern can match (/api/catalog, /api/pay, …), built
+ * once and frozen: such a path is answered by two lookups, with nothing tested or allocated per
+ * request. Computed by {@link lookUp} itself, so they are what it would answer.
+ */
+const fixedAnswers = new Map<string, { byMethod: Map<string, RouteLookup>; otherwise: RouteLookup }>();
+for (const path of staticByPath.keys()) {
+  if (parameterized.some((c) => c.regex.test(path))) continue;
+  const freeze = (r: RouteLookup): RouteLookup => {
+    if (r.match) Object.freeze(Object.freeze(r.match).pathParameters);
+    Object.freeze(r.allowed);
+    return Object.freeze(r);
+  };
+  const byMethod = new Map<string, RouteLookup>();
+  for (const c of staticByPath.get(path)!)
+    if (!byMethod.has(c.route.method)) byMethod.set(c.route.method, freeze(lookUp(c.route.method, path)));
+  fixedAnswers.set(path, { byMethod, otherwise: freeze(lookUp('', path)) });
+}
+
+/**
+ * Finds the route for a method and path, as API Gateway would; also reports the methods a known
+ * path allows. The answer may be shared between calls: it is frozen, never to be changed.
+ */
+export function matchRoute(method: string, path: string): RouteLookup {
+  const fixed = fixedAnswers.get(path);
+  if (fixed) return fixed.byMethod.get(method) ?? fixed.otherwise;
+  return lookUp(method, path);
+}
+
+/** The route table searched in order: every pattern that can match, the first with the method wins. */
+function lookUp(method: string, path: string): RouteLookup {
   const hits: { c: CompiledRoute; m: RegExpExecArray | undefined }[] = [];
   for (const c of staticByPath.get(path) ?? []) hits.push({ c, m: undefined });
   for (const c of parameterized) {

@@ -19,6 +19,10 @@ describe('route table', () => {
     expect(wrongMethod.allowed).toEqual(['GET']);
     expect(matchRoute('GET', '/api/health/').match).toBeUndefined();
     expect(matchRoute('GET', '/api/nope')).toEqual({ match: undefined, allowed: [] });
+    // A path no pattern can match is answered from a frozen answer built once.
+    expect(matchRoute('GET', '/api/catalog')).toBe(matchRoute('GET', '/api/catalog'));
+    expect(Object.isFrozen(matchRoute('GET', '/api/catalog').match?.pathParameters)).toBe(true);
+    expect(Object.isFrozen(matchRoute('DELETE', '/api/catalog').allowed)).toBe(true);
   });
 
   it('finds what testing every route pattern in table order finds, for every route and its near misses', () => {
