@@ -20,7 +20,8 @@ import {
   type Address,
   type Hex,
 } from 'viem';
-import { mnemonicToAccount } from 'viem/accounts';
+import { pbkdf2Sync } from 'node:crypto';
+import { HDKey, hdKeyToAccount, type HDAccount } from 'viem/accounts';
 import { ASSET_EIP712, BASE_MAINNET_USDBC, BASE_MAINNET_USDC, CHAIN_ID, MULTICALL3 } from '../lambdas/contract/chain';
 import { localChain } from './local-chain';
 
@@ -37,14 +38,21 @@ export const RELAYER_ACCOUNT_INDEX = 11;
 /** ETH the local relayer is topped up to when it holds less. */
 export const RELAYER_LOCAL_BALANCE = parseEther('10');
 
-const accounts = new Map<number, ReturnType<typeof mnemonicToAccount>>();
+const accounts = new Map<number, HDAccount>();
+let master: HDKey | undefined;
 /**
- * Test account `index` of the mnemonic, derived once per process: each derivation runs the
- * mnemonic's PBKDF2 (about 26 ms), and minting the test tokens alone asked for twenty of them.
+ * Test account `index` of the mnemonic (BIP-44 path m/44'/60'/0'/0/index, as anvil and viem's
+ * mnemonicToAccount derive it), derived once per process. The mnemonic's BIP-39 seed
+ * (PBKDF2-HMAC-SHA512, 2,048 rounds, salt "mnemonic") is computed once, by node's native PBKDF2:
+ * viem's mnemonicToAccount runs it in JavaScript for every account (about 26 ms each; 0.6 s of a
+ * start's main thread under `--cpu-prof`, for the dozen accounts a start funds and deploys with).
  */
-export const testAccount = (index: number): ReturnType<typeof mnemonicToAccount> => {
+export const testAccount = (index: number): HDAccount => {
   let account = accounts.get(index);
-  if (!account) accounts.set(index, (account = mnemonicToAccount(TEST_MNEMONIC, { addressIndex: index })));
+  if (!account) {
+    master ??= HDKey.fromMasterSeed(pbkdf2Sync(TEST_MNEMONIC.normalize('NFKD'), 'mnemonic', 2048, 64, 'sha512'));
+    accounts.set(index, (account = hdKeyToAccount(master, { addressIndex: index })));
+  }
   return account;
 };
 

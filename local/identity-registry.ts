@@ -17,9 +17,8 @@ import {
   parseEventLogs,
   type Address,
 } from 'viem';
-import { mnemonicToAccount } from 'viem/accounts';
 import { CHAIN_ID } from '../lambdas/contract/chain';
-import { contractArtifact, TEST_MNEMONIC, testAccount } from './anvil';
+import { contractArtifact, testAccount } from './anvil';
 import { localChain } from './local-chain';
 
 /** Test-mnemonic index of the registry's deployer: past anvil's `--accounts 10`, so nothing else ever sends from it. */
@@ -79,7 +78,7 @@ export function registrationDataUri(file: Record<string, unknown>): string {
 export async function ensureIdentityRegistry(rpcUrl: string): Promise<LocalIdentityRegistry> {
   const chain = localChain(rpcUrl);
   const pub = createPublicClient({ chain, transport: http(rpcUrl) });
-  const deployer = mnemonicToAccount(TEST_MNEMONIC, { addressIndex: IDENTITY_REGISTRY_DEPLOYER_INDEX });
+  const deployer = testAccount(IDENTITY_REGISTRY_DEPLOYER_INDEX);
   const registry = getContractAddress({ from: deployer.address, nonce: 0n });
 
   let deployed = false;
