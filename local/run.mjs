@@ -146,7 +146,9 @@ writeFileSync(marker, '');
 process.on('exit', () => rmSync(marker, { force: true }));
 const siteExit = await new Promise((resolve) => {
   // The catalog build is skipped when nothing it reads or writes changed (local/site-stamps.ts).
-  const worker = new Worker(join(built, 'site-build.mjs'), { workerData: { recordFile: join(cacheDir, 'site.json'), buildId: manifest.dir } });
+  const worker = new Worker(join(built, 'site-build.mjs'), {
+    workerData: { recordFile: join(cacheDir, 'site.json'), buildId: manifest.dir },
+  });
   worker.once('error', (e) => {
     console.error(e);
     resolve(1);
