@@ -346,6 +346,15 @@ function dropConnection(res: ServerResponse, err: unknown): void {
   res.destroy();
 }
 
+/** Answers a failure while serving; if even that throws, drops the connection. */
+function fail(req: IncomingMessage, res: ServerResponse, err: unknown): void {
+  try {
+    answerFault(req, res, err);
+  } catch (e) {
+    dropConnection(res, e);
+  }
+}
+
 /** Starts the edge server; resolves once listening, rejects with EADDRINUSE when the port is busy. */
 export function startEdgeServer(opts: EdgeServerOptions): Promise<Server> {
   const root = opts.publicDir ?? PUBLIC_DIR;
@@ -354,15 +363,6 @@ export function startEdgeServer(opts: EdgeServerOptions): Promise<Server> {
   const answered = new WeakSet<Duplex>();
   // The advertised host is fixed once the stack has set it (before the first request): read it once.
   let domainName: string | undefined;
-
-  /** Answers a failure while serving; if even that throws, drops the connection. */
-  const fail = (req: IncomingMessage, res: ServerResponse, err: unknown): void => {
-    try {
-      answerFault(req, res, err);
-    } catch (e) {
-      dropConnection(res, e);
-    }
-  };
 
   /**
    * Not an async function: an API request whose handler is loaded and has no body to read is

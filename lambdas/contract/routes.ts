@@ -496,13 +496,13 @@ export interface RouteLookup {
  * request. Computed by {@link lookUp} itself, so they are what it would answer.
  */
 const fixedAnswers = new Map<string, { byMethod: Map<string, RouteLookup>; otherwise: RouteLookup }>();
+const freeze = (r: RouteLookup): RouteLookup => {
+  if (r.match) Object.freeze(Object.freeze(r.match).pathParameters);
+  Object.freeze(r.allowed);
+  return Object.freeze(r);
+};
 for (const path of staticByPath.keys()) {
   if (parameterized.some((c) => c.regex.test(path))) continue;
-  const freeze = (r: RouteLookup): RouteLookup => {
-    if (r.match) Object.freeze(Object.freeze(r.match).pathParameters);
-    Object.freeze(r.allowed);
-    return Object.freeze(r);
-  };
   const byMethod = new Map<string, RouteLookup>();
   for (const c of staticByPath.get(path)!)
     if (!byMethod.has(c.route.method)) byMethod.set(c.route.method, freeze(lookUp(c.route.method, path)));
