@@ -17,62 +17,65 @@ import { scanItems } from '../lambdas/platform/adapters/dynamo-client';
  * with its items (dynalite cannot add an index to a table; DynamoDB can, and CDK does).
  */
 export async function createTables(client: DynamoDBClient, tables: readonly TableDefinition[]): Promise<string[]> {
-  const created: string[] = [];
-  for (const def of tables) {
-    const name = tableName(def);
-    let kept: Record<string, AttributeValue>[] = [];
-    try {
-      const { Table } = await client.send(new DescribeTableCommand({ TableName: name }));
-      if (missingIndexes(def, Table).length === 0) continue;
-      kept = [];
-      for await (const item of scanItems(client, name)) kept.push(item);
-      console.warn(
-        `${name}: adding index ${missingIndexes(def, Table).join(', ')}; rebuilding the local table with its ${kept.length} items`,
-      );
-      await client.send(new DeleteTableCommand({ TableName: name }));
-      await untilGone(client, name);
-    } catch (e) {
-      if ((e as Error).name !== 'ResourceNotFoundException') throw e;
-    }
-    const attributes = new Map<string, AttributeDefinition>();
-    const add = (k: { name: string; type: 'S' | 'N' } | undefined): void => {
-      if (k) attributes.set(k.name, { AttributeName: k.name, AttributeType: k.type });
-    };
-    add(def.partitionKey);
-    add(def.sortKey);
-    for (const idx of def.indexes) {
-      add(idx.partitionKey);
-      add(idx.sortKey);
-    }
-    await client.send(
-      new CreateTableCommand({
-        TableName: name,
-        BillingMode: 'PAY_PER_REQUEST',
-        AttributeDefinitions: [...attributes.values()],
-        KeySchema: [
-          { AttributeName: def.partitionKey.name, KeyType: 'HASH' },
-          ...(def.sortKey ? [{ AttributeName: def.sortKey.name, KeyType: 'RANGE' as const }] : []),
-        ],
-        ...(def.indexes.length > 0
-          ? {
-              GlobalSecondaryIndexes: def.indexes.map((idx) => ({
-                IndexName: idx.name,
-                KeySchema: [
-                  { AttributeName: idx.partitionKey.name, KeyType: 'HASH' as const },
-                  ...(idx.sortKey ? [{ AttributeName: idx.sortKey.name, KeyType: 'RANGE' as const }] : []),
-                ],
-                Projection: { ProjectionType: 'ALL' as const },
-              })),
-            }
-          : {}),
-      }),
+  // All at once: each table is a few round trips of its own, and dynalite answers in its own process.
+  const created = await Promise.all(tables.map((def) => createTable(client, def)));
+  return tables.filter((_, i) => created[i]).map((def) => tableName(def));
+}
+
+/** Creates one table if missing (or rebuilds it to add an index); true when it was created. */
+async function createTable(client: DynamoDBClient, def: TableDefinition): Promise<boolean> {
+  const name = tableName(def);
+  let kept: Record<string, AttributeValue>[] = [];
+  try {
+    const { Table } = await client.send(new DescribeTableCommand({ TableName: name }));
+    if (missingIndexes(def, Table).length === 0) return false;
+    kept = [];
+    for await (const item of scanItems(client, name)) kept.push(item);
+    console.warn(
+      `${name}: adding index ${missingIndexes(def, Table).join(', ')}; rebuilding the local table with its ${kept.length} items`,
     );
-    await untilActive(client, name);
-    for (const item of kept) await client.send(new PutItemCommand({ TableName: name, Item: item }));
-    // dynalite has no UpdateTimeToLive: locally nothing expires by TTL, so readers of TTL'd items check expiry themselves.
-    created.push(name);
+    await client.send(new DeleteTableCommand({ TableName: name }));
+    await untilGone(client, name);
+  } catch (e) {
+    if ((e as Error).name !== 'ResourceNotFoundException') throw e;
   }
-  return created;
+  const attributes = new Map<string, AttributeDefinition>();
+  const add = (k: { name: string; type: 'S' | 'N' } | undefined): void => {
+    if (k) attributes.set(k.name, { AttributeName: k.name, AttributeType: k.type });
+  };
+  add(def.partitionKey);
+  add(def.sortKey);
+  for (const idx of def.indexes) {
+    add(idx.partitionKey);
+    add(idx.sortKey);
+  }
+  await client.send(
+    new CreateTableCommand({
+      TableName: name,
+      BillingMode: 'PAY_PER_REQUEST',
+      AttributeDefinitions: [...attributes.values()],
+      KeySchema: [
+        { AttributeName: def.partitionKey.name, KeyType: 'HASH' },
+        ...(def.sortKey ? [{ AttributeName: def.sortKey.name, KeyType: 'RANGE' as const }] : []),
+      ],
+      ...(def.indexes.length > 0
+        ? {
+            GlobalSecondaryIndexes: def.indexes.map((idx) => ({
+              IndexName: idx.name,
+              KeySchema: [
+                { AttributeName: idx.partitionKey.name, KeyType: 'HASH' as const },
+                ...(idx.sortKey ? [{ AttributeName: idx.sortKey.name, KeyType: 'RANGE' as const }] : []),
+              ],
+              Projection: { ProjectionType: 'ALL' as const },
+            })),
+          }
+        : {}),
+    }),
+  );
+  await untilActive(client, name);
+  for (const item of kept) await client.send(new PutItemCommand({ TableName: name, Item: item }));
+  // dynalite has no UpdateTimeToLive: locally nothing expires by TTL, so readers of TTL'd items check expiry themselves.
+  return true;
 }
 
 /** A new table takes item writes only once ACTIVE (dynalite too, a tick after CreateTable). */
