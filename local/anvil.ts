@@ -6,7 +6,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
-import { readFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import {
   createPublicClient,
@@ -21,7 +21,7 @@ import {
   type Hex,
 } from 'viem';
 import { pbkdf2Sync } from 'node:crypto';
-import { HDKey, hdKeyToAccount, type HDAccount } from 'viem/accounts';
+import { HDKey, hdKeyToAccount, privateKeyToAccount, type PrivateKeyAccount } from 'viem/accounts';
 import { ASSET_EIP712, BASE_MAINNET_USDBC, BASE_MAINNET_USDC, CHAIN_ID, MULTICALL3 } from '../lambdas/contract/chain';
 import { localChain } from './local-chain';
 
@@ -38,25 +38,93 @@ export const RELAYER_ACCOUNT_INDEX = 11;
 /** ETH the local relayer is topped up to when it holds less. */
 export const RELAYER_LOCAL_BALANCE = parseEther('10');
 
-const accounts = new Map<number, HDAccount>();
-let master: HDKey | undefined;
-/**
- * Test account `index` of the mnemonic (BIP-44 path m/44'/60'/0'/0/index, as anvil and viem's
- * mnemonicToAccount derive it), derived once per process. The mnemonic's BIP-39 seed
- * (PBKDF2-HMAC-SHA512, 2,048 rounds, salt "mnemonic") is computed once, by node's native PBKDF2:
- * viem's mnemonicToAccount runs it in JavaScript for every account (about 26 ms each; 0.6 s of a
- * start's main thread under `--cpu-prof`, for the dozen accounts a start funds and deploys with).
- */
-export const testAccount = (index: number): HDAccount => {
-  let account = accounts.get(index);
-  if (!account) {
-    master ??= HDKey.fromMasterSeed(pbkdf2Sync(TEST_MNEMONIC.normalize('NFKD'), 'mnemonic', 2048, 64, 'sha512'));
-    accounts.set(index, (account = hdKeyToAccount(master, { addressIndex: index })));
-  }
-  return account;
-};
-
 const here = dirname(fileURLToPath(import.meta.url));
+
+/** This project's cache of things made once per machine (the runtime bundle, keys, the chain's set-up); gone with node_modules. */
+export const LOCAL_CACHE_DIR = join(here, '..', 'node_modules', '.cache', 'skill-market');
+
+/** A test account: signs in JavaScript like any local account, and gives its (public, test-only) private key. */
+export type TestAccount = PrivateKeyAccount & { privateKey: Hex };
+
+/** Where the derived test keys are kept: path of every index, then address and key. */
+export const KEY_CACHE = join(LOCAL_CACHE_DIR, 'test-accounts.json');
+type KeyCache = Record<string, { address: Address; privateKey: Hex }>;
+const pathOf = (index: number): string => `${TEST_MNEMONIC}/m/44'/60'/0'/0/${index}`;
+
+/**
+ * The test accounts of the mnemonic (BIP-44 path m/44'/60'/0'/0/index, as anvil and viem's
+ * mnemonicToAccount derive them), one object per index. Deriving a key is elliptic-curve
+ * arithmetic in JavaScript: the BIP-39 seed (node's native PBKDF2, once) and five child keys,
+ * about 110 ms for the first account and 6 ms for each next, on every start. So each key is
+ * derived once per machine and kept in `cacheFile` (they are the public test mnemonic's, secret
+ * to no one). An account's signer (its public key: one more multiplication) is made on its first
+ * signature and checked against the kept address, so that a start that only names accounts (an
+ * existing chain, the treasury's payTo) does no curve arithmetic at all.
+ */
+export function testAccounts(cacheFile: string): (index: number) => TestAccount {
+  let cache: KeyCache | undefined;
+  let master: HDKey | undefined;
+  const accounts = new Map<number, TestAccount>();
+
+  const keyOf = (index: number): { address: Address; privateKey: Hex } => {
+    if (!cache) {
+      try {
+        cache = JSON.parse(readFileSync(cacheFile, 'utf8')) as KeyCache;
+      } catch {
+        cache = {};
+      }
+    }
+    const kept = cache[pathOf(index)];
+    if (kept) return kept;
+    master ??= HDKey.fromMasterSeed(pbkdf2Sync(TEST_MNEMONIC.normalize('NFKD'), 'mnemonic', 2048, 64, 'sha512'));
+    const derived = hdKeyToAccount(master, { addressIndex: index });
+    const key = { address: derived.address, privateKey: toHex(derived.getHdKey().privateKey!) };
+    cache[pathOf(index)] = key;
+    try {
+      mkdirSync(dirname(cacheFile), { recursive: true });
+      // Replaced whole, so that a concurrent start (the test workers) never reads half a file.
+      const tmp = `${cacheFile}.${process.pid}.tmp`;
+      writeFileSync(tmp, JSON.stringify(cache));
+      renameSync(tmp, cacheFile);
+    } catch {
+      // Only a cache: the next process derives the key again.
+    }
+    return key;
+  };
+
+  return (index) => {
+    let account = accounts.get(index);
+    if (account) return account;
+    const { address, privateKey } = keyOf(index);
+    let made: PrivateKeyAccount | undefined;
+    const signer = (): PrivateKeyAccount => {
+      if (made) return made;
+      const candidate = privateKeyToAccount(privateKey);
+      if (candidate.address !== address) throw new Error(`${cacheFile} is damaged (account ${index}): delete it`);
+      return (made = candidate);
+    };
+    account = {
+      address,
+      privateKey,
+      source: 'privateKey',
+      type: 'local',
+      get publicKey() {
+        return signer().publicKey;
+      },
+      // async: a damaged key is a rejected signature, as any signing failure is.
+      sign: async (args) => signer().sign(args),
+      signAuthorization: async (args) => signer().signAuthorization(args),
+      signMessage: async (args) => signer().signMessage(args),
+      signTransaction: (async (tx, options) => signer().signTransaction(tx, options)) as PrivateKeyAccount['signTransaction'],
+      signTypedData: (async (typedData) => signer().signTypedData(typedData)) as PrivateKeyAccount['signTypedData'],
+    };
+    accounts.set(index, account);
+    return account;
+  };
+}
+
+/** Test account `index` of the mnemonic, its key kept in {@link KEY_CACHE}. */
+export const testAccount: (index: number) => TestAccount = testAccounts(KEY_CACHE);
 
 /** A committed contract artifact (local/contracts/<file>, written by compile.ts): what is deployed needs no compiler. */
 export function contractArtifact(file: string): { abi: Abi; bytecode: Hex } {
@@ -68,27 +136,46 @@ export const TEST_STABLECOIN_ABI = artifact.abi;
 export const TEST_STABLECOIN_BYTECODE = artifact.bytecode;
 const { abi: MULTICALL_ABI, bytecode: MULTICALL_BYTECODE } = contractArtifact('multicall.artifact.json');
 
-/** Path of the anvil binary from the platform package @foundry-rs/anvil installs, without its node wrapper. */
-function anvilBinary(): string {
+/** The package.json of the platform package @foundry-rs/anvil installs (its binary sits beside it, without its node wrapper). */
+function anvilPackageJson(): string {
   const arch = process.arch === 'x64' ? 'amd64' : process.arch;
   const require = createRequire(import.meta.url);
   try {
-    const pkg = require.resolve(`@foundry-rs/anvil-${process.platform}-${arch}/package.json`);
-    return join(dirname(pkg), 'bin', process.platform === 'win32' ? 'anvil.exe' : 'anvil');
+    return require.resolve(`@foundry-rs/anvil-${process.platform}-${arch}/package.json`);
   } catch {
     throw new Error(`No anvil binary for ${process.platform}-${arch}: run npm ci (it installs @foundry-rs/anvil).`);
   }
+}
+
+/** Path of the anvil binary. */
+function anvilBinary(): string {
+  return join(dirname(anvilPackageJson()), 'bin', process.platform === 'win32' ? 'anvil.exe' : 'anvil');
+}
+
+/** The installed anvil's version, as its package names it. */
+export function anvilVersion(): string {
+  return (JSON.parse(readFileSync(anvilPackageJson(), 'utf8')) as { version: string }).version;
 }
 
 export interface AnvilHandle {
   rpcUrl: string;
   port: number;
   process: ChildProcess;
+  /** Whether the chain began empty: no state of an earlier run, no initial state. */
+  fresh: boolean;
   stop: () => Promise<void>;
 }
 
-/** Starts anvil on 127.0.0.1; port 0 picks a free port. `statePath` persists the chain across runs. */
-export async function startAnvil(opts: { port: number; statePath?: string | undefined }): Promise<AnvilHandle> {
+/**
+ * Starts anvil on 127.0.0.1; port 0 picks a free port. `statePath` persists the chain across
+ * runs. `initialState` (a file in the form anvil dumps) is what a chain begins with when there is
+ * no state of an earlier run: a persisted chain is never replaced.
+ */
+export async function startAnvil(opts: {
+  port: number;
+  statePath?: string | undefined;
+  initialState?: string | undefined;
+}): Promise<AnvilHandle> {
   const args = [
     '--host',
     '127.0.0.1',
@@ -103,7 +190,19 @@ export async function startAnvil(opts: { port: number; statePath?: string | unde
     '--balance',
     '10000',
   ];
-  if (opts.statePath) args.push('--state', opts.statePath, '--state-interval', '5');
+  let fresh = true;
+  if (opts.statePath) {
+    if (existsSync(opts.statePath)) fresh = false;
+    else if (opts.initialState) {
+      // --state loads the file it dumps to: the chain begins from a copy, and the copy is the user's.
+      copyFileSync(opts.initialState, opts.statePath);
+      fresh = false;
+    }
+    args.push('--state', opts.statePath, '--state-interval', '5');
+  } else if (opts.initialState) {
+    args.push('--load-state', opts.initialState);
+    fresh = false;
+  }
   const child = spawn(anvilBinary(), args, { stdio: ['ignore', 'pipe', 'pipe'] });
 
   const port = await new Promise<number>((resolve, reject) => {
@@ -136,7 +235,7 @@ export async function startAnvil(opts: { port: number; statePath?: string | unde
       child.kill('SIGINT'); // SIGINT makes anvil dump --state before exiting
       setTimeout(() => child.kill('SIGKILL'), 5_000).unref();
     });
-  return { rpcUrl: `http://127.0.0.1:${port}`, port, process: child, stop };
+  return { rpcUrl: `http://127.0.0.1:${port}`, port, process: child, fresh, stop };
 }
 
 export interface TestTokens {
@@ -278,5 +377,5 @@ export async function ensureRelayer(rpcUrl: string): Promise<{ address: Address;
     });
     balance = RELAYER_LOCAL_BALANCE;
   }
-  return { address: account.address, privateKey: toHex(account.getHdKey().privateKey!), balance };
+  return { address: account.address, privateKey: account.privateKey, balance };
 }

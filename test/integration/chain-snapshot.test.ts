@@ -1,0 +1,125 @@
+/**
+ * The local chain's set-up, made once and loaded after (local/chain-snapshot.ts): a chain that
+ * begins from the snapshot holds everything the set-up makes, a persisted chain is never
+ * replaced by it, and the snapshot's name changes with whatever decides the set-up.
+ */
+import { existsSync, mkdtempSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createPublicClient, http, type Address, type PublicClient } from 'viem';
+import {
+  BUYER_ACCOUNT_INDEXES,
+  RELAYER_ACCOUNT_INDEX,
+  TEST_STABLECOIN_ABI,
+  ensureRelayer,
+  ensureTestTokens,
+  startAnvil,
+  testAccount,
+  type AnvilHandle,
+} from '../../local/anvil';
+import { chainSnapshot, setUpKey } from '../../local/chain-snapshot';
+import { IDENTITY_REGISTRY_ABI, ensureIdentityRegistry } from '../../local/identity-registry';
+import { localChain } from '../../local/local-chain';
+import { BASE_MAINNET_USDBC, BASE_MAINNET_USDC, MULTICALL3 } from '../../lambdas/contract/chain';
+
+const dir = mkdtempSync(join(tmpdir(), 'chain-snapshot-'));
+const started: AnvilHandle[] = [];
+const start = async (opts: Parameters<typeof startAnvil>[0]): Promise<AnvilHandle> => {
+  const anvil = await startAnvil(opts);
+  started.push(anvil);
+  return anvil;
+};
+const setUp = (rpcUrl: string) => Promise.all([ensureTestTokens(rpcUrl), ensureIdentityRegistry(rpcUrl), ensureRelayer(rpcUrl)]);
+
+/** What the set-up leaves on a chain, read back: code, balances, the test agent, the history. */
+async function contents(rpcUrl: string) {
+  const pub = createPublicClient({ chain: localChain(rpcUrl), transport: http(rpcUrl) }) as PublicClient;
+  const balance = async (token: Address, index: number): Promise<bigint> =>
+    (await pub.readContract({
+      address: token,
+      abi: TEST_STABLECOIN_ABI,
+      functionName: 'balanceOf',
+      args: [testAccount(index).address],
+    })) as bigint;
+  const registry = (await ensureIdentityRegistry(rpcUrl)).registry;
+  return {
+    code: await Promise.all(
+      ([BASE_MAINNET_USDC, BASE_MAINNET_USDBC, MULTICALL3, registry] as Address[]).map((address) => pub.getCode({ address })),
+    ),
+    balances: await Promise.all(BUYER_ACCOUNT_INDEXES.flatMap((i) => [balance(BASE_MAINNET_USDC, i), balance(BASE_MAINNET_USDBC, i)])),
+    agentURI: await pub.readContract({ address: registry, abi: IDENTITY_REGISTRY_ABI, functionName: 'tokenURI', args: [1n] }),
+    relayerWei: await pub.getBalance({ address: testAccount(RELAYER_ACCOUNT_INDEX).address }),
+    block: await pub.getBlockNumber(),
+    logs: (await pub.getLogs({ fromBlock: 0n, toBlock: 'latest' })).length,
+    deployerNonce: await pub.getTransactionCount({ address: testAccount(0).address }),
+  };
+}
+
+let made: Awaited<ReturnType<typeof contents>>;
+const snapshot = chainSnapshot(join(dir, 'cache'), 'test-key');
+
+beforeAll(async () => {
+  const empty = await start({ port: 0 });
+  expect(empty.fresh).toBe(true);
+  await setUp(empty.rpcUrl);
+  made = await contents(empty.rpcUrl);
+  await snapshot.save(empty.rpcUrl);
+});
+afterAll(async () => {
+  await Promise.all(started.map((a) => a.stop()));
+  rmSync(dir, { recursive: true, force: true });
+});
+
+describe('the chain set-up snapshot', () => {
+  it('is a chain anvil loads holding everything the set-up made, which the set-up then finds in place', async () => {
+    expect(snapshot.exists).toBe(false);
+    expect(chainSnapshot(join(dir, 'cache'), 'test-key').exists).toBe(true);
+    expect(made.balances.every((b) => b > 0n)).toBe(true);
+
+    const loaded = await start({ port: 0, initialState: snapshot.path });
+    expect(loaded.fresh).toBe(false);
+    expect(await contents(loaded.rpcUrl)).toEqual(made);
+    const [tokens, identity] = await setUp(loaded.rpcUrl);
+    expect([tokens.reused, identity.reused]).toEqual([true, true]);
+    // Nothing was sent again: the deployer's nonce and the chain's height are the snapshot's.
+    expect(await contents(loaded.rpcUrl)).toEqual(made);
+  });
+
+  it('begins a new data dir as a copy, and never replaces a persisted chain', async () => {
+    const fresh = join(dir, 'fresh-data');
+    mkdirSync(fresh);
+    const copied = await start({ port: 0, statePath: join(fresh, 'anvil-state.json'), initialState: snapshot.path });
+    expect(copied.fresh).toBe(false);
+    expect((await contents(copied.rpcUrl)).balances).toEqual(made.balances);
+
+    // A persisted chain of its own (nothing deployed on it): the snapshot must not replace it.
+    const own = join(dir, 'own-data');
+    mkdirSync(own);
+    const first = await start({ port: 0, statePath: join(own, 'anvil-state.json') });
+    expect(first.fresh).toBe(true);
+    await first.stop();
+    const state = readFileSync(join(own, 'anvil-state.json'), 'utf8');
+    const again = await start({ port: 0, statePath: join(own, 'anvil-state.json'), initialState: snapshot.path });
+    expect(again.fresh).toBe(false);
+    const pub = createPublicClient({ transport: http(again.rpcUrl) });
+    expect(await pub.getCode({ address: BASE_MAINNET_USDC })).toBeUndefined();
+    expect(state.length).toBeGreaterThan(0);
+  });
+
+  it('is named by the set-up sources and anvil version: an edit or another anvil names another snapshot', () => {
+    const root = join(dir, 'sources');
+    mkdirSync(join(root, 'local'), { recursive: true });
+    writeFileSync(join(root, 'local', 'a.ts'), 'export const a = 1;');
+    writeFileSync(join(root, 'local', 'b.json'), '{}');
+    const key = (anvil = '1.7.0') => setUpKey(['local/a.ts', 'local/b.json'], root, anvil);
+    const before = key();
+    expect(key()).toBe(before);
+    expect(key('1.8.0')).not.toBe(before);
+    writeFileSync(join(root, 'local', 'b.json'), '{"x":1}');
+    expect(key()).not.toBe(before);
+    // The real key reads files that exist: a source renamed without updating the list fails here.
+    expect(setUpKey()).toMatch(/^[0-9a-f]{32}$/);
+    expect(existsSync(snapshot.path)).toBe(true);
+  });
+});
