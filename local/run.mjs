@@ -23,7 +23,7 @@ import { Worker } from 'node:worker_threads';
 const root = fileURLToPath(new URL('..', import.meta.url));
 const cacheDir = join(root, 'node_modules', '.cache', 'skill-market', 'local');
 const manifestPath = join(cacheDir, 'manifest.json');
-// The server, and the catalog build it serves (run first, in a worker thread: see site-build.ts).
+// The server, and the catalog build it serves (in a worker thread beside it: see site-build.ts).
 const ENTRIES = { start: 'local/start.ts', 'site-build': 'local/site-build.ts' };
 // Besides the sources: what changes how they are built or resolved.
 const ALSO_WATCHED = ['package-lock.json', 'tsconfig.json', 'local/run.mjs'];
@@ -144,16 +144,18 @@ const built = join(root, manifest.dir);
 const marker = join(built, `.pid-${process.pid}`);
 writeFileSync(marker, '');
 process.on('exit', () => rmSync(marker, { force: true }));
-const siteExit = await new Promise((resolve) => {
-  // The catalog build is skipped when nothing it reads or writes changed (local/site-stamps.ts).
+// The catalog build (skipped when nothing it reads or writes changed: local/site-stamps.ts) runs
+// in its worker beside the server's import and start-up, no longer before them (~0.1 s of every
+// start); the server listens only once it is done, and a failed build stops the start before
+// anything listens. local/start.ts finds the promise under this name (SITE_BUILT there).
+const siteBuilt = new Promise((resolve, reject) => {
   const worker = new Worker(join(built, 'site-build.mjs'), {
     workerData: { recordFile: join(cacheDir, 'site.json'), buildId: manifest.dir },
   });
-  worker.once('error', (e) => {
-    console.error(e);
-    resolve(1);
-  });
-  worker.once('exit', resolve);
+  worker.once('error', (e) => console.error(e));
+  worker.once('exit', (code) => (code === 0 ? resolve() : reject(new Error(`the catalog build exited with code ${code}`))));
 });
-if (siteExit !== 0) process.exit(1);
+// Awaited by the server; marked handled here so that a failure before the server imports is not "unhandled".
+siteBuilt.catch(() => undefined);
+globalThis[Symbol.for('skill-market.site-built')] = siteBuilt;
 await import(pathToFileURL(join(built, 'start.mjs')).href);

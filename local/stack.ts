@@ -30,6 +30,8 @@ export interface StackOptions {
   dataDir: string | undefined;
   /** Overrides as environment variables (RPC_URLS, DYNAMODB_ENDPOINT, TREASURY_ADDRESS, …). */
   env: NodeJS.ProcessEnv;
+  /** Work the edge must not listen before (the launcher's catalog build); its failure stops the start. */
+  beforeListening?: Promise<void> | undefined;
 }
 
 export interface RunningStack {
@@ -73,6 +75,8 @@ const portError = (what: string, envVar: string, port: number) => (e: Error) => 
 export async function startStack(opts: StackOptions): Promise<RunningStack> {
   const env = opts.env;
   if (opts.dataDir) mkdirSync(opts.dataDir, { recursive: true });
+  // Awaited before listening; a failure after another one stopped the start is already reported.
+  opts.beforeListening?.catch(() => undefined);
   const stops: (() => Promise<void>)[] = [];
   const stopAll = async (): Promise<void> => {
     for (const stop of stops.reverse()) await stop().catch(() => undefined);
@@ -177,6 +181,7 @@ export async function startStack(opts: StackOptions): Promise<RunningStack> {
       baseUrl = configuredBase ? configuredBase.replace(/\/+$/, '') : listenUrl;
       process.env[SETTINGS.publicBaseUrl.env] = configuredBase || listenUrl;
     };
+    await opts.beforeListening;
     const server: Server = await startEdgeServer({ port: opts.port, onListening: advertise }).catch(
       portError('the API', 'PORT', opts.port),
     );

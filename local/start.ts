@@ -41,8 +41,15 @@ function cardCheckoutLine(e: NodeJS.ProcessEnv, baseUrl: string): string {
   return `on, Stripe at ${e[SETTINGS.stripeApiBase.env]?.trim() || 'api.stripe.com'}; webhook ${links(baseUrl).stripe_webhook}`;
 }
 
+/** The launcher's catalog build, under way beside this start (local/run.mjs); the edge listens once it is done. */
+const SITE_BUILT = Symbol.for('skill-market.site-built');
+const siteBuilt = (globalThis as Record<symbol, Promise<void> | undefined>)[SITE_BUILT]?.catch(() => {
+  throw new StackStartError('the catalog build failed (its message is above).');
+});
+
 try {
   const stack = await startStack({
+    beforeListening: siteBuilt,
     port: intEnv('PORT', 8787),
     anvilPort: intEnv('ANVIL_PORT', 8545),
     dynalitePort: intEnv('DYNALITE_PORT', 4567),

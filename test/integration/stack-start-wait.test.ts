@@ -1,0 +1,48 @@
+/**
+ * The local stack's edge listens only once the launcher's catalog build, run beside the start
+ * (local/run.mjs), is done.
+ */
+import { createServer } from 'node:net';
+import { describe, expect, it } from 'vitest';
+import { startStack } from '../../local/stack';
+
+const freePort = (): Promise<number> =>
+  new Promise((resolve) => {
+    const server = createServer().listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+  });
+
+const options = (port: number, beforeListening: Promise<void>) => ({
+  port,
+  anvilPort: 0,
+  dynalitePort: 0,
+  dataDir: undefined,
+  env: {},
+  beforeListening,
+});
+
+// One stack per file: the DynamoDB client is one per process, as in a Lambda, and keeps the first
+// stack's endpoint.
+describe('the local stack before it listens', () => {
+  it('listens only once the work it was given is done', async () => {
+    const port = await freePort();
+    const started = performance.now();
+    let done = 0;
+    const build = new Promise<void>((resolve) =>
+      setTimeout(() => {
+        done = performance.now() - started;
+        resolve();
+      }, 2_500),
+    );
+    const stack = await startStack(options(port, build));
+    try {
+      expect(done).toBeGreaterThan(0);
+      expect(performance.now() - started).toBeGreaterThanOrEqual(done);
+      expect((await fetch(`${stack.listenUrl}/api/health`)).status).toBe(200);
+    } finally {
+      await stack.stop();
+    }
+  });
+});
