@@ -26,7 +26,7 @@ const manifestPath = join(cacheDir, 'manifest.json');
 // The server, and the catalog build it serves (in a worker thread beside it: see site-build.ts).
 const ENTRIES = { start: 'local/start.ts', 'site-build': 'local/site-build.ts' };
 // Besides the sources: what changes how they are built or resolved.
-const ALSO_WATCHED = ['package-lock.json', 'tsconfig.json', 'local/run.mjs'];
+const ALSO_WATCHED = ['package-lock.json', 'tsconfig.json', 'local/run.mjs', 'local/source-maps.mjs'];
 /**
  * A build no running start uses is removed once it is this old. A start marks the build it runs
  * (`.pid-<pid>`): a server started before an edit keeps importing its handlers' chunks from it.
@@ -110,6 +110,9 @@ async function build() {
     logLevel: 'warning',
     plugins: [sourceUrls],
   });
+  // Only the project's mappings are kept (local/source-maps.mjs says why).
+  const { keepProjectMappings } = await import('./source-maps.mjs');
+  for (const output of Object.keys(result.metafile.outputs)) if (output.endsWith('.map')) keepProjectMappings(join(root, output));
   const files = Object.keys(result.metafile.inputs).filter((p) => !p.startsWith('node_modules/'));
   const watched = [...new Set([...files, ...files.map((f) => dirname(f)), ...ALSO_WATCHED])];
   const manifest = {
