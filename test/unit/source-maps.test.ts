@@ -1,4 +1,4 @@
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { SourceMap } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -38,7 +38,8 @@ describe("the start bundle's source maps", () => {
     const file = join(chunks, 'chunk-A.mjs.map');
     writeFileSync(file, JSON.stringify({ version: 3, sources, names: ['x'], mappings: encode(mappings) }));
 
-    const { before, after } = keepProjectMappings(file);
+    const { before, after, dropped } = keepProjectMappings(file);
+    expect(dropped).toBe(false);
     const kept = JSON.parse(readFileSync(file, 'utf8')) as { sources: string[]; mappings: string; names: string[] };
     expect(kept.sources).toEqual(sources);
     expect(kept.names).toEqual(['x']);
@@ -55,5 +56,20 @@ describe("the start bundle's source maps", () => {
     // node still finds a project frame through it.
     const map = new SourceMap(JSON.parse(readFileSync(file, 'utf8')));
     expect(map.findEntry(2, 9)).toMatchObject({ originalSource: sources[0], originalLine: 3, originalColumn: 4 });
+  });
+
+  it('drop the map of a chunk made of dependencies only, and the comment that names it', () => {
+    const dir = join(root, 'node_modules', '.cache', 'skill-market', 'local', 'build-y');
+    mkdirSync(dir, { recursive: true });
+    const chunk = join(dir, 'chunk-B.mjs');
+    const code = 'export const a = 1;\nexport const b = 2;\n';
+    writeFileSync(chunk, `${code}//# sourceMappingURL=chunk-B.mjs.map\n`);
+    const mappings: SourceMapMappings = [[[0, 0, 0, 0]], [[0, 1, 3, 0], [7]]];
+    const sources = ['../../../../zod/index.js', '../../../../../node_modules/viem/index.js'];
+    writeFileSync(`${chunk}.map`, JSON.stringify({ version: 3, sources, names: [], mappings: encode(mappings) }));
+
+    expect(keepProjectMappings(`${chunk}.map`)).toMatchObject({ after: 0, dropped: true });
+    expect(existsSync(`${chunk}.map`)).toBe(false);
+    expect(readFileSync(chunk, 'utf8')).toBe(code);
   });
 });
