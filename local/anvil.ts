@@ -230,7 +230,8 @@ export async function startAnvil(opts: {
 
   const stop = (): Promise<void> =>
     new Promise((resolve) => {
-      if (child.exitCode !== null) return resolve();
+      // Gone already: ended by itself (exitCode) or by a signal (signalCode); 'exit' will not come again.
+      if (child.exitCode !== null || child.signalCode !== null) return resolve();
       child.once('exit', () => resolve());
       child.kill('SIGINT'); // SIGINT makes anvil dump --state before exiting
       setTimeout(() => child.kill('SIGKILL'), 5_000).unref();

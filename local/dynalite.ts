@@ -32,7 +32,8 @@ export async function startDynalite(opts: { port: number; path?: string | undefi
   });
   const stop = (): Promise<void> =>
     new Promise((resolve) => {
-      if (child.exitCode !== null) return resolve();
+      // Gone already: ended by itself (exitCode) or by a signal (signalCode); 'exit' will not come again.
+      if (child.exitCode !== null || child.signalCode !== null) return resolve();
       child.once('exit', () => resolve());
       child.kill('SIGTERM');
       setTimeout(() => child.kill('SIGKILL'), 3_000).unref();
