@@ -48,7 +48,8 @@ export function runStart(env: Record<string, string>, timeoutMs = 45_000): Promi
   child.stderr.on('data', (c: Buffer) => (out += c.toString()));
   const interrupt = (): Promise<number | null> =>
     new Promise((resolve) => {
-      if (child.exitCode !== null) return resolve(child.exitCode);
+      // Gone already (by itself or by a signal): 'exit' will not come again.
+      if (child.exitCode !== null || child.signalCode !== null) return resolve(child.exitCode);
       child.once('exit', (code) => resolve(code));
       child.kill('SIGINT');
     });
