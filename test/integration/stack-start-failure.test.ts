@@ -3,68 +3,24 @@
  * build, run beside the start: local/run.mjs) leaves nothing behind: nothing listening, no child
  * running.
  */
-import { execFileSync } from 'node:child_process';
-import { createServer } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { StackStartError, startStack } from '../../local/stack';
-
-const childPids = (): number[] => {
-  try {
-    return execFileSync('pgrep', ['-P', String(process.pid)])
-      .toString()
-      .trim()
-      .split('\n')
-      .filter(Boolean)
-      .map(Number);
-  } catch {
-    return [];
-  }
-};
-
-const freePort = (): Promise<number> =>
-  new Promise((resolve) => {
-    const server = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
-
-const exitsSoon = async (pid: number): Promise<boolean> => {
-  for (let i = 0; i < 60; i++) {
-    try {
-      process.kill(pid, 0);
-    } catch {
-      return true;
-    }
-    if (!childPids().includes(pid)) return true;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  return false;
-};
-
-const options = (port: number, beforeListening: Promise<void>) => ({
-  port,
-  anvilPort: 0,
-  dynalitePort: 0,
-  dataDir: undefined,
-  env: {},
-  beforeListening,
-});
+import { childPids, exitsSoon, freePort } from '../support/processes';
 
 // One stack per file: the DynamoDB client is one per process, as in a Lambda, and keeps the first
 // stack's endpoint.
 describe('the local stack before it listens', () => {
   it('stops what it started, and never listens, when that work fails', async () => {
     const port = await freePort();
-    const before = new Set(childPids());
+    const before = new Set(childPids(process.pid));
     let fail: (e: Error) => void = () => undefined;
     const build = new Promise<void>((_, reject) => (fail = reject));
-    const starting = startStack(options(port, build));
+    const starting = startStack({ port, anvilPort: 0, dynalitePort: 0, dataDir: undefined, env: {}, beforeListening: build });
     // Fails once dynalite and anvil run: they are what must not be left behind.
     let spawned: number[] = [];
     for (let i = 0; i < 200 && spawned.length < 2; i++) {
       await new Promise((r) => setTimeout(r, 25));
-      spawned = childPids().filter((pid) => !before.has(pid));
+      spawned = childPids(process.pid).filter((pid) => !before.has(pid));
     }
     expect(spawned.length).toBeGreaterThanOrEqual(2);
     fail(new StackStartError('the catalog build failed'));

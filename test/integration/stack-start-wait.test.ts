@@ -2,26 +2,9 @@
  * The local stack's edge listens only once the launcher's catalog build, run beside the start
  * (local/run.mjs), is done.
  */
-import { createServer } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { startStack } from '../../local/stack';
-
-const freePort = (): Promise<number> =>
-  new Promise((resolve) => {
-    const server = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
-
-const options = (port: number, beforeListening: Promise<void>) => ({
-  port,
-  anvilPort: 0,
-  dynalitePort: 0,
-  dataDir: undefined,
-  env: {},
-  beforeListening,
-});
+import { freePort } from '../support/processes';
 
 // One stack per file: the DynamoDB client is one per process, as in a Lambda, and keeps the first
 // stack's endpoint.
@@ -36,7 +19,7 @@ describe('the local stack before it listens', () => {
         resolve();
       }, 2_500),
     );
-    const stack = await startStack(options(port, build));
+    const stack = await startStack({ port, anvilPort: 0, dynalitePort: 0, dataDir: undefined, env: {}, beforeListening: build });
     try {
       expect(done).toBeGreaterThan(0);
       expect(performance.now() - started).toBeGreaterThanOrEqual(done);

@@ -1,45 +1,19 @@
 import { createServer } from 'node:net';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { execFileSync } from 'node:child_process';
 import { afterAll, describe, expect, inject, it } from 'vitest';
 import { createPublicClient, createWalletClient, http, parseEther } from 'viem';
 import { testAccount } from '../../local/anvil';
 import { localChain } from '../../local/local-chain';
 import { killStarted, runStart } from '../support/spawn-start';
+import { childPids, exitsSoon } from '../support/processes';
 
 const dirs: string[] = [];
 afterAll(() => {
   killStarted();
   dirs.forEach((d) => rmSync(d, { recursive: true, force: true }));
 });
-
-const childPids = (pid: number): number[] => {
-  try {
-    return execFileSync('pgrep', ['-P', String(pid)])
-      .toString()
-      .trim()
-      .split('\n')
-      .filter(Boolean)
-      .map(Number);
-  } catch {
-    return [];
-  }
-};
-/** Running, and not a zombie waiting for init to reap it after its parent exited. */
-const alive = (pid: number): boolean => {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) !== 'Z';
-  } catch {
-    return false;
-  }
-};
-const exitsSoon = async (pid: number): Promise<boolean> => {
-  for (let i = 0; i < 40 && alive(pid); i++) await new Promise((r) => setTimeout(r, 50));
-  return !alive(pid);
-};
 
 describe('npm start', () => {
   it('starts on real parts, stops every child on Ctrl-C, and finds its data again', async () => {
