@@ -355,7 +355,7 @@ export async function claimPayment(
           tip: "Pay from the mandate's wallet, or omit X-AP2-MANDATE; nothing was claimed or unlocked.",
         });
       }
-      if (outcome.reason === 'payer_mismatch' || outcome.reason === 'payer_proof_required') {
+      if (outcome.reason === 'payer_mismatch' || outcome.reason === 'payer_proof_required' || outcome.reason === 'authorized_transfer') {
         throw new AppError({
           status: 403,
           code: 'PAYER_PROOF_REQUIRED',

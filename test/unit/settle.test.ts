@@ -130,6 +130,54 @@ describe('settle', () => {
     });
   });
 
+  it("a transfer made with the payer's EIP-3009 authorization, whoever sent it, is claimed only by its signer or by the settlement that holds it", async () => {
+    const authorized = (): ChainRead => {
+      const read = found() as Extract<ChainRead, { kind: 'found' }>;
+      return {
+        ...read,
+        receipt: {
+          ...read.receipt,
+          sender: '0x000000000000000000000000000000000000bEEF',
+          authorizationLogs: [{ address: config.assets.USDC!, authorizer: PAYER, nonce: `0x${'01'.repeat(32)}` }],
+        },
+      };
+    };
+    // Someone who copied the authorization (or the relayer's call) and had it mined: not theirs to claim.
+    const t = ports([authorized()]);
+    expect(
+      await settle({ txHash: TX, product: skillProduct(judge) }, t.p, { schedule: true, claimant: { source: 'copier' } }),
+    ).toMatchObject({
+      kind: 'refused',
+      reason: 'authorized_transfer',
+    });
+    expect(t.ledger.rows.size).toBe(0);
+    // Its signer, proven by a wallet signature, may.
+    const signed = ports([authorized()]);
+    expect(
+      await settle({ txHash: TX, product: skillProduct(judge) }, signed.p, { schedule: true, claimant: { source: 'b', payer: PAYER } }),
+    ).toMatchObject({ kind: 'unlocked', row: { payer: PAYER } });
+    // So may the settlement that holds the authorization (it found the transfer by the authorization's own event).
+    const relayed = ports([authorized()]);
+    expect(
+      await settle({ txHash: TX, product: skillProduct(judge) }, relayed.p, { schedule: true, claimant: BUYER, relayed: true }),
+    ).toMatchObject({
+      kind: 'unlocked',
+    });
+    // An authorization of another signer beside the payer's transfer changes nothing.
+    const other = ports([
+      (() => {
+        const read = authorized() as Extract<ChainRead, { kind: 'found' }>;
+        return {
+          ...read,
+          receipt: { ...read.receipt, authorizationLogs: [{ ...read.receipt.authorizationLogs![0]!, authorizer: TREASURY }] },
+        };
+      })(),
+    ]);
+    expect(await settle({ txHash: TX, product: skillProduct(judge) }, other.p, { schedule: true, claimant: BUYER })).toMatchObject({
+      kind: 'unlocked',
+    });
+  });
+
   it('refuses the same transfer for another skill without reading the chain', async () => {
     const t = ports([found()]);
     await settle({ txHash: TX, product: skillProduct(judge) }, t.p, { schedule: true, claimant: BUYER });

@@ -11,11 +11,12 @@ import { PROVIDER_TIMEOUT_MS, VERIFICATION_BUDGET_MS } from '../../contract/conf
 import { redactUrl } from '../../platform/redact';
 import type { RpcUrls } from '../../platform/rpc-urls';
 import type { ChainReader } from '../ports';
-import type { TransferLog } from '../core/verify-transfer';
+import type { AuthorizationLog, TransferLog } from '../core/verify-transfer';
 import { METRICS } from '../../contract/metrics';
 import { countMetric, durationMetric } from '../../platform/metrics';
 
 const TRANSFER = parseAbiItem('event Transfer(address indexed from, address indexed to, uint256 value)');
+const AUTHORIZATION_USED = parseAbiItem('event AuthorizationUsed(address indexed authorizer, bytes32 indexed nonce)');
 
 interface Provider {
   url: string;
@@ -96,12 +97,21 @@ export function viemChainReader(urls: RpcUrls, opts: { budgetMs?: number; provid
               )
             : undefined;
           const transferLogs: TransferLog[] = [];
+          const authorizationLogs: AuthorizationLog[] = [];
           for (const log of receipt.logs) {
-            // ERC-20 Transfer has exactly three topics (ERC-721's has four); decode and keep the emitter.
+            // ERC-20 Transfer has exactly three topics (ERC-721's has four), as has EIP-3009's AuthorizationUsed; decode and keep the emitter.
             if (log.topics.length !== 3) continue;
             try {
-              const ev = decodeEventLog({ abi: [TRANSFER], data: log.data, topics: log.topics });
-              transferLogs.push({ address: log.address, from: ev.args.from, to: ev.args.to, value: ev.args.value, logIndex: log.logIndex });
+              const ev = decodeEventLog({ abi: [TRANSFER, AUTHORIZATION_USED], data: log.data, topics: log.topics });
+              if (ev.eventName === 'Transfer')
+                transferLogs.push({
+                  address: log.address,
+                  from: ev.args.from,
+                  to: ev.args.to,
+                  value: ev.args.value,
+                  logIndex: log.logIndex,
+                });
+              else authorizationLogs.push({ address: log.address, authorizer: ev.args.authorizer, nonce: ev.args.nonce });
             } catch {
               /* another event */
             }
@@ -113,6 +123,7 @@ export function viemChainReader(urls: RpcUrls, opts: { budgetMs?: number; provid
               blockNumber: receipt.blockNumber,
               blockHash: receipt.blockHash,
               transferLogs,
+              authorizationLogs,
               sender: receipt.from,
             },
             head,

@@ -13,7 +13,7 @@ import type { Catalog } from '../../catalog';
 import type { MarketConfig } from '../../contract/settings';
 import type { ChainRead, ChainReader, ConfirmationScheduler, Ledger, LedgerRow, Relayer } from '../ports';
 import { rowKind, type Product } from './product';
-import { same, verifyTransfer, type AcceptedAsset, type FailureReason, type Verdict } from './verify-transfer';
+import { authorizationOf, same, verifyTransfer, type AcceptedAsset, type FailureReason, type Verdict } from './verify-transfer';
 
 export interface SettlePorts {
   config: MarketConfig;
@@ -34,7 +34,8 @@ export interface Claimant {
   payer?: string | undefined;
 }
 
-export type RefusalReason = FailureReason | 'already_used' | 'reorged' | 'payer_mismatch' | 'payer_proof_required' | 'too_old' | 'relayed';
+export type RefusalReason =
+  FailureReason | 'already_used' | 'reorged' | 'payer_mismatch' | 'payer_proof_required' | 'too_old' | 'relayed' | 'authorized_transfer';
 
 /** A verified transfer as a purchase policy (an AP2 mandate) sees it, before it is claimed or delivered again. */
 export interface Purchase {
@@ -150,6 +151,19 @@ export async function settle(
       reason: 'relayed',
       message:
         'This transfer was submitted by the service for a signed x402 authorization; it unlocks only for the request that brought that authorization.',
+    };
+  }
+  // A transfer made with an EIP-3009 authorization carries the payer's signature for it, whoever
+  // submitted the call (the relayer, or someone who copied the authorization or the relayer's
+  // pending call and had it mined first). It belongs to that signer: it is claimed by the
+  // settlement that holds the authorization, or by the signer's own wallet signature, never by
+  // whoever merely saw it.
+  if (!opts.relayed && authorizationOf(read.receipt, verdict.asset.address, verdict.payer) && !same(claimant.payer, verdict.payer)) {
+    return {
+      kind: 'refused',
+      reason: 'authorized_transfer',
+      message:
+        "This transfer was made with the payer's signed authorization (EIP-3009); only that wallet can claim it: sign the claim with it (SIGN-IN-WITH-X), or send the same PAYMENT-SIGNATURE again.",
     };
   }
   if (claimant.payer !== undefined && !same(claimant.payer, verdict.payer)) {

@@ -19,13 +19,32 @@ export interface TransferLog {
   logIndex: number;
 }
 
+/** An EIP-3009 `AuthorizationUsed(authorizer, nonce)` log: the transfer beside it was made with the authorizer's signature. */
+export interface AuthorizationLog {
+  /** The token that emitted it. */
+  address: string;
+  authorizer: string;
+  nonce: string;
+}
+
 export interface ReceiptView {
   status: 'success' | 'reverted';
   blockNumber: bigint;
   blockHash: string;
   transferLogs: TransferLog[];
+  /** The EIP-3009 authorizations the transaction used, whoever sent it. */
+  authorizationLogs?: AuthorizationLog[] | undefined;
   /** The account that sent the transaction (for an x402 v2 settlement, the service's relayer). */
   sender?: string | undefined;
+}
+
+/**
+ * The authorization a transfer to the treasury was made with, if any: an `AuthorizationUsed` log
+ * of the same token whose authorizer is the transfer's payer. Such a transfer belongs to that
+ * signer, whoever submitted it (EIP-3009 `transferWithAuthorization` or `receiveWithAuthorization`).
+ */
+export function authorizationOf(receipt: ReceiptView, asset: string, payer: string): AuthorizationLog | undefined {
+  return receipt.authorizationLogs?.find((l) => same(l.address, asset) && same(l.authorizer, payer));
 }
 
 export interface AcceptedAsset {
