@@ -567,6 +567,9 @@ export class MarketplaceStack extends Stack {
       confirmation,
       dashboardName: `skill-market-${this.stackName}`,
       failedRuns,
+      relayer: relayerKey
+        ? { domains: manifests.filter((m) => m.infra.relaysPayments).map((m) => m.domain), revertBudgetWei: config.relayerRevertBudgetWei }
+        : undefined,
     });
     // Releases: each deploy publishes a version of every changed function, and CodeDeploy shifts its
     // live alias there, 10 % for five minutes, then the rest; the function's unhandled errors or, for

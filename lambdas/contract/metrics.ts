@@ -20,6 +20,12 @@ export const METRICS = {
   checkoutCompletions: 'CheckoutCompletions',
   /** Tally counters the daily reconcile found different from a recount; must stay 0. */
   reconcileDifferences: 'ReconcileDifferences',
+  /** A signed authorization refused before anything was sent, dimension `Reason` (payer_funds_in_flight, payer_cooling_down, settlement_unavailable …). */
+  settlementsRefused: 'SettlementsRefused',
+  /** A transfer the x402 relayer submitted that reverted: the relayer paid gas and nothing moved. */
+  relayerReverts: 'RelayerReverts',
+  /** The gas those reverted transfers cost the relayer, in gwei (ETH on Base). */
+  relayerRevertGasGwei: 'RelayerRevertGasGwei',
 } as const;
 
 export type MetricName = (typeof METRICS)[keyof typeof METRICS];

@@ -102,6 +102,20 @@ export const SETTINGS = {
       'ETH the x402 relayer must hold for `GET /api/ready` to say ready: it pays the gas of every signed authorization it settles.',
     cloudDefault: '0.002',
   },
+  relayerRevertCooldownSeconds: {
+    context: 'relayerRevertCooldownSeconds',
+    env: 'RELAYER_REVERT_COOLDOWN_SECONDS',
+    description:
+      'After a transfer the x402 relayer submitted for a payer reverts (its funds left first), the relayer settles nothing more for that payer for this long.',
+    cloudDefault: '3600',
+  },
+  relayerRevertBudgetEth: {
+    context: 'relayerRevertBudgetEth',
+    env: 'RELAYER_REVERT_BUDGET_ETH',
+    description:
+      'ETH the x402 relayer may lose to reverted transfers in one UTC hour; past it, signed authorizations are refused (402 `settlement_unavailable`, retry) until the next hour and an alarm fires. Payment by transfer is unaffected.',
+    cloudDefault: '0.001',
+  },
   identityRegistry: {
     context: 'identityRegistry',
     env: 'IDENTITY_REGISTRY_ADDRESS',
@@ -145,6 +159,10 @@ export interface MarketConfig {
   reorgWindowSeconds: number;
   /** The relayer's ETH balance below which /api/ready is not ready, in wei (a decimal string). */
   relayerMinBalanceWei: string;
+  /** How long a payer whose relayed transfer reverted gets no further settlement, in seconds. */
+  relayerRevertCooldownSeconds: number;
+  /** Wei the relayer may lose to reverted transfers in one UTC hour (a decimal string). */
+  relayerRevertBudgetWei: string;
   identityRegistry: Address | undefined;
   /** The Stripe API's origin when it is not Stripe's own (tests); undefined for api.stripe.com. */
   stripeApiBase: string | undefined;
@@ -271,7 +289,11 @@ export function readMarketConfig(
   };
   const paymentsEnabled = flag('paymentsEnabled');
   const requirePayerProof = flag('requirePayerProof');
-  const seconds = (name: 'maxTransferAgeSeconds' | 'retryWindowSeconds' | 'reorgWindowSeconds', min: number, max: number): number => {
+  const seconds = (
+    name: 'maxTransferAgeSeconds' | 'retryWindowSeconds' | 'reorgWindowSeconds' | 'relayerRevertCooldownSeconds',
+    min: number,
+    max: number,
+  ): number => {
     const spec = SETTINGS[name];
     const v = blank(raw[name]) ? spec.cloudDefault : raw[name].trim();
     const n = Number(v);
@@ -280,11 +302,16 @@ export function readMarketConfig(
     return Number(spec.cloudDefault);
   };
 
-  const ethRaw = blank(raw.relayerMinBalanceEth) ? SETTINGS.relayerMinBalanceEth.cloudDefault : raw.relayerMinBalanceEth.trim();
-  const eth = /^(\d{1,9})(?:\.(\d{1,18}))?$/.exec(ethRaw);
-  if (!eth) problems.push(`relayerMinBalanceEth (RELAYER_MIN_BALANCE_ETH) must be an amount of ETH such as 0.002, got "${ethRaw}"`);
   const weiOf = (m: RegExpExecArray): string => (BigInt(m[1]!) * 10n ** 18n + BigInt((m[2] ?? '').padEnd(18, '0'))).toString();
-  const relayerMinBalanceWei = weiOf(eth ?? /^(\d+)(?:\.(\d+))?$/.exec(SETTINGS.relayerMinBalanceEth.cloudDefault)!);
+  const ether = (name: 'relayerMinBalanceEth' | 'relayerRevertBudgetEth'): string => {
+    const spec = SETTINGS[name];
+    const v = blank(raw[name]) ? spec.cloudDefault : raw[name].trim();
+    const m = /^(\d{1,9})(?:\.(\d{1,18}))?$/.exec(v);
+    if (!m) problems.push(`${spec.context} (${spec.env}) must be an amount of ETH such as ${spec.cloudDefault}, got "${v}"`);
+    return weiOf(m ?? /^(\d+)(?:\.(\d+))?$/.exec(spec.cloudDefault)!);
+  };
+  const relayerMinBalanceWei = ether('relayerMinBalanceEth');
+  const relayerRevertBudgetWei = ether('relayerRevertBudgetEth');
 
   const identityRegistry = readAddress(
     codec,
@@ -331,6 +358,8 @@ export function readMarketConfig(
       retryWindowSeconds: seconds('retryWindowSeconds', 0, 86400),
       reorgWindowSeconds: seconds('reorgWindowSeconds', 1, 3600),
       relayerMinBalanceWei,
+      relayerRevertCooldownSeconds: seconds('relayerRevertCooldownSeconds', 0, 30 * 86400),
+      relayerRevertBudgetWei,
       identityRegistry,
       stripeApiBase,
       explorerUrl,
@@ -367,6 +396,8 @@ export function configToEnv(config: MarketConfig): Record<string, string> {
     [SETTINGS.retryWindowSeconds.env]: String(config.retryWindowSeconds),
     [SETTINGS.reorgWindowSeconds.env]: String(config.reorgWindowSeconds),
     [SETTINGS.relayerMinBalanceEth.env]: weiToEth(config.relayerMinBalanceWei),
+    [SETTINGS.relayerRevertCooldownSeconds.env]: String(config.relayerRevertCooldownSeconds),
+    [SETTINGS.relayerRevertBudgetEth.env]: weiToEth(config.relayerRevertBudgetWei),
   };
   if (config.treasury) env[SETTINGS.treasury.env] = config.treasury;
   if (config.legacyTreasury) env[SETTINGS.legacyTreasury.env] = config.legacyTreasury;

@@ -174,12 +174,16 @@ export const CARD_SALES_TABLE = {
  * anything is broadcast, so a retried or parallel request never submits twice; the signed
  * transaction is stored before it is sent, and the gas it cost after its receipt. Kept: finance
  * reads the cost of the channel from it.
+ * Beside them: `PAYER#<address>`, what the relayer has in flight for a payer and its cool-down
+ * after a revert, and `REVERTS#<yyyy-mm-ddThh>`, an hour's reverted gas (docs/PAYMENTS.md); both
+ * expire by TTL (`expiresAt`) a week after their last write. Settlements carry no TTL attribute.
  */
 export const SETTLEMENTS_TABLE = {
   logicalName: 'Settlements',
   env: 'SETTLEMENTS_TABLE',
   partitionKey: { name: 'pk', type: 'S' },
   indexes: [],
+  ttlAttribute: 'expiresAt',
   retain: true,
   description: 'x402 authorizations the service settled: the claim before broadcast, the transaction, the gas it cost.',
 } as const satisfies TableDefinition;

@@ -1,18 +1,25 @@
 /**
  * x402 v2's standard flow: a client signs an EIP-3009 authorization for the challenge in
  * `PAYMENT-REQUIRED` and sends the same request again with it in `PAYMENT-SIGNATURE`; the
- * service is its own facilitator and submits the transfer from its relayer. Because the service
- * sends the transfer itself, nobody can race the buyer to claim it (settle.ts refuses a relayed
- * transfer to any other claim), and each authorization is settled once:
+ * service is its own facilitator and submits the transfer from its relayer. Each authorization
+ * is settled once, nothing is sent that the caller's own rules refuse, and the relayer never
+ * risks more for a payer than the payer holds (docs/PAYMENTS.md):
  *
  * 1. The settlement record is read first: a known authorization is never verified or sent again.
- * 2. New: x402's own verification (signature, receiver, exact value, window, balance by
+ * 2. An AP2 mandate, if any, decides whose purchase this is before anything else.
+ * 3. New: x402's own verification (signature, receiver, exact value, window, balance by
  *    simulation) against the server's requirement for this resource, never the client's.
- * 3. One conditional write claims the authorization before anything is signed.
- * 4. The relayer signs the call; its hash and raw bytes are stored (while the claim holds)
+ * 4. One conditional write claims the authorization before anything is signed.
+ * 5. Before any money moves: the payer's balance and the authorization's state at the pending
+ *    block, the hour's revert budget, one conditional hold of the value on the payer's own item
+ *    (at most its balance in flight, never while it cools down after a revert), and the
+ *    mandate's constraints and spend. A refusal here leaves nothing claimed or held.
+ * 6. The relayer signs the call; its hash and raw bytes are stored (while the claim holds)
  *    before it is broadcast, so a retry re-sends that very transaction, never a second one.
- * 5. The receipt, waited for within the request's budget; then the ledger row through the same
- *    claim as a transfer's txHash (`claimPayment`, relayed), and the unlock.
+ * 7. The receipt, waited for within the request's budget; then the ledger row through the same
+ *    claim as a transfer's txHash (`claimPayment`, relayed), and the unlock. A reverted call
+ *    whose authorization was used anyway (someone had the same authorization mined first) is
+ *    the buyer's payment all the same: the transfer that used it is claimed for them.
  *
  * A duplicate of a claimed authorization (a retry, or 20 parallel sends of one header) waits for
  * the request that holds the claim and gets the same answer; a slow receipt goes to the
@@ -23,14 +30,26 @@
 import { randomUUID } from 'node:crypto';
 import { CAIP2, NETWORK } from '../contract/chain';
 import { links } from '../contract/links';
+import { METRICS } from '../contract/metrics';
 import { requireSkill } from '../catalog';
 import { AppError } from '../platform/errors';
+import { countMetric } from '../platform/metrics';
 import { same } from './core/verify-transfer';
 import { skillProduct } from './core/product';
-import { callerId, challengeFor, claimPayment, deliverClaim, type Caller } from './pay';
+import {
+  budgetSpent,
+  holdEnded,
+  holdOf,
+  judgeFunds,
+  pendingShortfall,
+  revertHour,
+  secondsToNextHour,
+  VALIDITY_MARGIN_SECONDS,
+} from './core/relayer-funds';
+import { callerId, challengeFor, claimPayment, deliverClaim, provenSigner, type Caller, type PurchasePolicy } from './pay';
 import { paymentRefused, readSignedPayment } from './payment-signature';
 import { settlementHeader } from './unlock-response';
-import type { PaymentsPorts, Requirement, SettlementRecord, SignedPayment, X402Settlement } from './ports';
+import type { PaymentsPorts, RelayedReceipt, Requirement, SettlementRecord, SignedPayment, X402Settlement } from './ports';
 import type { PaymentRequiredV2 } from './core/challenge';
 import type { CatalogEntry } from '../contract/catalog-data';
 
@@ -58,6 +77,28 @@ const challengeHeaders = (v2: PaymentRequiredV2, error: string, encoded: string)
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
+/** The mandate's refusal, as POST /api/pay answers it: nothing was claimed, held or sent. */
+const mandateRejected = (message: string): AppError =>
+  new AppError({
+    status: 403,
+    code: 'AP2_MANDATE_REJECTED',
+    message,
+    tip: 'Fix the mandate (GET /api/mandates?wallet=) or omit X-AP2-MANDATE; nothing was claimed, held or transferred.',
+  });
+
+type Answer = { body: unknown; headers: Record<string, string> };
+
+/** What each final failure of a settlement means for the buyer. */
+const FAILURES: Readonly<Record<string, string>> = {
+  transaction_failed: 'the transfer reverted on chain (the funds left first), so nothing was transferred; sign a new one',
+  authorization_expired: 'it expired (validBefore) before it could be sent, so nothing was transferred; sign a new one',
+  invalid_exact_evm_insufficient_balance:
+    "the payer's balance at the pending block does not cover it, so nothing was sent; sign a new one once funded",
+  invalid_exact_evm_transaction_simulation_failed: 'the chain says the transfer would revert now, so nothing was sent; sign a new one',
+  authorization_used_elsewhere:
+    'it was used or cancelled on chain by a transaction this service did not send and cannot find. If that transfer paid for this skill, claim it with POST /api/pay signed by the paying wallet (SIGN-IN-WITH-X)',
+};
+
 /**
  * Settles a `PAYMENT-SIGNATURE` for a skill and unlocks it: the same answer as POST /api/pay
  * with a txHash, plus `PAYMENT-RESPONSE`. Every refusal is the API's error with the spec's codes.
@@ -68,11 +109,17 @@ export async function unlockWithAuthorization(
   ports: PaymentsPorts,
   baseUrl: string,
   caller: Caller = {},
-): Promise<{ body: unknown; headers: Record<string, string> }> {
+): Promise<Answer> {
   const challenge = challengeFor(skill, ports, baseUrl);
   const entry = requireSkill(ports.catalog, skill);
-  const refuse = (reason: string, message: string, retry = false, extra: Record<string, string> = {}): AppError =>
-    paymentRefused(reason, message, { ...challengeHeaders(challenge.v2, reason, challenge.encoded), ...extra }, retry);
+  const refuse: Refuse = (reason, message, opts = {}) =>
+    paymentRefused(
+      reason,
+      message,
+      { ...challengeHeaders(challenge.v2, reason, challenge.encoded), ...opts.headers },
+      opts.retry ?? false,
+      opts.details,
+    );
 
   const x402 = ports.x402;
   if (!x402) {
@@ -96,10 +143,16 @@ export async function unlockWithAuthorization(
   }
   const pk = settlementKey(payment, requirement);
   const source = callerId(caller.sourceIp);
-  const ctx: Ctx = { ports, x402, baseUrl, caller, entry, payment, requirement, pk, source, refuse };
+  const resource = links(baseUrl).skill(entry.id).challenge;
+  const ctx: Ctx = { ports, x402, baseUrl, caller, entry, payment, requirement, pk, source, refuse, resource };
 
   const known = await x402.settlements.get(pk);
   if (known) return follow(known, ctx);
+
+  // A mandate is decided first: whose purchase this is. The authorization's own EIP-712 signature
+  // proves its `from` (the wallet); a mandate's agent proves itself with SIGN-IN-WITH-X on this
+  // skill's resource (no transaction can be named yet: none exists before settlement).
+  if (caller.policy) ctx.policy = await mandateFor(caller.policy, ctx);
 
   const verdict = await x402.verifier.verify(payment, requirement);
   if (!verdict.ok) {
@@ -118,11 +171,18 @@ export async function unlockWithAuthorization(
     source,
     lease: randomUUID(),
     claimedAt: ports.now().toISOString(),
+    validBefore: payment.payload.authorization.validBefore,
   };
   const claim = await x402.settlements.claim(record);
   if (!claim.claimed) return follow(claim.existing, ctx);
   return submit(record, ctx);
 }
+
+type Refuse = (
+  reason: string,
+  message: string,
+  opts?: { retry?: boolean; headers?: Record<string, string>; details?: Record<string, unknown> },
+) => AppError;
 
 interface Ctx {
   ports: PaymentsPorts;
@@ -134,39 +194,205 @@ interface Ctx {
   requirement: Requirement;
   pk: string;
   source: string | undefined;
-  refuse: (reason: string, message: string, retry?: boolean, extra?: Record<string, string>) => AppError;
+  refuse: Refuse;
+  /** The skill's x402 resource URL: what a wallet signature names as `uri`. */
+  resource: string;
+  /** The caller's AP2 mandate, once it has accepted whose purchase this is. */
+  policy?: PurchasePolicy | undefined;
 }
 
-/** The request that holds the claim: sign, store, broadcast, then wait for the receipt. */
-async function submit(record: SettlementRecord, ctx: Ctx): Promise<{ body: unknown; headers: Record<string, string> }> {
-  // The first signature is stored on the claim; one signed again after its nonce was taken replaces it.
-  const tx = await ctx.x402.relayer.submit(ctx.requirement.asset, ctx.payment, (signed, replaces) =>
-    replaces === undefined
-      ? ctx.x402.settlements.signed(ctx.pk, record.lease, signed)
-      : ctx.x402.settlements.replaced(ctx.pk, replaces, signed),
+/** Whose purchase an authorization is under a mandate: its wallet's, signed by the wallet itself or by the mandate's agent. */
+async function mandateFor(policy: PurchasePolicy, ctx: Ctx): Promise<PurchasePolicy> {
+  const from = ctx.payment.payload.authorization.from;
+  const signer = ctx.caller.signInWithX
+    ? await provenSigner(ctx.caller.signInWithX, ctx.ports, ctx.baseUrl, undefined, ctx.resource)
+    : from;
+  const payer = policy.payerFor(signer);
+  if (!same(payer, from)) throw mandateRejected("AP2 mandate rejected: the authorization is not from the mandate's wallet.");
+  return policy;
+}
+
+const nowSeconds = (ctx: Ctx): number => Math.floor(ctx.ports.now().getTime() / 1000);
+
+/**
+ * The request that holds the claim: everything that may refuse the purchase is decided here,
+ * before any money moves (funds at the pending block, the revert budget, the payer's hold, the
+ * mandate); then sign, store, broadcast, and wait for the receipt.
+ */
+async function submit(record: SettlementRecord, ctx: Ctx): Promise<Answer> {
+  const { settlements, relayer } = ctx.x402;
+  const a = ctx.payment.payload.authorization;
+  const now = nowSeconds(ctx);
+  /** Refused before anything was held or sent: the claim goes, so the same authorization can come again. */
+  const giveUp = async (error: AppError): Promise<never> => {
+    await settlements.abandon(record.pk, record.lease);
+    countMetric(METRICS.settlementsRefused, { Reason: String(error.details?.['reason'] ?? error.code) });
+    throw error;
+  };
+
+  const funds = await relayer.fundsAhead(ctx.requirement.asset, a.from, a.nonce);
+  const problem = judgeFunds(funds, a, now);
+  if (problem?.kind === 'used') return usedElsewhere(record, ctx);
+  if (problem?.kind === 'expired') return end(record, ctx, { failure: 'authorization_expired' });
+  if (problem?.kind === 'not_yet_valid')
+    return giveUp(
+      ctx.refuse('invalid_exact_evm_payload_authorization_valid_after', 'The authorization is not valid yet (validAfter).', {
+        retry: true,
+        headers: { 'retry-after': '2' },
+      }),
+    );
+  if (problem?.kind === 'insufficient') return end(record, ctx, { failure: 'invalid_exact_evm_insufficient_balance' });
+
+  const hour = revertHour(ctx.ports.now());
+  if (budgetSpent(await settlements.revertedGas(hour), ctx.ports.config.relayerRevertBudgetWei)) {
+    const wait = secondsToNextHour(ctx.ports.now());
+    return giveUp(
+      ctx.refuse(
+        'settlement_unavailable',
+        'The relayer has reached its hourly budget for failed settlements; signed authorizations are refused until the next hour. Paying by transfer (POST /api/pay with X-PAYMENT) is unaffected.',
+        { retry: true, headers: { 'retry-after': String(wait) }, details: { retry_after_seconds: wait } },
+      ),
+    );
+  }
+
+  const hold = holdOf(record);
+  let held = await settlements.hold(hold, funds.balance, now);
+  if (held.kind === 'over_balance' && (await releaseEnded(ctx, hold.token, hold.payer, record.pk)))
+    held = await settlements.hold(hold, funds.balance, now);
+  if (held.kind === 'over_balance') {
+    return giveUp(
+      ctx.refuse(
+        'payer_funds_in_flight',
+        `Other settlements of ${a.from} are in flight and its balance does not cover this one too; nothing was sent. Send the same request again once they are mined.`,
+        { retry: true, headers: { 'retry-after': '2' } },
+      ),
+    );
+  }
+  if (held.kind === 'cooling') {
+    const until = new Date(held.until * 1000).toISOString();
+    return giveUp(
+      ctx.refuse(
+        'payer_cooling_down',
+        `A transfer the relayer submitted for ${a.from} reverted because its funds left first; signed authorizations from it are refused until ${until}. Pay by transfer (POST /api/pay with X-PAYMENT), or wait.`,
+        { details: { until } },
+      ),
+    );
+  }
+  if (pendingShortfall(funds, a.value, held.othersInFlight)) {
+    await settlements.release(hold);
+    return giveUp(
+      ctx.refuse(
+        'payer_funds_pending',
+        `A transfer from ${a.from} waiting to be mined leaves too little for this one; nothing was sent. Send the same request again once it is mined.`,
+        { retry: true, headers: { 'retry-after': '2' } },
+      ),
+    );
+  }
+
+  if (ctx.policy) {
+    // The mandate's constraints and spend, counted once per authorization, before the money moves.
+    const admission = await ctx.policy.admit({
+      txHash: record.pk,
+      payer: a.from,
+      amount: BigInt(a.value),
+      product: skillProduct(ctx.entry),
+    });
+    if (!admission.ok) {
+      await settlements.release(hold);
+      return giveUp(mandateRejected(admission.message));
+    }
+  }
+
+  const sent = await relayer.submit(ctx.requirement.asset, ctx.payment, (signed, replaces) =>
+    replaces === undefined ? settlements.signed(record.pk, record.lease, signed) : settlements.replaced(record.pk, replaces, signed),
   );
   // Another request took the claim over while this one was slow: it settles; this one follows it.
-  if (!tx) return follow(await current(ctx), ctx);
-  return conclude({ ...record, state: 'signed', ...tx }, ctx);
+  if (sent.kind === 'declined') return follow(await current(ctx), ctx);
+  if (sent.kind === 'would_revert') return end(record, ctx, { failure: 'invalid_exact_evm_transaction_simulation_failed' });
+  return conclude({ ...record, state: 'signed', txHash: sent.txHash, raw: sent.raw }, ctx);
+}
+
+/**
+ * Ends a settlement that never sent anything (or whose transaction can no longer succeed) as a
+ * final failure: the authorization cannot settle, the buyer is told so and signs a new one.
+ */
+async function end(record: SettlementRecord, ctx: Ctx, outcome: { failure: string }): Promise<Answer> {
+  await ctx.x402.settlements.finish(record.pk, { state: 'failed', failure: outcome.failure, finishedAt: ctx.ports.now().toISOString() });
+  await ctx.x402.settlements.release(holdOf(record));
+  return conclude({ ...record, state: 'failed', failure: outcome.failure }, ctx);
+}
+
+/**
+ * The authorization was used on chain by a transaction the relayer did not send: someone copied
+ * it (or the relayer's pending call) and had it mined first. The money reached the treasury with
+ * the buyer's signature, so the buyer gets the pack: the settlement records that transfer and
+ * claims it. Not found yet (still pending, or cancelled by its signer): nothing is decided.
+ */
+async function usedElsewhere(record: SettlementRecord, ctx: Ctx, receipt?: RelayedReceipt): Promise<Answer> {
+  const a = ctx.payment.payload.authorization;
+  const other = await ctx.x402.relayer.authorizationTransfer(ctx.requirement.asset, a.from, a.nonce, receipt?.blockNumber);
+  if (other && !same(other, record.txHash)) {
+    await ctx.x402.settlements.finish(record.pk, {
+      state: 'settled',
+      transferTx: other.toLowerCase(),
+      ...gasOf(receipt),
+      finishedAt: ctx.ports.now().toISOString(),
+    });
+    await ctx.x402.settlements.release(holdOf(record));
+    return conclude({ ...record, state: 'settled', transferTx: other.toLowerCase() }, ctx);
+  }
+  if (receipt) return reverted(record, ctx, receipt, 'authorization_used_elsewhere');
+  // Not found: in a block not visible yet, or cancelled by its signer. A fresh claim waits; an old one ends.
+  if (ctx.ports.now().getTime() - Date.parse(record.claimedAt) > STALE_CLAIM_MS)
+    return end(record, ctx, { failure: 'authorization_used_elsewhere' });
+  throw ctx.refuse(
+    'settlement_pending',
+    'The authorization was used on chain by a transaction that is not visible yet; send the same request again shortly.',
+    { retry: true, headers: { 'retry-after': '2' } },
+  );
+}
+
+/** The gas a mined relayer transaction cost, as the settlement records it ('0' when the relayer sent nothing). */
+const gasOf = (receipt: RelayedReceipt | undefined) => ({
+  gasUsed: (receipt?.gasUsed ?? 0n).toString(),
+  effectiveGasPrice: (receipt?.effectiveGasPrice ?? 0n).toString(),
+  gasCostWei: ((receipt?.gasUsed ?? 0n) * (receipt?.effectiveGasPrice ?? 0n)).toString(),
+});
+
+/**
+ * A relayer transaction that reverted and moved nothing: the payer's funds left first (or it
+ * cancelled the authorization). The relayer paid for it, so the payer cools down, the gas counts
+ * against the hour's budget, and an alarm watches the total.
+ */
+async function reverted(record: SettlementRecord, ctx: Ctx, receipt: RelayedReceipt, failure: string): Promise<Answer> {
+  const gas = gasOf(receipt);
+  const finishedAt = ctx.ports.now();
+  await ctx.x402.settlements.finish(record.pk, { state: 'failed', failure, ...gas, finishedAt: finishedAt.toISOString() });
+  const cooldown = ctx.ports.config.relayerRevertCooldownSeconds;
+  await ctx.x402.settlements.release(holdOf(record), { coolUntil: nowSeconds(ctx) + cooldown });
+  await ctx.x402.settlements.addRevertedGas(revertHour(finishedAt), BigInt(gas.gasCostWei));
+  countMetric(METRICS.relayerReverts);
+  countMetric(METRICS.relayerRevertGasGwei, {}, Number(BigInt(gas.gasCostWei)) / 1e9);
+  return conclude({ ...record, state: 'failed', failure }, ctx);
 }
 
 /** A signed settlement: its receipt, then the ledger claim and the unlock (or the failure, or the loop). */
-async function conclude(record: SettlementRecord, ctx: Ctx): Promise<{ body: unknown; headers: Record<string, string> }> {
-  const txHash = record.txHash!;
+async function conclude(record: SettlementRecord, ctx: Ctx): Promise<Answer> {
+  const txHash = record.txHash;
   const payer = record.payer;
   /** 402 `retry: true`: the transfer is sent but not (deep enough) on chain; the confirmation loop records it. */
-  const pending = (message: string): AppError =>
-    ctx.refuse('settlement_pending', message, true, {
-      ...paymentResponse({ success: false, transaction: txHash, payer, errorReason: 'settlement_pending' }),
-      'retry-after': '2',
+  const pending = (message: string, tx: string): AppError =>
+    ctx.refuse('settlement_pending', message, {
+      retry: true,
+      headers: { ...paymentResponse({ success: false, transaction: tx, payer, errorReason: 'settlement_pending' }), 'retry-after': '2' },
     });
   if (record.state === 'signed') {
-    const receipt = await ctx.x402.relayer.receipt(txHash, RECEIPT_WAIT_MS);
+    const receipt = await ctx.x402.relayer.receipt(txHash!, RECEIPT_WAIT_MS);
     if (!receipt) {
       // Not mined within the request: the confirmation loop claims it for this caller when it is.
       const scheduled = await ctx.ports.confirmations.schedule({
         network: NETWORK,
-        txHash,
+        txHash: txHash!,
         skill: ctx.entry.id,
         relayed: true,
         payer,
@@ -174,51 +400,47 @@ async function conclude(record: SettlementRecord, ctx: Ctx): Promise<{ body: unk
       });
       throw pending(
         `The transfer ${txHash} was sent and is not mined yet${scheduled === 'started' ? '; it will be recorded when it is' : ''}. Send the same request again shortly.`,
+        txHash!,
       );
     }
-    const finishedAt = ctx.ports.now().toISOString();
     if (receipt.status === 'success') {
-      await ctx.x402.settlements.finish(ctx.pk, {
-        state: 'settled',
-        gasUsed: receipt.gasUsed.toString(),
-        effectiveGasPrice: receipt.effectiveGasPrice.toString(),
-        gasCostWei: (receipt.gasUsed * receipt.effectiveGasPrice).toString(),
-        finishedAt,
-      });
+      await ctx.x402.settlements.finish(ctx.pk, { state: 'settled', ...gasOf(receipt), finishedAt: ctx.ports.now().toISOString() });
+      await ctx.x402.settlements.release(holdOf(record));
       record = { ...record, state: 'settled' };
     } else {
-      await ctx.x402.settlements.finish(ctx.pk, { state: 'failed', failure: 'transaction_failed', finishedAt });
-      record = { ...record, state: 'failed', failure: 'transaction_failed' };
+      // Reverted. If the authorization is used anyway, a copy of it was mined first: the buyer paid.
+      const a = ctx.payment.payload.authorization;
+      if (await ctx.x402.relayer.authorizationUsed(ctx.requirement.asset, a.from, a.nonce)) return usedElsewhere(record, ctx, receipt);
+      return reverted(record, ctx, receipt, 'transaction_failed');
     }
   }
   if (record.state === 'failed') {
     const failure = record.failure ?? 'transaction_failed';
-    throw ctx.refuse(
-      failure,
-      `The authorization could not be settled (${failure}); nothing was transferred. Sign a new one.`,
-      false,
-      paymentResponse({ success: false, transaction: txHash, payer, errorReason: failure }),
-    );
+    throw ctx.refuse(failure, `The authorization could not be settled: ${FAILURES[failure] ?? failure}.`, {
+      headers: txHash ? paymentResponse({ success: false, transaction: txHash, payer, errorReason: failure }) : {},
+      ...(txHash ? { details: { transaction: txHash } } : {}),
+    });
   }
+  // The transfer that moved the money: the relayer's own, or a copy of the authorization mined first.
+  const transfer = (record.transferTx ?? txHash)!;
   // The claim of the ledger row: the payer is proven by the authorization's signature, which
-  // only the holder of the claim presented before it was public; anyone else is a replay.
+  // only the holder of the claim presented before it was public; anyone else is a replay and
+  // proves itself (`isBuyer`). A mandate was asked before the money moved, not again here.
   const holder = record.source !== undefined && record.source === ctx.source;
   let claimed: Awaited<ReturnType<typeof claimPayment>>;
   try {
     claimed = await claimPayment(
-      {
-        txHash: txHash as `0x${string}`,
-        product: skillProduct(ctx.entry),
-        resource: links(ctx.baseUrl).skill(ctx.entry.id).challenge,
-      },
+      { txHash: transfer as `0x${string}`, product: skillProduct(ctx.entry), resource: ctx.resource },
       ctx.ports,
       ctx.baseUrl,
-      { ...ctx.caller, relayed: true, ...(holder && !ctx.caller.policy ? { provenPayer: payer } : {}) },
+      holder
+        ? { sourceIp: ctx.caller.sourceIp, relayed: true, provenPayer: payer }
+        : { sourceIp: ctx.caller.sourceIp, signInWithX: ctx.caller.signInWithX, relayed: true },
     );
   } catch (e) {
     // Mined but short of the confirmations required: the loop claims it (started by the claim), and this caller resends.
     if (!(e instanceof AppError) || e.code !== 'PAYMENT_VERIFICATION_FAILED' || !e.retry) throw e;
-    throw pending(`${e.message} Send the same request again shortly; nothing is charged twice.`);
+    throw pending(`${e.message} Send the same request again shortly; nothing is charged twice.`, transfer);
   }
   const { row, replayed } = claimed;
   const { body, headers } = await deliverClaim(ctx.entry, row, replayed, ctx.ports, ctx.baseUrl);
@@ -232,11 +454,30 @@ async function current(ctx: Ctx): Promise<SettlementRecord> {
 }
 
 /**
+ * Releases the holds on a payer's token whose settlements have ended (a request that died after
+ * sending, a settlement abandoned): true when one was, so a hold refused for them is tried again.
+ */
+async function releaseEnded(ctx: Ctx, token: string, payer: string, except: string): Promise<boolean> {
+  const now = nowSeconds(ctx);
+  let released = false;
+  for (const hold of await ctx.x402.settlements.holds(token, payer)) {
+    if (hold.pk === except) continue;
+    if (holdEnded(await ctx.x402.settlements.get(hold.pk), now)) {
+      await ctx.x402.settlements.release(hold);
+      released = true;
+    }
+  }
+  return released;
+}
+
+/**
  * An authorization already claimed: this request waits for the one that holds the claim, takes
  * over a claim whose request died before signing, or drives a signed transaction to its end
- * (re-sending the same bytes is harmless). Only a caller that may be its buyer waits at all.
+ * (re-sending the same bytes is harmless). Only a caller that may be its buyer waits at all. A
+ * settlement whose authorization can no longer run ends as a final failure, never as an
+ * endless retry.
  */
-async function follow(record: SettlementRecord, ctx: Ctx): Promise<{ body: unknown; headers: Record<string, string> }> {
+async function follow(record: SettlementRecord, ctx: Ctx): Promise<Answer> {
   if (record.skill !== ctx.entry.id) {
     throw ctx.refuse('authorization_used', 'This authorization was already used for another resource; sign a new one.');
   }
@@ -250,25 +491,16 @@ async function follow(record: SettlementRecord, ctx: Ctx): Promise<{ body: unkno
       tip: 'Send header X-LICENSE: <license.token>, or header SIGN-IN-WITH-X signed by the wallet that paid (docs/SECURITY.md).',
     });
   }
+  const a = ctx.payment.payload.authorization;
   const deadline = Date.now() + FOLLOW_WAIT_MS;
   for (;;) {
     if (record.state === 'settled' || record.state === 'failed') return conclude(record, ctx);
     const age = ctx.ports.now().getTime() - Date.parse(record.claimedAt);
+    const expired = Number(a.validBefore) + VALIDITY_MARGIN_SECONDS < nowSeconds(ctx);
     if (record.state === 'claimed' && age > STALE_CLAIM_MS) {
-      const used = await ctx.x402.relayer.authorizationUsed(
-        ctx.requirement.asset,
-        ctx.payment.payload.authorization.from,
-        ctx.payment.payload.authorization.nonce,
-      );
-      if (used) {
-        // Nothing was signed here, yet the chain has used it: it was settled elsewhere, not by this service.
-        await ctx.x402.settlements.finish(ctx.pk, {
-          state: 'failed',
-          failure: 'authorization_used_elsewhere',
-          finishedAt: ctx.ports.now().toISOString(),
-        });
-        return conclude({ ...record, state: 'failed', failure: 'authorization_used_elsewhere' }, ctx);
-      }
+      // Nothing was signed here: used on chain means someone else sent it (the buyer's payment all the same).
+      if (await ctx.x402.relayer.authorizationUsed(ctx.requirement.asset, a.from, a.nonce)) return usedElsewhere(record, ctx);
+      if (expired) return end(record, ctx, { failure: 'authorization_expired' });
       const lease = randomUUID();
       const claimedAt = ctx.ports.now().toISOString();
       if (await ctx.x402.settlements.takeOver(ctx.pk, record.lease, { lease, claimedAt, source: record.source })) {
@@ -276,22 +508,30 @@ async function follow(record: SettlementRecord, ctx: Ctx): Promise<{ body: unkno
       }
     }
     if (record.state === 'signed' && (age > STALE_CLAIM_MS || Date.now() > deadline)) {
-      if ((await ctx.x402.relayer.rebroadcast(record.raw!)) === 'sent') return conclude(record, ctx);
+      if ((await ctx.x402.relayer.rebroadcast(record.raw!)) === 'sent') {
+        // Still in the pool after its authorization ran out: it can only revert now, and nothing can settle it.
+        if (expired && !(await ctx.x402.relayer.receipt(record.txHash!, 1_500)))
+          return end(record, ctx, { failure: 'authorization_expired' });
+        return conclude(record, ctx);
+      }
       // Its nonce went to another transaction: mined (it is ours after all), or signed again from here.
       if (await ctx.x402.relayer.receipt(record.txHash!, 1_500)) return conclude(record, ctx);
+      if (await ctx.x402.relayer.authorizationUsed(ctx.requirement.asset, a.from, a.nonce)) return usedElsewhere(record, ctx);
+      if (expired) return end(record, ctx, { failure: 'authorization_expired' });
       const old = record.txHash!;
-      const tx = await ctx.x402.relayer.submit(ctx.requirement.asset, ctx.payment, (signed, replaces) =>
+      const sent = await ctx.x402.relayer.submit(ctx.requirement.asset, ctx.payment, (signed, replaces) =>
         ctx.x402.settlements.replaced(ctx.pk, replaces ?? old, signed),
       );
-      return tx ? conclude({ ...record, ...tx }, ctx) : follow(await current(ctx), ctx);
+      if (sent.kind === 'would_revert') return end(record, ctx, { failure: 'invalid_exact_evm_transaction_simulation_failed' });
+      return sent.kind === 'sent' ? conclude({ ...record, txHash: sent.txHash, raw: sent.raw }, ctx) : follow(await current(ctx), ctx);
     }
     if (Date.now() > deadline) {
       throw ctx.refuse(
         'settlement_pending',
         'This authorization is being settled by an earlier request; send the same request again shortly.',
-        true,
         {
-          'retry-after': '2',
+          retry: true,
+          headers: { 'retry-after': '2' },
         },
       );
     }

@@ -38,9 +38,14 @@ const SignedPaymentSchema = z.object({
   }),
 });
 
-/** 402 for a signed payment that cannot settle; `reason` is x402's (`invalid_payload`, …) or ours. */
-export const paymentRefused = (reason: string, message: string, headers: Record<string, string> = {}, retry = false) =>
-  verificationFailed('authorization', message, retry, { reason }, headers);
+/** 402 for a signed payment that cannot settle; `reason` is x402's (`invalid_payload`, …) or ours, with any further details. */
+export const paymentRefused = (
+  reason: string,
+  message: string,
+  headers: Record<string, string> = {},
+  retry = false,
+  details: Record<string, unknown> = {},
+) => verificationFailed('authorization', message, retry, { reason, ...details }, headers);
 
 /** The header parsed and shape-checked (not verified); a 402 naming what is wrong otherwise. */
 export function readSignedPayment(raw: string, headers: Record<string, string>): SignedPayment {

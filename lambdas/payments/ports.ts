@@ -400,9 +400,29 @@ export interface AuthorizationVerifier {
 /** A mined relayed transaction, as far as settlement needs it. */
 export interface RelayedReceipt {
   status: 'success' | 'reverted';
+  blockNumber: bigint;
   gasUsed: bigint;
   /** Wei per gas actually paid. */
   effectiveGasPrice: bigint;
+}
+
+/** What the relayer's `submit` did. */
+export type Submission =
+  /** Stored, then broadcast (or known to the node already). */
+  | { kind: 'sent'; txHash: string; raw: string }
+  /** `record` declined: another request holds the claim now. Nothing was broadcast. */
+  | { kind: 'declined' }
+  /** The node says the call would revert (the authorization cannot run now): nothing was signed or stored. */
+  | { kind: 'would_revert'; message: string };
+
+/** A payer's funds just before a broadcast, in one round trip. */
+export interface FundsAhead {
+  /** The payer's token balance at the head (mined), atomic units: what holds are measured against. */
+  balance: bigint;
+  /** The same at the pending block: lower when a transfer of the payer's (or one of the relayer's) waits in the node's pool. */
+  pendingBalance: bigint;
+  /** Whether the token has used (or cancelled) this authorization nonce, at the pending block. */
+  authorizationUsed: boolean;
 }
 
 /** The service's relayer account, which submits `transferWithAuthorization` and pays its gas. */
@@ -414,13 +434,13 @@ export interface Relayer {
    * wire before its hash is stored. If the node refuses it because another transaction of the
    * relayer took its nonce (two function instances signing at once), it is signed again with
    * the next nonce and recorded as replacing the refused one (`replaces`), which never reached
-   * a mempool. Undefined when `record` declined.
+   * a mempool. A call the node says would revert is neither signed nor stored.
    */
   submit(
     token: string,
     payment: SignedPayment,
     record: (tx: { txHash: string; raw: string }, replaces?: string) => Promise<boolean>,
-  ): Promise<{ txHash: string; raw: string } | undefined>;
+  ): Promise<Submission>;
   /**
    * Sends a stored signed transaction again: `sent` (or the node already has it), or
    * `nonce_taken` when its nonce is used, by another transaction or by this one already mined
@@ -431,8 +451,30 @@ export interface Relayer {
   receipt(txHash: string, timeoutMs: number): Promise<RelayedReceipt | undefined>;
   /** Whether the token has used (or cancelled) this authorization nonce: the chain's own record. */
   authorizationUsed(token: string, authorizer: string, nonce: string): Promise<boolean>;
+  /** The payer's balance (mined and pending) and the authorization's state at the pending block: one round trip, just before a broadcast. */
+  fundsAhead(token: string, payer: string, nonce: string): Promise<FundsAhead>;
+  /**
+   * The transaction that used this authorization (the token's `AuthorizationUsed(authorizer,
+   * nonce)` event), whoever sent it, searched over the last blocks up to `toBlock` (default the
+   * head); undefined if it is not found there (used long ago, or cancelled).
+   */
+  authorizationTransfer(token: string, authorizer: string, nonce: string, toBlock?: bigint): Promise<string | undefined>;
   /** The relayer's native balance, in wei. */
   balance(): Promise<bigint>;
+}
+
+/**
+ * What one settlement holds of its payer's token balance while its transaction may still move
+ * it (docs/PAYMENTS.md, "What the relayer risks"): the relayer never has more in flight for a
+ * payer than the payer holds.
+ */
+export interface FundsHold {
+  /** The settlement's key (SettlementRecord.pk). */
+  pk: string;
+  token: string;
+  payer: string;
+  /** Atomic units. */
+  amount: bigint;
 }
 
 /** One x402 settlement the service makes (SETTLEMENTS_TABLE). */
@@ -455,10 +497,18 @@ export interface SettlementRecord {
   raw?: string | undefined;
   gasUsed?: string | undefined;
   effectiveGasPrice?: string | undefined;
-  /** Wei the relayer paid for it (gasUsed × effectiveGasPrice). */
+  /** Wei the relayer paid for it (gasUsed × effectiveGasPrice), whether it settled or reverted. */
   gasCostWei?: string | undefined;
   failure?: string | undefined;
   finishedAt?: string | undefined;
+  /** The authorization's `validBefore` (Unix seconds): after it, nothing can settle it any more. */
+  validBefore?: string | undefined;
+  /**
+   * The transaction that moved the money when it is not the relayer's own: someone copied the
+   * authorization (or the relayer's pending call) and had it mined first. The transfer is still
+   * the signer's, so this settlement claims it for its buyer.
+   */
+  transferTx?: string | undefined;
 }
 
 export interface Settlements {
@@ -470,15 +520,53 @@ export interface Settlements {
   signed(pk: string, lease: string, tx: { txHash: string; raw: string }): Promise<boolean>;
   /** Replaces a signed transaction the node refused (its nonce was taken), only while `replaces` is still the stored one. */
   replaced(pk: string, replaces: string, tx: { txHash: string; raw: string }): Promise<boolean>;
-  /** Records the outcome once: `settled` with the gas it cost, or `failed` with why. */
-  finish(
-    pk: string,
-    outcome:
-      | { state: 'settled'; gasUsed: string; effectiveGasPrice: string; gasCostWei: string; finishedAt: string }
-      | { state: 'failed'; failure: string; finishedAt: string },
-  ): Promise<void>;
+  /**
+   * Records the outcome once: `settled` with the gas it cost (and the transfer that moved the
+   * money, when it was not the relayer's own), or `failed` with why (and the gas, when a
+   * transaction of the relayer's reverted).
+   */
+  finish(pk: string, outcome: SettlementOutcome): Promise<void>;
   get(pk: string): Promise<SettlementRecord | undefined>;
+  /** Gives up a claim nothing was signed for (only while it is `claimed` under `lease`), so the same authorization can come again. */
+  abandon(pk: string, lease: string): Promise<boolean>;
+  /**
+   * Holds `hold.amount` of the payer's token for the settlement, in one conditional write on the
+   * payer's item: only while everything the payer has in flight, with this, stays within
+   * `balance`, and the payer is not cooling down at `nowSeconds`. Holding the same settlement
+   * twice is one hold.
+   */
+  hold(hold: FundsHold, balance: bigint, nowSeconds: number): Promise<HoldOutcome>;
+  /** Releases a hold (once); with `coolUntil`, the payer's settlements are refused until then (Unix seconds). */
+  release(hold: FundsHold, opts?: { coolUntil?: number }): Promise<void>;
+  /** The holds of a payer's token, to find the ones whose settlement has ended. */
+  holds(token: string, payer: string): Promise<FundsHold[]>;
+  /** Adds the gas of a reverted relayer transaction to the hour's total (`hour` = `yyyy-mm-ddThh`). */
+  addRevertedGas(hour: string, wei: bigint): Promise<void>;
+  /** The gas of the hour's reverted relayer transactions, in wei. */
+  revertedGas(hour: string): Promise<bigint>;
 }
+
+/** What asking for a hold gave: held (with what the payer's other settlements hold of the token), or why not. */
+export type HoldOutcome = { kind: 'held'; othersInFlight: bigint } | { kind: 'over_balance' } | { kind: 'cooling'; until: number };
+
+/** How a settlement ended. */
+export type SettlementOutcome =
+  | {
+      state: 'settled';
+      gasUsed: string;
+      effectiveGasPrice: string;
+      gasCostWei: string;
+      finishedAt: string;
+      transferTx?: string | undefined;
+    }
+  | {
+      state: 'failed';
+      failure: string;
+      finishedAt: string;
+      gasUsed?: string | undefined;
+      effectiveGasPrice?: string | undefined;
+      gasCostWei?: string | undefined;
+    };
 
 /** What x402 v2 settlement needs beyond the payments ports; absent where no relayer is configured. */
 export interface X402Settlement {

@@ -36,7 +36,14 @@ export class Operations extends Construct {
   constructor(
     scope: Construct,
     id: string,
-    props: { api: HttpApi; confirmation: StateMachine | undefined; dashboardName: string; failedRuns?: readonly IQueue[] },
+    props: {
+      api: HttpApi;
+      confirmation: StateMachine | undefined;
+      dashboardName: string;
+      failedRuns?: readonly IQueue[];
+      /** The domains whose functions settle signed authorizations from the relayer, and its hourly revert budget in wei. */
+      relayer?: { domains: readonly string[]; revertBudgetWei: string } | undefined;
+    },
   ) {
     super(scope, id);
     this.alarmTopic = new Topic(this, 'Alarms', { displayName: 'skill-market alarms', enforceSSL: true });
@@ -132,6 +139,37 @@ export class Operations extends Construct {
       treatMissingData: TreatMissingData.NOT_BREACHING,
     }).addAlarmAction(notify);
 
+    // The relayer losing gas to reverted transfers (payers whose funds left first): half the hour's
+    // budget spent pages someone before the budget refuses signed authorizations for everyone.
+    if (props.relayer && props.relayer.domains.length > 0) {
+      const hour = Duration.hours(1);
+      const ids = props.relayer.domains.map((_, i) => `g${i}`);
+      new Alarm(this, 'RelayerRevertedGas', {
+        alarmDescription: `The x402 relayer paid for reverted transfers worth half or more of its hourly budget (relayerRevertBudgetEth) in the last hour; at the budget, signed authorizations are refused until the next hour (docs/OPERATIONS.md).`,
+        metric: new MathExpression({
+          label: 'reverted gas (gwei), 1 h',
+          expression: ids.join(' + '),
+          usingMetrics: Object.fromEntries(
+            props.relayer.domains.map((domain, i) => [
+              ids[i],
+              new Metric({
+                namespace: METRIC_NAMESPACE,
+                metricName: METRICS.relayerRevertGasGwei,
+                dimensionsMap: { service: `skill-market-${domain}` },
+                statistic: 'Sum',
+                period: hour,
+              }),
+            ]),
+          ),
+          period: hour,
+        }),
+        threshold: Number(BigInt(props.relayer.revertBudgetWei) / 2n) / 1e9,
+        comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+        evaluationPeriods: 1,
+        treatMissingData: TreatMissingData.NOT_BREACHING,
+      }).addAlarmAction(notify);
+    }
+
     // The business metrics come from several functions (each its own service dimension): summed by search.
     const total = (name: MetricName, label: string) =>
       new MathExpression({ label, expression: `SUM(SEARCH('{${METRIC_NAMESPACE},service} MetricName="${name}"', 'Sum', 300))`, period });
@@ -178,6 +216,19 @@ export class Operations extends Construct {
       new GraphWidget({ title: 'RPC latency p90 (ms), by provider', left: [by(METRICS.rpcLatency, 'Provider', 'p90')], width: 8 }),
       new GraphWidget({ title: 'RPC provider failures', left: [by(METRICS.rpcProviderFailures, 'Provider', 'Sum')], width: 8 }),
       new GraphWidget({ title: 'Reconcile differences (must be 0)', left: [total(METRICS.reconcileDifferences, 'differences')], width: 8 }),
+    );
+    this.dashboard.addWidgets(
+      new GraphWidget({
+        title: 'Relayer: reverted transfers and their gas (gwei)',
+        left: [total(METRICS.relayerReverts, 'reverts')],
+        right: [total(METRICS.relayerRevertGasGwei, 'gwei')],
+        width: 12,
+      }),
+      new GraphWidget({
+        title: 'Signed authorizations refused before sending, by reason',
+        left: [by(METRICS.settlementsRefused, 'Reason', 'Sum')],
+        width: 12,
+      }),
     );
   }
 

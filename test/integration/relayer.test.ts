@@ -67,7 +67,8 @@ describe('relayer', () => {
       return true;
     };
     const [pa, pb] = [await payment(30, 5000n), await payment(31, 5000n)];
-    const [ta, tb] = await Promise.all([a.submit(usdc, pa, record('a')), b.submit(usdc, pb, record('b'))]);
+    const sent = await Promise.all([a.submit(usdc, pa, record('a')), b.submit(usdc, pb, record('b'))]);
+    const [ta, tb] = sent.map((s) => (s.kind === 'sent' ? s : undefined));
     const pub = createPublicClient({ chain: localChain(anvil.rpcUrl), transport: http(anvil.rpcUrl) });
     const receipts = await Promise.all(
       [ta!, tb!].map((t) => pub.waitForTransactionReceipt({ hash: t.txHash as `0x${string}`, pollingInterval: 50 })),

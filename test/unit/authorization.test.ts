@@ -1,24 +1,53 @@
 /**
- * The x402 v2 settlement's bookkeeping with fakes of its own ports: what is stored on the
- * settlement record around the relayer's submission, before anything reaches a chain.
+ * The x402 v2 settlement's decisions with fakes of its own ports: what is stored around the
+ * relayer's submission, what the relayer may risk for a payer (issue 31, findings 1, 4 and 6),
+ * before anything reaches a chain. The settlements fake keeps the conditional writes' rules.
  */
 import { describe, expect, it } from 'vitest';
 import { loadCatalogFiles } from '../../lambdas/catalog/adapters/catalog-files';
 import { readMarketConfig } from '../../lambdas/platform/config';
 import { AppError } from '../../lambdas/platform/errors';
 import { unlockWithAuthorization } from '../../lambdas/payments/authorization';
-import type { ConfirmationJob, PaymentsPorts, Relayer, SettlementRecord, Settlements } from '../../lambdas/payments/ports';
+import type {
+  ConfirmationJob,
+  FundsHold,
+  PaymentsPorts,
+  Relayer,
+  RelayedReceipt,
+  SettlementRecord,
+  Settlements,
+} from '../../lambdas/payments/ports';
+import type { PurchasePolicy } from '../../lambdas/payments/pay';
 
 const catalog = loadCatalogFiles();
 const reading = readMarketConfig({ treasury: '0xa0Ee7A142d267C1f36714E4a8F75612F20a79720' }, { requireTreasury: true });
 const BASE = 'https://m.example';
 const SKILL = 'agent-x402-first-buy';
+const PRICE = BigInt(catalog.get(SKILL)!.x402.amount);
+const PAYER = '0x70997970C51812dc3A010C7d01b50e0d17dc79C8';
+const NOW = new Date('2026-11-25T10:00:00Z');
+const nowSeconds = Math.floor(NOW.getTime() / 1000);
 
-/** The settlements table as its conditional writes behave. */
-function fakeSettlements(): Settlements & { items: Map<string, SettlementRecord> } {
+/** The settlements table as its conditional writes behave, the payer items and the hour items included. */
+function fakeSettlements(): Settlements & {
+  items: Map<string, SettlementRecord>;
+  payers: Map<string, { held: Map<string, FundsHold>; coolUntil?: number }>;
+  hours: Map<string, bigint>;
+} {
   const items = new Map<string, SettlementRecord>();
+  const payers = new Map<string, { held: Map<string, FundsHold>; coolUntil?: number }>();
+  const hours = new Map<string, bigint>();
+  const payer = (p: string) => {
+    let item = payers.get(p.toLowerCase());
+    if (!item) payers.set(p.toLowerCase(), (item = { held: new Map() }));
+    return item;
+  };
+  const inflight = (p: string, token: string) =>
+    [...payer(p).held.values()].filter((h) => h.token === token.toLowerCase()).reduce((s, h) => s + h.amount, 0n);
   return {
     items,
+    payers,
+    hours,
     get: async (pk) => items.get(pk),
     async claim(record) {
       const existing = items.get(record.pk);
@@ -26,8 +55,11 @@ function fakeSettlements(): Settlements & { items: Map<string, SettlementRecord>
       items.set(record.pk, record);
       return { claimed: true };
     },
-    async takeOver() {
-      return false;
+    async takeOver(pk, lease, next) {
+      const r = items.get(pk);
+      if (!r || r.state !== 'claimed' || r.lease !== lease) return false;
+      items.set(pk, { ...r, lease: next.lease, claimedAt: next.claimedAt });
+      return true;
     },
     async signed(pk, lease, tx) {
       const r = items.get(pk);
@@ -41,11 +73,40 @@ function fakeSettlements(): Settlements & { items: Map<string, SettlementRecord>
       items.set(pk, { ...r, ...tx });
       return true;
     },
-    async finish() {},
+    async finish(pk, outcome) {
+      const r = items.get(pk);
+      if (r && (r.state === 'claimed' || r.state === 'signed')) items.set(pk, { ...r, ...outcome });
+    },
+    async abandon(pk, lease) {
+      const r = items.get(pk);
+      if (!r || r.state !== 'claimed' || r.lease !== lease) return false;
+      items.delete(pk);
+      return true;
+    },
+    async hold(h, balance, now) {
+      const item = payer(h.payer);
+      const others = inflight(h.payer, h.token) - (item.held.get(h.pk)?.amount ?? 0n);
+      if (item.held.has(h.pk)) return { kind: 'held', othersInFlight: others };
+      if (item.coolUntil !== undefined && item.coolUntil > now) return { kind: 'cooling', until: item.coolUntil };
+      if (others + h.amount > balance) return { kind: 'over_balance' };
+      item.held.set(h.pk, { ...h, token: h.token.toLowerCase() });
+      return { kind: 'held', othersInFlight: others };
+    },
+    async release(h, opts = {}) {
+      const item = payer(h.payer);
+      item.held.delete(h.pk);
+      if (opts.coolUntil !== undefined) item.coolUntil = opts.coolUntil;
+    },
+    holds: async (token, p) => [...payer(p).held.values()].filter((h) => h.token === token.toLowerCase()),
+    async addRevertedGas(hour, wei) {
+      hours.set(hour, (hours.get(hour) ?? 0n) + wei);
+    },
+    revertedGas: async (hour) => hours.get(hour) ?? 0n,
   };
 }
 
-const header = (): string =>
+let nonces = 0;
+const header = (opts: { validBefore?: string } = {}): string =>
   Buffer.from(
     JSON.stringify({
       x402Version: 2,
@@ -53,7 +114,7 @@ const header = (): string =>
         scheme: 'exact',
         network: 'eip155:8453',
         asset: reading.config.assets.USDC,
-        amount: '5000',
+        amount: PRICE.toString(),
         payTo: reading.config.treasury,
         maxTimeoutSeconds: 60,
         extra: {},
@@ -61,51 +122,214 @@ const header = (): string =>
       payload: {
         signature: `0x${'11'.repeat(65)}`,
         authorization: {
-          from: '0x70997970C51812dc3A010C7d01b50e0d17dc79C8',
+          from: PAYER,
           to: reading.config.treasury,
-          value: '5000',
+          value: PRICE.toString(),
           validAfter: '0',
-          validBefore: '9999999999',
-          nonce: `0x${'22'.repeat(32)}`,
+          validBefore: opts.validBefore ?? '9999999999',
+          nonce: `0x${(++nonces).toString(16).padStart(64, '0')}`,
         },
       },
     }),
   ).toString('base64');
+
+/** A relayer on a chain the test describes: the payer's balance, and what a sent transaction's receipt says. */
+function fakeRelayer(chain: { balance: bigint; pendingBalance?: bigint; receipt?: RelayedReceipt | undefined; wouldRevert?: boolean }) {
+  const sent: string[] = [];
+  const relayer: Relayer = {
+    address: async () => '0x71bE63f3384f5fb98995898A86B02Fb2426c5788',
+    async submit(_token, payment, record) {
+      if (chain.wouldRevert) return { kind: 'would_revert', message: 'execution reverted' };
+      const txHash = `0x${payment.payload.authorization.nonce.slice(2, 66)}`;
+      if (!(await record({ txHash, raw: '0x01' }))) return { kind: 'declined' };
+      sent.push(txHash);
+      return { kind: 'sent', txHash, raw: '0x01' };
+    },
+    rebroadcast: async () => 'sent',
+    receipt: async () => chain.receipt,
+    authorizationUsed: async () => false,
+    fundsAhead: async () => ({ balance: chain.balance, pendingBalance: chain.pendingBalance ?? chain.balance, authorizationUsed: false }),
+    authorizationTransfer: async () => undefined,
+    balance: async () => 10n ** 18n,
+  };
+  return { relayer, sent };
+}
+
+function portsWith(relayer: Relayer, settlements: Settlements, scheduled: ConfirmationJob[] = [], now = () => NOW): PaymentsPorts {
+  return {
+    config: reading.config,
+    configReading: reading,
+    catalog,
+    now,
+    confirmations: { schedule: async (job: ConfirmationJob) => (scheduled.push(job), 'started' as const) },
+    x402: { verifier: { verify: async () => ({ ok: true as const }) }, relayer, settlements },
+  } as unknown as PaymentsPorts;
+}
+
+const refusal = async (p: Promise<unknown>): Promise<AppError> => {
+  const e = await p.then(
+    () => undefined,
+    (err: unknown) => err,
+  );
+  expect(e).toBeInstanceOf(AppError);
+  return e as AppError;
+};
 
 describe('unlockWithAuthorization', () => {
   it('stores a transaction signed again after its nonce was taken as the replacement of the refused one, and follows it', async () => {
     const settlements = fakeSettlements();
     const [first, second] = [`0x${'aa'.repeat(32)}`, `0x${'bb'.repeat(32)}`];
     // A relayer whose first transaction's nonce another instance took: it signs again, naming the refused one.
-    const relayer: Relayer = {
-      address: async () => '0x71bE63f3384f5fb98995898A86B02Fb2426c5788',
-      async submit(_token, _payment, record) {
-        if (!(await record({ txHash: first, raw: '0x01' }))) return undefined;
-        if (!(await record({ txHash: second, raw: '0x02' }, first))) return undefined;
-        return { txHash: second, raw: '0x02' };
-      },
-      rebroadcast: async () => 'sent',
-      receipt: async () => undefined, // not mined within the request: the loop takes over
-      authorizationUsed: async () => false,
-      balance: async () => 10n ** 18n,
+    const { relayer } = fakeRelayer({ balance: PRICE });
+    relayer.submit = async (_token, _payment, record) => {
+      if (!(await record({ txHash: first, raw: '0x01' }))) return { kind: 'declined' };
+      if (!(await record({ txHash: second, raw: '0x02' }, first))) return { kind: 'declined' };
+      return { kind: 'sent', txHash: second, raw: '0x02' };
     };
     const scheduled: ConfirmationJob[] = [];
-    const ports = {
-      config: reading.config,
-      configReading: reading,
-      catalog,
-      now: () => new Date('2026-11-25T10:00:00Z'),
-      confirmations: { schedule: async (job: ConfirmationJob) => (scheduled.push(job), 'started' as const) },
-      x402: { verifier: { verify: async () => ({ ok: true as const }) }, relayer, settlements },
-    } as unknown as PaymentsPorts;
-
-    const refusal = await unlockWithAuthorization(header(), SKILL, ports, BASE, { sourceIp: '10.0.0.1' }).catch((e: unknown) => e);
-    expect(refusal).toBeInstanceOf(AppError);
-    expect((refusal as AppError).details).toEqual({ reason: 'settlement_pending' });
-    const response = JSON.parse(Buffer.from((refusal as AppError).headers!['payment-response']!, 'base64').toString('utf8'));
+    const e = await refusal(
+      unlockWithAuthorization(header(), SKILL, portsWith(relayer, settlements, scheduled), BASE, { sourceIp: '10.0.0.1' }),
+    );
+    expect(e.details).toEqual({ reason: 'settlement_pending' });
+    const response = JSON.parse(Buffer.from(e.headers!['payment-response']!, 'base64').toString('utf8'));
     expect(response).toMatchObject({ success: false, transaction: second, network: 'eip155:8453', errorReason: 'settlement_pending' });
     const [stored] = [...settlements.items.values()];
     expect(stored).toMatchObject({ state: 'signed', txHash: second, raw: '0x02' });
     expect(scheduled).toEqual([expect.objectContaining({ txHash: second, skill: SKILL, relayed: true })]);
+  });
+
+  it('40 authorizations over a balance of one price: one is sent, the rest are refused before anything is held or signed', async () => {
+    const settlements = fakeSettlements();
+    const { relayer, sent } = fakeRelayer({ balance: PRICE, receipt: undefined });
+    const ports = portsWith(relayer, settlements);
+    const outcomes = await Promise.all(
+      Array.from({ length: 40 }, () => refusal(unlockWithAuthorization(header(), SKILL, ports, BASE, { sourceIp: '10.0.0.2' }))),
+    );
+    expect(sent).toHaveLength(1);
+    const reasons = outcomes.map((e) => e.details?.['reason']);
+    expect(reasons.filter((r) => r === 'settlement_pending')).toHaveLength(1);
+    expect(reasons.filter((r) => r === 'payer_funds_in_flight')).toHaveLength(39);
+    expect(outcomes.filter((e) => e.details?.['reason'] === 'payer_funds_in_flight').every((e) => e.retry && e.status === 402)).toBe(true);
+    // The refused claims are given up: only the sent one is stored, and only it is held.
+    expect([...settlements.items.values()].map((r) => r.state)).toEqual(['signed']);
+    expect(settlements.payers.get(PAYER.toLowerCase())!.held.size).toBe(1);
+  });
+
+  it('a balance of three prices: three in flight at once, never a fourth', async () => {
+    const settlements = fakeSettlements();
+    const { relayer, sent } = fakeRelayer({ balance: 3n * PRICE, receipt: undefined });
+    const ports = portsWith(relayer, settlements);
+    await Promise.all(
+      Array.from({ length: 12 }, () => refusal(unlockWithAuthorization(header(), SKILL, ports, BASE, { sourceIp: '10.0.0.3' }))),
+    );
+    expect(sent).toHaveLength(3);
+  });
+
+  it("a transfer of the payer's own waiting in the pool: nothing is sent while the pending block shows its funds leaving", async () => {
+    const settlements = fakeSettlements();
+    const { relayer, sent } = fakeRelayer({ balance: PRICE, pendingBalance: 0n });
+    const e = await refusal(unlockWithAuthorization(header(), SKILL, portsWith(relayer, settlements), BASE, { sourceIp: '10.0.0.10' }));
+    expect(e).toMatchObject({ status: 402, retry: true, details: { reason: 'payer_funds_pending' } });
+    expect(sent).toHaveLength(0);
+    expect(settlements.items.size).toBe(0);
+    expect(settlements.payers.get(PAYER.toLowerCase())!.held.size).toBe(0);
+  });
+
+  it('a reverted transfer: the payer cools down, the gas counts against the hour, and its next authorization is not sent', async () => {
+    const settlements = fakeSettlements();
+    const receipt: RelayedReceipt = { status: 'reverted', blockNumber: 10n, gasUsed: 63_000n, effectiveGasPrice: 2_000_000_000n };
+    const { relayer, sent } = fakeRelayer({ balance: PRICE, receipt });
+    const ports = portsWith(relayer, settlements);
+    const first = await refusal(unlockWithAuthorization(header(), SKILL, ports, BASE, { sourceIp: '10.0.0.4' }));
+    expect(first).toMatchObject({ status: 402, retry: false, details: { reason: 'transaction_failed' } });
+    const [record] = [...settlements.items.values()];
+    expect(record).toMatchObject({ state: 'failed', failure: 'transaction_failed', gasCostWei: (63_000n * 2_000_000_000n).toString() });
+    expect(settlements.hours.get('2026-11-25T10')).toBe(63_000n * 2_000_000_000n);
+    const payer = settlements.payers.get(PAYER.toLowerCase())!;
+    expect(payer.held.size).toBe(0);
+    expect(payer.coolUntil).toBe(nowSeconds + reading.config.relayerRevertCooldownSeconds);
+
+    const again = await refusal(unlockWithAuthorization(header(), SKILL, ports, BASE, { sourceIp: '10.0.0.4' }));
+    expect(again).toMatchObject({ status: 402, retry: false, details: { reason: 'payer_cooling_down' } });
+    expect(sent).toHaveLength(1);
+    expect(settlements.items.size).toBe(1);
+  });
+
+  it("the hour's revert budget spent: nothing is sent for anyone until the next hour", async () => {
+    const settlements = fakeSettlements();
+    settlements.hours.set('2026-11-25T10', BigInt(reading.config.relayerRevertBudgetWei));
+    const { relayer, sent } = fakeRelayer({ balance: PRICE });
+    const e = await refusal(unlockWithAuthorization(header(), SKILL, portsWith(relayer, settlements), BASE, { sourceIp: '10.0.0.5' }));
+    expect(e).toMatchObject({ status: 402, retry: true, details: { reason: 'settlement_unavailable', retry_after_seconds: 3600 } });
+    expect(e.headers?.['retry-after']).toBe('3600');
+    expect(sent).toHaveLength(0);
+    expect(settlements.items.size).toBe(0);
+  });
+
+  it('a mandate that refuses the purchase refuses it before any money moves (finding 4)', async () => {
+    const settlements = fakeSettlements();
+    const { relayer, sent } = fakeRelayer({ balance: PRICE });
+    const asked: string[] = [];
+    const policy: PurchasePolicy = {
+      payerFor: (signer) => signer,
+      admit: async (p) => (asked.push(p.txHash), { ok: false, message: 'AP2 mandate rejected: the payment exceeds payment.max_amount' }),
+    };
+    const e = await refusal(
+      unlockWithAuthorization(header(), SKILL, portsWith(relayer, settlements), BASE, { sourceIp: '10.0.0.6', policy }),
+    );
+    expect(e).toMatchObject({ status: 403, code: 'AP2_MANDATE_REJECTED' });
+    expect(asked).toHaveLength(1);
+    expect(sent).toHaveLength(0);
+    expect(settlements.items.size).toBe(0);
+    expect(settlements.payers.get(PAYER.toLowerCase())!.held.size).toBe(0);
+  });
+
+  it("a mandate whose wallet is not the authorization's payer is refused before anything is verified", async () => {
+    const settlements = fakeSettlements();
+    const { relayer, sent } = fakeRelayer({ balance: PRICE });
+    const policy: PurchasePolicy = { payerFor: () => '0x000000000000000000000000000000000000dEaD', admit: async () => ({ ok: true }) };
+    const e = await refusal(
+      unlockWithAuthorization(header(), SKILL, portsWith(relayer, settlements), BASE, { sourceIp: '10.0.0.7', policy }),
+    );
+    expect(e).toMatchObject({ status: 403, code: 'AP2_MANDATE_REJECTED' });
+    expect(sent).toHaveLength(0);
+  });
+
+  it('an authorization the chain says would revert now ends as a final failure, not a 503 (finding 6)', async () => {
+    const settlements = fakeSettlements();
+    const { relayer } = fakeRelayer({ balance: PRICE, wouldRevert: true });
+    const e = await refusal(unlockWithAuthorization(header(), SKILL, portsWith(relayer, settlements), BASE, { sourceIp: '10.0.0.8' }));
+    expect(e).toMatchObject({ status: 402, retry: false, details: { reason: 'invalid_exact_evm_transaction_simulation_failed' } });
+    expect([...settlements.items.values()][0]).toMatchObject({ state: 'failed' });
+    expect(settlements.payers.get(PAYER.toLowerCase())!.held.size).toBe(0);
+  });
+
+  it('a claim left behind whose authorization ran out ends as a final failure on the next send (finding 6)', async () => {
+    const settlements = fakeSettlements();
+    const { relayer, sent } = fakeRelayer({ balance: PRICE });
+    let clock = NOW;
+    const ports = portsWith(relayer, settlements, [], () => clock);
+    const validBefore = String(nowSeconds + 40);
+    const h = header({ validBefore });
+    // The request that claimed it died before signing: only its claim is left.
+    const payload = JSON.parse(Buffer.from(h, 'base64').toString('utf8'));
+    const pk = `eip155:8453#${reading.config.assets.USDC}#${PAYER}#${payload.payload.authorization.nonce}`.toLowerCase();
+    settlements.items.set(pk, {
+      pk,
+      skill: SKILL,
+      payer: PAYER.toLowerCase(),
+      token: reading.config.assets.USDC!.toLowerCase(),
+      amount: PRICE.toString(),
+      state: 'claimed',
+      source: undefined,
+      lease: 'gone',
+      claimedAt: NOW.toISOString(),
+      validBefore,
+    });
+    clock = new Date(NOW.getTime() + 60_000);
+    const e = await refusal(unlockWithAuthorization(h, SKILL, ports, BASE, { sourceIp: '10.0.0.9', signInWithX: {} as never }));
+    expect(e).toMatchObject({ status: 402, retry: false, details: { reason: 'authorization_expired' } });
+    expect(settlements.items.get(pk)).toMatchObject({ state: 'failed', failure: 'authorization_expired' });
+    expect(sent).toHaveLength(0);
   });
 });

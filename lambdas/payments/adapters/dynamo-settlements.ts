@@ -1,18 +1,44 @@
-import { GetItemCommand, PutItemCommand, UpdateItemCommand, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DeleteItemCommand, GetItemCommand, PutItemCommand, UpdateItemCommand, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { marshall, unmarshall } from '@aws-sdk/util-dynamodb';
 import { SETTLEMENTS_TABLE, tableName } from '../../contract/tables';
 import { conditionally, isConditionFailure } from '../../platform/adapters/dynamo-client';
-import type { SettlementRecord, Settlements } from '../ports';
+import type { FundsHold, SettlementRecord, Settlements } from '../ports';
+
+/** A payer's item: what the relayer has in flight for it, per token, and its cool-down. Lower case. */
+const payerKey = (payer: string): string => `PAYER#${payer.toLowerCase()}`;
+/** An hour's item: the gas of the relayer's reverted transfers in that UTC hour. */
+const hourKey = (hour: string): string => `REVERTS#${hour}`;
+/** One hold in the payer's `held` set: token, amount and settlement, so it can be released without reading the settlement. */
+const entryOf = (h: FundsHold): string => `${h.token.toLowerCase()}|${h.amount}|${h.pk}`;
+/** Payer and hour items go after a week without a write (TTL); a hold lasts minutes. */
+const KEEP_SECONDS = 7 * 86400;
 
 /**
  * x402 settlements in DynamoDB, one item per authorization. Every step is one conditional write
  * on that item: the claim (`attribute_not_exists`), a take-over and the signed transaction (both
  * only while the caller's lease holds the claim), and the outcome (once, from `signed`).
+ *
+ * Beside them, one item per payer (`PAYER#<address>`) holds what the relayer has in flight for
+ * it, `inflight#<token>` in atomic units with the settlements in `held`, and `coolUntil`; and one
+ * item per UTC hour (`REVERTS#<hour>`) sums the gas of reverted relayer transfers. Both are
+ * written only by their own payer's settlements, or when a transfer reverted.
  */
 export function dynamoSettlements(client: DynamoDBClient, table = tableName(SETTLEMENTS_TABLE)): Settlements {
   const get = async (pk: string): Promise<SettlementRecord | undefined> => {
     const out = await client.send(new GetItemCommand({ TableName: table, Key: marshall({ pk }), ConsistentRead: true }));
     return out.Item ? (unmarshall(out.Item) as SettlementRecord) : undefined;
+  };
+  const getPayer = async (payer: string): Promise<{ held: string[]; coolUntil: number | undefined; inflight: Map<string, bigint> }> => {
+    const out = await client.send(new GetItemCommand({ TableName: table, Key: marshall({ pk: payerKey(payer) }), ConsistentRead: true }));
+    const item = out.Item ?? {};
+    const inflight = new Map<string, bigint>();
+    for (const [name, value] of Object.entries(item))
+      if (name.startsWith('inflight#') && value.N !== undefined) inflight.set(name.slice('inflight#'.length), BigInt(value.N));
+    return {
+      held: item['held']?.SS ?? [],
+      coolUntil: item['coolUntil']?.N !== undefined ? Number(item['coolUntil'].N) : undefined,
+      inflight,
+    };
   };
   return {
     get,
@@ -100,7 +126,7 @@ export function dynamoSettlements(client: DynamoDBClient, table = tableName(SETT
       );
     },
     async finish(pk, outcome) {
-      const fields = Object.entries(outcome).filter(([k]) => k !== 'state');
+      const fields = Object.entries(outcome).filter(([k, v]) => k !== 'state' && v !== undefined);
       // Once: a second request that saw the same receipt finds the outcome already written.
       await conditionally(
         client.send(
@@ -120,6 +146,117 @@ export function dynamoSettlements(client: DynamoDBClient, table = tableName(SETT
           }),
         ),
       );
+    },
+    abandon(pk, lease) {
+      return conditionally(
+        client.send(
+          new DeleteItemCommand({
+            TableName: table,
+            Key: marshall({ pk }),
+            ConditionExpression: '#state = :claimed AND #lease = :lease',
+            ExpressionAttributeNames: { '#state': 'state', '#lease': 'lease' },
+            ExpressionAttributeValues: marshall({ ':claimed': 'claimed', ':lease': lease }),
+          }),
+        ),
+      );
+    },
+    async hold(hold, balance, nowSeconds) {
+      const entry = entryOf(hold);
+      const names = { '#inf': `inflight#${hold.token.toLowerCase()}`, '#cool': 'coolUntil', '#held': 'held', '#exp': 'expiresAt' };
+      // What the relayer may risk for a payer: at most its balance in flight, never while it cools down.
+      // One conditional write on the payer's own item, so parallel settlements (on any instance) cannot
+      // together hold more than the balance; the same settlement holding again changes nothing.
+      try {
+        const out = await client.send(
+          new UpdateItemCommand({
+            TableName: table,
+            Key: marshall({ pk: payerKey(hold.payer) }),
+            UpdateExpression: 'ADD #inf :amount, #held :entry SET #exp = :exp',
+            ConditionExpression:
+              '(attribute_not_exists(#cool) OR #cool <= :now) AND (attribute_not_exists(#inf) OR #inf <= :room) AND NOT contains(#held, :one)',
+            ExpressionAttributeNames: names,
+            ExpressionAttributeValues: {
+              ...marshall({
+                ':amount': hold.amount,
+                ':now': nowSeconds,
+                ':room': balance - hold.amount,
+                ':one': entry,
+                ':exp': nowSeconds + KEEP_SECONDS,
+              }),
+              ':entry': { SS: [entry] },
+            },
+            // What the payer's other settlements held before this one.
+            ReturnValues: 'UPDATED_OLD',
+          }),
+        );
+        const before = out.Attributes?.[names['#inf']]?.N;
+        return { kind: 'held', othersInFlight: before === undefined ? 0n : BigInt(before) };
+      } catch (e) {
+        if (!isConditionFailure(e)) throw e;
+      }
+      const item = await getPayer(hold.payer);
+      if (item.held.includes(entry))
+        return { kind: 'held', othersInFlight: (item.inflight.get(hold.token.toLowerCase()) ?? 0n) - hold.amount };
+      if (item.coolUntil !== undefined && item.coolUntil > nowSeconds) return { kind: 'cooling', until: item.coolUntil };
+      return { kind: 'over_balance' };
+    },
+    async release(hold, opts = {}) {
+      const entry = entryOf(hold);
+      const cool = opts.coolUntil !== undefined;
+      const released = await conditionally(
+        client.send(
+          new UpdateItemCommand({
+            TableName: table,
+            Key: marshall({ pk: payerKey(hold.payer) }),
+            UpdateExpression: `ADD #inf :minus DELETE #held :entry${cool ? ' SET #cool = :cool' : ''}`,
+            ConditionExpression: 'contains(#held, :one)',
+            ExpressionAttributeNames: {
+              '#inf': `inflight#${hold.token.toLowerCase()}`,
+              '#held': 'held',
+              ...(cool ? { '#cool': 'coolUntil' } : {}),
+            },
+            ExpressionAttributeValues: {
+              ...marshall({ ':minus': -hold.amount, ':one': entry, ...(cool ? { ':cool': opts.coolUntil } : {}) }),
+              ':entry': { SS: [entry] },
+            },
+          }),
+        ),
+      );
+      // Released already (a retry): the cool-down still applies.
+      if (!released && cool) {
+        await client.send(
+          new UpdateItemCommand({
+            TableName: table,
+            Key: marshall({ pk: payerKey(hold.payer) }),
+            UpdateExpression: 'SET #cool = :cool',
+            ExpressionAttributeNames: { '#cool': 'coolUntil' },
+            ExpressionAttributeValues: marshall({ ':cool': opts.coolUntil }),
+          }),
+        );
+      }
+    },
+    async holds(token, payer) {
+      const lower = token.toLowerCase();
+      return (await getPayer(payer)).held.flatMap((e) => {
+        const [t, amount, ...pk] = e.split('|');
+        return t === lower ? [{ pk: pk.join('|'), token: t, payer: payer.toLowerCase(), amount: BigInt(amount!) }] : [];
+      });
+    },
+    async addRevertedGas(hour, wei) {
+      await client.send(
+        new UpdateItemCommand({
+          TableName: table,
+          Key: marshall({ pk: hourKey(hour) }),
+          UpdateExpression: 'ADD #wei :wei, #n :one SET #exp = :exp',
+          ExpressionAttributeNames: { '#wei': 'wei', '#n': 'reverts', '#exp': 'expiresAt' },
+          ExpressionAttributeValues: marshall({ ':wei': wei, ':one': 1, ':exp': Math.floor(Date.now() / 1000) + KEEP_SECONDS }),
+        }),
+      );
+    },
+    async revertedGas(hour) {
+      const out = await client.send(new GetItemCommand({ TableName: table, Key: marshall({ pk: hourKey(hour) }) }));
+      const wei = out.Item?.['wei']?.N;
+      return wei === undefined ? 0n : BigInt(wei);
     },
   };
 }

@@ -2,10 +2,13 @@ import {
   BaseError,
   createWalletClient,
   encodeFunctionData,
+  erc20Abi,
+  ExecutionRevertedError,
   getAddress,
   keccak256,
   NonceTooLowError,
   parseAbi,
+  parseAbiItem,
   parseErc6492Signature,
   parseSignature,
   WaitForTransactionReceiptTimeoutError,
@@ -25,6 +28,15 @@ export const EIP3009_ABI = parseAbi([
   'function authorizationState(address authorizer, bytes32 nonce) view returns (bool)',
 ]);
 
+/** EIP-3009's record of a used authorization, whoever sent the call that used it. */
+const AUTHORIZATION_USED = parseAbiItem('event AuthorizationUsed(address indexed authorizer, bytes32 indexed nonce)');
+/**
+ * How far back a used authorization is looked for: about 33 minutes of Base blocks, well past
+ * an x402 authorization's life (`maxTimeoutSeconds`: 60) and inside what providers serve in one
+ * `eth_getLogs` (the token and both topics narrow it to one log).
+ */
+const AUTHORIZATION_SEARCH_BLOCKS = 1_000n;
+
 /** A relayer account from a private key: the local run's anvil test account (in AWS the key is in KMS). */
 export const privateKeyRelayerAccount = (key: string): (() => Promise<Account>) => {
   const account = privateKeyToAccount(key as Hex);
@@ -39,6 +51,9 @@ const nonceTaken = (e: unknown): boolean =>
   /nonce too low|nonce.*(already|lower than)|replacement transaction underpriced|already used/i.test(String((e as Error)?.message ?? e));
 /** Signing again after a taken nonce: at most this many times, then the request fails (503) and a retry resumes it. */
 const NONCE_ATTEMPTS = 3;
+/** Whether the node refused to estimate the call because it reverts (the authorization cannot run now), not because it failed. */
+const reverts = (e: unknown): string | undefined =>
+  e instanceof BaseError && e.walk((err) => err instanceof ExecutionRevertedError) !== null ? e.shortMessage : undefined;
 
 /** The calldata of `transferWithAuthorization` for a signed payment, as x402's facilitator builds it. */
 export function transferWithAuthorizationData(payment: SignedPayment): Hex {
@@ -97,17 +112,25 @@ export function viemRelayer(rpcUrls: RpcUrls, relayerAccount: () => Promise<Acco
         if (!account.signTransaction) throw new Error('the relayer account cannot sign transactions');
         let replaces: string | undefined;
         for (let attempt = 1; attempt <= NONCE_ATTEMPTS; attempt++) {
-          const request = await wallet.prepareTransactionRequest({
-            account,
-            chain,
-            to: getAddress(token),
-            data: transferWithAuthorizationData(payment),
-            nonce: await pub.getTransactionCount({ address: account.address, blockTag: 'pending' }),
-          });
+          let request;
+          try {
+            request = await wallet.prepareTransactionRequest({
+              account,
+              chain,
+              to: getAddress(token),
+              data: transferWithAuthorizationData(payment),
+              nonce: await pub.getTransactionCount({ address: account.address, blockTag: 'pending' }),
+            });
+          } catch (e) {
+            // The gas estimate says the call reverts: nothing is signed, stored or sent for it.
+            const message = reverts(e);
+            if (message !== undefined) return { kind: 'would_revert' as const, message };
+            throw e;
+          }
           const raw = await account.signTransaction(request as never);
           const tx = { txHash: keccak256(raw), raw };
-          if (!(await record(tx, replaces))) return undefined;
-          if ((await send(raw)) === 'sent') return tx;
+          if (!(await record(tx, replaces))) return { kind: 'declined' as const };
+          if ((await send(raw)) === 'sent') return { kind: 'sent' as const, ...tx };
           replaces = tx.txHash;
         }
         throw new Error(`the relayer's nonce was taken ${NONCE_ATTEMPTS} times in a row`);
@@ -116,7 +139,7 @@ export function viemRelayer(rpcUrls: RpcUrls, relayerAccount: () => Promise<Acco
     async receipt(txHash, timeoutMs) {
       try {
         const r = await pub.waitForTransactionReceipt({ hash: txHash as Hex, timeout: timeoutMs });
-        return { status: r.status, gasUsed: r.gasUsed, effectiveGasPrice: r.effectiveGasPrice };
+        return { status: r.status, blockNumber: r.blockNumber, gasUsed: r.gasUsed, effectiveGasPrice: r.effectiveGasPrice };
       } catch (e) {
         if (e instanceof WaitForTransactionReceiptTimeoutError) return undefined;
         throw e;
@@ -129,6 +152,34 @@ export function viemRelayer(rpcUrls: RpcUrls, relayerAccount: () => Promise<Acco
         functionName: 'authorizationState',
         args: [getAddress(authorizer), nonce as Hex],
       });
+    },
+    async fundsAhead(token, payer, nonce) {
+      const address = getAddress(token);
+      const owner = getAddress(payer);
+      // The head and the pending block: a transfer of the payer's already waiting in the node's pool shows in the second.
+      const [balance, pendingBalance, authorizationUsed] = await Promise.all([
+        pub.readContract({ address, abi: erc20Abi, functionName: 'balanceOf', args: [owner] }),
+        pub.readContract({ address, abi: erc20Abi, functionName: 'balanceOf', args: [owner], blockTag: 'pending' }),
+        pub.readContract({
+          address,
+          abi: EIP3009_ABI,
+          functionName: 'authorizationState',
+          args: [owner, nonce as Hex],
+          blockTag: 'pending',
+        }),
+      ]);
+      return { balance, pendingBalance, authorizationUsed };
+    },
+    async authorizationTransfer(token, authorizer, nonce, toBlock) {
+      const to = toBlock ?? (await pub.getBlockNumber({ cacheTime: 0 }));
+      const logs = await pub.getLogs({
+        address: getAddress(token),
+        event: AUTHORIZATION_USED,
+        args: { authorizer: getAddress(authorizer), nonce: nonce as Hex },
+        fromBlock: to > AUTHORIZATION_SEARCH_BLOCKS ? to - AUTHORIZATION_SEARCH_BLOCKS : 0n,
+        toBlock: to,
+      });
+      return logs[0]?.transactionHash ?? undefined;
     },
     balance: async () => pub.getBalance({ address: (await relayerAccount()).address }),
   };

@@ -1,0 +1,86 @@
+/**
+ * The settlements table's payer and hour items against a dynalite of their own: the conditional
+ * hold that keeps what the relayer has in flight for a payer within the payer's balance, however
+ * many settlements (on however many instances) ask at once; release once; the cool-down.
+ */
+import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { SETTLEMENTS_TABLE } from '../../lambdas/contract/tables';
+import { dynamoSettlements } from '../../lambdas/payments/adapters/dynamo-settlements';
+import type { FundsHold, SettlementRecord } from '../../lambdas/payments/ports';
+import { throwawayDynamo, type ThrowawayDynamo } from '../support/dynalite';
+
+let db: ThrowawayDynamo;
+let client: DynamoDBClient;
+
+beforeAll(async () => {
+  db = await throwawayDynamo([SETTLEMENTS_TABLE]);
+  client = db.client;
+});
+afterAll(() => db?.stop());
+
+const TOKEN = '0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913';
+const NOW = 1_795_000_000;
+const hold = (payer: string, i: number, amount = 99_000n): FundsHold => ({
+  pk: `eip155:8453#usdc#${payer}#${i}`,
+  token: TOKEN,
+  payer,
+  amount,
+});
+
+describe('dynamoSettlements: what the relayer holds for a payer', () => {
+  it('40 holds at once over a balance of three: exactly three are held; the same settlement holding again is one hold', async () => {
+    const store = dynamoSettlements(client);
+    const payer = '0x00000000000000000000000000000000000000a1';
+    const outcomes = await Promise.all(Array.from({ length: 40 }, (_, i) => store.hold(hold(payer, i), 3n * 99_000n, NOW)));
+    const held = outcomes.flatMap((o, i) => (o.kind === 'held' ? [i] : []));
+    expect(held).toHaveLength(3);
+    expect(outcomes.filter((o) => o.kind === 'over_balance')).toHaveLength(37);
+    expect((await store.holds(TOKEN, payer)).map((h) => h.pk).sort()).toEqual(held.map((i) => hold(payer, i).pk).sort());
+    // Holding again: still one hold, and it says what the others hold.
+    expect(await store.hold(hold(payer, held[0]!), 3n * 99_000n, NOW)).toEqual({ kind: 'held', othersInFlight: 2n * 99_000n });
+    // Released once, its room is free for another.
+    await store.release(hold(payer, held[0]!));
+    await store.release(hold(payer, held[0]!));
+    expect(await store.hold(hold(payer, 99), 3n * 99_000n, NOW)).toEqual({ kind: 'held', othersInFlight: 2n * 99_000n });
+    expect(await store.hold(hold(payer, 100), 3n * 99_000n, NOW)).toEqual({ kind: 'over_balance' });
+  });
+
+  it('a release with a cool-down refuses every hold of the payer until then, whatever the balance', async () => {
+    const store = dynamoSettlements(client);
+    const payer = '0x00000000000000000000000000000000000000a2';
+    expect((await store.hold(hold(payer, 1), 99_000n, NOW)).kind).toBe('held');
+    await store.release(hold(payer, 1), { coolUntil: NOW + 3600 });
+    expect(await store.hold(hold(payer, 2), 10n ** 12n, NOW + 10)).toEqual({ kind: 'cooling', until: NOW + 3600 });
+    expect((await store.hold(hold(payer, 2), 10n ** 12n, NOW + 3600)).kind).toBe('held');
+    // A cool-down asked for after the hold was already released still applies.
+    await store.release(hold(payer, 2));
+    await store.release(hold(payer, 2), { coolUntil: NOW + 7200 });
+    expect(await store.hold(hold(payer, 3), 10n ** 12n, NOW + 3601)).toEqual({ kind: 'cooling', until: NOW + 7200 });
+  });
+
+  it("sums an hour's reverted gas; abandons only an unsigned claim under its own lease", async () => {
+    const store = dynamoSettlements(client);
+    expect(await store.revertedGas('2026-11-26T09')).toBe(0n);
+    await Promise.all([store.addRevertedGas('2026-11-26T09', 63_000n * 10n ** 9n), store.addRevertedGas('2026-11-26T09', 1n)]);
+    expect(await store.revertedGas('2026-11-26T09')).toBe(63_000n * 10n ** 9n + 1n);
+
+    const record: SettlementRecord = {
+      pk: 'eip155:8453#usdc#0xabc#0x01',
+      skill: 'csv-cleaner',
+      payer: '0xabc',
+      token: TOKEN.toLowerCase(),
+      amount: '1000',
+      state: 'claimed',
+      lease: 'mine',
+      claimedAt: new Date(NOW * 1000).toISOString(),
+    };
+    await store.claim(record);
+    expect(await store.abandon(record.pk, 'theirs')).toBe(false);
+    expect(await store.abandon(record.pk, 'mine')).toBe(true);
+    expect(await store.get(record.pk)).toBeUndefined();
+    await store.claim(record);
+    await store.signed(record.pk, 'mine', { txHash: '0x01', raw: '0x02' });
+    expect(await store.abandon(record.pk, 'mine')).toBe(false);
+  });
+});
