@@ -3,7 +3,9 @@
  * subscriptions and meters. Every wallet is fresh (a new key funded here), so what other test
  * files buy cannot change an answer; writes are signed with EIP-712 exactly as a client would.
  */
-import { createWalletClient, http, parseEther, type Address, type Hex, type LocalAccount } from 'viem';
+import { createWalletClient, erc20Abi, http, parseEther, type Address, type Hex, type LocalAccount } from 'viem';
+import { x402Client, x402HTTPClient } from '@x402/fetch';
+import { registerExactEvmScheme } from '@x402/evm/exact/client';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { canonicalize } from 'json-canonicalize';
 import { beforeAll, describe, expect, inject, it } from 'vitest';
@@ -233,6 +235,77 @@ describe('AP2 mandates', () => {
     expect(results.filter((r) => r.status === 403).every((r) => r.body.error_code === 'AP2_MANDATE_REJECTED')).toBe(true);
     const view = (await call('GET', `/api/mandates?wallet=${wallet.address}`)).body.mandates[0];
     expect(view.spent).toMatchObject({ atomic: (cheap * 10n).toString(), occurrences: 10 });
+  }, 60_000);
+
+  it('a signed authorization (x402 v2) under a mandate that refuses it moves no money; one it allows settles the first time, signed by the agent', async () => {
+    const wallet = await freshWallet(1_000_000n);
+    const bot = privateKeyToAccount(generatePrivateKey());
+    const cost = await price(JUDGE);
+    const m = {
+      vct: 'mandate.payment.open.1',
+      wallet: wallet.address,
+      cnf: { address: bot.address },
+      constraints: [
+        { type: 'payment.budget', currency: 'USDC', max: Number(cost) / 1e6 },
+        { type: 'skill_market.scope', skills: [JUDGE] },
+      ],
+    };
+    const mid = (await createMandate(wallet, m)).body.mandate.id as string;
+    const client = new x402Client();
+    registerExactEvmScheme(client, { signer: wallet });
+    const http402 = new x402HTTPClient(client);
+    const signedFor = async (skill: string): Promise<string> => {
+      const challenge = await fetch(`${base}/api/pay?skill=${skill}`);
+      const required = http402.getPaymentRequiredResponse((name) => challenge.headers.get(name));
+      return http402.encodePaymentSignatureHeader(await http402.createPaymentPayload(required))['PAYMENT-SIGNATURE']!;
+    };
+    const balance = () => chain.pub.readContract({ address: usdc, abi: erc20Abi, functionName: 'balanceOf', args: [wallet.address] });
+    const before = await balance();
+
+    // A mandate on GET is not applied there, so it is refused rather than ignored.
+    const onGet = await call('GET', `/api/pay?skill=${JUDGE}`, undefined, {
+      'payment-signature': await signedFor(JUDGE),
+      'x-ap2-mandate': mid,
+    });
+    expect(onGet.status, onGet.text).toBe(403);
+    expect(onGet.body.error_code).toBe('AP2_MANDATE_REJECTED');
+    expect(await balance()).toBe(before);
+
+    // Outside the mandate's scope: refused before the relayer sends anything (finding 4).
+    const refused = await call('POST', `/api/pay?skill=${CRITIC}`, undefined, {
+      'payment-signature': await signedFor(CRITIC),
+      'x-ap2-mandate': mid,
+      'sign-in-with-x': await signInWithXHeader({ account: bot, baseUrl: base, skill: CRITIC }),
+    });
+    expect(refused.status, refused.text).toBe(403);
+    expect(refused.body.error_code).toBe('AP2_MANDATE_REJECTED');
+    expect(await balance()).toBe(before);
+    expect((await call('GET', `/api/mandates?wallet=${wallet.address}`)).body.mandates[0].spent).toMatchObject({
+      atomic: '0',
+      occurrences: 0,
+    });
+
+    // In scope, signed by the agent on the skill's resource (no transaction exists yet): settled the first time.
+    const bought = await call('POST', `/api/pay?skill=${JUDGE}`, undefined, {
+      'payment-signature': await signedFor(JUDGE),
+      'x-ap2-mandate': mid,
+      'sign-in-with-x': await signInWithXHeader({ account: bot, baseUrl: base, skill: JUDGE }),
+    });
+    expect(bought.status, bought.text).toBe(200);
+    expect(await balance()).toBe(before - cost);
+    expect((await call('GET', `/api/mandates?wallet=${wallet.address}`)).body.mandates[0].spent).toMatchObject({
+      atomic: cost.toString(),
+      occurrences: 1,
+    });
+
+    // The budget is spent: the next one is refused, and again nothing moves.
+    const over = await call('POST', `/api/pay?skill=${JUDGE}`, undefined, {
+      'payment-signature': await signedFor(JUDGE),
+      'x-ap2-mandate': mid,
+      'sign-in-with-x': await signInWithXHeader({ account: bot, baseUrl: base, skill: JUDGE }),
+    });
+    expect(over.status, over.text).toBe(403);
+    expect(await balance()).toBe(before - cost);
   }, 60_000);
 
   it('answers bad input with the JSON failure body', async () => {
