@@ -59,7 +59,7 @@ export function exportFiles(dir: string, t: ExportedTable, snapshot?: string): E
 
 const quote = (s: string): string => `'${s.replace(/'/g, "''")}'`;
 
-const RELAYER_COST_COLUMNS = ['day', 'settlements', 'gas_used', 'gas_cost_wei', 'gas_cost_eth'] as const;
+const RELAYER_COST_COLUMNS = ['day', 'settlements', 'reverted', 'gas_used', 'gas_cost_wei', 'gas_cost_eth'] as const;
 /** The relayer cost as CSV (every field is a plain number or date: nothing to quote). */
 const relayerCostCsv = (rows: readonly RelayerCostRow[]): string =>
   `${[RELAYER_COST_COLUMNS.join(','), ...rows.map((r) => RELAYER_COST_COLUMNS.map((c) => String(r[c])).join(','))].join('\r\n')}\r\n`;
@@ -114,6 +114,7 @@ export async function relayerCostFromExport(dir: string): Promise<RelayerCostRow
     return result.getRowObjectsJS().map((r) => ({
       day: String(r['day']),
       settlements: Number(r['settlements']),
+      reverted: Number(r['reverted']),
       gas_used: String(r['gas_used']),
       gas_cost_wei: String(r['gas_cost_wei']),
       gas_cost_eth: formatDecimal(BigInt(String(r['gas_cost_wei'])), 18),

@@ -97,25 +97,28 @@ GROUP BY day, channel, asset, product
 ORDER BY day, channel, asset, product`;
 
 /**
- * What the x402 v2 channel cost: the relayer's gas for the settlements that succeeded, by UTC
- * day of their receipt, in wei (ETH on Base). A failed settlement's gas is not recorded (its
- * receipt says it reverted, and the gas figures are kept only for settled ones). One `?`: the
- * snapshot.
+ * What the x402 v2 channel cost: the relayer's gas by UTC day of the receipt, in wei (ETH on Base),
+ * for the settlements that moved money (`settlements`) and for its transfers that reverted and
+ * moved nothing (`reverted`: a payer's funds left first; docs/PAYMENTS.md). Both are paid for.
+ * Items without gas figures (a settlement that never sent anything) and the payer and hour items
+ * beside the settlements (no `state`) are left out. One `?`: the snapshot.
  */
 export const RELAYER_COST_SQL = `SELECT
   substr(item.finishedat.s, 1, 10) AS day,
-  count(*) AS settlements,
+  count_if(item.state.s = 'settled') AS settlements,
+  count_if(item.state.s = 'failed') AS reverted,
   CAST(sum(CAST(item.gasused.s AS DECIMAL(38, 0))) AS VARCHAR) AS gas_used,
   CAST(sum(CAST(item.gascostwei.s AS DECIMAL(38, 0))) AS VARCHAR) AS gas_cost_wei
 FROM settlements_export
-WHERE snapshot = ? AND item.state.s = 'settled'
+WHERE snapshot = ? AND item.state.s IN ('settled', 'failed') AND item.gascostwei.s IS NOT NULL
 GROUP BY substr(item.finishedat.s, 1, 10)
 ORDER BY day`;
 
-/** One line of the relayer cost: a day's settled x402 v2 payments and the gas they cost. */
+/** One line of the relayer cost: a day's settled x402 v2 payments, its reverted transfers, and the gas they cost. */
 export interface RelayerCostRow {
   day: string;
   settlements: number;
+  reverted: number;
   gas_used: string;
   gas_cost_wei: string;
   /** Exact decimal string. */

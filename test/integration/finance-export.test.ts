@@ -95,7 +95,7 @@ describe('the revenue rollup from a DynamoDB export', () => {
     expect(fromExport.filter((r) => r.channel === 'card').map((r) => r.amount_usd)).toEqual(['19', '0.99']);
   });
 
-  it("gives the relayer's gas per day for settled x402 authorizations, from the same export", async () => {
+  it("gives the relayer's gas per day for settled x402 authorizations and its reverted transfers, from the same export", async () => {
     const settlements = dynamoSettlements(client, tableName(SETTLEMENTS_TABLE));
     const settle = async (n: number, outcome: 'settled' | 'failed' | 'signed', day: string, gasUsed: bigint, price: bigint) => {
       const pk = `eip155:8453#0xusdc#0xpayer#0x${n.toString(16).padStart(64, '0')}`;
@@ -120,12 +120,23 @@ describe('the revenue rollup from a DynamoDB export', () => {
           gasCostWei: String(gasUsed * price),
           finishedAt,
         });
-      if (outcome === 'failed') await settlements.finish(pk, { state: 'failed', failure: 'transaction_failed', finishedAt });
+      if (outcome === 'failed')
+        await settlements.finish(pk, {
+          state: 'failed',
+          failure: 'transaction_failed',
+          finishedAt,
+          ...(gasUsed > 0n ? { gasUsed: String(gasUsed), effectiveGasPrice: String(price), gasCostWei: String(gasUsed * price) } : {}),
+        });
     };
     await settle(1, 'settled', '2026-11-12', 90_562n, 1_000_000n);
     await settle(2, 'settled', '2026-11-12', 56_000n, 2_000_000n);
     await settle(3, 'settled', '2026-11-13', 56_000n, 1_000_000n);
     await settle(4, 'failed', '2026-11-13', 0n, 0n);
+    // A transfer that reverted: the relayer paid for it.
+    await settle(6, 'failed', '2026-11-13', 63_000n, 1_000_000n);
+    // A payer's hold and an hour's revert total live beside the settlements: never counted here.
+    await settlements.hold({ pk: 'p', token: '0xusdc', payer: '0xpayer', amount: 99_000n }, 10n ** 6n, 1_795_000_000);
+    await settlements.addRevertedGas('2026-11-13T10', 63_000n * 1_000_000n);
     await settle(5, 'signed', '2026-11-13', 0n, 0n);
     // A second finish never changes the first one's figures.
     await settlements.finish(`eip155:8453#0xusdc#0xpayer#0x${(1).toString(16).padStart(64, '0')}`, {
@@ -137,8 +148,8 @@ describe('the revenue rollup from a DynamoDB export', () => {
     const snapshot = new Date('2026-11-14T03:00:00Z');
     for (const t of EXPORTED_TABLES) await exportTable(client, t, cost, snapshot);
     expect(await relayerCostFromExport(cost)).toEqual([
-      { day: '2026-11-12', settlements: 2, gas_used: '146562', gas_cost_wei: '202562000000', gas_cost_eth: '0.000000202562' },
-      { day: '2026-11-13', settlements: 1, gas_used: '56000', gas_cost_wei: '56000000000', gas_cost_eth: '0.000000056' },
+      { day: '2026-11-12', settlements: 2, reverted: 0, gas_used: '146562', gas_cost_wei: '202562000000', gas_cost_eth: '0.000000202562' },
+      { day: '2026-11-13', settlements: 1, reverted: 1, gas_used: '119000', gas_cost_wei: '119000000000', gas_cost_eth: '0.000000119' },
     ]);
   });
 
