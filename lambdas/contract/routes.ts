@@ -165,7 +165,8 @@ export const ROUTES = [
     path: '/api/signals',
     domain: 'insights',
     operationId: 'getSignals',
-    summary: 'Confirmed demand only: unlocks and card sales per skill over time windows, and the intent bounties posted.',
+    summary:
+      'Confirmed demand only: paid unlocks, subscription periods, meter top-ups and card sales per product over time windows. Intent bounties are unconfirmed requests and are not among them.',
   },
   {
     method: 'GET',

@@ -13,7 +13,7 @@ import { EspCycleSchema } from '../contract/esp-cycle-schema';
 import type { DiscoveryPorts } from './ports';
 import { x402Resources } from './x402-resources';
 
-export const OPENAPI_VERSION = '1.9.0';
+export const OPENAPI_VERSION = '2.0.0';
 
 const FailureSchema = z.object({
   ok: z.literal(false),
@@ -234,7 +234,11 @@ const DOCS: Record<OperationId, OperationDoc> = {
     errors: [400, 404],
   },
   getSignals: {
-    ok: { status: 200, description: 'Confirmed demand per product over 7 days, 30 days and all time; the newest intent bounties' },
+    ok: {
+      status: 200,
+      description:
+        'Confirmed demand only: paid unlocks, subscription periods, meter top-ups and card sales per product over 7 days, 30 days and all time, each with its source. Intent bounties are not included, neither their text nor their number: anyone may post one without paying, so they are unconfirmed requests (`not_included.intent_bounties` links their list)',
+    },
   },
   getRevenue: {
     params: [

@@ -219,15 +219,20 @@ describe('GET /api/esp?skill=', () => {
 });
 
 describe('OpenAPI and x402 discovery', () => {
-  it('is a valid OpenAPI 3.1.0 document, version 1.9.0, generated from the route table', async () => {
+  it('is a valid OpenAPI 3.1.0 document, version 2.0.0, generated from the route table', async () => {
     const doc = (await get('/api/openapi.json')).body;
     const result = await new Validator().validate(doc);
     expect(result.errors ?? []).toEqual([]);
     expect(result.valid).toBe(true);
     expect(doc.openapi).toBe('3.1.0');
-    expect(doc.info.version).toBe('1.9.0');
+    expect(doc.info.version).toBe('2.0.0');
     const { ROUTES } = await import('../../lambdas/contract/routes');
     for (const r of ROUTES) expect(doc.paths[r.path]?.[r.method.toLowerCase()]?.operationId, `${r.method} ${r.path}`).toBe(r.operationId);
+  });
+
+  it('documents that signals carry no intent bounties (issue 31)', async () => {
+    const doc = (await get('/api/openapi.json')).body;
+    expect(doc.paths['/api/signals'].get.responses['200'].description).toMatch(/Intent bounties are not included/);
   });
 
   it('tags every operation with the domain that serves it, from the route table', async () => {
