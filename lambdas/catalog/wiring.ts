@@ -11,10 +11,11 @@ export function catalogFromEnv(): Catalog {
 }
 
 export function catalogPortsFromEnv(): CatalogPorts {
+  const now = () => new Date();
   return {
     catalog: catalogFromEnv(),
-    intents: dynamoIntentStore(dynamoClient()),
-    now: () => new Date(),
+    intents: dynamoIntentStore(dynamoClient(), now),
+    now,
     newIntentId: () => `int_${randomBytes(10).toString('hex')}`,
   };
 }

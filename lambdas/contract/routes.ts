@@ -49,6 +49,13 @@ const UNLOCK_LIMIT = { scope: 'unlock', requests: 300, perSeconds: 60 } as const
  */
 const WALLET_WRITE_LIMIT = { scope: 'wallet-write', requests: 120, perSeconds: 60 } as const;
 /**
+ * Anyone may post an intent bounty without paying, and each one is a row (up to about 7 KB) until
+ * it expires. An agent posts one per need it could not meet, and may fix a refused body a few times:
+ * a handful a minute. Beyond this per-instance brake, the route caps each caller at 50 bounties per
+ * UTC day across all instances (lambdas/catalog/intents.ts).
+ */
+const INTENT_POST_LIMIT = { scope: 'intent', requests: 20, perSeconds: 60 } as const;
+/**
  * Checkout writes (create, update, complete, cancel) may each call Stripe, whose own limit is
  * per account: one caller must not spend it for everyone. An agent buys a few packs a minute.
  */
@@ -89,7 +96,8 @@ export const ROUTES = [
     path: '/api/intent',
     domain: 'catalog',
     operationId: 'postIntent',
-    summary: 'Post an intent bounty: what you need and how success is judged.',
+    summary: 'Post an intent bounty: what you need and how success is judged. It expires 30 days after it is posted.',
+    rateLimit: INTENT_POST_LIMIT,
   },
   { method: 'GET', path: '/api/pay', domain: 'payments', operationId: 'getPay', summary: 'The x402 challenge (HTTP 402) for a skill.' },
   {

@@ -230,8 +230,13 @@ describe('OpenAPI and x402 discovery', () => {
     for (const r of ROUTES) expect(doc.paths[r.path]?.[r.method.toLowerCase()]?.operationId, `${r.method} ${r.path}`).toBe(r.operationId);
   });
 
-  it('documents that signals carry no intent bounties (issue 31)', async () => {
+  it('documents the bounds of anonymous writes: intent expiry and limits, and signals without bounties (issue 31)', async () => {
     const doc = (await get('/api/openapi.json')).body;
+    const post = doc.paths['/api/intent'].post;
+    expect(post.responses['200'].description).toMatch(/expires_at \(created_at \+ 30 days/);
+    expect(post.responses['429'].description).toMatch(
+      /^Over 20 requests per 60 s from this address, or at most 50 bounties per caller .* per UTC day/,
+    );
     expect(doc.paths['/api/signals'].get.responses['200'].description).toMatch(/Intent bounties are not included/);
   });
 
