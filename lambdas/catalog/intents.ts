@@ -14,6 +14,10 @@ import { InvalidCursorError } from './intent-cursor';
 import { MAX_QUERY_LENGTH } from './list-catalog';
 import type { CatalogPorts, IntentRecord } from './ports';
 
+/** Said with every bounty served: a bounty is a request in its poster's words, never confirmed demand (issue 31). */
+const UNCONFIRMED =
+  'Intent bounties are requests anyone may post without paying, in their own words: unconfirmed, not demand. Confirmed demand is at /api/signals.';
+
 export const INTENT_SEARCH_LIMIT = { fallback: 10, min: 1, max: 50 } as const;
 export const INTENT_LIST_LIMIT = { fallback: 20, min: 1, max: 100 } as const;
 
@@ -60,7 +64,14 @@ async function listIntents(req: ApiRequest, { intents }: CatalogPorts): Promise<
   const cursor = optionalString(req, 'cursor', { maxLength: 1000 });
   try {
     const page = await intents.list(limit, cursor);
-    return json(200, { ok: true, count: page.items.length, intents: page.items, next_cursor: page.next_cursor ?? null });
+    return json(200, {
+      ok: true,
+      count: page.items.length,
+      intents: page.items,
+      next_cursor: page.next_cursor ?? null,
+      confirmed: false,
+      note: UNCONFIRMED,
+    });
   } catch (e) {
     if (e instanceof InvalidCursorError)
       throw invalidRequest(
@@ -76,7 +87,7 @@ async function getOneIntent(req: ApiRequest, { intents }: CatalogPorts): Promise
   const id = optionalString(req, 'id', { maxLength: 64 })!;
   const intent = /^int_[0-9a-f]{20}$/.test(id) ? await intents.get(id) : undefined;
   if (!intent) throw notFound(`No intent with id "${id}".`, 'GET /api/intent?list=1 lists the intents.');
-  return json(200, { ok: true, intent });
+  return json(200, { ok: true, intent, confirmed: false, note: UNCONFIRMED });
 }
 
 /** The daily allowance is spent: 429 RATE_LIMITED with Retry-After until the next UTC day, as a route's limit answers. */

@@ -44,8 +44,9 @@ const AGENT_PROTOCOL_LIMIT = { requests: 120, perSeconds: 60 } as const;
  */
 const UNLOCK_LIMIT = { scope: 'unlock', requests: 300, perSeconds: 60 } as const;
 /**
- * Wallet-signed writes (mandates, subscriptions, meters) each cost a signature check that may
- * call the chain (ERC-1271/6492) and a nonce write; a wallet acts a few times a minute at most.
+ * Wallet-signed writes to subscriptions and meters each cost a signature check that may call the
+ * chain (ERC-1271/6492) and a nonce row (gone within the hour the signature may live); only a
+ * payment creates a subscription or a meter. An agent draws from its meter a few times a minute.
  */
 const WALLET_WRITE_LIMIT = { scope: 'wallet-write', requests: 120, perSeconds: 60 } as const;
 /**
@@ -55,6 +56,13 @@ const WALLET_WRITE_LIMIT = { scope: 'wallet-write', requests: 120, perSeconds: 6
  * UTC day across all instances (lambdas/catalog/intents.ts).
  */
 const INTENT_POST_LIMIT = { scope: 'intent', requests: 20, perSeconds: 60 } as const;
+/**
+ * Creating a mandate stores it for good (its spend is accounting; up to the 64 KiB body), and a fresh
+ * wallet signs for free; an owner creates or revokes one for an agent now and then. Its own budget,
+ * tighter than the other wallet writes, most of which (draws, caps, cancels) change an item only a
+ * payment made.
+ */
+const MANDATE_WRITE_LIMIT = { scope: 'mandates', requests: 30, perSeconds: 60 } as const;
 /**
  * Checkout writes (create, update, complete, cancel) may each call Stripe, whose own limit is
  * per account: one caller must not spend it for everyone. An agent buys a few packs a minute.
@@ -137,7 +145,7 @@ export const ROUTES = [
     domain: 'access',
     operationId: 'postMandates',
     summary: 'Create or revoke an AP2 open payment mandate, signed by its wallet (EIP-712).',
-    rateLimit: WALLET_WRITE_LIMIT,
+    rateLimit: MANDATE_WRITE_LIMIT,
   },
   {
     method: 'GET',

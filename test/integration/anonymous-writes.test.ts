@@ -48,6 +48,8 @@ async function listedIds(): Promise<string[]> {
     const res = await fetch(`${base}/api/intent?list=1&limit=100${cursor ? `&cursor=${cursor}` : ''}`);
     const body = (await res.json()) as any;
     expect(res.status, JSON.stringify(body)).toBe(200);
+    // Served, but never as confirmed: a bounty is a request in its poster's words.
+    expect(body).toMatchObject({ confirmed: false, note: expect.stringMatching(/unconfirmed/) });
     ids.push(...body.intents.map((i: { id: string }) => i.id));
     cursor = body.next_cursor ?? undefined;
   } while (cursor);
@@ -118,6 +120,7 @@ describe('intent bounties are bounded (finding 5)', () => {
       success_criteria: ['it works'],
     });
     expect(fresh.intent).not.toHaveProperty('gsi1pk');
+    expect(fresh.confirmed).toBe(false);
 
     const listed = await listedIds();
     expect(listed).toContain(rows.oldAndFresh.id);

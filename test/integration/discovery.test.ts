@@ -238,6 +238,8 @@ describe('OpenAPI and x402 discovery', () => {
       /^Over 20 requests per 60 s from this address, or at most 50 bounties per caller .* per UTC day/,
     );
     expect(doc.paths['/api/signals'].get.responses['200'].description).toMatch(/Intent bounties are not included/);
+    expect(doc.paths['/api/mandates'].post.responses['429'].description).toMatch(/^Over 30 requests per 60 s/);
+    expect(doc.paths['/api/pay'].get.responses['429']).toBeUndefined();
   });
 
   it('tags every operation with the domain that serves it, from the route table', async () => {
