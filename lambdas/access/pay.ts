@@ -10,8 +10,8 @@ import { AppError, notFound } from '../platform/errors';
 import { json, type ApiRequest, type ApiResponse } from '../platform/http';
 import {
   challengeFor,
+  checkedSignIn,
   deliverPack,
-  provenSigner,
   readProof,
   unlockWithAuthorization,
   unlockWithProof,
@@ -23,14 +23,20 @@ import { decideAccess } from './core/decide-access';
 import { mandatePolicy } from './mandates';
 import type { AccessPorts } from './ports';
 
-/** A wallet that already has access gets the pack by signing; nothing is charged. */
+/**
+ * A wallet that already has access gets the pack by signing; nothing is charged. The signature's
+ * nonce is used up only when the pack is given: a wallet with no access gets the 402 and leaves
+ * no row behind, and a replayed signature never gets the pack twice.
+ */
 async function unlockByAccess(proof: ProofInput & { skill: string; signInWithX: SignInWithX }, ports: AccessPorts, baseUrl: string) {
   const entry = requireSkill(ports.catalog, proof.skill, 'X-PAYMENT or the body (`skill`)');
   const challenge = links(baseUrl).skill(entry.id).challenge;
-  const wallet = await provenSigner(proof.signInWithX, ports.payments, baseUrl, undefined, challenge);
+  const signedIn = await checkedSignIn(proof.signInWithX, ports.payments, baseUrl, undefined, challenge);
+  const wallet = signedIn.address;
   const decision = await decideAccess(wallet, entry, ports.now(), ports);
   const view = decisionView(decision, entry, wallet, ports, baseUrl);
   if (decision.granted && decision.via !== 'meter') {
+    await signedIn.spendNonce();
     const { ok: _ok, ...access } = view;
     const body = deliverPack(ports.payments, entry.id, access);
     if (!body) throw notFound(`The pack of ${entry.id} is missing from this deployment.`);

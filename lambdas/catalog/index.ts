@@ -3,6 +3,6 @@
  * uses (the port, how skills are presented, how a skill id is resolved and searched).
  * Nothing else of the catalog domain is imported from outside it (the linter holds this).
  */
-export type { Catalog, IntentRecord, IntentStore, SkillHit } from './ports';
+export type { Catalog, SkillHit } from './ports';
 export { absoluteEntry, rankSkills, skillCard } from './skill-card';
 export { requireSkill } from './skill-param';

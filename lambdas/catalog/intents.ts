@@ -1,6 +1,11 @@
-import { IntentBodySchema } from '../contract/intent-schema';
+import { createHash } from 'node:crypto';
+import { INTENT_LIFETIME_DAYS, INTENTS_PER_CALLER_PER_DAY, IntentBodySchema } from '../contract/intent-schema';
+import { addDays, dayOf } from '../contract/days';
+import { callerKey } from '../platform/caller-key';
+import { METRICS } from '../contract/metrics';
+import { countMetric } from '../platform/metrics';
 import { links } from '../contract/links';
-import { invalidRequest, notFound } from '../platform/errors';
+import { AppError, invalidRequest, notFound } from '../platform/errors';
 import { safeParse } from '../platform/validation';
 import { json, readJsonObject, type ApiRequest, type ApiResponse } from '../platform/http';
 import { optionalInteger, optionalString } from '../platform/query';
@@ -8,6 +13,10 @@ import { rankSkills, skillCard } from './skill-card';
 import { InvalidCursorError } from './intent-cursor';
 import { MAX_QUERY_LENGTH } from './list-catalog';
 import type { CatalogPorts, IntentRecord } from './ports';
+
+/** Said with every bounty served: a bounty is a request in its poster's words, never confirmed demand (issue 31). */
+const UNCONFIRMED =
+  'Intent bounties are requests anyone may post without paying, in their own words: unconfirmed, not demand. Confirmed demand is at /api/signals.';
 
 export const INTENT_SEARCH_LIMIT = { fallback: 10, min: 1, max: 50 } as const;
 export const INTENT_LIST_LIMIT = { fallback: 20, min: 1, max: 100 } as const;
@@ -55,7 +64,14 @@ async function listIntents(req: ApiRequest, { intents }: CatalogPorts): Promise<
   const cursor = optionalString(req, 'cursor', { maxLength: 1000 });
   try {
     const page = await intents.list(limit, cursor);
-    return json(200, { ok: true, count: page.items.length, intents: page.items, next_cursor: page.next_cursor ?? null });
+    return json(200, {
+      ok: true,
+      count: page.items.length,
+      intents: page.items,
+      next_cursor: page.next_cursor ?? null,
+      confirmed: false,
+      note: UNCONFIRMED,
+    });
   } catch (e) {
     if (e instanceof InvalidCursorError)
       throw invalidRequest(
@@ -71,10 +87,35 @@ async function getOneIntent(req: ApiRequest, { intents }: CatalogPorts): Promise
   const id = optionalString(req, 'id', { maxLength: 64 })!;
   const intent = /^int_[0-9a-f]{20}$/.test(id) ? await intents.get(id) : undefined;
   if (!intent) throw notFound(`No intent with id "${id}".`, 'GET /api/intent?list=1 lists the intents.');
-  return json(200, { ok: true, intent });
+  return json(200, { ok: true, intent, confirmed: false, note: UNCONFIRMED });
 }
 
-/** POST /api/intent: stores a bounty with a server-made id and time, and the skills search suggests for it. */
+/** The daily allowance is spent: 429 RATE_LIMITED with Retry-After until the next UTC day, as a route's limit answers. */
+function dailyCapReached(now: Date): AppError {
+  const retryAfter = Math.max(1, Math.ceil((Date.parse(`${addDays(dayOf(now), 1)}T00:00:00Z`) - now.getTime()) / 1000));
+  countMetric(METRICS.rateLimited, { Scope: 'intent-daily' });
+  return new AppError({
+    status: 429,
+    code: 'RATE_LIMITED',
+    message: `This address has posted ${INTENTS_PER_CALLER_PER_DAY} intent bounties today (UTC), the most one caller may post in a day.`,
+    tip: `Retry after ${retryAfter} s (the Retry-After header), when the next UTC day begins. Bounties already posted stay listed for ${INTENT_LIFETIME_DAYS} days.`,
+    retry: true,
+    details: { retry_after_seconds: retryAfter, limit: INTENTS_PER_CALLER_PER_DAY, window: 'UTC day', scope: 'intent-daily' },
+    headers: { 'retry-after': String(retryAfter) },
+  });
+}
+
+/** A pseudonym of the caller for the daily count (never published, never stored with the bounty). */
+const intentCaller = (sourceIp: string): string =>
+  createHash('sha256')
+    .update(`intent-caller:${callerKey(sourceIp)}`)
+    .digest('hex');
+
+/**
+ * POST /api/intent: stores a bounty with a server-made id and time, the skills search suggests
+ * for it, and its expiry. Anyone may post without paying, so each caller's bounties per UTC day
+ * are capped (the route's per-minute limit is in the route table) and every bounty expires.
+ */
 export async function postIntent(req: ApiRequest, ports: CatalogPorts): Promise<ApiResponse> {
   const body = readJsonObject(req);
   if (body === undefined)
@@ -102,13 +143,17 @@ export async function postIntent(req: ApiRequest, ports: CatalogPorts): Promise<
         'Hints must be catalog ids; GET /api/catalog lists them.',
       );
   }
+  const now = ports.now();
+  // Counted only for a valid bounty, just before it is written: a rejected body spends nothing of the day.
+  if (!(await ports.intents.admit(intentCaller(req.sourceIp), now, INTENTS_PER_CALLER_PER_DAY))) throw dailyCapReached(now);
   const suggested = ports.catalog
     .search([b.title, b.description].filter(Boolean).join(' ').slice(0, MAX_QUERY_LENGTH))
     .slice(0, 3)
     .map((h) => ({ skill_id: h.id, score: h.score }));
   const intent: IntentRecord = {
     id: ports.newIntentId(),
-    created_at: ports.now().toISOString(),
+    created_at: now.toISOString(),
+    expires_at: new Date(now.getTime() + INTENT_LIFETIME_DAYS * 86_400_000).toISOString(),
     status: 'open',
     ...(b.title !== undefined ? { title: b.title } : {}),
     ...(b.description !== undefined ? { description: b.description } : {}),

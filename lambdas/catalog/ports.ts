@@ -35,6 +35,8 @@ export interface Catalog {
 export interface IntentRecord {
   id: string;
   created_at: string;
+  /** When the bounty stops being listed or served and DynamoDB's TTL deletes it: `created_at` + 30 days. */
+  expires_at: string;
   status: 'open';
   title?: string;
   description?: string;
@@ -51,12 +53,18 @@ export interface IntentPage {
   next_cursor?: string;
 }
 
-/** The intent-bounty store: what the catalog domain needs from storage. */
+/** The intent-bounty store: what the catalog domain needs from storage. Expired bounties are never returned. */
 export interface IntentStore {
-  /** Stores a new intent; never overwrites an existing id. */
+  /**
+   * Counts one bounty against `caller`'s allowance for the UTC day of `at` (one conditional
+   * write, exact under concurrency and across instances): false, and nothing counted, when
+   * `perDay` were already counted that day.
+   */
+  admit(caller: string, at: Date, perDay: number): Promise<boolean>;
+  /** Stores a new intent until its `expires_at`; never overwrites an existing id. */
   put(intent: IntentRecord): Promise<void>;
   get(id: string): Promise<IntentRecord | undefined>;
-  /** Newest first. Throws `InvalidCursorError` (intent-cursor.ts) for a cursor it did not issue. */
+  /** Newest first, unexpired only. Throws `InvalidCursorError` (intent-cursor.ts) for a cursor it did not issue. */
   list(limit: number, cursor: string | undefined): Promise<IntentPage>;
 }
 

@@ -3,23 +3,19 @@ import { randomBytes } from 'node:crypto';
 import { dynamoClient } from '../platform/adapters/dynamo-client';
 import { loadCatalogFiles } from './adapters/catalog-files';
 import { dynamoIntentStore } from './adapters/dynamo-intent-store';
-import type { Catalog, CatalogPorts, IntentStore } from './ports';
+import type { Catalog, CatalogPorts } from './ports';
 
 /** The built catalog this bundle carries, loaded once per process; other domains' wiring uses it too. */
 export function catalogFromEnv(): Catalog {
   return loadCatalogFiles();
 }
 
-/** The intent-bounty store; insights lists the newest bounties as demand signals. */
-export function intentStoreFromEnv(): IntentStore {
-  return dynamoIntentStore(dynamoClient());
-}
-
 export function catalogPortsFromEnv(): CatalogPorts {
+  const now = () => new Date();
   return {
     catalog: catalogFromEnv(),
-    intents: intentStoreFromEnv(),
-    now: () => new Date(),
+    intents: dynamoIntentStore(dynamoClient(), now),
+    now,
     newIntentId: () => `int_${randomBytes(10).toString('hex')}`,
   };
 }

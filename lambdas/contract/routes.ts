@@ -44,10 +44,25 @@ const AGENT_PROTOCOL_LIMIT = { requests: 120, perSeconds: 60 } as const;
  */
 const UNLOCK_LIMIT = { scope: 'unlock', requests: 300, perSeconds: 60 } as const;
 /**
- * Wallet-signed writes (mandates, subscriptions, meters) each cost a signature check that may
- * call the chain (ERC-1271/6492) and a nonce write; a wallet acts a few times a minute at most.
+ * Wallet-signed writes to subscriptions and meters each cost a signature check that may call the
+ * chain (ERC-1271/6492) and a nonce row (gone within the hour the signature may live); only a
+ * payment creates a subscription or a meter. An agent draws from its meter a few times a minute.
  */
 const WALLET_WRITE_LIMIT = { scope: 'wallet-write', requests: 120, perSeconds: 60 } as const;
+/**
+ * Anyone may post an intent bounty without paying, and each one is a row (up to about 7 KB) until
+ * it expires. An agent posts one per need it could not meet, and may fix a refused body a few times:
+ * a handful a minute. Beyond this per-instance brake, the route caps each caller at 50 bounties per
+ * UTC day across all instances (lambdas/catalog/intents.ts).
+ */
+const INTENT_POST_LIMIT = { scope: 'intent', requests: 20, perSeconds: 60 } as const;
+/**
+ * Creating a mandate stores it for good (its spend is accounting; up to the 64 KiB body), and a fresh
+ * wallet signs for free; an owner creates or revokes one for an agent now and then. Its own budget,
+ * tighter than the other wallet writes, most of which (draws, caps, cancels) change an item only a
+ * payment made.
+ */
+const MANDATE_WRITE_LIMIT = { scope: 'mandates', requests: 30, perSeconds: 60 } as const;
 /**
  * Checkout writes (create, update, complete, cancel) may each call Stripe, whose own limit is
  * per account: one caller must not spend it for everyone. An agent buys a few packs a minute.
@@ -89,7 +104,8 @@ export const ROUTES = [
     path: '/api/intent',
     domain: 'catalog',
     operationId: 'postIntent',
-    summary: 'Post an intent bounty: what you need and how success is judged.',
+    summary: 'Post an intent bounty: what you need and how success is judged. It expires 30 days after it is posted.',
+    rateLimit: INTENT_POST_LIMIT,
   },
   { method: 'GET', path: '/api/pay', domain: 'payments', operationId: 'getPay', summary: 'The x402 challenge (HTTP 402) for a skill.' },
   {
@@ -129,7 +145,7 @@ export const ROUTES = [
     domain: 'access',
     operationId: 'postMandates',
     summary: 'Create or revoke an AP2 open payment mandate, signed by its wallet (EIP-712).',
-    rateLimit: WALLET_WRITE_LIMIT,
+    rateLimit: MANDATE_WRITE_LIMIT,
   },
   {
     method: 'GET',
@@ -165,7 +181,8 @@ export const ROUTES = [
     path: '/api/signals',
     domain: 'insights',
     operationId: 'getSignals',
-    summary: 'Confirmed demand only: unlocks and card sales per skill over time windows, and the intent bounties posted.',
+    summary:
+      'Confirmed demand only: paid unlocks, subscription periods, meter top-ups and card sales per product over time windows. Intent bounties are unconfirmed requests and are not among them.',
   },
   {
     method: 'GET',

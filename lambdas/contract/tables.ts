@@ -81,13 +81,18 @@ export const TALLIES_TABLE = {
 
 /**
  * Intent bounties (POST /api/intent). Keyed by a server-made id; `gsi1` (constant partition
- * `INTENT`, sort `<iso time>#<id>`) lists them newest first with a cursor.
+ * `INTENT`, sort `<iso time>#<id>`) lists them newest first with a cursor. Anyone may post one,
+ * so each expires (TTL `expiresAt`, 30 days) and reads ignore an expired one (dynalite has no
+ * TTL; bounties from before the TTL expire on read by their `created_at`). Also one counter per
+ * caller and UTC day (`id = quota#<day>#<caller pseudonym>`, no index keys, TTL), so a caller's
+ * bounties per day are capped across every function instance.
  */
 export const INTENTS_TABLE = {
   logicalName: 'Intents',
   env: 'INTENTS_TABLE',
   partitionKey: { name: 'id', type: 'S' },
   indexes: [{ name: 'gsi1', partitionKey: { name: 'gsi1pk', type: 'S' }, sortKey: { name: 'gsi1sk', type: 'S' } }],
+  ttlAttribute: 'expiresAt',
   retain: true,
   description: 'Intent bounties: what agents asked for, with success criteria.',
 } as const satisfies TableDefinition;

@@ -6,14 +6,14 @@
 import * as z from 'zod';
 import { json, type ApiRequest, type ApiResponse } from '../platform/http';
 import { activeDomains, ROUTES, type OperationId, type RouteDefinition } from '../contract/routes';
-import { IntentBodySchema } from '../contract/intent-schema';
+import { INTENT_LIFETIME_DAYS, INTENT_MAX_TEXT_BYTES, INTENTS_PER_CALLER_PER_DAY, IntentBodySchema } from '../contract/intent-schema';
 import { ChallengeSchema } from '../contract/challenge-schema';
 import { MandatesPostSchema, MeterPostSchema, SubscribePostSchema } from '../access';
 import { EspCycleSchema } from '../contract/esp-cycle-schema';
 import type { DiscoveryPorts } from './ports';
 import { x402Resources } from './x402-resources';
 
-export const OPENAPI_VERSION = '1.9.0';
+export const OPENAPI_VERSION = '2.0.0';
 
 const FailureSchema = z.object({
   ok: z.literal(false),
@@ -39,6 +39,8 @@ interface OperationDoc {
   /** Other answers than `ok` and the failures (e.g. the 200 of a settled x402 v2 payment), with the headers they carry. */
   also?: { status: number; description: string; headers?: Record<string, string> }[];
   errors?: number[];
+  /** What else than the route table's per-minute limit answers 429 (e.g. a daily allowance). */
+  alsoLimited?: string;
 }
 
 const str = { type: 'string' };
@@ -121,10 +123,21 @@ const DOCS: Record<OperationId, OperationDoc> = {
       { name: 'cursor', description: 'next_cursor of the previous page', schema: str },
       { name: 'limit', description: 'Results per page', schema: { type: 'integer' } },
     ],
-    ok: { status: 200, description: 'Ranked skills, a page of intents, or one intent' },
+    ok: {
+      status: 200,
+      description: `Ranked skills, a page of intents, or one intent; an intent past its expires_at (${INTENT_LIFETIME_DAYS} days after it was posted) is neither listed nor served (404)`,
+    },
     errors: [400, 404],
   },
-  postIntent: { body: IntentBodySchema, ok: { status: 200, description: 'The stored intent bounty' }, errors: [400] },
+  postIntent: {
+    body: IntentBodySchema,
+    ok: {
+      status: 200,
+      description: `The stored intent bounty: id, created_at, expires_at (created_at + ${INTENT_LIFETIME_DAYS} days: then it is no longer listed or served, and DynamoDB's TTL deletes it), status open, the fields posted, suggested_skills. Each field has its own length cap, and title, description, success_criteria and skill_hints together hold at most ${INTENT_MAX_TEXT_BYTES} bytes of UTF-8 text. A bounty is an unconfirmed request: it is never shown as demand (GET /api/signals)`,
+    },
+    errors: [400],
+    alsoLimited: `at most ${INTENTS_PER_CALLER_PER_DAY} bounties per caller (address; an IPv6 /64) per UTC day, across all instances`,
+  },
   getPay: {
     params: [skill, PAYMENT_SIGNATURE, SIGN_IN_WITH_X],
     ok: {
@@ -234,7 +247,11 @@ const DOCS: Record<OperationId, OperationDoc> = {
     errors: [400, 404],
   },
   getSignals: {
-    ok: { status: 200, description: 'Confirmed demand per product over 7 days, 30 days and all time; the newest intent bounties' },
+    ok: {
+      status: 200,
+      description:
+        'Confirmed demand only: paid unlocks, subscription periods, meter top-ups and card sales per product over 7 days, 30 days and all time, each with its source. Intent bounties are not included, neither their text nor their number: anyone may post one without paying, so they are unconfirmed requests (`not_included.intent_bounties` links their list)',
+    },
   },
   getRevenue: {
     params: [
@@ -443,7 +460,7 @@ export function openApiDocument(ports: DiscoveryPorts, base: string) {
     const limit = (route as RouteDefinition).rateLimit;
     if (limit) {
       responses['429'] = {
-        description: `Over ${limit.requests} requests per ${limit.perSeconds} s from this address; see Retry-After`,
+        description: `Over ${limit.requests} requests per ${limit.perSeconds} s from this address${doc.alsoLimited ? `, or ${doc.alsoLimited}` : ''}; see Retry-After`,
         content: { 'application/json': { schema: { type: 'object' } } },
       };
     }

@@ -1,8 +1,8 @@
 /**
- * What the insights domain needs: the catalog, the tallies (read only), the catalog build's
- * reports and the intent bounties. Interfaces only; `wiring.ts` builds them.
+ * What the insights domain needs: the catalog, the tallies (read only) and the catalog build's
+ * reports. Interfaces only; `wiring.ts` builds them.
  */
-import type { Catalog, IntentStore } from '../catalog';
+import type { Catalog } from '../catalog';
 import type { BundleDefinition, Listings } from '../contract/catalog-data';
 import type { EvalReport } from '../contract/eval-report';
 import type { SecurityReport } from '../contract/security-report';
@@ -20,6 +20,5 @@ export interface InsightsPorts {
   catalog: Catalog;
   figures: Pick<Figures, 'totals' | 'days'>;
   reports: BuildReports;
-  intents: Pick<IntentStore, 'list'>;
   now: () => Date;
 }

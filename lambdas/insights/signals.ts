@@ -1,8 +1,10 @@
 /**
  * GET /api/signals: confirmed demand only. Paid unlocks, subscription periods, meter top-ups
  * and card sales per product over the last 7 and 30 days (from the day tallies) and all time
- * (the `TOTAL` tally), and the newest intent bounties with their success criteria. No views,
- * searches or clicks: nothing that was not paid for or posted.
+ * (the `TOTAL` tally). No views, searches or clicks, and no intent bounties: anyone may post one
+ * without paying, so neither their text nor their number is confirmed demand (issue 31). Their
+ * text, written by whoever posted it, would also reach every agent that reads signals as if it
+ * were a fact. The answer names where bounties are, labelled as unconfirmed requests.
  */
 import { addDays, dayOf } from '../contract/days';
 import { links } from '../contract/links';
@@ -10,8 +12,6 @@ import { json, type ApiRequest, type ApiResponse } from '../platform/http';
 import { revenueLines, type Counters } from '../payments';
 import type { InsightsPorts } from './ports';
 
-/** The newest bounties shown; the rest are a page away at /api/intent?list=1. */
-const INTENTS_SHOWN = 10;
 const WINDOWS = [
   { id: '7d', days: 7 },
   { id: '30d', days: 30 },
@@ -22,11 +22,7 @@ type Windowed = Record<'7d' | '30d' | 'all', number>;
 export async function getSignals(req: ApiRequest, ports: InsightsPorts): Promise<ApiResponse> {
   const today = dayOf(ports.now());
   const from30 = addDays(today, -29);
-  const [totals, days, intents] = await Promise.all([
-    ports.figures.totals(),
-    ports.figures.days(from30, today),
-    ports.intents.list(INTENTS_SHOWN, undefined),
-  ]);
+  const [totals, days] = await Promise.all([ports.figures.totals(), ports.figures.days(from30, today)]);
   const base = links(req.baseUrl);
   const demand = new Map<string, { channel: string; product: string; confirmed: Windowed }>();
   const add = (counters: Counters, key: keyof Windowed) => {
@@ -54,23 +50,17 @@ export async function getSignals(req: ApiRequest, ports: InsightsPorts): Promise
     }));
   return json(200, {
     ok: true,
-    source: 'tallies and intent bounties',
-    basis: 'Confirmed demand only: paid and confirmed purchases, and bounties agents posted. No page views, searches or estimates.',
+    source: 'tallies',
+    basis: 'Confirmed demand only: paid and confirmed purchases. No page views, searches, posted requests or estimates.',
     as_of: today,
     windows: [...WINDOWS.map((w) => ({ id: w.id, from: addDays(today, -(w.days - 1)), to: today })), { id: 'all', from: null, to: today }],
     demand: rows,
-    intents: {
-      newest: intents.items.map((i) => ({
-        id: i.id,
-        posted_at: i.created_at,
-        ...(i.title ? { title: i.title } : {}),
-        success_criteria: i.success_criteria,
-        ...(i.budget_usd !== undefined ? { budget_usd: i.budget_usd } : {}),
-        suggested_skills: i.suggested_skills.map((s) => s.skill_id),
-        source: base.intent_by_id(i.id),
-      })),
-      more: base.intent_list,
-      post: base.intent_post,
+    not_included: {
+      intent_bounties: {
+        confirmed: false,
+        why: 'Intent bounties are requests anyone may post without paying, in their own words: not confirmed demand, so neither their text nor their number is a signal.',
+        list: base.intent_list,
+      },
     },
     honesty:
       'Counts are tally counters the reconcile job checks against a recount of the rows; an empty list means no confirmed demand yet.',

@@ -1,5 +1,5 @@
 /** Builds the insights ports from the environment, through the catalog's and payments' public faces. */
-import { catalogFromEnv, intentStoreFromEnv } from '../catalog/wiring';
+import { catalogFromEnv } from '../catalog/wiring';
 import { figuresFromEnv } from '../payments/wiring';
 import { fileReports } from './adapters/report-files';
 import type { InsightsPorts } from './ports';
@@ -9,7 +9,6 @@ export function insightsPortsFromEnv(): InsightsPorts {
     catalog: catalogFromEnv(),
     figures: figuresFromEnv(),
     reports: fileReports(),
-    intents: intentStoreFromEnv(),
     now: () => new Date(),
   };
 }

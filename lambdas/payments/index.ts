@@ -20,7 +20,7 @@ export { cardSaleOf, deliverCardSale, recordCardSale } from './card-sale';
 export { buildChallenge, buildPaymentRequired, MAX_TIMEOUT_SECONDS, productChallenge, X402_V2, X402_VERSION } from './core/challenge';
 export { METER_PRODUCT, productFor, rowKind, skillProduct, type Product } from './core/product';
 export type { Admission, Purchase } from './core/settle';
-export { challengeFor, claimPayment, provenSigner, takesPayments, unlockWithProof, type Caller, type PurchasePolicy } from './pay';
+export { challengeFor, checkedSignIn, claimPayment, takesPayments, unlockWithProof, type Caller, type PurchasePolicy } from './pay';
 export { readProof, signInWithXOf, type ProofInput } from './proof-input';
 export { unlockWithAuthorization } from './lazy-authorization';
 export { deliverPack } from './unlock-response';

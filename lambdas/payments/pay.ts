@@ -159,6 +159,44 @@ const invalidSignature = (why: string): AppError =>
     tip: "Sign a fresh EIP-4361 message: this domain, uri = the skill's /api/pay?skill= URL, resources including eip155:8453:tx:<txHash>, chain 8453, a new nonce, issuedAt now.",
   });
 
+/** A wallet signature whose fields and signature hold; its nonce is not used up yet. */
+export interface SignedIn {
+  /** The wallet the signature proves. */
+  address: string;
+  /**
+   * Uses the nonce up (one conditional write, the row that makes the signature single-use), or
+   * throws 403 INVALID_WALLET_SIGNATURE when it already was: a replayed signature never gets
+   * anything twice. Called only when something is about to be given for the signature.
+   */
+  spendNonce(): Promise<void>;
+}
+
+/**
+ * Checks a wallet signature's fields and the signature itself, and stores nothing: a sign-in that
+ * turns out to grant nothing (a wallet with no purchase or access) leaves no row, so fresh wallets
+ * signing in cannot fill the Nonces table (issue 31). The caller spends the nonce before it gives.
+ */
+export async function checkedSignIn(
+  p: SignInWithX,
+  ports: Pick<PaymentsPorts, 'now' | 'signatures' | 'nonces'>,
+  baseUrl: string,
+  txHash: string | undefined,
+  uri: string,
+): Promise<SignedIn> {
+  const problem = proofProblem(p, { domain: new URL(baseUrl).host, uri, txHash, now: ports.now() });
+  if (problem) throw invalidSignature(problem);
+  if (!(await ports.signatures.verify(p))) throw invalidSignature('the signature does not recover to `address`');
+  return {
+    address: p.address,
+    async spendNonce() {
+      // Single use: a signature seen once is never accepted again, whoever replays it.
+      const expires = new Date(Date.parse(p.issuedAt) + SIGNATURE_MAX_AGE_SECONDS * 1000);
+      if (!(await ports.nonces.use(p.address, p.nonce, expires)))
+        throw invalidSignature('this nonce was already used; sign again with a new one');
+    },
+  };
+}
+
 /** The address a wallet signature proves, after every field, the signature and the nonce's single use are checked. */
 export async function provenSigner(
   p: SignInWithX,
@@ -167,15 +205,9 @@ export async function provenSigner(
   txHash: string | undefined,
   uri: string,
 ): Promise<string> {
-  const now = ports.now();
-  const problem = proofProblem(p, { domain: new URL(baseUrl).host, uri, txHash, now });
-  if (problem) throw invalidSignature(problem);
-  if (!(await ports.signatures.verify(p))) throw invalidSignature('the signature does not recover to `address`');
-  // Single use: a signature seen once is never accepted again, whoever replays it.
-  const expires = new Date(Date.parse(p.issuedAt) + SIGNATURE_MAX_AGE_SECONDS * 1000);
-  if (!(await ports.nonces.use(p.address, p.nonce, expires)))
-    throw invalidSignature('this nonce was already used; sign again with a new one');
-  return p.address;
+  const signedIn = await checkedSignIn(p, ports, baseUrl, txHash, uri);
+  await signedIn.spendNonce();
+  return signedIn.address;
 }
 
 /** A pseudonym for a caller's source address, stored with a claim so the same caller can retry; never published. */
@@ -246,17 +278,20 @@ export async function unlockWithProof(
  * A wallet that paid for the skill (by either flow) gets the pack again by signing in
  * (SIGN-IN-WITH-X: this domain, the skill's resource as `uri`, chain 8453, a fresh single-use
  * nonce; EOA, EIP-1271 or ERC-6492): its newest confirmed unlock of the skill, as a replay.
- * Undefined when the wallet has none (the caller answers with the challenge).
+ * Undefined when the wallet has none (the caller answers with the challenge): then nothing is
+ * stored, and the nonce is used up only for a delivery.
  */
 export async function packForPayer(skill: string | undefined, proof: SignInWithX, ports: PaymentsPorts, baseUrl: string) {
   requireSoundConfig(ports);
   const entry = requireSkill(ports.catalog, skill);
-  const wallet = await provenSigner(proof, ports, baseUrl, undefined, links(baseUrl).skill(entry.id).challenge);
-  const rows = await ports.ledger.byPayer(wallet, entry.id);
+  const signedIn = await checkedSignIn(proof, ports, baseUrl, undefined, links(baseUrl).skill(entry.id).challenge);
+  const rows = await ports.ledger.byPayer(signedIn.address, entry.id);
   const row = rows
     .filter((r) => r.status === 'confirmed' && r.skill === entry.id && rowKind(r) === 'unlock')
     .sort((a, b) => b.recordedAt.localeCompare(a.recordedAt))[0];
-  return row ? deliverClaim(entry, row, true, ports, baseUrl) : undefined;
+  if (!row) return undefined;
+  await signedIn.spendNonce();
+  return deliverClaim(entry, row, true, ports, baseUrl);
 }
 
 /** The unlock answer for a claimed (or replayed) ledger row of a skill: the pack, a fresh license, the payment. */

@@ -162,6 +162,21 @@ describe('catalog data and access', () => {
     expect(writesOf('skill-market discovery routes')).toBe('[]');
     expect(writesOf('skill-market catalog routes')).not.toContain('A2ATasksTable');
   });
+
+  it('expires intent bounties by TTL, and gives insights no read of them: they are never signals (issue 31)', () => {
+    const [intents] = Object.entries(template.findResources('AWS::DynamoDB::Table')).filter(([id]) => id.startsWith('IntentsTable'));
+    expect((intents![1] as any).Properties.TimeToLiveSpecification).toEqual({ AttributeName: 'expiresAt', Enabled: true });
+    const insights = (
+      Object.values(
+        template.findResources('AWS::Lambda::Function', { Properties: { Description: 'skill-market insights routes' } }),
+      ) as any[]
+    )[0];
+    const role = insights.Properties.Role['Fn::GetAtt'][0];
+    const policies = (Object.values(template.findResources('AWS::IAM::Policy')) as any[]).filter((p) =>
+      p.Properties.Roles.some((r: any) => r.Ref === role),
+    );
+    expect(JSON.stringify(policies)).not.toContain('IntentsTable');
+  });
 });
 
 describe('payments', () => {

@@ -132,4 +132,24 @@ describe('per-caller rate limits', () => {
     expect(other.body.error_code).not.toBe('RATE_LIMITED');
     await expectHealthy();
   });
+
+  it('mandates: the 31st POST from 127.0.0.7 in a minute is 429, in a budget of its own (the other wallet writes and 127.0.0.8 are served)', async () => {
+    // Issue 31: a created mandate is kept for good and a fresh wallet signs for free, so mandates get a tighter budget.
+    const to = (from: string, path: string) => () =>
+      requestFrom(from, `${s.baseUrl}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
+    expect((await flood(30, to('127.0.0.7', '/api/mandates'))).filter((x) => x === 429)).toEqual([]);
+    const limited = await to('127.0.0.7', '/api/mandates')();
+    expect(limited.status).toBe(429);
+    expect(Number(limited.headers['retry-after'])).toBeGreaterThan(0);
+    expect(limited.body).toMatchObject({ ok: false, error_code: 'RATE_LIMITED', retry: true, details: { scope: 'mandates', limit: 30 } });
+    for (const [from, path] of [
+      ['127.0.0.7', '/api/meter'],
+      ['127.0.0.8', '/api/mandates'],
+    ] as const) {
+      const res = await to(from, path)();
+      expect(res.status, `${from} ${path}`).toBe(400); // the empty body's refusal, not the flood's
+      expect(res.body.error_code).toBe('INVALID_REQUEST');
+    }
+    await expectHealthy();
+  });
 });

@@ -219,15 +219,27 @@ describe('GET /api/esp?skill=', () => {
 });
 
 describe('OpenAPI and x402 discovery', () => {
-  it('is a valid OpenAPI 3.1.0 document, version 1.9.0, generated from the route table', async () => {
+  it('is a valid OpenAPI 3.1.0 document, version 2.0.0, generated from the route table', async () => {
     const doc = (await get('/api/openapi.json')).body;
     const result = await new Validator().validate(doc);
     expect(result.errors ?? []).toEqual([]);
     expect(result.valid).toBe(true);
     expect(doc.openapi).toBe('3.1.0');
-    expect(doc.info.version).toBe('1.9.0');
+    expect(doc.info.version).toBe('2.0.0');
     const { ROUTES } = await import('../../lambdas/contract/routes');
     for (const r of ROUTES) expect(doc.paths[r.path]?.[r.method.toLowerCase()]?.operationId, `${r.method} ${r.path}`).toBe(r.operationId);
+  });
+
+  it('documents the bounds of anonymous writes: intent expiry and limits, and signals without bounties (issue 31)', async () => {
+    const doc = (await get('/api/openapi.json')).body;
+    const post = doc.paths['/api/intent'].post;
+    expect(post.responses['200'].description).toMatch(/expires_at \(created_at \+ 30 days/);
+    expect(post.responses['429'].description).toMatch(
+      /^Over 20 requests per 60 s from this address, or at most 50 bounties per caller .* per UTC day/,
+    );
+    expect(doc.paths['/api/signals'].get.responses['200'].description).toMatch(/Intent bounties are not included/);
+    expect(doc.paths['/api/mandates'].post.responses['429'].description).toMatch(/^Over 30 requests per 60 s/);
+    expect(doc.paths['/api/pay'].get.responses['429']).toBeUndefined();
   });
 
   it('tags every operation with the domain that serves it, from the route table', async () => {

@@ -1,11 +1,42 @@
 import { existsSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { ROUTES, activeDomains, matchRoute, routeKey } from '../../lambdas/contract/routes';
+import { ROUTES, activeDomains, matchRoute, routeKey, type RouteDefinition } from '../../lambdas/contract/routes';
 
 describe('route table', () => {
   it('has unique route keys and operation ids', () => {
     expect(new Set(ROUTES.map(routeKey)).size).toBe(ROUTES.length);
     expect(new Set(ROUTES.map((r) => r.operationId)).size).toBe(ROUTES.length);
+  });
+
+  it('limits per caller every route that stores rows for a caller who paid nothing, and not the pay path (issue 31)', () => {
+    const limited = (id: string) => (ROUTES as readonly RouteDefinition[]).find((r) => r.operationId === id)?.rateLimit;
+    // Intents; mandates; subscription and meter writes; checkout sessions; the unlock (a signed claim's nonce); A2A tasks.
+    for (const id of [
+      'postIntent',
+      'postMandates',
+      'postSubscribe',
+      'postMeter',
+      'createAcpCheckout',
+      'updateAcpCheckout',
+      'completeAcpCheckout',
+      'cancelAcpCheckout',
+      'createUcpCheckout',
+      'updateUcpCheckout',
+      'completeUcpCheckout',
+      'cancelUcpCheckout',
+      'postPay',
+      'postRecover',
+      'postA2a',
+      'postMcp',
+    ])
+      expect(limited(id), id).toBeDefined();
+    expect(limited('postIntent')).toEqual({ scope: 'intent', requests: 20, perSeconds: 60 });
+    expect(limited('postMandates')).toEqual({ scope: 'mandates', requests: 30, perSeconds: 60 });
+    // The spec: "no hard public rate limit" on the skill pay path; its sign-in stores nothing instead.
+    expect(limited('getPay')).toBeUndefined();
+    // Every other POST or PUT is Stripe's signed webhook, which stores only what Stripe reports paid.
+    const unlimitedWrites = ROUTES.filter((r) => r.method !== 'GET' && !(r as RouteDefinition).rateLimit).map((r) => r.operationId);
+    expect(unlimitedWrites).toEqual(['postStripeWebhook']);
   });
 
   it('has a Lambda entry for every active domain', () => {
