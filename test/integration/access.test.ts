@@ -329,6 +329,31 @@ describe('AP2 mandates', () => {
   });
 });
 
+describe('one transfer, three uses at once', () => {
+  it('raced as a pack, a meter top-up and a subscription in parallel: exactly one use wins and the others are refused with the JSON failure body', async () => {
+    const plans = (await call('GET', '/api/subscribe')).body.plans as { id: string; amount_atomic: string }[];
+    const plan = plans[0]!;
+    const amount = [BigInt(plan.amount_atomic), 1_000_000n, await price(JUDGE)].reduce((a, b) => (a > b ? a : b));
+    for (let round = 0; round < 3; round++) {
+      const wallet = await freshWallet(amount);
+      const tx = await pay(wallet, amount);
+      const sign = (skill: string) => signInWithXHeader({ account: wallet, baseUrl: base, skill, txHash: tx });
+      const results = await Promise.all([
+        buy(wallet, tx, JUDGE),
+        call('POST', '/api/meter', { action: 'top_up', txHash: tx }),
+        call('POST', '/api/subscribe', { action: 'start', plan: plan.id, txHash: tx }, { 'sign-in-with-x': await sign(JUDGE) }),
+      ]);
+      const won = results.filter((r) => r.status === 200);
+      expect(won, results.map((r) => `${r.status} ${r.body?.error_code}`).join()).toHaveLength(1);
+      for (const r of results.filter((x) => x.status !== 200)) {
+        expect(r.status).toBeGreaterThanOrEqual(400);
+        expect(r.status).toBeLessThan(500);
+        expect(r.body).toMatchObject({ ok: false });
+      }
+    }
+  }, 60_000);
+});
+
 describe('access decisions', () => {
   it('denies a wallet with nothing and says what to do; grants it after a purchase; 400 for a bad wallet or an unknown skill', async () => {
     const buyer = await freshWallet(100_000n);

@@ -28,7 +28,7 @@ import {
   type Hex,
   type LocalAccount,
 } from 'viem';
-import { toAccount } from 'viem/accounts';
+import { generatePrivateKey, privateKeyToAccount, toAccount } from 'viem/accounts';
 import { ClientFactory } from '@a2a-js/sdk/client';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
@@ -36,7 +36,7 @@ import { describe, expect, inject, it } from 'vitest';
 import { contractArtifact, RELAYER_ACCOUNT_INDEX, testAccount } from '../../local/anvil';
 import { signInWithXHeader } from '../../local/sign-in-with-x';
 import { localChain } from '../../local/local-chain';
-import { chainTools } from '../support/chain';
+import { chainTools, TRANSFER_WITH_AUTHORIZATION_TYPES } from '../support/chain';
 import { requestFrom } from '../support/source-address';
 
 const base = inject('baseUrl');
@@ -371,6 +371,85 @@ describe('x402 v2 with a stock client', () => {
     // Checking it simulated the deployment; nothing was sent.
     expect(await pub.getCode({ address: wallet })).toBeUndefined();
   });
+
+  it('17 kinds of invalid authorization are each refused with a 402 and its reason, and the relayer sends nothing for any', async () => {
+    const account = privateKeyToAccount(generatePrivateKey());
+    const stranger = privateKeyToAccount(generatePrivateKey());
+    const broke = privateKeyToAccount(generatePrivateKey());
+    await chainTool.setTokenBalance(USDC, account.address, 10n ** 9n);
+    const [relayed, treasuryBefore] = [await relayerWatch(), await balance(TREASURY)];
+    const challenge = await fetch(`${base}/api/pay?skill=${SKILL}`);
+    const required = JSON.parse(Buffer.from(challenge.headers.get('payment-required')!, 'base64').toString('utf8'));
+    const accepted = required.accepts[0];
+    const now = Math.floor(Date.now() / 1000);
+    /** A PAYMENT-SIGNATURE built by hand, signed by `signer` over `domain`, with any field overridden. */
+    const forge = async (o: {
+      signer?: LocalAccount;
+      from?: Address;
+      to?: Address;
+      value?: bigint;
+      validAfter?: bigint;
+      validBefore?: bigint;
+      domain?: Record<string, unknown>;
+      accepted?: Record<string, unknown>;
+      resource?: string;
+      signature?: (s: Hex) => Hex;
+    }): Promise<string> => {
+      const signer = o.signer ?? account;
+      const message = {
+        from: o.from ?? signer.address,
+        to: o.to ?? (accepted.payTo as Address),
+        value: o.value ?? PRICE,
+        validAfter: o.validAfter ?? BigInt(now - 600),
+        validBefore: o.validBefore ?? BigInt(now + 120),
+        nonce: keccak256(toHex(`${Math.random()}`)),
+      };
+      const signature = await signer.signTypedData({
+        domain: { name: 'USD Coin', version: '2', chainId: 8453, verifyingContract: USDC, ...o.domain },
+        types: TRANSFER_WITH_AUTHORIZATION_TYPES,
+        primaryType: 'TransferWithAuthorization',
+        message,
+      });
+      const authorization = Object.fromEntries(Object.entries(message).map(([k, v]) => [k, typeof v === 'bigint' ? v.toString() : v]));
+      return Buffer.from(
+        JSON.stringify({
+          x402Version: 2,
+          resource: { ...required.resource, ...(o.resource ? { url: o.resource } : {}) },
+          accepted: { ...accepted, ...o.accepted },
+          payload: { signature: o.signature ? o.signature(signature) : signature, authorization },
+        }),
+      ).toString('base64');
+    };
+    await chainTool.setEthBalance(testAccount(28).address, parseEther('1'));
+    const lookalike = await chainTool.lookalike(28, 10n ** 9n);
+    const cases: [string, Promise<string>][] = [
+      ['another receiver', forge({ to: stranger.address })],
+      ['less than the price', forge({ value: PRICE - 1n })],
+      ['more than the price', forge({ value: PRICE + 1n })],
+      ['expired', forge({ validBefore: BigInt(now - 60) })],
+      ['not valid yet', forge({ validAfter: BigInt(now + 3600), validBefore: BigInt(now + 7200) })],
+      ['signed by another key', forge({ signer: stranger, from: account.address })],
+      ['a corrupted signature', forge({ signature: (s) => `${s.slice(0, 10)}${s[10] === 'a' ? 'b' : 'a'}${s.slice(11)}` as Hex })],
+      ['a truncated signature', forge({ signature: (s) => s.slice(0, 100) as Hex })],
+      ["the token's name wrong", forge({ domain: { name: 'USD Coin X' } })],
+      ["the token's version wrong", forge({ domain: { version: '1' } })],
+      ['another chain in the domain', forge({ domain: { chainId: 1 } })],
+      ['a look-alike token in the domain', forge({ domain: { verifyingContract: lookalike } })],
+      ['a payer with no balance', forge({ signer: broke })],
+      ['another network', forge({ accepted: { network: 'eip155:1' } })],
+      ['another scheme', forge({ accepted: { scheme: 'upto' } })],
+      ['a look-alike asset', forge({ accepted: { asset: lookalike } })],
+      ['made out for another resource', forge({ resource: `${base}/api/pay?skill=csv-cleaner` })],
+    ];
+    for (const [what, header] of cases) {
+      const res = await fetch(`${base}/api/pay?skill=${SKILL}`, { headers: { 'PAYMENT-SIGNATURE': await header } });
+      const body = (await res.json()) as any;
+      expect(res.status, `${what}: ${JSON.stringify(body)}`).toBe(402);
+      expect(body, what).toMatchObject({ ok: false, error_code: 'PAYMENT_VERIFICATION_FAILED', details: { reason: expect.any(String) } });
+    }
+    for (const who of [account, stranger, broke]) expect(await relayed(who.address)).toBe(0);
+    expect(await balance(TREASURY)).toBe(treasuryBefore);
+  }, 60_000);
 
   it('a malformed or foreign header is a 402 with the reason, in the body and in PAYMENT-REQUIRED', async () => {
     for (const [header, reason] of [
