@@ -16,6 +16,7 @@ import { FALLBACK_DOMAIN, matchRoute, type Domain, type RouteMatch } from '../la
 import type { LambdaHandler } from '../lambdas/platform/domain-handler';
 import { PUBLIC_DIR } from '../lambdas/contract/data-dirs';
 import { cacheControlFor, contentTypeFor, indexRewrite } from '../lambdas/contract/static-assets';
+import { API_SECURITY_HEADERS, PAGE_SECURITY_HEADERS } from '../lambdas/contract/security-headers';
 import { SETTINGS } from '../lambdas/contract/settings';
 import { gatewayTimeout } from './gateway-timeout';
 import { lambdaContext, parseTarget, toLambdaEvent, type RequestTarget } from './lambda-event';
@@ -68,6 +69,8 @@ const failureHeaders = (err: AppError, body: string): Record<string, string> => 
   'content-type': 'application/json; charset=utf-8',
   'cache-control': 'no-store',
   'content-length': String(Buffer.byteLength(body)),
+  // What CloudFront's API response headers policy adds to every answer, the edge's own included.
+  ...API_SECURITY_HEADERS,
 });
 
 function sendFailure(res: ServerResponse, err: AppError): void {
@@ -150,7 +153,7 @@ export function bytesOf(text: string): string | Buffer {
 function writeLambdaResult(res: ServerResponse, result: APIGatewayProxyStructuredResultV2 | string): void {
   // API Gateway treats a bare string or object as a 200 JSON body.
   if (typeof result === 'string' || !('statusCode' in result)) {
-    res.writeHead(200, { 'content-type': 'application/json' });
+    res.writeHead(200, { 'content-type': 'application/json', ...API_SECURITY_HEADERS });
     res.end(typeof result === 'string' ? result : JSON.stringify(result));
     return;
   }
@@ -162,6 +165,8 @@ function writeLambdaResult(res: ServerResponse, result: APIGatewayProxyStructure
       headers[k] = typeof v === 'string' ? v : String(v);
     }
   if (result.cookies?.length) headers['set-cookie'] = result.cookies;
+  // CloudFront's response headers policy for the API behaviours overrides what the origin sent.
+  for (const k in API_SECURITY_HEADERS) headers[k] = API_SECURITY_HEADERS[k]!;
   const body = result.body === undefined ? undefined : result.isBase64Encoded ? Buffer.from(result.body, 'base64') : bytesOf(result.body);
   // API Gateway answers with a Content-Length, not chunked.
   headers['content-length'] = String(body === undefined ? 0 : typeof body === 'string' ? Buffer.byteLength(body) : body.byteLength);
@@ -239,9 +244,14 @@ function invokeHandler(
   return handlerFor(domain).then(invoke);
 }
 
+/**
+ * Serves a file of the static tree as S3 behind CloudFront does. Every answer (200, 304 and the
+ * refusals) carries the security headers of CloudFront's response headers policy for the S3
+ * behaviour (lambdas/contract/security-headers.ts).
+ */
 async function serveStatic(req: IncomingMessage, res: ServerResponse, path: string, root: string): Promise<void> {
   const notFound = (status = 404, text = 'Not Found'): void => {
-    res.writeHead(status, { 'content-type': 'text/plain; charset=utf-8' });
+    res.writeHead(status, { 'content-type': 'text/plain; charset=utf-8', ...PAGE_SECURITY_HEADERS });
     res.end(req.method === 'HEAD' ? undefined : text);
   };
   if (req.method !== 'GET' && req.method !== 'HEAD') return notFound(405, 'Method Not Allowed');
@@ -266,7 +276,7 @@ async function serveStatic(req: IncomingMessage, res: ServerResponse, path: stri
   // S3's ETag for a single-part object is the quoted MD5 of its bytes: a strong validator.
   const etag = `"${createHash('md5').update(content).digest('hex')}"`;
   const key = relative.split(sep).join('/');
-  const headers = { etag, 'cache-control': cacheControlFor(key), 'content-type': contentTypeFor(key) };
+  const headers = { etag, 'cache-control': cacheControlFor(key), 'content-type': contentTypeFor(key), ...PAGE_SECURITY_HEADERS };
   const inm = req.headers['if-none-match'];
   if (inm && inm.split(',').some((t) => t.trim().replace(/^W\//, '') === etag || t.trim() === '*')) {
     res.writeHead(304, headers);

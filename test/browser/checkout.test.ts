@@ -6,11 +6,20 @@
 import type { Browser } from 'playwright-core';
 import Stripe from 'stripe';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { haveBrowser, launchChromium } from '../support/browser';
+import { haveBrowser, launchChromium, recordCspViolations } from '../support/browser';
 
 const base = inject('baseUrl');
 const stripeBase = inject('stripeBase');
 let browser: Browser;
+
+/** Content-Security-Policy violations reported by any page of this file. */
+const violations: string[] = [];
+/** A page in a context of its own (as browser.newPage makes), recording CSP violations. */
+async function newPage() {
+  const context = await browser.newContext({ acceptDownloads: true });
+  await recordCspViolations(context, violations);
+  return context.newPage();
+}
 
 beforeAll(async () => {
   if (haveBrowser) browser = await launchChromium();
@@ -29,7 +38,7 @@ const openSession = async (skill: string) => {
 describe.skipIf(!haveBrowser)('/checkout/success in Chromium', () => {
   it('pay on the hosted page → redirected to the success page → the pack and its license', async () => {
     const session = await openSession('ten-send');
-    const page = await browser.newPage();
+    const page = await newPage();
     await page.goto(session.continue_url);
     await page.locator('#pay').click();
     await page.waitForURL(/\/checkout\/success\?session_id=cs_test_/);
@@ -48,7 +57,7 @@ describe.skipIf(!haveBrowser)('/checkout/success in Chromium', () => {
   it('shows "waiting for confirmation" until the webhook arrives, then the pack', async () => {
     const session = await openSession('csv-cleaner');
     const stripeId = session.continue_url.split('/').at(-1)!;
-    const page = await browser.newPage();
+    const page = await newPage();
     await page.goto(`${base}/checkout/success?session_id=${stripeId}`);
     await page.locator('#status.busy', { hasText: 'Waiting for confirmation' }).waitFor({ timeout: 10_000 });
     expect(await page.locator('#result').isHidden()).toBe(true);
@@ -69,5 +78,9 @@ describe.skipIf(!haveBrowser)('/checkout/success in Chromium', () => {
     await page.locator('#status.ok').waitFor({ timeout: 15_000 });
     expect(await page.locator('#license').inputValue()).toMatch(/^eyJ/);
     await page.close();
+  });
+
+  it('no page reported a Content-Security-Policy violation', () => {
+    expect(violations).toEqual([]);
   });
 });
