@@ -289,10 +289,36 @@ async function serveStatic(req: IncomingMessage, res: ServerResponse, path: stri
 /** Paths CloudFront sends to the API origin; everything else goes to the S3 origin. */
 export const isApiPath = (path: string): boolean => path === '/api' || path.startsWith('/api/') || path.startsWith('/.well-known/');
 
+/**
+ * How long the edge waits for a viewer's request, as a CDN edge does: a viewer that trickles its
+ * header block (slowloris) or its body is answered 408 REQUEST_TIMEOUT and closed, instead of
+ * holding a connection open for node's defaults (headers 60 s, whole request 300 s, checked every
+ * 30 s). CloudFront publishes no viewer-side read timeout (its documented timeouts are the
+ * origin's: 30 s for a response, 5 s keep-alive) and no per-viewer connection limit, so the
+ * values are ours, chosen for the requests this service takes:
+ * - `headersMs` 10 s for the whole header block (at most CloudFront's 20,480 bytes): a real
+ *   client sends it in one write, so 10 s is generous (CIS's Apache benchmark asks for 40 s at most).
+ * - `requestMs` 30 s for the whole request, body included: API Gateway's bodies stop at 10 MB and
+ *   its integration at 30 s, so a request still arriving after 30 s could not be answered in time.
+ * - `checkEveryMs` 1 s: node enforces both in a sweep; its default 30 s would let a 10 s limit
+ *   run to 40 s.
+ * No per-address cap on connections: each one now lives at most 10 s without a complete header
+ * block (and 65 s idle between requests), the edge listens on loopback unless told otherwise, and
+ * in AWS the WAF's rate rule is what limits one address.
+ */
+export interface ViewerTimeouts {
+  headersMs: number;
+  requestMs: number;
+  checkEveryMs: number;
+}
+export const VIEWER_TIMEOUTS: ViewerTimeouts = { headersMs: 10_000, requestMs: 30_000, checkEveryMs: 1_000 };
+
 export interface EdgeServerOptions {
   port: number;
   host?: string;
   publicDir?: string;
+  /** The viewer-side timeouts; {@link VIEWER_TIMEOUTS} unless a test needs shorter ones. */
+  viewerTimeouts?: ViewerTimeouts;
   /**
    * Called with the bound port once listening, before any request can be served: the stack
    * sets the advertised base URL there, as it is known only then when `port` is 0.
@@ -394,16 +420,24 @@ export function startEdgeServer(opts: EdgeServerOptions): Promise<Server> {
     }
   };
 
-  const server = createServer((req, res) => {
-    // The latest response on this connection; once finished it no longer counts as under way.
-    inFlight.set(req.socket, res);
-    // Errors on a request or response whose client went away have nobody to tell.
-    req.on('error', ignore);
-    res.on('error', ignore);
-    handle(req, res);
-  });
+  const timeouts = opts.viewerTimeouts ?? VIEWER_TIMEOUTS;
+  const server = createServer(
+    {
+      headersTimeout: timeouts.headersMs,
+      requestTimeout: timeouts.requestMs,
+      connectionsCheckingInterval: timeouts.checkEveryMs,
+    },
+    (req, res) => {
+      // The latest response on this connection; once finished it no longer counts as under way.
+      inFlight.set(req.socket, res);
+      // Errors on a request or response whose client went away have nobody to tell.
+      req.on('error', ignore);
+      res.on('error', ignore);
+      handle(req, res);
+    },
+  );
 
-  // node:http's own answer to a request it cannot parse is a bare status line; API clients get JSON.
+  // node:http's own answer to a request it cannot parse (or that timed out) is a bare status line; API clients get JSON.
   server.on('clientError', (err: Error, socket: Duplex) => {
     try {
       const code = 'code' in err && typeof err.code === 'string' ? err.code : undefined;
