@@ -13,7 +13,7 @@ import { EspCycleSchema } from '../contract/esp-cycle-schema';
 import type { DiscoveryPorts } from './ports';
 import { x402Resources } from './x402-resources';
 
-export const OPENAPI_VERSION = '1.9.0';
+export const OPENAPI_VERSION = '1.10.0';
 
 const FailureSchema = z.object({
   ok: z.literal(false),
@@ -76,9 +76,20 @@ const SESSION_ID: Param = {
 const IDEMPOTENCY_KEY: Param = {
   name: 'Idempotency-Key',
   in: 'header',
-  description: 'Optional: the same request with the same key gets the saved answer (Idempotent-Replayed: true) for 24 hours',
+  description:
+    "Optional: the same request with the same key gets the saved answer (Idempotent-Replayed: true) for 24 hours. A key is its caller's (on creation, the caller's address; on a session, the session's creator): the same key from someone else is their own request",
   schema: str,
 };
+/** What only a session's creator holds: the `client_secret` its creation answered (docs/CHECKOUT.md). */
+const SESSION_SECRET: Param = {
+  name: 'Authorization',
+  in: 'header',
+  required: true,
+  description: 'Bearer <client_secret>: the client_secret the creation of this session answered. Without it (or with another): 401',
+  schema: str,
+};
+const CREATED =
+  ', and `client_secret`: told this once, presented as Authorization: Bearer on every later call on the session (read, update, complete, cancel)';
 const BUYER = z.object({ email: z.string().optional() }).passthrough().optional();
 const ACP_CREATE = z
   .object({
@@ -325,48 +336,48 @@ const DOCS: Record<OperationId, OperationDoc> = {
   createAcpCheckout: {
     params: [IDEMPOTENCY_KEY],
     body: ACP_CREATE,
-    ok: { status: 201, description: 'The ACP session, status ready_for_payment, continue_url = the hosted card page' },
+    ok: { status: 201, description: `The ACP session, status ready_for_payment, continue_url = the hosted card page${CREATED}` },
     errors: [400, 409, 422],
   },
-  getAcpCheckout: { params: [SESSION_ID], ok: { status: 200, description: 'The ACP session' }, errors: [404] },
+  getAcpCheckout: { params: [SESSION_ID, SESSION_SECRET], ok: { status: 200, description: 'The ACP session' }, errors: [400, 401, 404] },
   updateAcpCheckout: {
-    params: [SESSION_ID, IDEMPOTENCY_KEY],
+    params: [SESSION_ID, SESSION_SECRET, IDEMPOTENCY_KEY],
     body: ACP_UPDATE,
     ok: { status: 200, description: 'The ACP session' },
-    errors: [400, 404, 405, 409, 422],
+    errors: [400, 401, 404, 405, 409, 422],
   },
   completeAcpCheckout: {
-    params: [SESSION_ID, IDEMPOTENCY_KEY],
+    params: [SESSION_ID, SESSION_SECRET, IDEMPOTENCY_KEY],
     ok: { status: 200, description: 'completed with its order once Stripe confirmed the payment; else the session with a message' },
-    errors: [404, 405, 409, 422],
+    errors: [400, 401, 404, 405, 409, 422],
   },
   cancelAcpCheckout: {
-    params: [SESSION_ID, IDEMPOTENCY_KEY],
+    params: [SESSION_ID, SESSION_SECRET, IDEMPOTENCY_KEY],
     ok: { status: 200, description: 'The canceled ACP session' },
-    errors: [404, 405, 409, 422],
+    errors: [400, 401, 404, 405, 409, 422],
   },
   createUcpCheckout: {
     params: [IDEMPOTENCY_KEY],
     body: UCP_CREATE,
-    ok: { status: 201, description: 'The UCP session, status requires_escalation, continue_url = the hosted card page' },
+    ok: { status: 201, description: `The UCP session, status requires_escalation, continue_url = the hosted card page${CREATED}` },
     errors: [400, 409],
   },
-  getUcpCheckout: { params: [SESSION_ID], ok: { status: 200, description: 'The UCP session' }, errors: [404] },
+  getUcpCheckout: { params: [SESSION_ID, SESSION_SECRET], ok: { status: 200, description: 'The UCP session' }, errors: [400, 401, 404] },
   updateUcpCheckout: {
-    params: [SESSION_ID, IDEMPOTENCY_KEY],
+    params: [SESSION_ID, SESSION_SECRET, IDEMPOTENCY_KEY],
     body: UCP_CREATE,
     ok: { status: 200, description: 'The UCP session' },
-    errors: [400, 404, 409],
+    errors: [400, 401, 404, 409],
   },
   completeUcpCheckout: {
-    params: [SESSION_ID, IDEMPOTENCY_KEY],
+    params: [SESSION_ID, SESSION_SECRET, IDEMPOTENCY_KEY],
     ok: { status: 200, description: 'completed with its order once Stripe confirmed the payment; else the session with a message' },
-    errors: [404, 409],
+    errors: [400, 401, 404, 409],
   },
   cancelUcpCheckout: {
-    params: [SESSION_ID, IDEMPOTENCY_KEY],
+    params: [SESSION_ID, SESSION_SECRET, IDEMPOTENCY_KEY],
     ok: { status: 200, description: 'The canceled UCP session' },
-    errors: [404, 409],
+    errors: [400, 401, 404, 409],
   },
   postStripeWebhook: {
     params: [{ name: 'Stripe-Signature', in: 'header', required: true, description: "Stripe's signature of the raw body", schema: str }],
@@ -375,9 +386,27 @@ const DOCS: Record<OperationId, OperationDoc> = {
     errors: [400],
   },
   getCheckoutDelivery: {
-    params: [{ name: 'session_id', required: true, description: 'The Stripe Checkout Session id (cs_…) of the success URL', schema: str }],
-    ok: { status: 200, description: 'The pack and its license once the card sale is recorded; 202 with Retry-After until then' },
-    errors: [400, 404, 409],
+    params: [
+      { name: 'session_id', required: true, description: 'The Stripe Checkout Session id (cs_…) of the success URL', schema: str },
+      {
+        name: 'X-LICENSE',
+        in: 'header',
+        description: 'The card license an earlier delivery of this checkout gave: the pack again, to anyone who holds it',
+        schema: str,
+      },
+      {
+        name: 'Authorization',
+        in: 'header',
+        description: "Bearer <client_secret>: the session's creator gets the pack again",
+        schema: str,
+      },
+    ],
+    ok: {
+      status: 200,
+      description:
+        'The pack and a license once the card sale is recorded; 202 with Retry-After until then. The session id alone delivers once (and again to the same caller within the retry window); after that 403 LICENSE_REQUIRED',
+    },
+    errors: [400, 401, 403, 404, 409],
   },
   getAcpDiscovery: { ok: { status: 200, description: 'ACP version, checkout endpoint, payment provider, the card packs' } },
   getUcpProfile: { ok: { status: 200, description: 'UCP profile: version, shopping service, checkout capability, payment handler' } },

@@ -219,13 +219,13 @@ describe('GET /api/esp?skill=', () => {
 });
 
 describe('OpenAPI and x402 discovery', () => {
-  it('is a valid OpenAPI 3.1.0 document, version 1.9.0, generated from the route table', async () => {
+  it('is a valid OpenAPI 3.1.0 document, version 1.10.0, generated from the route table', async () => {
     const doc = (await get('/api/openapi.json')).body;
     const result = await new Validator().validate(doc);
     expect(result.errors ?? []).toEqual([]);
     expect(result.valid).toBe(true);
     expect(doc.openapi).toBe('3.1.0');
-    expect(doc.info.version).toBe('1.9.0');
+    expect(doc.info.version).toBe('1.10.0');
     const { ROUTES } = await import('../../lambdas/contract/routes');
     for (const r of ROUTES) expect(doc.paths[r.path]?.[r.method.toLowerCase()]?.operationId, `${r.method} ${r.path}`).toBe(r.operationId);
   });
