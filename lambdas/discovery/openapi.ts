@@ -39,6 +39,8 @@ interface OperationDoc {
   /** Other answers than `ok` and the failures (e.g. the 200 of a settled x402 v2 payment), with the headers they carry. */
   also?: { status: number; description: string; headers?: Record<string, string> }[];
   errors?: number[];
+  /** The call presents a checkout session's client secret: required, or accepted as one way in. */
+  sessionSecret?: 'required' | 'optional';
 }
 
 const str = { type: 'string' };
@@ -80,13 +82,18 @@ const IDEMPOTENCY_KEY: Param = {
     "Optional: the same request with the same key gets the saved answer (Idempotent-Replayed: true) for 24 hours. A key is its caller's (on creation, the caller's address; on a session, the session's creator): the same key from someone else is their own request",
   schema: str,
 };
-/** What only a session's creator holds: the `client_secret` its creation answered (docs/CHECKOUT.md). */
-const SESSION_SECRET: Param = {
-  name: 'Authorization',
-  in: 'header',
-  required: true,
-  description: 'Bearer <client_secret>: the client_secret the creation of this session answered. Without it (or with another): 401',
-  schema: str,
+/**
+ * What only a session's creator holds: the `client_secret` its creation answered, sent as
+ * `Authorization: Bearer` (docs/CHECKOUT.md). OpenAPI describes that header as a security scheme
+ * (a header parameter named Authorization is ignored).
+ */
+const SESSION_SECRET_SCHEME = 'checkoutSessionSecret';
+const SECURITY_SCHEMES = {
+  [SESSION_SECRET_SCHEME]: {
+    type: 'http',
+    scheme: 'bearer',
+    description: "The session's client_secret, answered once by its creation. Without it (or with another): 401 CHECKOUT_SECRET_REQUIRED",
+  },
 };
 const CREATED =
   ', and `client_secret`: told this once, presented as Authorization: Bearer on every later call on the session (read, update, complete, cancel)';
@@ -339,20 +346,28 @@ const DOCS: Record<OperationId, OperationDoc> = {
     ok: { status: 201, description: `The ACP session, status ready_for_payment, continue_url = the hosted card page${CREATED}` },
     errors: [400, 409, 422],
   },
-  getAcpCheckout: { params: [SESSION_ID, SESSION_SECRET], ok: { status: 200, description: 'The ACP session' }, errors: [400, 401, 404] },
+  getAcpCheckout: {
+    sessionSecret: 'required',
+    params: [SESSION_ID],
+    ok: { status: 200, description: 'The ACP session' },
+    errors: [400, 401, 404],
+  },
   updateAcpCheckout: {
-    params: [SESSION_ID, SESSION_SECRET, IDEMPOTENCY_KEY],
+    params: [SESSION_ID, IDEMPOTENCY_KEY],
+    sessionSecret: 'required',
     body: ACP_UPDATE,
     ok: { status: 200, description: 'The ACP session' },
     errors: [400, 401, 404, 405, 409, 422],
   },
   completeAcpCheckout: {
-    params: [SESSION_ID, SESSION_SECRET, IDEMPOTENCY_KEY],
+    params: [SESSION_ID, IDEMPOTENCY_KEY],
+    sessionSecret: 'required',
     ok: { status: 200, description: 'completed with its order once Stripe confirmed the payment; else the session with a message' },
     errors: [400, 401, 404, 405, 409, 422],
   },
   cancelAcpCheckout: {
-    params: [SESSION_ID, SESSION_SECRET, IDEMPOTENCY_KEY],
+    params: [SESSION_ID, IDEMPOTENCY_KEY],
+    sessionSecret: 'required',
     ok: { status: 200, description: 'The canceled ACP session' },
     errors: [400, 401, 404, 405, 409, 422],
   },
@@ -362,20 +377,28 @@ const DOCS: Record<OperationId, OperationDoc> = {
     ok: { status: 201, description: `The UCP session, status requires_escalation, continue_url = the hosted card page${CREATED}` },
     errors: [400, 409],
   },
-  getUcpCheckout: { params: [SESSION_ID, SESSION_SECRET], ok: { status: 200, description: 'The UCP session' }, errors: [400, 401, 404] },
+  getUcpCheckout: {
+    sessionSecret: 'required',
+    params: [SESSION_ID],
+    ok: { status: 200, description: 'The UCP session' },
+    errors: [400, 401, 404],
+  },
   updateUcpCheckout: {
-    params: [SESSION_ID, SESSION_SECRET, IDEMPOTENCY_KEY],
+    params: [SESSION_ID, IDEMPOTENCY_KEY],
+    sessionSecret: 'required',
     body: UCP_CREATE,
     ok: { status: 200, description: 'The UCP session' },
     errors: [400, 401, 404, 409],
   },
   completeUcpCheckout: {
-    params: [SESSION_ID, SESSION_SECRET, IDEMPOTENCY_KEY],
+    params: [SESSION_ID, IDEMPOTENCY_KEY],
+    sessionSecret: 'required',
     ok: { status: 200, description: 'completed with its order once Stripe confirmed the payment; else the session with a message' },
     errors: [400, 401, 404, 409],
   },
   cancelUcpCheckout: {
-    params: [SESSION_ID, SESSION_SECRET, IDEMPOTENCY_KEY],
+    params: [SESSION_ID, IDEMPOTENCY_KEY],
+    sessionSecret: 'required',
     ok: { status: 200, description: 'The canceled UCP session' },
     errors: [400, 401, 404, 409],
   },
@@ -394,13 +417,8 @@ const DOCS: Record<OperationId, OperationDoc> = {
         description: 'The card license an earlier delivery of this checkout gave: the pack again, to anyone who holds it',
         schema: str,
       },
-      {
-        name: 'Authorization',
-        in: 'header',
-        description: "Bearer <client_secret>: the session's creator gets the pack again",
-        schema: str,
-      },
     ],
+    sessionSecret: 'optional',
     ok: {
       status: 200,
       description:
@@ -487,6 +505,8 @@ export function openApiDocument(ports: DiscoveryPorts, base: string) {
       // The tag is the domain that serves the route, from the route table.
       tags: [route.domain],
       ...(doc.params ? { parameters: doc.params.map(param) } : {}),
+      // Required: the secret or nothing; optional: the secret, or no credential at all (an empty requirement).
+      ...(doc.sessionSecret ? { security: [{ [SESSION_SECRET_SCHEME]: [] }, ...(doc.sessionSecret === 'optional' ? [{}] : [])] } : {}),
       ...(doc.body
         ? {
             requestBody: {
@@ -526,7 +546,10 @@ export function openApiDocument(ports: DiscoveryPorts, base: string) {
     servers: [{ url: base }],
     tags: [...activeDomains(), 'static'].map((name) => ({ name })),
     paths,
-    components: { schemas: { Failure: schema(FailureSchema), Challenge: schema(ChallengeSchema), EspCycle: schema(EspCycleSchema) } },
+    components: {
+      schemas: { Failure: schema(FailureSchema), Challenge: schema(ChallengeSchema), EspCycle: schema(EspCycleSchema) },
+      securitySchemes: SECURITY_SCHEMES,
+    },
     'x-x402-resources': x402Resources(ports.catalog, ports.config, base),
   };
 }
