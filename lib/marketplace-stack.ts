@@ -80,6 +80,8 @@ import { DeployConfigError, readDeployConfig, readEdgeConfig } from './deploy-co
 import { EdgeWebAcl } from './constructs/edge-web-acl';
 import { PUBLIC_DIR } from '../lambdas/contract/data-dirs';
 import { CACHE_RULES, INDEX_REWRITE_FUNCTION } from '../lambdas/contract/static-assets';
+import { API_SECURITY_HEADERS, PAGE_SECURITY_HEADERS } from '../lambdas/contract/security-headers';
+import { securityHeadersPolicy } from './constructs/security-headers-policy';
 
 /**
  * The marketplace: API Gateway HTTP API with one Lambda per domain (routes from the route
@@ -404,6 +406,21 @@ export class MarketplaceStack extends Stack {
       comment: 'Serve index.html for directory URLs such as /recover/',
     });
 
+    // The security headers of every answer, the ones the local edge sends (lambdas/contract/security-headers.ts).
+    const pageHeaders = securityHeadersPolicy(
+      this,
+      'PageHeaders',
+      PAGE_SECURITY_HEADERS,
+      'Storefront pages and files: CSP, framing, nosniff, referrer, HSTS',
+    );
+    // The API answers JSON only: a CSP that loads nothing, so no answer can be framed or run as a document.
+    const apiHeaders = securityHeadersPolicy(
+      this,
+      'ApiHeaders',
+      API_SECURITY_HEADERS,
+      'API answers: CSP, framing, nosniff, referrer, HSTS',
+    );
+
     const apiOrigin = new HttpOrigin(Fn.select(2, Fn.split('/', api.apiEndpoint)), { protocolPolicy: OriginProtocolPolicy.HTTPS_ONLY });
     const apiBehavior: BehaviorOptions = {
       origin: apiOrigin,
@@ -411,6 +428,7 @@ export class MarketplaceStack extends Stack {
       allowedMethods: AllowedMethods.ALLOW_ALL,
       cachePolicy: CachePolicy.CACHING_DISABLED,
       originRequestPolicy: OriginRequestPolicy.ALL_VIEWER_EXCEPT_HOST_HEADER,
+      responseHeadersPolicy: apiHeaders,
     };
     // The web ACL: an existing one (context webAclArn), one from the us-east-1 edge stack, or one
     // created here, which CloudFront accepts only in us-east-1 (a rule stops a deploy elsewhere).
@@ -450,6 +468,7 @@ export class MarketplaceStack extends Stack {
         origin: S3BucketOrigin.withOriginAccessControl(siteBucket, { originAccessLevels: [AccessLevel.READ, AccessLevel.LIST] }),
         viewerProtocolPolicy: ViewerProtocolPolicy.REDIRECT_TO_HTTPS,
         cachePolicy: CachePolicy.CACHING_OPTIMIZED,
+        responseHeadersPolicy: pageHeaders,
         functionAssociations: [{ function: indexRewrite, eventType: FunctionEventType.VIEWER_REQUEST }],
       },
       additionalBehaviors: { '/api/*': apiBehavior, '/.well-known/*': apiBehavior },

@@ -16,6 +16,7 @@ import { FALLBACK_DOMAIN, matchRoute, type Domain, type RouteMatch } from '../la
 import type { LambdaHandler } from '../lambdas/platform/domain-handler';
 import { PUBLIC_DIR } from '../lambdas/contract/data-dirs';
 import { cacheControlFor, contentTypeFor, indexRewrite } from '../lambdas/contract/static-assets';
+import { API_SECURITY_HEADERS, PAGE_SECURITY_HEADERS } from '../lambdas/contract/security-headers';
 import { SETTINGS } from '../lambdas/contract/settings';
 import { gatewayTimeout } from './gateway-timeout';
 import { lambdaContext, parseTarget, toLambdaEvent, type RequestTarget } from './lambda-event';
@@ -68,6 +69,8 @@ const failureHeaders = (err: AppError, body: string): Record<string, string> => 
   'content-type': 'application/json; charset=utf-8',
   'cache-control': 'no-store',
   'content-length': String(Buffer.byteLength(body)),
+  // What CloudFront's API response headers policy adds to every answer, the edge's own included.
+  ...API_SECURITY_HEADERS,
 });
 
 function sendFailure(res: ServerResponse, err: AppError): void {
@@ -150,7 +153,7 @@ export function bytesOf(text: string): string | Buffer {
 function writeLambdaResult(res: ServerResponse, result: APIGatewayProxyStructuredResultV2 | string): void {
   // API Gateway treats a bare string or object as a 200 JSON body.
   if (typeof result === 'string' || !('statusCode' in result)) {
-    res.writeHead(200, { 'content-type': 'application/json' });
+    res.writeHead(200, { 'content-type': 'application/json', ...API_SECURITY_HEADERS });
     res.end(typeof result === 'string' ? result : JSON.stringify(result));
     return;
   }
@@ -162,6 +165,8 @@ function writeLambdaResult(res: ServerResponse, result: APIGatewayProxyStructure
       headers[k] = typeof v === 'string' ? v : String(v);
     }
   if (result.cookies?.length) headers['set-cookie'] = result.cookies;
+  // CloudFront's response headers policy for the API behaviours overrides what the origin sent.
+  for (const k in API_SECURITY_HEADERS) headers[k] = API_SECURITY_HEADERS[k]!;
   const body = result.body === undefined ? undefined : result.isBase64Encoded ? Buffer.from(result.body, 'base64') : bytesOf(result.body);
   // API Gateway answers with a Content-Length, not chunked.
   headers['content-length'] = String(body === undefined ? 0 : typeof body === 'string' ? Buffer.byteLength(body) : body.byteLength);
@@ -239,9 +244,14 @@ function invokeHandler(
   return handlerFor(domain).then(invoke);
 }
 
+/**
+ * Serves a file of the static tree as S3 behind CloudFront does. Every answer (200, 304 and the
+ * refusals) carries the security headers of CloudFront's response headers policy for the S3
+ * behaviour (lambdas/contract/security-headers.ts).
+ */
 async function serveStatic(req: IncomingMessage, res: ServerResponse, path: string, root: string): Promise<void> {
   const notFound = (status = 404, text = 'Not Found'): void => {
-    res.writeHead(status, { 'content-type': 'text/plain; charset=utf-8' });
+    res.writeHead(status, { 'content-type': 'text/plain; charset=utf-8', ...PAGE_SECURITY_HEADERS });
     res.end(req.method === 'HEAD' ? undefined : text);
   };
   if (req.method !== 'GET' && req.method !== 'HEAD') return notFound(405, 'Method Not Allowed');
@@ -266,7 +276,7 @@ async function serveStatic(req: IncomingMessage, res: ServerResponse, path: stri
   // S3's ETag for a single-part object is the quoted MD5 of its bytes: a strong validator.
   const etag = `"${createHash('md5').update(content).digest('hex')}"`;
   const key = relative.split(sep).join('/');
-  const headers = { etag, 'cache-control': cacheControlFor(key), 'content-type': contentTypeFor(key) };
+  const headers = { etag, 'cache-control': cacheControlFor(key), 'content-type': contentTypeFor(key), ...PAGE_SECURITY_HEADERS };
   const inm = req.headers['if-none-match'];
   if (inm && inm.split(',').some((t) => t.trim().replace(/^W\//, '') === etag || t.trim() === '*')) {
     res.writeHead(304, headers);
@@ -279,10 +289,36 @@ async function serveStatic(req: IncomingMessage, res: ServerResponse, path: stri
 /** Paths CloudFront sends to the API origin; everything else goes to the S3 origin. */
 export const isApiPath = (path: string): boolean => path === '/api' || path.startsWith('/api/') || path.startsWith('/.well-known/');
 
+/**
+ * How long the edge waits for a viewer's request, as a CDN edge does: a viewer that trickles its
+ * header block (slowloris) or its body is answered 408 REQUEST_TIMEOUT and closed, instead of
+ * holding a connection open for node's defaults (headers 60 s, whole request 300 s, checked every
+ * 30 s). CloudFront publishes no viewer-side read timeout (its documented timeouts are the
+ * origin's: 30 s for a response, 5 s keep-alive) and no per-viewer connection limit, so the
+ * values are ours, chosen for the requests this service takes:
+ * - `headersMs` 10 s for the whole header block (at most CloudFront's 20,480 bytes): a real
+ *   client sends it in one write, so 10 s is generous (CIS's Apache benchmark asks for 40 s at most).
+ * - `requestMs` 30 s for the whole request, body included: API Gateway's bodies stop at 10 MB and
+ *   its integration at 30 s, so a request still arriving after 30 s could not be answered in time.
+ * - `checkEveryMs` 1 s: node enforces both in a sweep; its default 30 s would let a 10 s limit
+ *   run to 40 s.
+ * No per-address cap on connections: each one now lives at most 10 s without a complete header
+ * block (and 65 s idle between requests), the edge listens on loopback unless told otherwise, and
+ * in AWS the WAF's rate rule is what limits one address.
+ */
+export interface ViewerTimeouts {
+  headersMs: number;
+  requestMs: number;
+  checkEveryMs: number;
+}
+export const VIEWER_TIMEOUTS: ViewerTimeouts = { headersMs: 10_000, requestMs: 30_000, checkEveryMs: 1_000 };
+
 export interface EdgeServerOptions {
   port: number;
   host?: string;
   publicDir?: string;
+  /** The viewer-side timeouts; {@link VIEWER_TIMEOUTS} unless a test needs shorter ones. */
+  viewerTimeouts?: ViewerTimeouts;
   /**
    * Called with the bound port once listening, before any request can be served: the stack
    * sets the advertised base URL there, as it is known only then when `port` is 0.
@@ -384,16 +420,24 @@ export function startEdgeServer(opts: EdgeServerOptions): Promise<Server> {
     }
   };
 
-  const server = createServer((req, res) => {
-    // The latest response on this connection; once finished it no longer counts as under way.
-    inFlight.set(req.socket, res);
-    // Errors on a request or response whose client went away have nobody to tell.
-    req.on('error', ignore);
-    res.on('error', ignore);
-    handle(req, res);
-  });
+  const timeouts = opts.viewerTimeouts ?? VIEWER_TIMEOUTS;
+  const server = createServer(
+    {
+      headersTimeout: timeouts.headersMs,
+      requestTimeout: timeouts.requestMs,
+      connectionsCheckingInterval: timeouts.checkEveryMs,
+    },
+    (req, res) => {
+      // The latest response on this connection; once finished it no longer counts as under way.
+      inFlight.set(req.socket, res);
+      // Errors on a request or response whose client went away have nobody to tell.
+      req.on('error', ignore);
+      res.on('error', ignore);
+      handle(req, res);
+    },
+  );
 
-  // node:http's own answer to a request it cannot parse is a bare status line; API clients get JSON.
+  // node:http's own answer to a request it cannot parse (or that timed out) is a bare status line; API clients get JSON.
   server.on('clientError', (err: Error, socket: Duplex) => {
     try {
       const code = 'code' in err && typeof err.code === 'string' ? err.code : undefined;

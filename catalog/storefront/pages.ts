@@ -264,10 +264,19 @@ sign with the wallet that paid (a signature proves the wallet, it moves no funds
   );
 }
 
-/** /checkout/success: where Stripe returns a card buyer; the pack appears once Stripe's webhook recorded the sale. */
+/**
+ * /checkout/success: where Stripe returns a card buyer; the pack appears once Stripe's webhook
+ * recorded the sale. The license it shows is kept in this browser, and a buyer back on another
+ * one pastes it: after the first delivery the Stripe session id alone no longer delivers the pack.
+ */
 export function checkoutSuccessPage(assets: AssetUrls): string {
   const body = `<h1>Your skill pack</h1>
 <div id="status" class="busy" role="status" aria-live="polite">Looking up your payment…</div>
+<form id="license-form" class="stack" hidden>
+<label for="license-input">Your license token for this purchase</label>
+<textarea id="license-input" rows="3" required></textarea>
+<button type="submit">Show my pack</button>
+</form>
 <div id="result" hidden><p id="summary"></p><div id="pack"></div></div>`;
   return page(
     {

@@ -7,7 +7,8 @@ import { ACP_FACE } from './core/acp';
 import { UCP_FACE } from './core/ucp';
 import { getAcpDiscovery, getUcpProfile } from './discovery';
 import { cancelRoute, completeRoute, createRoute, getRoute, updateRoute } from './protocol-routes';
-import { getCheckoutDelivery, postStripeWebhook } from './webhook';
+import { getCheckoutDelivery } from './delivery';
+import { postStripeWebhook } from './webhook';
 
 export const handler = createDomainHandler('checkout', {
   routes: {

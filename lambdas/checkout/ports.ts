@@ -37,7 +37,19 @@ export interface CheckoutSession {
   updatedAt: string;
   /** When the hosted page stops taking payment (Stripe's `expires_at`). */
   expiresAt: string;
+  /**
+   * sha256 (hex) of the session's client secret, the one thing only its creator holds: the secret
+   * itself is answered once, on creation, and never stored. Absent on sessions created before
+   * secrets existed, which then no secret opens.
+   */
+  secretHash?: string | undefined;
+  /** When the pack was first delivered for the Stripe session id alone, and to whom (a pseudonym of the caller's address). */
+  deliveredAt?: string | undefined;
+  deliveredTo?: string | undefined;
 }
+
+/** The first delivery for a Stripe session id alone: this caller's, or someone's before it. */
+export type FirstDelivery = { first: true } | { first: false; current: CheckoutSession | undefined };
 
 export type TransitionResult = { ok: true; session: CheckoutSession } | { ok: false; current: CheckoutSession | undefined };
 
@@ -58,6 +70,11 @@ export interface CheckoutSessions {
     patch: Partial<Pick<CheckoutSession, 'state' | 'closedReason' | 'buyerEmail'>>,
     now: Date,
   ): Promise<TransitionResult>;
+  /**
+   * Records the first delivery for the Stripe session id alone (one conditional write: only
+   * while none is recorded), with the caller's pseudonym; a second caller learns it was not first.
+   */
+  claimFirstDelivery(id: string, caller: string | undefined, now: Date): Promise<FirstDelivery>;
 }
 
 /** A response saved for an Idempotency-Key. */
@@ -77,7 +94,7 @@ export type IdempotencyBegin =
   /** The key was used for a different request. */
   | { kind: 'mismatch' };
 
-/** Idempotency-Keys per protocol: the first request with a key runs, later ones get its saved answer. */
+/** Idempotency-Keys per scope (protocol, and whose key it is): the first request with a key runs, later ones get its saved answer. */
 export interface IdempotencyKeys {
   /** Claims the key for the request whose fingerprint is given (one conditional write). */
   begin(scope: string, key: string, fingerprint: string, now: Date): Promise<IdempotencyBegin>;
@@ -152,6 +169,8 @@ export interface CheckoutPorts {
   card: () => Promise<CardProcessor | undefined>;
   now: () => Date;
   newId: () => string;
+  /** A new session's client secret (256 random bits). */
+  newSecret: () => string;
 }
 
 /**

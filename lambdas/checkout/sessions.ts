@@ -14,9 +14,11 @@
  */
 import { links } from '../contract/links';
 import { cardSaleOf, recordCardSale, type CardSale } from '../payments';
-import { AppError, notFound } from '../platform/errors';
+import { AppError, invalidRequest, notFound } from '../platform/errors';
+import type { ApiRequest } from '../platform/http';
 import { logger } from '../platform/logger';
 import { readCreate, readBuyer } from './core/create-request';
+import { checkCreator, hashSecret, type CreatorCheck } from './core/session-secret';
 import type { CardProcessor, CheckoutPorts, CheckoutSession, Protocol, SessionState, StripeCheckoutView } from './ports';
 import { METRICS } from '../contract/metrics';
 import { countMetric } from '../platform/metrics';
@@ -67,20 +69,57 @@ export async function loadSession(protocol: Protocol, id: string | undefined, po
   return session;
 }
 
+/**
+ * The refusal of a call that did not come with the session's client secret: 401 with RFC 6750's
+ * `WWW-Authenticate` (`invalid_token` when one was presented), or 400 for an `Authorization`
+ * header that is no bearer credential at all.
+ */
+export function notTheCreator(check: Exclude<CreatorCheck, 'creator'>): AppError {
+  const tip =
+    'Send Authorization: Bearer <client_secret>, the client_secret the creation of this session answered (only its creator has it).';
+  if (check === 'malformed') return invalidRequest('Authorization', 'The Authorization header must be "Bearer <client_secret>".', tip);
+  return new AppError({
+    status: 401,
+    code: 'CHECKOUT_SECRET_REQUIRED',
+    message:
+      check === 'missing'
+        ? "This call on a checkout session needs the session's client secret."
+        : "The client secret presented is not this checkout session's.",
+    tip,
+    headers: {
+      'www-authenticate':
+        check === 'missing' ? 'Bearer realm="checkout-session"' : 'Bearer realm="checkout-session", error="invalid_token"',
+    },
+  });
+}
+
+/**
+ * The session with this id on this protocol's paths, for a call only its creator may make (read,
+ * update, complete, cancel): 404 for an unknown id, then 401 without its client secret. Our
+ * session id is in URLs and logs; the secret is not.
+ */
+export async function loadOwnedSession(protocol: Protocol, req: ApiRequest, ports: CheckoutPorts): Promise<CheckoutSession> {
+  const session = await loadSession(protocol, req.pathParameters['id'], ports);
+  const check = checkCreator(session.secretHash, req.headers['authorization']);
+  if (check !== 'creator') throw notTheCreator(check);
+  return session;
+}
+
 /** The sale of a completed session (the order), if recorded. */
 export const saleOf = (session: CheckoutSession, ports: CheckoutPorts): Promise<CardSale | undefined> =>
   session.state === 'completed' ? cardSaleOf(session.id, ports.payments) : Promise.resolve(undefined);
 
 /**
  * Validates, then opens the Stripe Checkout Session and stores ours. Amount, currency and item
- * come from the catalog's price source; the client chooses only which card pack.
+ * come from the catalog's price source; the client chooses only which card pack. Answers the
+ * session and its client secret, which is stored only as a hash: this is the one time it is told.
  */
 export async function openSession(
   protocol: Protocol,
   body: Record<string, unknown>,
   ports: CheckoutPorts,
   baseUrl: string,
-): Promise<CheckoutSession> {
+): Promise<{ session: CheckoutSession; secret: string }> {
   const { catalog } = ports.payments;
   const request = readCreate(protocol, body, catalog);
   const card = await requireCard(ports);
@@ -88,6 +127,7 @@ export async function openSession(
   const amountCents = catalog.pricing.cardCents[request.skill]!;
   const now = ports.now();
   const id = ports.newId();
+  const secret = ports.newSecret();
   const l = links(baseUrl);
   const stripe = await card.createCheckout({
     sessionId: id,
@@ -116,10 +156,11 @@ export async function openSession(
     createdAt: now.toISOString(),
     updatedAt: now.toISOString(),
     expiresAt: new Date((stripe.expiresAt ?? now.getTime() / 1000 + SESSION_SECONDS) * 1000).toISOString(),
+    secretHash: hashSecret(secret),
   };
   // Stored after Stripe answered: a crash in between leaves a Stripe page whose URL nobody was given.
   await ports.sessions.create(session);
-  return session;
+  return { session, secret };
 }
 
 /** Changes the buyer's email of an open session; `item` (UCP's full replacement) must name the session's own pack. */

@@ -3,11 +3,8 @@
  * becomes a sale without the agent asking. Stripe delivers at least once and in any order, so
  * each event is handled idempotently (per event id, and per session through the conditional
  * writes), and an event that arrives after a later state changes nothing.
- *
- * GET /api/checkout/delivery: what the success page shows, from the recorded sale only.
  */
-import { deliverCardSale, cardSaleOf } from '../payments';
-import { AppError, invalidRequest, notFound } from '../platform/errors';
+import { AppError } from '../platform/errors';
 import { json, type ApiRequest, type ApiResponse } from '../platform/http';
 import { fulfil, markProcessing, requireCard, type Fulfilment } from './sessions';
 import type { CheckoutPorts, StripeEventView } from './ports';
@@ -68,47 +65,4 @@ export async function postStripeWebhook(req: ApiRequest, ports: CheckoutPorts): 
   // Remembered only once its effects are written: a fault before this makes Stripe redeliver, and the effects are idempotent.
   await ports.events.remember(event.id, event.type, ports.now());
   return json(200, { received: true, event: event.id, type: event.type, outcome });
-}
-
-/** Stripe's Checkout Session ids: `cs_` then letters, digits and underscores. */
-const STRIPE_SESSION_ID = /^cs_[A-Za-z0-9_]{1,250}$/;
-
-/**
- * GET /api/checkout/delivery?session_id=cs_…: the pack and a license once the sale is recorded
- * (from the webhook or complete), 202 with Retry-After until then. The Stripe session id is
- * the buyer's: it is in the success URL Stripe sent them to, and in nothing public.
- */
-export async function getCheckoutDelivery(req: ApiRequest, ports: CheckoutPorts): Promise<ApiResponse> {
-  const stripeId = req.query['session_id'];
-  if (!stripeId || !STRIPE_SESSION_ID.test(stripeId)) {
-    throw invalidRequest(
-      'session_id',
-      '`session_id` must be the Stripe Checkout Session id (cs_…) of the success URL.',
-      'Open the link Stripe redirected you to.',
-    );
-  }
-  const session = await ports.sessions.byStripeId(stripeId);
-  if (!session)
-    throw notFound('No checkout session of this service has that Stripe session id.', 'Open the link Stripe redirected you to.');
-  const sale = await cardSaleOf(session.id, ports.payments);
-  if (sale) return json(200, await deliverCardSale(sale, ports.payments, req.baseUrl));
-  if (session.state === 'canceled' || session.state === 'expired') {
-    throw new AppError({
-      status: 409,
-      code: 'CHECKOUT_SESSION_CLOSED',
-      message: `This checkout session is ${session.state} and was not paid: nothing was charged.`,
-      tip: 'Open a new checkout session to buy the pack.',
-    });
-  }
-  return json(
-    202,
-    {
-      ok: true,
-      status: 'waiting_for_confirmation',
-      skill_id: session.skill,
-      message: 'Waiting for Stripe to confirm the payment; the pack appears here as soon as it does.',
-      retry_after_seconds: 2,
-    },
-    { 'retry-after': '2' },
-  );
 }

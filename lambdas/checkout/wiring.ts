@@ -11,6 +11,7 @@ import { cacheFor } from '../platform/memo';
 import { dynamoCheckoutSessions, dynamoHandledEvents, dynamoIdempotencyKeys } from './adapters/dynamo-checkout';
 import { stripeCardProcessor, type StripeKeys } from './adapters/stripe-card-processor';
 import { envStripeKeys, secretsManagerStripeKeys } from './adapters/stripe-keys';
+import { SECRET_PREFIX } from './core/session-secret';
 import type { CardProcessor, CheckoutPorts } from './ports';
 
 /** While card checkout is not configured, the keys are looked for again at most this often (an operator may set them after deploy). */
@@ -44,5 +45,7 @@ export function checkoutPortsFromEnv(env: NodeJS.ProcessEnv = process.env): Chec
     now: () => new Date(),
     // 144 random bits: a session id is the buyer's handle on its session, never guessable.
     newId: () => `chk_${randomBytes(18).toString('base64url')}`,
+    // 256 random bits: what only the session's creator holds (its id travels in URLs, this only in a header).
+    newSecret: () => `${SECRET_PREFIX}${randomBytes(32).toString('base64url')}`,
   };
 }

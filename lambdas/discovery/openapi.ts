@@ -41,6 +41,8 @@ interface OperationDoc {
   errors?: number[];
   /** What else than the route table's per-minute limit answers 429 (e.g. a daily allowance). */
   alsoLimited?: string;
+  /** The call presents a checkout session's client secret: required, or accepted as one way in. */
+  sessionSecret?: 'required' | 'optional';
 }
 
 const str = { type: 'string' };
@@ -78,9 +80,25 @@ const SESSION_ID: Param = {
 const IDEMPOTENCY_KEY: Param = {
   name: 'Idempotency-Key',
   in: 'header',
-  description: 'Optional: the same request with the same key gets the saved answer (Idempotent-Replayed: true) for 24 hours',
+  description:
+    "Optional: the same request with the same key gets the saved answer (Idempotent-Replayed: true) for 24 hours. A key is its caller's (on creation, the caller's address; on a session, the session's creator): the same key from someone else is their own request",
   schema: str,
 };
+/**
+ * What only a session's creator holds: the `client_secret` its creation answered, sent as
+ * `Authorization: Bearer` (docs/CHECKOUT.md). OpenAPI describes that header as a security scheme
+ * (a header parameter named Authorization is ignored).
+ */
+const SESSION_SECRET_SCHEME = 'checkoutSessionSecret';
+const SECURITY_SCHEMES = {
+  [SESSION_SECRET_SCHEME]: {
+    type: 'http',
+    scheme: 'bearer',
+    description: "The session's client_secret, answered once by its creation. Without it (or with another): 401 CHECKOUT_SECRET_REQUIRED",
+  },
+};
+const CREATED =
+  ', and `client_secret`: told this once, presented as Authorization: Bearer on every later call on the session (read, update, complete, cancel)';
 const BUYER = z.object({ email: z.string().optional() }).passthrough().optional();
 const ACP_CREATE = z
   .object({
@@ -342,48 +360,64 @@ const DOCS: Record<OperationId, OperationDoc> = {
   createAcpCheckout: {
     params: [IDEMPOTENCY_KEY],
     body: ACP_CREATE,
-    ok: { status: 201, description: 'The ACP session, status ready_for_payment, continue_url = the hosted card page' },
+    ok: { status: 201, description: `The ACP session, status ready_for_payment, continue_url = the hosted card page${CREATED}` },
     errors: [400, 409, 422],
   },
-  getAcpCheckout: { params: [SESSION_ID], ok: { status: 200, description: 'The ACP session' }, errors: [404] },
+  getAcpCheckout: {
+    sessionSecret: 'required',
+    params: [SESSION_ID],
+    ok: { status: 200, description: 'The ACP session' },
+    errors: [400, 401, 404],
+  },
   updateAcpCheckout: {
     params: [SESSION_ID, IDEMPOTENCY_KEY],
+    sessionSecret: 'required',
     body: ACP_UPDATE,
     ok: { status: 200, description: 'The ACP session' },
-    errors: [400, 404, 405, 409, 422],
+    errors: [400, 401, 404, 405, 409, 422],
   },
   completeAcpCheckout: {
     params: [SESSION_ID, IDEMPOTENCY_KEY],
+    sessionSecret: 'required',
     ok: { status: 200, description: 'completed with its order once Stripe confirmed the payment; else the session with a message' },
-    errors: [404, 405, 409, 422],
+    errors: [400, 401, 404, 405, 409, 422],
   },
   cancelAcpCheckout: {
     params: [SESSION_ID, IDEMPOTENCY_KEY],
+    sessionSecret: 'required',
     ok: { status: 200, description: 'The canceled ACP session' },
-    errors: [404, 405, 409, 422],
+    errors: [400, 401, 404, 405, 409, 422],
   },
   createUcpCheckout: {
     params: [IDEMPOTENCY_KEY],
     body: UCP_CREATE,
-    ok: { status: 201, description: 'The UCP session, status requires_escalation, continue_url = the hosted card page' },
+    ok: { status: 201, description: `The UCP session, status requires_escalation, continue_url = the hosted card page${CREATED}` },
     errors: [400, 409],
   },
-  getUcpCheckout: { params: [SESSION_ID], ok: { status: 200, description: 'The UCP session' }, errors: [404] },
+  getUcpCheckout: {
+    sessionSecret: 'required',
+    params: [SESSION_ID],
+    ok: { status: 200, description: 'The UCP session' },
+    errors: [400, 401, 404],
+  },
   updateUcpCheckout: {
     params: [SESSION_ID, IDEMPOTENCY_KEY],
+    sessionSecret: 'required',
     body: UCP_CREATE,
     ok: { status: 200, description: 'The UCP session' },
-    errors: [400, 404, 409],
+    errors: [400, 401, 404, 409],
   },
   completeUcpCheckout: {
     params: [SESSION_ID, IDEMPOTENCY_KEY],
+    sessionSecret: 'required',
     ok: { status: 200, description: 'completed with its order once Stripe confirmed the payment; else the session with a message' },
-    errors: [404, 409],
+    errors: [400, 401, 404, 409],
   },
   cancelUcpCheckout: {
     params: [SESSION_ID, IDEMPOTENCY_KEY],
+    sessionSecret: 'required',
     ok: { status: 200, description: 'The canceled UCP session' },
-    errors: [404, 409],
+    errors: [400, 401, 404, 409],
   },
   postStripeWebhook: {
     params: [{ name: 'Stripe-Signature', in: 'header', required: true, description: "Stripe's signature of the raw body", schema: str }],
@@ -392,9 +426,22 @@ const DOCS: Record<OperationId, OperationDoc> = {
     errors: [400],
   },
   getCheckoutDelivery: {
-    params: [{ name: 'session_id', required: true, description: 'The Stripe Checkout Session id (cs_…) of the success URL', schema: str }],
-    ok: { status: 200, description: 'The pack and its license once the card sale is recorded; 202 with Retry-After until then' },
-    errors: [400, 404, 409],
+    params: [
+      { name: 'session_id', required: true, description: 'The Stripe Checkout Session id (cs_…) of the success URL', schema: str },
+      {
+        name: 'X-LICENSE',
+        in: 'header',
+        description: 'The card license an earlier delivery of this checkout gave: the pack again, to anyone who holds it',
+        schema: str,
+      },
+    ],
+    sessionSecret: 'optional',
+    ok: {
+      status: 200,
+      description:
+        'The pack and a license once the card sale is recorded; 202 with Retry-After until then. The session id alone delivers once (and again to the same caller within the retry window); after that 403 LICENSE_REQUIRED',
+    },
+    errors: [400, 401, 403, 404, 409],
   },
   getAcpDiscovery: { ok: { status: 200, description: 'ACP version, checkout endpoint, payment provider, the card packs' } },
   getUcpProfile: { ok: { status: 200, description: 'UCP profile: version, shopping service, checkout capability, payment handler' } },
@@ -475,6 +522,8 @@ export function openApiDocument(ports: DiscoveryPorts, base: string) {
       // The tag is the domain that serves the route, from the route table.
       tags: [route.domain],
       ...(doc.params ? { parameters: doc.params.map(param) } : {}),
+      // Required: the secret or nothing; optional: the secret, or no credential at all (an empty requirement).
+      ...(doc.sessionSecret ? { security: [{ [SESSION_SECRET_SCHEME]: [] }, ...(doc.sessionSecret === 'optional' ? [{}] : [])] } : {}),
       ...(doc.body
         ? {
             requestBody: {
@@ -514,7 +563,10 @@ export function openApiDocument(ports: DiscoveryPorts, base: string) {
     servers: [{ url: base }],
     tags: [...activeDomains(), 'static'].map((name) => ({ name })),
     paths,
-    components: { schemas: { Failure: schema(FailureSchema), Challenge: schema(ChallengeSchema), EspCycle: schema(EspCycleSchema) } },
+    components: {
+      schemas: { Failure: schema(FailureSchema), Challenge: schema(ChallengeSchema), EspCycle: schema(EspCycleSchema) },
+      securitySchemes: SECURITY_SCHEMES,
+    },
     'x-x402-resources': x402Resources(ports.catalog, ports.config, base),
   };
 }

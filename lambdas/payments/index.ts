@@ -16,11 +16,22 @@ export {
   type WalletFigures,
 } from './figures';
 export type { Channel, Counters, TallyAsset } from './core/tally';
-export { cardSaleOf, deliverCardSale, recordCardSale } from './card-sale';
+export { CARD_NETWORK, cardSaleOf, deliverCardSale, recordCardSale } from './card-sale';
 export { buildChallenge, buildPaymentRequired, MAX_TIMEOUT_SECONDS, productChallenge, X402_V2, X402_VERSION } from './core/challenge';
 export { METER_PRODUCT, productFor, rowKind, skillProduct, type Product } from './core/product';
 export type { Admission, Purchase } from './core/settle';
-export { challengeFor, checkedSignIn, claimPayment, takesPayments, unlockWithProof, type Caller, type PurchasePolicy } from './pay';
+export {
+  challengeFor,
+  checkedSignIn,
+  claimPayment,
+  provenSigner,
+  takesPayments,
+  unlockWithProof,
+  type Caller,
+  type PurchasePolicy,
+} from './pay';
+/** The pseudonym of a caller's address the unlock's retry window keys on; card checkout keys its own caller checks on the same. */
+export { callerId } from './pay';
 export { readProof, signInWithXOf, type ProofInput } from './proof-input';
 export { unlockWithAuthorization } from './lazy-authorization';
 export { deliverPack } from './unlock-response';

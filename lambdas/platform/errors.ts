@@ -57,7 +57,11 @@ export type ErrorCode =
   /** 409: the request with this Idempotency-Key is still being answered; retry after Retry-After. */
   | 'IDEMPOTENCY_KEY_IN_FLIGHT'
   /** 400: a Stripe webhook whose Stripe-Signature does not hold for its body (or is stale). */
-  | 'INVALID_WEBHOOK_SIGNATURE';
+  | 'INVALID_WEBHOOK_SIGNATURE'
+  /** 401: a call on a checkout session without its client secret (`Authorization: Bearer`), or with another. */
+  | 'CHECKOUT_SECRET_REQUIRED'
+  /** 403: a card pack already delivered, asked for again with the Stripe session id alone; present its license. */
+  | 'LICENSE_REQUIRED';
 
 /** The spec's failure body. */
 export interface FailureBody {

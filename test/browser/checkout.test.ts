@@ -6,11 +6,21 @@
 import type { Browser } from 'playwright-core';
 import Stripe from 'stripe';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { haveBrowser, launchChromium } from '../support/browser';
+import { haveBrowser, launchChromium, recordCspViolations } from '../support/browser';
+import { requestFrom } from '../support/source-address';
 
 const base = inject('baseUrl');
 const stripeBase = inject('stripeBase');
 let browser: Browser;
+
+/** Content-Security-Policy violations reported by any page of this file. */
+const violations: string[] = [];
+/** A page in a context of its own (as browser.newPage makes), recording CSP violations. */
+async function newPage() {
+  const context = await browser.newContext({ acceptDownloads: true });
+  await recordCspViolations(context, violations);
+  return context.newPage();
+}
 
 beforeAll(async () => {
   if (haveBrowser) browser = await launchChromium();
@@ -29,7 +39,7 @@ const openSession = async (skill: string) => {
 describe.skipIf(!haveBrowser)('/checkout/success in Chromium', () => {
   it('pay on the hosted page → redirected to the success page → the pack and its license', async () => {
     const session = await openSession('ten-send');
-    const page = await browser.newPage();
+    const page = await newPage();
     await page.goto(session.continue_url);
     await page.locator('#pay').click();
     await page.waitForURL(/\/checkout\/success\?session_id=cs_test_/);
@@ -38,6 +48,18 @@ describe.skipIf(!haveBrowser)('/checkout/success in Chromium', () => {
     const token = await page.locator('#license').inputValue();
     expect(token).toMatch(/^eyJ/);
     expect(await page.locator('.file code').allTextContents()).toContain('SKILL.md');
+
+    // The license is kept in this browser: back on the page, it is what gets the pack again.
+    const stripeId = new URL(page.url()).searchParams.get('session_id')!;
+    expect(await page.evaluate((k) => localStorage.getItem(k), `skill-market:card-license:${stripeId}`)).toBe(token);
+    const sent: (string | undefined)[] = [];
+    page.on('request', (r) => {
+      if (r.url().includes('/api/checkout/delivery')) sent.push(r.headers()['x-license']);
+    });
+    await page.reload();
+    await page.locator('#status.ok').waitFor({ timeout: 15_000 });
+    expect(sent).toEqual([token]);
+    expect(await page.locator('#license').inputValue()).toBe(token);
     await page.close();
 
     // The license from the page redeems like an x402 license.
@@ -48,7 +70,7 @@ describe.skipIf(!haveBrowser)('/checkout/success in Chromium', () => {
   it('shows "waiting for confirmation" until the webhook arrives, then the pack', async () => {
     const session = await openSession('csv-cleaner');
     const stripeId = session.continue_url.split('/').at(-1)!;
-    const page = await browser.newPage();
+    const page = await newPage();
     await page.goto(`${base}/checkout/success?session_id=${stripeId}`);
     await page.locator('#status.busy', { hasText: 'Waiting for confirmation' }).waitFor({ timeout: 10_000 });
     expect(await page.locator('#result').isHidden()).toBe(true);
@@ -69,5 +91,38 @@ describe.skipIf(!haveBrowser)('/checkout/success in Chromium', () => {
     await page.locator('#status.ok').waitFor({ timeout: 15_000 });
     expect(await page.locator('#license').inputValue()).toMatch(/^eyJ/);
     await page.close();
+  });
+
+  it('after the first delivery, another browser is asked for the license, and shows the pack once it is pasted', async () => {
+    const session = await openSession('market-x402-merchant-os');
+    const stripeId = session.continue_url.split('/').at(-1)!;
+    const event = await (await fetch(`${stripeBase}/_test/sessions/${stripeId}/pay`, { method: 'POST' })).text();
+    const signature = new Stripe('sk_test_signer_only').webhooks.generateTestHeaderString({
+      payload: event,
+      secret: inject('stripeWebhookSecret'),
+    });
+    await fetch(`${base}/api/checkout/stripe-webhook`, { method: 'POST', headers: { 'stripe-signature': signature }, body: event });
+    // The buyer's first delivery happened elsewhere (another device: another address).
+    const first = await requestFrom('127.0.0.2', `${base}/api/checkout/delivery?session_id=${stripeId}`);
+    expect(first.status).toBe(200);
+    const token = first.body.license.token as string;
+
+    const page = await newPage();
+    await page.goto(`${base}/checkout/success?session_id=${stripeId}`);
+    await page.locator('#status.err', { hasText: 'license' }).waitFor({ timeout: 10_000 });
+    expect(await page.locator('#result').isHidden()).toBe(true);
+    await page.locator('#license-input').fill('not-my-license');
+    await page.locator('#license-form button[type=submit]').click();
+    await page.locator('#status.err', { hasText: 'not valid' }).waitFor({ timeout: 10_000 });
+    await page.locator('#license-input').fill(token);
+    await page.locator('#license-form button[type=submit]').click();
+    await page.locator('#status.ok').waitFor({ timeout: 10_000 });
+    expect(await page.locator('#license-form').isHidden()).toBe(true);
+    expect(await page.locator('.file code').allTextContents()).toContain('SKILL.md');
+    await page.close();
+  });
+
+  it('no page reported a Content-Security-Policy violation', () => {
+    expect(violations).toEqual([]);
   });
 });

@@ -10,13 +10,22 @@ import type { Browser } from 'playwright-core';
 import type { Address } from 'viem';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { testAccount } from '../../local/anvil';
-import { haveBrowser, launchChromium } from '../support/browser';
+import { haveBrowser, launchChromium, recordCspViolations } from '../support/browser';
 import { chainTools } from '../support/chain';
 import { requestFrom } from '../support/source-address';
 
 const base = inject('baseUrl');
 const chain = chainTools(inject('rpcUrl'));
 let browser: Browser;
+
+/** Content-Security-Policy violations reported by any page of this file. */
+const violations: string[] = [];
+/** A page in a context of its own (as browser.newPage makes), recording CSP violations. */
+async function newPage() {
+  const context = await browser.newContext({ acceptDownloads: true });
+  await recordCspViolations(context, violations);
+  return context.newPage();
+}
 
 beforeAll(async () => {
   if (haveBrowser) browser = await launchChromium();
@@ -26,7 +35,7 @@ afterAll(async () => browser?.close());
 describe.skipIf(!haveBrowser)('/recover/ in Chromium', () => {
   it('recovers a paid pack from the query string, verifies its seal and downloads a file', async () => {
     const tx = await chain.transfer(8, inject('usdc') as Address, inject('treasury') as Address, 99000n);
-    const page = await browser.newPage({ acceptDownloads: true });
+    const page = await newPage();
     await page.goto(`${base}/recover/?skill=csv-cleaner&txHash=${tx}`);
     await page.locator('#status.ok').waitFor({ timeout: 15_000 });
     expect(await page.locator('#status').textContent()).toMatch(/Recovered CSV Cleaner/);
@@ -45,7 +54,7 @@ describe.skipIf(!haveBrowser)('/recover/ in Chromium', () => {
 
   it('shows the error code and message when the transfer cannot unlock', async () => {
     const tx = await chain.transfer(8, inject('usdc') as Address, chain.address(1), 99000n);
-    const page = await browser.newPage();
+    const page = await newPage();
     await page.goto(`${base}/recover/?skill=csv-cleaner&txHash=${tx}`);
     await page.locator('#status.err').waitFor({ timeout: 15_000 });
     expect(await page.locator('#status').textContent()).toMatch(/PAYMENT_VERIFICATION_FAILED: .*another address/);
@@ -63,7 +72,7 @@ describe.skipIf(!haveBrowser)('/recover/ in Chromium', () => {
     });
     expect(first.status).toBe(200);
 
-    const page = await browser.newPage();
+    const page = await newPage();
     // A stand-in for a browser wallet (EIP-1193): account 8 signs in node; the page only sees window.ethereum.
     await page.exposeFunction('testWalletSign', (hex: string) => payer.signMessage({ message: { raw: hex as `0x${string}` } }));
     await page.addInitScript((address: string) => {
@@ -86,5 +95,9 @@ describe.skipIf(!haveBrowser)('/recover/ in Chromium', () => {
     expect(await page.locator('#seal').getAttribute('data-verified')).toBe('true');
     expect(await page.locator('#summary').textContent()).toContain(payer.address);
     await page.close();
+  });
+
+  it('no page reported a Content-Security-Policy violation', () => {
+    expect(violations).toEqual([]);
   });
 });

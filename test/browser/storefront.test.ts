@@ -7,13 +7,15 @@
  * Buyer accounts 70 to 77 belong to this file.
  */
 import { mkdirSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Browser, Page } from 'playwright-core';
 import type { Address } from 'viem';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { testAccount } from '../../local/anvil';
-import { haveBrowser, launchChromium } from '../support/browser';
+import { haveBrowser, launchChromium, recordCspViolations } from '../support/browser';
 import { chainTools } from '../support/chain';
 import { installTestWallet, type TestWalletOptions } from '../support/test-wallet';
 
@@ -26,6 +28,8 @@ let browser: Browser;
 
 /** Console errors and uncaught exceptions of every page this file opens. */
 const problems: string[] = [];
+/** Every Content-Security-Policy violation a page of this file reported: the pages must work under their CSP. */
+const violations: string[] = [];
 /** Chromium logs every non-2xx fetch as a console error; the 402 of the challenge read is the protocol, not a fault. */
 const EXPECTED = /status of 402 \(Payment Required\)/;
 
@@ -48,6 +52,7 @@ async function open(
     if (m.type() === 'error' && m.location().url.startsWith(base) && !allowed.test(m.text())) problems.push(`${path}: ${m.text()}`);
   });
   page.on('pageerror', (e) => problems.push(`${path}: ${e.message}`));
+  await recordCspViolations(page, violations);
   const installed = wallet ? await installTestWallet(page, { rpcUrl, ...wallet }) : undefined;
   await page.goto(`${base}${path}`);
   await page.waitForSelector('html[data-ready="true"]');
@@ -326,7 +331,50 @@ describe.skipIf(!haveBrowser)('the storefront in Chromium', () => {
     await page.close();
   });
 
+  it('no other origin can frame a page with pay buttons: the frame is refused (frame-ancestors none)', async () => {
+    // A page on another origin (another loopback port) that frames the skill page, as a clickjacker would.
+    const framer = createServer((_req, res) => {
+      res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
+      res.end(`<!doctype html><title>framer</title><iframe id="f" src="${base}/skills/csv-cleaner/" width="800" height="600"></iframe>`);
+    });
+    await new Promise<void>((resolve) => framer.listen(0, '127.0.0.1', resolve));
+    try {
+      const page = await browser.newPage();
+      const refused: string[] = [];
+      page.on('console', (m) => {
+        if (/frame-ancestors/.test(m.text())) refused.push(m.text());
+      });
+      const framed = page.waitForResponse((r) => r.url() === `${base}/skills/csv-cleaner/`);
+      await page.goto(`http://127.0.0.1:${(framer.address() as AddressInfo).port}/`);
+      expect((await framed).status()).toBe(200);
+      // Chromium replaces a refused frame's document with its error page: none of the shop's page is in it.
+      await page.waitForFunction(() => document.querySelector('iframe')?.contentWindow !== null);
+      await expect
+        .poll(
+          () =>
+            page
+              .frames()
+              .find((f) => f !== page.mainFrame())
+              ?.url() ?? '',
+          { timeout: 5_000 },
+        )
+        .not.toBe('');
+      const frame = page.frames().find((f) => f !== page.mainFrame())!;
+      await expect.poll(async () => refused.length, { timeout: 5_000 }).toBeGreaterThan(0);
+      expect(frame.url()).not.toContain('/skills/csv-cleaner/');
+      expect(await frame.locator('#pay-wallet, #pay-card').count()).toBe(0);
+      expect(refused[0]).toMatch(/frame-ancestors 'none'/);
+      await page.close();
+    } finally {
+      await new Promise((resolve) => framer.close(resolve));
+    }
+  });
+
   it('no page logged an error', () => {
     expect(problems).toEqual([]);
+  });
+
+  it('no page reported a Content-Security-Policy violation: every page works under its CSP', () => {
+    expect(violations).toEqual([]);
   });
 });

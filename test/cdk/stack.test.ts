@@ -13,6 +13,7 @@ import { addMarketplace } from '../../lib/marketplace-app';
 import { WAF_RATE_LIMIT_PER_5_MIN } from '../../lib/constructs/edge-web-acl';
 import { LICENSE_KEY_ROTATION_DAYS } from '../../lambdas/contract/schedules';
 import { CACHE_RULES } from '../../lambdas/contract/static-assets';
+import { API_SECURITY_HEADERS, HSTS_MAX_AGE_SECONDS, PAGE_SECURITY_HEADERS } from '../../lambdas/contract/security-headers';
 
 const TREASURY = '0xa0Ee7A142d267C1f36714E4a8F75612F20a79720';
 const LEGACY = '0xBaD000000000000000000000000000000000DeAD';
@@ -433,6 +434,45 @@ describe('x402 relayer', () => {
     expect(api).toHaveLength(2);
     // The managed AllViewerExceptHostHeader origin request policy.
     for (const b of api) expect(b.OriginRequestPolicyId).toBe('b689b0a8-53d0-40ab-baf2-68738e2966ac');
+  });
+});
+
+describe('security headers (issue 31, finding 7)', () => {
+  /** The security-headers config of the response headers policy a behaviour references. */
+  const securityConfigOf = (behavior: any): any => {
+    const ref = behavior.ResponseHeadersPolicyId?.Ref;
+    expect(ref, `${behavior.PathPattern ?? 'default'} has a response headers policy`).toBeDefined();
+    return template.toJSON().Resources[ref].Properties.ResponseHeadersPolicyConfig.SecurityHeadersConfig;
+  };
+  /** What CloudFront adds with that config, as the header names and values a viewer sees. */
+  const headersOf = (config: any): Record<string, string> => ({
+    'content-security-policy': config.ContentSecurityPolicy.ContentSecurityPolicy,
+    'x-frame-options': config.FrameOptions.FrameOption,
+    ...(config.ContentTypeOptions ? { 'x-content-type-options': 'nosniff' } : {}),
+    'referrer-policy': config.ReferrerPolicy.ReferrerPolicy,
+  });
+
+  it('adds the pages’ headers to every answer of the S3 behaviour, overriding the origin, with HSTS', () => {
+    const [cdn] = Object.values(template.findResources('AWS::CloudFront::Distribution')) as any[];
+    const config = securityConfigOf(cdn.Properties.DistributionConfig.DefaultCacheBehavior);
+    // The very values the local edge sends (lambdas/contract/security-headers.ts).
+    expect(headersOf(config)).toEqual(PAGE_SECURITY_HEADERS);
+    expect(config.ContentSecurityPolicy.ContentSecurityPolicy).toContain("frame-ancestors 'none'");
+    for (const field of ['ContentSecurityPolicy', 'FrameOptions', 'ContentTypeOptions', 'ReferrerPolicy', 'StrictTransportSecurity'])
+      expect(config[field].Override, field).toBe(true);
+    expect(config.StrictTransportSecurity).toMatchObject({ AccessControlMaxAgeSec: HSTS_MAX_AGE_SECONDS, IncludeSubdomains: false });
+    // CloudFront's quota on a policy's CSP.
+    expect(config.ContentSecurityPolicy.ContentSecurityPolicy.length).toBeLessThanOrEqual(1783);
+  });
+
+  it('adds the API’s headers (a CSP that loads nothing) to /api/* and /.well-known/*, and no CORS of its own', () => {
+    const [cdn] = Object.values(template.findResources('AWS::CloudFront::Distribution')) as any[];
+    for (const b of cdn.Properties.DistributionConfig.CacheBehaviors as any[]) {
+      expect(headersOf(securityConfigOf(b)), b.PathPattern).toEqual(API_SECURITY_HEADERS);
+      const policy = template.toJSON().Resources[b.ResponseHeadersPolicyId.Ref].Properties.ResponseHeadersPolicyConfig;
+      // The handlers answer CORS themselves (BASE_HEADERS); the policy leaves it to them.
+      expect(policy.CorsConfig, b.PathPattern).toBeUndefined();
+    }
   });
 });
 

@@ -77,6 +77,26 @@ describe('sessions', () => {
   });
 });
 
+describe('the first delivery for a Stripe session id alone (issue 31, finding 8)', () => {
+  it('is one conditional write: of ten callers racing, exactly one is first, and the rest read whose it was', async () => {
+    const store = dynamoCheckoutSessions(client);
+    await store.create(session('chk_deliver'));
+    const results = await Promise.all(
+      Array.from({ length: 10 }, (_, i) => store.claimFirstDelivery('chk_deliver', `caller-${i}`, new Date(T0.getTime() + i))),
+    );
+    const winners = results.filter((r) => r.first);
+    expect(winners).toHaveLength(1);
+    const stored = (await store.get('chk_deliver'))!;
+    expect(stored.deliveredTo).toMatch(/^caller-\d$/);
+    for (const r of results)
+      if (!r.first) expect(r.current).toMatchObject({ deliveredAt: stored.deliveredAt, deliveredTo: stored.deliveredTo });
+    // Later transitions keep it.
+    await store.transition('chk_deliver', ['open'], { state: 'completed' }, T0);
+    expect(await store.get('chk_deliver')).toMatchObject({ state: 'completed', deliveredTo: stored.deliveredTo });
+    expect(await store.claimFirstDelivery('chk_missing', 'caller-x', T0)).toEqual({ first: false, current: undefined });
+  });
+});
+
 describe('card sales', () => {
   it('the first record wins; a second answers the sale recorded', async () => {
     const sales = dynamoCardSales(client);
@@ -109,7 +129,7 @@ describe('Idempotency-Keys', () => {
     expect(await keys.begin('acp', 'k1', 'print-a', T0)).toEqual({ kind: 'started' });
     expect(await keys.begin('acp', 'k1', 'print-a', T0)).toMatchObject({ kind: 'in_flight' });
     expect(await keys.begin('acp', 'k1', 'print-b', T0)).toEqual({ kind: 'mismatch' });
-    // Keys are per protocol.
+    // Keys are per scope: protocol, and whose key it is (protocol-routes.ts).
     expect(await keys.begin('ucp', 'k1', 'print-b', T0)).toEqual({ kind: 'started' });
     const response = { status: 201, headers: { 'content-type': 'application/json' }, body: '{"id":"chk_1"}' };
     await keys.finish('acp', 'k1', 'print-a', response, T0);

@@ -7,6 +7,7 @@
 import Stripe from 'stripe';
 import { describe, expect, inject, it } from 'vitest';
 import { ACP_INVALID, UCP_INVALID } from '../support/checkout-cases';
+import { requestFrom } from '../support/source-address';
 import type { RecordedRequest } from '../support/stripe-stand-in';
 
 const base = inject('baseUrl');
@@ -24,11 +25,13 @@ const send = async (method: 'POST' | 'PUT', path: string, body: unknown, headers
   return { status: res.status, headers: res.headers, body: (await res.json()) as Json };
 };
 const post = (path: string, body: unknown, headers?: Record<string, string>) => send('POST', path, body, headers);
-const put = (path: string, body: unknown) => send('PUT', path, body);
-const get = async (path: string) => {
-  const res = await fetch(`${base}${path}`);
+const put = (path: string, body: unknown, headers?: Record<string, string>) => send('PUT', path, body, headers);
+const get = async (path: string, headers: Record<string, string> = {}) => {
+  const res = await fetch(`${base}${path}`, { headers });
   return { status: res.status, headers: res.headers, body: (await res.json()) as Json };
 };
+/** What only a session's creator holds: the client_secret its creation answered, as every later call presents it. */
+const creator = (created: Json): Record<string, string> => ({ authorization: `Bearer ${String(created['client_secret'])}` });
 const acp = (body: unknown, headers?: Record<string, string>) => post('/api/acp/checkout_sessions', body, headers);
 const ucp = (body: unknown, headers?: Record<string, string>) => post('/api/ucp/checkout-sessions', body, headers);
 const stripeRequests = async (): Promise<RecordedRequest[]> =>
@@ -126,10 +129,12 @@ describe('ACP checkout', () => {
       success_url: `${base}/checkout/success?session_id={CHECKOUT_SESSION_ID}`,
     });
 
-    const again = await get(`/api/acp/checkout_sessions/${String(s['id'])}`);
+    expect(String(s['client_secret'])).toMatch(/^chks_[A-Za-z0-9_-]{43}$/);
+    const again = await get(`/api/acp/checkout_sessions/${String(s['id'])}`, creator(s));
     expect(again.status).toBe(200);
     expect(again.body['status']).toBe('ready_for_payment');
-    expect((await get(`/api/ucp/checkout-sessions/${String(s['id'])}`)).status).toBe(404);
+    expect(again.body['client_secret']).toBeUndefined();
+    expect((await get(`/api/ucp/checkout-sessions/${String(s['id'])}`, creator(s))).status).toBe(404);
   });
 
   it('accepts ACP 2026-04-17 line items without quantity', async () => {
@@ -165,7 +170,7 @@ describe('ACP checkout', () => {
     const token = (delivered.body['license'] as Json)['token'] as string;
     expect(Object.keys((delivered.body['sealed_pack'] as Json)['files'] as Json)).toContain('SKILL.md');
 
-    const session = await get(`/api/acp/checkout_sessions/${String(created['id'])}`);
+    const session = await get(`/api/acp/checkout_sessions/${String(created['id'])}`, creator(created));
     expect(session.body).toMatchObject({ status: 'completed', order: { checkout_session_id: created['id'] } });
     expect(String((session.body['order'] as Json)['permalink_url'])).toBe(`${base}/checkout/success?session_id=${stripeId}`);
 
@@ -186,7 +191,7 @@ describe('ACP checkout', () => {
       data: { object: { ...(event['data'] as { object: Json }).object, status: 'expired' } },
     });
     expect(late.body['outcome']).toBe('unchanged');
-    expect((await get(`/api/acp/checkout_sessions/${String(created['id'])}`)).body['status']).toBe('completed');
+    expect((await get(`/api/acp/checkout_sessions/${String(created['id'])}`, creator(created))).body['status']).toBe('completed');
     // The proof ledger holds on-chain unlocks only.
     const proof = (await (await fetch(`${base}/api/proof?skill=csv-cleaner`)).json()) as { recent_unlocks: { txHash: string }[] };
     expect(proof.recent_unlocks.some((r) => r.txHash === created['id'])).toBe(false);
@@ -195,31 +200,35 @@ describe('ACP checkout', () => {
   it('complete before payment says so; after payment at Stripe (no webhook yet) it completes with the order', async () => {
     const created = (await acp({ line_items: [{ id: 'ten-send', quantity: 1 }] })).body;
     const id = String(created['id']);
-    const early = await post(`/api/acp/checkout_sessions/${id}/complete`, {});
+    const early = await post(`/api/acp/checkout_sessions/${id}/complete`, {}, creator(created));
     expect(early.status).toBe(200);
     expect(early.body['status']).toBe('ready_for_payment');
     await payAtStripe(stripeSessionOf(String(created['continue_url'])));
-    const done = await post(`/api/acp/checkout_sessions/${id}/complete`, { payment_data: { token: 'ignored', provider: 'stripe' } });
+    const done = await post(
+      `/api/acp/checkout_sessions/${id}/complete`,
+      { payment_data: { token: 'ignored', provider: 'stripe' } },
+      creator(created),
+    );
     expect(done.body).toMatchObject({ status: 'completed', order: { checkout_session_id: id } });
-    expect((await post(`/api/acp/checkout_sessions/${id}/cancel`, {})).status).toBe(405);
+    expect((await post(`/api/acp/checkout_sessions/${id}/cancel`, {}, creator(created))).status).toBe(405);
   });
 
   it('cancel expires the hosted page first, then 405 once canceled; update after cancel is 405', async () => {
     const created = (await acp({ line_items: [{ id: 'ten-send', quantity: 1 }] })).body;
     const id = String(created['id']);
-    const updated = await post(`/api/acp/checkout_sessions/${id}`, { buyer: { email: 'new@example.com' } });
+    const updated = await post(`/api/acp/checkout_sessions/${id}`, { buyer: { email: 'new@example.com' } }, creator(created));
     expect(updated.body['buyer']).toEqual({ email: 'new@example.com' });
-    const canceled = await post(`/api/acp/checkout_sessions/${id}/cancel`, {});
+    const canceled = await post(`/api/acp/checkout_sessions/${id}/cancel`, {}, creator(created));
     expect(canceled.status).toBe(200);
     expect(canceled.body['status']).toBe('canceled');
     const expired = (await stripeRequests()).find(
       (r) => r.path === `/v1/checkout/sessions/${stripeSessionOf(String(created['continue_url']))}/expire`,
     );
     expect(expired).toBeDefined();
-    const again = await post(`/api/acp/checkout_sessions/${id}/cancel`, {});
+    const again = await post(`/api/acp/checkout_sessions/${id}/cancel`, {}, creator(created));
     expect(again.status).toBe(405);
     expect(again.body['error_code']).toBe('CHECKOUT_SESSION_CLOSED');
-    expect((await post(`/api/acp/checkout_sessions/${id}`, { buyer: { email: 'x@example.com' } })).status).toBe(405);
+    expect((await post(`/api/acp/checkout_sessions/${id}`, { buyer: { email: 'x@example.com' } }, creator(created))).status).toBe(405);
     expect((await get(`/api/checkout/delivery?session_id=${stripeSessionOf(String(created['continue_url']))}`)).status).toBe(409);
   });
 
@@ -232,6 +241,8 @@ describe('ACP checkout', () => {
     expect(second.status).toBe(201);
     expect(second.body['id']).toBe(first.body['id']);
     expect(second.headers.get('idempotent-replayed')).toBe('true');
+    // The replay of a lost creation answer still carries the secret: the creator can go on.
+    expect(second.body['client_secret']).toBe(first.body['client_secret']);
     const other = await acp({ line_items: [{ id: 'csv-cleaner', quantity: 1 }] }, { 'idempotency-key': key });
     expect(other.status).toBe(422);
     expect(other.body).toMatchObject({ error_code: 'IDEMPOTENCY_KEY_REUSED', type: 'invalid_request', code: 'idempotency_conflict' });
@@ -257,15 +268,118 @@ describe('UCP checkout', () => {
     const key = `ucp-${Date.now()}`;
     const created = (await ucp({ line_items: [{ item: { id: 'ten-send' }, quantity: 1 }] }, { 'idempotency-key': key })).body;
     const id = String(created['id']);
-    const replaced = await put(`/api/ucp/checkout-sessions/${id}`, {
-      line_items: [{ item: { id: 'ten-send' }, quantity: 1 }],
-      buyer: { email: 'u@example.com' },
-    });
+    const replaced = await put(
+      `/api/ucp/checkout-sessions/${id}`,
+      { line_items: [{ item: { id: 'ten-send' }, quantity: 1 }], buyer: { email: 'u@example.com' } },
+      creator(created),
+    );
     expect(replaced.status).toBe(200);
     expect(replaced.body['buyer']).toEqual({ email: 'u@example.com' });
-    expect((await post(`/api/ucp/checkout-sessions/${id}/cancel`, {})).body['status']).toBe('canceled');
-    expect((await post(`/api/ucp/checkout-sessions/${id}/cancel`, {})).status).toBe(409);
+    expect((await post(`/api/ucp/checkout-sessions/${id}/cancel`, {}, creator(created))).body['status']).toBe('canceled');
+    expect((await post(`/api/ucp/checkout-sessions/${id}/cancel`, {}, creator(created))).status).toBe(409);
     expect((await ucp({ line_items: [{ item: { id: 'csv-cleaner' }, quantity: 1 }] }, { 'idempotency-key': key })).status).toBe(409);
+  });
+});
+
+/** A second caller: another loopback address (docs/SECURITY.md, "The same caller, soon"). */
+const OTHER = '127.0.0.2';
+const fromOther = (path: string, init: { method?: string; headers?: Record<string, string>; body?: unknown } = {}) =>
+  requestFrom(OTHER, `${base}${path}`, {
+    method: init.method ?? 'GET',
+    headers: { 'content-type': 'application/json', ...(init.headers ?? {}) },
+    ...(init.body === undefined ? {} : { body: JSON.stringify(init.body) }),
+  });
+
+describe('checkout ids are not bearer tokens (issue 31, finding 8)', () => {
+  it('an Idempotency-Key is its caller’s: the same key and body from another address is that caller’s own request', async () => {
+    const key = `shared-${Date.now()}-${Math.random()}`;
+    const body = { line_items: [{ id: 'ten-send', quantity: 1 }] };
+    const mine = await acp(body, { 'idempotency-key': key });
+    expect(mine.status).toBe(201);
+    const theirs = await fromOther('/api/acp/checkout_sessions', { method: 'POST', headers: { 'idempotency-key': key }, body });
+    expect(theirs.status).toBe(201);
+    expect(theirs.headers['idempotent-replayed']).toBeUndefined();
+    expect(theirs.body['id']).not.toBe(mine.body['id']);
+    expect(theirs.body['client_secret']).not.toBe(mine.body['client_secret']);
+    // Each caller's key still replays its own answer, and still refuses another body.
+    const again = await fromOther('/api/acp/checkout_sessions', { method: 'POST', headers: { 'idempotency-key': key }, body });
+    expect(again.headers['idempotent-replayed']).toBe('true');
+    expect(again.body['id']).toBe(theirs.body['id']);
+    expect((await acp(body, { 'idempotency-key': key })).body['id']).toBe(mine.body['id']);
+    const other = await fromOther('/api/acp/checkout_sessions', {
+      method: 'POST',
+      headers: { 'idempotency-key': key },
+      body: { line_items: [{ id: 'csv-cleaner', quantity: 1 }] },
+    });
+    expect(other.status).toBe(422);
+  });
+
+  it('reading, changing, completing and cancelling a session need its client secret; its id alone gets 401', async () => {
+    const created = (await acp({ line_items: [{ id: 'ten-send', quantity: 1 }] })).body;
+    const id = String(created['id']);
+    const path = `/api/acp/checkout_sessions/${id}`;
+    const before = (await stripeRequests()).length;
+    const calls = [
+      { method: 'GET', path },
+      { method: 'POST', path, body: { buyer: { email: 'thief@example.com' } } },
+      { method: 'POST', path: `${path}/complete`, body: {} },
+      { method: 'POST', path: `${path}/cancel`, body: {} },
+    ];
+    const wrong = `Bearer chks_${'x'.repeat(43)}`;
+    for (const call of calls) {
+      for (const headers of [{}, { authorization: wrong }, { authorization: `Bearer ${id}` }]) {
+        const res = await fromOther(call.path, { ...call, headers });
+        expect(res.status, `${call.method} ${call.path} ${JSON.stringify(headers)}`).toBe(401);
+        expect(res.body).toMatchObject({ ok: false, error_code: 'CHECKOUT_SECRET_REQUIRED', type: 'invalid_request' });
+        expect(String(res.headers['www-authenticate'])).toMatch(/^Bearer realm="checkout-session"/);
+      }
+      // An Authorization header that is no bearer credential is bad input: 400, never a 5xx.
+      const malformed = await fromOther(call.path, { ...call, headers: { authorization: 'Basic eDp5' } });
+      expect(malformed.status).toBe(400);
+      expect(malformed.body).toMatchObject({ ok: false, error_code: 'INVALID_REQUEST' });
+    }
+    // Nothing changed, and Stripe's page was not expired.
+    expect((await stripeRequests()).length).toBe(before);
+    const read = await get(path, creator(created));
+    expect(read.body).toMatchObject({ status: 'ready_for_payment' });
+    expect(read.body['buyer']).toBeUndefined();
+    // Its creator cancels it, from any address.
+    const canceled = await fromOther(`${path}/cancel`, { method: 'POST', headers: creator(created), body: {} });
+    expect(canceled.status).toBe(200);
+    expect(canceled.body['status']).toBe('canceled');
+  });
+
+  it('a delivered card pack goes again with its license, not with the Stripe session id alone (but to its first caller, soon)', async () => {
+    const created = (await acp({ line_items: [{ id: 'csv-cleaner', quantity: 1 }] })).body;
+    const stripeId = stripeSessionOf(String(created['continue_url']));
+    expect((await deliver(await payAtStripe(stripeId))).body['outcome']).toBe('recorded');
+    const url = `/api/checkout/delivery?session_id=${stripeId}`;
+
+    // The first delivery (the buyer Stripe redirected): the pack and a license.
+    const first = await get(url);
+    expect(first.status).toBe(200);
+    const token = (first.body['license'] as Json)['token'] as string;
+    // Anyone else with the id alone: 403, naming what to present.
+    const stranger = await fromOther(url);
+    expect(stranger.status).toBe(403);
+    expect(stranger.body).toMatchObject({ ok: false, error_code: 'LICENSE_REQUIRED', error: 'license_required', retry: false });
+    expect(stranger.body['message']).toMatch(/license/);
+    expect(stranger.body['tip']).toMatch(/X-LICENSE/);
+    expect(stranger.body['sealed_pack']).toBeUndefined();
+    // The first caller's lost-response retry, within RETRY_WINDOW_SECONDS.
+    expect((await get(url)).status).toBe(200);
+    // With the license, from anywhere: the pack, with that license.
+    const back = await fromOther(url, { headers: { 'x-license': token } });
+    expect(back.status).toBe(200);
+    expect(back.body).toMatchObject({ skill_id: 'csv-cleaner', license: { token }, card_sales: { via: 'license' } });
+    // A license of another sale, or none at all, is refused as JSON.
+    for (const bad of ['eyJhbGciOiJIUzI1NiJ9.e30.x', 'x'.repeat(4000)]) {
+      const refused = await fromOther(url, { headers: { 'x-license': bad } });
+      expect(refused.status).toBe(403);
+      expect(refused.body).toMatchObject({ ok: false, error_code: 'INVALID_LICENSE' });
+    }
+    // The agent that opened the session: its client secret.
+    expect((await fromOther(url, { headers: creator(created) })).status).toBe(200);
   });
 });
 

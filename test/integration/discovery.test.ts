@@ -242,6 +242,26 @@ describe('OpenAPI and x402 discovery', () => {
     expect(doc.paths['/api/pay'].get.responses['429']).toBeUndefined();
   });
 
+  it('says which checkout calls need the session’s client secret (a bearer scheme), and what creation answers', async () => {
+    const doc = (await get('/api/openapi.json')).body;
+    expect(doc.components.securitySchemes.checkoutSessionSecret).toMatchObject({ type: 'http', scheme: 'bearer' });
+    for (const [path, method] of [
+      ['/api/acp/checkout_sessions/{id}', 'get'],
+      ['/api/acp/checkout_sessions/{id}/cancel', 'post'],
+      ['/api/ucp/checkout-sessions/{id}', 'put'],
+      ['/api/ucp/checkout-sessions/{id}/complete', 'post'],
+    ] as const) {
+      expect(doc.paths[path][method].security, `${method} ${path}`).toEqual([{ checkoutSessionSecret: [] }]);
+      expect(doc.paths[path][method].responses['401'], `${method} ${path}`).toBeDefined();
+    }
+    // The delivery takes the secret or the license, or (once) neither.
+    expect(doc.paths['/api/checkout/delivery'].get.security).toEqual([{ checkoutSessionSecret: [] }, {}]);
+    expect(doc.paths['/api/checkout/delivery'].get.parameters.map((p: any) => p.name)).toContain('X-LICENSE');
+    expect(Object.keys(doc.paths['/api/checkout/delivery'].get.responses)).toEqual(expect.arrayContaining(['401', '403']));
+    expect(doc.paths['/api/acp/checkout_sessions'].post.security).toBeUndefined();
+    expect(doc.paths['/api/acp/checkout_sessions'].post.responses['201'].description).toMatch(/client_secret/);
+  });
+
   it('tags every operation with the domain that serves it, from the route table', async () => {
     const { ROUTES } = await import('../../lambdas/contract/routes');
     const doc = (await get('/api/openapi.json')).body;

@@ -1,6 +1,7 @@
 import { request as httpRequest } from 'node:http';
 import { connect } from 'node:net';
 import { describe, expect, inject, it } from 'vitest';
+import { API_SECURITY_HEADERS, PAGE_SECURITY_HEADERS } from '../../lambdas/contract/security-headers';
 
 const base = inject('baseUrl');
 
@@ -116,6 +117,52 @@ describe('static files as CloudFront serves them', () => {
     const res = await fetch(`${base}${path}`);
     expect(res.status).toBe(404);
     expect(await res.text()).not.toMatch(/skill-market|dependencies/);
+  });
+});
+
+describe('security headers on every answer, as CloudFront’s response headers policies add them (issue 31, finding 7)', () => {
+  const expectHeaders = (headers: Headers, expected: Record<string, string>, what: string): void => {
+    for (const [name, value] of Object.entries(expected)) expect(headers.get(name), `${what}: ${name}`).toBe(value);
+  };
+
+  it.each(['/', '/skills/csv-cleaner/', '/proof/', '/recover/', '/checkout/success?session_id=cs_test_x', '/checkout/cancel/'])(
+    'the page %s: CSP with frame-ancestors none, X-Frame-Options, nosniff, Referrer-Policy',
+    async (path) => {
+      const res = await fetch(`${base}${path}`);
+      expect(res.status).toBe(200);
+      expectHeaders(res.headers, PAGE_SECURITY_HEADERS, path);
+      expect(res.headers.get('content-security-policy')).toContain("frame-ancestors 'none'");
+      expect(res.headers.get('content-security-policy')).not.toContain('unsafe-inline');
+    },
+  );
+
+  it('every other static answer too: an asset, catalog.json, a 304, a HEAD, a 404 and a 405', async () => {
+    const home = await (await fetch(`${base}/`)).text();
+    const asset = home.match(/src="(\/assets\/[^"]+)"/)![1]!;
+    const first = await fetch(`${base}/catalog.json`);
+    const answers: [string, Response][] = [
+      [asset, await fetch(`${base}${asset}`)],
+      ['catalog.json', first],
+      ['304', await fetch(`${base}/catalog.json`, { headers: { 'if-none-match': first.headers.get('etag')! } })],
+      ['HEAD', await fetch(`${base}/proof/`, { method: 'HEAD' })],
+      ['404', await fetch(`${base}/missing.json`)],
+      ['405', await fetch(`${base}/`, { method: 'POST' })],
+    ];
+    expect(answers.map(([, r]) => r.status)).toEqual([200, 200, 304, 200, 404, 405]);
+    for (const [what, res] of answers) expectHeaders(res.headers, PAGE_SECURITY_HEADERS, what);
+  });
+
+  it('every API answer carries the API’s (a CSP that loads nothing), refusals and the edge’s own JSON included', async () => {
+    const answers: [string, Response][] = [
+      ['health', await fetch(`${base}/api/health`)],
+      ['well-known', await fetch(`${base}/.well-known/acp.json`)],
+      ['404', await fetch(`${base}/api/nothing-here`)],
+      ['405', await fetch(`${base}/api/health`, { method: 'DELETE' })],
+      ['400 path', await fetch(`${base}/api/acp/checkout_sessions/%zz`)],
+    ];
+    for (const [what, res] of answers) expectHeaders(res.headers, API_SECURITY_HEADERS, what);
+    const raw = await rawRequest(['GET http://[ HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n']);
+    for (const [name, value] of Object.entries(API_SECURITY_HEADERS)) expect(raw.headers[name], `raw 400: ${name}`).toBe(value);
   });
 });
 

@@ -3,7 +3,7 @@
  * playwright-core. Without it the tests report themselves skipped, loudly.
  */
 import { existsSync } from 'node:fs';
-import { chromium, type Browser } from 'playwright-core';
+import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 
 const CHROMIUM = process.env['CHROMIUM_PATH'] ?? '/usr/bin/chromium';
 export const haveBrowser = existsSync(CHROMIUM);
@@ -25,4 +25,21 @@ export function launchChromium(): Promise<Browser> {
       '--disable-sync',
     ],
   });
+}
+
+/**
+ * Records every Content-Security-Policy violation the page reports (its `securitypolicyviolation`
+ * events, which fire for whatever the policy blocked: a script, a style, an image, a fetch), as
+ * "<directive> blocked <what> at <where>". Installed before the page's own scripts run, on one
+ * page or on every page of a context.
+ */
+export async function recordCspViolations(page: Page | BrowserContext, into: string[] = []): Promise<string[]> {
+  await page.exposeBinding('__reportCspViolation', (_source, text: string) => void into.push(text));
+  await page.addInitScript(() => {
+    document.addEventListener('securitypolicyviolation', (e) => {
+      const report = (window as unknown as { __reportCspViolation: (text: string) => void }).__reportCspViolation;
+      report(`${location.pathname}: ${e.effectiveDirective} blocked ${e.blockedURI || 'inline'} at ${e.sourceFile}:${e.lineNumber}`);
+    });
+  });
+  return into;
 }

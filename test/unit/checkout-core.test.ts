@@ -14,9 +14,15 @@ import type {
   StripeCheckoutView,
   StripeEventView,
 } from '../../lambdas/checkout/ports';
+import { sameCallerSoon } from '../../lambdas/checkout/core/delivery';
+import { checkCreator, hashSecret } from '../../lambdas/checkout/core/session-secret';
+import { getCheckoutDelivery } from '../../lambdas/checkout/delivery';
+import { ACP_FACE } from '../../lambdas/checkout/core/acp';
+import { cancelRoute, createRoute, getRoute } from '../../lambdas/checkout/protocol-routes';
 import { cancelSession } from '../../lambdas/checkout/sessions';
 import { postStripeWebhook } from '../../lambdas/checkout/webhook';
-import type { CardSale, PaymentsPorts } from '../../lambdas/payments';
+import { filePackStore } from '../../lambdas/payments/adapters/file-pack-store';
+import { callerId, type CardSale, type PaymentsPorts } from '../../lambdas/payments';
 import { AppError } from '../../lambdas/platform/errors';
 import type { ApiRequest } from '../../lambdas/platform/http';
 
@@ -75,8 +81,20 @@ function fakeSessions(): CheckoutSessions & { all: Map<string, CheckoutSession> 
       Object.assign(s, Object.fromEntries(Object.entries(patch).filter(([, v]) => v !== undefined)), { updatedAt: now.toISOString() });
       return { ok: true, session: { ...s } };
     },
+    claimFirstDelivery: async (id, caller, now) => {
+      const s = all.get(id);
+      if (!s || s.deliveredAt !== undefined) return { first: false, current: s ? { ...s } : undefined };
+      Object.assign(s, { deliveredAt: now.toISOString(), deliveredTo: caller });
+      return { first: true };
+    },
   };
 }
+
+/** A client secret of the shape wiring.ts makes, and another. */
+const SECRET = `chks_${'A'.repeat(43)}`;
+const OTHER_SECRET = `chks_${'B'.repeat(43)}`;
+/** The license the fake payments issue, and the claims a license of the world's sale verifies to. */
+const SALE_LICENSE_CLAIMS = { network: 'card', txHash: 'chk_1', skill: 'ten-send', payer: 'card', seal: 'x' };
 
 function world(state: SessionState = 'open') {
   const sessions = fakeSessions();
@@ -110,8 +128,24 @@ function world(state: SessionState = 'open') {
     // The signature is the adapter's job (tested through the server); here the body is the event.
     verifyEvent: async (raw) => JSON.parse(raw) as StripeEventView,
   };
+  let clock = new Date('2026-11-23T12:00:00Z');
+  const issued: string[] = [];
   const payments = {
     catalog,
+    packs: filePackStore(),
+    config: { retryWindowSeconds: 600 },
+    licenses: {
+      issue: async () => {
+        issued.push(`lic-${issued.length + 1}`);
+        return issued.at(-1)!;
+      },
+      verify: async (token: string) =>
+        token === 'lic-of-this-sale'
+          ? SALE_LICENSE_CLAIMS
+          : token === 'lic-of-another-sale'
+            ? { ...SALE_LICENSE_CLAIMS, txHash: 'chk_other' }
+            : undefined,
+    },
     cardSales: {
       record: async (sale: CardSale) => {
         if (sales.has(sale.id)) return { recorded: false, sale: sales.get(sale.id)! };
@@ -127,8 +161,9 @@ function world(state: SessionState = 'open') {
     idempotency: undefined as never,
     events: { seen: async (id) => handled.has(id), remember: async (id) => void handled.add(id) },
     card: async () => card,
-    now: () => new Date('2026-11-23T12:00:00Z'),
+    now: () => clock,
     newId: () => 'chk_1',
+    newSecret: () => SECRET,
   };
   void sessions.create({
     id: 'chk_1',
@@ -144,6 +179,7 @@ function world(state: SessionState = 'open') {
     createdAt: '2026-11-23T11:00:00Z',
     updatedAt: '2026-11-23T11:00:00Z',
     expiresAt: '2026-11-24T11:00:00Z',
+    secretHash: hashSecret(SECRET),
   });
   const event = (id: string, type: string, over: Partial<StripeCheckoutView> = {}): Promise<Record<string, unknown>> => {
     const req = {
@@ -152,7 +188,32 @@ function world(state: SessionState = 'open') {
     } as unknown as ApiRequest;
     return postStripeWebhook(req, ports).then((r) => JSON.parse(String(r.body)) as Record<string, unknown>);
   };
-  return { ports, sessions, sales, event, stripeCalls, pay: () => (stripeStatus = 'complete') };
+  /** A request as the routes see it: from `sourceIp`, with these headers, query and path parameters. */
+  const request = (over: Partial<ApiRequest> = {}): ApiRequest =>
+    ({
+      method: 'GET',
+      path: '/',
+      routeKey: '',
+      query: {},
+      headers: {},
+      pathParameters: {},
+      body: undefined,
+      requestId: 'r',
+      baseUrl: 'https://shop.example',
+      sourceIp: '198.51.100.1',
+      ...over,
+    }) as ApiRequest;
+  return {
+    ports,
+    sessions,
+    sales,
+    event,
+    stripeCalls,
+    issued,
+    request,
+    pay: () => (stripeStatus = 'complete'),
+    advance: (seconds: number) => (clock = new Date(clock.getTime() + seconds * 1000)),
+  };
 }
 
 const PAID = { status: 'complete', paymentStatus: 'paid' } as const;
@@ -220,5 +281,149 @@ describe('cancel', () => {
     const w = world();
     expect((await cancelSession((await w.sessions.get('chk_1'))!, w.ports, 405)).state).toBe('canceled');
     expect(w.stripeCalls).toEqual(['expire cs_test_1']);
+  });
+});
+
+describe('the client secret: what only a session’s creator holds (issue 31, finding 8)', () => {
+  it('opens the session whose hash it is, compared as hashes; nothing else does', () => {
+    const hash = hashSecret(SECRET);
+    expect(hash).toMatch(/^[0-9a-f]{64}$/);
+    expect(hash).not.toContain(SECRET.slice(5, 20));
+    expect(checkCreator(hash, `Bearer ${SECRET}`)).toBe('creator');
+    expect(checkCreator(hash, `bearer   ${SECRET}`)).toBe('creator');
+    expect(checkCreator(hash, undefined)).toBe('missing');
+    expect(checkCreator(hash, '  ')).toBe('missing');
+    expect(checkCreator(hash, `Bearer ${OTHER_SECRET}`)).toBe('mismatch');
+    expect(checkCreator(hash, 'Bearer api_key_123')).toBe('mismatch');
+    // The hash itself is not the secret.
+    expect(checkCreator(hash, `Bearer ${hash}`)).toBe('mismatch');
+    expect(checkCreator(hash, `Basic ${Buffer.from('a:b').toString('base64')}`)).toBe('malformed');
+    expect(checkCreator(hash, SECRET)).toBe('malformed');
+    expect(checkCreator(hash, `Bearer ${SECRET} extra`)).toBe('malformed');
+    // A session made before secrets existed opens for nobody.
+    expect(checkCreator(undefined, `Bearer ${SECRET}`)).toBe('mismatch');
+  });
+
+  it('is answered once, on creation, and stored only as its hash', async () => {
+    const w = world();
+    w.sessions.all.clear();
+    const res = await createRoute(ACP_FACE)(
+      w.request({ method: 'POST', body: JSON.stringify({ line_items: [{ id: 'ten-send', quantity: 1 }] }) }),
+      w.ports,
+    );
+    expect(res.statusCode).toBe(201);
+    expect(JSON.parse(String(res.body))).toMatchObject({ id: 'chk_1', client_secret: SECRET });
+    const stored = w.sessions.all.get('chk_1')!;
+    expect(stored.secretHash).toBe(hashSecret(SECRET));
+    expect(JSON.stringify(stored)).not.toContain(SECRET);
+    // Reading the session never shows it again.
+    const read = await getRoute(ACP_FACE)(
+      w.request({ pathParameters: { id: 'chk_1' }, headers: { authorization: `Bearer ${SECRET}` } }),
+      w.ports,
+    );
+    expect(read.statusCode).toBe(200);
+    expect(String(read.body)).not.toContain(SECRET);
+  });
+
+  it('reading and cancelling need it: 401 without or with another (WWW-Authenticate), 400 for no bearer credential', async () => {
+    const w = world();
+    const id = { pathParameters: { id: 'chk_1' } };
+    for (const [headers, status, challenge] of [
+      [{}, 401, 'Bearer realm="checkout-session"'],
+      [{ authorization: `Bearer ${OTHER_SECRET}` }, 401, 'Bearer realm="checkout-session", error="invalid_token"'],
+      [{ authorization: 'Basic eDp5' }, 400, undefined],
+    ] as const) {
+      for (const route of [getRoute(ACP_FACE), cancelRoute(ACP_FACE)]) {
+        const res = await route(w.request({ ...id, method: 'POST', headers }), w.ports);
+        expect(res.statusCode).toBe(status);
+        expect(JSON.parse(String(res.body))).toMatchObject({
+          ok: false,
+          error_code: status === 401 ? 'CHECKOUT_SECRET_REQUIRED' : 'INVALID_REQUEST',
+        });
+        expect(res.headers['www-authenticate']).toBe(challenge);
+      }
+    }
+    expect(w.stripeCalls).toEqual([]);
+    expect(w.sessions.all.get('chk_1')!.state).toBe('open');
+    const canceled = await cancelRoute(ACP_FACE)(
+      w.request({ ...id, method: 'POST', headers: { authorization: `Bearer ${SECRET}` } }),
+      w.ports,
+    );
+    expect(canceled.statusCode).toBe(200);
+    expect(w.sessions.all.get('chk_1')!.state).toBe('canceled');
+  });
+});
+
+describe('delivery of a paid card pack: the Stripe id alone, once (issue 31, finding 8)', () => {
+  const paidWorld = async () => {
+    const w = world();
+    await w.event('evt_1', 'checkout.session.completed', PAID);
+    const delivery = (sourceIp: string, headers: Record<string, string> = {}) =>
+      getCheckoutDelivery(w.request({ query: { session_id: 'cs_test_1' }, sourceIp, headers }), w.ports).then(
+        (r) => ({ status: r.statusCode, body: JSON.parse(String(r.body)) as Record<string, any> }),
+        (e: unknown) => {
+          if (!(e instanceof AppError)) throw e;
+          return {
+            status: e.status,
+            body: { error_code: e.code, message: e.message, tip: e.tip, details: e.details } as Record<string, any>,
+          };
+        },
+      );
+    return { w, delivery };
+  };
+
+  it('the first delivery hands out the pack and a license and records it, with a pseudonym of its caller', async () => {
+    const { w, delivery } = await paidWorld();
+    const first = await delivery('198.51.100.1');
+    expect(first.status).toBe(200);
+    expect(first.body).toMatchObject({ skill_id: 'ten-send', license: { token: 'lic-1' } });
+    const session = w.sessions.all.get('chk_1')!;
+    expect(session.deliveredAt).toBe('2026-11-23T12:00:00.000Z');
+    expect(session.deliveredTo).toBe(callerId('198.51.100.1'));
+    expect(JSON.stringify(session)).not.toContain('198.51.100.1');
+  });
+
+  it('after it the id alone is 403 LICENSE_REQUIRED for anyone else, and for its caller once the retry window is over', async () => {
+    const { w, delivery } = await paidWorld();
+    await delivery('198.51.100.1');
+    const other = await delivery('203.0.113.9');
+    expect(other.status).toBe(403);
+    expect(other.body).toMatchObject({ error_code: 'LICENSE_REQUIRED', details: { present: ['X-LICENSE', 'Authorization'] } });
+    expect(other.body['tip']).toMatch(/X-LICENSE/);
+    // The lost-response retry: the same caller, inside RETRY_WINDOW_SECONDS.
+    w.advance(599);
+    expect((await delivery('198.51.100.1')).status).toBe(200);
+    w.advance(1);
+    expect((await delivery('198.51.100.1')).body['error_code']).toBe('LICENSE_REQUIRED');
+    expect(sameCallerSoon(w.sessions.all.get('chk_1')!, callerId('198.51.100.1'), new Date(), 0)).toBe(false);
+  });
+
+  it('its license delivers to anyone, with no new license; another sale’s or a made-up one is 403 INVALID_LICENSE', async () => {
+    const { w, delivery } = await paidWorld();
+    await delivery('198.51.100.1');
+    const issued = w.issued.length;
+    const back = await delivery('203.0.113.9', { 'x-license': 'lic-of-this-sale' });
+    expect(back.status).toBe(200);
+    expect(back.body).toMatchObject({ license: { token: 'lic-of-this-sale' }, card_sales: { via: 'license' } });
+    expect(w.issued.length).toBe(issued);
+    for (const token of ['lic-of-another-sale', 'not-a-license', ''])
+      expect((await delivery('203.0.113.9', { 'x-license': token })).body['error_code']).toBe('INVALID_LICENSE');
+  });
+
+  it('the session’s client secret delivers to the agent that opened it, from anywhere; another is 401', async () => {
+    const { delivery } = await paidWorld();
+    await delivery('198.51.100.1');
+    expect((await delivery('203.0.113.9', { authorization: `Bearer ${SECRET}` })).status).toBe(200);
+    expect((await delivery('203.0.113.9', { authorization: `Bearer ${OTHER_SECRET}` })).body['error_code']).toBe(
+      'CHECKOUT_SECRET_REQUIRED',
+    );
+    expect((await delivery('203.0.113.9', { authorization: 'nonsense' })).body['error_code']).toBe('INVALID_REQUEST');
+  });
+
+  it('a delivery by license or secret leaves the first delivery for the id alone to the buyer the success page brings', async () => {
+    const { w, delivery } = await paidWorld();
+    await delivery('203.0.113.9', { authorization: `Bearer ${SECRET}` });
+    expect(w.sessions.all.get('chk_1')!.deliveredAt).toBeUndefined();
+    expect((await delivery('198.51.100.1')).status).toBe(200);
   });
 });

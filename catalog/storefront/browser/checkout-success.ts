@@ -1,10 +1,12 @@
 /**
  * /checkout/success: where Stripe returns a person who paid by card. The pack appears once
  * Stripe's signed webhook has recorded the sale; until then /api/checkout/delivery answers 202
- * with Retry-After and this page asks again by itself (docs/CHECKOUT.md).
+ * with Retry-After and this page asks again by itself (docs/CHECKOUT.md). The Stripe session id
+ * in the URL delivers the pack once: the license that delivery gives is kept in this browser
+ * (localStorage) and presented when the person comes back; on another browser they paste it.
  */
 import { call, explain, isFailure, Unreachable } from './api';
-import { byId, markReady, setStatus } from './dom';
+import { byId, licenseKey, markReady, setStatus } from './dom';
 import type { Delivered } from './pack-view';
 
 interface Sale extends Delivered {
@@ -13,9 +15,13 @@ interface Sale extends Delivered {
 }
 
 const sessionId = new URLSearchParams(location.search).get('session_id') ?? '';
+const form = byId<HTMLFormElement>('license-form');
+const input = byId<HTMLTextAreaElement>('license-input');
 
 async function show(body: Sale): Promise<void> {
   const { showPack } = await import('./pack-view');
+  if (body.license) localStorage.setItem(licenseKey(sessionId), body.license.token);
+  form.hidden = true;
   setStatus('ok', `Paid: ${body.name}, ${Object.keys(body.sealed_pack.files).length} file(s).`);
   byId('summary').textContent =
     `Card payment of ${(body.payment.amount_cents / 100).toFixed(2)} ${body.payment.currency.toUpperCase()}, recorded ${body.payment.recorded_at}.`;
@@ -24,9 +30,13 @@ async function show(body: Sale): Promise<void> {
 }
 
 async function poll(attempt: number): Promise<void> {
+  const license = localStorage.getItem(licenseKey(sessionId));
   let answer;
   try {
-    answer = await call<Sale>(`/api/checkout/delivery?session_id=${encodeURIComponent(sessionId)}`);
+    answer = await call<Sale>(
+      `/api/checkout/delivery?session_id=${encodeURIComponent(sessionId)}`,
+      license ? { headers: { 'x-license': license } } : undefined,
+    );
   } catch (e) {
     return setStatus('err', `${e instanceof Unreachable ? e.message : String(e)} Reload this page to try again; your payment is not lost.`);
   }
@@ -37,8 +47,22 @@ async function poll(attempt: number): Promise<void> {
     setTimeout(() => void poll(attempt + 1), wait * 1000);
     return;
   }
-  setStatus('err', isFailure(answer.body) ? `${answer.body.error_code}: ${explain(answer.body)}` : `The shop answered ${answer.status}.`);
+  const body = answer.body;
+  // Delivered before (here or elsewhere): the license that delivery gave shows the pack again.
+  if (isFailure(body) && (body.error_code === 'LICENSE_REQUIRED' || body.error_code === 'INVALID_LICENSE')) {
+    localStorage.removeItem(licenseKey(sessionId));
+    form.hidden = false;
+    return setStatus('err', `${explain(body)} Paste it below.`);
+  }
+  setStatus('err', isFailure(body) ? `${body.error_code}: ${explain(body)}` : `The shop answered ${answer.status}.`);
 }
+
+form.addEventListener('submit', (e) => {
+  e.preventDefault();
+  localStorage.setItem(licenseKey(sessionId), input.value.trim());
+  setStatus('busy', 'Checking your license…');
+  void poll(0);
+});
 
 if (!/^cs_[A-Za-z0-9_]+$/.test(sessionId))
   setStatus('err', 'This page needs the session_id Stripe added to its link. Open the link from your checkout again.');

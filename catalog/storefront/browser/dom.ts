@@ -55,6 +55,9 @@ export const recoverUrl = (skill: string, txHash: string): string => `/recover/?
 /** The key under which a sent but undelivered payment is remembered in this browser. */
 export const pendingKey = (skill: string): string => `skill-market:pending:${skill}`;
 
+/** The key under which the license of a card checkout (by its Stripe session id) is kept in this browser. */
+export const licenseKey = (stripeSessionId: string): string => `skill-market:card-license:${stripeSessionId}`;
+
 /**
  * Marks the page usable (its script has wired every control): `html[data-ready]` for tests, and a
  * `storefront-ready` performance mark that bench/storefront.ts reads as the time to a usable page.

@@ -85,6 +85,24 @@ export function dynamoCheckoutSessions(client: DynamoDBClient, table = tableName
         return { ok: false, current: await get(id) };
       }
     },
+    async claimFirstDelivery(id, caller, now) {
+      try {
+        // The one write that makes a delivery the first: of two racing callers only one can set it.
+        await client.send(
+          new UpdateItemCommand({
+            TableName: table,
+            Key: marshall({ pk: sessionKey(id) }),
+            UpdateExpression: caller === undefined ? 'SET deliveredAt = :now' : 'SET deliveredAt = :now, deliveredTo = :caller',
+            ConditionExpression: 'attribute_exists(pk) AND attribute_not_exists(deliveredAt)',
+            ExpressionAttributeValues: marshall({ ':now': now.toISOString(), ...(caller === undefined ? {} : { ':caller': caller }) }),
+          }),
+        );
+        return { first: true };
+      } catch (e) {
+        if (!isConditionFailure(e)) throw e;
+        return { first: false, current: await get(id) };
+      }
+    },
   };
 }
 

@@ -8,6 +8,7 @@ import { links } from '../../contract/links';
 import type { CardSale } from '../../payments';
 import type { AppError, ErrorCode } from '../../platform/errors';
 import type { CheckoutSession, ProtocolFace, SessionState } from '../ports';
+import { paidMessage } from './delivery';
 
 export const ACP_VERSION = '2026-04-17';
 
@@ -41,7 +42,7 @@ export function acpErrorFields(e: AppError): Record<string, unknown> {
   return { type, code: ACP_CODES[e.code] ?? (e.status === 400 ? 'invalid' : e.code.toLowerCase()) };
 }
 
-function messages(session: CheckoutSession, notice: 'payment_pending' | undefined) {
+function messages(session: CheckoutSession, notice: 'payment_pending' | undefined, baseUrl: string) {
   const info = (content: string) => ({ type: 'info', content_type: 'plain', content });
   switch (session.state) {
     case 'open':
@@ -62,7 +63,7 @@ function messages(session: CheckoutSession, notice: 'payment_pending' | undefine
     case 'processing':
       return [info('The payment is being confirmed by the card processor; complete again shortly.')];
     case 'completed':
-      return [info('Paid. The order permalink shows the pack and its license.')];
+      return [info(paidMessage(session, baseUrl))];
     case 'canceled':
       return [
         info(session.closedReason === 'payment_failed' ? 'The payment failed; nothing was charged.' : 'Canceled; nothing was charged.'),
@@ -110,7 +111,7 @@ export function acpView(session: CheckoutSession, sale: CardSale | undefined, ba
       total('tax', 'Tax', 0),
       total('total', 'Total', amount),
     ],
-    messages: messages(session, notice),
+    messages: messages(session, notice, baseUrl),
     links: [],
     continue_url: session.continueUrl,
     created_at: session.createdAt,

@@ -4,6 +4,11 @@
  * true`; another request with the same key is refused (ACP 422, UCP 409); while the first is
  * still running, 409 with Retry-After. The key is optional: the spec's clients do not send it.
  * A fault (5xx) saves nothing, so a retry with the same key runs again.
+ *
+ * A key belongs to its caller, as Stripe scopes keys to an account and ACP to the authenticated
+ * identity: `scope` names whose it is (protocol-routes.ts: the pseudonym of the creating
+ * caller's address, or the session whose secret the call presented). The same key and body from
+ * someone else is their own, independent request, never a replay of another caller's answer.
  */
 import { createHash } from 'node:crypto';
 import { canonicalize } from 'json-canonicalize';
@@ -28,7 +33,7 @@ function fingerprint(req: ApiRequest): string {
 export async function withIdempotency(
   req: ApiRequest,
   ports: CheckoutPorts,
-  opts: { protocol: Protocol; reusedStatus: number },
+  opts: { protocol: Protocol; reusedStatus: number; scope: string },
   run: () => Promise<ApiResponse>,
 ): Promise<ApiResponse> {
   const key = req.headers['idempotency-key'];
@@ -42,7 +47,8 @@ export async function withIdempotency(
   }
   const print = fingerprint(req);
   const echo = { 'idempotency-key': key };
-  const begun = await ports.idempotency.begin(opts.protocol, key, print, ports.now());
+  const scope = `${opts.protocol}#${opts.scope}`;
+  const begun = await ports.idempotency.begin(scope, key, print, ports.now());
   switch (begun.kind) {
     case 'replay':
       return {
@@ -77,16 +83,16 @@ export async function withIdempotency(
   } catch (e) {
     // A refusal (4xx) is the answer to this request and replays like any other; a fault is not.
     if (!(e instanceof AppError) || e.status >= 500) {
-      await ports.idempotency.abandon(opts.protocol, key, print);
+      await ports.idempotency.abandon(scope, key, print);
       throw e;
     }
     response = errorResponse(e);
   }
   if (response.statusCode >= 500) {
-    await ports.idempotency.abandon(opts.protocol, key, print);
+    await ports.idempotency.abandon(scope, key, print);
     return response;
   }
   const saved = { status: response.statusCode, headers: response.headers, body: String(response.body ?? '') };
-  await ports.idempotency.finish(opts.protocol, key, print, saved, ports.now());
+  await ports.idempotency.finish(scope, key, print, saved, ports.now());
   return { ...response, headers: { ...response.headers, ...echo } };
 }

@@ -9,6 +9,7 @@ import { links } from '../../contract/links';
 import type { CardSale } from '../../payments';
 import type { AppError } from '../../platform/errors';
 import type { CheckoutSession, ProtocolFace, SessionState } from '../ports';
+import { paidMessage } from './delivery';
 
 export const UCP_VERSION = '2026-08-25';
 export const UCP_CHECKOUT_CAPABILITY = 'dev.ucp.shopping.checkout';
@@ -30,7 +31,7 @@ const STATUS: Record<SessionState, string> = {
   expired: 'canceled',
 };
 
-function messages(session: CheckoutSession, notice: 'payment_pending' | undefined) {
+function messages(session: CheckoutSession, notice: 'payment_pending' | undefined, baseUrl: string) {
   const info = (code: string, content: string) => ({ type: 'info', code, content_type: 'plain', content });
   switch (session.state) {
     case 'open':
@@ -47,7 +48,7 @@ function messages(session: CheckoutSession, notice: 'payment_pending' | undefine
     case 'processing':
       return [info('payment_processing', 'The card processor is confirming the payment; complete again shortly.')];
     case 'completed':
-      return [info('order_placed', 'Paid. The order permalink shows the pack and its license.')];
+      return [info('order_placed', paidMessage(session, baseUrl))];
     case 'canceled':
       return [
         info(
@@ -75,7 +76,7 @@ export function ucpView(session: CheckoutSession, sale: CardSale | undefined, ba
     line_items: [{ id: `li_${session.skill}`, item: { id: session.skill, title: session.name, price: amount }, quantity: 1, totals }],
     ...(session.buyerEmail ? { buyer: { email: session.buyerEmail } } : {}),
     totals,
-    messages: messages(session, notice),
+    messages: messages(session, notice, baseUrl),
     links: [],
     ...(session.state === 'open' ? { continue_url: session.continueUrl } : {}),
     expires_at: session.expiresAt,

@@ -1,0 +1,106 @@
+/**
+ * GET /api/checkout/delivery?session_id=cs_…: a card sale's pack and a license, from the recorded
+ * sale only (the success page's redirect proves nothing); 202 with Retry-After until Stripe has
+ * confirmed the payment, 409 for a session closed unpaid. Once paid, the pack goes to whoever
+ * shows one of (core/delivery.ts):
+ *   1. the sale's card license (`X-LICENSE`), which every delivery hands out;
+ *   2. the session's client secret (`Authorization: Bearer`), what the agent that opened it holds;
+ *   3. the Stripe session id alone, the first time (one conditional write records that it was
+ *      delivered, and to whom), and again for that same caller within the retry window.
+ * Anyone else: 403 LICENSE_REQUIRED, naming the license.
+ */
+import { CARD_NETWORK, callerId, cardSaleOf, deliverCardSale, type CardSale } from '../payments';
+import { AppError, invalidRequest, notFound } from '../platform/errors';
+import { json, type ApiRequest, type ApiResponse } from '../platform/http';
+import { sameCallerSoon } from './core/delivery';
+import { checkCreator } from './core/session-secret';
+import type { CheckoutPorts, CheckoutSession } from './ports';
+import { notTheCreator } from './sessions';
+
+/** Stripe's Checkout Session ids: `cs_` then letters, digits and underscores. */
+const STRIPE_SESSION_ID = /^cs_[A-Za-z0-9_]{1,250}$/;
+
+const licenseRequired = (): AppError =>
+  new AppError({
+    status: 403,
+    code: 'LICENSE_REQUIRED',
+    message:
+      "This checkout's pack was already delivered: the Stripe session id alone does not deliver it again. Present the license that delivery gave.",
+    tip: 'Send it as X-LICENSE: <token> with this request (or to POST /api/pay); the success page keeps it in the browser that paid. The agent that opened the session may present its client secret instead (Authorization: Bearer <client_secret>).',
+    details: { present: ['X-LICENSE', 'Authorization'] },
+  });
+
+const notThisLicense = (): AppError =>
+  new AppError({
+    status: 403,
+    code: 'INVALID_LICENSE',
+    message: "The license token is not valid for this checkout's sale.",
+    tip: 'Present the license this checkout delivered (the success page shows it), exactly as it was given.',
+  });
+
+/** The pack again for a license of this very sale (its `txHash` claim is the sale's id): one signature check, no new license. */
+async function withLicense(sale: CardSale, license: string, ports: CheckoutPorts, baseUrl: string) {
+  const claims = await ports.payments.licenses.verify(license);
+  if (!claims || claims.network !== CARD_NETWORK || claims.txHash !== sale.id || claims.skill !== sale.skill) throw notThisLicense();
+  return deliverCardSale(sale, ports.payments, baseUrl, license);
+}
+
+/** Whether this request, with the Stripe id alone, may have the pack: the first delivery, or its caller soon after. */
+async function firstOrSameCaller(session: CheckoutSession, req: ApiRequest, ports: CheckoutPorts): Promise<boolean> {
+  const caller = callerId(req.sourceIp);
+  const now = ports.now();
+  let current: CheckoutSession = session;
+  if (current.deliveredAt === undefined) {
+    const claim = await ports.sessions.claimFirstDelivery(session.id, caller, now);
+    if (claim.first) return true;
+    current = claim.current ?? session;
+  }
+  return sameCallerSoon(current, caller, now, ports.payments.config.retryWindowSeconds);
+}
+
+export async function getCheckoutDelivery(req: ApiRequest, ports: CheckoutPorts): Promise<ApiResponse> {
+  const stripeId = req.query['session_id'];
+  if (!stripeId || !STRIPE_SESSION_ID.test(stripeId)) {
+    throw invalidRequest(
+      'session_id',
+      '`session_id` must be the Stripe Checkout Session id (cs_…) of the success URL.',
+      'Open the link Stripe redirected you to.',
+    );
+  }
+  const session = await ports.sessions.byStripeId(stripeId);
+  if (!session)
+    throw notFound('No checkout session of this service has that Stripe session id.', 'Open the link Stripe redirected you to.');
+  const sale = await cardSaleOf(session.id, ports.payments);
+  if (!sale) {
+    if (session.state === 'canceled' || session.state === 'expired') {
+      throw new AppError({
+        status: 409,
+        code: 'CHECKOUT_SESSION_CLOSED',
+        message: `This checkout session is ${session.state} and was not paid: nothing was charged.`,
+        tip: 'Open a new checkout session to buy the pack.',
+      });
+    }
+    return json(
+      202,
+      {
+        ok: true,
+        status: 'waiting_for_confirmation',
+        skill_id: session.skill,
+        message: 'Waiting for Stripe to confirm the payment; the pack appears here as soon as it does.',
+        retry_after_seconds: 2,
+      },
+      { 'retry-after': '2' },
+    );
+  }
+
+  const license = req.headers['x-license'];
+  if (license !== undefined) return json(200, await withLicense(sale, license, ports, req.baseUrl));
+  const authorization = req.headers['authorization'];
+  if (authorization !== undefined) {
+    const check = checkCreator(session.secretHash, authorization);
+    if (check !== 'creator') throw notTheCreator(check);
+    return json(200, await deliverCardSale(sale, ports.payments, req.baseUrl));
+  }
+  if (await firstOrSameCaller(session, req, ports)) return json(200, await deliverCardSale(sale, ports.payments, req.baseUrl));
+  throw licenseRequired();
+}
