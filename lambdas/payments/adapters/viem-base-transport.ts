@@ -12,12 +12,14 @@ import type { RpcUrls } from '../../platform/rpc-urls';
 /** A request to one provider gives up after this long and moves to the next. */
 const PROVIDER_TIMEOUT_MS = 5_000;
 
-export const baseTransport = (rpcUrls: RpcUrls): Transport => rpcTransport(rpcUrls, { timeout: PROVIDER_TIMEOUT_MS });
+/** With `batch`, requests made in the same tick travel as one JSON-RPC batch (one HTTP request, one round trip). */
+export const baseTransport = (rpcUrls: RpcUrls, opts: { batch?: boolean } = {}): Transport =>
+  rpcTransport(rpcUrls, { timeout: PROVIDER_TIMEOUT_MS, ...(opts.batch ? { batch: { wait: 0 } } : {}) });
 
 /** A public client on Base over {@link baseTransport}. */
-export const basePublicClient = (rpcUrls: RpcUrls, pollingIntervalMs?: number) =>
+export const basePublicClient = (rpcUrls: RpcUrls, pollingIntervalMs?: number, opts: { batch?: boolean } = {}) =>
   createPublicClient({
     chain: base,
-    transport: baseTransport(rpcUrls),
+    transport: baseTransport(rpcUrls, opts),
     ...(pollingIntervalMs ? { pollingInterval: pollingIntervalMs } : {}),
   });

@@ -87,6 +87,8 @@ export function transferWithAuthorizationData(payment: SignedPayment): Hex {
 export function viemRelayer(rpcUrls: RpcUrls, relayerAccount: () => Promise<Account>, opts: { pollingIntervalMs?: number } = {}): Relayer {
   const chain = base;
   const pub = basePublicClient(rpcUrls, opts.pollingIntervalMs ?? 500);
+  // The reads just before a broadcast go in one batch: one round trip on the purchase's path.
+  const reads = basePublicClient(rpcUrls, undefined, { batch: true });
   const wallet = createWalletClient({ chain, transport: baseTransport(rpcUrls) });
   let queue: Promise<unknown> = Promise.resolve();
   const serially = <T>(work: () => Promise<T>): Promise<T> => {
@@ -158,9 +160,9 @@ export function viemRelayer(rpcUrls: RpcUrls, relayerAccount: () => Promise<Acco
       const owner = getAddress(payer);
       // The head and the pending block: a transfer of the payer's already waiting in the node's pool shows in the second.
       const [balance, pendingBalance, authorizationUsed] = await Promise.all([
-        pub.readContract({ address, abi: erc20Abi, functionName: 'balanceOf', args: [owner] }),
-        pub.readContract({ address, abi: erc20Abi, functionName: 'balanceOf', args: [owner], blockTag: 'pending' }),
-        pub.readContract({
+        reads.readContract({ address, abi: erc20Abi, functionName: 'balanceOf', args: [owner] }),
+        reads.readContract({ address, abi: erc20Abi, functionName: 'balanceOf', args: [owner], blockTag: 'pending' }),
+        reads.readContract({
           address,
           abi: EIP3009_ABI,
           functionName: 'authorizationState',
