@@ -332,13 +332,16 @@ async function usedElsewhere(record: SettlementRecord, ctx: Ctx, receipt?: Relay
   const a = ctx.payment.payload.authorization;
   const other = await ctx.x402.relayer.authorizationTransfer(ctx.requirement.asset, a.from, a.nonce, receipt?.blockNumber);
   if (other && !same(other, record.txHash)) {
-    await ctx.x402.settlements.finish(record.pk, {
+    const finishedAt = ctx.ports.now();
+    const first = await ctx.x402.settlements.finish(record.pk, {
       state: 'settled',
       transferTx: other.toLowerCase(),
       ...gasOf(receipt),
-      finishedAt: ctx.ports.now().toISOString(),
+      finishedAt: finishedAt.toISOString(),
     });
     await ctx.x402.settlements.release(holdOf(record));
+    // The relayer's own call reverted: its gas was lost all the same (the payer paid, so no cool-down).
+    if (first && receipt) await lostGas(ctx, finishedAt, receipt);
     return conclude({ ...record, state: 'settled', transferTx: other.toLowerCase() }, ctx);
   }
   if (receipt) return reverted(record, ctx, receipt, 'authorization_used_elsewhere');
@@ -365,15 +368,26 @@ const gasOf = (receipt: RelayedReceipt | undefined) => ({
  * against the hour's budget, and an alarm watches the total.
  */
 async function reverted(record: SettlementRecord, ctx: Ctx, receipt: RelayedReceipt, failure: string): Promise<Answer> {
-  const gas = gasOf(receipt);
   const finishedAt = ctx.ports.now();
-  await ctx.x402.settlements.finish(record.pk, { state: 'failed', failure, ...gas, finishedAt: finishedAt.toISOString() });
+  const first = await ctx.x402.settlements.finish(record.pk, {
+    state: 'failed',
+    failure,
+    ...gasOf(receipt),
+    finishedAt: finishedAt.toISOString(),
+  });
   const cooldown = ctx.ports.config.relayerRevertCooldownSeconds;
   await ctx.x402.settlements.release(holdOf(record), { coolUntil: nowSeconds(ctx) + cooldown });
-  await ctx.x402.settlements.addRevertedGas(revertHour(finishedAt), BigInt(gas.gasCostWei));
-  countMetric(METRICS.relayerReverts);
-  countMetric(METRICS.relayerRevertGasGwei, {}, Number(BigInt(gas.gasCostWei)) / 1e9);
+  // Counted by the request that recorded the outcome only: a follower seeing the same receipt adds nothing.
+  if (first) await lostGas(ctx, finishedAt, receipt);
   return conclude({ ...record, state: 'failed', failure }, ctx);
+}
+
+/** A reverted relayer transaction's gas: against the hour's budget, and as the metrics its alarm watches. */
+async function lostGas(ctx: Ctx, at: Date, receipt: RelayedReceipt): Promise<void> {
+  const wei = receipt.gasUsed * receipt.effectiveGasPrice;
+  await ctx.x402.settlements.addRevertedGas(revertHour(at), wei);
+  countMetric(METRICS.relayerReverts);
+  countMetric(METRICS.relayerRevertGasGwei, {}, Number(wei) / 1e9);
 }
 
 /** A signed settlement: its receipt, then the ledger claim and the unlock (or the failure, or the loop). */

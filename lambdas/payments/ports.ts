@@ -523,9 +523,9 @@ export interface Settlements {
   /**
    * Records the outcome once: `settled` with the gas it cost (and the transfer that moved the
    * money, when it was not the relayer's own), or `failed` with why (and the gas, when a
-   * transaction of the relayer's reverted).
+   * transaction of the relayer's reverted). True for the call that wrote it, false when it was already written.
    */
-  finish(pk: string, outcome: SettlementOutcome): Promise<void>;
+  finish(pk: string, outcome: SettlementOutcome): Promise<boolean>;
   get(pk: string): Promise<SettlementRecord | undefined>;
   /** Gives up a claim nothing was signed for (only while it is `claimed` under `lease`), so the same authorization can come again. */
   abandon(pk: string, lease: string): Promise<boolean>;

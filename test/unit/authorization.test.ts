@@ -75,7 +75,9 @@ function fakeSettlements(): Settlements & {
     },
     async finish(pk, outcome) {
       const r = items.get(pk);
-      if (r && (r.state === 'claimed' || r.state === 'signed')) items.set(pk, { ...r, ...outcome });
+      if (!r || (r.state !== 'claimed' && r.state !== 'signed')) return false;
+      items.set(pk, { ...r, ...outcome });
+      return true;
     },
     async abandon(pk, lease) {
       const r = items.get(pk);

@@ -128,7 +128,7 @@ export function dynamoSettlements(client: DynamoDBClient, table = tableName(SETT
     async finish(pk, outcome) {
       const fields = Object.entries(outcome).filter(([k, v]) => k !== 'state' && v !== undefined);
       // Once: a second request that saw the same receipt finds the outcome already written.
-      await conditionally(
+      return conditionally(
         client.send(
           new UpdateItemCommand({
             TableName: table,
