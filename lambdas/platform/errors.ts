@@ -57,7 +57,9 @@ export type ErrorCode =
   /** 409: the request with this Idempotency-Key is still being answered; retry after Retry-After. */
   | 'IDEMPOTENCY_KEY_IN_FLIGHT'
   /** 400: a Stripe webhook whose Stripe-Signature does not hold for its body (or is stale). */
-  | 'INVALID_WEBHOOK_SIGNATURE';
+  | 'INVALID_WEBHOOK_SIGNATURE'
+  /** 403, retry false: a request that did not come through the edge (no valid origin secret): the API's own endpoint is not served. */
+  | 'ORIGIN_REQUIRED';
 
 /** The spec's failure body. */
 export interface FailureBody {
@@ -159,6 +161,18 @@ export const methodNotAllowed = (method: string, path: string, allowed: readonly
     message: `${method} is not supported on ${path}.`,
     tip: `Use ${allowed.join(' or ')}.`,
     headers: { allow: allowed.join(', ') },
+  });
+
+/**
+ * A request without a valid origin secret: it reached the API's own endpoint directly, around
+ * CloudFront and its web ACL. The answer says where to call instead and nothing of the secret.
+ */
+export const originRequired = (): AppError =>
+  new AppError({
+    status: 403,
+    code: 'ORIGIN_REQUIRED',
+    message: "This endpoint serves only requests that come through the marketplace's own address.",
+    tip: 'Call the base URL the marketplace advertises (GET /.well-known/esp.json there), not the API Gateway endpoint.',
   });
 
 /** A fault on our side (RPC down, table throttled): always 503 with retry true, never a stack trace. */

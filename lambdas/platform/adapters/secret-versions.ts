@@ -1,6 +1,7 @@
 /**
- * A Secrets Manager secret by version and staging label: a value, and the versions a rotation
- * steps through (platform/secret-rotation.ts). One client per process, made on first use.
+ * A Secrets Manager secret by version and staging label: a value, the versions a rotation steps
+ * through (platform/secret-rotation.ts), and the values of the origin secret a function accepts.
+ * One client per process, made on first use.
  */
 import {
   DescribeSecretCommand,
@@ -10,6 +11,7 @@ import {
   SecretsManagerClient,
   UpdateSecretVersionStageCommand,
 } from '@aws-sdk/client-secrets-manager';
+import { ACCEPTED_ORIGIN_SECRET_STAGES } from '../../contract/edge-identity';
 import type { SecretVersions } from '../secret-rotation';
 
 let client: SecretsManagerClient | undefined;
@@ -52,4 +54,13 @@ export function secretsManagerVersions(arn: string): SecretVersions {
       );
     },
   };
+}
+
+/**
+ * Every value of the origin secret CloudFront may be sending: the current, pending and previous
+ * versions, read in parallel (three GetSecretValue calls; a label with no version is skipped).
+ */
+export async function secretsManagerOriginSecrets(arn: string): Promise<string[]> {
+  const values = await Promise.all(ACCEPTED_ORIGIN_SECRET_STAGES.map((stage) => secretValue(arn, { stage })));
+  return values.filter((v): v is string => v !== undefined && v !== '');
 }
