@@ -1,7 +1,12 @@
 /** Builds the discovery ports from the environment, through the catalog's and payments' public faces. */
 import { catalogFromEnv } from '../catalog/wiring';
 import { figuresFromEnv, ledgerFromEnv } from '../payments/wiring';
+import { INFRA_ENV } from '../contract/env';
+import { cloudFrontOriginHeader } from '../platform/adapters/cloudfront-origin-header';
+import { secretsManagerVersions } from '../platform/adapters/secret-versions';
 import { readConfigFromEnv } from '../platform/config';
+import { originSecretTarget } from '../platform/origin-secret-rotation';
+import type { RotationTarget, SecretVersions } from '../platform/secret-rotation';
 import type { DiscoveryPorts } from './ports';
 
 export function discoveryPortsFromEnv(): DiscoveryPorts {
@@ -11,5 +16,19 @@ export function discoveryPortsFromEnv(): DiscoveryPorts {
     ledger: ledgerFromEnv(),
     figures: figuresFromEnv(),
     now: () => new Date(),
+  };
+}
+
+/**
+ * What the origin secret's rotation steps need (origin-secret-rotation-handler.ts): the secret's
+ * versions, and the distribution whose API origin sends it (the stack names it).
+ */
+export function originRotationPortsFromEnv(secretId: string): { secret: SecretVersions; target: RotationTarget } {
+  const distributionId = process.env[INFRA_ENV.originDistributionId];
+  if (!distributionId)
+    throw new Error(`${INFRA_ENV.originDistributionId} is not set: the rotation does not know which distribution sends the secret`);
+  return {
+    secret: secretsManagerVersions(secretId),
+    target: originSecretTarget(cloudFrontOriginHeader(distributionId), (ms) => new Promise((resolve) => setTimeout(resolve, ms))),
   };
 }
