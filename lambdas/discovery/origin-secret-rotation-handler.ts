@@ -22,7 +22,7 @@ export async function handler(event: RotationEvent, context?: Context): Promise<
   }
   // The SDK clients load from their own chunk, as the routes' adapters do.
   const { originRotationPortsFromEnv } = await import('./wiring');
-  const { secret, target } = originRotationPortsFromEnv(event.SecretId);
+  const { secret, target } = await originRotationPortsFromEnv(event.SecretId);
   const result = await rotateSecretStep(event.Step, event.ClientRequestToken, secret, target);
   // Never the value: only the step and what it did.
   logger.info('origin secret rotation', { step: event.Step, version: event.ClientRequestToken, result });

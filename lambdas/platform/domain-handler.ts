@@ -123,6 +123,9 @@ export function createDomainHandler<D extends Domain, Ports>(domain: D, options:
     logger.bindInvocation(context, event.requestContext.requestId);
     // A request from around the edge is refused here, before any port is built or route runs.
     const caller = origin?.callerOf(event.headers);
+    // A cold instance reads the origin secret for a request that carries one: its ports and base
+    // URL are built meanwhile rather than after (one round trip, not two, before the first answer).
+    if (isPromise(caller) && !built) for (const start of [getPorts, getBase]) start().catch(() => undefined);
     const out = isPromise(caller) ? caller.then((c) => serve(event, c)) : serve(event, caller);
     return isPromise(out) ? deadline.within(context, out) : out;
   };

@@ -211,6 +211,36 @@ describe('direct calls to the API are refused (issue 31, finding 2)', () => {
   });
 });
 
+describe('a cold instance', () => {
+  it('builds its ports while it reads the secret for a request that carries one, and not for a request without one', async () => {
+    const events: string[] = [];
+    let release!: () => void;
+    const read = new Promise<void>((resolve) => (release = resolve));
+    const echo = (req: ApiRequest) => json(200, { caller: req.sourceIp });
+    const handler = createDomainHandler('discovery', {
+      routes: {
+        getHealth: echo,
+        getEsp: echo,
+        getShop: echo,
+        getJudges: echo,
+        getOpenApi: echo,
+        getEspDiscovery: echo,
+        getX402Discovery: echo,
+      },
+      ports: () => (events.push('ports'), {}),
+      origin: originGuard({ secrets: async () => (events.push('read'), await read, [CURRENT]) }),
+    });
+    expect((await handler(event({}), ctx)).statusCode).toBe(403);
+    expect(events).toEqual([]);
+    const answer = handler(fromEdge('203.0.113.5'), ctx);
+    await new Promise((resolve) => setTimeout(resolve, 10));
+    // The read has not ended, and the ports are built already.
+    expect(events).toEqual(['read', 'ports']);
+    release();
+    expect(body(await answer)).toEqual({ caller: '203.0.113.5' });
+  });
+});
+
 describe('with no origin secret configured (hand-made events)', () => {
   it('is off: the caller is the direct peer and a viewer-address header is ignored', async () => {
     expect(originGuardFromEnv({})).toBeUndefined();
