@@ -13,7 +13,8 @@
  * Fails (exit 1) if a bundle does not import or answers its probe wrongly.
  * Usage: npm run bench:cold [-- pairs]   (default 5 pairs)
  */
-import { execFileSync } from 'node:child_process';
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -21,14 +22,17 @@ import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 import { buildSite } from '../catalog/build';
 import { LAMBDA_ESBUILD_OPTIONS } from '../lib/constructs/lambda-bundle';
-import { bytesLoadedAtImport, bytesOf, PROBES, stageFunctions } from '../test/support/lambda-bundles';
+import { bytesLoadedAtImport, bytesOf, PROBES, SMOKE_ORIGIN_SECRET, stageFunctions } from '../test/support/lambda-bundles';
+import { startSecretsManagerStandIn } from '../test/support/secrets-manager-stand-in';
 
 const pairs = Number(process.argv[2] ?? '5');
 const root = fileURLToPath(new URL('..', import.meta.url));
 const work = mkdtempSync(join(tmpdir(), 'skill-market-cold-'));
 
 await buildSite();
-const { functions, dispose } = stageFunctions();
+// The API functions read the origin secret on their first request: from a loopback stand-in, as the smoke test does.
+const secretsManager = await startSecretsManagerStandIn({ AWSCURRENT: SMOKE_ORIGIN_SECRET });
+const { functions, dispose } = stageFunctions(secretsManager.base);
 
 // The floor: Powertools logger with its middy middleware, and middy, built as the functions are.
 const floorDir = join(work, 'floor');
@@ -69,13 +73,16 @@ interface Run {
   result: unknown;
 }
 
-/** One fresh process: imports `dir/index.mjs` and answers `event`; throws if it does not. */
-function run(dir: string, env: Record<string, string>, event: unknown): Run {
-  const out = execFileSync(
+/**
+ * One fresh process: imports `dir/index.mjs` and answers `event`; throws if it does not. Not
+ * synchronous: the Secrets Manager stand-in answers from this process's event loop.
+ */
+async function run(dir: string, env: Record<string, string>, event: unknown): Promise<Run> {
+  const { stdout: out } = await promisify(execFile)(
     process.execPath,
     ['--enable-source-maps', '--input-type=module', '-e', runner, join(dir, 'index.mjs'), JSON.stringify(event)],
-    { cwd: dir, env, stdio: ['ignore', 'pipe', 'pipe'], timeout: 30_000 },
-  ).toString();
+    { cwd: dir, env, timeout: 30_000 },
+  );
   const marker = out.lastIndexOf('@@RESULT@@');
   if (marker < 0) throw new Error('the bundle did not answer');
   return JSON.parse(out.slice(marker + '@@RESULT@@'.length)) as Run;
@@ -87,31 +94,32 @@ const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floo
 const kib = (bytes: number): string => `${(bytes / 1024).toFixed(0)} KiB`;
 const rows: string[] = [];
 let failed = false;
-run(floorDir, floorEnv, floorEvent); // warm the file cache once
+await run(floorDir, floorEnv, floorEvent); // warm the file cache once
 for (const f of functions) {
   const probe = PROBES[f.description];
   const name = f.description.replace(/^skill-market /, '');
   const size = `${kib(bytesLoadedAtImport(f.taskDir))} of ${(bytesOf(f.taskDir) / 1024 / 1024).toFixed(1)} MiB`;
   try {
     if (!probe) throw new Error('no probe in test/support/lambda-bundles.ts');
-    const wrong = probe.check(run(f.taskDir, f.env, probe.event).result);
+    const wrong = probe.check((await run(f.taskDir, f.env, probe.event)).result);
     if (wrong) throw new Error(wrong);
     const own: Run[] = [];
     const floor: Run[] = [];
     for (let i = 0; i < pairs; i++) {
-      floor.push(run(floorDir, floorEnv, floorEvent));
-      own.push(run(f.taskDir, f.env, probe.event));
+      floor.push(await run(floorDir, floorEnv, floorEvent));
+      own.push(await run(f.taskDir, f.env, probe.event));
     }
     const ratio = (k: 'importMs' | 'answerMs'): string =>
       `${median(own.map((o, i) => o[k] / floor[i]![k])).toFixed(1)}× (${median(own.map((o) => o[k])).toFixed(0)} ms vs ${median(floor.map((o) => o[k])).toFixed(0)})`;
     rows.push(`| ${name} | ${size} | ${ratio('importMs')} | ${ratio('answerMs')} |`);
   } catch (e) {
     failed = true;
-    const stderr = (e as { stderr?: Buffer }).stderr?.toString();
+    const stderr = (e as { stderr?: string }).stderr;
     rows.push(`| ${name} | ${size} | **fails**: ${stderr?.split('\n').find((l) => /Error/.test(l)) ?? (e as Error).message} | |`);
   }
 }
 dispose();
+await secretsManager.close();
 rmSync(work, { recursive: true, force: true });
 console.log(
   `\n| function | JS parsed at import, of the asset | import vs floor | import + first answer vs floor |\n|---|---|---|---|\n${rows.join('\n')}\n\nmedians of ${pairs} interleaved pairs; the floor's first answer is its handler's {statusCode: 200}`,

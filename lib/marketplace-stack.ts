@@ -48,6 +48,7 @@ import {
   Function as CloudFrontFunction,
   FunctionCode,
   FunctionEventType,
+  FunctionRuntime,
   HttpVersion,
   OriginProtocolPolicy,
   OriginRequestPolicy,
@@ -82,6 +83,7 @@ import { PUBLIC_DIR } from '../lambdas/contract/data-dirs';
 import { CACHE_RULES, INDEX_REWRITE_FUNCTION } from '../lambdas/contract/static-assets';
 import { API_SECURITY_HEADERS, PAGE_SECURITY_HEADERS } from '../lambdas/contract/security-headers';
 import { securityHeadersPolicy } from './constructs/security-headers-policy';
+import { ORIGIN_VERIFY_HEADER, VIEWER_ADDRESS_FUNCTION } from '../lambdas/contract/edge-identity';
 
 /**
  * The marketplace: API Gateway HTTP API with one Lambda per domain (routes from the route
@@ -160,6 +162,16 @@ export class MarketplaceStack extends Stack {
           removalPolicy: RemovalPolicy.RETAIN,
         })
       : undefined;
+
+    // The origin secret CloudFront adds to every API request (an origin custom header, by dynamic
+    // reference: the template never holds the value); every API function refuses a request without
+    // it, so the execute-api endpoint serves nobody who goes around CloudFront and its web ACL.
+    // Rotated below once the distribution exists; nothing outlives the stack that would need it.
+    const originSecret = new Secret(this, 'OriginSecret', {
+      description: `Origin secret CloudFront sends the skill-market API in ${ORIGIN_VERIFY_HEADER}; rotated by the origin-secret rotation function`,
+      generateSecretString: { passwordLength: 48, excludePunctuation: true },
+      removalPolicy: RemovalPolicy.DESTROY,
+    });
 
     /**
      * A retained secret with blank fields that the operator fills after deploy (no value ever passes
@@ -332,6 +344,8 @@ export class MarketplaceStack extends Stack {
     for (const { domain, infra } of manifests) {
       const fn = new DomainFunction(this, `${capitalize(domain)}Function`, { domain, environment: env, data: infra.data ?? ['catalog'] });
       provision(fn, infra);
+      // Every API function serves only requests that carry the origin secret: its ARN, and read access to it alone.
+      readsSecret(fn, originSecret, INFRA_ENV.originSecretArn);
       if (infra.startsConfirmations && confirmation) {
         fn.fn.addEnvironment(INFRA_ENV.confirmationStateMachineArn, confirmation.stateMachineArn);
         confirmation.grantStartExecution(fn.fn);
@@ -420,15 +434,31 @@ export class MarketplaceStack extends Stack {
       API_SECURITY_HEADERS,
       'API answers: CSP, framing, nosniff, referrer, HSTS',
     );
-
-    const apiOrigin = new HttpOrigin(Fn.select(2, Fn.split('/', api.apiEndpoint)), { protocolPolicy: OriginProtocolPolicy.HTTPS_ONLY });
+    // The caller's address for the API: CloudFront's own CloudFront-Viewer-Address would need a
+    // policy that forwards Host (API Gateway then refuses its execute-api domain) or names every
+    // header (10 at most), so a viewer-request function writes the viewer's IP under our header,
+    // overwriting any the viewer sent (lambdas/contract/edge-identity.ts).
+    const viewerAddress = new CloudFrontFunction(this, 'ViewerAddress', {
+      code: FunctionCode.fromInline(VIEWER_ADDRESS_FUNCTION),
+      runtime: FunctionRuntime.JS_2_0,
+      comment: 'Tell the API who the viewer is: its IP in the viewer-address header, whatever the viewer sent',
+    });
+    const apiOrigin = new HttpOrigin(Fn.select(2, Fn.split('/', api.apiEndpoint)), {
+      protocolPolicy: OriginProtocolPolicy.HTTPS_ONLY,
+      // The origin secret, resolved by CloudFormation from Secrets Manager at deploy; the rotation
+      // function changes it in place afterwards. It overwrites a viewer's header of the same name.
+      customHeaders: { [ORIGIN_VERIFY_HEADER]: originSecret.secretValue.unsafeUnwrap() },
+    });
     const apiBehavior: BehaviorOptions = {
       origin: apiOrigin,
       viewerProtocolPolicy: ViewerProtocolPolicy.REDIRECT_TO_HTTPS,
       allowedMethods: AllowedMethods.ALLOW_ALL,
       cachePolicy: CachePolicy.CACHING_DISABLED,
+      // Every viewer header but Host (the API reads more than a whitelist's 10), and with it the
+      // viewer-address header the function above writes.
       originRequestPolicy: OriginRequestPolicy.ALL_VIEWER_EXCEPT_HOST_HEADER,
       responseHeadersPolicy: apiHeaders,
+      functionAssociations: [{ function: viewerAddress, eventType: FunctionEventType.VIEWER_REQUEST }],
     };
     // The web ACL: an existing one (context webAclArn), one from the us-east-1 edge stack, or one
     // created here, which CloudFront accepts only in us-east-1 (a rule stops a deploy elsewhere).
@@ -487,6 +517,34 @@ export class MarketplaceStack extends Stack {
       id: 'AwsSolutions-CFR1',
       reason: 'A marketplace for agents anywhere: no country is refused at the edge (sanctions screening, if needed, belongs to checkout).',
     });
+
+    // The origin secret rotates: Secrets Manager runs the owner domain's rotation entry, which puts
+    // the new value in this distribution's origin header; it may update only this distribution,
+    // and read and write only this secret (the rotation schedule's grant).
+    const originRotationOwner = manifests.find((m) => m.infra.originSecretRotation !== undefined);
+    if (!originRotationOwner) throw new Error('No domain manifest owns the origin secret rotation (originSecretRotation)');
+    const originRotation = originRotationOwner.infra.originSecretRotation!;
+    const originRotationFn = new DomainFunction(this, 'OriginSecretRotation', {
+      domain: originRotationOwner.domain,
+      entryFile: originRotation.entry,
+      environment: { ...env, [INFRA_ENV.originDistributionId]: distribution.distributionId },
+      // setSecret waits ORIGIN_SECRET_REFRESH_SECONDS before it updates the distribution.
+      timeout: Duration.minutes(1),
+      invokedBy: 'secrets-manager',
+    });
+    originRotationFn.fn.addToRolePolicy(
+      new PolicyStatement({
+        actions: ['cloudfront:GetDistributionConfig', 'cloudfront:UpdateDistribution'],
+        resources: [distribution.distributionArn],
+      }),
+    );
+    // CloudFront checks that whoever sends a configuration naming a web ACL may read that ACL.
+    originRotationFn.fn.addToRolePolicy(new PolicyStatement({ actions: ['wafv2:GetWebACL'], resources: [webAclArn] }));
+    originSecret.addRotationSchedule('Rotation', {
+      rotationLambda: originRotationFn.live,
+      automaticallyAfter: Duration.days(originRotation.everyDays),
+    });
+    released.push(originRotationFn);
 
     // The LIST warning asks for a defaultRootObject so "/" never lists the bucket; it is set above.
     Annotations.of(distribution).acknowledgeWarning(

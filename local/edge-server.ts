@@ -187,12 +187,18 @@ function answerFault(req: IncomingMessage, res: ServerResponse, err: unknown): v
   sendFailure(res, appError);
 }
 
+/** What the edge adds to every API request, as CloudFront does: the API's host name and the origin secret. */
+interface Origin {
+  domainName: string;
+  secret: string | undefined;
+}
+
 /** Reads the body if there is one, then hands the request to its handler. */
-function serveApi(req: IncomingMessage, res: ServerResponse, target: RequestTarget, domainName: string): Promise<void> | void {
+function serveApi(req: IncomingMessage, res: ServerResponse, target: RequestTarget, origin: Origin): Promise<void> | void {
   // A request that announces no body has none: nothing to wait for (node:http discards what is left unread).
-  if (!hasBody(req)) return invokeHandler(req, res, target, domainName, NO_BODY);
+  if (!hasBody(req)) return invokeHandler(req, res, target, origin, NO_BODY);
   return readBody(req).then((body) =>
-    body === undefined ? refuseAndClose(req, res, payloadTooLarge(GATEWAY_MAX_BODY)) : invokeHandler(req, res, target, domainName, body),
+    body === undefined ? refuseAndClose(req, res, payloadTooLarge(GATEWAY_MAX_BODY)) : invokeHandler(req, res, target, origin, body),
   );
 }
 
@@ -200,7 +206,7 @@ function invokeHandler(
   req: IncomingMessage,
   res: ServerResponse,
   target: RequestTarget,
-  domainName: string,
+  origin: Origin,
   body: Buffer,
 ): Promise<void> | void {
   let match: RouteMatch | undefined;
@@ -222,8 +228,9 @@ function invokeHandler(
   const event = toLambdaEvent(
     req,
     body,
-    { routeKey: match ? match.routeKey : '$default', pathParameters: match?.pathParameters ?? {}, domainName },
+    { routeKey: match ? match.routeKey : '$default', pathParameters: match?.pathParameters ?? {}, domainName: origin.domainName },
     target,
+    origin.secret,
   );
   const invoke = (handler: LambdaHandler): void =>
     withinGatewayTimeout(
@@ -324,6 +331,11 @@ export interface EdgeServerOptions {
    * sets the advertised base URL there, as it is known only then when `port` is 0.
    */
   onListening?: (port: number) => void;
+  /**
+   * The origin secret the edge adds to every API request, as CloudFront adds it in AWS
+   * (local/stack.ts always gives one; the handlers refuse a request without it).
+   */
+  originSecret?: string | undefined;
 }
 
 /** The host API Gateway would report as `requestContext.domainName`: the advertised one, never the Host header. */
@@ -398,7 +410,7 @@ export function startEdgeServer(opts: EdgeServerOptions): Promise<Server> {
   const inFlight = new WeakMap<Duplex, ServerResponse>();
   const answered = new WeakSet<Duplex>();
   // The advertised host is fixed once the stack has set it (before the first request): read it once.
-  let domainName: string | undefined;
+  let origin: Origin | undefined;
 
   /**
    * Not an async function: an API request whose handler is loaded and has no body to read is
@@ -412,7 +424,7 @@ export function startEdgeServer(opts: EdgeServerOptions): Promise<Server> {
         return sendFailure(res, invalidRequest('url', 'The request target is not a valid URL.', 'Send a path such as /api/health.'));
       }
       const pending = isApiPath(target.path)
-        ? serveApi(req, res, target, (domainName ??= domainNameOf(server)))
+        ? serveApi(req, res, target, (origin ??= { domainName: domainNameOf(server), secret: opts.originSecret }))
         : serveStatic(req, res, target.path, root);
       if (pending) pending.then(undefined, (err: unknown) => fail(req, res, err));
     } catch (err) {

@@ -6,6 +6,7 @@
 import type { IncomingMessage } from 'node:http';
 import { randomUUID } from 'node:crypto';
 import type { APIGatewayProxyEventV2, Context } from 'aws-lambda';
+import { addViewerAddress, ORIGIN_VERIFY_HEADER } from '../lambdas/contract/edge-identity';
 import { DEFAULT_MEMORY_MB } from '../lambdas/contract/infra';
 
 /** Content types API Gateway passes as text; every other body arrives base64-encoded. */
@@ -41,14 +42,20 @@ export function parseTarget(url: string | undefined): RequestTarget | undefined 
 }
 
 /**
- * Builds the event API Gateway would pass for `req`. `route.domainName` is the API's own host
- * name, supplied by the server: like API Gateway, never taken from the client's Host header.
+ * Builds the event API Gateway would pass for `req` once CloudFront forwarded it: the edge does
+ * what CloudFront does on the way (the viewer-request function's viewer address, the origin
+ * secret as an origin custom header, each overwriting what the viewer sent), and API Gateway's
+ * peer is the edge itself, as it is CloudFront's edge host in AWS, so the handlers can tell
+ * callers apart only through the same headers as in AWS. `route.domainName` is the API's own
+ * host name, supplied by the server: like API Gateway, never taken from the client's Host header.
+ * Without `originSecret` a viewer's header of that name is dropped all the same.
  */
 export function toLambdaEvent(
   req: IncomingMessage,
   body: Buffer,
   route: { routeKey: string; pathParameters: Record<string, string>; domainName: string },
   target: RequestTarget | undefined = parseTarget(req.url),
+  originSecret?: string,
 ): APIGatewayProxyEventV2 {
   const { path, rawQueryString } = target ?? { path: '/', rawQueryString: '' };
   const headers: Record<string, string> = {};
@@ -59,9 +66,19 @@ export function toLambdaEvent(
     if (v === undefined || k === 'cookie') continue;
     headers[k.toLowerCase()] = Array.isArray(v) ? v.join(',') : v;
   }
+  const viewer = req.socket.remoteAddress ?? '127.0.0.1';
+  // What API Gateway sees as its peer: the edge's own address, not the viewer's.
+  const edge = req.socket.localAddress ?? '127.0.0.1';
+  // CloudFront's viewer-request function: the viewer's address, whatever the viewer sent under that name.
+  addViewerAddress(headers, viewer);
+  // CloudFront's origin custom header: the origin secret, overwriting a viewer's header of that name.
+  if (originSecret) headers[ORIGIN_VERIFY_HEADER] = originSecret;
+  else delete headers[ORIGIN_VERIFY_HEADER];
   // API Gateway adds these; x-forwarded-proto tells handlers which scheme the client used.
   headers['x-forwarded-proto'] = 'http';
-  headers['x-forwarded-for'] = req.socket.remoteAddress ?? '127.0.0.1';
+  // CloudFront appends the viewer to what the viewer sent, API Gateway its peer (nothing trusts this header).
+  const forwardedFor = headers['x-forwarded-for'];
+  headers['x-forwarded-for'] = `${forwardedFor ? `${forwardedFor}, ` : ''}${viewer}, ${edge}`;
 
   let queryStringParameters: Record<string, string> | undefined;
   if (rawQueryString !== '') {
@@ -93,7 +110,7 @@ export function toLambdaEvent(
         method: (req.method ?? 'GET').toUpperCase(),
         path,
         protocol: req.httpVersion === '1.1' ? 'HTTP/1.1' : `HTTP/${req.httpVersion}`,
-        sourceIp: req.socket.remoteAddress ?? '127.0.0.1',
+        sourceIp: edge,
         userAgent: headers['user-agent'] ?? '',
       },
       requestId,

@@ -12,6 +12,7 @@ import { INFRA_ENV } from '../lambdas/contract/env';
 import { SETTINGS } from '../lambdas/contract/settings';
 import { readConfigFromEnv } from '../lambdas/platform/config';
 import { dynamoClient } from '../lambdas/platform/adapters/dynamo-client';
+import { readOrCreateOriginSecret } from '../lambdas/platform/adapters/file-origin-secret';
 import { TABLES } from '../lambdas/contract/tables';
 import { TALLY_FOLD_EVERY_MINUTES } from '../lambdas/contract/schedules';
 import { LOCAL_LEGACY_TREASURY, TREASURY_ACCOUNT_INDEX, ensureRelayer, ensureTestTokens, startAnvil, testAccount } from './anvil';
@@ -170,6 +171,10 @@ export async function startStack(opts: StackOptions): Promise<RunningStack> {
     }
     setDefault(INFRA_ENV.licenseSecretFile, join(keyDir, 'license-secret'));
     setDefault(INFRA_ENV.agentCardKeyFile, join(keyDir, 'agent-card-key.json'));
+    // The origin secret the edge adds and every handler checks, as CloudFront and the functions
+    // share the Secrets Manager secret: always on, so a local request takes the same path as in AWS.
+    setDefault(INFRA_ENV.originSecretFile, join(keyDir, 'origin-secret'));
+    const originSecret = readOrCreateOriginSecret(process.env[INFRA_ENV.originSecretFile]!);
 
     // The advertised base URL never comes from a request's Host: the user's PUBLIC_BASE_URL, else
     // the address the edge listens on, set before the first request can reach a handler.
@@ -182,7 +187,7 @@ export async function startStack(opts: StackOptions): Promise<RunningStack> {
       process.env[SETTINGS.publicBaseUrl.env] = configuredBase || listenUrl;
     };
     await opts.beforeListening;
-    const server: Server = await startEdgeServer({ port: opts.port, onListening: advertise }).catch(
+    const server: Server = await startEdgeServer({ port: opts.port, onListening: advertise, originSecret }).catch(
       portError('the API', 'PORT', opts.port),
     );
     stops.push(

@@ -31,6 +31,16 @@ export const INFRA_ENV = {
   relayerPrivateKey: 'RELAYER_PRIVATE_KEY',
   /** KMS key (ECC_SECG_P256K1) of the relayer that submits x402 authorizations (AWS): it may only Sign and GetPublicKey. */
   relayerKmsKeyId: 'RELAYER_KMS_KEY_ID',
+  /**
+   * Secrets Manager ARN of the origin secret CloudFront adds to every API request (AWS, every API
+   * function). With it or the file below the API serves only requests that carry the secret, and
+   * takes the caller from the edge's viewer-address header (contract/edge-identity.ts).
+   */
+  originSecretArn: 'ORIGIN_SECRET_ARN',
+  /** File holding the origin secret the local edge adds (local run; created once per data dir). */
+  originSecretFile: 'ORIGIN_SECRET_FILE',
+  /** The CloudFront distribution whose API origin carries the origin secret (the rotation function only). */
+  originDistributionId: 'ORIGIN_DISTRIBUTION_ID',
   /** DynamoDB endpoint override: dynalite locally; unset in AWS. */
   dynamodbEndpoint: 'DYNAMODB_ENDPOINT',
 } as const;

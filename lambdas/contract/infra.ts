@@ -65,4 +65,9 @@ export interface DomainInfra {
   scheduledTask?: { entry: string; schedules: readonly ScheduledRun[] };
   /** The Lambda entry Secrets Manager runs to rotate the license signing key, and how often. */
   licenseKeyRotation?: { entry: string; everyDays: number };
+  /**
+   * The Lambda entry Secrets Manager runs to rotate the origin secret CloudFront sends the API, and
+   * how often; it may update only the distribution and that secret.
+   */
+  originSecretRotation?: { entry: string; everyDays: number };
 }

@@ -13,3 +13,9 @@ export const RECONCILE_EVERY_MINUTES = 24 * 60;
  * rotation that follows its issue (docs/OPERATIONS.md, "Keys and secrets").
  */
 export const LICENSE_KEY_ROTATION_DAYS = 90;
+
+/**
+ * The origin secret CloudFront sends the API is replaced this often (docs/OPERATIONS.md, "Keys
+ * and secrets"); an operator can rotate it at once with `aws secretsmanager rotate-secret`.
+ */
+export const ORIGIN_SECRET_ROTATION_DAYS = 30;

@@ -5,15 +5,10 @@
  */
 import type { Context } from 'aws-lambda';
 import { logger } from '../platform/logger';
-import { rotateStep, type RotationStep } from './core/key-rotation';
+import { isRotationEvent, NOT_A_ROTATION_STEP, type RotationEvent } from '../platform/secret-rotation';
+import { rotateStep } from './core/key-rotation';
 
-export interface RotationEvent {
-  Step: RotationStep;
-  SecretId: string;
-  ClientRequestToken: string;
-}
-
-const STEPS: readonly string[] = ['createSecret', 'setSecret', 'testSecret', 'finishSecret'];
+export type { RotationEvent } from '../platform/secret-rotation';
 
 /**
  * Runs one step. An event that is not a rotation step (Secrets Manager never sends one) is answered
@@ -21,20 +16,15 @@ const STEPS: readonly string[] = ['createSecret', 'setSecret', 'testSecret', 'fi
  */
 export async function handler(event: RotationEvent, context?: Context): Promise<{ step: string; result: string } | { error: string }> {
   if (context) logger.addContext(context);
-  const step = (event as { Step?: unknown } | null)?.Step;
-  if (
-    typeof step !== 'string' ||
-    !STEPS.includes(step) ||
-    typeof event.SecretId !== 'string' ||
-    typeof event.ClientRequestToken !== 'string'
-  ) {
-    logger.error('not a rotation step', { step: String(step) });
-    return { error: `not a Secrets Manager rotation step: expected Step (one of ${STEPS.join(', ')}), SecretId and ClientRequestToken` };
+  if (!isRotationEvent(event)) {
+    logger.error('not a rotation step', { step: String((event as { Step?: unknown } | null)?.Step) });
+    return { error: NOT_A_ROTATION_STEP };
   }
+  const step = event.Step;
   // The SDK client loads from its own chunk, as the routes' adapters do.
   const { rotationPortsFromEnv } = await import('./wiring');
   const { secret, newKey } = rotationPortsFromEnv(event.SecretId);
-  const result = await rotateStep(step as RotationStep, event.ClientRequestToken, secret, newKey);
+  const result = await rotateStep(step, event.ClientRequestToken, secret, newKey);
   // Never the key: only the step and what it did.
   logger.info('license key rotation', { step, version: event.ClientRequestToken, result });
   return { step, result };

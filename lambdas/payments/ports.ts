@@ -285,20 +285,8 @@ export interface LicenseKeys {
   previous?: Uint8Array;
 }
 
-/**
- * A Secrets Manager secret's versions, as its rotation steps need them (AWS's four-step rotation
- * protocol: createSecret, setSecret, testSecret, finishSecret).
- */
-export interface SecretVersions {
-  /** Whether rotation is on, and each version id with its staging labels (AWSCURRENT, AWSPENDING, AWSPREVIOUS). */
-  describe(): Promise<{ rotationEnabled: boolean; versions: Record<string, readonly string[]> }>;
-  /** The value of a version by id, or of the version with a staging label; undefined if there is none. */
-  value(of: { versionId: string } | { stage: string }): Promise<string | undefined>;
-  /** Stores `value` as version `versionId`, labelled AWSPENDING (idempotent for the same id). */
-  putPending(versionId: string, value: string): Promise<void>;
-  /** Moves AWSCURRENT to `versionId` from `fromVersionId`; Secrets Manager labels the old one AWSPREVIOUS. */
-  makeCurrent(versionId: string, fromVersionId: string): Promise<void>;
-}
+/** A Secrets Manager secret's versions, as its rotation steps need them (the protocol is the platform's). */
+export type { SecretVersions } from '../platform/secret-rotation';
 
 export interface Licenses {
   issue(claims: LicenseClaims): Promise<string>;

@@ -10,6 +10,7 @@ import { toApiRequest, type ApiRequest, type ApiResponse } from './http';
 import { logger } from './logger';
 import { deadlineGuard } from './deadline';
 import { cacheUntilFailure } from './memo';
+import { originGuardFromEnv, type OriginGuard } from './origin-verify';
 import { resolvePublicBaseUrl } from './public-base-url';
 import { errorHandler } from './middleware/error-handler';
 import { responseHeaders } from './middleware/response-headers';
@@ -35,6 +36,11 @@ export interface DomainHandlerOptions<D extends Domain, Ports> {
   rateLimited?: RateLimitedHandler;
   /** Milliseconds since the epoch, for the rate limits; the system clock unless a test sets it. */
   clock?: () => number;
+  /**
+   * The check that a request came through the edge, and who its caller is (origin-verify.ts);
+   * by default from the environment (the stack and the local run always configure one).
+   */
+  origin?: OriginGuard | undefined;
 }
 
 /**
@@ -71,13 +77,20 @@ export function createDomainHandler<D extends Domain, Ports>(domain: D, options:
 
   // A route still waiting when the function's time is nearly up is answered 503 before Lambda cuts it off.
   const deadline = deadlineGuard();
+  // Only requests that came through the edge are served; the caller is the viewer it reports.
+  const origin = 'origin' in options ? options.origin : originGuardFromEnv();
 
   /** The route's answer for a request once ports and base URL are built. */
-  const answer = (event: APIGatewayProxyEventV2, ports: Ports, base: string | undefined): ApiResponse | Promise<ApiResponse> => {
-    const req = toApiRequest(event, base);
+  const answer = (
+    event: APIGatewayProxyEventV2,
+    ports: Ports,
+    base: string | undefined,
+    caller: string | undefined,
+  ): ApiResponse | Promise<ApiResponse> => {
+    const req = toApiRequest(event, base, caller);
     const rule = limits.get(event.routeKey);
     if (rule) {
-      // Keyed by the address API Gateway saw (the socket's peer locally), never by X-Forwarded-For, which the caller writes.
+      // Keyed by the caller: the viewer the edge reports, never X-Forwarded-For, which the caller writes.
       const wait = limiters.take(rule, req.sourceIp, clock());
       if (wait !== undefined) {
         if (!options.rateLimited) throw rateLimited(wait, rule);
@@ -92,6 +105,14 @@ export function createDomainHandler<D extends Domain, Ports>(domain: D, options:
 
   // Once both are built they never change: later requests take them without awaiting two promises.
   let built: { ports: Ports; base: string | undefined } | undefined;
+  /** The answer once the caller is known: at once when the ports are built and the route answers at once. */
+  const serve = (event: APIGatewayProxyEventV2, caller: string | undefined): ApiResponse | Promise<ApiResponse> => {
+    if (built) return answer(event, built.ports, built.base, caller);
+    return Promise.all([getPorts(), getBase()]).then(([ports, base]) => {
+      built = { ports, base };
+      return answer(event, ports, base, caller);
+    });
+  };
   /**
    * Not an async function: a route that answers at once (most reads) is returned as it is, with
    * no deadline to arm; only work still pending is guarded. A synchronous throw reaches middy's
@@ -100,14 +121,12 @@ export function createDomainHandler<D extends Domain, Ports>(domain: D, options:
   const route = (event: APIGatewayProxyEventV2, context: Context): ApiResponse | Promise<ApiResponse> => {
     // The invocation's log context (Lambda context, correlation id), applied only if it writes a line.
     logger.bindInvocation(context, event.requestContext.requestId);
-    if (!built) {
-      const first = Promise.all([getPorts(), getBase()]).then(([ports, base]) => {
-        built = { ports, base };
-        return answer(event, ports, base);
-      });
-      return deadline.within(context, first);
-    }
-    const out = answer(event, built.ports, built.base);
+    // A request from around the edge is refused here, before any port is built or route runs.
+    const caller = origin?.callerOf(event.headers);
+    // A cold instance reads the origin secret for a request that carries one: its ports and base
+    // URL are built meanwhile rather than after (one round trip, not two, before the first answer).
+    if (isPromise(caller) && !built) for (const start of [getPorts, getBase]) start().catch(() => undefined);
+    const out = isPromise(caller) ? caller.then((c) => serve(event, c)) : serve(event, caller);
     return isPromise(out) ? deadline.within(context, out) : out;
   };
 

@@ -61,7 +61,9 @@ export type ErrorCode =
   /** 401: a call on a checkout session without its client secret (`Authorization: Bearer`), or with another. */
   | 'CHECKOUT_SECRET_REQUIRED'
   /** 403: a card pack already delivered, asked for again with the Stripe session id alone; present its license. */
-  | 'LICENSE_REQUIRED';
+  | 'LICENSE_REQUIRED'
+  /** 403, retry false: a request that did not come through the edge (no valid origin secret): the API's own endpoint is not served. */
+  | 'ORIGIN_REQUIRED';
 
 /** The spec's failure body. */
 export interface FailureBody {
@@ -163,6 +165,18 @@ export const methodNotAllowed = (method: string, path: string, allowed: readonly
     message: `${method} is not supported on ${path}.`,
     tip: `Use ${allowed.join(' or ')}.`,
     headers: { allow: allowed.join(', ') },
+  });
+
+/**
+ * A request without a valid origin secret: it reached the API's own endpoint directly, around
+ * CloudFront and its web ACL. The answer says where to call instead and nothing of the secret.
+ */
+export const originRequired = (): AppError =>
+  new AppError({
+    status: 403,
+    code: 'ORIGIN_REQUIRED',
+    message: "This endpoint serves only requests that come through the marketplace's own address.",
+    tip: 'Call the base URL the marketplace advertises (GET /.well-known/esp.json there), not the API Gateway endpoint.',
   });
 
 /** A fault on our side (RPC down, table throttled): always 503 with retry true, never a stack trace. */

@@ -3,6 +3,7 @@
  * API Gateway HTTP API (payload v2) events. Route handlers never touch the raw event.
  */
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
+import { ORIGIN_VERIFY_HEADER, VIEWER_ADDRESS_HEADER } from '../contract/edge-identity';
 import { SETTINGS } from '../contract/settings';
 import { type AppError, failureBody, internalError, invalidJson, payloadTooLarge } from './errors';
 import { MAX_BODY_BYTES, parseJson } from './json';
@@ -23,6 +24,13 @@ export interface ApiRequest {
   requestId: string;
   /** Absolute base URL this deployment advertises (configured, never from a header), without a trailing slash. */
   baseUrl: string;
+  /**
+   * The caller's address: the viewer the edge reports (CloudFront's `event.viewer.ip`, carried in
+   * the viewer-address header of a request with a valid origin secret; platform/origin-verify.ts),
+   * never API Gateway's peer, which is CloudFront's edge host for every viewer behind it. Without
+   * an origin secret configured (hand-made events in unit tests), the direct peer. Per-caller
+   * limits and the lost-response retry are keyed by it.
+   */
   sourceIp: string;
 }
 
@@ -67,16 +75,20 @@ export function baseUrlOf(configured: string | undefined): string {
 
 /**
  * Converts a payload v2 event into an {@link ApiRequest}; throws 413 for an oversized body and
- * 503 when no base URL is configured (see {@link baseUrlOf}).
+ * 503 when no base URL is configured (see {@link baseUrlOf}). `caller` is the viewer the edge
+ * reported, once the origin secret was checked; without it the event's direct peer. The origin
+ * secret and the viewer-address header never reach a route: identity is `sourceIp` alone.
  */
-export function toApiRequest(event: APIGatewayProxyEventV2, configuredBaseUrl: string | undefined): ApiRequest {
+export function toApiRequest(event: APIGatewayProxyEventV2, configuredBaseUrl: string | undefined, caller?: string): ApiRequest {
   // Plain loops, and no parser for an empty query string: this runs on every request (issue 14).
   const headers: Record<string, string> = {};
   const given = event.headers;
   if (given)
     for (const k in given) {
       const v = given[k];
-      if (v !== undefined) headers[k.toLowerCase()] = v;
+      if (v === undefined) continue;
+      const name = k.toLowerCase();
+      if (name !== ORIGIN_VERIFY_HEADER && name !== VIEWER_ADDRESS_HEADER) headers[name] = v;
     }
 
   let body: string | undefined;
@@ -108,7 +120,7 @@ export function toApiRequest(event: APIGatewayProxyEventV2, configuredBaseUrl: s
     body,
     requestId: event.requestContext.requestId,
     baseUrl: baseUrlOf(configuredBaseUrl),
-    sourceIp: event.requestContext.http.sourceIp,
+    sourceIp: caller ?? event.requestContext.http.sourceIp,
   };
 }
 

@@ -3,12 +3,16 @@
  * imports its `index.mjs` in a fresh `node` process whose environment is only what the
  * stack gives that function (plus what the Lambda runtime itself sets), with the AWS SDK
  * resolvable as the nodejs22.x runtime provides it and nothing else, and calls the handler
- * with one event of one of its routes. The answer must be that route's normal status.
+ * with one event of one of its routes. The answer must be that route's normal status. API
+ * functions read the origin secret from a loopback Secrets Manager stand-in; a direct call
+ * (no origin secret) must be refused without reading it.
  */
 import { execFile } from 'node:child_process';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { PROBES, stageFunctions, type StagedFunction } from '../support/lambda-bundles';
+import { ACCEPTED_ORIGIN_SECRET_STAGES } from '../../lambdas/contract/edge-identity';
+import { apiEvent, checksOrigin, PROBES, SMOKE_ORIGIN_SECRET, stageFunctions, type StagedFunction } from '../support/lambda-bundles';
+import { startSecretsManagerStandIn, type SecretsManagerStandIn } from '../support/secrets-manager-stand-in';
 
 const runner = `
 const [file, eventJson] = process.argv.slice(1);
@@ -21,12 +25,18 @@ process.exit(0);
 
 let functions: StagedFunction[];
 let dispose: (() => void) | undefined;
+let secretsManager: SecretsManagerStandIn | undefined;
 
-beforeAll(() => {
-  ({ functions, dispose } = stageFunctions());
+beforeAll(async () => {
+  // Right after a rotation: the previous value is still accepted, and the current one is what the probes send.
+  secretsManager = await startSecretsManagerStandIn({ AWSCURRENT: SMOKE_ORIGIN_SECRET, AWSPREVIOUS: 'the-secret-before-it' });
+  ({ functions, dispose } = stageFunctions(secretsManager.base));
 }, 240_000);
 
-afterAll(() => dispose?.());
+afterAll(async () => {
+  dispose?.();
+  await secretsManager?.close();
+});
 
 function runBundle(fn: StagedFunction, event: unknown): Promise<{ result: unknown; stderr: string }> {
   return new Promise((resolve, reject) => {
@@ -63,5 +73,23 @@ describe('every synthesized Lambda bundle', () => {
       }),
     );
     expect(failures.filter((f) => f !== undefined)).toEqual([]);
+    // A cold API function reads the origin secret's accepted versions once: one GetSecretValue per staging label.
+    for (const fn of functions.filter(checksOrigin))
+      expect(secretsManager!.calls(`/${fn.id}`), fn.id).toBe(ACCEPTED_ORIGIN_SECRET_STAGES.length);
+  }, 180_000);
+
+  it('refuses a direct call to the API (no origin secret) with 403 ORIGIN_REQUIRED, reading no secret for it', async () => {
+    const api = functions.filter(checksOrigin);
+    expect(api.length).toBeGreaterThanOrEqual(7);
+    const before = new Map(api.map((fn) => [fn.id, secretsManager!.calls(`/${fn.id}`)]));
+    const answers = await Promise.all(
+      api.map(async (fn) => ({ fn, result: (await runBundle(fn, apiEvent('GET', '/api/health', '', undefined, false))).result })),
+    );
+    for (const { fn, result } of answers) {
+      const res = result as { statusCode: number; body: string };
+      expect(res.statusCode, fn.id).toBe(403);
+      expect(JSON.parse(res.body), fn.id).toMatchObject({ ok: false, error_code: 'ORIGIN_REQUIRED', retry: false });
+      expect(secretsManager!.calls(`/${fn.id}`), fn.id).toBe(before.get(fn.id));
+    }
   }, 180_000);
 });

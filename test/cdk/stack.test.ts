@@ -11,7 +11,10 @@ import { carriesKey, DeployConfigError } from '../../lib/deploy-config';
 import { MarketplaceStack } from '../../lib/marketplace-stack';
 import { addMarketplace } from '../../lib/marketplace-app';
 import { WAF_RATE_LIMIT_PER_5_MIN } from '../../lib/constructs/edge-web-acl';
-import { LICENSE_KEY_ROTATION_DAYS } from '../../lambdas/contract/schedules';
+import { LICENSE_KEY_ROTATION_DAYS, ORIGIN_SECRET_ROTATION_DAYS } from '../../lambdas/contract/schedules';
+import { ORIGIN_VERIFY_HEADER, VIEWER_ADDRESS_FUNCTION, VIEWER_ADDRESS_HEADER } from '../../lambdas/contract/edge-identity';
+import { INFRA_ENV } from '../../lambdas/contract/env';
+import { runInNewContext } from 'node:vm';
 import { CACHE_RULES } from '../../lambdas/contract/static-assets';
 import { API_SECURITY_HEADERS, HSTS_MAX_AGE_SECONDS, PAGE_SECURITY_HEADERS } from '../../lambdas/contract/security-headers';
 
@@ -729,8 +732,10 @@ describe('the license key rotates (issue 17)', () => {
     const [secretId] = Object.keys(
       template.findResources('AWS::SecretsManager::Secret', { Properties: { Description: Match.stringLikeRegexp('license') } }),
     );
-    const schedule = Object.values(template.findResources('AWS::SecretsManager::RotationSchedule'))[0] as any;
-    expect(schedule.Properties.SecretId).toEqual({ Ref: secretId });
+    const schedule = Object.values(template.findResources('AWS::SecretsManager::RotationSchedule')).find(
+      (r: any) => r.Properties.SecretId.Ref === secretId,
+    ) as any;
+    expect(schedule).toBeDefined();
     expect(
       schedule.Properties.RotationRules.ScheduleExpression ?? `rate(${schedule.Properties.RotationRules.AutomaticallyAfterDays} days)`,
     ).toBe(`rate(${LICENSE_KEY_ROTATION_DAYS} days)`);
@@ -740,6 +745,118 @@ describe('the license key rotates (issue 17)', () => {
     expect(schedule.Properties.RotationLambdaARN).toEqual({ Ref: aliasId });
     const rotationFn = domainFunctions().find((f) => f.Properties['Description'] === 'skill-market payments license-rotation-handler');
     expect(rotationFn).toBeDefined();
+  });
+});
+
+describe('the deployed API knows its callers and serves only CloudFront (issue 31)', () => {
+  const cdn = () => (Object.values(template.findResources('AWS::CloudFront::Distribution')) as any[])[0].Properties.DistributionConfig;
+  const apiBehaviors = () => (cdn().CacheBehaviors as any[]).filter((b) => ['/api/*', '/.well-known/*'].includes(b.PathPattern));
+  const originSecretId = () =>
+    Object.keys(
+      template.findResources('AWS::SecretsManager::Secret', { Properties: { Description: Match.stringLikeRegexp('Origin secret') } }),
+    )[0]!;
+  const apiFunctions = () => domainFunctions().filter((f) => / routes$/.test(f.Properties['Description']));
+
+  it("runs the viewer-address function on the API behaviours' viewer requests, beside every viewer header but Host", () => {
+    const [fnId, fn] = Object.entries(template.findResources('AWS::CloudFront::Function')).find(
+      ([, f]: [string, any]) => f.Properties.FunctionCode === VIEWER_ADDRESS_FUNCTION,
+    ) as [string, any];
+    expect(fn.Properties.FunctionConfig.Runtime).toBe('cloudfront-js-2.0');
+    expect(apiBehaviors()).toHaveLength(2);
+    for (const b of apiBehaviors()) {
+      expect(b.FunctionAssociations).toEqual([{ EventType: 'viewer-request', FunctionARN: { 'Fn::GetAtt': [fnId, 'FunctionARN'] } }]);
+      // The managed AllViewerExceptHostHeader policy: the function's header reaches the API with the viewer's own.
+      expect(b.OriginRequestPolicyId).toBe('b689b0a8-53d0-40ab-baf2-68738e2966ac');
+    }
+    // The static behaviour does not need it.
+    expect(JSON.stringify(cdn().DefaultCacheBehavior)).not.toContain(fnId);
+    // The function, run as CloudFront runs it: the viewer's IP, whatever the viewer sent under that name.
+    const out = runInNewContext(
+      `${VIEWER_ADDRESS_FUNCTION}; handler(${JSON.stringify({
+        viewer: { ip: '203.0.113.9' },
+        request: { headers: { [VIEWER_ADDRESS_HEADER]: { value: '10.0.0.1', multiValue: [{ value: '10.0.0.1' }] } } },
+      })})`,
+    ) as { headers: Record<string, unknown> };
+    expect(out.headers[VIEWER_ADDRESS_HEADER]).toEqual({ value: '203.0.113.9' });
+  });
+
+  it('adds the origin secret to the API origin by dynamic reference to Secrets Manager, never as text in the template', () => {
+    const secretId = originSecretId();
+    const origin = (cdn().Origins as any[]).find((o) => o.Id === apiBehaviors()[0].TargetOriginId);
+    expect(origin.OriginCustomHeaders).toEqual([
+      {
+        HeaderName: ORIGIN_VERIFY_HEADER,
+        HeaderValue: { 'Fn::Join': ['', ['{{resolve:secretsmanager:', { Ref: secretId }, ':SecretString:::}}']] },
+      },
+    ]);
+    const secret = template.findResources('AWS::SecretsManager::Secret')[secretId] as any;
+    expect(secret.Properties.GenerateSecretString).toMatchObject({ PasswordLength: 48, ExcludePunctuation: true });
+    expect(secret.Properties.SecretString).toBeUndefined();
+    // The S3 origin gets no secret.
+    expect((cdn().Origins as any[]).filter((o) => o.OriginCustomHeaders)).toHaveLength(1);
+  });
+
+  it("gives every API function the secret's ARN and read access to it alone; no other function reads it", () => {
+    const secretId = originSecretId();
+    expect(apiFunctions().length).toBeGreaterThanOrEqual(7);
+    for (const f of domainFunctions())
+      expect(f.Properties['Environment'].Variables[INFRA_ENV.originSecretArn]).toEqual(
+        / routes$/.test(f.Properties['Description']) ? { Ref: secretId } : undefined,
+      );
+    const statements = (Object.entries(template.findResources('AWS::IAM::Policy')) as [string, any][]).flatMap(([id, p]) =>
+      (p.Properties.PolicyDocument.Statement as any[]).map((st) => ({ id, st })),
+    );
+    const onSecret = statements.filter(({ st }) => JSON.stringify(st.Resource).includes(secretId));
+    const readers = onSecret.filter(({ id }) => !id.startsWith('OriginSecretRotation'));
+    expect(readers).toHaveLength(apiFunctions().length);
+    for (const { st } of readers) {
+      expect([st.Action].flat().sort()).toEqual(['secretsmanager:DescribeSecret', 'secretsmanager:GetSecretValue']);
+      expect(st.Resource).toEqual({ Ref: secretId });
+    }
+  });
+
+  it('rotates the secret every ORIGIN_SECRET_ROTATION_DAYS through a function that may update only this distribution', () => {
+    const secretId = originSecretId();
+    const schedule = Object.values(template.findResources('AWS::SecretsManager::RotationSchedule')).find(
+      (r: any) => r.Properties.SecretId.Ref === secretId,
+    ) as any;
+    expect(schedule.Properties.RotationRules.ScheduleExpression).toBe(`rate(${ORIGIN_SECRET_ROTATION_DAYS} days)`);
+    const [aliasId] = Object.entries(template.findResources('AWS::Lambda::Alias')).find(([, a]: [string, any]) =>
+      JSON.stringify(a.Properties.FunctionName).includes('OriginSecretRotation'),
+    )!;
+    expect(schedule.Properties.RotationLambdaARN).toEqual({ Ref: aliasId });
+    const rotation = domainFunctions().find(
+      (f) => f.Properties['Description'] === 'skill-market discovery origin-secret-rotation-handler',
+    )!;
+    const [distId] = Object.keys(template.findResources('AWS::CloudFront::Distribution'));
+    expect(rotation.Properties['Environment'].Variables[INFRA_ENV.originDistributionId]).toEqual({ Ref: distId });
+    expect(rotation.Properties['Environment'].Variables[INFRA_ENV.originSecretArn]).toBeUndefined();
+    expect(rotation.Properties['Timeout']).toBe(60);
+
+    const policies = Object.entries(template.findResources('AWS::IAM::Policy')) as [string, any][];
+    const statementsOf = (prefix: string) =>
+      policies.filter(([id]) => id.startsWith(prefix)).flatMap(([, p]) => p.Properties.PolicyDocument.Statement as any[]);
+    const cloudFront = statementsOf('OriginSecretRotation').filter((st) =>
+      [st.Action].flat().some((a: string) => a.startsWith('cloudfront:')),
+    );
+    expect(cloudFront).toEqual([
+      {
+        Action: ['cloudfront:GetDistributionConfig', 'cloudfront:UpdateDistribution'],
+        Effect: 'Allow',
+        Resource: {
+          'Fn::Join': [
+            '',
+            ['arn:', { Ref: 'AWS::Partition' }, ':cloudfront::', { Ref: 'AWS::AccountId' }, ':distribution/', { Ref: distId }],
+          ],
+        },
+      },
+    ]);
+    // Its Secrets Manager grant names this secret only (GetRandomPassword takes no resource).
+    for (const st of statementsOf('OriginSecretRotation').filter((st) => JSON.stringify(st.Action).includes('secretsmanager:')))
+      if (st.Action !== 'secretsmanager:GetRandomPassword') expect(st.Resource).toEqual({ Ref: secretId });
+    // Nobody else may change a distribution.
+    const updaters = policies.filter(([, p]) => JSON.stringify(p.Properties.PolicyDocument).includes('cloudfront:UpdateDistribution'));
+    expect(updaters.map(([id]) => id)).toEqual([expect.stringMatching(/^OriginSecretRotation/)]);
   });
 });
 

@@ -4,7 +4,8 @@
  * is synthesized once, each function's asset is staged as /var/task under a directory whose
  * node_modules holds only the AWS SDK (what the runtime provides), its environment is only what
  * the stack gives it plus what the runtime sets, and each function has one probe: an event of
- * one of its routes that needs no AWS call, with the answer it must give.
+ * one of its routes that needs no AWS call but the origin secret's (answered by a loopback
+ * Secrets Manager stand-in, test/support/secrets-manager-stand-in.ts), with the answer it must give.
  */
 import { cpSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -12,10 +13,16 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { App } from 'aws-cdk-lib';
 import { MarketplaceStack } from '../../lib/marketplace-stack';
+import { ORIGIN_VERIFY_HEADER, VIEWER_ADDRESS_HEADER } from '../../lambdas/contract/edge-identity';
+import { INFRA_ENV } from '../../lambdas/contract/env';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 export const TREASURY = '0xa0Ee7A142d267C1f36714E4a8F75612F20a79720';
 const CANARY = 'agent-x402-first-buy';
+/** The origin secret the probes carry, as CloudFront adds it; the stand-in holds it as AWSCURRENT. */
+export const SMOKE_ORIGIN_SECRET = 'smoke-origin-secret-0123456789abcdefghijklmnopqrstuv';
+/** The viewer CloudFront reports for the probes; API Gateway's peer is CloudFront's edge host. */
+const SMOKE_VIEWER = '203.0.113.7';
 
 /** One synthesized function, staged as its /var/task. */
 export interface StagedFunction {
@@ -57,15 +64,23 @@ function fields(expected: Record<string, (v: unknown) => boolean>): ProbeCheck {
   };
 }
 
-/** An API Gateway HTTP API (payload 2.0) event for one route. */
-export function apiEvent(method: string, path: string, rawQueryString = '', body?: string): unknown {
+/**
+ * An API Gateway HTTP API (payload 2.0) event for one route, as CloudFront forwards it: with the
+ * origin secret and the viewer's address (`throughEdge`), or as a direct call to the execute-api
+ * endpoint without them.
+ */
+export function apiEvent(method: string, path: string, rawQueryString = '', body?: string, throughEdge = true): unknown {
   return {
     ...(body !== undefined ? { body } : {}),
     version: '2.0',
     routeKey: `${method} ${path}`,
     rawPath: path,
     rawQueryString,
-    headers: { host: 'smoke.invalid', 'x-forwarded-proto': 'https' },
+    headers: {
+      host: 'smoke.invalid',
+      'x-forwarded-proto': 'https',
+      ...(throughEdge ? { [ORIGIN_VERIFY_HEADER]: SMOKE_ORIGIN_SECRET, [VIEWER_ADDRESS_HEADER]: SMOKE_VIEWER } : {}),
+    },
     requestContext: {
       http: { method, path, protocol: 'HTTP/1.1', sourceIp: '198.51.100.7', userAgent: 'bundle-smoke' },
       requestId: 'smoke-request',
@@ -107,7 +122,15 @@ export const PROBES: Record<string, { event: unknown; check: ProbeCheck }> = {
     event: { Step: 'smoke' },
     check: fields({ error: (v) => typeof v === 'string' && v.includes('not a Secrets Manager rotation step') }),
   },
+  // The origin secret's rotation, likewise.
+  'skill-market discovery origin-secret-rotation-handler': {
+    event: { Step: 'smoke' },
+    check: fields({ error: (v) => typeof v === 'string' && v.includes('not a Secrets Manager rotation step') }),
+  },
 };
+
+/** Whether a function checks the origin secret (every API function does): it has the secret's ARN. */
+export const checksOrigin = (fn: StagedFunction): boolean => fn.env[INFRA_ENV.originSecretArn] !== undefined;
 
 /** A CloudFormation value as the deployed function would see it; tokens become stand-ins of the right shape. */
 function resolveEnv(name: string, value: unknown): string {
@@ -141,8 +164,12 @@ export function bytesLoadedAtImport(taskDir: string): number {
   return [...seen].reduce((sum, f) => sum + statSync(f).size, 0);
 }
 
-/** Synthesizes the stack and stages every function of ours; `dispose` removes it all. */
-export function stageFunctions(): { functions: StagedFunction[]; dispose: () => void } {
+/**
+ * Synthesizes the stack and stages every function of ours; `dispose` removes it all. With
+ * `secretsManager` (a stand-in's base URL), the functions that read the origin secret reach it
+ * there, each at its own path `/<logical id>`, so their calls can be counted apart.
+ */
+export function stageFunctions(secretsManager?: string): { functions: StagedFunction[]; dispose: () => void } {
   const outdir = mkdtempSync(join(tmpdir(), 'skill-market-synth-'));
   const runtimeDir = mkdtempSync(join(tmpdir(), 'skill-market-runtime-'));
   const dispose = (): void => {
@@ -175,12 +202,17 @@ export function stageFunctions(): { functions: StagedFunction[]; dispose: () => 
           AWS_REGION: 'us-east-1',
           AWS_LAMBDA_FUNCTION_NAME: id,
           AWS_LAMBDA_FUNCTION_MEMORY_SIZE: '512',
+          // The function role's credentials, which the runtime puts in the environment (stand-ins here).
+          AWS_ACCESS_KEY_ID: 'ASIASMOKESMOKESMOKE0',
+          AWS_SECRET_ACCESS_KEY: 'smoke-secret-access-key',
+          AWS_SESSION_TOKEN: 'smoke-session-token',
           // Lambda runs Node 22; this machine's Node 20 only adds the SDK's notice about that.
           AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
         };
         for (const [name, value] of Object.entries(r.Properties.Environment?.Variables ?? {})) {
           env[name] = resolveEnv(name, value).replace(/^\/var\/task(?=\/|$)/, taskDir);
         }
+        if (secretsManager && env[INFRA_ENV.originSecretArn]) env['AWS_ENDPOINT_URL_SECRETS_MANAGER'] = `${secretsManager}/${id}`;
         env['POWERTOOLS_LOG_LEVEL'] = 'SILENT';
         return { id, description: r.Properties.Description!, handler: r.Properties.Handler, taskDir, env };
       });

@@ -3,6 +3,9 @@ import { describe, expect, it } from 'vitest';
 import { createDomainHandler, type RateLimitedHandler } from '../../lambdas/platform/domain-handler';
 import { AppError, skillRequired } from '../../lambdas/platform/errors';
 import { json } from '../../lambdas/platform/http';
+import { INFRA_ENV } from '../../lambdas/contract/env';
+import { ORIGIN_VERIFY_HEADER, VIEWER_ADDRESS_HEADER } from '../../lambdas/contract/edge-identity';
+import { originGuard, type OriginGuard } from '../../lambdas/platform/origin-verify';
 
 const ev = (routeKey: string): APIGatewayProxyEventV2 =>
   ({
@@ -16,6 +19,10 @@ const ev = (routeKey: string): APIGatewayProxyEventV2 =>
   }) as unknown as APIGatewayProxyEventV2;
 // The platform never guesses the advertised base URL from a header; alone, this file configures one.
 process.env['PUBLIC_BASE_URL'] ??= 'https://market.example';
+// Hand-made events carry no origin secret: the origin check is off here, as with nothing configured
+// (the test workers inherit the local stack's environment, which configures one).
+delete process.env[INFRA_ENV.originSecretFile];
+delete process.env[INFRA_ENV.originSecretArn];
 const ok = () => json(200, {});
 const ctx = { awsRequestId: 'r-9', functionName: 'f', getRemainingTimeInMillis: () => 1000 } as unknown as Context;
 
@@ -167,7 +174,7 @@ describe('createDomainHandler rate limits (from the route table)', () => {
     const e = ev(routeKey);
     return { ...e, requestContext: { ...e.requestContext, http: { ...e.requestContext.http, method: 'POST', sourceIp } } };
   };
-  const access = (clock: () => number, extra: { rateLimited?: RateLimitedHandler } = {}) =>
+  const access = (clock: () => number, extra: { rateLimited?: RateLimitedHandler; origin?: OriginGuard } = {}) =>
     createDomainHandler('access', {
       routes: {
         postPay: ok,
@@ -222,5 +229,24 @@ describe('createDomainHandler rate limits (from the route table)', () => {
     expect(limited.statusCode).toBe(429);
     expect(limited.headers?.['retry-after']).toBe('60');
     expect(JSON.parse(limited.body as string)).toEqual({ custom: true, wait: 60, scope: 'unlock', ip: '198.51.100.7' });
+  });
+
+  it('behind CloudFront, counts each viewer it reports: one viewer over the limit gives another 429 nothing (issue 31, finding 2)', async () => {
+    // Every viewer reaches API Gateway from CloudFront's edge host; the origin secret makes the viewer-address header believable.
+    const EDGE_HOST = '130.176.0.10';
+    const secret = 'origin-secret-of-this-test-0123456789';
+    const viewer = (address: string) => {
+      const e = from('POST /api/pay', EDGE_HOST);
+      return { ...e, headers: { ...e.headers, [ORIGIN_VERIFY_HEADER]: secret, [VIEWER_ADDRESS_HEADER]: address } };
+    };
+    const handler = access(() => 0, { origin: originGuard({ secrets: async () => [secret], now: () => 0 }) });
+    for (let i = 0; i < 300; i++) expect((await handler(viewer('203.0.113.1'), ctx)).statusCode).toBe(200);
+    expect((await handler(viewer('203.0.113.1'), ctx)).statusCode).toBe(429);
+    expect((await handler(viewer('203.0.113.2'), ctx)).statusCode).toBe(200);
+    // A direct call naming the second viewer is no viewer at all.
+    const forged = from('POST /api/pay', '203.0.113.1');
+    expect((await handler({ ...forged, headers: { ...forged.headers, [VIEWER_ADDRESS_HEADER]: '203.0.113.3' } }, ctx)).statusCode).toBe(
+      403,
+    );
   });
 });

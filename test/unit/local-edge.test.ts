@@ -1,12 +1,14 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import type { Server } from 'node:http';
+import type { IncomingMessage, Server } from 'node:http';
 import { connect, type AddressInfo, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { gatewayTimeout } from '../../local/gateway-timeout';
 import { bytesOf, startEdgeServer, VIEWER_TIMEOUTS } from '../../local/edge-server';
-import { parseTarget } from '../../local/lambda-event';
+import { parseTarget, toLambdaEvent } from '../../local/lambda-event';
+import { runInNewContext } from 'node:vm';
+import { ORIGIN_VERIFY_HEADER, VIEWER_ADDRESS_FUNCTION, VIEWER_ADDRESS_HEADER } from '../../lambdas/contract/edge-identity';
 
 /** What the local edge reported before its fast path: the WHATWG URL parser's reading. */
 function byUrlParser(target: string): { path: string; rawQueryString: string } | undefined {
@@ -304,5 +306,43 @@ describe('slow viewers (issue 31, finding 9): the edge closes what trickles in, 
     } finally {
       await new Promise((resolve) => plain.close(resolve));
     }
+  });
+});
+
+describe('toLambdaEvent (the local edge sends what CloudFront sends; issue 31, finding 2)', () => {
+  /** A request as node:http hands it over: a viewer at `viewer` reaching the edge listening on `edge`. */
+  const request = (viewer: string, edge: string, headers: Record<string, string>) =>
+    ({
+      method: 'POST',
+      url: '/api/pay',
+      httpVersion: '1.1',
+      headers,
+      socket: { remoteAddress: viewer, localAddress: edge },
+    }) as unknown as IncomingMessage;
+  const route = { routeKey: 'POST /api/pay', pathParameters: {}, domainName: '127.0.0.1' };
+
+  it("gives API Gateway's peer as the edge's own address, the viewer in the viewer-address header, and the origin secret", () => {
+    const forged = { [VIEWER_ADDRESS_HEADER]: '203.0.113.66', [ORIGIN_VERIFY_HEADER]: 'guessed', 'x-forwarded-for': '10.9.8.7' };
+    const a = toLambdaEvent(request('127.0.0.21', '127.0.0.1', forged), Buffer.alloc(0), route, undefined, 'the-local-secret');
+    const b = toLambdaEvent(request('127.0.0.22', '127.0.0.1', {}), Buffer.alloc(0), route, undefined, 'the-local-secret');
+    // One upstream address for every viewer, as CloudFront's edge host is for API Gateway.
+    expect(a.requestContext.http.sourceIp).toBe('127.0.0.1');
+    expect(b.requestContext.http.sourceIp).toBe('127.0.0.1');
+    // What the viewer sent under those names is overwritten, as CloudFront's function and origin header do.
+    expect(a.headers[VIEWER_ADDRESS_HEADER]).toBe('127.0.0.21');
+    expect(b.headers[VIEWER_ADDRESS_HEADER]).toBe('127.0.0.22');
+    expect(a.headers[ORIGIN_VERIFY_HEADER]).toBe('the-local-secret');
+    expect(a.headers['x-forwarded-for']).toBe('10.9.8.7, 127.0.0.21, 127.0.0.1');
+    // Without a secret the edge passes none, not the viewer's.
+    expect(toLambdaEvent(request('127.0.0.21', '127.0.0.1', forged), Buffer.alloc(0), route).headers[ORIGIN_VERIFY_HEADER]).toBeUndefined();
+  });
+
+  it('writes the viewer address as the CloudFront Function does', () => {
+    const viewer = '2001:db8::21';
+    const edge = toLambdaEvent(request(viewer, '::1', { [VIEWER_ADDRESS_HEADER]: 'forged' }), Buffer.alloc(0), route, undefined, 's');
+    const cloudFront = runInNewContext(
+      `${VIEWER_ADDRESS_FUNCTION}; handler(${JSON.stringify({ viewer: { ip: viewer }, request: { headers: { [VIEWER_ADDRESS_HEADER]: { value: 'forged' } } } })})`,
+    ) as { headers: Record<string, { value: string }> };
+    expect(edge.headers[VIEWER_ADDRESS_HEADER]).toBe(cloudFront.headers[VIEWER_ADDRESS_HEADER]!.value);
   });
 });

@@ -4,8 +4,13 @@ import { createDomainHandler } from '../../lambdas/platform/domain-handler';
 import { AppError } from '../../lambdas/platform/errors';
 import { json } from '../../lambdas/platform/http';
 import { InvocationLogger, logger } from '../../lambdas/platform/logger';
+import { INFRA_ENV } from '../../lambdas/contract/env';
 
 process.env['PUBLIC_BASE_URL'] ??= 'https://market.example';
+// Hand-made events carry no origin secret: the origin check is off here, as with nothing configured
+// (the test workers inherit the local stack's environment, which configures one).
+delete process.env[INFRA_ENV.originSecretFile];
+delete process.env[INFRA_ENV.originSecretArn];
 
 const context = (awsRequestId: string): Context =>
   ({

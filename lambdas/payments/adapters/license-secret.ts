@@ -1,41 +1,18 @@
 /**
  * Where the license signing keys come from: Secrets Manager in AWS (the current version, and the
- * previous one a rotation left, which still verifies), a file created once locally. Also the
- * secret's versions for the rotation steps (core/key-rotation.ts).
+ * previous one a rotation left, which still verifies), a file created once locally. The rotation
+ * steps (core/key-rotation.ts) reach the secret's versions through platform/adapters/secret-versions.ts.
  */
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
-import {
-  DescribeSecretCommand,
-  GetSecretValueCommand,
-  PutSecretValueCommand,
-  ResourceNotFoundException,
-  SecretsManagerClient,
-  UpdateSecretVersionStageCommand,
-} from '@aws-sdk/client-secrets-manager';
-import type { LicenseKeys, SecretVersions } from '../ports';
-
-let client: SecretsManagerClient | undefined;
-const sm = (): SecretsManagerClient => (client ??= new SecretsManagerClient({}));
-
-/** A version's value, or undefined when the secret has no such version or label. */
-async function valueOf(arn: string, of: { versionId: string } | { stage: string }): Promise<string | undefined> {
-  try {
-    const out = await sm().send(
-      new GetSecretValueCommand({ SecretId: arn, ...('versionId' in of ? { VersionId: of.versionId } : { VersionStage: of.stage }) }),
-    );
-    return out.SecretString;
-  } catch (e) {
-    if (e instanceof ResourceNotFoundException) return undefined;
-    throw e;
-  }
-}
+import { secretValue } from '../../platform/adapters/secret-versions';
+import type { LicenseKeys } from '../ports';
 
 /** The keys stored in Secrets Manager (the stack generates the first and retains the secret). */
 export function secretsManagerLicenseSecret(arn: string): () => Promise<LicenseKeys> {
   return async () => {
-    const [current, previous] = await Promise.all([valueOf(arn, { stage: 'AWSCURRENT' }), valueOf(arn, { stage: 'AWSPREVIOUS' })]);
+    const [current, previous] = await Promise.all([secretValue(arn, { stage: 'AWSCURRENT' }), secretValue(arn, { stage: 'AWSPREVIOUS' })]);
     if (!current) throw new Error('license secret is empty');
     return { current: Buffer.from(current, 'utf8'), ...(previous ? { previous: Buffer.from(previous, 'utf8') } : {}) };
   };
@@ -61,29 +38,3 @@ export function fileLicenseSecret(file: string | undefined, warn: (message: stri
 
 /** A new signing key for a rotation: 48 random bytes, base64url (64 characters, used as UTF-8 like the first). */
 export const newLicenseKey = (): string => randomBytes(48).toString('base64url');
-
-/** The secret's versions through the Secrets Manager API, for the rotation steps. */
-export function secretsManagerVersions(arn: string): SecretVersions {
-  return {
-    async describe() {
-      const out = await sm().send(new DescribeSecretCommand({ SecretId: arn }));
-      return { rotationEnabled: out.RotationEnabled === true, versions: out.VersionIdsToStages ?? {} };
-    },
-    value: (of) => valueOf(arn, of),
-    async putPending(versionId, value) {
-      await sm().send(
-        new PutSecretValueCommand({ SecretId: arn, ClientRequestToken: versionId, SecretString: value, VersionStages: ['AWSPENDING'] }),
-      );
-    },
-    async makeCurrent(versionId, fromVersionId) {
-      await sm().send(
-        new UpdateSecretVersionStageCommand({
-          SecretId: arn,
-          VersionStage: 'AWSCURRENT',
-          MoveToVersionId: versionId,
-          RemoveFromVersionId: fromVersionId,
-        }),
-      );
-    },
-  };
-}
