@@ -143,6 +143,15 @@ describe('ACP checkout', () => {
     expect(res.body['amount']).toBe(99);
   });
 
+  it('webhook: 20 parallel deliveries of one paid event, and 5 more under other event ids, record one sale', async () => {
+    const created = (await acp({ line_items: [{ id: 'csv-cleaner', quantity: 1 }] })).body;
+    const event = await payAtStripe(stripeSessionOf(String(created['continue_url'])));
+    const again = Array.from({ length: 5 }, (_, i) => ({ ...event, id: `evt_again_${i}_${String(created['id'])}` }));
+    const answers = await Promise.all([...Array.from({ length: 20 }, () => deliver(event)), ...again.map((e) => deliver(e))]);
+    expect(answers.every((a) => a.status === 200)).toBe(true);
+    expect(answers.filter((a) => a.body['outcome'] === 'recorded')).toHaveLength(1);
+  });
+
   it('webhook: a paid session records one sale; the success page delivers the pack and a license that redeems', async () => {
     const created = (await acp({ line_items: [{ id: 'csv-cleaner', quantity: 1 }] })).body;
     const stripeId = stripeSessionOf(String(created['continue_url']));
