@@ -9,7 +9,7 @@ import { ensureRelayer, ensureTestTokens, startAnvil, testAccount } from '../../
 import { x402Client, x402HTTPClient } from '@x402/fetch';
 import { registerExactEvmScheme } from '@x402/evm/exact/client';
 import { chainTools } from '../support/chain';
-import { killStarted, runStart, type StartedProcess } from '../support/spawn-start';
+import { killStarted, withStarted } from '../support/spawn-start';
 
 const stopAfter: (() => Promise<void>)[] = [];
 afterAll(async () => {
@@ -39,15 +39,6 @@ const rowsFor = async (base: string, skill: string, tx: string) =>
     (r: any) => r.txHash === tx.toLowerCase(),
   );
 
-const withStack = async <T>(env: Record<string, string>, fn: (s: StartedProcess) => Promise<T>): Promise<T> => {
-  const s = await runStart(env);
-  try {
-    return await fn(s);
-  } finally {
-    await s.interrupt();
-  }
-};
-
 describe('confirmations and providers', () => {
   it('answers too few confirmations with retry, re-verifies on 2/4/8/16 s and records it; a dead first provider is skipped', async () => {
     // A chain of its own: other files mine blocks on the shared one, so its confirmations would not hold still.
@@ -55,7 +46,7 @@ describe('confirmations and providers', () => {
     stopAfter.push(anvil.stop);
     await ensureTestTokens(anvil.rpcUrl);
     const chain = chainTools(anvil.rpcUrl);
-    await withStack({ ...shared, RPC_URLS: `${DEAD_RPC},${anvil.rpcUrl}`, MIN_CONFIRMATIONS: '2' }, async (s) => {
+    await withStarted({ ...shared, RPC_URLS: `${DEAD_RPC},${anvil.rpcUrl}`, MIN_CONFIRMATIONS: '2' }, async (s) => {
       const tx = await chain.transfer(6, USDC, TREASURY, 99000n);
       const early = await post(s.baseUrl, tx, 'market-x402-merchant-os');
       expect(early.status).toBe(402);
@@ -86,7 +77,7 @@ describe('confirmations and providers', () => {
     const buyer = testAccount(40);
     await chain.setTokenBalance(USDC, buyer.address, 10n ** 8n);
     const env = { ...shared, RPC_URLS: anvil.rpcUrl, MIN_CONFIRMATIONS: '2', RELAYER_PRIVATE_KEY: relayer.privateKey };
-    await withStack(env, async (s) => {
+    await withStarted(env, async (s) => {
       const url = `${s.baseUrl}/api/pay?skill=market-x402-merchant-os`;
       const client = new x402Client();
       registerExactEvmScheme(client, { signer: buyer });
@@ -117,7 +108,7 @@ describe('confirmations and providers', () => {
   it('answers 503 INTERNAL_ERROR with retry when no provider answers, and stores nothing', async () => {
     const chain = chainTools(rpc);
     const tx = await chain.transfer(7, USDC, TREASURY, 99000n);
-    await withStack({ ...shared, RPC_URLS: DEAD_RPC }, async (s) => {
+    await withStarted({ ...shared, RPC_URLS: DEAD_RPC }, async (s) => {
       const r = await post(s.baseUrl, tx, 'market-cold-start-catalog-bootstrapper');
       expect(r.status).toBe(503);
       expect(r.body).toMatchObject({ ok: false, error_code: 'INTERNAL_ERROR', retry: true });
@@ -126,7 +117,7 @@ describe('confirmations and providers', () => {
   });
 
   it('answers 503 PAYMENTS_DISABLED when the operator switched payments off', async () => {
-    await withStack({ ...shared, RPC_URLS: rpc, PAYMENTS_ENABLED: 'false' }, async (s) => {
+    await withStarted({ ...shared, RPC_URLS: rpc, PAYMENTS_ENABLED: 'false' }, async (s) => {
       const res = await fetch(`${s.baseUrl}/api/pay?skill=csv-cleaner`);
       expect(res.status).toBe(503);
       expect(((await res.json()) as any).error_code).toBe('PAYMENTS_DISABLED');
@@ -139,7 +130,7 @@ describe('confirmations and providers', () => {
 describe('reorganisation', () => {
   it('a reorg that drops the transfer makes a later POST fail, and the row leaves the ledger', async () => {
     // A chain of its own: reverting the shared chain would drop other tests' transfers.
-    await withStack({ EPHEMERAL: '1' }, async (s) => {
+    await withStarted({ EPHEMERAL: '1' }, async (s) => {
       const ownRpc = /RPC\s+(http:\/\/\S+)/.exec(s.output())![1]!;
       const chain = chainTools(ownRpc);
       // A fresh instance: the ledger is empty and says so.

@@ -12,7 +12,7 @@ import { registerExactEvmScheme } from '@x402/evm/exact/client';
 import { ensureRelayer, ensureTestTokens, startAnvil, testAccount, type AnvilHandle } from '../../local/anvil';
 import { localChain } from '../../local/local-chain';
 import { chainTools } from '../support/chain';
-import { killStarted, runStart, type StartedProcess } from '../support/spawn-start';
+import { killStarted, sharedStackEnv, withStarted } from '../support/spawn-start';
 import { requestFrom } from '../support/source-address';
 import { headEstimatingRpc } from '../support/head-estimating-rpc';
 
@@ -22,14 +22,7 @@ afterAll(async () => {
   for (const stop of stopAfter) await stop();
 });
 
-const shared = {
-  DYNAMODB_ENDPOINT: inject('dynamoEndpoint'),
-  USDC_ADDRESS: inject('usdc'),
-  USDBC_ADDRESS: inject('usdbc'),
-  TREASURY_ADDRESS: inject('treasury'),
-  LEGACY_TREASURY_ADDRESS: inject('legacyTreasury'),
-  EPHEMERAL: '1',
-};
+const shared = sharedStackEnv(inject);
 const USDC = inject('usdc') as Address;
 const TREASURY = inject('treasury') as Address;
 /** A skill no other file buys with x402 v2. */
@@ -51,15 +44,6 @@ async function ownChain(): Promise<{ anvil: AnvilHandle; relayer: { address: Add
   await ensureTestTokens(anvil.rpcUrl);
   return { anvil, relayer: await ensureRelayer(anvil.rpcUrl), provider: proxy.url };
 }
-
-const withStack = async <T>(env: Record<string, string>, fn: (s: StartedProcess) => Promise<T>): Promise<T> => {
-  const s = await runStart(env);
-  try {
-    return await fn(s);
-  } finally {
-    await s.interrupt();
-  }
-};
 
 /** `n` PAYMENT-SIGNATURE headers a stock x402 client makes for the skill's live challenge, each a fresh authorization. */
 async function signedHeaders(url: string, account: ReturnType<typeof testAccount>, n: number): Promise<string[]> {
@@ -110,7 +94,7 @@ describe('the relayer never pays for more than the payer can cover', () => {
     await chain.setEthBalance(wallets[0]!.address, parseEther('0.01'));
     await chain.setEthBalance(funder.address, parseEther('1'));
     const env = { ...shared, RPC_URLS: provider, RELAYER_PRIVATE_KEY: relayer.privateKey };
-    await withStack(env, async (s) => {
+    await withStarted(env, async (s) => {
       const url = `${s.baseUrl}/api/pay?skill=${SKILL}`;
       const walletOf = (account: ReturnType<typeof testAccount>) =>
         createWalletClient({ account, chain: localChain(anvil.rpcUrl), transport: http(anvil.rpcUrl) });
@@ -206,7 +190,7 @@ describe('a relayed transfer belongs to its signer', () => {
     await chain.setTokenBalance(USDC, buyer.address, 10n * PRICE);
     await chain.setEthBalance(observer.address, parseEther('1'));
     const env = { ...shared, RPC_URLS: provider, RELAYER_PRIVATE_KEY: relayer.privateKey };
-    await withStack(env, async (s) => {
+    await withStarted(env, async (s) => {
       const url = `${s.baseUrl}/api/pay?skill=${SKILL}`;
       const [header] = await signedHeaders(url, buyer, 1);
       await chain.test.setAutomine(false);

@@ -90,3 +90,13 @@ export function sharedStackEnv(
     TREASURY_ADDRESS: inject('treasury'),
   };
 }
+
+/** Runs `fn` against an `npm start` child started with `env`, and interrupts the child afterwards, whatever `fn` did. */
+export async function withStarted<T>(env: Record<string, string>, fn: (s: StartedProcess) => Promise<T>): Promise<T> {
+  const s = await runStart(env);
+  try {
+    return await fn(s);
+  } finally {
+    await s.interrupt();
+  }
+}
