@@ -13,7 +13,12 @@ import { EspCycleSchema } from '../contract/esp-cycle-schema';
 import type { DiscoveryPorts } from './ports';
 import { x402Resources } from './x402-resources';
 
-export const OPENAPI_VERSION = '2.0.0';
+/**
+ * The spec's version of the API description ("OpenAPI 3.1.0, with its own version 1.6.0"). It
+ * names the interface the spec defines, not this deployment's changes: what was added since is
+ * compatible with it, and what changed is in the changelog of docs/ARCHITECTURE.md.
+ */
+export const OPENAPI_VERSION = '1.6.0';
 
 const FailureSchema = z.object({
   ok: z.literal(false),

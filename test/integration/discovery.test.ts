@@ -219,13 +219,13 @@ describe('GET /api/esp?skill=', () => {
 });
 
 describe('OpenAPI and x402 discovery', () => {
-  it('is a valid OpenAPI 3.1.0 document, version 2.0.0, generated from the route table', async () => {
+  it("is a valid OpenAPI 3.1.0 document with the spec's own version, 1.6.0, generated from the route table", async () => {
     const doc = (await get('/api/openapi.json')).body;
     const result = await new Validator().validate(doc);
     expect(result.errors ?? []).toEqual([]);
     expect(result.valid).toBe(true);
     expect(doc.openapi).toBe('3.1.0');
-    expect(doc.info.version).toBe('2.0.0');
+    expect(doc.info.version).toBe('1.6.0');
     const { ROUTES } = await import('../../lambdas/contract/routes');
     for (const r of ROUTES) expect(doc.paths[r.path]?.[r.method.toLowerCase()]?.operationId, `${r.method} ${r.path}`).toBe(r.operationId);
   });
