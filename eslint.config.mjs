@@ -35,6 +35,22 @@ export default tseslint.config(
     },
   },
   {
+    // One error catalog: a failure is built from the catalog that owns its code (errorCatalog in
+    // lambdas/platform/errors.ts; each domain's errors.ts), so a throw site names the code and the
+    // catalog says its status, message and tip.
+    files: ['lambdas/**/*.ts'],
+    ignores: ['lambdas/platform/errors.ts', 'lambdas/**/ports.ts'],
+    rules: {
+      'no-restricted-syntax': [
+        'error',
+        {
+          selector: "NewExpression[callee.name='AppError']",
+          message: "Throw a code from its catalog (e.g. PAYMENT_ERRORS.BUYER_PROOF_REQUIRED()); add the code to the owner's errors.ts.",
+        },
+      ],
+    },
+  },
+  {
     // The storefront's browser code (bundled by esbuild at catalog build) runs in a page, not in node.
     files: ['catalog/storefront/browser/**/*.ts'],
     languageOptions: { globals: { ...globals.browser } },

@@ -6,10 +6,10 @@
  */
 import * as z from 'zod/mini';
 import { safeParse } from '../platform/validation';
-import { AppError, invalidRequest } from '../platform/errors';
+import { AppError, invalidRequest, notFound } from '../platform/errors';
 import { json, readJsonObject, type ApiRequest, type ApiResponse } from '../platform/http';
 import { parseJsonHeaderValue } from '../platform/json';
-import type { PurchasePolicy } from '../payments';
+import { PAYMENT_ERRORS, type PurchasePolicy } from '../payments';
 import { MANDATE_ID, MandateSchema, mandateId, mandateProblem, mandateText, mandateView, spendLimits } from './core/mandate';
 import type { AccessPorts, MandateDocument, MandateRecord } from './ports';
 import { walletParam } from './params';
@@ -93,12 +93,7 @@ export async function postMandates(req: ApiRequest, ports: AccessPorts): Promise
   const outcome = await ports.mandates.revoke(body.mandate_id, body.wallet, ports.now());
   if (outcome === 'not_found') {
     // Another wallet's mandate answers exactly as a missing one: nobody learns of it, nobody changes it.
-    throw new AppError({
-      status: 404,
-      code: 'not_found',
-      message: `No mandate ${body.mandate_id} of wallet ${body.wallet}.`,
-      tip: 'GET /api/mandates?wallet=<your wallet> lists yours.',
-    });
+    throw notFound(`No mandate ${body.mandate_id} of wallet ${body.wallet}.`, 'GET /api/mandates?wallet=<your wallet> lists yours.');
   }
   const record = (await ports.mandates.get(body.mandate_id))!;
   return json(200, {
@@ -109,13 +104,7 @@ export async function postMandates(req: ApiRequest, ports: AccessPorts): Promise
   });
 }
 
-const rejected = (message: string): AppError =>
-  new AppError({
-    status: 403,
-    code: 'AP2_MANDATE_REJECTED',
-    message: `AP2 mandate rejected: ${message}.`,
-    tip: 'Fix the mandate (GET /api/mandates?wallet=) or omit X-AP2-MANDATE; nothing was claimed or unlocked.',
-  });
+const rejected = (message: string): AppError => PAYMENT_ERRORS.AP2_MANDATE_REJECTED({ message: `AP2 mandate rejected: ${message}.` });
 
 /** The mandate X-AP2-MANDATE names: its id, or the signed create body itself (JSON or base64 JSON), stored on first use. */
 async function mandateFromHeader(value: string, ports: AccessPorts, baseUrl: string): Promise<MandateRecord> {

@@ -8,7 +8,8 @@
 import * as z from 'zod/mini';
 import { formatAtomic, TX_HASH } from '../contract/chain';
 import { links } from '../contract/links';
-import { AppError, invalidRequest, notFound } from '../platform/errors';
+import { invalidRequest, notFound, type AppError } from '../platform/errors';
+import { ACCESS_ERRORS } from './errors';
 import { json, readJsonObject, type ApiRequest, type ApiResponse } from '../platform/http';
 import { claimPayment, deliverPack, METER_PRODUCT, productChallenge, productFor, signInWithXOf, takesPayments } from '../payments';
 import { decisionView } from './access-route';
@@ -94,18 +95,10 @@ const refusal = (
   price: bigint,
 ): AppError =>
   reason === 'cap' || reason === 'meter_cap'
-    ? new AppError({
-        status: 403,
-        code: 'METER_CAP_REACHED',
+    ? ACCESS_ERRORS.METER_CAP_REACHED({
         message: `This draw of ${formatAtomic(price)} USDC would pass the monthly cap ${wallet} set; nothing was charged.`,
-        tip: 'Raise the cap (action set_cap, signed by the wallet) or wait for next month (UTC).',
       })
-    : new AppError({
-        status: 402,
-        code: 'METER_BALANCE_LOW',
-        message: `The meter of ${wallet} cannot pay ${formatAtomic(price)} USDC; nothing was charged.`,
-        tip: 'Top the meter up: GET /api/meter for the challenge, transfer, POST {"action":"top_up","txHash"}.',
-      });
+    : ACCESS_ERRORS.METER_BALANCE_LOW({ message: `The meter of ${wallet} cannot pay ${formatAtomic(price)} USDC; nothing was charged.` });
 
 /** POST /api/meter: `top_up`, `set_cap` or `draw`. */
 export async function postMeter(req: ApiRequest, ports: AccessPorts): Promise<ApiResponse> {

@@ -6,7 +6,7 @@
  */
 import { requireSkill } from '../catalog';
 import { links } from '../contract/links';
-import { AppError, notFound } from '../platform/errors';
+import { notFound } from '../platform/errors';
 import { json, type ApiRequest, type ApiResponse } from '../platform/http';
 import {
   challengeFor,
@@ -17,6 +17,7 @@ import {
   unlockWithProof,
   type ProofInput,
   type SignInWithX,
+  PAYMENT_ERRORS,
 } from '../payments';
 import { decisionView } from './access-route';
 import { decideAccess } from './core/decide-access';
@@ -43,9 +44,7 @@ async function unlockByAccess(proof: ProofInput & { skill: string; signInWithX: 
     return body;
   }
   const hit = challengeFor(entry.id, ports.payments, baseUrl);
-  throw new AppError({
-    status: 402,
-    code: 'PAYMENT_REQUIRED',
+  throw PAYMENT_ERRORS.PAYMENT_REQUIRED({
     message:
       decision.via === 'meter'
         ? `${wallet} has no access to ${entry.id} yet; its meter can pay: draw it (POST /api/meter, action draw, signed by the wallet).`

@@ -8,7 +8,8 @@ import * as z from 'zod/mini';
 import { formatAtomic, TX_HASH } from '../contract/chain';
 import type { SubscriptionPlan } from '../contract/catalog-data';
 import { links } from '../contract/links';
-import { AppError, invalidRequest } from '../platform/errors';
+import { invalidRequest, notFound } from '../platform/errors';
+import { ACCESS_ERRORS } from './errors';
 import { json, readJsonObject, type ApiRequest, type ApiResponse } from '../platform/http';
 import { claimPayment, productChallenge, productFor, signInWithXOf, takesPayments } from '../payments';
 import { walletParam } from './params';
@@ -89,12 +90,7 @@ export async function postSubscribe(req: ApiRequest, ports: AccessPorts): Promis
     await requireWalletAction('CancelSubscription', body, { plan: body.plan }, ports, req.baseUrl);
     const outcome = await ports.subscriptions.cancel(body.wallet, body.plan, ports.now());
     if (outcome.kind === 'not_found') {
-      throw new AppError({
-        status: 404,
-        code: 'not_found',
-        message: `${body.wallet} has no ${body.plan} subscription.`,
-        tip: 'GET /api/subscribe?wallet= lists yours.',
-      });
+      throw notFound(`${body.wallet} has no ${body.plan} subscription.`, 'GET /api/subscribe?wallet= lists yours.');
     }
     return json(200, {
       ok: true,
@@ -117,11 +113,8 @@ export async function postSubscribe(req: ApiRequest, ports: AccessPorts): Promis
     reactivate: body.action === 'start',
   });
   if (outcome.kind === 'cancelled') {
-    throw new AppError({
-      status: 409,
-      code: 'SUBSCRIPTION_CANCELLED',
+    throw ACCESS_ERRORS.SUBSCRIPTION_CANCELLED({
       message: `The ${planDef.id} subscription of ${row.payer} was cancelled, so it cannot be renewed; the transfer is recorded and will start it again.`,
-      tip: 'POST the same txHash with {"action":"start"}: it starts the plan again (the transfer counts once).',
     });
   }
   return json(200, {

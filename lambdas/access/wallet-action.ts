@@ -13,7 +13,8 @@ import {
   type WalletActionMessages,
   type WalletActionType,
 } from '../contract/wallet-actions';
-import { AppError, invalidRequest } from '../platform/errors';
+import { internalError, invalidRequest, type AppError } from '../platform/errors';
+import { PAYMENT_ERRORS } from '../payments';
 import type { AccessPorts } from './ports';
 
 /** A 65-byte ECDSA signature, or a longer smart-account (ERC-1271 / ERC-6492) signature; bounded. */
@@ -44,9 +45,7 @@ export function parseBody<T extends z.ZodMiniType>(schema: T, body: unknown, exa
 }
 
 const invalidSignature = (why: string): AppError =>
-  new AppError({
-    status: 403,
-    code: 'INVALID_WALLET_SIGNATURE',
+  PAYMENT_ERRORS.INVALID_WALLET_SIGNATURE({
     message: `The wallet signature does not authorise this action: ${why}.`,
     tip: 'Sign the EIP-712 action of docs/ACCESS.md with the wallet itself: audience = this service, a new nonce, a deadline within the hour.',
   });
@@ -88,13 +87,7 @@ export async function requireWalletAction<T extends WalletActionType>(
       signature: fields.signature as `0x${string}`,
     });
   } catch {
-    throw new AppError({
-      status: 503,
-      code: 'INTERNAL_ERROR',
-      message: 'The chain could not be asked whether this smart-account signature is valid; nothing was changed.',
-      tip: 'Retry with backoff (2 s, 4 s, 8 s) with a new nonce.',
-      retry: true,
-    });
+    throw internalError('The chain could not be asked whether this smart-account signature is valid; nothing was changed.');
   }
   if (!valid) throw invalidSignature(`it is not ${fields.wallet}'s signature over this ${type} for ${baseUrl}`);
   // Single use: a signature seen once is never accepted again, whoever replays it.

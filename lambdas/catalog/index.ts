@@ -6,3 +6,4 @@
 export type { Catalog, SkillHit } from './ports';
 export { absoluteEntry, rankSkills, skillCard } from './skill-card';
 export { requireSkill } from './skill-param';
+export { CATALOG_ERRORS, skillRequired } from './errors';

@@ -5,7 +5,7 @@ import { callerKey } from '../platform/caller-key';
 import { METRICS } from '../contract/metrics';
 import { countMetric } from '../platform/metrics';
 import { links } from '../contract/links';
-import { AppError, invalidRequest, notFound } from '../platform/errors';
+import { invalidRequest, notFound, PLATFORM_ERRORS, type AppError } from '../platform/errors';
 import { safeParse } from '../platform/validation';
 import { json, readJsonObject, type ApiRequest, type ApiResponse } from '../platform/http';
 import { optionalInteger, optionalString } from '../platform/query';
@@ -94,12 +94,9 @@ async function getOneIntent(req: ApiRequest, { intents }: CatalogPorts): Promise
 function dailyCapReached(now: Date): AppError {
   const retryAfter = Math.max(1, Math.ceil((Date.parse(`${addDays(dayOf(now), 1)}T00:00:00Z`) - now.getTime()) / 1000));
   countMetric(METRICS.rateLimited, { Scope: 'intent-daily' });
-  return new AppError({
-    status: 429,
-    code: 'RATE_LIMITED',
+  return PLATFORM_ERRORS.RATE_LIMITED({
     message: `This address has posted ${INTENTS_PER_CALLER_PER_DAY} intent bounties today (UTC), the most one caller may post in a day.`,
     tip: `Retry after ${retryAfter} s (the Retry-After header), when the next UTC day begins. Bounties already posted stay listed for ${INTENT_LIFETIME_DAYS} days.`,
-    retry: true,
     details: { retry_after_seconds: retryAfter, limit: INTENTS_PER_CALLER_PER_DAY, window: 'UTC day', scope: 'intent-daily' },
     headers: { 'retry-after': String(retryAfter) },
   });

@@ -1,6 +1,7 @@
 import type { Catalog } from './ports';
 import type { CatalogEntry } from '../contract/catalog-data';
-import { notFound, skillRequired } from '../platform/errors';
+import { notFound } from '../platform/errors';
+import { skillRequired } from './errors';
 
 /** Resolves a skill id from a request: missing → 400 SKILL_REQUIRED, unknown → 404 not_found. */
 export function requireSkill(catalog: Catalog, raw: string | undefined, where = 'query parameter `skill`'): CatalogEntry {

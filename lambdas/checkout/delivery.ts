@@ -9,8 +9,9 @@
  *      delivered, and to whom), and again for that same caller within the retry window.
  * Anyone else: 403 LICENSE_REQUIRED, naming the license.
  */
-import { CARD_NETWORK, callerId, cardSaleOf, deliverCardSale, type CardSale } from '../payments';
-import { AppError, invalidRequest, notFound } from '../platform/errors';
+import { CARD_NETWORK, callerId, cardSaleOf, deliverCardSale, PAYMENT_ERRORS, type CardSale } from '../payments';
+import { invalidRequest, notFound, type AppError } from '../platform/errors';
+import { CHECKOUT_ERRORS } from './errors';
 import { json, type ApiRequest, type ApiResponse } from '../platform/http';
 import { sameCallerSoon } from './core/delivery';
 import { checkCreator } from './core/session-secret';
@@ -20,20 +21,10 @@ import { notTheCreator } from './sessions';
 /** Stripe's Checkout Session ids: `cs_` then letters, digits and underscores. */
 const STRIPE_SESSION_ID = /^cs_[A-Za-z0-9_]{1,250}$/;
 
-const licenseRequired = (): AppError =>
-  new AppError({
-    status: 403,
-    code: 'LICENSE_REQUIRED',
-    message:
-      "This checkout's pack was already delivered: the Stripe session id alone does not deliver it again. Present the license that delivery gave.",
-    tip: 'Send it as X-LICENSE: <token> with this request (or to POST /api/pay); the success page keeps it in the browser that paid. The agent that opened the session may present its client secret instead (Authorization: Bearer <client_secret>).',
-    details: { present: ['X-LICENSE', 'Authorization'] },
-  });
+const licenseRequired = (): AppError => CHECKOUT_ERRORS.LICENSE_REQUIRED({ details: { present: ['X-LICENSE', 'Authorization'] } });
 
 const notThisLicense = (): AppError =>
-  new AppError({
-    status: 403,
-    code: 'INVALID_LICENSE',
+  PAYMENT_ERRORS.INVALID_LICENSE({
     message: "The license token is not valid for this checkout's sale.",
     tip: 'Present the license this checkout delivered (the success page shows it), exactly as it was given.',
   });
@@ -73,9 +64,7 @@ export async function getCheckoutDelivery(req: ApiRequest, ports: CheckoutPorts)
   const sale = await cardSaleOf(session.id, ports.payments);
   if (!sale) {
     if (session.state === 'canceled' || session.state === 'expired') {
-      throw new AppError({
-        status: 409,
-        code: 'CHECKOUT_SESSION_CLOSED',
+      throw CHECKOUT_ERRORS.CHECKOUT_SESSION_CLOSED({
         message: `This checkout session is ${session.state} and was not paid: nothing was charged.`,
         tip: 'Open a new checkout session to buy the pack.',
       });

@@ -14,7 +14,8 @@
  */
 import { links } from '../contract/links';
 import { cardSaleOf, recordCardSale, type CardSale } from '../payments';
-import { AppError, invalidRequest, notFound } from '../platform/errors';
+import { invalidRequest, notFound, type AppError } from '../platform/errors';
+import { CHECKOUT_ERRORS } from './errors';
 import type { ApiRequest } from '../platform/http';
 import { logger } from '../platform/logger';
 import { readCreate, readBuyer } from './core/create-request';
@@ -32,14 +33,7 @@ const PAYABLE: readonly SessionState[] = ['open', 'processing', 'canceled', 'exp
 /** The marker in Stripe metadata that says a Checkout Session is one of ours (an account may sell other things). */
 export const STRIPE_MARKER = { market: 'skill-market' } as const;
 
-const notConfigured = (): AppError =>
-  new AppError({
-    status: 503,
-    code: 'CHECKOUT_NOT_CONFIGURED',
-    message: 'Card checkout is not configured on this deployment: it has no Stripe keys.',
-    tip: 'Pay in USDC over x402 instead (GET /api/pay?skill=<id>). The operator turns card checkout on with STRIPE_SECRET_KEY and STRIPE_WEBHOOK_SECRET (docs/CHECKOUT.md).',
-    retry: false,
-  });
+const notConfigured = (): AppError => CHECKOUT_ERRORS.CHECKOUT_NOT_CONFIGURED();
 
 /** Stripe, or 503 CHECKOUT_NOT_CONFIGURED. */
 export async function requireCard(ports: CheckoutPorts): Promise<CardProcessor> {
@@ -50,14 +44,10 @@ export async function requireCard(ports: CheckoutPorts): Promise<CardProcessor> 
 
 /** A refusal for a session that can no longer change; each protocol has its status for it (ACP 405, UCP 409). */
 export const sessionClosed = (session: CheckoutSession, status: number, action: string): AppError =>
-  new AppError({
+  CHECKOUT_ERRORS.CHECKOUT_SESSION_CLOSED({
     status,
-    code: 'CHECKOUT_SESSION_CLOSED',
     message: `This checkout session is ${session.state}: it cannot be ${action}.`,
-    tip:
-      session.state === 'completed'
-        ? 'The pack is paid for: GET the session for its order and the success page.'
-        : 'Nothing was charged. Open a new checkout session to buy.',
+    ...(session.state === 'completed' ? { tip: 'The pack is paid for: GET the session for its order and the success page.' } : {}),
   });
 
 /** The session with this id on this protocol's paths; 404 otherwise (a UCP id is unknown to ACP, and vice versa). */
@@ -78,9 +68,7 @@ export function notTheCreator(check: Exclude<CreatorCheck, 'creator'>): AppError
   const tip =
     'Send Authorization: Bearer <client_secret>, the client_secret the creation of this session answered (only its creator has it).';
   if (check === 'malformed') return invalidRequest('Authorization', 'The Authorization header must be "Bearer <client_secret>".', tip);
-  return new AppError({
-    status: 401,
-    code: 'CHECKOUT_SECRET_REQUIRED',
+  return CHECKOUT_ERRORS.CHECKOUT_SECRET_REQUIRED({
     message:
       check === 'missing'
         ? "This call on a checkout session needs the session's client secret."
@@ -173,9 +161,7 @@ export async function updateSession(
   if (body['line_items'] !== undefined) {
     const { skill } = readCreate(session.protocol, body, ports.payments.catalog);
     if (skill !== session.skill) {
-      throw new AppError({
-        status: 400,
-        code: 'INVALID_LINE_ITEMS',
+      throw CHECKOUT_ERRORS.INVALID_LINE_ITEMS({
         param: session.protocol === 'ucp' ? 'line_items[0].item.id' : 'line_items[0].id',
         message: `This session sells ${session.skill}; its item cannot change.`,
         tip: 'Open a new checkout session for another pack.',

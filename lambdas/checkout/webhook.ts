@@ -4,18 +4,13 @@
  * each event is handled idempotently (per event id, and per session through the conditional
  * writes), and an event that arrives after a later state changes nothing.
  */
-import { AppError } from '../platform/errors';
+import type { AppError } from '../platform/errors';
+import { CHECKOUT_ERRORS } from './errors';
 import { json, type ApiRequest, type ApiResponse } from '../platform/http';
 import { fulfil, markProcessing, requireCard, type Fulfilment } from './sessions';
 import type { CheckoutPorts, StripeEventView } from './ports';
 
-const invalidSignature = (): AppError =>
-  new AppError({
-    status: 400,
-    code: 'INVALID_WEBHOOK_SIGNATURE',
-    message: 'The Stripe-Signature header does not hold for this body, or it is too old.',
-    tip: "Deliver Stripe's request unchanged; the endpoint's signing secret must be STRIPE_WEBHOOK_SECRET.",
-  });
+const invalidSignature = (): AppError => CHECKOUT_ERRORS.INVALID_WEBHOOK_SIGNATURE();
 
 type Outcome = Fulfilment | 'processing' | 'closed' | 'unchanged' | 'ignored';
 

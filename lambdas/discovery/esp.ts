@@ -4,9 +4,9 @@
  * transaction's ledger row. Every figure is read from the ledger; none is invented.
  */
 import { CAIP2, formatAtomic, NETWORK, TX_HASH } from '../contract/chain';
-import { invalidRequest, skillRequired } from '../platform/errors';
+import { invalidRequest } from '../platform/errors';
 import { json, type ApiRequest, type ApiResponse } from '../platform/http';
-import { requireSkill } from '../catalog';
+import { requireSkill, skillRequired } from '../catalog';
 import { publicRow, unlockFigures } from '../payments';
 import { ESP_PROTOCOL_VERSION, espCycle } from './esp-cycle';
 import { links, SKILL_PLACEHOLDER } from '../contract/links';

@@ -33,6 +33,7 @@ import { links } from '../contract/links';
 import { METRICS } from '../contract/metrics';
 import { requireSkill } from '../catalog';
 import { AppError } from '../platform/errors';
+import { PAYMENT_ERRORS } from './errors';
 import { countMetric } from '../platform/metrics';
 import { same } from './core/verify-transfer';
 import { skillProduct } from './core/product';
@@ -79,9 +80,7 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** The mandate's refusal, as POST /api/pay answers it: nothing was claimed, held or sent. */
 const mandateRejected = (message: string): AppError =>
-  new AppError({
-    status: 403,
-    code: 'AP2_MANDATE_REJECTED',
+  PAYMENT_ERRORS.AP2_MANDATE_REJECTED({
     message,
     tip: 'Fix the mandate (GET /api/mandates?wallet=) or omit X-AP2-MANDATE; nothing was claimed, held or transferred.',
   });
@@ -497,9 +496,7 @@ async function follow(record: SettlementRecord, ctx: Ctx): Promise<Answer> {
   }
   const mayBeBuyer = ctx.caller.signInWithX !== undefined || (record.source !== undefined && record.source === ctx.source);
   if (!mayBeBuyer) {
-    throw new AppError({
-      status: 403,
-      code: 'BUYER_PROOF_REQUIRED',
+    throw PAYMENT_ERRORS.BUYER_PROOF_REQUIRED({
       message:
         'This authorization has already been presented. Only its buyer can get the pack again: present the license token from the unlock, or a signature by the paying wallet.',
       tip: 'Send header X-LICENSE: <license.token>, or header SIGN-IN-WITH-X signed by the wallet that paid (docs/SECURITY.md).',

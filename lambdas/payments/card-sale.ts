@@ -3,7 +3,8 @@
  * domain decides when Stripe has confirmed a payment), delivered with a license that redeems
  * through POST /api/pay like an x402 license and is checked against its sale on every use.
  */
-import { AppError, notFound } from '../platform/errors';
+import { notFound, type AppError } from '../platform/errors';
+import { PAYMENT_ERRORS } from './errors';
 import type { CardSale, PaymentsPorts } from './ports';
 import { cardSaleBody } from './unlock-response';
 
@@ -41,9 +42,7 @@ export async function deliverCardSale(
 }
 
 const invalidCardLicense = (): AppError =>
-  new AppError({
-    status: 403,
-    code: 'INVALID_LICENSE',
+  PAYMENT_ERRORS.INVALID_LICENSE({
     message: 'The license token is not valid for this service or this skill: no card sale backs it.',
     tip: 'Open the checkout success page again (it shows the license), or buy the pack.',
   });

@@ -32,6 +32,7 @@ export {
 } from './pay';
 /** The pseudonym of a caller's address the unlock's retry window keys on; card checkout keys its own caller checks on the same. */
 export { callerId } from './pay';
+export { PAYMENT_ERRORS } from './errors';
 export { readProof, signInWithXOf, type ProofInput } from './proof-input';
 export { unlockWithAuthorization } from './lazy-authorization';
 export { deliverPack } from './unlock-response';

@@ -4,7 +4,7 @@
  * carry the header parsers, which would then be shared with, and parsed by, every importer of
  * the payments barrel.
  */
-import { AppError } from '../platform/errors';
+import { PAYMENT_ERRORS } from './errors';
 import { json, type ApiRequest, type ApiResponse } from '../platform/http';
 import { unlockWithAuthorization } from './authorization';
 import { getPay, packForPayer } from './pay';
@@ -27,9 +27,7 @@ export async function getPayWithProof(req: ApiRequest, ports: PaymentsPorts): Pr
   if (req.headers['x-ap2-mandate'] !== undefined) {
     // A mandate is the access domain's to apply (POST /api/pay); a rule that cannot be applied here is
     // never ignored: nothing is claimed or sent, and the client is told where the same header is honoured.
-    throw new AppError({
-      status: 403,
-      code: 'AP2_MANDATE_REJECTED',
+    throw PAYMENT_ERRORS.AP2_MANDATE_REJECTED({
       message: 'AP2 mandate rejected: X-AP2-MANDATE is applied on POST /api/pay, not on GET; nothing was claimed or transferred.',
       tip: 'Send the same PAYMENT-SIGNATURE and X-AP2-MANDATE (and SIGN-IN-WITH-X) with POST /api/pay?skill=<id>, or omit X-AP2-MANDATE.',
     });

@@ -1,9 +1,10 @@
 /** GET /api/pay (the 402 challenge), POST /api/pay (unlock) and POST /api/recover (re-unlock). */
 import { createHash, randomFillSync } from 'node:crypto';
-import { requireSkill } from '../catalog';
+import { requireSkill, skillRequired } from '../catalog';
 import type { CatalogEntry } from '../contract/catalog-data';
 import { links } from '../contract/links';
-import { AppError, notFound, skillRequired } from '../platform/errors';
+import { PLATFORM_ERRORS, notFound, type AppError } from '../platform/errors';
+import { PAYMENT_ERRORS } from './errors';
 import { jsonText, type ApiRequest, type ApiResponse } from '../platform/http';
 import { lruPerOwner } from '../platform/memo';
 import { proofProblem, SIGNATURE_MAX_AGE_SECONDS } from './core/buyer-proof';
@@ -19,22 +20,9 @@ import { METRICS } from '../contract/metrics';
 import { countMetric } from '../platform/metrics';
 
 /** No proof at all: 402 PROOF_REQUIRED. Here rather than with the parser, so the challenge's path never loads zod. */
-export const proofRequired = (): AppError =>
-  new AppError({
-    status: 402,
-    code: 'PROOF_REQUIRED',
-    message: 'No proof of payment: send header X-PAYMENT with {"txHash","skill"} (or the same JSON body).',
-    tip: 'GET /api/pay?skill=<id> for the challenge, transfer the amount, then POST with X-PAYMENT.',
-  });
+export const proofRequired = (): AppError => PAYMENT_ERRORS.PROOF_REQUIRED();
 
-const paymentsDisabled = (why: string): AppError =>
-  new AppError({
-    status: 503,
-    code: 'PAYMENTS_DISABLED',
-    message: why,
-    tip: 'Wait, or contact the operator. Evaluation (outline, sample) stays free.',
-    retry: true,
-  });
+const paymentsDisabled = (why: string): AppError => PAYMENT_ERRORS.PAYMENTS_DISABLED({ message: why });
 
 /** Whether a payment can be taken now: a sound configuration with a treasury, and payments on (else GET /api/pay refuses with 503). */
 export const takesPayments = (ports: Pick<PaymentsPorts, 'config' | 'configReading'>): boolean =>
@@ -142,22 +130,8 @@ export interface PurchasePolicy {
 }
 
 /** What to present for a transfer that is already claimed; names no skill and no payer, so the public ledger stays useless. */
-const buyerProofRequired = (): AppError =>
-  new AppError({
-    status: 403,
-    code: 'BUYER_PROOF_REQUIRED',
-    message:
-      'This transfer has already been claimed. Only its buyer can get the pack again: present the license token from the unlock, or a signature by the paying wallet.',
-    tip: 'Send header X-LICENSE: <license.token>, or header SIGN-IN-WITH-X with an EIP-4361 message signed by the wallet that paid (docs/SECURITY.md). A lost response can be retried from the same address for a few minutes.',
-  });
-
 const invalidSignature = (why: string): AppError =>
-  new AppError({
-    status: 403,
-    code: 'INVALID_WALLET_SIGNATURE',
-    message: `The SIGN-IN-WITH-X signature does not prove the paying wallet: ${why}.`,
-    tip: "Sign a fresh EIP-4361 message: this domain, uri = the skill's /api/pay?skill= URL, resources including eip155:8453:tx:<txHash>, chain 8453, a new nonce, issuedAt now.",
-  });
+  PAYMENT_ERRORS.INVALID_WALLET_SIGNATURE({ message: `The SIGN-IN-WITH-X signature does not prove the paying wallet: ${why}.` });
 
 /** A wallet signature whose fields and signature hold; its nonce is not used up yet. */
 export interface SignedIn {
@@ -235,15 +209,11 @@ export async function unlockWithProof(
       return { body: await redeemCardLicense(claims, proof.license, ports, baseUrl), headers: {} };
     const row = valid ? await ports.ledger.get(claims.network, claims.txHash) : undefined;
     if (!valid || !row || row.status !== 'confirmed' || row.skill !== claims.skill) {
-      throw new AppError({
-        status: 403,
-        code: 'INVALID_LICENSE',
-        message:
-          valid && row?.status === 'reorged'
-            ? 'The license is revoked: its transfer is no longer on chain (a reorganisation dropped it).'
-            : 'The license token is not valid for this service or this skill.',
-        tip: 'Use the txHash path: POST /api/pay with X-PAYMENT {"txHash","skill"}.',
-      });
+      throw PAYMENT_ERRORS.INVALID_LICENSE(
+        valid && row?.status === 'reorged'
+          ? { message: 'The license is revoked: its transfer is no longer on chain (a reorganisation dropped it).' }
+          : {},
+      );
     }
     const entry = ports.catalog.get(claims.skill)!;
     const pack = ports.packs.get(entry.id)!;
@@ -359,12 +329,7 @@ export async function claimPayment(
     case 'unlocked':
       return { row: outcome.row, replayed: outcome.replayed };
     case 'not_admitted':
-      throw new AppError({
-        status: 403,
-        code: 'AP2_MANDATE_REJECTED',
-        message: outcome.message,
-        tip: 'Fix the mandate (GET /api/mandates?wallet=) or omit X-AP2-MANDATE; nothing was claimed or unlocked.',
-      });
+      throw PAYMENT_ERRORS.AP2_MANDATE_REJECTED({ message: outcome.message });
     case 'pending':
       throw verificationFailed(
         'transfer',
@@ -379,34 +344,23 @@ export async function claimPayment(
         { 'retry-after': '2' },
       );
     case 'not_yours':
-      throw buyerProofRequired();
+      throw PAYMENT_ERRORS.BUYER_PROOF_REQUIRED();
     case 'refused':
       if (outcome.reason === 'payer_mismatch' && caller.policy) {
         // Under a mandate the claim is made for the mandate's wallet: a transfer from anyone else is not its purchase.
-        throw new AppError({
-          status: 403,
-          code: 'AP2_MANDATE_REJECTED',
+        throw PAYMENT_ERRORS.AP2_MANDATE_REJECTED({
           message: "AP2 mandate rejected: the transfer was not paid by the mandate's wallet.",
           tip: "Pay from the mandate's wallet, or omit X-AP2-MANDATE; nothing was claimed or unlocked.",
         });
       }
       if (outcome.reason === 'payer_mismatch' || outcome.reason === 'payer_proof_required' || outcome.reason === 'authorized_transfer') {
-        throw new AppError({
-          status: 403,
-          code: 'PAYER_PROOF_REQUIRED',
-          message: outcome.message,
-          tip: 'Sign the claim with the wallet that paid: header SIGN-IN-WITH-X (docs/SECURITY.md).',
-          details: { reason: outcome.reason },
-        });
+        throw PAYMENT_ERRORS.PAYER_PROOF_REQUIRED({ message: outcome.message, details: { reason: outcome.reason } });
       }
       throw verificationFailed('transfer', outcome.message, false, { reason: outcome.reason });
     case 'unavailable':
-      throw new AppError({
-        status: 503,
-        code: 'INTERNAL_ERROR',
+      throw PLATFORM_ERRORS.INTERNAL_ERROR({
         message: outcome.message,
         tip: 'Retry with backoff (2 s, 4 s, 8 s); your transfer is safe on chain.',
-        retry: true,
       });
     case 'disabled':
       throw paymentsDisabled(outcome.message);

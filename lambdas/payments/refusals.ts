@@ -1,5 +1,6 @@
 /** The 402 PAYMENT_VERIFICATION_FAILED answer every payment flow gives when a payment does not (yet) pay. */
-import { AppError } from '../platform/errors';
+import type { AppError } from '../platform/errors';
+import { PAYMENT_ERRORS } from './errors';
 
 /** What a buyer should do next, by flow and by whether waiting can help. */
 const TIPS = {
@@ -22,9 +23,7 @@ export const verificationFailed = (
   details: Record<string, unknown>,
   headers?: Record<string, string>,
 ): AppError =>
-  new AppError({
-    status: 402,
-    code: 'PAYMENT_VERIFICATION_FAILED',
+  PAYMENT_ERRORS.PAYMENT_VERIFICATION_FAILED({
     message,
     retry,
     tip: retry ? TIPS[flow].retry : TIPS[flow].final,

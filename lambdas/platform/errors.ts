@@ -3,67 +3,12 @@
  * error handler middleware turns it into the spec's failure body in one place.
  */
 
-/** Error codes the API emits. The first group is the spec's; the rest are ours (documented in docs/ARCHITECTURE.md). */
-export type ErrorCode =
-  | 'SKILL_REQUIRED'
-  | 'PAYMENT_REQUIRED'
-  | 'PROOF_REQUIRED'
-  | 'PAYMENT_VERIFICATION_FAILED'
-  | 'INVALID_LICENSE'
-  | 'AP2_MANDATE_REJECTED'
-  | 'not_found'
-  | 'INTERNAL_ERROR'
-  | 'PAYMENTS_DISABLED'
-  | 'INVALID_REQUEST'
-  | 'INVALID_JSON'
-  | 'PAYLOAD_TOO_LARGE'
-  | 'METHOD_NOT_ALLOWED'
-  /** 403: a claimed transfer asked for again without the buyer's license or wallet signature. */
-  | 'BUYER_PROOF_REQUIRED'
-  /** 403: a SIGN-IN-WITH-X proof that does not hold (field, signature or reused nonce). */
-  | 'INVALID_WALLET_SIGNATURE'
-  /** 403: a first claim not signed by the paying wallet where one is required or was offered. */
-  | 'PAYER_PROOF_REQUIRED'
-  /** 431: the request's header block is over the edge's limit (the local edge, as CloudFront). */
-  | 'HEADERS_TOO_LARGE'
-  /** 408: the client did not send a complete request in time (the local edge). */
-  | 'REQUEST_TIMEOUT'
-  /** 429: one caller over a route's per-caller limit (the route table's `rateLimit`); retry after Retry-After. */
-  | 'RATE_LIMITED'
-  /** 402: a meter draw the balance does not cover; top the meter up. */
-  | 'METER_BALANCE_LOW'
-  /** 403: a meter draw past the cap its wallet set for the month. */
-  | 'METER_CAP_REACHED'
-  /** 409: a renewal of a subscription its wallet cancelled; start it again instead. */
-  | 'SUBSCRIPTION_CANCELLED'
-  /** 400s of checkout creation and update, each with `param` naming the field (docs/CHECKOUT.md). */
-  | 'LINE_ITEMS_REQUIRED'
-  | 'INVALID_LINE_ITEMS'
-  | 'INVALID_QUANTITY'
-  | 'ITEM_ID_REQUIRED'
-  | 'UNKNOWN_ITEM'
-  | 'ITEM_NOT_SOLD_BY_CARD'
-  | 'INVALID_BUYER'
-  | 'INVALID_EMAIL'
-  | 'INVALID_CURRENCY'
-  /** 503, retry false: card checkout has no Stripe keys in this deployment. */
-  | 'CHECKOUT_NOT_CONFIGURED'
-  /** A checkout session that is completed, canceled or expired cannot change (ACP: 405; UCP: 409). */
-  | 'CHECKOUT_SESSION_CLOSED'
-  /** 409: complete asked before Stripe has confirmed the payment on the hosted page. */
-  | 'PAYMENT_NOT_COMPLETED'
-  /** An Idempotency-Key reused with a different request (ACP: 422; UCP: 409). */
-  | 'IDEMPOTENCY_KEY_REUSED'
-  /** 409: the request with this Idempotency-Key is still being answered; retry after Retry-After. */
-  | 'IDEMPOTENCY_KEY_IN_FLIGHT'
-  /** 400: a Stripe webhook whose Stripe-Signature does not hold for its body (or is stale). */
-  | 'INVALID_WEBHOOK_SIGNATURE'
-  /** 401: a call on a checkout session without its client secret (`Authorization: Bearer`), or with another. */
-  | 'CHECKOUT_SECRET_REQUIRED'
-  /** 403: a card pack already delivered, asked for again with the Stripe session id alone; present its license. */
-  | 'LICENSE_REQUIRED'
-  /** 403, retry false: a request that did not come through the edge (no valid origin secret): the API's own endpoint is not served. */
-  | 'ORIGIN_REQUIRED';
+/**
+ * An error code: written once, in the catalog of the layer or domain that owns it (see
+ * {@link errorCatalog}); the platform's own are below, the domains' beside their code
+ * (`lambdas/<domain>/errors.ts`).
+ */
+export type ErrorCode = string;
 
 /** The spec's failure body. */
 export interface FailureBody {
@@ -113,6 +58,57 @@ export class AppError extends Error {
   }
 }
 
+/** What a catalog says of a code: its status, the default message, what the client should do, and whether retrying helps. */
+export interface ErrorSpec {
+  status: number;
+  message: string;
+  tip: string;
+  retry?: boolean;
+}
+
+/**
+ * What a throw site adds: a message or tip for its case, the field, details, headers; whether
+ * retrying helps where the code covers both (a transfer not mined yet, one that never will be);
+ * a status only where a protocol sets another.
+ */
+export interface ErrorDetail {
+  message?: string;
+  tip?: string;
+  retry?: boolean;
+  status?: number;
+  param?: string;
+  details?: Record<string, unknown>;
+  headers?: Record<string, string>;
+}
+
+/** A catalog's codes as functions: a throw site names the code (`throw ERRORS.NOT_YOURS()`), the catalog says the rest. */
+export type ErrorCatalog<T extends Record<string, ErrorSpec>> = { readonly [K in keyof T & string]: (detail?: ErrorDetail) => AppError } & {
+  /** Every code of the catalog with its spec: the tests check that no code is written in two catalogs. */
+  readonly specs: T;
+};
+
+/**
+ * One catalog of error codes: each code once, with its status, message and tip. Every failure the
+ * API reports is built from one, so a code answers the same wherever it is thrown.
+ */
+export function errorCatalog<const T extends Record<string, ErrorSpec>>(specs: T): ErrorCatalog<T> {
+  const catalog: Record<string, unknown> = { specs };
+  for (const [code, spec] of Object.entries(specs)) {
+    catalog[code] = (d: ErrorDetail = {}) =>
+      new AppError({
+        status: d.status ?? spec.status,
+        code,
+        message: d.message ?? spec.message,
+        tip: d.tip ?? spec.tip,
+        retry: d.retry ?? spec.retry ?? false,
+        ...(d.param !== undefined ? { param: d.param } : {}),
+        ...(d.details !== undefined ? { details: d.details } : {}),
+        ...(d.headers !== undefined ? { headers: d.headers } : {}),
+      });
+  }
+  return catalog as ErrorCatalog<T>;
+}
+
 /** Builds the failure body; `error` is the lower-case snake name of the code, as the spec shows. */
 export function failureBody(err: AppError): FailureBody {
   const body: FailureBody = {
@@ -128,63 +124,69 @@ export function failureBody(err: AppError): FailureBody {
   return body;
 }
 
-export const skillRequired = (where = 'query parameter `skill`'): AppError =>
-  new AppError({
+/**
+ * The platform's codes: what any route, the edge or the handler around every route answers. The
+ * domains' codes are in their own catalogs (docs/ARCHITECTURE.md, "Choices the spec left open").
+ */
+export const PLATFORM_ERRORS = errorCatalog({
+  /** The spec's 404 for an unknown path, and for an unknown thing a route names. */
+  not_found: { status: 404, message: 'Nothing is there.', tip: 'Check GET /api/health, or GET /api/esp for the list of endpoints.' },
+  INVALID_REQUEST: { status: 400, message: 'A parameter is wrong.', tip: 'Check the parameter named in details.parameter.' },
+  INVALID_JSON: {
     status: 400,
-    code: 'SKILL_REQUIRED',
-    message: `A skill id is required in the ${where}.`,
-    tip: 'Supply a catalog id, e.g. ?skill=agent-x402-first-buy. GET /catalog.json lists them all.',
-  });
+    message: 'The request body is not valid JSON.',
+    tip: 'Send a JSON object with Content-Type: application/json.',
+  },
+  PAYLOAD_TOO_LARGE: { status: 413, message: 'The request body is too large.', tip: 'Keep request bodies under 64 KiB.' },
+  METHOD_NOT_ALLOWED: { status: 405, message: 'This method is not supported here.', tip: 'Use the method the Allow header names.' },
+  /** A caller over a route's per-caller limit (the route table's `rateLimit`), or over an allowance. */
+  RATE_LIMITED: {
+    status: 429,
+    message: 'Too many requests from this caller.',
+    tip: 'Wait for Retry-After seconds, then retry.',
+    retry: true,
+  },
+  /** The header block is over the edge's limit (the local edge, as CloudFront). */
+  HEADERS_TOO_LARGE: { status: 431, message: 'The request headers are too large.', tip: 'Send fewer or smaller headers.' },
+  /** The client did not send a whole request in time (the local edge). */
+  REQUEST_TIMEOUT: { status: 408, message: 'The request was not received in time.', tip: 'Send the whole request promptly.', retry: true },
+  /** A request without a valid origin secret: it reached the API's own endpoint directly, around CloudFront and its web ACL. */
+  ORIGIN_REQUIRED: {
+    status: 403,
+    message: "This endpoint serves only requests that come through the marketplace's own address.",
+    tip: 'Call the base URL the marketplace advertises (GET /.well-known/esp.json there), not the API Gateway endpoint.',
+  },
+  /** A fault on our side (RPC down, table throttled): always 503 with retry true, never a stack trace. */
+  INTERNAL_ERROR: {
+    status: 503,
+    message: 'The service hit a temporary fault; nothing was recorded.',
+    tip: 'Retry with exponential backoff (2 s, 4 s, 8 s).',
+    retry: true,
+  },
+});
 
-export const notFound = (message: string, tip = 'Check GET /api/health, or GET /api/esp for the list of endpoints.'): AppError =>
-  new AppError({ status: 404, code: 'not_found', message, tip });
+export const notFound = (message: string, tip?: string): AppError =>
+  PLATFORM_ERRORS.not_found({ message, ...(tip !== undefined ? { tip } : {}) });
 
 export const invalidRequest = (parameter: string, message: string, tip: string): AppError =>
-  new AppError({ status: 400, code: 'INVALID_REQUEST', message, tip, details: { parameter } });
+  PLATFORM_ERRORS.INVALID_REQUEST({ message, tip, details: { parameter } });
 
 export const invalidJson = (detail: string): AppError =>
-  new AppError({
-    status: 400,
-    code: 'INVALID_JSON',
-    message: `The request body is not valid JSON: ${detail}`,
-    tip: 'Send a JSON object with Content-Type: application/json.',
-  });
+  PLATFORM_ERRORS.INVALID_JSON({ message: `The request body is not valid JSON: ${detail}` });
 
 export const payloadTooLarge = (limit: number): AppError =>
-  new AppError({
-    status: 413,
-    code: 'PAYLOAD_TOO_LARGE',
+  PLATFORM_ERRORS.PAYLOAD_TOO_LARGE({
     message: `The request body is larger than ${limit} bytes.`,
     tip: `Keep request bodies under ${limit} bytes.`,
   });
 
 export const methodNotAllowed = (method: string, path: string, allowed: readonly string[]): AppError =>
-  new AppError({
-    status: 405,
-    code: 'METHOD_NOT_ALLOWED',
+  PLATFORM_ERRORS.METHOD_NOT_ALLOWED({
     message: `${method} is not supported on ${path}.`,
     tip: `Use ${allowed.join(' or ')}.`,
     headers: { allow: allowed.join(', ') },
   });
 
-/**
- * A request without a valid origin secret: it reached the API's own endpoint directly, around
- * CloudFront and its web ACL. The answer says where to call instead and nothing of the secret.
- */
-export const originRequired = (): AppError =>
-  new AppError({
-    status: 403,
-    code: 'ORIGIN_REQUIRED',
-    message: "This endpoint serves only requests that come through the marketplace's own address.",
-    tip: 'Call the base URL the marketplace advertises (GET /.well-known/esp.json there), not the API Gateway endpoint.',
-  });
+export const originRequired = (): AppError => PLATFORM_ERRORS.ORIGIN_REQUIRED();
 
-/** A fault on our side (RPC down, table throttled): always 503 with retry true, never a stack trace. */
-export const internalError = (message = 'The service hit a temporary fault; nothing was recorded.'): AppError =>
-  new AppError({
-    status: 503,
-    code: 'INTERNAL_ERROR',
-    message,
-    tip: 'Retry with exponential backoff (2 s, 4 s, 8 s).',
-    retry: true,
-  });
+export const internalError = (message?: string): AppError => PLATFORM_ERRORS.INTERNAL_ERROR(message !== undefined ? { message } : {});

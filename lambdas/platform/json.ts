@@ -4,7 +4,7 @@
  * it (JSON.stringify in a task store, a validator, a logger) far from the request that sent it.
  * So size and depth are checked before parsing, and refused with the spec's failure body.
  */
-import { AppError, invalidJson, payloadTooLarge } from './errors';
+import { invalidJson, payloadTooLarge, PLATFORM_ERRORS, type AppError } from './errors';
 
 /** Request bodies above this many bytes get 413 PAYLOAD_TOO_LARGE (API Gateway itself allows 10 MB). */
 export const MAX_BODY_BYTES = 64 * 1024;
@@ -42,9 +42,7 @@ export function jsonDepth(text: string, stopAbove = Infinity): number {
 }
 
 const tooDeep = (where: string, maxDepth: number): AppError =>
-  new AppError({
-    status: 400,
-    code: 'INVALID_JSON',
+  PLATFORM_ERRORS.INVALID_JSON({
     message: `${where} is nested deeper than ${maxDepth} levels.`,
     tip: `Send JSON nested at most ${maxDepth} levels deep.`,
   });

@@ -11,7 +11,7 @@
  */
 import { BoundedLru } from './memo';
 import type { RateLimitRule } from '../contract/routes';
-import { AppError } from './errors';
+import { PLATFORM_ERRORS, type AppError } from './errors';
 import { METRICS } from '../contract/metrics';
 import { countMetric } from './metrics';
 
@@ -89,12 +89,9 @@ export function scopedRateLimiters(maxCallersPerScope = MAX_CALLERS_PER_SCOPE): 
 /** The spec's failure body for a limited caller: 429 RATE_LIMITED, retry true, with Retry-After. */
 export function rateLimited(retryAfterSeconds: number, rule: RateLimitRule): AppError {
   countMetric(METRICS.rateLimited, { Scope: rule.scope });
-  return new AppError({
-    status: 429,
-    code: 'RATE_LIMITED',
+  return PLATFORM_ERRORS.RATE_LIMITED({
     message: `Too many requests from this address: at most ${rule.requests} per ${rule.perSeconds} s (${rule.scope}).`,
     tip: `Retry after ${retryAfterSeconds} s (the Retry-After header), then back off exponentially (2 s, 4 s, 8 s, 16 s).`,
-    retry: true,
     details: { retry_after_seconds: retryAfterSeconds, limit: rule.requests, window_seconds: rule.perSeconds, scope: rule.scope },
     headers: { 'retry-after': String(retryAfterSeconds) },
   });

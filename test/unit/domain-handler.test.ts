@@ -1,7 +1,8 @@
 import type { APIGatewayProxyEventV2, Context } from 'aws-lambda';
 import { describe, expect, it } from 'vitest';
 import { createDomainHandler, type RateLimitedHandler } from '../../lambdas/platform/domain-handler';
-import { AppError, skillRequired } from '../../lambdas/platform/errors';
+import { AppError } from '../../lambdas/platform/errors';
+import { skillRequired } from '../../lambdas/catalog';
 import { json } from '../../lambdas/platform/http';
 import { INFRA_ENV } from '../../lambdas/contract/env';
 import { ORIGIN_VERIFY_HEADER, VIEWER_ADDRESS_HEADER } from '../../lambdas/contract/edge-identity';

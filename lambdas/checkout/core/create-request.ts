@@ -5,7 +5,8 @@
  * own error code. Unknown fields are ignored: the standards' schemas and examples disagree.
  */
 import type { Catalog } from '../../catalog';
-import { AppError, type ErrorCode } from '../../platform/errors';
+import type { AppError } from '../../platform/errors';
+import { CHECKOUT_ERRORS, type CheckoutErrorCode } from '../errors';
 import type { Protocol } from '../ports';
 
 /** One pattern for an email address: something@domain.tld, no spaces, at most 254 characters (RFC 5321's path limit). */
@@ -18,8 +19,8 @@ export interface CheckoutRequest {
 }
 
 /** A 400 with the spec's failure body, the field in `param`. */
-export const checkoutInvalid = (code: ErrorCode, param: string, message: string, tip: string): AppError =>
-  new AppError({ status: 400, code, message, tip, param });
+export const checkoutInvalid = (code: CheckoutErrorCode, param: string, message: string, tip: string): AppError =>
+  CHECKOUT_ERRORS[code]({ message, tip, param });
 
 const isObject = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);
 

@@ -13,6 +13,7 @@
 import { createHash } from 'node:crypto';
 import { canonicalize } from 'json-canonicalize';
 import { AppError, invalidRequest } from '../../platform/errors';
+import { CHECKOUT_ERRORS } from '../errors';
 import { errorResponse, type ApiRequest, type ApiResponse } from '../../platform/http';
 import type { CheckoutPorts, Protocol } from '../ports';
 
@@ -57,22 +58,9 @@ export async function withIdempotency(
         body: begun.response.body,
       };
     case 'mismatch':
-      throw new AppError({
-        status: opts.reusedStatus,
-        code: 'IDEMPOTENCY_KEY_REUSED',
-        message: 'This Idempotency-Key was used for a different request.',
-        tip: 'Use a new key for a new request; resend the first request unchanged to get its answer again.',
-        headers: echo,
-      });
+      throw CHECKOUT_ERRORS.IDEMPOTENCY_KEY_REUSED({ status: opts.reusedStatus, headers: echo });
     case 'in_flight':
-      throw new AppError({
-        status: 409,
-        code: 'IDEMPOTENCY_KEY_IN_FLIGHT',
-        message: 'The request with this Idempotency-Key is still being answered.',
-        tip: 'Retry after Retry-After seconds with the same key and body.',
-        retry: true,
-        headers: { ...echo, 'retry-after': String(begun.retryAfterSeconds) },
-      });
+      throw CHECKOUT_ERRORS.IDEMPOTENCY_KEY_IN_FLIGHT({ headers: { ...echo, 'retry-after': String(begun.retryAfterSeconds) } });
     case 'started':
       break;
   }
