@@ -23,6 +23,9 @@ import { bundleLambda } from './lambda-bundle';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 
+/** The construct id of one of a domain's parts, e.g. `PaymentsFunction`: part of the deployed logical ids, so never renamed. */
+export const domainPartId = (domain: Domain, part: string): string => domain.charAt(0).toUpperCase() + domain.slice(1) + part;
+
 export interface DomainFunctionProps {
   domain: Domain;
   /** Entry file under lambdas/<domain>/ (default handler.ts), e.g. a Step Functions task. */

@@ -170,66 +170,7 @@ export class Operations extends Construct {
       }).addAlarmAction(notify);
     }
 
-    // The business metrics come from several functions (each its own service dimension): summed by search.
-    const total = (name: MetricName, label: string) =>
-      new MathExpression({ label, expression: `SUM(SEARCH('{${METRIC_NAMESPACE},service} MetricName="${name}"', 'Sum', 300))`, period });
-    const by = (name: MetricName, dimension: string, stat: string) =>
-      new MathExpression({
-        label: `${name} by ${dimension}`,
-        expression: `SEARCH('{${METRIC_NAMESPACE},${dimension},service} MetricName="${name}"', '${stat}', 300)`,
-        period,
-      });
-
-    this.dashboard = new Dashboard(this, 'Dashboard', { dashboardName: props.dashboardName });
-    this.dashboard.addWidgets(
-      new TextWidget({
-        markdown:
-          "# skill-market\nBusiness metrics (namespace `SkillMarket`), the API and the confirmation loop. Alarms go to the stack's `AlarmTopicArn`.",
-        width: 24,
-        height: 2,
-      }),
-    );
-    this.dashboard.addWidgets(
-      new SingleValueWidget({
-        title: 'Last 24 h',
-        metrics: [total(METRICS.unlocks, 'unlocks'), total(METRICS.checkoutCompletions, 'card sales')],
-        period: Duration.days(1),
-        width: 8,
-      }),
-      new GraphWidget({ title: 'API requests and 5xx rate', left: [api('Count')], right: [errorRate], width: 8 }),
-      new GraphWidget({
-        title: 'Confirmation loop',
-        left: props.confirmation ? [props.confirmation.metricSucceeded({ period }), props.confirmation.metricFailed({ period })] : [],
-        width: 8,
-      }),
-    );
-    this.dashboard.addWidgets(
-      new GraphWidget({
-        title: 'Unlocks and card sales',
-        left: [total(METRICS.unlocks, 'unlocks'), total(METRICS.checkoutCompletions, 'card sales')],
-        width: 8,
-      }),
-      new GraphWidget({ title: 'Verification failures by reason', left: [by(METRICS.verificationFailures, 'Reason', 'Sum')], width: 8 }),
-      new GraphWidget({ title: 'Requests refused with 429, by scope', left: [by(METRICS.rateLimited, 'Scope', 'Sum')], width: 8 }),
-    );
-    this.dashboard.addWidgets(
-      new GraphWidget({ title: 'RPC latency p90 (ms), by provider', left: [by(METRICS.rpcLatency, 'Provider', 'p90')], width: 8 }),
-      new GraphWidget({ title: 'RPC provider failures', left: [by(METRICS.rpcProviderFailures, 'Provider', 'Sum')], width: 8 }),
-      new GraphWidget({ title: 'Reconcile differences (must be 0)', left: [total(METRICS.reconcileDifferences, 'differences')], width: 8 }),
-    );
-    this.dashboard.addWidgets(
-      new GraphWidget({
-        title: 'Relayer: reverted transfers and their gas (gwei)',
-        left: [total(METRICS.relayerReverts, 'reverts')],
-        right: [total(METRICS.relayerRevertGasGwei, 'gwei')],
-        width: 12,
-      }),
-      new GraphWidget({
-        title: 'Signed authorizations refused before sending, by reason',
-        left: [by(METRICS.settlementsRefused, 'Reason', 'Sum')],
-        width: 12,
-      }),
-    );
+    this.dashboard = operationsDashboard(this, props, api('Count'), errorRate, period);
   }
 
   /**
@@ -269,6 +210,81 @@ export class Operations extends Construct {
     for (const a of alarms) a.addAlarmAction(this.#notify);
     return alarms;
   }
+}
+
+/**
+ * The operator's dashboard: the business metrics the functions publish (each function its own
+ * service dimension, so summed by search), the API's requests and 5xx rate, the confirmation loop.
+ * Made in the Operations construct's scope, so its logical id is the one it always had.
+ */
+function operationsDashboard(
+  scope: Construct,
+  props: { confirmation: StateMachine | undefined; dashboardName: string },
+  requests: Metric,
+  errorRate: MathExpression,
+  period: Duration,
+): Dashboard {
+  // The business metrics come from several functions (each its own service dimension): summed by search.
+  const total = (name: MetricName, label: string) =>
+    new MathExpression({ label, expression: `SUM(SEARCH('{${METRIC_NAMESPACE},service} MetricName="${name}"', 'Sum', 300))`, period });
+  const by = (name: MetricName, dimension: string, stat: string) =>
+    new MathExpression({
+      label: `${name} by ${dimension}`,
+      expression: `SEARCH('{${METRIC_NAMESPACE},${dimension},service} MetricName="${name}"', '${stat}', 300)`,
+      period,
+    });
+
+  const dashboard = new Dashboard(scope, 'Dashboard', { dashboardName: props.dashboardName });
+  dashboard.addWidgets(
+    new TextWidget({
+      markdown:
+        "# skill-market\nBusiness metrics (namespace `SkillMarket`), the API and the confirmation loop. Alarms go to the stack's `AlarmTopicArn`.",
+      width: 24,
+      height: 2,
+    }),
+  );
+  dashboard.addWidgets(
+    new SingleValueWidget({
+      title: 'Last 24 h',
+      metrics: [total(METRICS.unlocks, 'unlocks'), total(METRICS.checkoutCompletions, 'card sales')],
+      period: Duration.days(1),
+      width: 8,
+    }),
+    new GraphWidget({ title: 'API requests and 5xx rate', left: [requests], right: [errorRate], width: 8 }),
+    new GraphWidget({
+      title: 'Confirmation loop',
+      left: props.confirmation ? [props.confirmation.metricSucceeded({ period }), props.confirmation.metricFailed({ period })] : [],
+      width: 8,
+    }),
+  );
+  dashboard.addWidgets(
+    new GraphWidget({
+      title: 'Unlocks and card sales',
+      left: [total(METRICS.unlocks, 'unlocks'), total(METRICS.checkoutCompletions, 'card sales')],
+      width: 8,
+    }),
+    new GraphWidget({ title: 'Verification failures by reason', left: [by(METRICS.verificationFailures, 'Reason', 'Sum')], width: 8 }),
+    new GraphWidget({ title: 'Requests refused with 429, by scope', left: [by(METRICS.rateLimited, 'Scope', 'Sum')], width: 8 }),
+  );
+  dashboard.addWidgets(
+    new GraphWidget({ title: 'RPC latency p90 (ms), by provider', left: [by(METRICS.rpcLatency, 'Provider', 'p90')], width: 8 }),
+    new GraphWidget({ title: 'RPC provider failures', left: [by(METRICS.rpcProviderFailures, 'Provider', 'Sum')], width: 8 }),
+    new GraphWidget({ title: 'Reconcile differences (must be 0)', left: [total(METRICS.reconcileDifferences, 'differences')], width: 8 }),
+  );
+  dashboard.addWidgets(
+    new GraphWidget({
+      title: 'Relayer: reverted transfers and their gas (gwei)',
+      left: [total(METRICS.relayerReverts, 'reverts')],
+      right: [total(METRICS.relayerRevertGasGwei, 'gwei')],
+      width: 12,
+    }),
+    new GraphWidget({
+      title: 'Signed authorizations refused before sending, by reason',
+      left: [by(METRICS.settlementsRefused, 'Reason', 'Sum')],
+      width: 12,
+    }),
+  );
+  return dashboard;
 }
 
 /** A release is rolled back when more than this share of transfer verifications is refused... */

@@ -81,6 +81,38 @@ describe('MarketplaceStack', () => {
     }
   });
 
+  it('keeps the logical id each table, secret, key and bucket is deployed with', () => {
+    // A changed logical id (a renamed construct, or one moved into another scope) makes CloudFormation
+    // replace the resource: a retained table, secret or key is orphaned with its records, licenses or
+    // relayer address, and its replacement starts empty. A new resource is added here; changing an id
+    // is a migration of its data, never a refactor.
+    const stateful = ['AWS::DynamoDB::Table', 'AWS::SecretsManager::Secret', 'AWS::KMS::Key', 'AWS::S3::Bucket'];
+    const resources = Object.entries(template.toJSON().Resources as Record<string, { Type: string; DeletionPolicy?: string }>);
+    const found = Object.fromEntries(
+      resources.filter(([, r]) => stateful.includes(r.Type)).map(([id, r]) => [id, `${r.Type} ${r.DeletionPolicy ?? 'Delete'}`]),
+    );
+    expect(found).toEqual({
+      LedgerTable38A58B60: 'AWS::DynamoDB::Table Retain',
+      CardSalesTable258E30D1: 'AWS::DynamoDB::Table Retain',
+      TalliesTable15CF41D6: 'AWS::DynamoDB::Table Retain',
+      SettlementsTable26D9E83A: 'AWS::DynamoDB::Table Retain',
+      AccessTable13A21DD9: 'AWS::DynamoDB::Table Retain',
+      CheckoutTable02A02C64: 'AWS::DynamoDB::Table Retain',
+      IntentsTableBE3A67FE: 'AWS::DynamoDB::Table Retain',
+      NoncesTableEF27B597: 'AWS::DynamoDB::Table Delete',
+      A2ATasksTable366A5229: 'AWS::DynamoDB::Table Delete',
+      LicenseSecretBF18429E: 'AWS::SecretsManager::Secret Retain',
+      StripeSecret80A38A68: 'AWS::SecretsManager::Secret Retain',
+      RpcSecret2AB20147: 'AWS::SecretsManager::Secret Retain',
+      OriginSecret5DDC59F1: 'AWS::SecretsManager::Secret Delete',
+      AgentCardKeyADA4BD08: 'AWS::KMS::Key Retain',
+      RelayerKey4F9E34D9: 'AWS::KMS::Key Retain',
+      AccessLogs8B620ECA: 'AWS::S3::Bucket Retain',
+      FinanceBucketACF20168: 'AWS::S3::Bucket Retain',
+      SiteBucket397A1860: 'AWS::S3::Bucket Delete',
+    });
+  });
+
   it('keeps the bucket private and SSL-only, reached through CloudFront origin access control', () => {
     template.hasResourceProperties('AWS::S3::Bucket', {
       PublicAccessBlockConfiguration: {

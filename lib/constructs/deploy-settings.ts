@@ -1,0 +1,64 @@
+import { CfnParameter, CfnRule, Fn, Token, type Stack } from 'aws-cdk-lib';
+import { ADDRESS } from '../../lambdas/contract/chain';
+import { INFRA_ENV } from '../../lambdas/contract/env';
+import { configToEnv, SETTINGS, type MarketConfig } from '../../lambdas/contract/settings';
+import { DeployConfigError, readDeployConfig, readEdgeConfig, type EdgeConfig } from '../deploy-config';
+
+/** What the stack is deployed with, read and checked before anything is built. */
+export interface DeploySettings {
+  /** The settings from context (lib/deploy-config.ts), with a custom domain as the advertised base URL. */
+  readonly config: MarketConfig;
+  readonly edge: EdgeConfig;
+  /** Every function's environment: the settings, then what the stack adds (tables' names, the base URL parameter). */
+  readonly env: Record<string, string>;
+  /** The SSM parameter that holds the CloudFront domain when no base URL is configured: its name and ARN. */
+  readonly baseUrlParameter: { readonly name: string; readonly arn: string };
+}
+
+/**
+ * Reads the settings from context, refuses a stack that could not deploy, and leaves the treasury
+ * to a deploy-time parameter when context does not give it. `webAclArn` is the ACL a us-east-1
+ * edge stack made for this one (lib/marketplace-app.ts), if any.
+ */
+export function deploySettings(stack: Stack, webAclArn: string | undefined): DeploySettings {
+  const config = readDeployConfig(stack);
+  const edge = readEdgeConfig(stack);
+  // Refused before anything is built (or bundled): the web ACL this stack would create is valid only in us-east-1.
+  if (!edge.webAclArn && !webAclArn && !Token.isUnresolved(stack.region) && stack.region !== 'us-east-1')
+    throw new DeployConfigError(
+      `A CloudFront web ACL must be created in us-east-1, and this stack is in ${stack.region}: deploy through bin/app.ts (it adds a us-east-1 edge stack), or pass -c webAclArn=<an existing CloudFront-scope web ACL>.`,
+    );
+  // A custom domain is the advertised base URL unless one is configured outright.
+  if (!config.publicBaseUrl && edge.domainName) config.publicBaseUrl = `https://${edge.domainName}`;
+  const env = configToEnv(config);
+
+  // The treasury may be decided at deploy time; CloudFormation then refuses a malformed or banned one.
+  if (!config.treasury) {
+    const treasury = new CfnParameter(stack, 'TreasuryAddress', {
+      type: 'String',
+      allowedPattern: ADDRESS.source,
+      constraintDescription: 'must be 0x followed by 40 hex digits',
+      description: SETTINGS.treasury.description,
+    });
+    env[SETTINGS.treasury.env] = treasury.valueAsString;
+    if (config.legacyTreasury) {
+      new CfnRule(stack, 'TreasuryIsNotLegacy', {
+        assertions: [
+          {
+            assert: Fn.conditionNot(Fn.conditionEquals(Fn.ref(treasury.logicalId), config.legacyTreasury)),
+            assertDescription: `TreasuryAddress must not be the banned legacy treasury ${config.legacyTreasury}`,
+          },
+        ],
+      });
+    }
+  }
+
+  // The advertised base URL: a configured custom domain, or the CloudFront domain written to
+  // SSM once the distribution exists (lib/constructs/cdn.ts). Functions get only the parameter's
+  // name, so there is no dependency cycle, and no request header can choose the URL the service
+  // advertises or signs.
+  const name = `/skill-market/${stack.stackName}/public-base-url`;
+  if (!config.publicBaseUrl) env[INFRA_ENV.publicBaseUrlParameter] = name;
+  const arn = stack.formatArn({ service: 'ssm', resource: 'parameter', resourceName: name.slice(1) });
+  return { config, edge, env, baseUrlParameter: { name, arn } };
+}

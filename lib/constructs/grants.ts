@@ -1,0 +1,67 @@
+import type { Table } from 'aws-cdk-lib/aws-dynamodb';
+import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
+import type { Key } from 'aws-cdk-lib/aws-kms';
+import type { Secret } from 'aws-cdk-lib/aws-secretsmanager';
+import { INFRA_ENV } from '../../lambdas/contract/env';
+import type { DomainInfra } from '../../lambdas/contract/infra';
+import { TABLES } from '../../lambdas/contract/tables';
+import type { DomainFunction } from './domain-function';
+import type { StackSecrets } from './secrets';
+import { tableAccess } from './tables';
+
+/** The environment and grants a manifest asks for, applied to one function. */
+export type Provision = (fn: DomainFunction, infra: DomainInfra) => void;
+
+/**
+ * How a function gets what its domain's manifest asks for (lambdas/contract/infra.ts): the
+ * base URL parameter's read (unless a base URL is configured), its tables with the access it
+ * names, and the secrets and keys it uses, each with its ARN in the function's environment.
+ * Least privilege: nothing a manifest does not name.
+ */
+export function provisioner(props: {
+  /** The SSM parameter with the advertised base URL, or undefined when one is configured. */
+  baseUrlParameterArn: string | undefined;
+  tables: ReadonlyMap<string, Table>;
+  secrets: StackSecrets;
+}): Provision {
+  const { tables, secrets } = props;
+  return (fn, infra) => {
+    if (props.baseUrlParameterArn)
+      fn.fn.addToRolePolicy(new PolicyStatement({ actions: ['ssm:GetParameter'], resources: [props.baseUrlParameterArn] }));
+    for (const { table, access } of infra.tables) {
+      const t = tables.get(table);
+      if (!t) throw new Error(`A domain manifest names an unknown table: ${table}`);
+      if (access === 'describe')
+        fn.fn.addToRolePolicy(new PolicyStatement({ actions: ['dynamodb:DescribeTable'], resources: [t.tableArn] }));
+      else
+        fn.fn.addToRolePolicy(
+          tableAccess(
+            t,
+            TABLES.find((d) => d.logicalName === table)!,
+            access,
+          ),
+        );
+    }
+    if (infra.describesAllTables) {
+      const others = [...tables].filter(([name]) => !infra.tables.some((t) => t.table === name)).map(([, t]) => t.tableArn);
+      if (others.length > 0) fn.fn.addToRolePolicy(new PolicyStatement({ actions: ['dynamodb:DescribeTable'], resources: others }));
+    }
+    if (infra.licenseKey && secrets.licenseSecret) readsSecret(fn, secrets.licenseSecret, INFRA_ENV.licenseSecretArn);
+    if (infra.readsChain && secrets.rpcSecret) readsSecret(fn, secrets.rpcSecret, INFRA_ENV.rpcSecretArn);
+    if (infra.stripeKeys && secrets.stripeSecret) readsSecret(fn, secrets.stripeSecret, INFRA_ENV.stripeSecretArn);
+    if (infra.signsAgentCard && secrets.cardKey) signsWith(fn, secrets.cardKey, INFRA_ENV.agentCardKmsKeyId);
+    if (infra.relaysPayments && secrets.relayerKey) signsWith(fn, secrets.relayerKey, INFRA_ENV.relayerKmsKeyId);
+  };
+}
+
+/** A function that reads `secret`: its ARN in `envName`, and read access to it only. */
+export function readsSecret(fn: DomainFunction, secret: Secret, envName: string): void {
+  fn.fn.addEnvironment(envName, secret.secretArn);
+  secret.grantRead(fn.fn);
+}
+
+/** A function that signs with `key`: its id in `envName`, and kms:Sign and kms:GetPublicKey on it only. */
+function signsWith(fn: DomainFunction, key: Key, envName: string): void {
+  fn.fn.addEnvironment(envName, key.keyArn);
+  fn.fn.addToRolePolicy(new PolicyStatement({ actions: ['kms:Sign', 'kms:GetPublicKey'], resources: [key.keyArn] }));
+}

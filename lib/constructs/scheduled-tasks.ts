@@ -1,0 +1,58 @@
+import { Duration, Validations, type Stack } from 'aws-cdk-lib';
+import { Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
+import type { CfnAlias } from 'aws-cdk-lib/aws-lambda';
+import { Schedule, ScheduleExpression, ScheduleTargetInput } from 'aws-cdk-lib/aws-scheduler';
+import { LambdaInvoke } from 'aws-cdk-lib/aws-scheduler-targets';
+import type { IQueue } from 'aws-cdk-lib/aws-sqs';
+import type { Manifest } from '../domain-infra';
+import { DomainFunction, domainPartId } from './domain-function';
+import type { Provision } from './grants';
+
+/**
+ * Scheduled tasks (the tally fold and reconcile): EventBridge Scheduler invokes a function of the
+ * domain that owns the task, with that domain's grants; the scheduler's role may invoke only it.
+ * Returns the task functions and the queues where their failed runs land.
+ */
+export function addScheduledTasks(
+  stack: Stack,
+  props: { manifests: readonly Manifest[]; environment: Record<string, string>; provision: Provision },
+): { tasks: DomainFunction[]; failedRuns: IQueue[] } {
+  const tasks: DomainFunction[] = [];
+  const failedRuns: IQueue[] = [];
+  for (const { domain, infra } of props.manifests) {
+    if (!infra.scheduledTask) continue;
+    const task = new DomainFunction(stack, domainPartId(domain, 'ScheduledTask'), {
+      domain,
+      entryFile: infra.scheduledTask.entry,
+      environment: props.environment,
+      // A reconcile reads every record: give it Lambda's whole 15 minutes and room for the recount.
+      timeout: Duration.minutes(15),
+      memorySize: 1024,
+      invokedBy: 'schedule',
+    });
+    if (task.deadLetterQueue) failedRuns.push(task.deadLetterQueue);
+    tasks.push(task);
+    // Folding and reconciling tallies never settles a payment: no relayer key for them.
+    props.provision(task, { ...infra, relaysPayments: false });
+    const schedulerRole = new Role(stack, domainPartId(domain, 'SchedulerRole'), {
+      assumedBy: new ServicePrincipal('scheduler.amazonaws.com'),
+      description: `EventBridge Scheduler: invokes the ${domain} scheduled task only`,
+    });
+    for (const run of infra.scheduledTask.schedules) {
+      new Schedule(stack, run.id, {
+        description: run.description,
+        schedule: ScheduleExpression.rate(Duration.minutes(run.everyMinutes)),
+        target: new LambdaInvoke(task.live, {
+          input: ScheduleTargetInput.fromObject(run.input),
+          retryAttempts: 2,
+          role: schedulerRole,
+        }),
+      });
+    }
+    Validations.of(schedulerRole).acknowledge({
+      id: `AwsSolutions-IAM5[Resource::<${stack.getLogicalId(task.alias.node.defaultChild as CfnAlias)}>:*]`,
+      reason: "lambda:InvokeFunction on this one function's live alias and its qualifiers (`:*`); nothing else.",
+    });
+  }
+  return { tasks, failedRuns };
+}

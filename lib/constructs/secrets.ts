@@ -1,0 +1,107 @@
+import { RemovalPolicy, SecretValue, Validations, type Stack } from 'aws-cdk-lib';
+import { Key, KeySpec, KeyUsage } from 'aws-cdk-lib/aws-kms';
+import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
+import { ORIGIN_VERIFY_HEADER } from '../../lambdas/contract/edge-identity';
+import { SECRET_SETTINGS, SETTINGS } from '../../lambdas/contract/settings';
+import type { SharedNeed } from '../domain-infra';
+
+/** The stack's secrets and signing keys; each but the origin secret exists only if a manifest needs it. */
+export interface StackSecrets {
+  /** Signs license tokens. */
+  readonly licenseSecret: Secret | undefined;
+  /** What CloudFront sends the API to prove a request came through it. */
+  readonly originSecret: Secret;
+  /** The Stripe keys, filled by the operator. */
+  readonly stripeSecret: Secret | undefined;
+  /** JSON-RPC URLs with a provider's API key, filled by the operator. */
+  readonly rpcSecret: Secret | undefined;
+  /** Signs the A2A agent card (KMS, P-256). */
+  readonly cardKey: Key | undefined;
+  /** The x402 relayer's key (KMS, secp256k1). */
+  readonly relayerKey: Key | undefined;
+}
+
+/**
+ * Every secret and KMS key, in the stack's own scope: the license secret, the operator's secrets
+ * and the keys are retained (a new one would void every license issued, lose what the operator
+ * wrote, or change the relayer's address), so their logical ids are their construct ids.
+ */
+export function createSecrets(stack: Stack, needs: (need: SharedNeed) => boolean): StackSecrets {
+  // Signs license tokens; retained, because deleting it would void every license already issued.
+  const licenseSecret = needs('licenseKey')
+    ? new Secret(stack, 'LicenseSecret', {
+        description: 'HS256 key for skill-market license tokens',
+        generateSecretString: { passwordLength: 64, excludePunctuation: true },
+        removalPolicy: RemovalPolicy.RETAIN,
+      })
+    : undefined;
+
+  // The origin secret CloudFront adds to every API request (an origin custom header, by dynamic
+  // reference: the template never holds the value); every API function refuses a request without
+  // it, so the execute-api endpoint serves nobody who goes around CloudFront and its web ACL.
+  // Rotated once the distribution exists (lib/constructs/rotations.ts); nothing outlives the stack that would need it.
+  const originSecret = new Secret(stack, 'OriginSecret', {
+    description: `Origin secret CloudFront sends the skill-market API in ${ORIGIN_VERIFY_HEADER}; rotated by the origin-secret rotation function`,
+    generateSecretString: { passwordLength: 48, excludePunctuation: true },
+    removalPolicy: RemovalPolicy.DESTROY,
+  });
+
+  // The Stripe keys (docs/CHECKOUT.md); until both are set, card checkout answers 503 CHECKOUT_NOT_CONFIGURED.
+  const stripeSecret = needs('stripeKeys')
+    ? operatorSecret(
+        stack,
+        'StripeSecret',
+        `Stripe keys for skill-market card checkout: JSON fields ${SECRET_SETTINGS.stripeSecretKey.env} and ${SECRET_SETTINGS.stripeWebhookSecret.env}`,
+        [SECRET_SETTINGS.stripeSecretKey.env, SECRET_SETTINGS.stripeWebhookSecret.env],
+        'Stripe issues and rolls these keys (Dashboard → API keys, webhook signing secret); a rotation Lambda cannot create a Stripe key. The operator rolls them at Stripe and writes them here (docs/CHECKOUT.md); functions read the secret at cold start.',
+      )
+    : undefined;
+
+  // JSON-RPC URLs that carry a provider's API key (docs/OPERATIONS.md), tried before the rpcUrls
+  // setting, which must hold no key (lib/deploy-config.ts refuses one). Until it is filled the public providers answer.
+  const rpcSecret = needs('readsChain')
+    ? operatorSecret(
+        stack,
+        'RpcSecret',
+        `JSON-RPC providers for chain 8453 with their API keys: JSON field ${SETTINGS.rpcUrls.env}, comma-separated URLs tried before the rpcUrls setting`,
+        [SETTINGS.rpcUrls.env],
+        'The RPC provider issues and rolls its API keys (Alchemy, Infura, QuickNode dashboards); a rotation Lambda cannot create one. The operator rolls the key at the provider and writes the new URL here (docs/OPERATIONS.md); warm functions read it again within 5 minutes.',
+      )
+    : undefined;
+
+  // Signs the A2A agent card.
+  const cardKey = needs('signsAgentCard')
+    ? signingKey(stack, 'AgentCardKey', KeySpec.ECC_NIST_P256, 'ES256 key that signs the skill-market A2A agent card')
+    : undefined;
+  // The x402 relayer: submits signed authorizations and pays their gas; fund its address
+  // (GET /api/ready shows it and its balance) with ETH on Base.
+  const relayerKey = needs('relaysPayments')
+    ? signingKey(
+        stack,
+        'RelayerKey',
+        KeySpec.ECC_SECG_P256K1,
+        'secp256k1 key of the skill-market x402 relayer (submits EIP-3009 authorizations on Base)',
+      )
+    : undefined;
+
+  return { licenseSecret, originSecret, stripeSecret, rpcSecret, cardKey, relayerKey };
+}
+
+/**
+ * A retained secret with blank fields that the operator fills after deploy (no value ever passes
+ * through the template). Its keys are issued by an outside provider, so no rotation Lambda can
+ * make one: `whyNoRotation` acknowledges SMG4.
+ */
+function operatorSecret(stack: Stack, id: string, description: string, fields: readonly string[], whyNoRotation: string): Secret {
+  const secret = new Secret(stack, id, {
+    description,
+    secretObjectValue: Object.fromEntries(fields.map((f) => [f, SecretValue.unsafePlainText('')])),
+    removalPolicy: RemovalPolicy.RETAIN,
+  });
+  Validations.of(secret).acknowledge({ id: 'AwsSolutions-SMG4', reason: whyNoRotation });
+  return secret;
+}
+
+/** A retained KMS signing key whose private half never leaves KMS. */
+const signingKey = (stack: Stack, id: string, keySpec: KeySpec, description: string): Key =>
+  new Key(stack, id, { description, keySpec, keyUsage: KeyUsage.SIGN_VERIFY, removalPolicy: RemovalPolicy.RETAIN });
