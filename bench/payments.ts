@@ -2,18 +2,15 @@
  * Issue 4 figures, on loopback only and bounded:
  * - JSON-RPC HTTP requests per first unlock and per replay, counted at a proxy between the
  *   marketplace and anvil (a JSON-RPC batch is one HTTP request);
- * - first-unlock, replay and license re-redeem latency on anvil;
- * - GET /api/pay throughput through the local server next to a plain node:http server
- *   returning a fixed 402 JSON of the same size.
- * Usage: npx tsx bench/payments.ts [unlocks=20] [seconds=8]
+ * - first-unlock, replay and license re-redeem latency on anvil.
+ * Usage: npx tsx bench/payments.ts [unlocks=20]
  */
 import { createPublicClient, createWalletClient, erc20Abi, http, type Address } from 'viem';
 import { ensureTestTokens, startAnvil, testAccount, TREASURY_ACCOUNT_INDEX } from '../local/anvil';
 import { localChain } from '../local/local-chain';
-import { load, percentile, startFixed, startMarket, startRpcCounter } from './harness';
+import { percentile, startMarket, startRpcCounter } from './harness';
 
 const unlocks = Number(process.argv[2] ?? '20');
-const seconds = Number(process.argv[3] ?? '8');
 
 const anvil = await startAnvil({ port: 0 });
 const tokens = await ensureTestTokens(anvil.rpcUrl);
@@ -81,18 +78,6 @@ try {
     licenseCounts.push(c.requests);
   }
 
-  const challenge = await fetch(`${market.url}/api/pay?skill=agent-x402-first-buy`);
-  const challengeBody = await challenge.text();
-  const fixed = await startFixed(challengeBody, 402);
-  let marketRun, fixedRun;
-  try {
-    await load(`${market.url}/api/pay?skill=agent-x402-first-buy`, { seconds: 2, connections: 10 });
-    marketRun = await load(`${market.url}/api/pay?skill=agent-x402-first-buy`, { seconds, connections: 10 });
-    fixedRun = await load(`${fixed.url}/api/pay?skill=agent-x402-first-buy`, { seconds, connections: 10 });
-  } finally {
-    await fixed.stop();
-  }
-
   const stats = (xs: number[]) => {
     const s = [...xs].sort((a, b) => a - b);
     return `p50 ${percentile(s, 50).toFixed(1)} ms, p99 ${percentile(s, 99).toFixed(1)} ms`;
@@ -110,11 +95,6 @@ try {
   console.log(`| first-unlock latency (POST /api/pay, anvil, warm) | ${stats(first)} |`);
   console.log(`| replay latency | ${stats(replay)} |`);
   console.log(`| license re-redeem latency | ${stats(license)} |`);
-  console.log(
-    `| GET /api/pay through the local server (${Buffer.byteLength(challengeBody)} B, 10 connections, ${seconds} s) | ${marketRun.rps.toFixed(0)} req/s, p99 ${marketRun.p99} ms |`,
-  );
-  console.log(`| plain node:http, same 402 bytes | ${fixedRun.rps.toFixed(0)} req/s, p99 ${fixedRun.p99} ms |`);
-  console.log(`| ratio local server / plain | ${(marketRun.rps / fixedRun.rps).toFixed(2)} |`);
 } finally {
   await market.stop();
   await rpc.stop();

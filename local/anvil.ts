@@ -40,7 +40,7 @@ export const RELAYER_LOCAL_BALANCE = parseEther('10');
 
 const here = dirname(fileURLToPath(import.meta.url));
 
-/** This project's cache of things made once per machine (the runtime bundle, keys, the chain's set-up); gone with node_modules. */
+/** This project's cache of things made once per machine (keys, the chain's set-up), and of each start's build; gone with node_modules. */
 export const LOCAL_CACHE_DIR = join(here, '..', 'node_modules', '.cache', 'skill-market');
 
 /** A test account: signs in JavaScript like any local account, and gives its (public, test-only) private key. */

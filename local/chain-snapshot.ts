@@ -1,5 +1,5 @@
 /**
- * The local chain's set-up, made once and then loaded (issue 14, goal 4). A fresh chain needs
+ * The local chain's set-up, made once and then loaded. A fresh chain needs
  * the test tokens at Base's addresses, sixteen mints, the ERC-8004 registry and its test agent,
  * and the relayer's ETH: about twenty transactions, each signed in JavaScript and waited for,
  * 0.6–0.8 s of every start on a new data dir and of every in-memory stack the tests start.
@@ -20,7 +20,7 @@ import { localChain } from './local-chain';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 
-/** Where the snapshots live: beside the runtime bundle's cache, gone with node_modules. */
+/** Where the snapshots live: in the project's cache, gone with node_modules. */
 export const SNAPSHOT_DIR = join(LOCAL_CACHE_DIR, 'chain');
 
 /**

@@ -18,13 +18,11 @@ import { PUBLIC_DIR } from '../lambdas/contract/data-dirs';
 import { cacheControlFor, contentTypeFor, indexRewrite } from '../lambdas/contract/static-assets';
 import { API_SECURITY_HEADERS, PAGE_SECURITY_HEADERS } from '../lambdas/contract/security-headers';
 import { SETTINGS } from '../lambdas/contract/settings';
-import { gatewayTimeout } from './gateway-timeout';
 import { lambdaContext, parseTarget, toLambdaEvent, type RequestTarget } from './lambda-event';
 
 /** API Gateway's own limits: 10 MB payloads, 30 s integration timeout. */
 const GATEWAY_MAX_BODY = 10 * 1024 * 1024;
 const GATEWAY_TIMEOUT_MS = 30_000;
-const withinGatewayTimeout = gatewayTimeout(GATEWAY_TIMEOUT_MS);
 /**
  * How long a refused connection keeps reading (and discarding) what the client still sends
  * before it closes: closing a socket with unread bytes makes the kernel send a reset, and the
@@ -33,16 +31,11 @@ const withinGatewayTimeout = gatewayTimeout(GATEWAY_TIMEOUT_MS);
 const LINGER_MS = 5_000;
 
 const handlers = new Map<Domain, Promise<LambdaHandler>>();
-/** Handlers already loaded: a warm request calls its handler without waiting on a promise. */
-const loaded = new Map<Domain, LambdaHandler>();
 /** Loads a domain's Lambda entry module, the same file CDK bundles (`lambdas/<domain>/handler.ts`). */
 function handlerFor(domain: Domain): Promise<LambdaHandler> {
   let h = handlers.get(domain);
   if (!h) {
-    h = import(`../lambdas/${domain}/handler.ts`).then((m: { handler: LambdaHandler }) => {
-      loaded.set(domain, m.handler);
-      return m.handler;
-    });
+    h = import(`../lambdas/${domain}/handler.ts`).then((m: { handler: LambdaHandler }) => m.handler);
     // A failed import is retried on the next request rather than remembered.
     h.catch(() => handlers.delete(domain));
     handlers.set(domain, h);
@@ -50,18 +43,23 @@ function handlerFor(domain: Domain): Promise<LambdaHandler> {
   return h;
 }
 
-/** The deployed function's name for a domain, as CDK names it (built once per domain, not per request). */
-const functionNames = new Map<Domain, string>();
-const functionNameOf = (domain: Domain): string => {
-  let name = functionNames.get(domain);
-  if (name === undefined) functionNames.set(domain, (name = `skill-market-${domain}`));
-  return name;
-};
-
-const NO_BODY = Buffer.alloc(0);
-/** Whether the request announces a body (RFC 9112 §6.3: only Content-Length or Transfer-Encoding do). */
-const hasBody = (req: IncomingMessage): boolean =>
-  req.headers['transfer-encoding'] !== undefined || (req.headers['content-length'] !== undefined && req.headers['content-length'] !== '0');
+/**
+ * API Gateway's integration timeout: `work`'s outcome, or, once `timeoutMs` have passed without
+ * one, a 503 `INTERNAL_ERROR` with retry true, as API Gateway gives up on a hung function. The
+ * timer is cleared as soon as the work settles, and never keeps a stopped server's process alive.
+ */
+export async function withinGatewayTimeout<T>(work: Promise<T>, timeoutMs: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(internalError(`The function did not answer within ${timeoutMs / 1000} s.`)), timeoutMs).unref();
+  });
+  try {
+    // Promise.race subscribes to both: a handler that fails after the timeout won is handled, not unhandled.
+    return await Promise.race([work, timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
 
 const failureHeaders = (err: AppError, body: string): Record<string, string> => ({
   ...BASE_HEADERS,
@@ -127,29 +125,6 @@ function readBody(req: IncomingMessage): Promise<Buffer | undefined> {
   });
 }
 
-/**
- * Large answers a handler memoises (a catalog page, 16 KB; the 402 challenge's body, 3.5 KB)
- * come back as the same string object on every request: their UTF-8 bytes are kept for the last
- * few, so the edge does not encode the same text again for each answer. Written as a string,
- * node:http joins the head and the body into one string and flattens and encodes all of it on
- * every write (10 % of the edge's samples on GET /api/catalog under `perf`). Smaller or fresh
- * bodies are written as the strings they are.
- */
-const RECENT_BODIES = 8;
-const LARGE_BODY = 2048;
-/** Past this, a body is not kept (8 of them must stay small beside the process). */
-const KEPT_BODY_MAX = 1024 * 1024;
-const recentBodies: { text: string; bytes: Buffer }[] = [];
-/** The bytes to write for a text body: the string itself when small or very large, else its kept UTF-8 bytes. */
-export function bytesOf(text: string): string | Buffer {
-  if (text.length < LARGE_BODY || text.length > KEPT_BODY_MAX) return text;
-  for (const entry of recentBodies) if (entry.text.length === text.length && entry.text === text) return entry.bytes;
-  const bytes = Buffer.from(text, 'utf8');
-  recentBodies.unshift({ text, bytes });
-  if (recentBodies.length > RECENT_BODIES) recentBodies.pop();
-  return bytes;
-}
-
 function writeLambdaResult(res: ServerResponse, result: APIGatewayProxyStructuredResultV2 | string): void {
   // API Gateway treats a bare string or object as a 200 JSON body.
   if (typeof result === 'string' || !('statusCode' in result)) {
@@ -158,18 +133,13 @@ function writeLambdaResult(res: ServerResponse, result: APIGatewayProxyStructure
     return;
   }
   const headers: Record<string, string | string[]> = {};
-  const own = result.headers;
-  if (own)
-    for (const k in own) {
-      const v = own[k];
-      headers[k] = typeof v === 'string' ? v : String(v);
-    }
+  for (const [k, v] of Object.entries(result.headers ?? {})) headers[k] = String(v);
   if (result.cookies?.length) headers['set-cookie'] = result.cookies;
   // CloudFront's response headers policy for the API behaviours overrides what the origin sent.
-  for (const k in API_SECURITY_HEADERS) headers[k] = API_SECURITY_HEADERS[k]!;
-  const body = result.body === undefined ? undefined : result.isBase64Encoded ? Buffer.from(result.body, 'base64') : bytesOf(result.body);
+  Object.assign(headers, API_SECURITY_HEADERS);
+  const body = result.body === undefined ? undefined : result.isBase64Encoded ? Buffer.from(result.body, 'base64') : result.body;
   // API Gateway answers with a Content-Length, not chunked.
-  headers['content-length'] = String(body === undefined ? 0 : typeof body === 'string' ? Buffer.byteLength(body) : body.byteLength);
+  headers['content-length'] = String(body === undefined ? 0 : Buffer.byteLength(body));
   res.writeHead(result.statusCode ?? 200, headers);
   res.end(body);
 }
@@ -193,22 +163,10 @@ interface Origin {
   secret: string | undefined;
 }
 
-/** Reads the body if there is one, then hands the request to its handler. */
-function serveApi(req: IncomingMessage, res: ServerResponse, target: RequestTarget, origin: Origin): Promise<void> | void {
-  // A request that announces no body has none: nothing to wait for (node:http discards what is left unread).
-  if (!hasBody(req)) return invokeHandler(req, res, target, origin, NO_BODY);
-  return readBody(req).then((body) =>
-    body === undefined ? refuseAndClose(req, res, payloadTooLarge(GATEWAY_MAX_BODY)) : invokeHandler(req, res, target, origin, body),
-  );
-}
-
-function invokeHandler(
-  req: IncomingMessage,
-  res: ServerResponse,
-  target: RequestTarget,
-  origin: Origin,
-  body: Buffer,
-): Promise<void> | void {
+/** Reads the body, then hands the request to its handler and answers with its result. */
+async function serveApi(req: IncomingMessage, res: ServerResponse, target: RequestTarget, origin: Origin): Promise<void> {
+  const body = await readBody(req);
+  if (body === undefined) return refuseAndClose(req, res, payloadTooLarge(GATEWAY_MAX_BODY));
   let match: RouteMatch | undefined;
   try {
     ({ match } = matchRoute((req.method ?? 'GET').toUpperCase(), target.path));
@@ -232,23 +190,12 @@ function invokeHandler(
     target,
     origin.secret,
   );
-  const invoke = (handler: LambdaHandler): void =>
-    withinGatewayTimeout(
-      handler(event, lambdaContext(functionNameOf(domain), event.requestContext.requestId, GATEWAY_TIMEOUT_MS)),
-      (outcome) => {
-        // The client may have gone while the handler ran: nothing to answer then.
-        if (res.destroyed || res.writableEnded) return;
-        if (!outcome.ok) return answerFault(req, res, outcome.error);
-        try {
-          writeLambdaResult(res, outcome.value);
-        } catch (err) {
-          answerFault(req, res, err);
-        }
-      },
-    );
-  const handler = loaded.get(domain);
-  if (handler) return invoke(handler);
-  return handlerFor(domain).then(invoke);
+  const handler = await handlerFor(domain);
+  const context = lambdaContext(`skill-market-${domain}`, event.requestContext.requestId, GATEWAY_TIMEOUT_MS);
+  const result = await withinGatewayTimeout(handler(event, context), GATEWAY_TIMEOUT_MS);
+  // The client may have gone while the handler ran: nothing to answer then.
+  if (res.destroyed || res.writableEnded) return;
+  writeLambdaResult(res, result);
 }
 
 /**
@@ -385,7 +332,7 @@ function rawFailure(err: AppError): string {
   return `HTTP/1.1 ${err.status} ${STATUS_CODES[err.status] ?? 'Error'}\r\n${lines.join('\r\n')}\r\n\r\n${body}`;
 }
 
-/** A listener for errors nobody can be told of (one function, not a closure per request). */
+/** A listener for errors nobody can be told of. */
 const ignore = (): void => undefined;
 
 /** Last resort for a failure while answering: log one line and drop the connection, never throw. */
@@ -409,27 +356,14 @@ export function startEdgeServer(opts: EdgeServerOptions): Promise<Server> {
   // The latest response on each connection: a parse error must not write into one under way.
   const inFlight = new WeakMap<Duplex, ServerResponse>();
   const answered = new WeakSet<Duplex>();
-  // The advertised host is fixed once the stack has set it (before the first request): read it once.
-  let origin: Origin | undefined;
 
-  /**
-   * Not an async function: an API request whose handler is loaded and has no body to read is
-   * served with no promise of the edge's own (an async function and its caught promise per
-   * request were 2–3 % of the edge's samples under `perf`); only pending work gets a rejection handler.
-   */
-  const handle = (req: IncomingMessage, res: ServerResponse): void => {
-    try {
-      const target = parseTarget(req.url);
-      if (target === undefined) {
-        return sendFailure(res, invalidRequest('url', 'The request target is not a valid URL.', 'Send a path such as /api/health.'));
-      }
-      const pending = isApiPath(target.path)
-        ? serveApi(req, res, target, (origin ??= { domainName: domainNameOf(server), secret: opts.originSecret }))
-        : serveStatic(req, res, target.path, root);
-      if (pending) pending.then(undefined, (err: unknown) => fail(req, res, err));
-    } catch (err) {
-      fail(req, res, err);
+  const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+    const target = parseTarget(req.url);
+    if (target === undefined) {
+      return sendFailure(res, invalidRequest('url', 'The request target is not a valid URL.', 'Send a path such as /api/health.'));
     }
+    if (isApiPath(target.path)) await serveApi(req, res, target, { domainName: domainNameOf(server), secret: opts.originSecret });
+    else await serveStatic(req, res, target.path, root);
   };
 
   const timeouts = opts.viewerTimeouts ?? VIEWER_TIMEOUTS;
@@ -445,7 +379,7 @@ export function startEdgeServer(opts: EdgeServerOptions): Promise<Server> {
       // Errors on a request or response whose client went away have nobody to tell.
       req.on('error', ignore);
       res.on('error', ignore);
-      handle(req, res);
+      handle(req, res).catch((err: unknown) => fail(req, res, err));
     },
   );
 
@@ -466,7 +400,8 @@ export function startEdgeServer(opts: EdgeServerOptions): Promise<Server> {
     }
   });
 
-  // Keep-alive longer than typical client pools so benchmarks measure requests, not reconnects.
+  // An idle kept-alive connection stays open 65 s (node's default is 5 s): longer than clients'
+  // usual pool idle times, so a client seldom sends on a connection the edge is closing.
   server.keepAliveTimeout = 65_000;
   return new Promise((resolve, reject) => {
     server.once('error', reject);

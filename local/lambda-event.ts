@@ -12,29 +12,16 @@ import { DEFAULT_MEMORY_MB } from '../lambdas/contract/infra';
 /** Content types API Gateway passes as text; every other body arrives base64-encoded. */
 const TEXT_TYPE = /^(text\/|application\/(json|[\w.+-]+\+json|x-www-form-urlencoded|javascript|xml))/i;
 
-/**
- * A request target that WHATWG URL parsing would return unchanged: origin-form, no dot segment,
- * no percent sign (`%2e` counts as a dot), no character URL would percent-encode, no `//` at the
- * start (a scheme-relative URL). Most requests are such; they skip the URL parser.
- */
-const PLAIN_TARGET = /^\/(?!\/)[\w\-.~!$&'()*+,;=:@/]*(?:\?[\w\-.~!$&()*+,;=:@/?%]*)?$/;
-const DOT_SEGMENT = /\/\.\.?(?:[/?]|$)/;
-
 /** The request target's path and query string (without `?`), as API Gateway reports them. */
 export interface RequestTarget {
   path: string;
   rawQueryString: string;
 }
 
-/** Splits a request target; undefined when it is no URL at all (the edge answers 400). */
+/** Splits a request target as the WHATWG URL parser reads it; undefined when it is no URL at all (the edge answers 400). */
 export function parseTarget(url: string | undefined): RequestTarget | undefined {
-  const target = url ?? '/';
-  if (PLAIN_TARGET.test(target) && !DOT_SEGMENT.test(target)) {
-    const q = target.indexOf('?');
-    return q < 0 ? { path: target, rawQueryString: '' } : { path: target.slice(0, q), rawQueryString: target.slice(q + 1) };
-  }
   try {
-    const parsed = new URL(target, 'http://localhost');
+    const parsed = new URL(url ?? '/', 'http://localhost');
     return { path: parsed.pathname, rawQueryString: parsed.search.slice(1) };
   } catch {
     return undefined;
@@ -60,9 +47,7 @@ export function toLambdaEvent(
   const { path, rawQueryString } = target ?? { path: '/', rawQueryString: '' };
   const headers: Record<string, string> = {};
   // Node joins repeated headers with ", " except set-cookie/cookie; API Gateway joins with ",".
-  const given = req.headers;
-  for (const k in given) {
-    const v = given[k];
+  for (const [k, v] of Object.entries(req.headers)) {
     if (v === undefined || k === 'cookie') continue;
     headers[k.toLowerCase()] = Array.isArray(v) ? v.join(',') : v;
   }
@@ -80,21 +65,16 @@ export function toLambdaEvent(
   const forwardedFor = headers['x-forwarded-for'];
   headers['x-forwarded-for'] = `${forwardedFor ? `${forwardedFor}, ` : ''}${viewer}, ${edge}`;
 
-  let queryStringParameters: Record<string, string> | undefined;
-  if (rawQueryString !== '') {
-    queryStringParameters = {};
-    for (const [k, v] of new URLSearchParams(rawQueryString))
-      queryStringParameters[k] = k in queryStringParameters ? `${queryStringParameters[k]},${v}` : v;
-  }
+  const queryStringParameters: Record<string, string> = {};
+  for (const [k, v] of new URLSearchParams(rawQueryString))
+    queryStringParameters[k] = k in queryStringParameters ? `${queryStringParameters[k]},${v}` : v;
 
   const cookies = req.headers.cookie ? req.headers.cookie.split(/;\s*/).filter(Boolean) : undefined;
   const contentType = headers['content-type'] ?? '';
   const isText = body.length === 0 || TEXT_TYPE.test(contentType);
-  const now = Date.now();
-  const requestId = randomUUID();
+  const now = new Date();
 
-  // Optional fields are set only when present, as API Gateway omits them (assigned, not spread:
-  // this runs on every request of the local server).
+  // Optional fields are set only when present, as API Gateway omits them.
   const event: APIGatewayProxyEventV2 = {
     version: '2.0',
     routeKey: route.routeKey,
@@ -105,101 +85,44 @@ export function toLambdaEvent(
       accountId: 'local',
       apiId: 'local',
       domainName: route.domainName,
-      domainPrefix: domainPrefixOf(route.domainName),
+      domainPrefix: route.domainName.split('.')[0] ?? route.domainName,
       http: {
         method: (req.method ?? 'GET').toUpperCase(),
         path,
-        protocol: req.httpVersion === '1.1' ? 'HTTP/1.1' : `HTTP/${req.httpVersion}`,
+        protocol: `HTTP/${req.httpVersion}`,
         sourceIp: edge,
         userAgent: headers['user-agent'] ?? '',
       },
-      requestId,
+      requestId: randomUUID(),
       routeKey: route.routeKey,
       stage: '$default',
-      time: utcTime(now),
-      timeEpoch: now,
+      time: now.toUTCString(),
+      timeEpoch: now.getTime(),
     },
     isBase64Encoded: !isText,
   };
   if (cookies) event.cookies = cookies;
-  if (queryStringParameters && hasKeys(queryStringParameters)) event.queryStringParameters = queryStringParameters;
-  if (hasKeys(route.pathParameters)) event.pathParameters = route.pathParameters;
+  if (Object.keys(queryStringParameters).length > 0) event.queryStringParameters = queryStringParameters;
+  if (Object.keys(route.pathParameters).length > 0) event.pathParameters = route.pathParameters;
   if (body.length > 0) event.body = isText ? body.toString('utf8') : body.toString('base64');
   return event;
 }
 
-/** The first label of the API's host name; the host is the same for every request, so split once. */
-let lastDomain = '';
-let lastPrefix = '';
-function domainPrefixOf(domainName: string): string {
-  if (domainName !== lastDomain) {
-    lastDomain = domainName;
-    lastPrefix = domainName.split('.')[0] ?? domainName;
-  }
-  return lastPrefix;
-}
-
-/** Whether an object has any key, without listing them all (`Object.keys(o).length` builds an array). */
-function hasKeys(o: object): boolean {
-  for (const _ in o) return true;
-  return false;
-}
-
-/** The event's `time` is to the second: formatted once per second, not once per request. */
-let lastSecond = -1;
-let lastTime = '';
-function utcTime(ms: number): string {
-  const second = Math.floor(ms / 1000);
-  if (second !== lastSecond) {
-    lastSecond = second;
-    lastTime = new Date(second * 1000).toUTCString();
-  }
-  return lastTime;
-}
-
-/** A function's ARN and log group, built once per function name rather than per request. */
-const functionNames = new Map<string, { arn: string; logGroup: string }>();
-function namesOf(functionName: string): { arn: string; logGroup: string } {
-  let names = functionNames.get(functionName);
-  if (!names) {
-    names = { arn: `arn:aws:lambda:local:000000000000:function:${functionName}`, logGroup: `/aws/lambda/${functionName}` };
-    functionNames.set(functionName, names);
-  }
-  return names;
-}
-
-/**
- * A Lambda context whose remaining time counts down from the timeout, as Lambda's does. A class,
- * so a request creates one object, not four closures and three names.
- */
-class LocalContext implements Context {
-  readonly callbackWaitsForEmptyEventLoop = false;
-  readonly functionVersion = '$LATEST';
-  readonly memoryLimitInMB = String(DEFAULT_MEMORY_MB);
-  readonly logStreamName = 'local';
-  readonly invokedFunctionArn: string;
-  readonly logGroupName: string;
-
-  constructor(
-    readonly functionName: string,
-    readonly awsRequestId: string,
-    private readonly deadline: number,
-  ) {
-    const names = namesOf(functionName);
-    this.invokedFunctionArn = names.arn;
-    this.logGroupName = names.logGroup;
-  }
-
-  getRemainingTimeInMillis(): number {
-    return Math.max(0, this.deadline - Date.now());
-  }
-
-  done(): void {}
-  fail(): void {}
-  succeed(): void {}
-}
-
 /** A Lambda context whose remaining time counts down from `timeoutMs`, as Lambda's does. */
 export function lambdaContext(functionName: string, requestId: string, timeoutMs: number): Context {
-  return new LocalContext(functionName, requestId, Date.now() + timeoutMs);
+  const deadline = Date.now() + timeoutMs;
+  return {
+    callbackWaitsForEmptyEventLoop: false,
+    functionName,
+    functionVersion: '$LATEST',
+    invokedFunctionArn: `arn:aws:lambda:local:000000000000:function:${functionName}`,
+    memoryLimitInMB: String(DEFAULT_MEMORY_MB),
+    awsRequestId: requestId,
+    logGroupName: `/aws/lambda/${functionName}`,
+    logStreamName: 'local',
+    getRemainingTimeInMillis: () => Math.max(0, deadline - Date.now()),
+    done: () => undefined,
+    fail: () => undefined,
+    succeed: () => undefined,
+  };
 }

@@ -31,7 +31,7 @@ export interface StackOptions {
   dataDir: string | undefined;
   /** Overrides as environment variables (RPC_URLS, DYNAMODB_ENDPOINT, TREASURY_ADDRESS, …). */
   env: NodeJS.ProcessEnv;
-  /** Work the edge must not listen before (the launcher's catalog build); its failure stops the start. */
+  /** Work the edge must not listen before (`npm start`'s catalog build); its failure stops the start. */
   beforeListening?: Promise<void> | undefined;
 }
 

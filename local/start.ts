@@ -1,6 +1,6 @@
 /**
- * `npm start` (through local/run.mjs, which builds the catalog first): runs the whole
- * marketplace locally and prints how to use it.
+ * `npm start` (bundled and run by local/run.mjs): builds the catalog, runs the whole marketplace
+ * locally and prints how to use it.
  * Data persists under .data/ (EPHEMERAL=1 keeps everything in memory). Ctrl-C stops every child.
  */
 import { fileURLToPath } from 'node:url';
@@ -41,22 +41,30 @@ function cardCheckoutLine(e: NodeJS.ProcessEnv, baseUrl: string): string {
   return `on, Stripe at ${e[SETTINGS.stripeApiBase.env]?.trim() || 'api.stripe.com'}; webhook ${links(baseUrl).stripe_webhook}`;
 }
 
-/** The launcher's catalog build, under way beside this start (local/run.mjs); the edge listens once it is done. */
-const SITE_BUILT = Symbol.for('skill-market.site-built');
-const siteBuilt = (globalThis as Record<symbol, Promise<void> | undefined>)[SITE_BUILT]?.catch(() => {
-  throw new StackStartError('the catalog build failed (its message is above).');
-});
+/**
+ * The catalog build (the storefront, the catalog data and the sealed packs the edge serves), run
+ * beside the stack's start: its modules load once dynalite and anvil are spawned. The edge listens
+ * once it is done; an invalid catalog stops the start with the catalog's own message.
+ */
+async function buildCatalog(): Promise<void> {
+  const { buildSite, CatalogError } = await import('../catalog/build');
+  try {
+    await buildSite();
+  } catch (e) {
+    throw e instanceof CatalogError ? new StackStartError(e.message) : e;
+  }
+}
 
 try {
   const stack = await startStack({
-    beforeListening: siteBuilt,
+    beforeListening: buildCatalog(),
     port: intEnv('PORT', 8787),
     anvilPort: intEnv('ANVIL_PORT', 8545),
     dynalitePort: intEnv('DYNALITE_PORT', 4567),
     dataDir,
     env,
   });
-  // Since the process started: the launcher's catalog build and bundle check included.
+  // Since the process started: the launcher's build and the catalog build included.
   const seconds = (performance.now() / 1000).toFixed(1);
   const toolEnv = stack.dynamoEndpoint === 'http://127.0.0.1:4567' ? '' : `DYNAMODB_ENDPOINT=${stack.dynamoEndpoint} `;
   const buyer = testAccount(1);

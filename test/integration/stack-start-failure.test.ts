@@ -1,6 +1,6 @@
 /**
- * A failure of what the local stack waits for before its edge listens (the launcher's catalog
- * build, run beside the start: local/run.mjs) leaves nothing behind: nothing listening, no child
+ * A failure of what the local stack waits for before its edge listens (the catalog build, run
+ * beside the start: local/start.ts) leaves nothing behind: nothing listening, no child
  * running.
  */
 import { describe, expect, it } from 'vitest';

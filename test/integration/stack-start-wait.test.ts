@@ -1,6 +1,6 @@
 /**
- * The local stack's edge listens only once the launcher's catalog build, run beside the start
- * (local/run.mjs), is done.
+ * The local stack's edge listens only once the catalog build, run beside the start
+ * (local/start.ts), is done.
  */
 import { describe, expect, it } from 'vitest';
 import { startStack } from '../../local/stack';

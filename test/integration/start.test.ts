@@ -50,7 +50,9 @@ describe('npm start', () => {
     } finally {
       await second.interrupt();
     }
-  });
+    // Two whole starts, each bundling the server and building the catalog: on a 2-core machine
+    // shared with the rest of the suite, more than the default 30 s.
+  }, 90_000);
 
   it('names the env var to change when the port is busy', async () => {
     const blocker = createServer();

@@ -2,8 +2,6 @@
  * Starts the real local parts once for the whole run: dynalite (in memory), anvil with the
  * test tokens, and the edge server, all on free ports. Tests reach them through inject().
  */
-import { execFile } from 'node:child_process';
-import { promisify } from 'node:util';
 import type { TestProject } from 'vitest/node';
 import { buildSite } from '../../catalog/build';
 import { startStack, type RunningStack } from '../../local/stack';
@@ -34,8 +32,7 @@ let stripe: StripeStandIn | undefined;
 
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
   process.env['POWERTOOLS_LOG_LEVEL'] = 'SILENT';
-  // The tests that spawn `npm start`'s command find its bundle built once, not one build per test file.
-  await Promise.all([buildSite(), promisify(execFile)(process.execPath, ['local/run.mjs', '--build-only'], { cwd: project.config.root })]);
+  await buildSite();
   // Card checkout on, against the stand-in (the real SDK, a loopback server); the handlers read these variables.
   stripe = await startStripeStandIn();
   process.env[SECRET_SETTINGS.stripeSecretKey.env] = stripe.secretKey;

@@ -1,5 +1,5 @@
 /**
- * Runs `npm start`'s command (node local/run.mjs: local/start.ts from its cached bundle) as a child process, as a user would, and
+ * Runs `npm start`'s command (node local/run.mjs: local/start.ts bundled, then run) as a child process, as a user would, and
  * waits for its banner. Used to test start-up, shutdown, persistence and configuration.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
