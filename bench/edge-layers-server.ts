@@ -1,14 +1,14 @@
 /**
  * The server bench/edge-layers.ts runs, one layer of the local edge at a time (argv[2]):
  * F   node:http sending the route's answer, prebuilt (the floor);
- * HN  + a plain async Lambda-style handler;   HM  + middy;   HP  + the log context (logger.bindInvocation);
+ * HN  + a plain async Lambda-style handler;   HM  + middy;   HP  + Powertools' injectLambdaContext;
  * H   the domain's real handler with a prebuilt event;   HT  + the event built per request (toLambdaEvent);
  * E   the local edge server itself (local/edge-server.ts).
  * argv[3] is the path (/api/health or /api/catalog), argv[4] the port. Prints "up" once listening.
  */
 import { createServer } from 'node:http';
-import type { Context } from 'aws-lambda';
 import middy from '@middy/core';
+import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import { handler as catalogHandler } from '../lambdas/catalog/handler';
 import { handler as discoveryHandler } from '../lambdas/discovery/handler';
 import type { LambdaHandler } from '../lambdas/platform/domain-handler';
@@ -25,14 +25,7 @@ const plain = async (): Promise<{ statusCode: number; headers: Record<string, st
 });
 const real = (path.startsWith('/api/health') ? discoveryHandler : catalogHandler) as LambdaHandler;
 const handler = (
-  {
-    HN: plain,
-    HM: middy(plain),
-    HP: middy(async (event: { requestContext: { requestId: string } }, context: Context) => {
-      logger.bindInvocation(context, event.requestContext.requestId);
-      return plain();
-    }),
-  } as Record<string, unknown>
+  { HN: plain, HM: middy(plain), HP: middy(plain).use(injectLambdaContext(logger, { resetKeys: true })) } as Record<string, unknown>
 )[mode] as LambdaHandler | undefined;
 const routeKey = `GET ${path.split('?')[0]}`;
 const event = apiEvent('GET', path.split('?')[0]!, path.split('?')[1] ?? '') as never;
