@@ -50,7 +50,6 @@ import { callerId, challengeFor, claimPayment, deliverClaim, provenSigner, type 
 import { paymentRefused, readSignedPayment } from './payment-signature';
 import { settlementHeader } from './unlock-response';
 import type { PaymentsPorts, RelayedReceipt, Requirement, SettlementRecord, SignedPayment, X402Settlement } from './ports';
-import type { PaymentRequiredV2 } from './core/challenge';
 import type { CatalogEntry } from '../contract/catalog-data';
 
 /** How long a request waits for its transfer's receipt before handing it to the confirmation loop. */
@@ -67,12 +66,6 @@ const settlementKey = (payment: SignedPayment, requirement: Requirement): string
 /** x402 v2's `PAYMENT-RESPONSE`: the settlement, its network by CAIP-2. */
 const paymentResponse = (s: { success: boolean; transaction: string; payer: string; errorReason?: string }): Record<string, string> => ({
   'payment-response': settlementHeader(s, CAIP2),
-});
-
-/** The challenge again, with x402's `error` set: a v2 client reads why from PAYMENT-REQUIRED. */
-const challengeHeaders = (v2: PaymentRequiredV2, error: string, encoded: string): Record<string, string> => ({
-  'payment-required': Buffer.from(JSON.stringify({ ...v2, error })).toString('base64'),
-  'x-payment-required': encoded,
 });
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -112,14 +105,13 @@ export async function unlockWithAuthorization(
 ): Promise<Answer> {
   const challenge = challengeFor(skill, ports, baseUrl);
   const entry = requireSkill(ports.catalog, skill);
+  /** The challenge again, with x402's `error` set: a v2 client reads why from PAYMENT-REQUIRED. */
+  const challengeHeaders = (error: string): Record<string, string> => ({
+    'payment-required': ports.paymentRequiredHeader({ ...challenge.v2, error }),
+    'x-payment-required': challenge.encoded,
+  });
   const refuse: Refuse = (reason, message, opts = {}) =>
-    paymentRefused(
-      reason,
-      message,
-      { ...challengeHeaders(challenge.v2, reason, challenge.encoded), ...opts.headers },
-      opts.retry ?? false,
-      opts.details,
-    );
+    paymentRefused(reason, message, { ...challengeHeaders(reason), ...opts.headers }, opts.retry ?? false, opts.details);
 
   const x402 = ports.x402;
   if (!x402) {
@@ -128,7 +120,7 @@ export async function unlockWithAuthorization(
       'This deployment has no relayer to settle signed authorizations; pay by transfer and POST /api/pay with X-PAYMENT.',
     );
   }
-  const payment = readSignedPayment(header, challengeHeaders(challenge.v2, 'invalid_payload', challenge.encoded));
+  const payment = readSignedPayment(header, challengeHeaders('invalid_payload'));
   const requirement = challenge.v2.accepts.find(
     (r) => r.scheme === payment.accepted.scheme && r.network === payment.accepted.network && same(r.asset, payment.accepted.asset),
   );
