@@ -33,6 +33,7 @@ import { links } from '../contract/links';
 import { METRICS } from '../contract/metrics';
 import { requireSkill } from '../catalog';
 import { AppError } from '../platform/errors';
+import { json, type ApiRequest, type ApiResponse } from '../platform/http';
 import { countMetric } from '../platform/metrics';
 import { same } from './core/verify-transfer';
 import { skillProduct } from './core/product';
@@ -46,7 +47,18 @@ import {
   secondsToNextHour,
   VALIDITY_MARGIN_SECONDS,
 } from './core/relayer-funds';
-import { callerId, challengeFor, claimPayment, deliverClaim, provenSigner, type Caller, type PurchasePolicy } from './pay';
+import {
+  callerId,
+  challengeFor,
+  claimPayment,
+  deliverClaim,
+  getPay,
+  packForPayer,
+  provenSigner,
+  type Caller,
+  type PurchasePolicy,
+} from './pay';
+import { signInWithXOf } from './proof-input';
 import { paymentRefused, readSignedPayment } from './payment-signature';
 import { settlementHeader } from './unlock-response';
 import type { PaymentsPorts, RelayedReceipt, Requirement, SettlementRecord, SignedPayment, X402Settlement } from './ports';
@@ -91,6 +103,37 @@ const FAILURES: Readonly<Record<string, string>> = {
   authorization_used_elsewhere:
     'it was used or cancelled on chain by a transaction this service did not send and cannot find. If that transfer paid for this skill, claim it with POST /api/pay signed by the paying wallet (SIGN-IN-WITH-X)',
 };
+
+/**
+ * GET /api/pay?skill= with a proof, loaded by the payments handler on the first such request:
+ * with `PAYMENT-SIGNATURE` (a stock x402 client's retry of the same URL), the settlement and the
+ * pack, with `PAYMENT-RESPONSE`; with `SIGN-IN-WITH-X` alone, the pack again for a wallet that
+ * already paid for it (else the challenge).
+ */
+export async function getPayWithProof(req: ApiRequest, ports: PaymentsPorts): Promise<ApiResponse> {
+  const header = req.headers['payment-signature'];
+  if (header === undefined) {
+    // x402's sign-in-with-x: a wallet that already paid downloads the pack again, paying nothing.
+    const signIn = signInWithXOf(req);
+    const again = signIn ? await packForPayer(req.query['skill'], signIn, ports, req.baseUrl) : undefined;
+    return again ? json(200, again.body, again.headers) : getPay(req, ports);
+  }
+  if (req.headers['x-ap2-mandate'] !== undefined) {
+    // A mandate is the access domain's to apply (POST /api/pay); a rule that cannot be applied here is
+    // never ignored: nothing is claimed or sent, and the client is told where the same header is honoured.
+    throw new AppError({
+      status: 403,
+      code: 'AP2_MANDATE_REJECTED',
+      message: 'AP2 mandate rejected: X-AP2-MANDATE is applied on POST /api/pay, not on GET; nothing was claimed or transferred.',
+      tip: 'Send the same PAYMENT-SIGNATURE and X-AP2-MANDATE (and SIGN-IN-WITH-X) with POST /api/pay?skill=<id>, or omit X-AP2-MANDATE.',
+    });
+  }
+  const { body, headers } = await unlockWithAuthorization(header, req.query['skill'], ports, req.baseUrl, {
+    sourceIp: req.sourceIp,
+    signInWithX: signInWithXOf(req),
+  });
+  return json(200, body, headers);
+}
 
 /**
  * Settles a `PAYMENT-SIGNATURE` for a skill and unlocks it: the same answer as POST /api/pay
