@@ -10,9 +10,10 @@ import { createHash } from 'node:crypto';
 import { readFile, stat } from 'node:fs/promises';
 import { join, normalize, sep } from 'node:path';
 import type { APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
-import { failureBody, internalError, invalidRequest, payloadTooLarge, AppError } from '../lambdas/platform/errors';
+import { failureBody, internalError, invalidRequest, payloadTooLarge, PLATFORM_ERRORS, AppError } from '../lambdas/platform/errors';
 import { BASE_HEADERS } from '../lambdas/platform/http';
-import { FALLBACK_DOMAIN, matchRoute, type Domain, type RouteMatch } from '../lambdas/contract/routes';
+import { FALLBACK_DOMAIN, type Domain } from '../lambdas/contract/routes';
+import { matchRoute, type RouteMatch } from '../lambdas/platform/route-matcher';
 import type { LambdaHandler } from '../lambdas/platform/domain-handler';
 import { PUBLIC_DIR } from '../lambdas/contract/data-dirs';
 import { cacheControlFor, contentTypeFor, indexRewrite } from '../lambdas/contract/static-assets';
@@ -301,20 +302,9 @@ function domainNameOf(server: Server): string {
 function clientErrorFor(code: string | undefined): AppError {
   switch (code) {
     case 'HPE_HEADER_OVERFLOW':
-      return new AppError({
-        status: 431,
-        code: 'HEADERS_TOO_LARGE',
-        message: 'The request headers are larger than the server accepts (16 KB).',
-        tip: 'Send fewer or shorter headers (cookies especially).',
-      });
+      return PLATFORM_ERRORS.HEADERS_TOO_LARGE();
     case 'ERR_HTTP_REQUEST_TIMEOUT':
-      return new AppError({
-        status: 408,
-        code: 'REQUEST_TIMEOUT',
-        message: 'The request was not received completely in time.',
-        tip: 'Send the whole request promptly, then retry.',
-        retry: true,
-      });
+      return PLATFORM_ERRORS.REQUEST_TIMEOUT();
     default:
       return invalidRequest(
         'request',

@@ -29,12 +29,7 @@ export function listCatalog(req: ApiRequest, { catalog }: Pick<CatalogPorts, 'ca
     throw invalidRequest('category', `Unknown category "${category}".`, `Use one of: ${catalog.categories.join(', ')}.`);
   }
   const cache = answers(catalog);
-  // The plain page (no filter, the first call of most agents) keys without serialising an array;
-  // such a key starts with a digit, a serialised one with "[", so the two never meet.
-  const key =
-    q === undefined && category === undefined && maxPrice === undefined
-      ? `${limit} ${req.baseUrl}`
-      : JSON.stringify([req.baseUrl, q, category, maxPrice, limit]);
+  const key = JSON.stringify([req.baseUrl, q, category, maxPrice, limit]);
   const cached = cache.get(key);
   if (cached !== undefined) return jsonText(200, cached);
 

@@ -1,6 +1,6 @@
 import { methodNotAllowed, notFound } from '../platform/errors';
 import { type ApiRequest, type ApiResponse } from '../platform/http';
-import { matchRoute } from '../contract/routes';
+import { matchRoute } from '../platform/route-matcher';
 
 /**
  * Answers what no route claims: CORS preflights, a known path with the wrong method (405),

@@ -34,6 +34,7 @@ import { METRICS } from '../contract/metrics';
 import { requireSkill } from '../catalog';
 import { AppError } from '../platform/errors';
 import { PAYMENT_ERRORS } from './errors';
+import { json, type ApiRequest, type ApiResponse } from '../platform/http';
 import { countMetric } from '../platform/metrics';
 import { same } from './core/verify-transfer';
 import { skillProduct } from './core/product';
@@ -47,11 +48,21 @@ import {
   secondsToNextHour,
   VALIDITY_MARGIN_SECONDS,
 } from './core/relayer-funds';
-import { callerId, challengeFor, claimPayment, deliverClaim, provenSigner, type Caller, type PurchasePolicy } from './pay';
+import {
+  callerId,
+  challengeFor,
+  claimPayment,
+  deliverClaim,
+  getPay,
+  packForPayer,
+  provenSigner,
+  type Caller,
+  type PurchasePolicy,
+} from './pay';
+import { signInWithXOf } from './proof-input';
 import { paymentRefused, readSignedPayment } from './payment-signature';
 import { settlementHeader } from './unlock-response';
 import type { PaymentsPorts, RelayedReceipt, Requirement, SettlementRecord, SignedPayment, X402Settlement } from './ports';
-import type { PaymentRequiredV2 } from './core/challenge';
 import type { CatalogEntry } from '../contract/catalog-data';
 
 /** How long a request waits for its transfer's receipt before handing it to the confirmation loop. */
@@ -68,12 +79,6 @@ const settlementKey = (payment: SignedPayment, requirement: Requirement): string
 /** x402 v2's `PAYMENT-RESPONSE`: the settlement, its network by CAIP-2. */
 const paymentResponse = (s: { success: boolean; transaction: string; payer: string; errorReason?: string }): Record<string, string> => ({
   'payment-response': settlementHeader(s, CAIP2),
-});
-
-/** The challenge again, with x402's `error` set: a v2 client reads why from PAYMENT-REQUIRED. */
-const challengeHeaders = (v2: PaymentRequiredV2, error: string, encoded: string): Record<string, string> => ({
-  'payment-required': Buffer.from(JSON.stringify({ ...v2, error })).toString('base64'),
-  'x-payment-required': encoded,
 });
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -99,6 +104,35 @@ const FAILURES: Readonly<Record<string, string>> = {
 };
 
 /**
+ * GET /api/pay?skill= with a proof, loaded by the payments handler on the first such request:
+ * with `PAYMENT-SIGNATURE` (a stock x402 client's retry of the same URL), the settlement and the
+ * pack, with `PAYMENT-RESPONSE`; with `SIGN-IN-WITH-X` alone, the pack again for a wallet that
+ * already paid for it (else the challenge).
+ */
+export async function getPayWithProof(req: ApiRequest, ports: PaymentsPorts): Promise<ApiResponse> {
+  const header = req.headers['payment-signature'];
+  if (header === undefined) {
+    // x402's sign-in-with-x: a wallet that already paid downloads the pack again, paying nothing.
+    const signIn = signInWithXOf(req);
+    const again = signIn ? await packForPayer(req.query['skill'], signIn, ports, req.baseUrl) : undefined;
+    return again ? json(200, again.body, again.headers) : getPay(req, ports);
+  }
+  if (req.headers['x-ap2-mandate'] !== undefined) {
+    // A mandate is the access domain's to apply (POST /api/pay); a rule that cannot be applied here is
+    // never ignored: nothing is claimed or sent, and the client is told where the same header is honoured.
+    throw PAYMENT_ERRORS.AP2_MANDATE_REJECTED({
+      message: 'AP2 mandate rejected: X-AP2-MANDATE is applied on POST /api/pay, not on GET; nothing was claimed or transferred.',
+      tip: 'Send the same PAYMENT-SIGNATURE and X-AP2-MANDATE (and SIGN-IN-WITH-X) with POST /api/pay?skill=<id>, or omit X-AP2-MANDATE.',
+    });
+  }
+  const { body, headers } = await unlockWithAuthorization(header, req.query['skill'], ports, req.baseUrl, {
+    sourceIp: req.sourceIp,
+    signInWithX: signInWithXOf(req),
+  });
+  return json(200, body, headers);
+}
+
+/**
  * Settles a `PAYMENT-SIGNATURE` for a skill and unlocks it: the same answer as POST /api/pay
  * with a txHash, plus `PAYMENT-RESPONSE`. Every refusal is the API's error with the spec's codes.
  */
@@ -111,14 +145,13 @@ export async function unlockWithAuthorization(
 ): Promise<Answer> {
   const challenge = challengeFor(skill, ports, baseUrl);
   const entry = requireSkill(ports.catalog, skill);
+  /** The challenge again, with x402's `error` set: a v2 client reads why from PAYMENT-REQUIRED. */
+  const challengeHeaders = (error: string): Record<string, string> => ({
+    'payment-required': ports.paymentRequiredHeader({ ...challenge.v2, error }),
+    'x-payment-required': challenge.encoded,
+  });
   const refuse: Refuse = (reason, message, opts = {}) =>
-    paymentRefused(
-      reason,
-      message,
-      { ...challengeHeaders(challenge.v2, reason, challenge.encoded), ...opts.headers },
-      opts.retry ?? false,
-      opts.details,
-    );
+    paymentRefused(reason, message, { ...challengeHeaders(reason), ...opts.headers }, opts.retry ?? false, opts.details);
 
   const x402 = ports.x402;
   if (!x402) {
@@ -127,7 +160,7 @@ export async function unlockWithAuthorization(
       'This deployment has no relayer to settle signed authorizations; pay by transfer and POST /api/pay with X-PAYMENT.',
     );
   }
-  const payment = readSignedPayment(header, challengeHeaders(challenge.v2, 'invalid_payload', challenge.encoded));
+  const payment = readSignedPayment(header, challengeHeaders('invalid_payload'));
   const requirement = challenge.v2.accepts.find(
     (r) => r.scheme === payment.accepted.scheme && r.network === payment.accepted.network && same(r.asset, payment.accepted.asset),
   );

@@ -4,6 +4,8 @@
  * discovery reads the ledger and builds the same challenge. Nothing else of payments is
  * imported from outside it (the linter holds this).
  */
+import type { unlockWithAuthorization as UnlockWithAuthorization } from './authorization';
+
 export type { CardSale, Figures, Ledger, LedgerKind, LedgerRow, NonceStore, PaymentsPorts, SignInWithX } from './ports';
 export {
   reorgedLines,
@@ -34,7 +36,13 @@ export {
 export { callerId } from './pay';
 export { PAYMENT_ERRORS } from './errors';
 export { readProof, signInWithXOf, type ProofInput } from './proof-input';
-export { unlockWithAuthorization } from './lazy-authorization';
+/**
+ * x402 v2's settlement of a `PAYMENT-SIGNATURE` (authorization.ts), loaded on its first call: the
+ * access function settles a signed authorization rarely next to transfers, and the domains that
+ * import this face (access, agents, discovery) need not parse the settlement path at a cold start.
+ */
+export const unlockWithAuthorization: typeof UnlockWithAuthorization = async (...args) =>
+  (await import('./authorization')).unlockWithAuthorization(...args);
 export { deliverPack } from './unlock-response';
 export { PROOF_LIMIT, proofDocument, publicRow } from './proof';
 export { readSignInWithXHeader } from './proof-input';

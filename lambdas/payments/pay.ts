@@ -1,5 +1,5 @@
 /** GET /api/pay (the 402 challenge), POST /api/pay (unlock) and POST /api/recover (re-unlock). */
-import { createHash, randomFillSync } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { requireSkill, skillRequired } from '../catalog';
 import type { CatalogEntry } from '../contract/catalog-data';
 import { links } from '../contract/links';
@@ -8,7 +8,7 @@ import { PAYMENT_ERRORS } from './errors';
 import { jsonText, type ApiRequest, type ApiResponse } from '../platform/http';
 import { lruPerOwner } from '../platform/memo';
 import { proofProblem, SIGNATURE_MAX_AGE_SECONDS } from './core/buyer-proof';
-import { buildChallenge, buildPaymentRequired, signInEncoder, type PaymentRequiredV2 } from './core/challenge';
+import { buildChallenge, buildPaymentRequired, signInExtension, type PaymentRequiredV2 } from './core/challenge';
 import { rowKind, skillProduct, type Product } from './core/product';
 import { settle, type Admission } from './core/settle';
 import type { LedgerRow, PaymentsPorts, SignInWithX } from './ports';
@@ -47,8 +47,6 @@ export interface SerialisedChallenge {
   encoded: string;
   v2: PaymentRequiredV2;
   v2Encoded: string;
-  /** `PAYMENT-REQUIRED` with x402's sign-in-with-x extension, fresh per answer. */
-  v2WithSignIn: (nonce: string, issuedAt: Date) => string;
 }
 
 /** The serialised challenge of a skill, with every refusal GET /api/pay makes (unknown skill, payments off). */
@@ -66,33 +64,15 @@ export function challengeFor(skill: string | undefined, ports: PaymentsPorts, ba
       body,
       encoded: Buffer.from(body).toString('base64'),
       v2,
-      v2Encoded: Buffer.from(JSON.stringify(v2)).toString('base64'),
-      v2WithSignIn: signInEncoder(v2, baseUrl),
+      v2Encoded: ports.paymentRequiredHeader(v2),
     };
     cache.set(key, hit);
   }
   return hit;
 }
 
-/** Random bytes drawn 4 KB at a time, each byte used once: randomBytes per answer was 6 % of the route's CPU. */
-const NONCE_BYTES = 16;
-const noncePool = Buffer.alloc(NONCE_BYTES * 256);
-let nonceOffset = noncePool.length;
-
-/**
- * A sign-in nonce: 128 random bits as 32 hex digits (EIP-4361 asks for at least 8 alphanumerics).
- * From a pool refilled by the system's CSPRNG, as node's randomUUID draws, without formatting a
- * UUID and then stripping its hyphens.
- */
-export function freshNonce(): string {
-  if (nonceOffset === noncePool.length) {
-    randomFillSync(noncePool);
-    nonceOffset = 0;
-  }
-  const nonce = noncePool.toString('hex', nonceOffset, nonceOffset + NONCE_BYTES);
-  nonceOffset += NONCE_BYTES;
-  return nonce;
-}
+/** A sign-in nonce: 128 random bits as 32 hex digits (EIP-4361 asks for at least 8 alphanumerics). */
+const freshNonce = (): string => randomBytes(16).toString('hex');
 
 /**
  * GET /api/pay?skill= without a payment: 402 with the spec's challenge in the body and, base64,
@@ -103,8 +83,8 @@ export function freshNonce(): string {
 export function getPay(req: ApiRequest, ports: PaymentsPorts): ApiResponse {
   const hit = challengeFor(req.query['skill'], ports, req.baseUrl);
   // The sign-in challenge is fresh per answer (its nonce and time); the rest is the memoised challenge.
-  const v2 = hit.v2WithSignIn(freshNonce(), ports.now());
-  return jsonText(402, hit.body, { 'payment-required': v2, 'x-payment-required': hit.encoded });
+  const v2 = { ...hit.v2, extensions: signInExtension(hit.v2.resource.url, req.baseUrl, freshNonce(), ports.now()) };
+  return jsonText(402, hit.body, { 'payment-required': ports.paymentRequiredHeader(v2), 'x-payment-required': hit.encoded });
 }
 
 /** Who sent an unlock request: where from (API Gateway's source address), and any wallet signature they presented. */

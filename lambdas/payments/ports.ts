@@ -8,7 +8,7 @@ import type { SealedPack } from '../contract/catalog-data';
 import type { ConfigReading, MarketConfig } from '../contract/settings';
 import type { Counters, TallyDeltas, TallyFact } from './core/tally';
 import type { ReceiptView } from './core/verify-transfer';
-import type { PaymentRequirementsV2 } from './core/challenge';
+import type { PaymentRequiredV2, PaymentRequirementsV2 } from './core/challenge';
 import type { SignInWithXFields } from '../contract/sign-in-with-x';
 import type { RpcUrls } from '../platform/rpc-urls';
 
@@ -563,6 +563,9 @@ export interface X402Settlement {
   settlements: Settlements;
 }
 
+/** x402 v2's `PaymentRequired` as the `PAYMENT-REQUIRED` header carries it (base64 of its JSON). */
+export type PaymentRequiredHeader = (required: PaymentRequiredV2) => string;
+
 /** Everything the payments routes use. `config` is the parsed configuration; `configReading` also lists its problems. */
 export interface PaymentsPorts extends ReadinessPorts {
   config: MarketConfig;
@@ -576,5 +579,7 @@ export interface PaymentsPorts extends ReadinessPorts {
   nonces: NonceStore;
   /** x402 v2 settlement by the service's relayer; undefined when this deployment has none. */
   x402?: X402Settlement | undefined;
+  /** Encodes every `PAYMENT-REQUIRED` the routes send (x402's own encoder). */
+  paymentRequiredHeader: PaymentRequiredHeader;
   now: () => Date;
 }

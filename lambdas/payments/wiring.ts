@@ -31,6 +31,7 @@ import { dynamoSettlements } from './adapters/dynamo-settlements';
 import { kmsRelayerAccount } from './adapters/kms-relayer-account';
 import { privateKeyRelayerAccount, viemRelayer } from './adapters/viem-relayer';
 import { x402AuthorizationVerifier } from './adapters/x402-authorization-verifier';
+import { x402PaymentRequiredHeader } from './adapters/x402-payment-required';
 import { getPay } from './pay';
 import type { CardSales, CardSaleStore, Figures, Ledger, LedgerStore, PaymentsPorts, SecretVersions, X402Settlement } from './ports';
 import type { ReconcilePorts } from './reconcile';
@@ -159,6 +160,7 @@ export function paymentsPortsFromEnv(env: NodeJS.ProcessEnv = process.env): Paym
     signatures: viemSiwe(rpcUrls),
     nonces: dynamoNonces(dynamoClient()),
     x402,
+    paymentRequiredHeader: x402PaymentRequiredHeader,
     now: () => new Date(),
   };
   return ports;

@@ -4,11 +4,11 @@
  * of (request, ports); they never see the raw event.
  */
 import middy from '@middy/core';
+import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import { internalError } from './errors';
 import { toApiRequest, type ApiRequest, type ApiResponse } from './http';
 import { logger } from './logger';
-import { deadlineGuard } from './deadline';
 import { cacheUntilFailure } from './memo';
 import { originGuardFromEnv, type OriginGuard } from './origin-verify';
 import { resolvePublicBaseUrl } from './public-base-url';
@@ -75,18 +75,16 @@ export function createDomainHandler<D extends Domain, Ports>(domain: D, options:
   // The advertised base URL is resolved once per cold start, never from request headers in AWS.
   const getBase = cacheUntilFailure(() => resolvePublicBaseUrl());
 
-  // A route still waiting when the function's time is nearly up is answered 503 before Lambda cuts it off.
-  const deadline = deadlineGuard();
   // Only requests that came through the edge are served; the caller is the viewer it reports.
   const origin = 'origin' in options ? options.origin : originGuardFromEnv();
 
-  /** The route's answer for a request once ports and base URL are built. */
-  const answer = (
-    event: APIGatewayProxyEventV2,
-    ports: Ports,
-    base: string | undefined,
-    caller: string | undefined,
-  ): ApiResponse | Promise<ApiResponse> => {
+  const route = async (event: APIGatewayProxyEventV2): Promise<ApiResponse> => {
+    logger.setCorrelationId(event.requestContext.requestId);
+    // A request from around the edge is refused here (a throw), before any port is built or route runs.
+    const checked = origin?.callerOf(event.headers);
+    // A cold instance may read the origin secret first: its ports and base URL are built meanwhile
+    // rather than after (one round trip, not two, before the first answer).
+    const [caller, ports, base] = await Promise.all([checked, getPorts(), getBase()]);
     const req = toApiRequest(event, base, caller);
     const rule = limits.get(event.routeKey);
     if (rule) {
@@ -103,42 +101,21 @@ export function createDomainHandler<D extends Domain, Ports>(domain: D, options:
     return impl(req, ports);
   };
 
-  // Once both are built they never change: later requests take them without awaiting two promises.
-  let built: { ports: Ports; base: string | undefined } | undefined;
-  /** The answer once the caller is known: at once when the ports are built and the route answers at once. */
-  const serve = (event: APIGatewayProxyEventV2, caller: string | undefined): ApiResponse | Promise<ApiResponse> => {
-    if (built) return answer(event, built.ports, built.base, caller);
-    return Promise.all([getPorts(), getBase()]).then(([ports, base]) => {
-      built = { ports, base };
-      return answer(event, ports, base, caller);
-    });
-  };
-  /**
-   * Not an async function: a route that answers at once (most reads) is returned as it is, with
-   * no deadline to arm; only work still pending is guarded. A synchronous throw reaches middy's
-   * error hooks as a rejection would.
-   */
-  const route = (event: APIGatewayProxyEventV2, context: Context): ApiResponse | Promise<ApiResponse> => {
-    // The invocation's log context (Lambda context, correlation id), applied only if it writes a line.
-    logger.bindInvocation(context, event.requestContext.requestId);
-    // A request from around the edge is refused here, before any port is built or route runs.
-    const caller = origin?.callerOf(event.headers);
-    // A cold instance reads the origin secret for a request that carries one: its ports and base
-    // URL are built meanwhile rather than after (one round trip, not two, before the first answer).
-    if (isPromise(caller) && !built) for (const start of [getPorts, getBase]) start().catch(() => undefined);
-    const out = isPromise(caller) ? caller.then((c) => serve(event, c)) : serve(event, caller);
-    return isPromise(out) ? deadline.within(context, out) : out;
-  };
-
-  // Middlewares' onError and after hooks run in reverse order: errors are mapped first, then headers added.
-  // middy's own early timeout (a timer per request) is off: the deadline guard above does its work.
-  return middy<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2>({ timeoutEarlyInMillis: 0 })
+  // middy's early timeout: a route still pending 50 ms before the function's time runs out is
+  // answered, through the error handler, with the spec's 503 and retry true rather than cut off by
+  // Lambda (API Gateway would then answer a bare 500). Not middy's default 5 ms: mapping the error,
+  // its log line and the return must fit in the margin on a 512 MB function's share of a vCPU.
+  // Middlewares' onError and after hooks run in reverse order: errors are mapped first, then headers
+  // added, then the logger's keys reset. The logger's `logEvent` stays off: events hold payment
+  // signatures and license tokens.
+  return middy<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2>({
+    timeoutEarlyInMillis: 50,
+    timeoutEarlyResponse: () => {
+      throw internalError('The request did not finish in time.');
+    },
+  })
+    .use(injectLambdaContext(logger, { logEvent: false, resetKeys: true }))
     .use(responseHeaders())
     .use(errorHandler())
-    .handler(route as (event: APIGatewayProxyEventV2, context: Context) => Promise<ApiResponse>) as unknown as LambdaHandler;
-}
-
-/** Whether a route answered with a promise (or any thenable) rather than an answer. */
-function isPromise<T>(value: T | Promise<T>): value is Promise<T> {
-  return typeof (value as { then?: unknown } | null)?.then === 'function';
+    .handler(route) as unknown as LambdaHandler;
 }

@@ -147,9 +147,18 @@ export const PLATFORM_ERRORS = errorCatalog({
     retry: true,
   },
   /** The header block is over the edge's limit (the local edge, as CloudFront). */
-  HEADERS_TOO_LARGE: { status: 431, message: 'The request headers are too large.', tip: 'Send fewer or smaller headers.' },
+  HEADERS_TOO_LARGE: {
+    status: 431,
+    message: 'The request headers are larger than the server accepts (16 KB).',
+    tip: 'Send fewer or shorter headers (cookies especially).',
+  },
   /** The client did not send a whole request in time (the local edge). */
-  REQUEST_TIMEOUT: { status: 408, message: 'The request was not received in time.', tip: 'Send the whole request promptly.', retry: true },
+  REQUEST_TIMEOUT: {
+    status: 408,
+    message: 'The request was not received completely in time.',
+    tip: 'Send the whole request promptly, then retry.',
+    retry: true,
+  },
   /** A request without a valid origin secret: it reached the API's own endpoint directly, around CloudFront and its web ACL. */
   ORIGIN_REQUIRED: {
     status: 403,

@@ -1,4 +1,5 @@
-/** The caches the handlers share: a lazily started promise, bounded LRU maps, a short-lived answer. */
+/** The caches the handlers share: a lazily started promise, bounded LRU maps (lru-cache), a short-lived answer. */
+import { LRUCache } from 'lru-cache';
 
 /**
  * Runs `start` on first use and shares its promise; a rejected promise is forgotten, so the
@@ -16,65 +17,14 @@ export function cacheUntilFailure<T>(start: () => Promise<T>): () => Promise<T> 
 }
 
 /**
- * A map of at most `max` keys that forgets the least recently used first: a Map iterates in
- * insertion order, so a hit is moved to the end and the first key is the oldest. Not lru-cache:
- * these maps are loaded at every cold start, where lru-cache's 18 KiB cost 4 ms of import
- * (bench/cold.ts); lru-cache stays where its TTLs are used, in the adapters' chunk.
- */
-/** No key at all (a key may be any value, `undefined` included). */
-const NONE: unique symbol = Symbol('none');
-
-export class BoundedLru<K, V> {
-  readonly #entries = new Map<K, V>();
-  /**
-   * The most recently used key: reading it again moves nothing. A hot key (one catalog page,
-   * one skill's challenge) was otherwise deleted and re-inserted on every hit, and deleting a key
-   * can make V8 rehash the Map as it shrinks: `get` was 1.8 % of a warm GET /api/pay's samples
-   * under `perf`, 0.7 % now.
-   */
-  #newest: K | typeof NONE = NONE;
-
-  constructor(readonly max: number) {
-    if (!(max >= 1)) throw new RangeError(`BoundedLru needs max >= 1, got ${max}`);
-  }
-
-  get(key: K): V | undefined {
-    if (key === this.#newest) return this.#entries.get(key);
-    if (!this.#entries.has(key)) return undefined;
-    const value = this.#entries.get(key) as V;
-    this.#entries.delete(key);
-    this.#entries.set(key, value);
-    this.#newest = key;
-    return value;
-  }
-
-  set(key: K, value: V): this {
-    this.#entries.delete(key);
-    this.#entries.set(key, value);
-    this.#newest = key;
-    if (this.#entries.size > this.max) this.#entries.delete(this.#entries.keys().next().value as K);
-    return this;
-  }
-
-  delete(key: K): boolean {
-    if (key === this.#newest) this.#newest = NONE;
-    return this.#entries.delete(key);
-  }
-
-  get size(): number {
-    return this.#entries.size;
-  }
-}
-
-/**
  * A bounded LRU per owner (e.g. per ports instance, whose configuration and catalog are fixed
  * for its life), dropped with the owner.
  */
-export function lruPerOwner<Owner extends object, V>(max: number): (owner: Owner) => BoundedLru<string, V> {
-  const caches = new WeakMap<Owner, BoundedLru<string, V>>();
+export function lruPerOwner<Owner extends object, V extends NonNullable<unknown>>(max: number): (owner: Owner) => LRUCache<string, V> {
+  const caches = new WeakMap<Owner, LRUCache<string, V>>();
   return (owner) => {
     let cache = caches.get(owner);
-    if (!cache) caches.set(owner, (cache = new BoundedLru<string, V>(max)));
+    if (!cache) caches.set(owner, (cache = new LRUCache<string, V>({ max })));
     return cache;
   };
 }

@@ -8,6 +8,7 @@ import { loadCatalogFiles } from '../../lambdas/catalog/adapters/catalog-files';
 import { readMarketConfig } from '../../lambdas/platform/config';
 import { AppError } from '../../lambdas/platform/errors';
 import { unlockWithAuthorization } from '../../lambdas/payments/authorization';
+import { x402PaymentRequiredHeader } from '../../lambdas/payments/adapters/x402-payment-required';
 import type {
   ConfirmationJob,
   FundsHold,
@@ -165,6 +166,7 @@ function portsWith(relayer: Relayer, settlements: Settlements, scheduled: Confir
     now,
     confirmations: { schedule: async (job: ConfirmationJob) => (scheduled.push(job), 'started' as const) },
     x402: { verifier: { verify: async () => ({ ok: true as const }) }, relayer, settlements },
+    paymentRequiredHeader: x402PaymentRequiredHeader,
   } as unknown as PaymentsPorts;
 }
 

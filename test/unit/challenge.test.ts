@@ -1,8 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { loadCatalogFiles } from '../../lambdas/catalog/adapters/catalog-files';
 import { readMarketConfig } from '../../lambdas/platform/config';
-import { buildChallenge, buildPaymentRequired, isoFormatter, signInEncoder, signInExtension } from '../../lambdas/payments/core/challenge';
-import { freshNonce } from '../../lambdas/payments/pay';
+import { decodePaymentRequiredHeader } from '@x402/core/http';
+import { buildChallenge, buildPaymentRequired, signInExtension } from '../../lambdas/payments/core/challenge';
+import { x402PaymentRequiredHeader } from '../../lambdas/payments/adapters/x402-payment-required';
+import { getPay } from '../../lambdas/payments/pay';
+import type { PaymentsPorts } from '../../lambdas/payments/ports';
+import type { ApiRequest } from '../../lambdas/platform/http';
 
 describe('buildChallenge', () => {
   const catalog = loadCatalogFiles();
@@ -26,40 +30,39 @@ describe('buildChallenge', () => {
   });
 });
 
-describe('signInEncoder', () => {
+describe('the 402 of GET /api/pay', () => {
   const catalog = loadCatalogFiles();
-  const { config } = readMarketConfig({ treasury: '0xa0Ee7A142d267C1f36714E4a8F75612F20a79720' }, { requireTreasury: true });
+  const reading = readMarketConfig({ treasury: '0xa0Ee7A142d267C1f36714E4a8F75612F20a79720' }, { requireTreasury: true });
+  const at = new Date('2026-11-25T10:00:00.000Z');
+  const ports = {
+    catalog,
+    config: reading.config,
+    configReading: reading,
+    paymentRequiredHeader: x402PaymentRequiredHeader,
+    now: () => at,
+  } as unknown as PaymentsPorts;
+  const pay = (skill: string, baseUrl: string) => getPay({ query: { skill }, baseUrl } as unknown as ApiRequest, ports);
 
-  it('encodes exactly the challenge with a fresh sign-in, for every skill (non-ASCII descriptions included)', () => {
-    const at = new Date('2026-11-25T10:00:00.000Z');
+  it('carries in PAYMENT-REQUIRED the challenge as x402 v2 with a sign-in fresh per answer, for every skill (non-ASCII descriptions included)', () => {
     for (const entry of catalog.entries) {
       for (const base of ['https://m.example', 'http://127.0.0.1:8787']) {
-        const v2 = buildPaymentRequired(entry, config, base);
-        const encoded = signInEncoder(v2, base)('0123456789abcdef0123456789abcdef', at);
-        const decoded = JSON.parse(Buffer.from(encoded, 'base64').toString('utf8'));
-        expect(decoded).toEqual({ ...v2, extensions: signInExtension(v2.resource.url, base, '0123456789abcdef0123456789abcdef', at) });
+        const decoded = decodePaymentRequiredHeader(pay(entry.id, base).headers!['payment-required'] as string);
+        const { nonce } = (decoded.extensions!['sign-in-with-x'] as { info: { nonce: string } }).info;
+        expect(nonce).toMatch(/^[0-9a-f]{32}$/);
+        expect(decoded).toEqual({
+          ...buildPaymentRequired(entry, reading.config, base),
+          extensions: signInExtension(`${base}/api/pay?skill=${entry.id}`, base, nonce, at),
+        });
       }
     }
-    // Fresh per call: another nonce and time give another header.
-    const v2 = buildPaymentRequired(catalog.get('agent-x402-first-buy')!, config, 'https://m.example');
-    const encode = signInEncoder(v2, 'https://m.example');
-    expect(encode('aaaaaaaaaaaaaaaa', at)).not.toBe(encode('bbbbbbbbbbbbbbbb', at));
-  });
-});
-
-describe('the fresh parts of a sign-in challenge', () => {
-  it('formats times exactly as toISOString, within a second, across seconds and before 1970', () => {
-    const format = isoFormatter();
-    const times = [0, 1, 9, 10, 99, 100, 999, 1000, -1, -999, -1000, 1_764_000_000_000, 1_764_000_000_005, 1_764_000_000_050];
-    let t = 1_764_000_000_000;
-    for (let i = 0; i < 2000; i++) times.push((t += Math.floor(Math.random() * 1500)));
-    for (const ms of times) expect(format(ms), String(ms)).toBe(new Date(ms).toISOString());
-    expect(() => format(Number.NaN)).toThrow(RangeError);
   });
 
-  it('draws a new 128-bit nonce each time, also across a refill of its pool', () => {
-    const nonces = Array.from({ length: 600 }, () => freshNonce());
-    for (const n of nonces) expect(n).toMatch(/^[0-9a-f]{32}$/);
-    expect(new Set(nonces).size).toBe(nonces.length);
+  it('draws a new 128-bit nonce for every answer, issued now and good for five minutes', () => {
+    const infos = Array.from({ length: 200 }, () => {
+      const decoded = decodePaymentRequiredHeader(pay('agent-x402-first-buy', 'https://m.example').headers!['payment-required'] as string);
+      return (decoded.extensions!['sign-in-with-x'] as { info: { nonce: string; issuedAt: string; expirationTime: string } }).info;
+    });
+    expect(new Set(infos.map((i) => i.nonce)).size).toBe(infos.length);
+    expect(infos[0]).toMatchObject({ issuedAt: '2026-11-25T10:00:00.000Z', expirationTime: '2026-11-25T10:05:00.000Z' });
   });
 });

@@ -123,7 +123,7 @@ describe('createDomainHandler', () => {
       },
       ports: () => ({}),
     });
-    const deadline = Date.now() + 120;
+    const deadline = Date.now() + 400;
     const timed = { ...ctx, getRemainingTimeInMillis: () => deadline - Date.now() } as Context;
     // Two at once, as the local server runs them, and a quick one between them.
     const [first, quick, second] = await Promise.all([
@@ -141,7 +141,7 @@ describe('createDomainHandler', () => {
     }
     // Lambda would have cut the function at the deadline; the answer came before it.
     expect(answeredAt).toBeLessThan(deadline);
-    expect(answeredAt).toBeGreaterThan(deadline - 60);
+    expect(answeredAt).toBeGreaterThan(deadline - 200);
   });
 
   it('does not cache a failed port initialisation', async () => {

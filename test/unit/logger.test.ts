@@ -1,9 +1,18 @@
 import type { APIGatewayProxyEventV2, Context } from 'aws-lambda';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+
+// The suite runs the logger silent; this file reads what it writes. Set before the logger is made:
+// the middleware restores the configured level on every invocation (Powertools' debug sampling).
+// POWERTOOLS_LOGGER_LOG_EVENT asks for every event to be logged: the handlers must not.
+vi.hoisted(() => {
+  process.env['POWERTOOLS_LOG_LEVEL'] = 'INFO';
+  process.env['POWERTOOLS_LOGGER_LOG_EVENT'] = 'true';
+});
 import { createDomainHandler } from '../../lambdas/platform/domain-handler';
 import { AppError } from '../../lambdas/platform/errors';
 import { json } from '../../lambdas/platform/http';
-import { InvocationLogger, logger } from '../../lambdas/platform/logger';
+import { Logger } from '@aws-lambda-powertools/logger';
+import { logger } from '../../lambdas/platform/logger';
 import { INFRA_ENV } from '../../lambdas/contract/env';
 
 process.env['PUBLIC_BASE_URL'] ??= 'https://market.example';
@@ -50,68 +59,68 @@ afterEach(() => {
   delete process.env['AWS_LAMBDA_INITIALIZATION_TYPE'];
 });
 
-/** A logger as Lambda creates it for an on-demand instance (cold start until the first invocation). */
-const onDemandLogger = (): InvocationLogger => {
-  process.env['AWS_LAMBDA_INITIALIZATION_TYPE'] = 'on-demand';
-  return new InvocationLogger({ serviceName: 'test', logLevel: 'INFO' });
-};
-
-describe('InvocationLogger', () => {
+describe('the logger', () => {
   it('starts when Lambda logs less than it would (Powertools warns from its constructor)', () => {
     process.env['AWS_LAMBDA_LOG_LEVEL'] = 'ERROR';
     try {
-      const logger = new InvocationLogger({ serviceName: 'test', logLevel: 'DEBUG' });
-      logger.bindInvocation(context('aws-1'), 'api-1');
+      const logger = new Logger({ serviceName: 'test', logLevel: 'DEBUG' });
+      logger.addContext(context('aws-1'));
       logger.error('still logs');
     } finally {
       delete process.env['AWS_LAMBDA_LOG_LEVEL'];
     }
-    expect(lines.at(-1)).toMatchObject({ message: 'still logs', correlation_id: 'api-1' });
-  });
-
-  it('gives a line the Lambda context and correlation id of the invocation that wrote it, cold only on the first', () => {
-    const logger = onDemandLogger();
-    logger.bindInvocation(context('aws-1'), 'api-1');
-    logger.info('first');
-    logger.bindInvocation(context('aws-2'), 'api-2');
-    logger.info('second');
-    expect(lines).toMatchObject([
-      { message: 'first', function_request_id: 'aws-1', correlation_id: 'api-1', cold_start: true, function_name: 'skill-market-catalog' },
-      { message: 'second', function_request_id: 'aws-2', correlation_id: 'api-2', cold_start: false, function_memory_size: '512' },
-    ]);
-  });
-
-  it('counts the cold start by invocation, not by the first line written', () => {
-    const logger = onDemandLogger();
-    logger.bindInvocation(context('aws-1'), 'api-1'); // the cold invocation writes nothing
-    logger.bindInvocation(context('aws-2'), 'api-2');
-    logger.warn('later');
-    expect(lines).toMatchObject([{ function_request_id: 'aws-2', cold_start: false }]);
-  });
-
-  it("keeps an invocation's own keys and drops them in the next invocation", () => {
-    const logger = onDemandLogger();
-    logger.bindInvocation(context('aws-1'), 'api-1');
-    logger.appendKeys({ skill: 'agent-x402-first-buy' });
-    logger.info('with key');
-    logger.bindInvocation(context('aws-2'), 'api-2');
-    logger.info('without');
-    expect(lines[0]).toMatchObject({ skill: 'agent-x402-first-buy', correlation_id: 'api-1' });
-    expect(lines[1]).not.toHaveProperty('skill');
-    expect(lines[1]).toMatchObject({ correlation_id: 'api-2' });
-  });
-
-  it("lets a task handler's explicit context replace an invocation not yet applied", () => {
-    const logger = onDemandLogger();
-    logger.bindInvocation(context('aws-api'), 'api-1');
-    logger.addContext(context('aws-task'));
-    logger.info('task');
-    expect(lines[0]).toMatchObject({ function_request_id: 'aws-task' });
-    expect(lines[0]).not.toHaveProperty('correlation_id');
+    expect(lines.at(-1)).toMatchObject({ message: 'still logs', function_request_id: 'aws-1' });
   });
 });
 
 describe('a domain handler', () => {
+  it("gives every line the invocation's Lambda context and correlation id, and drops a route's keys after it", async () => {
+    const handler = createDomainHandler('catalog', {
+      routes: {
+        listCatalog: () => {
+          logger.appendKeys({ skill: 'agent-x402-first-buy' });
+          logger.info('with key');
+          return json(200, {});
+        },
+        getPackMetadata: () => {
+          logger.info('without');
+          return json(200, {});
+        },
+        getIntent: () => json(200, {}),
+        postIntent: () => json(200, {}),
+      },
+      ports: () => ({}),
+    });
+    await handler(event('GET /api/catalog', 'api-1'), context('aws-1'));
+    await handler(event('GET /api/packs', 'api-2'), context('aws-2'));
+    expect(lines).toMatchObject([
+      {
+        message: 'with key',
+        skill: 'agent-x402-first-buy',
+        correlation_id: 'api-1',
+        function_request_id: 'aws-1',
+        function_name: 'skill-market-catalog',
+        cold_start: expect.any(Boolean),
+      },
+      { message: 'without', correlation_id: 'api-2', function_request_id: 'aws-2', function_memory_size: '512', cold_start: false },
+    ]);
+    expect(lines[1]).not.toHaveProperty('skill');
+  });
+
+  it('never logs the event, though the environment asks for it (events carry payment signatures and license tokens)', async () => {
+    const handler = createDomainHandler('catalog', {
+      routes: {
+        listCatalog: () => json(200, {}),
+        getPackMetadata: () => json(200, {}),
+        getIntent: () => json(200, {}),
+        postIntent: () => json(200, {}),
+      },
+      ports: () => ({}),
+    });
+    await handler({ ...event('GET /api/catalog', 'api-1'), headers: { 'payment-signature': 'secret-signature' } }, context('aws-1'));
+    expect(JSON.stringify(lines)).not.toContain('secret-signature');
+  });
+
   it('logs a 5xx failure in one line that keeps its message', async () => {
     const handler = createDomainHandler('catalog', {
       routes: {
@@ -124,12 +133,7 @@ describe('a domain handler', () => {
       },
       ports: () => ({}),
     });
-    logger.setLogLevel('INFO');
-    try {
-      expect((await handler(event('GET /api/catalog', 'api-1'), context('aws-1'))).statusCode).toBe(503);
-    } finally {
-      logger.setLogLevel('SILENT');
-    }
+    expect((await handler(event('GET /api/catalog', 'api-1'), context('aws-1'))).statusCode).toBe(503);
     // Powertools drops a reserved key such as `message` and warns in a line of its own.
     expect(lines).toMatchObject([
       { level: 'WARN', message: 'request failed', error_code: 'PAYMENTS_DISABLED', error_message: 'payments are paused' },
@@ -148,14 +152,8 @@ describe('a domain handler', () => {
       },
       ports: () => ({}),
     });
-    // The suite runs the shared logger silent; this test reads what it writes.
-    logger.setLogLevel('INFO');
-    try {
-      await handler(event('GET /api/catalog', 'api-ok'), context('aws-ok'));
-      expect((await handler(event('GET /api/packs', 'api-fault'), context('aws-fault'))).statusCode).toBe(503);
-    } finally {
-      logger.setLogLevel('SILENT');
-    }
+    await handler(event('GET /api/catalog', 'api-ok'), context('aws-ok'));
+    expect((await handler(event('GET /api/packs', 'api-fault'), context('aws-fault'))).statusCode).toBe(503);
     expect(lines).toMatchObject([
       { level: 'ERROR', message: 'unexpected error', correlation_id: 'api-fault', function_request_id: 'aws-fault' },
     ]);

@@ -1,6 +1,7 @@
 import { existsSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { ROUTES, activeDomains, matchRoute, routeKey, type RouteDefinition } from '../../lambdas/contract/routes';
+import { ROUTES, activeDomains, routeKey, type RouteDefinition } from '../../lambdas/contract/routes';
+import { matchRoute } from '../../lambdas/platform/route-matcher';
 
 describe('route table', () => {
   it('has unique route keys and operation ids', () => {
@@ -42,52 +43,40 @@ describe('route table', () => {
   it('has a Lambda entry for every active domain', () => {
     for (const domain of activeDomains()) expect(existsSync(`lambdas/${domain}/handler.ts`), domain).toBe(true);
   });
+});
 
+describe('matchRoute', () => {
   it('matches as API Gateway does, and knows the methods a path allows', () => {
-    expect(matchRoute('GET', '/api/health').match?.route.operationId).toBe('getHealth');
+    expect(matchRoute('GET', '/api/health').match).toMatchObject({ route: { operationId: 'getHealth' }, routeKey: 'GET /api/health' });
     const wrongMethod = matchRoute('POST', '/api/health');
     expect(wrongMethod.match).toBeUndefined();
     expect(wrongMethod.allowed).toEqual(['GET']);
     expect(matchRoute('GET', '/api/health/').match).toBeUndefined();
     expect(matchRoute('GET', '/api/nope')).toEqual({ match: undefined, allowed: [] });
-    // A path no pattern can match is answered from a frozen answer built once.
-    expect(matchRoute('GET', '/api/catalog')).toBe(matchRoute('GET', '/api/catalog'));
-    expect(Object.isFrozen(matchRoute('GET', '/api/catalog').match?.pathParameters)).toBe(true);
-    expect(Object.isFrozen(matchRoute('DELETE', '/api/catalog').allowed)).toBe(true);
   });
 
-  it('finds what testing every route pattern in table order finds, for every route and its near misses', () => {
-    // The reference: each route's path as a pattern, tried in the table's order.
-    const patterns = ROUTES.map((route) => ({
-      route,
-      regex: new RegExp(`^${route.path.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\{\w+\}/g, '([^/]+)')}$`),
-    }));
-    const reference = (method: string, path: string) => {
-      const allowed: string[] = [];
-      let match: { operationId: string; values: string[] } | undefined;
-      for (const { route, regex } of patterns) {
-        const m = regex.exec(path);
-        if (!m) continue;
-        allowed.push(route.method);
-        if (route.method === method && !match)
-          match = { operationId: route.operationId, values: m.slice(1).map((v) => decodeURIComponent(v)) };
-      }
-      return { allowed, match };
-    };
-    const paths = new Set<string>(['/', '/api', '/api/', '/api/nope', '/.well-known/nope']);
-    for (const { path } of ROUTES) {
-      const filled = path.replace(/\{\w+\}/g, 'x-1');
-      for (const p of [filled, `${filled}/`, `${filled}/more`, filled.slice(0, -1), path.replace(/\{\w+\}/g, 'a%20b'), path, `${path}x`])
-        paths.add(p);
+  it('fills path parameters, percent-decoded, and keeps near misses apart', () => {
+    expect(matchRoute('PUT', '/api/ucp/checkout-sessions/cs_1').match).toMatchObject({
+      route: { operationId: 'updateUcpCheckout' },
+      routeKey: 'PUT /api/ucp/checkout-sessions/{id}',
+      pathParameters: { id: 'cs_1' },
+    });
+    expect(matchRoute('GET', '/api/acp/checkout_sessions/a%20b').match?.pathParameters).toEqual({ id: 'a b' });
+    expect(matchRoute('POST', '/api/acp/checkout_sessions/x/complete').match?.route.operationId).toBe('completeAcpCheckout');
+    expect(matchRoute('DELETE', '/api/acp/checkout_sessions/x').allowed).toEqual(['GET', 'POST']);
+    // A parameter is one segment: neither empty nor spanning a slash.
+    for (const path of ['/api/acp/checkout_sessions/', '/api/acp/checkout_sessions/x/y', '/api/acp/checkout_sessions/x/complete/'])
+      expect(matchRoute('GET', path), path).toEqual({ match: undefined, allowed: [] });
+  });
+
+  it('finds every route of the table by its own method and path', () => {
+    for (const route of ROUTES) {
+      const { match } = matchRoute(route.method, route.path.replace(/\{\w+\}/g, 'x-1'));
+      expect(match?.route.operationId, routeKey(route)).toBe(route.operationId);
     }
-    expect(paths.size).toBeGreaterThan(ROUTES.length * 3);
-    for (const path of paths)
-      for (const method of ['GET', 'POST', 'PUT', 'DELETE', 'OPTIONS']) {
-        const want = reference(method, path);
-        const got = matchRoute(method, path);
-        expect(got.allowed, `${method} ${path}`).toEqual(want.allowed);
-        expect(got.match?.route.operationId, `${method} ${path}`).toBe(want.match?.operationId);
-        expect(Object.values(got.match?.pathParameters ?? {}), `${method} ${path}`).toEqual(want.match?.values ?? []);
-      }
+  });
+
+  it('throws URIError for a path parameter that is not valid percent-encoding (the edge answers 400)', () => {
+    expect(() => matchRoute('GET', '/api/acp/checkout_sessions/%zz')).toThrow(URIError);
   });
 });

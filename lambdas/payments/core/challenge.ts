@@ -153,36 +153,6 @@ export interface PaymentRequiredV2 {
 export const SIGN_IN_CHALLENGE_SECONDS = 300;
 
 /**
- * `Date#toISOString` for times that mostly share their second with the previous call: the text up
- * to the second is kept, only the milliseconds are written per call. Every 402 formats two times
- * (V8's formatting, with its time-zone lookup, was 2 % of a warm GET /api/pay's samples). One
- * instance per series of times: the sign-in's start and its expiry are 300 s apart.
- */
-export function isoFormatter(): (ms: number) => string {
-  let second = Number.NaN;
-  let upToSecond = '';
-  return (ms) => {
-    const s = Math.floor(ms / 1000);
-    if (s !== second) {
-      // Throws RangeError for an invalid time, as toISOString does; "…:SS." kept, ".mmmZ" cut.
-      upToSecond = new Date(s * 1000).toISOString().slice(0, -4);
-      second = s;
-    }
-    const milli = ms - s * 1000;
-    return `${upToSecond}${milli < 10 ? '00' : milli < 100 ? '0' : ''}${milli}Z`;
-  };
-}
-
-const issuedAtText = isoFormatter();
-const expiryText = isoFormatter();
-
-/** The sign-in fields that change with every answer; they come last in the extension's `info`. */
-function freshSignInFields(nonce: string, issuedAt: Date): { nonce: string; issuedAt: string; expirationTime: string } {
-  const ms = issuedAt.getTime();
-  return { nonce, issuedAt: issuedAtText(ms), expirationTime: expiryText(ms + SIGN_IN_CHALLENGE_SECONDS * 1000) };
-}
-
-/**
  * x402's `sign-in-with-x` extension for a 402: what a wallet that already paid signs to get the
  * pack again without paying (CAIP-122 / EIP-4361 on Base, EIP-191 signatures, which contract
  * wallets answer through EIP-1271 or ERC-6492). `nonce` and `issuedAt` are the caller's, fresh
@@ -197,37 +167,17 @@ export function signInExtension(resourceUrl: string, baseUrl: string, nonce: str
         type: 'object',
         required: ['domain', 'address', 'uri', 'version', 'chainId', 'type', 'nonce', 'issuedAt', 'signature'],
       },
-      // The fields that change per answer come last (see signInEncoder).
       info: {
         domain: new URL(baseUrl).host,
         uri: resourceUrl,
         version: '1',
         statement: 'Sign in to get the pack you already paid for.',
         resources: [resourceUrl],
-        ...freshSignInFields(nonce, issuedAt),
+        nonce,
+        issuedAt: issuedAt.toISOString(),
+        expirationTime: new Date(issuedAt.getTime() + SIGN_IN_CHALLENGE_SECONDS * 1000).toISOString(),
       },
     },
-  };
-}
-
-/**
- * The base64 `PAYMENT-REQUIRED` of a challenge with a fresh sign-in (nonce and time) per call,
- * without serialising and encoding the whole 2 KB each time: the JSON up to the fresh fields is
- * encoded once, padded with JSON whitespace to a multiple of 3 bytes so that its base64 ends on
- * a boundary, and only the short tail is encoded per answer. Decodes to
- * `{...v2, extensions: signInExtension(...)}` exactly (a test holds it).
- */
-export function signInEncoder(v2: PaymentRequiredV2, baseUrl: string): (nonce: string, issuedAt: Date) => string {
-  const marker = '\u0000fresh';
-  const json = JSON.stringify({ ...v2, extensions: signInExtension(v2.resource.url, baseUrl, marker, new Date(0)) });
-  const cut = json.indexOf(`"nonce":${JSON.stringify(marker)}`);
-  const head = `${json.slice(0, cut)}${' '.repeat((3 - (Buffer.byteLength(json.slice(0, cut)) % 3)) % 3)}`;
-  const headB64 = Buffer.from(head).toString('base64');
-  return (nonce, issuedAt) => {
-    // Only the fresh fields: rebuilding the whole extension parsed the base URL on every 402.
-    const info = freshSignInFields(nonce, issuedAt);
-    const tail = `"nonce":${JSON.stringify(info.nonce)},"issuedAt":"${info.issuedAt}","expirationTime":"${info.expirationTime}"}}}}`;
-    return headB64 + Buffer.from(tail).toString('base64');
   };
 }
 
