@@ -57,7 +57,8 @@ async function buildCatalog(): Promise<void> {
 
 try {
   const stack = await startStack({
-    beforeListening: buildCatalog(),
+    // BUILD_SITE=0 serves the dist/ an earlier build left (the tests' setup builds it once for every start they spawn).
+    beforeListening: env['BUILD_SITE'] === '0' ? undefined : buildCatalog(),
     port: intEnv('PORT', 8787),
     anvilPort: intEnv('ANVIL_PORT', 8545),
     dynalitePort: intEnv('DYNALITE_PORT', 4567),

@@ -38,7 +38,8 @@ function userEnv(): NodeJS.ProcessEnv {
 export function runStart(env: Record<string, string>, timeoutMs = 45_000): Promise<StartedProcess> {
   const child = spawn(process.execPath, ['local/run.mjs'], {
     cwd: root,
-    env: { ...userEnv(), PORT: '0', ANVIL_PORT: '0', DYNALITE_PORT: '0', ...env },
+    // The global setup built dist/ once: a spawned start serves it instead of building it again beside other tests.
+    env: { ...userEnv(), PORT: '0', ANVIL_PORT: '0', DYNALITE_PORT: '0', BUILD_SITE: '0', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   running.add(child);
