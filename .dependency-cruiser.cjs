@@ -4,9 +4,10 @@
  * declarative file covers all of them, import cycles included, on the resolved module graph.
  *
  *   contract  <  platform  <  catalog  <  payments  <  access, checkout  <  discovery  <  agents
- *   (a domain may use a lower domain only through its index.ts; its wiring.ts, which builds
- *   ports from adapters, may use a lower domain's wiring.ts, and only Lambda entries load a
- *   wiring.ts, with import(), so that adapters and their libraries sit in a chunk of their own)
+ *   (a domain may use a lower domain only through its index.ts; its wiring.ts builds its ports
+ *   from its adapters and from the lower domains' faces, never from their wiring.ts; a wiring.ts
+ *   is loaded only by its own domain's Lambda entry or face, with import(), so that adapters and
+ *   their libraries sit in a chunk of their own)
  */
 const DOMAIN = '^lambdas/(?!contract/|platform/)([^/]+)/';
 
@@ -26,22 +27,22 @@ module.exports = {
       from: { path: DOMAIN },
       to: {
         path: '^lambdas/[^/]+/',
-        pathNot: ['^lambdas/$1/', '^lambdas/(contract|platform)/', '^lambdas/[^/]+/index\\.ts$', '^lambdas/[^/]+/wiring\\.ts$'],
+        pathNot: ['^lambdas/$1/', '^lambdas/(contract|platform)/', '^lambdas/[^/]+/index\\.ts$'],
       },
     },
     {
       name: 'wiring-is-loaded-on-first-use',
       comment:
-        'A wiring.ts (adapters: the AWS SDK, viem, stripe) is imported only by another wiring.ts, or by a Lambda entry with import() on its first request: esbuild then puts it in a chunk of its own, and a cold start does not parse what the request may not need.',
+        "A wiring.ts (adapters: the AWS SDK, viem, stripe) is loaded only by its domain's Lambda entry, or by its face (index.ts) for another function's composition, with import() on first use: esbuild then puts it in a chunk of its own, and a cold start does not parse what the request may not need. No domain builds its ports from another's wiring.",
       severity: 'error',
-      from: { path: '^lambdas/', pathNot: ['/wiring\\.ts$', '^lambdas/[^/]+/[a-z-]*handler\\.ts$'] },
+      from: { path: '^lambdas/', pathNot: ['^lambdas/[^/]+/[a-z-]*handler\\.ts$', '^lambdas/[^/]+/index\\.ts$'] },
       to: { path: '^lambdas/[^/]+/wiring\\.ts$' },
     },
     {
       name: 'entries-load-wiring-lazily',
-      comment: 'A Lambda entry loads its wiring.ts with import() on first use, never with a static import.',
+      comment: 'A Lambda entry or a face loads its wiring.ts with import() on first use, never with a static import.',
       severity: 'error',
-      from: { path: '^lambdas/[^/]+/[a-z-]*handler\\.ts$' },
+      from: { path: ['^lambdas/[^/]+/[a-z-]*handler\\.ts$', '^lambdas/[^/]+/index\\.ts$'] },
       to: { path: '^lambdas/[^/]+/wiring\\.ts$', dependencyTypesNot: ['dynamic-import'] },
     },
     {

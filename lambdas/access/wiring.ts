@@ -1,9 +1,9 @@
 /**
  * Builds the access ports from the environment: the only file of the domain that names
- * adapters. Settlement, the ledger and the nonces come from the payments domain's public face.
+ * adapters. Settlement, the ledger and the nonces are payments' ports, built through its face.
  */
 import { dynamoClient } from '../platform/adapters/dynamo-client';
-import { paymentsPortsFromEnv } from '../payments/wiring';
+import { paymentsPortsFromEnv } from '../payments';
 import { dynamoMandates } from './adapters/dynamo-mandates';
 import { dynamoMeters } from './adapters/dynamo-meters';
 import { dynamoSubscriptions } from './adapters/dynamo-subscriptions';
@@ -11,8 +11,8 @@ import { viemIdentityRegistry } from './adapters/viem-identity-registry';
 import { viemTypedSignatures } from './adapters/viem-typed-signatures';
 import type { AccessPorts, IdentityRegistry } from './ports';
 
-export function accessPortsFromEnv(env: NodeJS.ProcessEnv = process.env): AccessPorts {
-  const payments = paymentsPortsFromEnv(env);
+export async function accessPortsFromEnv(env: NodeJS.ProcessEnv = process.env): Promise<AccessPorts> {
+  const payments = await paymentsPortsFromEnv(env);
   const { config } = payments;
   const registry = config.identityRegistry;
   const identity: IdentityRegistry = registry

@@ -5,7 +5,7 @@ import { loadCatalogFiles } from './adapters/catalog-files';
 import { dynamoIntentStore } from './adapters/dynamo-intent-store';
 import type { Catalog, CatalogPorts } from './ports';
 
-/** The built catalog this bundle carries, loaded once per process; other domains' wiring uses it too. */
+/** The built catalog this bundle carries, loaded once per process; other functions reach it through the catalog's face. */
 export function catalogFromEnv(): Catalog {
   return loadCatalogFiles();
 }

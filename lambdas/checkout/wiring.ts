@@ -1,11 +1,11 @@
 /**
  * Builds the checkout ports from the environment: the only file of the domain that names
- * adapters. Payments' ports come from payments' own wiring, so card sales and licenses are
+ * adapters. Payments' ports are built through payments' face, so card sales and licenses are
  * the ones every unlock path checks.
  */
 import { randomBytes } from 'node:crypto';
 import { INFRA_ENV } from '../contract/env';
-import { paymentsPortsFromEnv } from '../payments/wiring';
+import { paymentsPortsFromEnv } from '../payments';
 import { dynamoClient } from '../platform/adapters/dynamo-client';
 import { cacheFor } from '../platform/memo';
 import { dynamoCheckoutSessions, dynamoHandledEvents, dynamoIdempotencyKeys } from './adapters/dynamo-checkout';
@@ -32,8 +32,8 @@ function cardProcessor(load: () => Promise<StripeKeys | undefined>, apiBase: str
   };
 }
 
-export function checkoutPortsFromEnv(env: NodeJS.ProcessEnv = process.env): CheckoutPorts {
-  const payments = paymentsPortsFromEnv(env);
+export async function checkoutPortsFromEnv(env: NodeJS.ProcessEnv = process.env): Promise<CheckoutPorts> {
+  const payments = await paymentsPortsFromEnv(env);
   const client = dynamoClient();
   const secretArn = env[INFRA_ENV.stripeSecretArn];
   return {

@@ -1,18 +1,19 @@
 /** Builds the discovery ports from the environment, through the catalog's and payments' public faces. */
-import { catalogFromEnv } from '../catalog/wiring';
-import { figuresFromEnv, ledgerFromEnv } from '../payments/wiring';
+import { catalogFromEnv } from '../catalog';
+import { figuresFromEnv, ledgerFromEnv } from '../payments';
 import { INFRA_ENV } from '../contract/env';
 import { readConfigFromEnv } from '../platform/config';
 import { originSecretTarget } from '../platform/origin-secret-rotation';
 import type { RotationTarget, SecretVersions } from '../platform/secret-rotation';
 import type { DiscoveryPorts } from './ports';
 
-export function discoveryPortsFromEnv(): DiscoveryPorts {
+export async function discoveryPortsFromEnv(): Promise<DiscoveryPorts> {
+  const [catalog, ledger, figures] = await Promise.all([catalogFromEnv(), ledgerFromEnv(), figuresFromEnv()]);
   return {
     config: readConfigFromEnv().config,
-    catalog: catalogFromEnv(),
-    ledger: ledgerFromEnv(),
-    figures: figuresFromEnv(),
+    catalog,
+    ledger,
+    figures,
     now: () => new Date(),
   };
 }

@@ -1,13 +1,14 @@
 /** Builds the insights ports from the environment, through the catalog's and payments' public faces. */
-import { catalogFromEnv } from '../catalog/wiring';
-import { figuresFromEnv } from '../payments/wiring';
+import { catalogFromEnv } from '../catalog';
+import { figuresFromEnv } from '../payments';
 import { fileReports } from './adapters/report-files';
 import type { InsightsPorts } from './ports';
 
-export function insightsPortsFromEnv(): InsightsPorts {
+export async function insightsPortsFromEnv(): Promise<InsightsPorts> {
+  const [catalog, figures] = await Promise.all([catalogFromEnv(), figuresFromEnv()]);
   return {
-    catalog: catalogFromEnv(),
-    figures: figuresFromEnv(),
+    catalog,
+    figures,
     reports: fileReports(),
     now: () => new Date(),
   };

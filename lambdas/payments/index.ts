@@ -5,6 +5,7 @@
  * imported from outside it (the linter holds this).
  */
 import type { unlockWithAuthorization as UnlockWithAuthorization } from './authorization';
+import type { Figures, Ledger, PaymentsPorts } from './ports';
 
 export type { CardSale, Figures, Ledger, LedgerKind, LedgerRow, NonceStore, PaymentsPorts, SignInWithX } from './ports';
 export {
@@ -46,3 +47,14 @@ export const unlockWithAuthorization: typeof UnlockWithAuthorization = async (..
 export { deliverPack } from './unlock-response';
 export { PROOF_LIMIT, proofDocument, publicRow } from './proof';
 export { readSignInWithXHeader } from './proof-input';
+
+/**
+ * This deployment's payments ports, proof ledger and figures, built from the environment by
+ * payments' own wiring: what another function's composition (access, agents, checkout,
+ * discovery, insights) builds its ports from. The wiring and its adapters (the AWS SDK, viem)
+ * load with the first call, in a chunk of their own.
+ */
+export const paymentsPortsFromEnv = async (env?: NodeJS.ProcessEnv): Promise<PaymentsPorts> =>
+  (await import('./wiring')).paymentsPortsFromEnv(env);
+export const ledgerFromEnv = async (): Promise<Ledger> => (await import('./wiring')).ledgerFromEnv();
+export const figuresFromEnv = async (): Promise<Figures> => (await import('./wiring')).figuresFromEnv();

@@ -1,9 +1,10 @@
 /**
  * Builds the payments ports from the environment: the only file of the domain that names
- * adapters. Other domains that settle (agents) or read the ledger (discovery) build theirs
- * through the functions exported here, by way of the domain's index.ts.
+ * adapters. Other functions that settle (access, agents, checkout) or read the ledger (discovery,
+ * insights) build theirs from these, through the domain's face (index.ts), which loads this file
+ * on first use.
  */
-import { catalogFromEnv } from '../catalog/wiring';
+import { catalogFromEnv } from '../catalog';
 import { INFRA_ENV } from '../contract/env';
 import { TABLES } from '../contract/tables';
 import { dynamoClient } from '../platform/adapters/dynamo-client';
@@ -121,7 +122,7 @@ function x402FromEnv(env: NodeJS.ProcessEnv, rpcUrls: RpcUrls): X402Settlement |
   };
 }
 
-export function paymentsPortsFromEnv(env: NodeJS.ProcessEnv = process.env): PaymentsPorts {
+export async function paymentsPortsFromEnv(env: NodeJS.ProcessEnv = process.env): Promise<PaymentsPorts> {
   const reading = readConfigFromEnv(env);
   const { config } = reading;
   const secretArn = env[INFRA_ENV.licenseSecretArn];
@@ -146,7 +147,7 @@ export function paymentsPortsFromEnv(env: NodeJS.ProcessEnv = process.env): Paym
         return { address, error: (e as Error).message };
       }
     }),
-    catalog: catalogFromEnv(),
+    catalog: await catalogFromEnv(),
     chain: withNegativeCache(viemChainReader(rpcUrls)),
     ledger: ledgerFromEnv(),
     cardSales: cardSalesFromEnv(),

@@ -81,11 +81,17 @@ describe('the layer rules', () => {
       'lambdas/payments/handler.ts',
       "import { paymentsPortsFromEnv } from './wiring';\nexport const handler = paymentsPortsFromEnv;\n",
     );
-    // Allowed: another domain's wiring building on it, and an entry loading its wiring with import().
+    // Another domain's wiring building on payments' wiring (its face is the way), and a face importing its wiring statically.
     write(
-      'lambdas/access/wiring.ts',
-      "import { paymentsPortsFromEnv } from '../payments/wiring';\nexport const accessPortsFromEnv = paymentsPortsFromEnv;\n",
+      'lambdas/checkout/wiring.ts',
+      "import { paymentsPortsFromEnv } from '../payments/wiring';\nexport const checkoutPortsFromEnv = paymentsPortsFromEnv;\n",
     );
+    write('lambdas/insights/index.ts', "import { insightsPortsFromEnv } from './wiring';\nexport const ports = insightsPortsFromEnv;\n");
+    write('lambdas/insights/wiring.ts', 'export const insightsPortsFromEnv = () => ({});\n');
+    // Allowed: a face loading its wiring with import() for another function's composition, a wiring
+    // building on that face, and an entry loading its wiring with import().
+    write('lambdas/payments/index.ts', "export const paymentsPorts = () => import('./wiring').then((m) => m.paymentsPortsFromEnv());\n");
+    write('lambdas/access/wiring.ts', "import { paymentsPorts } from '../payments';\nexport const accessPortsFromEnv = paymentsPorts;\n");
     write('lambdas/access/handler.ts', "export const handler = () => import('./wiring').then((m) => m.accessPortsFromEnv());\n");
     // Storefront browser code: a page script reaching node and viem, and the wallet purchase importing viem (allowed).
     write(
@@ -109,6 +115,9 @@ describe('the layer rules', () => {
         expect.stringMatching(/^no-cycles: lambdas\/catalog\/[ab]\.ts -> lambdas\/catalog\/[ab]\.ts$/),
         'wiring-is-loaded-on-first-use: lambdas/discovery/health.ts -> lambdas/payments/wiring.ts',
         'entries-load-wiring-lazily: lambdas/payments/handler.ts -> lambdas/payments/wiring.ts',
+        'domain-through-index-only: lambdas/checkout/wiring.ts -> lambdas/payments/wiring.ts',
+        'wiring-is-loaded-on-first-use: lambdas/checkout/wiring.ts -> lambdas/payments/wiring.ts',
+        'entries-load-wiring-lazily: lambdas/insights/index.ts -> lambdas/insights/wiring.ts',
         'storefront-browser-code-runs-in-a-browser: catalog/storefront/browser/home.ts -> fs',
         expect.stringMatching(
           /^storefront-wallet-library-in-wallet-buy-only: catalog\/storefront\/browser\/home\.ts -> node_modules\/viem\//,
@@ -116,10 +125,12 @@ describe('the layer rules', () => {
       ]),
     );
     // What the rules allow: an adapter importing viem, a domain using another through its index,
-    // a wiring building on a lower domain's wiring, an entry loading its wiring with import().
+    // a wiring building on a lower domain's face, a face or an entry loading its wiring with import().
     expect(
       found.filter((f) =>
-        ['adapters/ledger.ts ->', 'discovery/shop.ts', 'lambdas/access/', 'wallet-buy.ts ->'].some((allowed) => f.includes(allowed)),
+        ['adapters/ledger.ts ->', 'discovery/shop.ts', 'lambdas/access/', 'lambdas/payments/index.ts', 'wallet-buy.ts ->'].some((allowed) =>
+          f.includes(allowed),
+        ),
       ),
     ).toEqual([]);
   }, 60_000);
