@@ -14,7 +14,8 @@
 import { DynamoDBClient, UpdateItemCommand } from '@aws-sdk/client-dynamodb';
 import { marshall } from '@aws-sdk/util-dynamodb';
 import { buildSite } from '../catalog/build';
-import { LEDGER_TABLE, TABLES, TALLIES_TABLE, tableName } from '../lambdas/contract/tables';
+import { LEDGER_TABLE, TABLES, TALLIES_TABLE } from '../lambdas/contract/tables';
+import { tableName } from '../lambdas/platform/table-names';
 import { dynamoLedger } from '../lambdas/payments/adapters/dynamo-ledger';
 import { dynamoTallies } from '../lambdas/payments/adapters/dynamo-tallies';
 import { ledgerFact, recount } from '../lambdas/payments/core/tally';
