@@ -1,14 +1,13 @@
 /**
- * Issue 4 figures, on loopback only and bounded:
- * - JSON-RPC HTTP requests per first unlock and per replay, counted at a proxy between the
- *   marketplace and anvil (a JSON-RPC batch is one HTTP request);
- * - first-unlock, replay and license re-redeem latency on anvil.
+ * Issue 4 figures, on loopback only and bounded: JSON-RPC HTTP requests per first unlock, per
+ * replay and per license re-redeem, counted at a proxy between the marketplace and anvil (a
+ * JSON-RPC batch is one HTTP request).
  * Usage: npx tsx bench/payments.ts [unlocks=20]
  */
 import { createPublicClient, createWalletClient, erc20Abi, http, type Address } from 'viem';
 import { ensureTestTokens, startAnvil, testAccount, TREASURY_ACCOUNT_INDEX } from '../local/anvil';
 import { localChain } from '../local/local-chain';
-import { percentile, startMarket, startRpcCounter } from './harness';
+import { startMarket, startRpcCounter } from './harness';
 
 const unlocks = Number(process.argv[2] ?? '20');
 
@@ -29,11 +28,10 @@ const pub = createPublicClient({ chain, transport: http(anvil.rpcUrl) });
 const wallet = createWalletClient({ account: testAccount(1), chain, transport: http(anvil.rpcUrl) });
 
 const post = async (headers: Record<string, string>) => {
-  const t = performance.now();
   const res = await fetch(`${market.url}/api/pay`, { method: 'POST', headers });
   const body = (await res.json()) as { ok: boolean; license?: { token: string } };
   if (res.status !== 200) throw new Error(`unlock answered ${res.status}: ${JSON.stringify(body)}`);
-  return { ms: performance.now() - t, body };
+  return body;
 };
 const measure = async <T>(fn: () => Promise<T>) => {
   rpc.take();
@@ -42,9 +40,6 @@ const measure = async <T>(fn: () => Promise<T>) => {
   return { out, requests, methods };
 };
 
-const first: number[] = [];
-const replay: number[] = [];
-const license: number[] = [];
 const firstCounts: number[] = [];
 const replayCounts: number[] = [];
 const licenseCounts: number[] = [];
@@ -66,22 +61,15 @@ try {
       coldMethods = a.methods;
       coldRequests = a.requests;
     } else {
-      first.push(a.out.ms);
       firstCounts.push(a.requests);
       warmMethods = a.methods;
     }
     const b = await measure(() => post(proof));
-    replay.push(b.out.ms);
     replayCounts.push(b.requests);
-    const c = await measure(() => post({ 'x-license': a.out.body.license!.token }));
-    license.push(c.out.ms);
+    const c = await measure(() => post({ 'x-license': a.out.license!.token }));
     licenseCounts.push(c.requests);
   }
 
-  const stats = (xs: number[]) => {
-    const s = [...xs].sort((a, b) => a - b);
-    return `p50 ${percentile(s, 50).toFixed(1)} ms, p99 ${percentile(s, 99).toFixed(1)} ms`;
-  };
   const avg = (xs: number[]) => (xs.reduce((a, b) => a + b, 0) / xs.length).toFixed(2);
   console.log('| measure | value |\n|---|---|');
   console.log(
@@ -92,9 +80,6 @@ try {
   );
   console.log(`| JSON-RPC HTTP requests per replay of (txHash, skill) inside the ${128} s reorg window | ${avg(replayCounts)} |`);
   console.log(`| JSON-RPC HTTP requests per license re-redeem | ${avg(licenseCounts)} |`);
-  console.log(`| first-unlock latency (POST /api/pay, anvil, warm) | ${stats(first)} |`);
-  console.log(`| replay latency | ${stats(replay)} |`);
-  console.log(`| license re-redeem latency | ${stats(license)} |`);
 } finally {
   await market.stop();
   await rpc.stop();

@@ -25,7 +25,7 @@ import {
 import { packFiles, packSeal } from '../lambdas/contract/pack-seal';
 import { isDay } from '../lambdas/contract/days';
 import { buildSearchIndex, type SearchDocument } from '../lambdas/contract/search-index';
-import { CATALOG_DATA_DIR, PUBLIC_DIR, SEALED_DATA_DIR } from '../lambdas/contract/data-dirs';
+import { CATALOG_DIR, PUBLIC_DIR, SEALED_DIR } from '../lambdas/contract/data-dirs';
 import { renderPack, renderSample } from './render';
 import { renderLlmsTxt } from './llms';
 import { espCycleJsonSchema } from '../lambdas/contract/esp-cycle-schema';
@@ -332,8 +332,8 @@ export async function buildCatalog(): Promise<BuildResult> {
 export async function buildSite(): Promise<BuildResult> {
   const result = await buildCatalog();
   writeTree(PUBLIC_DIR, result.publicFiles);
-  writeTree(CATALOG_DATA_DIR, result.catalogFiles);
-  writeTree(SEALED_DATA_DIR, new Map([['packs.json', JSON.stringify(Object.fromEntries(result.packs))]]));
+  writeTree(CATALOG_DIR, result.catalogFiles);
+  writeTree(SEALED_DIR, new Map([['packs.json', JSON.stringify(Object.fromEntries(result.packs))]]));
   return result;
 }
 

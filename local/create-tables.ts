@@ -8,7 +8,8 @@ import {
   type DynamoDBClient,
   type TableDescription,
 } from '@aws-sdk/client-dynamodb';
-import { tableName, type TableDefinition } from '../lambdas/contract/tables';
+import type { TableDefinition } from '../lambdas/contract/tables';
+import { tableName } from '../lambdas/platform/table-names';
 import { scanItems } from '../lambdas/platform/adapters/dynamo-client';
 
 /**

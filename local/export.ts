@@ -15,7 +15,7 @@ import { gzipSync } from 'node:zlib';
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { INFRA_ENV } from '../lambdas/contract/env';
 import { EXPORTED_TABLES, type ExportedTable } from '../lambdas/contract/finance-export';
-import { tableName } from '../lambdas/contract/tables';
+import { tableName } from '../lambdas/platform/table-names';
 import { dynamoClient, scanItems } from '../lambdas/platform/adapters/dynamo-client';
 
 /** Items per data file; DynamoDB's own files are larger, the reader must not care. */

@@ -4,7 +4,7 @@
 // node_modules as they are), into a directory of its own that goes when the process exits. Through
 // tsx, every one of the ~1,900 modules node loads for a start (viem's, the AWS SDK's) passes tsx's
 // loader: importing the server and the catalog build that way took about twice the CPU time of
-// this build and the import together (docs/PERFORMANCE.md). The handlers stay separate chunks
+// this build and the import together. The handlers stay separate chunks
 // (`splitting`), imported on a function's first request as the Lambda runtime imports its bundle.
 //
 // Each project source's `import.meta.url` is replaced by that file's own URL, so that paths the

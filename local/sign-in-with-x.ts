@@ -5,7 +5,7 @@
  */
 import type { LocalAccount } from 'viem';
 import { createSiweMessage } from 'viem/siwe';
-import { signInWithXFields, siweParameters } from '../lambdas/contract/sign-in-with-x';
+import { nonceHex, signInWithXFields, siweParameters } from '../lambdas/contract/sign-in-with-x';
 
 export interface SignInWithXInput {
   account: LocalAccount;
@@ -20,7 +20,12 @@ export interface SignInWithXInput {
 
 /** The signed proof as JSON fields. */
 export async function signInWithXProof(i: SignInWithXInput): Promise<Record<string, unknown>> {
-  const fields = signInWithXFields({ ...i, address: i.account.address });
+  const fields = signInWithXFields({
+    ...i,
+    address: i.account.address,
+    issuedAt: i.issuedAt ?? new Date(),
+    nonce: i.nonce ?? nonceHex(crypto.getRandomValues(new Uint8Array(12))),
+  });
   return { ...fields, signature: await i.account.signMessage({ message: createSiweMessage(siweParameters(fields)) }) };
 }
 

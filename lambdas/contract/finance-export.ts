@@ -4,6 +4,11 @@
  * text that Athena runs in AWS and DuckDB runs locally on the same files (`npm run revenue`).
  * The CSV it makes has the columns of `GET /api/revenue?format=csv`, and a test holds the two
  * equal. Both engines read struct fields case-insensitively and agree on the SQL below.
+ *
+ * Data and pure functions only, here because three layers share them: lib/ builds the export
+ * schedule and the Glue tables from them (lib may import only the contract), and the CSV writer
+ * is the one `GET /api/revenue?format=csv` (insights) and `npm run revenue` (local/, which may
+ * import the contract and the platform but not a domain) both use, so the two cannot drift.
  */
 import { formatDecimal } from './chain';
 import { CARD_SALES_TABLE, LEDGER_TABLE, SETTLEMENTS_TABLE, type TableDefinition } from './tables';

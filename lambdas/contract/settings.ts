@@ -1,7 +1,10 @@
 /**
  * Deployment configuration: one list of settings shared by the CDK app (from context,
  * validated strictly at synth) and the Lambdas and local runtime (from environment
- * variables, validated leniently so that /api/ready can report what is wrong).
+ * variables, read by platform/config.ts and validated leniently so that /api/ready can report
+ * what is wrong). The rules (`readMarketConfig`, `configToEnv`) are pure functions of their
+ * arguments, the EIP-55 codec included, and stay here because lib/ (which may import only the
+ * contract) validates the CDK context with the same rules the Lambdas use at run time.
  */
 import { BASE_MAINNET_USDBC, BASE_MAINNET_USDC } from './chain';
 
@@ -373,16 +376,6 @@ function weiToEth(wei: string): string {
   const v = BigInt(wei);
   const frac = (v % 10n ** 18n).toString().padStart(18, '0').replace(/0+$/, '');
   return `${v / 10n ** 18n}${frac ? `.${frac}` : ''}`;
-}
-
-/** The raw settings found in environment variables (Lambda and local runtime). */
-export function settingsFromEnv(env: NodeJS.ProcessEnv): Partial<Record<SettingName, string>> {
-  const raw: Partial<Record<SettingName, string>> = {};
-  for (const [name, spec] of Object.entries(SETTINGS) as [SettingName, SettingSpec][]) {
-    const v = env[spec.env];
-    if (v !== undefined) raw[name] = v;
-  }
-  return raw;
 }
 
 /** The environment variables that carry a validated configuration to a Lambda. */

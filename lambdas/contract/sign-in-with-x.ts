@@ -65,16 +65,17 @@ export interface SignInWithXRequest {
   address: string;
   /** The transfer being claimed; without one, a sign-in for what the wallet already paid for. */
   txHash?: string | undefined;
-  /** Defaults to now; tests move it. */
-  issuedAt?: Date;
-  /** Defaults to 12 random bytes in hex (EIP-4361: at least 8 alphanumerics). */
-  nonce?: string;
+  /** Now, from the caller's clock (tests move it). */
+  issuedAt: Date;
+  /** EIP-4361: at least 8 alphanumerics; {@link nonceHex} of 12 random bytes. */
+  nonce: string;
 }
+
+/** A nonce from the caller's random bytes, in hex (12 bytes give 24 characters). */
+export const nonceHex = (random: Uint8Array): string => Array.from(random, (b) => b.toString(16).padStart(2, '0')).join('');
 
 /** The fields a buyer signs for `skill` (and the transfer, if any). */
 export function signInWithXFields(r: SignInWithXRequest): SignInWithXFields {
-  const nonce =
-    r.nonce ?? Array.from(globalThis.crypto.getRandomValues(new Uint8Array(12)), (b) => b.toString(16).padStart(2, '0')).join('');
   return {
     domain: new URL(r.baseUrl).host,
     address: r.address,
@@ -82,8 +83,8 @@ export function signInWithXFields(r: SignInWithXRequest): SignInWithXFields {
     version: '1',
     chainId: CAIP2,
     type: 'eip191',
-    nonce,
-    issuedAt: (r.issuedAt ?? new Date()).toISOString(),
+    nonce: r.nonce,
+    issuedAt: r.issuedAt.toISOString(),
     statement: r.txHash ? `Claim ${r.skill} with transaction ${r.txHash.toLowerCase()}` : `Get ${r.skill} again`,
     ...(r.txHash ? { resources: [txResource(r.txHash)] } : {}),
   };

@@ -205,8 +205,3 @@ export const TABLES: readonly TableDefinition[] = [
   TALLIES_TABLE,
   SETTLEMENTS_TABLE,
 ];
-
-/** The physical name of a table: from its env var in a Lambda, its logical name locally. */
-export function tableName(def: TableDefinition, env: NodeJS.ProcessEnv = process.env): string {
-  return env[def.env] ?? `skill-market-${def.logicalName.toLowerCase()}`;
-}

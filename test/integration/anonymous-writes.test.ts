@@ -14,8 +14,9 @@ import { createSiweMessage } from 'viem/siwe';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { dynamoIntentStore } from '../../lambdas/catalog/adapters/dynamo-intent-store';
 import { INTENT_LIFETIME_DAYS, INTENTS_PER_CALLER_PER_DAY } from '../../lambdas/contract/intent-schema';
-import { signInWithXFields, siweParameters } from '../../lambdas/contract/sign-in-with-x';
-import { INTENTS_TABLE, NONCES_TABLE, tableName } from '../../lambdas/contract/tables';
+import { nonceHex, signInWithXFields, siweParameters } from '../../lambdas/contract/sign-in-with-x';
+import { INTENTS_TABLE, NONCES_TABLE } from '../../lambdas/contract/tables';
+import { tableName } from '../../lambdas/platform/table-names';
 import { localChain } from '../../local/local-chain';
 import { signInWithXHeader } from '../../local/sign-in-with-x';
 import { scanItems } from '../../lambdas/platform/adapters/dynamo-client';
@@ -224,7 +225,13 @@ describe('sign-ins that grant nothing store nothing (finding 9)', () => {
 
     it("a signature by another wallet in the payer's name gets nothing and writes nothing", async () => {
       const forger = privateKeyToAccount(generatePrivateKey());
-      const fields = signInWithXFields({ baseUrl: base, skill: SKILL, address: buyer.address });
+      const fields = signInWithXFields({
+        baseUrl: base,
+        skill: SKILL,
+        address: buyer.address,
+        issuedAt: new Date(),
+        nonce: nonceHex(crypto.getRandomValues(new Uint8Array(12))),
+      });
       const signature = await forger.signMessage({ message: createSiweMessage(siweParameters(fields)) });
       const header = Buffer.from(JSON.stringify({ ...fields, signature })).toString('base64');
       for (const send of [getPay, postPay]) {

@@ -7,7 +7,8 @@
 import { PutItemCommand, UpdateItemCommand, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { marshall } from '@aws-sdk/util-dynamodb';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { CARD_SALES_TABLE, LEDGER_TABLE, TALLIES_TABLE, tableName, type TableDefinition } from '../../lambdas/contract/tables';
+import { CARD_SALES_TABLE, LEDGER_TABLE, TALLIES_TABLE, type TableDefinition } from '../../lambdas/contract/tables';
+import { tableName } from '../../lambdas/platform/table-names';
 import { dynamoCardSales } from '../../lambdas/payments/adapters/dynamo-card-sales';
 import { dynamoLedger } from '../../lambdas/payments/adapters/dynamo-ledger';
 import { dynamoTallies } from '../../lambdas/payments/adapters/dynamo-tallies';

@@ -60,7 +60,7 @@ export const licenseKey = (stripeSessionId: string): string => `skill-market:car
 
 /**
  * Marks the page usable (its script has wired every control): `html[data-ready]` for tests, and a
- * `storefront-ready` performance mark that bench/storefront.ts reads as the time to a usable page.
+ * `storefront-ready` performance mark, the time to a usable page in a browser's own timings.
  */
 export function markReady(): void {
   performance.mark('storefront-ready');

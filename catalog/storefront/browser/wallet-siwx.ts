@@ -6,7 +6,7 @@
  */
 import { getAddress, stringToHex, type Address, type Hex } from 'viem';
 import { createSiweMessage } from 'viem/siwe';
-import { signInWithXFields, siweParameters } from '../../../lambdas/contract/sign-in-with-x';
+import { nonceHex, signInWithXFields, siweParameters } from '../../../lambdas/contract/sign-in-with-x';
 
 export interface SignInWithXRequest {
   address: Address;
@@ -20,7 +20,14 @@ export interface SignInWithXRequest {
 
 /** The SIGN-IN-WITH-X header value. */
 export async function signInWithXHeader(r: SignInWithXRequest): Promise<string> {
-  const fields = signInWithXFields({ baseUrl: r.baseUrl, skill: r.skill, address: getAddress(r.address), txHash: r.txHash });
+  const fields = signInWithXFields({
+    baseUrl: r.baseUrl,
+    skill: r.skill,
+    address: getAddress(r.address),
+    txHash: r.txHash,
+    issuedAt: new Date(),
+    nonce: nonceHex(crypto.getRandomValues(new Uint8Array(12))),
+  });
   return btoa(JSON.stringify({ ...fields, signature: await r.sign(createSiweMessage(siweParameters(fields))) }));
 }
 

@@ -1,5 +1,6 @@
 import { GetItemCommand, PutItemCommand, UpdateItemCommand, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { ACCESS_TABLE, tableName } from '../../contract/tables';
+import { ACCESS_TABLE } from '../../contract/tables';
+import { tableName } from '../../platform/table-names';
 import { isConditionFailure } from '../../platform/adapters/dynamo-client';
 import type { MandateDocument, MandateRecord, MandateStore, SpendResult } from '../ports';
 import { n, queryWalletItems, s, walletPartition, type Item } from './access-items';

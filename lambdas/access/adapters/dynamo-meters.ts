@@ -1,5 +1,6 @@
 import { GetItemCommand, UpdateItemCommand, type AttributeValue, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { ACCESS_TABLE, tableName } from '../../contract/tables';
+import { ACCESS_TABLE } from '../../contract/tables';
+import { tableName } from '../../platform/table-names';
 import { isConditionFailure } from '../../platform/adapters/dynamo-client';
 import { meterPeriod } from '../core/decide-access';
 import type { DrawResult, MeterRecord, MeterStore } from '../ports';

@@ -1,5 +1,6 @@
 import { GetItemCommand, UpdateItemCommand, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { ACCESS_TABLE, tableName } from '../../contract/tables';
+import { ACCESS_TABLE } from '../../contract/tables';
+import { tableName } from '../../platform/table-names';
 import { isConditionFailure } from '../../platform/adapters/dynamo-client';
 import type { SubscriptionRecord, SubscriptionStore } from '../ports';
 import { queryWalletItems, s, walletPartition, type Item } from './access-items';

@@ -2,7 +2,8 @@ import { GetItemCommand, PutItemCommand, type DynamoDBClient } from '@aws-sdk/cl
 import { marshall, unmarshall } from '@aws-sdk/util-dynamodb';
 import type { Task } from '@a2a-js/sdk';
 import type { TaskStore } from '@a2a-js/sdk/server';
-import { A2A_TASKS_TABLE, tableName } from '../../contract/tables';
+import { A2A_TASKS_TABLE } from '../../contract/tables';
+import { tableName } from '../../platform/table-names';
 
 /** Tasks are kept 30 days (TTL); a read also ignores an expired one, as dynalite has no TTL. */
 export const TASK_TTL_SECONDS = 30 * 24 * 3600;

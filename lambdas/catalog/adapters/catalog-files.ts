@@ -2,14 +2,14 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Catalog } from '../ports';
 import type { CatalogEntry, PackMeta, PricingData } from '../../contract/catalog-data';
-import { CATALOG_DATA_DIR } from '../../contract/data-dirs';
+import { catalogDataDir } from '../../platform/data-dirs';
 import { loadSearchIndex } from '../../contract/search-index';
 import { searchSkills } from '../skill-search';
 
 const cache = new Map<string, Catalog>();
 
 /** Loads the built catalog (entries, pack metadata, prices) once per process; the search index on first search. */
-export function loadCatalogFiles(dir: string = CATALOG_DATA_DIR): Catalog {
+export function loadCatalogFiles(dir: string = catalogDataDir()): Catalog {
   const hit = cache.get(dir);
   if (hit) return hit;
   const read = (name: string): string => readFileSync(join(dir, name), 'utf8');

@@ -2,7 +2,8 @@ import { GetItemCommand, PutItemCommand, QueryCommand, UpdateItemCommand, type D
 import { marshall, unmarshall } from '@aws-sdk/util-dynamodb';
 import { dayOf } from '../../contract/days';
 import { INTENT_LIFETIME_DAYS } from '../../contract/intent-schema';
-import { INTENTS_TABLE, tableName } from '../../contract/tables';
+import { INTENTS_TABLE } from '../../contract/tables';
+import { tableName } from '../../platform/table-names';
 import { conditionally } from '../../platform/adapters/dynamo-client';
 import { InvalidCursorError } from '../intent-cursor';
 import type { IntentPage, IntentRecord, IntentStore } from '../ports';

@@ -11,7 +11,8 @@ import {
   type DynamoDBClient,
 } from '@aws-sdk/client-dynamodb';
 import { marshall, unmarshall } from '@aws-sdk/util-dynamodb';
-import { CHECKOUT_TABLE, tableName } from '../../contract/tables';
+import { CHECKOUT_TABLE } from '../../contract/tables';
+import { tableName } from '../../platform/table-names';
 import { isConditionFailure } from '../../platform/adapters/dynamo-client';
 import type { CheckoutSession, CheckoutSessions, HandledEvents, IdempotencyKeys, SavedResponse } from '../ports';
 

@@ -1,13 +1,13 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { BundleDefinition, Listings } from '../../contract/catalog-data';
-import { CATALOG_DATA_DIR } from '../../contract/data-dirs';
+import { catalogDataDir } from '../../platform/data-dirs';
 import type { EvalReport } from '../../contract/eval-report';
 import type { SecurityReport } from '../../contract/security-report';
 import type { BuildReports } from '../ports';
 
 /** The catalog build's reports in the bundle's catalog data, each parsed on first use and kept. */
-export function fileReports(dir: string = CATALOG_DATA_DIR): BuildReports {
+export function fileReports(dir: string = catalogDataDir()): BuildReports {
   const cache = new Map<string, unknown>();
   const read = <T>(name: string): T => {
     if (!cache.has(name)) cache.set(name, JSON.parse(readFileSync(join(dir, name), 'utf8')));

@@ -1,6 +1,7 @@
 import { GetItemCommand, PutItemCommand, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { marshall, unmarshall } from '@aws-sdk/util-dynamodb';
-import { CARD_SALES_TABLE, tableName } from '../../contract/tables';
+import { CARD_SALES_TABLE } from '../../contract/tables';
+import { tableName } from '../../platform/table-names';
 import { isConditionFailure, scanItems } from '../../platform/adapters/dynamo-client';
 import { cardSaleFact } from '../core/tally';
 import type { CardSale, CardSaleStore } from '../ports';

@@ -1,7 +1,8 @@
 import { GetItemCommand, PutItemCommand, QueryCommand, UpdateItemCommand, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { marshall, unmarshall } from '@aws-sdk/util-dynamodb';
 import { getAddress, isAddress } from 'viem';
-import { LEDGER_TABLE, tableName } from '../../contract/tables';
+import { LEDGER_TABLE } from '../../contract/tables';
+import { tableName } from '../../platform/table-names';
 import { isConditionFailure, scanItems } from '../../platform/adapters/dynamo-client';
 import { ledgerFact } from '../core/tally';
 import type { ClaimResult, LedgerRow, LedgerStore } from '../ports';

@@ -1,6 +1,7 @@
 import { PutItemCommand, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { marshall } from '@aws-sdk/util-dynamodb';
-import { NONCES_TABLE, tableName } from '../../contract/tables';
+import { NONCES_TABLE } from '../../contract/tables';
+import { tableName } from '../../platform/table-names';
 import { isConditionFailure } from '../../platform/adapters/dynamo-client';
 import type { NonceStore } from '../ports';
 

@@ -1,6 +1,7 @@
 import { DeleteItemCommand, GetItemCommand, PutItemCommand, UpdateItemCommand, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { marshall, unmarshall } from '@aws-sdk/util-dynamodb';
-import { SETTLEMENTS_TABLE, tableName } from '../../contract/tables';
+import { SETTLEMENTS_TABLE } from '../../contract/tables';
+import { tableName } from '../../platform/table-names';
 import { conditionally, isConditionFailure } from '../../platform/adapters/dynamo-client';
 import type { FundsHold, SettlementRecord, Settlements } from '../ports';
 

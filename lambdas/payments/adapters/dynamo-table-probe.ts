@@ -1,5 +1,6 @@
 import { DescribeTableCommand, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { tableName, type TableDefinition } from '../../contract/tables';
+import type { TableDefinition } from '../../contract/tables';
+import { tableName } from '../../platform/table-names';
 import type { TableStatus } from '../ports';
 
 /** Describes each table; a table is usable when it exists and is ACTIVE. */

@@ -7,7 +7,8 @@ import {
   type DynamoDBClient,
 } from '@aws-sdk/client-dynamodb';
 import { marshall, unmarshall } from '@aws-sdk/util-dynamodb';
-import { TALLIES_TABLE, tableName } from '../../contract/tables';
+import { TALLIES_TABLE } from '../../contract/tables';
+import { tableName } from '../../platform/table-names';
 import { conditionally, isConditionFailure } from '../../platform/adapters/dynamo-client';
 import { parseCounter, TOTAL_TARGET, type Counters, type TallyDeltas, type TallyFact } from '../core/tally';
 import type { Figures, FoldCursor, JournalEntry, SourceRef, TallyStore } from '../ports';

@@ -1,11 +1,11 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { SealedPack } from '../../contract/catalog-data';
-import { SEALED_DATA_DIR } from '../../contract/data-dirs';
+import { sealedDataDir } from '../../platform/data-dirs';
 import type { PackStore } from '../ports';
 
 /** Sealed packs from the payments bundle's private copy (dist/sealed locally), read once. */
-export function filePackStore(dir: string = SEALED_DATA_DIR): PackStore {
+export function filePackStore(dir: string = sealedDataDir()): PackStore {
   let packs: Record<string, SealedPack> | undefined;
   return {
     get(skillId) {

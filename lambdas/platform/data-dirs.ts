@@ -1,0 +1,9 @@
+import { CATALOG_DIR, SEALED_DIR } from '../contract/data-dirs';
+import { DATA_ENV } from '../contract/env';
+
+/**
+ * Where a function reads the built data: in a Lambda the bundle carries a copy and the
+ * DomainFunction construct sets the variables; locally they are unset and the build's dist/ is read.
+ */
+export const catalogDataDir = (env: NodeJS.ProcessEnv = process.env): string => env[DATA_ENV.catalog] ?? CATALOG_DIR;
+export const sealedDataDir = (env: NodeJS.ProcessEnv = process.env): string => env[DATA_ENV.sealed] ?? SEALED_DIR;
