@@ -15,7 +15,9 @@ import {
   readProof,
   unlockWithAuthorization,
   unlockWithProof,
+  settlementHeaders,
   type ProofInput,
+  type Settlement,
   type SignInWithX,
   PAYMENT_ERRORS,
 } from '../payments';
@@ -74,41 +76,36 @@ export async function unlockPack(
   request: UnlockRequest,
   ports: AccessPorts,
   baseUrl: string,
-): Promise<{ status: number; body: unknown; headers: Record<string, string> }> {
+): Promise<{ body: unknown; settlement?: Settlement | undefined }> {
   const { proof } = request;
   if (request.paymentSignature !== undefined) {
     // x402 v2: a signed authorization the service settles itself, under the mandate when one is sent.
     const policy = request.mandate !== undefined ? await mandatePolicy(request.mandate, proof.skill, ports, baseUrl) : undefined;
-    const { body, headers } = await unlockWithAuthorization(request.paymentSignature, proof.skill, ports.payments, baseUrl, {
+    return unlockWithAuthorization(request.paymentSignature, proof.skill, ports.payments, baseUrl, {
       sourceIp: request.sourceIp,
       signInWithX: proof.signInWithX,
       policy,
     });
-    return { status: 200, body, headers };
   }
   if (proof.txHash === undefined && proof.license === undefined && proof.signInWithX !== undefined && proof.skill !== undefined) {
-    return {
-      status: 200,
-      body: await unlockByAccess({ ...proof, skill: proof.skill, signInWithX: proof.signInWithX }, ports, baseUrl),
-      headers: {},
-    };
+    // Nothing is paid: the pack comes with no settlement.
+    return { body: await unlockByAccess({ ...proof, skill: proof.skill, signInWithX: proof.signInWithX }, ports, baseUrl) };
   }
   // A license re-redeems what was already bought: nothing is spent, so a mandate has nothing to add.
   const policy =
     request.mandate !== undefined && proof.license === undefined
       ? await mandatePolicy(request.mandate, proof.skill, ports, baseUrl)
       : undefined;
-  const { body, headers } = await unlockWithProof(proof, ports.payments, baseUrl, {
+  return unlockWithProof(proof, ports.payments, baseUrl, {
     sourceIp: request.sourceIp,
     signInWithX: proof.signInWithX,
     policy,
   });
-  return { status: 200, body, headers };
 }
 
 async function unlock(req: ApiRequest, ports: AccessPorts): Promise<ApiResponse> {
   const proof = readProof(req);
-  const { status, body, headers } = await unlockPack(
+  const { body, settlement } = await unlockPack(
     {
       // The skill from X-PAYMENT or the body, else the query: a client that POSTs the resource URL (/api/pay?skill=).
       proof: { ...proof, skill: proof.skill ?? req.query['skill'] },
@@ -119,7 +116,8 @@ async function unlock(req: ApiRequest, ports: AccessPorts): Promise<ApiResponse>
     ports,
     req.baseUrl,
   );
-  return json(status, body, headers);
+  // The one place an unlock's settlement becomes x402's headers.
+  return json(200, body, settlementHeaders(settlement));
 }
 
 export const postPay = unlock;

@@ -61,7 +61,7 @@ import {
 } from './pay';
 import { signInWithXOf } from './proof-input';
 import { paymentRefused, readSignedPayment } from './payment-signature';
-import { settlementHeader } from './unlock-response';
+import { settlementHeader, settlementHeaders, type Settlement } from './unlock-response';
 import type { PaymentsPorts, RelayedReceipt, Requirement, SettlementRecord, SignedPayment, X402Settlement } from './ports';
 import type { CatalogEntry } from '../contract/catalog-data';
 
@@ -76,7 +76,7 @@ const STALE_CLAIM_MS = 30_000;
 const settlementKey = (payment: SignedPayment, requirement: Requirement): string =>
   `${requirement.network}#${requirement.asset}#${payment.payload.authorization.from}#${payment.payload.authorization.nonce}`.toLowerCase();
 
-/** x402 v2's `PAYMENT-RESPONSE`: the settlement, its network by CAIP-2. */
+/** x402 v2's `PAYMENT-RESPONSE` of a settlement that did not (yet) unlock: it rides on the refusal, its network by CAIP-2. */
 const paymentResponse = (s: { success: boolean; transaction: string; payer: string; errorReason?: string }): Record<string, string> => ({
   'payment-response': settlementHeader(s, CAIP2),
 });
@@ -90,7 +90,8 @@ const mandateRejected = (message: string): AppError =>
     tip: 'Fix the mandate (GET /api/mandates?wallet=) or omit X-AP2-MANDATE; nothing was claimed, held or transferred.',
   });
 
-type Answer = { body: unknown; headers: Record<string, string> };
+/** A settled authorization's unlock: the pack, and the settlement as data (the route function writes its headers). */
+type Answer = { body: unknown; settlement: Settlement };
 
 /** What each final failure of a settlement means for the buyer. */
 const FAILURES: Readonly<Record<string, string>> = {
@@ -115,7 +116,7 @@ export async function getPayWithProof(req: ApiRequest, ports: PaymentsPorts): Pr
     // x402's sign-in-with-x: a wallet that already paid downloads the pack again, paying nothing.
     const signIn = signInWithXOf(req);
     const again = signIn ? await packForPayer(req.query['skill'], signIn, ports, req.baseUrl) : undefined;
-    return again ? json(200, again.body, again.headers) : getPay(req, ports);
+    return again ? json(200, again.body, settlementHeaders(again.settlement)) : getPay(req, ports);
   }
   if (req.headers['x-ap2-mandate'] !== undefined) {
     // A mandate is the access domain's to apply (POST /api/pay); a rule that cannot be applied here is
@@ -125,11 +126,11 @@ export async function getPayWithProof(req: ApiRequest, ports: PaymentsPorts): Pr
       tip: 'Send the same PAYMENT-SIGNATURE and X-AP2-MANDATE (and SIGN-IN-WITH-X) with POST /api/pay?skill=<id>, or omit X-AP2-MANDATE.',
     });
   }
-  const { body, headers } = await unlockWithAuthorization(header, req.query['skill'], ports, req.baseUrl, {
+  const { body, settlement } = await unlockWithAuthorization(header, req.query['skill'], ports, req.baseUrl, {
     sourceIp: req.sourceIp,
     signInWithX: signInWithXOf(req),
   });
-  return json(200, body, headers);
+  return json(200, body, settlementHeaders(settlement));
 }
 
 /**
@@ -489,8 +490,8 @@ async function conclude(record: SettlementRecord, ctx: Ctx): Promise<Answer> {
     throw pending(`${e.message} Send the same request again shortly; nothing is charged twice.`, transfer);
   }
   const { row, replayed } = claimed;
-  const { body, headers } = await deliverClaim(ctx.entry, row, replayed, ctx.ports, ctx.baseUrl);
-  return { body, headers: { ...headers, ...paymentResponse({ success: true, transaction: row.txHash, payer: row.payer }) } };
+  const { body } = await deliverClaim(ctx.entry, row, replayed, ctx.ports, ctx.baseUrl);
+  return { body, settlement: { transaction: row.txHash, payer: row.payer, from: 'authorization' } };
 }
 
 async function current(ctx: Ctx): Promise<SettlementRecord> {

@@ -43,6 +43,6 @@ export { readProof, signInWithXOf, type ProofInput } from './proof-input';
  */
 export const unlockWithAuthorization: typeof UnlockWithAuthorization = async (...args) =>
   (await import('./authorization')).unlockWithAuthorization(...args);
-export { deliverPack } from './unlock-response';
+export { deliverPack, settleResponse, settlementHeaders, type Settlement, type Unlocked } from './unlock-response';
 export { PROOF_LIMIT, proofDocument, publicRow } from './proof';
 export { readSignInWithXHeader } from './proof-input';

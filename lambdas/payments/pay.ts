@@ -15,7 +15,7 @@ import type { LedgerRow, PaymentsPorts, SignInWithX } from './ports';
 import { CARD_NETWORK, redeemCardLicense } from './card-sale';
 import { verificationFailed } from './refusals';
 import type { ProofInput } from './proof-input';
-import { paymentResponseHeader, unlockBody, type cardSaleBody } from './unlock-response';
+import { unlockBody, type cardSaleBody, type Settlement, type Unlocked } from './unlock-response';
 import { METRICS } from '../contract/metrics';
 import { countMetric } from '../platform/metrics';
 
@@ -178,15 +178,14 @@ export async function unlockWithProof(
   ports: PaymentsPorts,
   baseUrl: string,
   caller: Caller = {},
-): Promise<{ body: ReturnType<typeof unlockBody> | ReturnType<typeof cardSaleBody>; headers: Record<string, string> }> {
+): Promise<Unlocked<ReturnType<typeof unlockBody> | ReturnType<typeof cardSaleBody>>> {
   requireSoundConfig(ports);
   if (proof.license !== undefined) {
     const claims = await ports.licenses.verify(proof.license);
     const valid =
       claims !== undefined && (proof.skill === undefined || proof.skill === claims.skill) && ports.catalog.get(claims.skill) !== undefined;
     // A card sale's license is checked against its sale, as an x402 license against its ledger row.
-    if (valid && claims.network === CARD_NETWORK)
-      return { body: await redeemCardLicense(claims, proof.license, ports, baseUrl), headers: {} };
+    if (valid && claims.network === CARD_NETWORK) return { body: await redeemCardLicense(claims, proof.license, ports, baseUrl) };
     const row = valid ? await ports.ledger.get(claims.network, claims.txHash) : undefined;
     if (!valid || !row || row.status !== 'confirmed' || row.skill !== claims.skill) {
       throw PAYMENT_ERRORS.INVALID_LICENSE(
@@ -208,7 +207,7 @@ export async function unlockWithProof(
         ledger: { recorded: true, replayed: true, via: 'license' },
         baseUrl,
       }),
-      headers: { 'x-payment-response': paymentResponseHeader(claims.txHash, claims.payer) },
+      settlement: { transaction: claims.txHash, payer: claims.payer, from: 'proof' },
     };
   }
 
@@ -251,7 +250,7 @@ export async function deliverClaim(
   replayed: boolean,
   ports: PaymentsPorts,
   baseUrl: string,
-): Promise<{ body: ReturnType<typeof unlockBody>; headers: Record<string, string> }> {
+): Promise<Unlocked<ReturnType<typeof unlockBody>> & { settlement: Settlement }> {
   const pack = ports.packs.get(entry.id);
   const meta = ports.catalog.packMeta(entry.id);
   if (!pack || !meta) throw notFound(`The pack of ${entry.id} is missing from this deployment.`);
@@ -272,7 +271,7 @@ export async function deliverClaim(
       ledger: { recorded: true, replayed, via: replayed ? 'replay' : 'verification' },
       baseUrl,
     }),
-    headers: { 'x-payment-response': paymentResponseHeader(row.txHash, row.payer) },
+    settlement: { transaction: row.txHash, payer: row.payer, from: 'proof' },
   };
 }
 
