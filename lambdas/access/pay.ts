@@ -1,18 +1,23 @@
 /**
- * POST /api/pay and POST /api/recover: who gets a pack. A transfer (X-PAYMENT) or a license
- * settles through the payments domain, under the AP2 mandate of X-AP2-MANDATE when one is
- * sent; a wallet that signs (SIGN-IN-WITH-X) without a new transfer gets the pack when
- * `decideAccess` says it already has access (an earlier purchase, a subscription, a draw).
+ * /api/pay, both methods, and POST /api/recover: who gets a pack. GET without a payment answers
+ * the 402 challenge (built by payments). A transfer (X-PAYMENT), a license or x402 v2's signed
+ * authorization (PAYMENT-SIGNATURE, on GET or POST) settles through the payments domain, under
+ * the AP2 mandate of X-AP2-MANDATE when one is sent; a wallet that signs (SIGN-IN-WITH-X) without
+ * a new transfer gets the pack when `decideAccess` says it already has access (POST), or when it
+ * paid for the skill (GET, x402's sign-in-with-x).
  */
 import { requireSkill } from '../catalog';
 import { links } from '../contract/links';
 import { notFound } from '../platform/errors';
 import { json, type ApiRequest, type ApiResponse } from '../platform/http';
 import {
+  challengeAnswer,
   challengeFor,
   checkedSignIn,
   deliverPack,
+  packForPayer,
   readProof,
+  signInWithXOf,
   unlockWithAuthorization,
   unlockWithProof,
   settlementHeaders,
@@ -118,6 +123,35 @@ async function unlock(req: ApiRequest, ports: AccessPorts): Promise<ApiResponse>
   );
   // The one place an unlock's settlement becomes x402's headers.
   return json(200, body, settlementHeaders(settlement));
+}
+
+/**
+ * GET /api/pay?skill=: the 402 challenge, or, with a proof, what x402 v2 asks of the same URL.
+ * With `PAYMENT-SIGNATURE` (a stock x402 client's retry), the settlement and the pack exactly as
+ * POST settles it, the AP2 mandate of X-AP2-MANDATE included; with `SIGN-IN-WITH-X` alone, the pack
+ * again for a wallet that paid for the skill, else the challenge. The settlement path
+ * (payments' authorization.ts, the relayer) is loaded by payments' face on its first use, so a
+ * cold start that only challenges does not parse it.
+ */
+export async function getPay(req: ApiRequest, ports: AccessPorts): Promise<ApiResponse> {
+  const paymentSignature = req.headers['payment-signature'];
+  const signInWithX = signInWithXOf(req);
+  if (paymentSignature !== undefined) {
+    const { body, settlement } = await unlockPack(
+      {
+        proof: { skill: req.query['skill'], txHash: undefined, license: undefined, signInWithX },
+        mandate: req.headers['x-ap2-mandate'],
+        paymentSignature,
+        sourceIp: req.sourceIp,
+      },
+      ports,
+      req.baseUrl,
+    );
+    return json(200, body, settlementHeaders(settlement));
+  }
+  // x402's sign-in-with-x: a wallet that already paid downloads the pack again, paying nothing.
+  const again = signInWithX ? await packForPayer(req.query['skill'], signInWithX, ports.payments, req.baseUrl) : undefined;
+  return again ? json(200, again.body, settlementHeaders(again.settlement)) : challengeAnswer(req, ports.payments);
 }
 
 export const postPay = unlock;

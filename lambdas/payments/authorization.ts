@@ -34,7 +34,6 @@ import { METRICS } from '../contract/metrics';
 import { requireSkill } from '../catalog';
 import { AppError } from '../platform/errors';
 import { PAYMENT_ERRORS } from './errors';
-import { json, type ApiRequest, type ApiResponse } from '../platform/http';
 import { countMetric } from '../platform/metrics';
 import { same } from './core/verify-transfer';
 import { skillProduct } from './core/product';
@@ -48,20 +47,10 @@ import {
   secondsToNextHour,
   VALIDITY_MARGIN_SECONDS,
 } from './core/relayer-funds';
-import {
-  callerId,
-  challengeFor,
-  claimPayment,
-  deliverClaim,
-  getPay,
-  packForPayer,
-  provenSigner,
-  type Caller,
-  type PurchasePolicy,
-} from './pay';
-import { signInWithXOf } from './proof-input';
+import { challengeFor } from './challenge-answer';
+import { callerId, claimPayment, deliverClaim, provenSigner, type Caller, type PurchasePolicy } from './unlock';
 import { paymentRefused, readSignedPayment } from './payment-signature';
-import { settlementHeader, settlementHeaders, type Settlement } from './unlock-response';
+import { settlementHeader, type Settlement } from './unlock-response';
 import type { PaymentsPorts, RelayedReceipt, Requirement, SettlementRecord, SignedPayment, X402Settlement } from './ports';
 import type { CatalogEntry } from '../contract/catalog-data';
 
@@ -105,37 +94,10 @@ const FAILURES: Readonly<Record<string, string>> = {
 };
 
 /**
- * GET /api/pay?skill= with a proof, loaded by the payments handler on the first such request:
- * with `PAYMENT-SIGNATURE` (a stock x402 client's retry of the same URL), the settlement and the
- * pack, with `PAYMENT-RESPONSE`; with `SIGN-IN-WITH-X` alone, the pack again for a wallet that
- * already paid for it (else the challenge).
- */
-export async function getPayWithProof(req: ApiRequest, ports: PaymentsPorts): Promise<ApiResponse> {
-  const header = req.headers['payment-signature'];
-  if (header === undefined) {
-    // x402's sign-in-with-x: a wallet that already paid downloads the pack again, paying nothing.
-    const signIn = signInWithXOf(req);
-    const again = signIn ? await packForPayer(req.query['skill'], signIn, ports, req.baseUrl) : undefined;
-    return again ? json(200, again.body, settlementHeaders(again.settlement)) : getPay(req, ports);
-  }
-  if (req.headers['x-ap2-mandate'] !== undefined) {
-    // A mandate is the access domain's to apply (POST /api/pay); a rule that cannot be applied here is
-    // never ignored: nothing is claimed or sent, and the client is told where the same header is honoured.
-    throw PAYMENT_ERRORS.AP2_MANDATE_REJECTED({
-      message: 'AP2 mandate rejected: X-AP2-MANDATE is applied on POST /api/pay, not on GET; nothing was claimed or transferred.',
-      tip: 'Send the same PAYMENT-SIGNATURE and X-AP2-MANDATE (and SIGN-IN-WITH-X) with POST /api/pay?skill=<id>, or omit X-AP2-MANDATE.',
-    });
-  }
-  const { body, settlement } = await unlockWithAuthorization(header, req.query['skill'], ports, req.baseUrl, {
-    sourceIp: req.sourceIp,
-    signInWithX: signInWithXOf(req),
-  });
-  return json(200, body, settlementHeaders(settlement));
-}
-
-/**
- * Settles a `PAYMENT-SIGNATURE` for a skill and unlocks it: the same answer as POST /api/pay
- * with a txHash, plus `PAYMENT-RESPONSE`. Every refusal is the API's error with the spec's codes.
+ * Settles a `PAYMENT-SIGNATURE` for a skill and unlocks it: the same body as POST /api/pay with
+ * a txHash, and the settlement as data (the route function answers it with `PAYMENT-RESPONSE` too).
+ * Every refusal is the API's error with the spec's codes. Reached through the payments face, which
+ * loads this module on first use (GET or POST /api/pay, MCP, A2A with a signed authorization).
  */
 export async function unlockWithAuthorization(
   header: string,

@@ -19,7 +19,7 @@ import type {
   SettlementRecord,
   Settlements,
 } from '../../lambdas/payments/ports';
-import type { PurchasePolicy } from '../../lambdas/payments/pay';
+import type { PurchasePolicy } from '../../lambdas/payments/unlock';
 
 const catalog = loadCatalogFiles();
 const reading = readMarketConfig({ treasury: '0xa0Ee7A142d267C1f36714E4a8F75612F20a79720' }, { requireTreasury: true });
