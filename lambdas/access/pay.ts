@@ -1,21 +1,28 @@
 /**
- * POST /api/pay and POST /api/recover: who gets a pack. A transfer (X-PAYMENT) or a license
- * settles through the payments domain, under the AP2 mandate of X-AP2-MANDATE when one is
- * sent; a wallet that signs (SIGN-IN-WITH-X) without a new transfer gets the pack when
- * `decideAccess` says it already has access (an earlier purchase, a subscription, a draw).
+ * /api/pay, both methods, and POST /api/recover: who gets a pack. GET without a payment answers
+ * the 402 challenge (built by payments). A transfer (X-PAYMENT), a license or x402 v2's signed
+ * authorization (PAYMENT-SIGNATURE, on GET or POST) settles through the payments domain, under
+ * the AP2 mandate of X-AP2-MANDATE when one is sent; a wallet that signs (SIGN-IN-WITH-X) without
+ * a new transfer gets the pack when `decideAccess` says it already has access (POST), or when it
+ * paid for the skill (GET, x402's sign-in-with-x).
  */
 import { requireSkill } from '../catalog';
 import { links } from '../contract/links';
 import { notFound } from '../platform/errors';
 import { json, type ApiRequest, type ApiResponse } from '../platform/http';
 import {
+  challengeAnswer,
   challengeFor,
   checkedSignIn,
   deliverPack,
+  packForPayer,
   readProof,
+  signInWithXOf,
   unlockWithAuthorization,
   unlockWithProof,
+  settlementHeaders,
   type ProofInput,
+  type Settlement,
   type SignInWithX,
   PAYMENT_ERRORS,
 } from '../payments';
@@ -74,41 +81,36 @@ export async function unlockPack(
   request: UnlockRequest,
   ports: AccessPorts,
   baseUrl: string,
-): Promise<{ status: number; body: unknown; headers: Record<string, string> }> {
+): Promise<{ body: unknown; settlement?: Settlement | undefined }> {
   const { proof } = request;
   if (request.paymentSignature !== undefined) {
     // x402 v2: a signed authorization the service settles itself, under the mandate when one is sent.
     const policy = request.mandate !== undefined ? await mandatePolicy(request.mandate, proof.skill, ports, baseUrl) : undefined;
-    const { body, headers } = await unlockWithAuthorization(request.paymentSignature, proof.skill, ports.payments, baseUrl, {
+    return unlockWithAuthorization(request.paymentSignature, proof.skill, ports.payments, baseUrl, {
       sourceIp: request.sourceIp,
       signInWithX: proof.signInWithX,
       policy,
     });
-    return { status: 200, body, headers };
   }
   if (proof.txHash === undefined && proof.license === undefined && proof.signInWithX !== undefined && proof.skill !== undefined) {
-    return {
-      status: 200,
-      body: await unlockByAccess({ ...proof, skill: proof.skill, signInWithX: proof.signInWithX }, ports, baseUrl),
-      headers: {},
-    };
+    // Nothing is paid: the pack comes with no settlement.
+    return { body: await unlockByAccess({ ...proof, skill: proof.skill, signInWithX: proof.signInWithX }, ports, baseUrl) };
   }
   // A license re-redeems what was already bought: nothing is spent, so a mandate has nothing to add.
   const policy =
     request.mandate !== undefined && proof.license === undefined
       ? await mandatePolicy(request.mandate, proof.skill, ports, baseUrl)
       : undefined;
-  const { body, headers } = await unlockWithProof(proof, ports.payments, baseUrl, {
+  return unlockWithProof(proof, ports.payments, baseUrl, {
     sourceIp: request.sourceIp,
     signInWithX: proof.signInWithX,
     policy,
   });
-  return { status: 200, body, headers };
 }
 
 async function unlock(req: ApiRequest, ports: AccessPorts): Promise<ApiResponse> {
   const proof = readProof(req);
-  const { status, body, headers } = await unlockPack(
+  const { body, settlement } = await unlockPack(
     {
       // The skill from X-PAYMENT or the body, else the query: a client that POSTs the resource URL (/api/pay?skill=).
       proof: { ...proof, skill: proof.skill ?? req.query['skill'] },
@@ -119,7 +121,37 @@ async function unlock(req: ApiRequest, ports: AccessPorts): Promise<ApiResponse>
     ports,
     req.baseUrl,
   );
-  return json(status, body, headers);
+  // The one place an unlock's settlement becomes x402's headers.
+  return json(200, body, settlementHeaders(settlement));
+}
+
+/**
+ * GET /api/pay?skill=: the 402 challenge, or, with a proof, what x402 v2 asks of the same URL.
+ * With `PAYMENT-SIGNATURE` (a stock x402 client's retry), the settlement and the pack exactly as
+ * POST settles it, the AP2 mandate of X-AP2-MANDATE included; with `SIGN-IN-WITH-X` alone, the pack
+ * again for a wallet that paid for the skill, else the challenge. The settlement path
+ * (payments' authorization.ts, the relayer) is loaded by payments' face on its first use, so a
+ * cold start that only challenges does not parse it.
+ */
+export async function getPay(req: ApiRequest, ports: AccessPorts): Promise<ApiResponse> {
+  const paymentSignature = req.headers['payment-signature'];
+  const signInWithX = signInWithXOf(req);
+  if (paymentSignature !== undefined) {
+    const { body, settlement } = await unlockPack(
+      {
+        proof: { skill: req.query['skill'], txHash: undefined, license: undefined, signInWithX },
+        mandate: req.headers['x-ap2-mandate'],
+        paymentSignature,
+        sourceIp: req.sourceIp,
+      },
+      ports,
+      req.baseUrl,
+    );
+    return json(200, body, settlementHeaders(settlement));
+  }
+  // x402's sign-in-with-x: a wallet that already paid downloads the pack again, paying nothing.
+  const again = signInWithX ? await packForPayer(req.query['skill'], signInWithX, ports.payments, req.baseUrl) : undefined;
+  return again ? json(200, again.body, settlementHeaders(again.settlement)) : challengeAnswer(req, ports.payments);
 }
 
 export const postPay = unlock;

@@ -23,7 +23,7 @@ import {
   type TaskStore,
 } from '@a2a-js/sdk/server';
 import { decideAccess, decisionView, mandatesDocument, unlockPack, type AccessDecision } from '../access';
-import { challengeFor } from '../payments';
+import { challengeFor, settleResponse } from '../payments';
 import { AppError } from '../platform/errors';
 import { rankSkills } from '../catalog';
 import { ADDRESS, TX_HASH } from '../contract/chain';
@@ -115,7 +115,7 @@ function executor(ports: AgentsPorts, tasks: TaskStore, baseUrl: string, sourceI
     proof: { txHash?: `0x${string}`; paymentSignature?: string },
   ): Promise<void> => {
     try {
-      const { body, headers } = await unlockPack(
+      const { body, settlement } = await unlockPack(
         {
           proof: { skill, txHash: proof.txHash, license: undefined, signInWithX: undefined },
           paymentSignature: proof.paymentSignature,
@@ -125,8 +125,8 @@ function executor(ports: AgentsPorts, tasks: TaskStore, baseUrl: string, sourceI
         baseUrl,
       );
       publish('sealed-pack', body as Record<string, unknown>);
-      const receipt = headers['payment-response'] ?? headers['x-payment-response'];
-      const receipts = receipt ? [JSON.parse(Buffer.from(receipt, 'base64').toString('utf8')) as unknown] : [];
+      // x402's settlement response, as PAYMENT-RESPONSE carries it over HTTP.
+      const receipts = settlement ? [settleResponse(settlement)] : [];
       return finish(
         bus,
         ctx,

@@ -107,7 +107,8 @@ export const ROUTES = [
     summary: 'Post an intent bounty: what you need and how success is judged. It expires 30 days after it is posted.',
     rateLimit: INTENT_POST_LIMIT,
   },
-  { method: 'GET', path: '/api/pay', domain: 'payments', operationId: 'getPay', summary: 'The x402 challenge (HTTP 402) for a skill.' },
+  // Both methods of /api/pay are the access domain's (lambdas/access/pay.ts): the challenge, and every way to unlock.
+  { method: 'GET', path: '/api/pay', domain: 'access', operationId: 'getPay', summary: 'The x402 challenge (HTTP 402) for a skill.' },
   {
     method: 'POST',
     path: '/api/pay',

@@ -61,6 +61,15 @@ const SIGN_IN_WITH_X: Param = {
   schema: str,
 };
 
+/** Applied alike on GET (with PAYMENT-SIGNATURE) and POST /api/pay: both are the access domain's. */
+const AP2_MANDATE: Param = {
+  name: 'X-AP2-MANDATE',
+  in: 'header',
+  description:
+    'AP2 open payment mandate: its id (mnd_…) or the signed mandate (JSON or base64 JSON). The purchase must be signed (SIGN-IN-WITH-X) by its agent (cnf) or wallet, paid by its wallet and within its constraints; else 403 AP2_MANDATE_REJECTED',
+  schema: str,
+};
+
 /** x402 v2's signed authorization (the `exact` scheme, EIP-3009), which the service settles itself (docs/PAYMENTS.md). */
 const PAYMENT_SIGNATURE: Param = {
   name: 'PAYMENT-SIGNATURE',
@@ -162,7 +171,7 @@ const DOCS: Record<OperationId, OperationDoc> = {
     alsoLimited: `at most ${INTENTS_PER_CALLER_PER_DAY} bounties per caller (address; an IPv6 /64) per UTC day, across all instances`,
   },
   getPay: {
-    params: [skill, PAYMENT_SIGNATURE, SIGN_IN_WITH_X],
+    params: [skill, PAYMENT_SIGNATURE, SIGN_IN_WITH_X, AP2_MANDATE],
     ok: {
       status: 402,
       description:
@@ -190,13 +199,7 @@ const DOCS: Record<OperationId, OperationDoc> = {
       PAYMENT_SIGNATURE,
       { name: 'X-LICENSE', in: 'header', description: 'License token from an earlier unlock', schema: str },
       SIGN_IN_WITH_X,
-      {
-        name: 'X-AP2-MANDATE',
-        in: 'header',
-        description:
-          'AP2 open payment mandate: its id (mnd_…) or the signed mandate (JSON or base64 JSON). The purchase must be signed (SIGN-IN-WITH-X) by its agent (cnf) or wallet, paid by its wallet and within its constraints; else 403 AP2_MANDATE_REJECTED',
-        schema: str,
-      },
+      AP2_MANDATE,
     ],
     body: z.object({ txHash: z.string().optional(), skill: z.string().optional(), license: z.string().optional() }),
     ok: {

@@ -34,7 +34,6 @@ import { METRICS } from '../contract/metrics';
 import { requireSkill } from '../catalog';
 import { AppError } from '../platform/errors';
 import { PAYMENT_ERRORS } from './errors';
-import { json, type ApiRequest, type ApiResponse } from '../platform/http';
 import { countMetric } from '../platform/metrics';
 import { same } from './core/verify-transfer';
 import { skillProduct } from './core/product';
@@ -48,20 +47,10 @@ import {
   secondsToNextHour,
   VALIDITY_MARGIN_SECONDS,
 } from './core/relayer-funds';
-import {
-  callerId,
-  challengeFor,
-  claimPayment,
-  deliverClaim,
-  getPay,
-  packForPayer,
-  provenSigner,
-  type Caller,
-  type PurchasePolicy,
-} from './pay';
-import { signInWithXOf } from './proof-input';
+import { challengeFor } from './challenge-answer';
+import { callerId, claimPayment, deliverClaim, provenSigner, type Caller, type PurchasePolicy } from './unlock';
 import { paymentRefused, readSignedPayment } from './payment-signature';
-import { settlementHeader } from './unlock-response';
+import { settlementHeader, type Settlement } from './unlock-response';
 import type { PaymentsPorts, RelayedReceipt, Requirement, SettlementRecord, SignedPayment, X402Settlement } from './ports';
 import type { CatalogEntry } from '../contract/catalog-data';
 
@@ -76,7 +65,7 @@ const STALE_CLAIM_MS = 30_000;
 const settlementKey = (payment: SignedPayment, requirement: Requirement): string =>
   `${requirement.network}#${requirement.asset}#${payment.payload.authorization.from}#${payment.payload.authorization.nonce}`.toLowerCase();
 
-/** x402 v2's `PAYMENT-RESPONSE`: the settlement, its network by CAIP-2. */
+/** x402 v2's `PAYMENT-RESPONSE` of a settlement that did not (yet) unlock: it rides on the refusal, its network by CAIP-2. */
 const paymentResponse = (s: { success: boolean; transaction: string; payer: string; errorReason?: string }): Record<string, string> => ({
   'payment-response': settlementHeader(s, CAIP2),
 });
@@ -90,7 +79,8 @@ const mandateRejected = (message: string): AppError =>
     tip: 'Fix the mandate (GET /api/mandates?wallet=) or omit X-AP2-MANDATE; nothing was claimed, held or transferred.',
   });
 
-type Answer = { body: unknown; headers: Record<string, string> };
+/** A settled authorization's unlock: the pack, and the settlement as data (the route function writes its headers). */
+type Answer = { body: unknown; settlement: Settlement };
 
 /** What each final failure of a settlement means for the buyer. */
 const FAILURES: Readonly<Record<string, string>> = {
@@ -104,37 +94,10 @@ const FAILURES: Readonly<Record<string, string>> = {
 };
 
 /**
- * GET /api/pay?skill= with a proof, loaded by the payments handler on the first such request:
- * with `PAYMENT-SIGNATURE` (a stock x402 client's retry of the same URL), the settlement and the
- * pack, with `PAYMENT-RESPONSE`; with `SIGN-IN-WITH-X` alone, the pack again for a wallet that
- * already paid for it (else the challenge).
- */
-export async function getPayWithProof(req: ApiRequest, ports: PaymentsPorts): Promise<ApiResponse> {
-  const header = req.headers['payment-signature'];
-  if (header === undefined) {
-    // x402's sign-in-with-x: a wallet that already paid downloads the pack again, paying nothing.
-    const signIn = signInWithXOf(req);
-    const again = signIn ? await packForPayer(req.query['skill'], signIn, ports, req.baseUrl) : undefined;
-    return again ? json(200, again.body, again.headers) : getPay(req, ports);
-  }
-  if (req.headers['x-ap2-mandate'] !== undefined) {
-    // A mandate is the access domain's to apply (POST /api/pay); a rule that cannot be applied here is
-    // never ignored: nothing is claimed or sent, and the client is told where the same header is honoured.
-    throw PAYMENT_ERRORS.AP2_MANDATE_REJECTED({
-      message: 'AP2 mandate rejected: X-AP2-MANDATE is applied on POST /api/pay, not on GET; nothing was claimed or transferred.',
-      tip: 'Send the same PAYMENT-SIGNATURE and X-AP2-MANDATE (and SIGN-IN-WITH-X) with POST /api/pay?skill=<id>, or omit X-AP2-MANDATE.',
-    });
-  }
-  const { body, headers } = await unlockWithAuthorization(header, req.query['skill'], ports, req.baseUrl, {
-    sourceIp: req.sourceIp,
-    signInWithX: signInWithXOf(req),
-  });
-  return json(200, body, headers);
-}
-
-/**
- * Settles a `PAYMENT-SIGNATURE` for a skill and unlocks it: the same answer as POST /api/pay
- * with a txHash, plus `PAYMENT-RESPONSE`. Every refusal is the API's error with the spec's codes.
+ * Settles a `PAYMENT-SIGNATURE` for a skill and unlocks it: the same body as POST /api/pay with
+ * a txHash, and the settlement as data (the route function answers it with `PAYMENT-RESPONSE` too).
+ * Every refusal is the API's error with the spec's codes. Reached through the payments face, which
+ * loads this module on first use (GET or POST /api/pay, MCP, A2A with a signed authorization).
  */
 export async function unlockWithAuthorization(
   header: string,
@@ -489,8 +452,8 @@ async function conclude(record: SettlementRecord, ctx: Ctx): Promise<Answer> {
     throw pending(`${e.message} Send the same request again shortly; nothing is charged twice.`, transfer);
   }
   const { row, replayed } = claimed;
-  const { body, headers } = await deliverClaim(ctx.entry, row, replayed, ctx.ports, ctx.baseUrl);
-  return { body, headers: { ...headers, ...paymentResponse({ success: true, transaction: row.txHash, payer: row.payer }) } };
+  const { body } = await deliverClaim(ctx.entry, row, replayed, ctx.ports, ctx.baseUrl);
+  return { body, settlement: { transaction: row.txHash, payer: row.payer, from: 'authorization' } };
 }
 
 async function current(ctx: Ctx): Promise<SettlementRecord> {

@@ -1,7 +1,8 @@
 /**
- * The public face of the payments domain: what other domains may use. Agents settle through
- * the same functions as POST /api/pay (so rules, idempotency and error codes are identical);
- * discovery reads the ledger and builds the same challenge. Nothing else of payments is
+ * The public face of the payments domain: what other domains may use. Access answers /api/pay
+ * (both methods) with the challenge and the unlocks here; agents settle through the same
+ * functions (so rules, idempotency and error codes are identical); discovery reads the ledger and
+ * builds the same challenge. Nothing else of payments is
  * imported from outside it (the linter holds this).
  */
 import type { unlockWithAuthorization as UnlockWithAuthorization } from './authorization';
@@ -23,18 +24,10 @@ export { CARD_NETWORK, cardSaleOf, deliverCardSale, recordCardSale } from './car
 export { buildChallenge, buildPaymentRequired, MAX_TIMEOUT_SECONDS, productChallenge, X402_V2, X402_VERSION } from './core/challenge';
 export { METER_PRODUCT, productFor, rowKind, skillProduct, type Product } from './core/product';
 export type { Admission, Purchase } from './core/settle';
-export {
-  challengeFor,
-  checkedSignIn,
-  claimPayment,
-  provenSigner,
-  takesPayments,
-  unlockWithProof,
-  type Caller,
-  type PurchasePolicy,
-} from './pay';
+export { challengeAnswer, challengeFor, takesPayments } from './challenge-answer';
+export { checkedSignIn, claimPayment, packForPayer, provenSigner, unlockWithProof, type Caller, type PurchasePolicy } from './unlock';
 /** The pseudonym of a caller's address the unlock's retry window keys on; card checkout keys its own caller checks on the same. */
-export { callerId } from './pay';
+export { callerId } from './unlock';
 export { PAYMENT_ERRORS } from './errors';
 export { readProof, signInWithXOf, type ProofInput } from './proof-input';
 /**
@@ -44,7 +37,7 @@ export { readProof, signInWithXOf, type ProofInput } from './proof-input';
  */
 export const unlockWithAuthorization: typeof UnlockWithAuthorization = async (...args) =>
   (await import('./authorization')).unlockWithAuthorization(...args);
-export { deliverPack } from './unlock-response';
+export { deliverPack, settleResponse, settlementHeaders, type Settlement, type Unlocked } from './unlock-response';
 export { PROOF_LIMIT, proofDocument, publicRow } from './proof';
 export { readSignInWithXHeader } from './proof-input';
 

@@ -124,9 +124,48 @@ export function settlementHeader(
   return Buffer.from(JSON.stringify({ success, transaction, network, payer, ...(errorReason ? { errorReason } : {}) })).toString('base64');
 }
 
-/** The spec's `X-PAYMENT-RESPONSE` of a settled transfer. */
-export const paymentResponseHeader = (txHash: string, payer: string): string =>
-  settlementHeader({ success: true, transaction: txHash, payer });
+/**
+ * The payment an unlock delivered for, as data: what every surface reads (A2A's receipts), and
+ * what the route function writes as x402's headers (`settlementHeaders`), in one place.
+ */
+export interface Settlement {
+  /** The transfer's hash. */
+  transaction: string;
+  payer: string;
+  /**
+   * `authorization`: settled by this service, in this request, from x402 v2's PAYMENT-SIGNATURE
+   * (answered with x402 v2's PAYMENT-RESPONSE too); `proof`: a transfer the buyer proved (a txHash,
+   * a license, a wallet's signature).
+   */
+  from: 'authorization' | 'proof';
+}
+
+/** An unlock's answer: the body, and the payment it delivered for (none for a card sale or a wallet's access). */
+export interface Unlocked<Body> {
+  body: Body;
+  settlement?: Settlement | undefined;
+}
+
+/** x402's settlement response of a successful settlement (x402 v2's `SettleResponse`), the network by CAIP-2 unless named. */
+export const settleResponse = (s: Settlement, network: string = CAIP2) => ({
+  success: true as const,
+  transaction: s.transaction,
+  network,
+  payer: s.payer,
+});
+
+/**
+ * The headers of an unlock's answer: the spec's `X-PAYMENT-RESPONSE` for every payment, and
+ * x402 v2's `PAYMENT-RESPONSE` for one settled from a PAYMENT-SIGNATURE.
+ */
+export function settlementHeaders(s: Settlement | undefined): Record<string, string> {
+  if (!s) return {};
+  const ok = { success: true, transaction: s.transaction, payer: s.payer };
+  return {
+    'x-payment-response': settlementHeader(ok),
+    ...(s.from === 'authorization' ? { 'payment-response': settlementHeader(ok, CAIP2) } : {}),
+  };
+}
 
 /**
  * A pack delivered because the wallet already has access (a subscription, a meter draw, an

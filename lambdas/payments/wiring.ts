@@ -33,7 +33,7 @@ import { kmsRelayerAccount } from './adapters/kms-relayer-account';
 import { privateKeyRelayerAccount, viemRelayer } from './adapters/viem-relayer';
 import { x402AuthorizationVerifier } from './adapters/x402-authorization-verifier';
 import { x402PaymentRequiredHeader } from './adapters/x402-payment-required';
-import { getPay } from './pay';
+import { challengeAnswer } from './challenge-answer';
 import type { CardSales, CardSaleStore, Figures, Ledger, LedgerStore, PaymentsPorts, SecretVersions, X402Settlement } from './ports';
 import type { ReconcilePorts } from './reconcile';
 import { rpcUrlsFromEnv, type RpcUrls } from '../platform/rpc-urls';
@@ -79,7 +79,7 @@ export function figuresFromEnv(): Figures {
   return dynamoTallies(dynamoClient());
 }
 
-/** The canary's challenge exactly as the GET /api/pay route answers it, called in-process (no HTTP, no fabricated event). */
+/** The canary's challenge exactly as GET /api/pay answers it (`challengeAnswer`, which access's route calls), in-process (no HTTP, no fabricated event). */
 function liveChallenge(ports: PaymentsPorts) {
   return async (baseUrl: string): Promise<{ status: number; body: string }> => {
     const canary = ports.catalog.pricing.canary;
@@ -96,7 +96,7 @@ function liveChallenge(ports: PaymentsPorts) {
       sourceIp: '127.0.0.1',
     };
     try {
-      const res = getPay(request, ports);
+      const res = challengeAnswer(request, ports);
       return { status: res.statusCode, body: String(res.body ?? '') };
     } catch (e) {
       if (!(e instanceof AppError)) throw e;

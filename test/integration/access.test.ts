@@ -237,7 +237,7 @@ describe('AP2 mandates', () => {
     expect(view.spent).toMatchObject({ atomic: (cheap * 10n).toString(), occurrences: 10 });
   }, 60_000);
 
-  it('a signed authorization (x402 v2) under a mandate that refuses it moves no money; one it allows settles the first time, signed by the agent', async () => {
+  it('a signed authorization (x402 v2) under a mandate, on GET or POST, moves no money when refused; one it allows settles the first time, signed by the agent', async () => {
     const wallet = await freshWallet(1_000_000n);
     const bot = privateKeyToAccount(generatePrivateKey());
     const cost = await price(JUDGE);
@@ -262,10 +262,11 @@ describe('AP2 mandates', () => {
     const balance = () => chain.pub.readContract({ address: usdc, abi: erc20Abi, functionName: 'balanceOf', args: [wallet.address] });
     const before = await balance();
 
-    // A mandate on GET is not applied there, so it is refused rather than ignored.
-    const onGet = await call('GET', `/api/pay?skill=${JUDGE}`, undefined, {
-      'payment-signature': await signedFor(JUDGE),
+    // GET /api/pay (a stock client's retry of the challenge's URL) applies the mandate as POST does: outside its scope, refused.
+    const onGet = await call('GET', `/api/pay?skill=${CRITIC}`, undefined, {
+      'payment-signature': await signedFor(CRITIC),
       'x-ap2-mandate': mid,
+      'sign-in-with-x': await signInWithXHeader({ account: bot, baseUrl: base, skill: CRITIC }),
     });
     expect(onGet.status, onGet.text).toBe(403);
     expect(onGet.body.error_code).toBe('AP2_MANDATE_REJECTED');
@@ -285,8 +286,8 @@ describe('AP2 mandates', () => {
       occurrences: 0,
     });
 
-    // In scope, signed by the agent on the skill's resource (no transaction exists yet): settled the first time.
-    const bought = await call('POST', `/api/pay?skill=${JUDGE}`, undefined, {
+    // In scope, signed by the agent on the skill's resource (no transaction exists yet): settled the first time (on GET here).
+    const bought = await call('GET', `/api/pay?skill=${JUDGE}`, undefined, {
       'payment-signature': await signedFor(JUDGE),
       'x-ap2-mandate': mid,
       'sign-in-with-x': await signInWithXHeader({ account: bot, baseUrl: base, skill: JUDGE }),
@@ -298,7 +299,7 @@ describe('AP2 mandates', () => {
       occurrences: 1,
     });
 
-    // The budget is spent: the next one is refused, and again nothing moves.
+    // The budget is spent (the GET's purchase counted): the next one is refused, and again nothing moves.
     const over = await call('POST', `/api/pay?skill=${JUDGE}`, undefined, {
       'payment-signature': await signedFor(JUDGE),
       'x-ap2-mandate': mid,

@@ -96,10 +96,11 @@ export function apiEvent(method: string, path: string, rawQueryString = '', body
 export const PROBES: Record<string, { event: unknown; check: ProbeCheck }> = {
   'skill-market discovery routes': { event: apiEvent('GET', '/api/health'), check: status(200) },
   'skill-market catalog routes': { event: apiEvent('GET', '/api/packs', `skill=${CANARY}`), check: status(200) },
-  'skill-market payments routes': { event: apiEvent('GET', '/api/pay', `skill=${CANARY}`), check: status(402) },
+  // A page size out of range is refused before the ledger or the tallies are read.
+  'skill-market payments routes': { event: apiEvent('GET', '/api/proof', 'limit=0'), check: status(400) },
   'skill-market agents routes': { event: apiEvent('GET', '/api/mcp'), check: status(200) },
-  // The plans come from the price source in the bundle; no table or chain is asked.
-  'skill-market access routes': { event: apiEvent('GET', '/api/subscribe'), check: status(200) },
+  // A buyer's first request: the 402 challenge, from the catalog and price source in the bundle; no table or chain is asked.
+  'skill-market access routes': { event: apiEvent('GET', '/api/pay', `skill=${CANARY}`), check: status(402) },
   // Validation comes before Stripe and the tables: a request for a pack not sold by card is refused without any I/O.
   'skill-market checkout routes': {
     event: apiEvent('POST', '/api/acp/checkout_sessions', '', JSON.stringify({ line_items: [{ id: CANARY, quantity: 1 }] })),

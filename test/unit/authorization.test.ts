@@ -9,6 +9,7 @@ import { readMarketConfig } from '../../lambdas/platform/config';
 import { AppError } from '../../lambdas/platform/errors';
 import { unlockWithAuthorization } from '../../lambdas/payments/authorization';
 import { x402PaymentRequiredHeader } from '../../lambdas/payments/adapters/x402-payment-required';
+import { settleResponse, settlementHeaders } from '../../lambdas/payments/unlock-response';
 import type {
   ConfirmationJob,
   FundsHold,
@@ -18,7 +19,7 @@ import type {
   SettlementRecord,
   Settlements,
 } from '../../lambdas/payments/ports';
-import type { PurchasePolicy } from '../../lambdas/payments/pay';
+import type { PurchasePolicy } from '../../lambdas/payments/unlock';
 
 const catalog = loadCatalogFiles();
 const reading = readMarketConfig({ treasury: '0xa0Ee7A142d267C1f36714E4a8F75612F20a79720' }, { requireTreasury: true });
@@ -335,5 +336,28 @@ describe('unlockWithAuthorization', () => {
     expect(e).toMatchObject({ status: 402, retry: false, details: { reason: 'authorization_expired' } });
     expect(settlements.items.get(pk)).toMatchObject({ state: 'failed', failure: 'authorization_expired' });
     expect(sent).toHaveLength(0);
+  });
+});
+
+describe("an unlock's settlement, as data and as x402's headers", () => {
+  const decode = (header: string | undefined) => JSON.parse(Buffer.from(header!, 'base64').toString('utf8')) as unknown;
+  const tx = `0x${'ab'.repeat(32)}`;
+
+  it('answers a proven transfer with the spec\'s X-PAYMENT-RESPONSE only, its network "base"', () => {
+    const headers = settlementHeaders({ transaction: tx, payer: PAYER, from: 'proof' });
+    expect(Object.keys(headers)).toEqual(['x-payment-response']);
+    expect(decode(headers['x-payment-response'])).toEqual({ success: true, transaction: tx, network: 'base', payer: PAYER });
+  });
+
+  it("answers a settled PAYMENT-SIGNATURE with x402 v2's PAYMENT-RESPONSE too, the network by CAIP-2, as A2A's receipt", () => {
+    const settlement = { transaction: tx, payer: PAYER, from: 'authorization' } as const;
+    const headers = settlementHeaders(settlement);
+    expect(decode(headers['x-payment-response'])).toEqual({ success: true, transaction: tx, network: 'base', payer: PAYER });
+    expect(decode(headers['payment-response'])).toEqual({ success: true, transaction: tx, network: 'eip155:8453', payer: PAYER });
+    expect(settleResponse(settlement)).toEqual(decode(headers['payment-response']));
+  });
+
+  it('adds no header to an unlock that settled nothing (a card sale, a wallet with access)', () => {
+    expect(settlementHeaders(undefined)).toEqual({});
   });
 });

@@ -4,7 +4,7 @@ import { readMarketConfig } from '../../lambdas/platform/config';
 import { decodePaymentRequiredHeader } from '@x402/core/http';
 import { buildChallenge, buildPaymentRequired, signInExtension } from '../../lambdas/payments/core/challenge';
 import { x402PaymentRequiredHeader } from '../../lambdas/payments/adapters/x402-payment-required';
-import { getPay } from '../../lambdas/payments/pay';
+import { challengeAnswer } from '../../lambdas/payments/challenge-answer';
 import type { PaymentsPorts } from '../../lambdas/payments/ports';
 import type { ApiRequest } from '../../lambdas/platform/http';
 
@@ -41,7 +41,7 @@ describe('the 402 of GET /api/pay', () => {
     paymentRequiredHeader: x402PaymentRequiredHeader,
     now: () => at,
   } as unknown as PaymentsPorts;
-  const pay = (skill: string, baseUrl: string) => getPay({ query: { skill }, baseUrl } as unknown as ApiRequest, ports);
+  const pay = (skill: string, baseUrl: string) => challengeAnswer({ query: { skill }, baseUrl } as unknown as ApiRequest, ports);
 
   it('carries in PAYMENT-REQUIRED the challenge as x402 v2 with a sign-in fresh per answer, for every skill (non-ASCII descriptions included)', () => {
     for (const entry of catalog.entries) {

@@ -178,6 +178,7 @@ describe('createDomainHandler rate limits (from the route table)', () => {
   const access = (clock: () => number, extra: { rateLimited?: RateLimitedHandler; origin?: OriginGuard } = {}) =>
     createDomainHandler('access', {
       routes: {
+        getPay: ok,
         postPay: ok,
         postRecover: ok,
         getMandates: ok,

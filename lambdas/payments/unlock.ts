@@ -1,91 +1,28 @@
-/** GET /api/pay (the 402 challenge), POST /api/pay (unlock) and POST /api/recover (re-unlock). */
-import { createHash, randomBytes } from 'node:crypto';
+/**
+ * The unlock: a transfer's claim (`claimPayment`, the one path every payment takes), its delivery,
+ * a license's re-redeem, a paid wallet's pack again, and the wallet-signature checks they share.
+ * The routes that call it are the access domain's (POST and GET /api/pay, POST /api/recover).
+ */
+import { createHash } from 'node:crypto';
 import { requireSkill, skillRequired } from '../catalog';
 import type { CatalogEntry } from '../contract/catalog-data';
 import { links } from '../contract/links';
+import { METRICS } from '../contract/metrics';
 import { PLATFORM_ERRORS, notFound, type AppError } from '../platform/errors';
-import { PAYMENT_ERRORS } from './errors';
-import { jsonText, type ApiRequest, type ApiResponse } from '../platform/http';
-import { lruPerOwner } from '../platform/memo';
+import { countMetric } from '../platform/metrics';
+import { CARD_NETWORK, redeemCardLicense } from './card-sale';
+import { paymentsDisabled, requireSoundConfig } from './challenge-answer';
 import { proofProblem, SIGNATURE_MAX_AGE_SECONDS } from './core/buyer-proof';
-import { buildChallenge, buildPaymentRequired, signInExtension, type PaymentRequiredV2 } from './core/challenge';
 import { rowKind, skillProduct, type Product } from './core/product';
 import { settle, type Admission } from './core/settle';
+import { PAYMENT_ERRORS } from './errors';
 import type { LedgerRow, PaymentsPorts, SignInWithX } from './ports';
-import { CARD_NETWORK, redeemCardLicense } from './card-sale';
-import { verificationFailed } from './refusals';
 import type { ProofInput } from './proof-input';
-import { paymentResponseHeader, unlockBody, type cardSaleBody } from './unlock-response';
-import { METRICS } from '../contract/metrics';
-import { countMetric } from '../platform/metrics';
+import { verificationFailed } from './refusals';
+import { unlockBody, type cardSaleBody, type Settlement, type Unlocked } from './unlock-response';
 
 /** No proof at all: 402 PROOF_REQUIRED. Here rather than with the parser, so the challenge's path never loads zod. */
-export const proofRequired = (): AppError => PAYMENT_ERRORS.PROOF_REQUIRED();
-
-const paymentsDisabled = (why: string): AppError => PAYMENT_ERRORS.PAYMENTS_DISABLED({ message: why });
-
-/** Whether a payment can be taken now: a sound configuration with a treasury, and payments on (else GET /api/pay refuses with 503). */
-export const takesPayments = (ports: Pick<PaymentsPorts, 'config' | 'configReading'>): boolean =>
-  ports.configReading.problems.length === 0 && ports.config.treasury !== undefined && ports.config.paymentsEnabled;
-
-function requireSoundConfig(ports: PaymentsPorts): void {
-  const { problems } = ports.configReading;
-  if (problems.length > 0 || !ports.config.treasury) {
-    throw paymentsDisabled(`Payments are off: the deployment's payment configuration is unsafe (${problems.join(' ') || 'no treasury'}).`);
-  }
-}
-
-/**
- * Serialised challenges by (ports, skill, base URL): configuration and catalog are fixed
- * for the life of a process, so the same 3 KB body and its base64 need not be rebuilt.
- */
-const challenges = lruPerOwner<PaymentsPorts, SerialisedChallenge>(1000);
-
-/** A skill's challenge, serialised: the spec's body, its base64, and x402 v2's `PaymentRequired` in base64. */
-export interface SerialisedChallenge {
-  body: string;
-  encoded: string;
-  v2: PaymentRequiredV2;
-  v2Encoded: string;
-}
-
-/** The serialised challenge of a skill, with every refusal GET /api/pay makes (unknown skill, payments off). */
-export function challengeFor(skill: string | undefined, ports: PaymentsPorts, baseUrl: string): SerialisedChallenge {
-  const entry = requireSkill(ports.catalog, skill);
-  requireSoundConfig(ports);
-  if (!ports.config.paymentsEnabled) throw paymentsDisabled('Payments are switched off by the operator.');
-  const cache = challenges(ports);
-  const key = `${entry.id} ${baseUrl}`;
-  let hit = cache.get(key);
-  if (!hit) {
-    const body = JSON.stringify(buildChallenge(entry, ports.config, baseUrl));
-    const v2 = buildPaymentRequired(entry, ports.config, baseUrl);
-    hit = {
-      body,
-      encoded: Buffer.from(body).toString('base64'),
-      v2,
-      v2Encoded: ports.paymentRequiredHeader(v2),
-    };
-    cache.set(key, hit);
-  }
-  return hit;
-}
-
-/** A sign-in nonce: 128 random bits as 32 hex digits (EIP-4361 asks for at least 8 alphanumerics). */
-const freshNonce = (): string => randomBytes(16).toString('hex');
-
-/**
- * GET /api/pay?skill= without a payment: 402 with the spec's challenge in the body and, base64,
- * in `X-PAYMENT-REQUIRED`; `PAYMENT-REQUIRED` carries the same price as x402 v2, which is the
- * only thing a stock x402 client reads, with x402's sign-in-with-x extension for a wallet that
- * already paid (docs/PAYMENTS.md).
- */
-export function getPay(req: ApiRequest, ports: PaymentsPorts): ApiResponse {
-  const hit = challengeFor(req.query['skill'], ports, req.baseUrl);
-  // The sign-in challenge is fresh per answer (its nonce and time); the rest is the memoised challenge.
-  const v2 = { ...hit.v2, extensions: signInExtension(hit.v2.resource.url, req.baseUrl, freshNonce(), ports.now()) };
-  return jsonText(402, hit.body, { 'payment-required': ports.paymentRequiredHeader(v2), 'x-payment-required': hit.encoded });
-}
+const proofRequired = (): AppError => PAYMENT_ERRORS.PROOF_REQUIRED();
 
 /** Who sent an unlock request: where from (API Gateway's source address), and any wallet signature they presented. */
 export interface Caller {
@@ -178,15 +115,14 @@ export async function unlockWithProof(
   ports: PaymentsPorts,
   baseUrl: string,
   caller: Caller = {},
-): Promise<{ body: ReturnType<typeof unlockBody> | ReturnType<typeof cardSaleBody>; headers: Record<string, string> }> {
+): Promise<Unlocked<ReturnType<typeof unlockBody> | ReturnType<typeof cardSaleBody>>> {
   requireSoundConfig(ports);
   if (proof.license !== undefined) {
     const claims = await ports.licenses.verify(proof.license);
     const valid =
       claims !== undefined && (proof.skill === undefined || proof.skill === claims.skill) && ports.catalog.get(claims.skill) !== undefined;
     // A card sale's license is checked against its sale, as an x402 license against its ledger row.
-    if (valid && claims.network === CARD_NETWORK)
-      return { body: await redeemCardLicense(claims, proof.license, ports, baseUrl), headers: {} };
+    if (valid && claims.network === CARD_NETWORK) return { body: await redeemCardLicense(claims, proof.license, ports, baseUrl) };
     const row = valid ? await ports.ledger.get(claims.network, claims.txHash) : undefined;
     if (!valid || !row || row.status !== 'confirmed' || row.skill !== claims.skill) {
       throw PAYMENT_ERRORS.INVALID_LICENSE(
@@ -208,7 +144,7 @@ export async function unlockWithProof(
         ledger: { recorded: true, replayed: true, via: 'license' },
         baseUrl,
       }),
-      headers: { 'x-payment-response': paymentResponseHeader(claims.txHash, claims.payer) },
+      settlement: { transaction: claims.txHash, payer: claims.payer, from: 'proof' },
     };
   }
 
@@ -251,7 +187,7 @@ export async function deliverClaim(
   replayed: boolean,
   ports: PaymentsPorts,
   baseUrl: string,
-): Promise<{ body: ReturnType<typeof unlockBody>; headers: Record<string, string> }> {
+): Promise<Unlocked<ReturnType<typeof unlockBody>> & { settlement: Settlement }> {
   const pack = ports.packs.get(entry.id);
   const meta = ports.catalog.packMeta(entry.id);
   if (!pack || !meta) throw notFound(`The pack of ${entry.id} is missing from this deployment.`);
@@ -272,7 +208,7 @@ export async function deliverClaim(
       ledger: { recorded: true, replayed, via: replayed ? 'replay' : 'verification' },
       baseUrl,
     }),
-    headers: { 'x-payment-response': paymentResponseHeader(row.txHash, row.payer) },
+    settlement: { transaction: row.txHash, payer: row.payer, from: 'proof' },
   };
 }
 
