@@ -1,5 +1,40 @@
-/** The caches the handlers share: a lazily started promise, bounded LRU maps (lru-cache), a short-lived answer. */
-import { LRUCache } from 'lru-cache';
+/** The caches the handlers share: a lazily started promise, bounded LRU maps, a short-lived answer. */
+
+/** A map of at most `max` keys that forgets the least recently used first. */
+export interface Lru<V> {
+  get(key: string): V | undefined;
+  set(key: string, value: V): void;
+  delete(key: string): void;
+}
+
+/**
+ * The one LRU: a plain Map, which keeps keys in insertion order, so a use moves its key to the end
+ * and the first key is the least recently used. Written here rather than taken from lru-cache,
+ * whose 18 KiB every function parsed at each cold start for the two methods used
+ * (docs/PERFORMANCE.md, cold start).
+ */
+export function lru<V>(max: number): Lru<V> {
+  if (!(max >= 1)) throw new RangeError(`an LRU holds at least one key, not ${max}`);
+  const map = new Map<string, V>();
+  return {
+    get(key) {
+      const value = map.get(key);
+      if (value !== undefined) {
+        map.delete(key);
+        map.set(key, value);
+      }
+      return value;
+    },
+    set(key, value) {
+      map.delete(key);
+      map.set(key, value);
+      if (map.size > max) map.delete(map.keys().next().value!);
+    },
+    delete(key) {
+      map.delete(key);
+    },
+  };
+}
 
 /**
  * Runs `start` on first use and shares its promise; a rejected promise is forgotten, so the
@@ -20,11 +55,11 @@ export function cacheUntilFailure<T>(start: () => Promise<T>): () => Promise<T> 
  * A bounded LRU per owner (e.g. per ports instance, whose configuration and catalog are fixed
  * for its life), dropped with the owner.
  */
-export function lruPerOwner<Owner extends object, V extends NonNullable<unknown>>(max: number): (owner: Owner) => LRUCache<string, V> {
-  const caches = new WeakMap<Owner, LRUCache<string, V>>();
+export function lruPerOwner<Owner extends object, V extends NonNullable<unknown>>(max: number): (owner: Owner) => Lru<V> {
+  const caches = new WeakMap<Owner, Lru<V>>();
   return (owner) => {
     let cache = caches.get(owner);
-    if (!cache) caches.set(owner, (cache = new LRUCache<string, V>({ max })));
+    if (!cache) caches.set(owner, (cache = lru<V>(max)));
     return cache;
   };
 }

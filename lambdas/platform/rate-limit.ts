@@ -9,7 +9,7 @@
  * starts with empty windows, and N instances admit up to N times the limit. It stops one caller
  * from spending the budget of everyone else; it is not a global quota.
  */
-import { LRUCache } from 'lru-cache';
+import { lru } from './memo';
 import type { RateLimitRule } from '../contract/routes';
 import { PLATFORM_ERRORS, type AppError } from './errors';
 import { METRICS } from '../contract/metrics';
@@ -52,7 +52,7 @@ export function slidingWindowLimiter(limit: number, windowMs: number): RateLimit
 
 /** One {@link slidingWindowLimiter} per key, for at most `maxKeys` keys (least recently seen forgotten first). */
 export function keyedSlidingWindowLimiter(limit: number, windowMs: number, maxKeys = MAX_CALLERS_PER_SCOPE): KeyedRateLimiter {
-  const byKey = new LRUCache<string, RateLimiter>({ max: maxKeys });
+  const byKey = lru<RateLimiter>(maxKeys);
   return {
     take(key, now) {
       let limiter = byKey.get(key);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { cacheFor } from '../../lambdas/platform/memo';
+import { cacheFor, lru } from '../../lambdas/platform/memo';
 
 describe('cacheFor', () => {
   it('shares one answer per key for the time given, forgets failures, and asks again after', async () => {
@@ -24,5 +24,28 @@ describe('cacheFor', () => {
     await expect(flaky()).rejects.toThrow('down');
     fail = false;
     expect(await flaky()).toBe('up');
+  });
+});
+
+describe('lru', () => {
+  it('keeps at most max keys and forgets the least recently used first, a read counting as a use', () => {
+    const cache = lru<number>(3);
+    cache.set('a', 1);
+    cache.set('b', 2);
+    cache.set('c', 3);
+    expect(cache.get('a')).toBe(1); // a is now the most recently used
+    cache.set('d', 4); // b goes
+    expect(cache.get('b')).toBeUndefined();
+    expect([cache.get('a'), cache.get('c'), cache.get('d')]).toEqual([1, 3, 4]);
+    cache.set('c', 30); // setting again is a use, and replaces
+    cache.set('e', 5); // a goes (c, d were used after it)
+    expect(cache.get('a')).toBeUndefined();
+    expect([cache.get('c'), cache.get('d'), cache.get('e')]).toEqual([30, 4, 5]);
+    cache.delete('d');
+    expect(cache.get('d')).toBeUndefined();
+  });
+
+  it('refuses a size under one', () => {
+    expect(() => lru(0)).toThrow(RangeError);
   });
 });

@@ -1,4 +1,4 @@
-import { LRUCache } from 'lru-cache';
+import { lru } from '../../platform/memo';
 import type { ChainRead, ChainReader } from '../ports';
 
 /**
@@ -8,14 +8,14 @@ import type { ChainRead, ChainReader } from '../ports';
  * Only "not found" is kept; a found receipt or an outage always reads the chain again.
  */
 export function withNegativeCache(reader: ChainReader, ttlMs = 1_500, max = 10_000): ChainReader {
-  const unknown = new LRUCache<string, Extract<ChainRead, { kind: 'not_found' }>>({ max, ttl: ttlMs });
+  const unknown = lru<{ read: Extract<ChainRead, { kind: 'not_found' }>; until: number }>(max);
   return {
     async readTransfer(hash, opts) {
       const key = hash.toLowerCase();
       const hit = unknown.get(key);
-      if (hit) return hit;
+      if (hit && Date.now() < hit.until) return hit.read;
       const read = await reader.readTransfer(hash, opts);
-      if (read.kind === 'not_found') unknown.set(key, read);
+      if (read.kind === 'not_found') unknown.set(key, { read, until: Date.now() + ttlMs });
       return read;
     },
   };
