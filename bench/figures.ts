@@ -1,6 +1,6 @@
 /**
  * Issue 13 figures: what the figure endpoints read from DynamoDB as the ledger grows. Synthetic
- * confirmed rows (benchmark only) go into a throwaway dynalite; the marketplace runs in its own
+ * confirmed rows (benchmark only) go into a throwaway DynamoDB Local; the marketplace runs in its own
  * process against it through a counting proxy, which asks DynamoDB for the consumed capacity of
  * every read and counts calls, items and read units per request. At 0, 1k, 5k and 20k rows, the
  * mean over N requests per endpoint after 3 warm-ups. Rows fall on the 30 days before today, so the day items the
@@ -21,7 +21,7 @@ import { dynamoTallies } from '../lambdas/payments/adapters/dynamo-tallies';
 import { ledgerFact, recount } from '../lambdas/payments/core/tally';
 import type { LedgerRow } from '../lambdas/payments/ports';
 import { createTables } from '../local/create-tables';
-import { startDynalite } from '../local/dynalite';
+import { startDynamoDbLocal } from '../local/dynamodb-local';
 import { startDynamoProxy, startMarket } from './harness';
 
 const requests = Number(process.argv[2] ?? '20');
@@ -32,9 +32,9 @@ const skills = entries.map((e) => e.id);
 const SKILL = 'csv-cleaner';
 
 // The throwaway database, and a proxy in front of it that measures every read.
-const dynalite = await startDynalite({ port: 0 });
+const database = await startDynamoDbLocal({ port: 0 });
 const client = new DynamoDBClient({
-  endpoint: dynalite.endpoint,
+  endpoint: database.endpoint,
   region: 'us-east-1',
   credentials: { accessKeyId: 'bench', secretAccessKey: 'bench' },
 });
@@ -43,7 +43,7 @@ await createTables(client, TABLES);
 
 const READS = new Set(['GetItem', 'Query', 'Scan', 'BatchGetItem']);
 const meter = { calls: 0, items: 0, units: 0 };
-const proxy = await startDynamoProxy(dynalite.endpoint, ({ op, status, output }) => {
+const proxy = await startDynamoProxy(database.endpoint, ({ op, status, output }) => {
   if (!READS.has(op) || status !== 200) return;
   const parsed = output as { Count?: number; Item?: unknown; ConsumedCapacity?: { CapacityUnits?: number } };
   meter.calls++;
@@ -147,11 +147,11 @@ try {
 
 // The seeded tallies must be the recount of the rows, as for any other write path.
 process.env[LEDGER_TABLE.env] = tableName(LEDGER_TABLE);
-process.env['DYNAMODB_ENDPOINT'] = dynalite.endpoint;
+process.env['DYNAMODB_ENDPOINT'] = database.endpoint;
 const { handler } = await import('../lambdas/payments/tally-handler.ts');
 const report = await handler({ task: 'reconcile' });
 await proxy.stop();
-await dynalite.stop();
+await database.stop();
 
 const fmt = (n: number) => (n >= 100 ? n.toFixed(0) : n.toFixed(1));
 const reads = (r: (typeof results)[number]) => `${fmt(r.calls)} calls, ${fmt(r.items)} items, ${fmt(r.units)} RCU`;

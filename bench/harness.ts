@@ -34,7 +34,7 @@ const stopper = (child: ChildProcess, signal: NodeJS.Signals) => (): Promise<voi
 /** The whole local marketplace (`npm start`'s command, in memory) in its own process. */
 export async function startMarket(env: Record<string, string> = {}): Promise<Served> {
   const child = spawn(process.execPath, ['local/run.mjs'], {
-    env: { ...process.env, EPHEMERAL: '1', PORT: '0', ANVIL_PORT: '0', DYNALITE_PORT: '0', ...env },
+    env: { ...process.env, EPHEMERAL: '1', PORT: '0', ANVIL_PORT: '0', DYNAMODB_PORT: '0', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let printed = '';
@@ -106,7 +106,7 @@ export interface DynamoExchange {
 const UNBILLED = new Set(['DescribeTable', 'CreateTable', 'ListTables', 'UpdateTimeToLive', 'DescribeTimeToLive']);
 
 /**
- * A proxy in front of a DynamoDB endpoint (dynalite) that asks for the consumed capacity of every
+ * A proxy in front of a DynamoDB endpoint (DynamoDB Local) that asks for the consumed capacity of every
  * billed call (`ReturnConsumedCapacity: TOTAL`) and hands each exchange to `observe`.
  */
 export async function startDynamoProxy(

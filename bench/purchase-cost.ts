@@ -1,9 +1,9 @@
 /**
  * Issue 17's cost per 1,000 purchases, from what one purchase measurably uses on the local stack
- * (the same handlers, dynalite, anvil):
+ * (the same handlers, DynamoDB Local, anvil):
  * - API requests, their response bytes and the time each takes (what Lambda bills as duration);
- * - DynamoDB request units, counted at a proxy between the marketplace and dynalite: the units
- *   dynalite computes by DynamoDB's rules (1 KB a write unit, 4 KB a read unit, half for an
+ * - DynamoDB request units, counted at a proxy between the marketplace and DynamoDB Local: the units
+ *   DynamoDB Local reports by DynamoDB's rules (1 KB a write unit, 4 KB a read unit, half for an
  *   eventually consistent read), and one write unit for a write whose condition failed;
  * - JSON-RPC requests, counted at a proxy in front of anvil;
  * - log bytes the functions print (Powertools JSON and the embedded-metric lines).
@@ -22,7 +22,7 @@ import { registerExactEvmScheme } from '@x402/evm/exact/client';
 import { createPublicClient, createWalletClient, erc20Abi, http, type Address, type Hex } from 'viem';
 import { ensureRelayer, ensureTestTokens, startAnvil, testAccount, TREASURY_ACCOUNT_INDEX } from '../local/anvil';
 import { DEFAULT_MEMORY_MB } from '../lambdas/contract/infra';
-import { startDynalite } from '../local/dynalite';
+import { startDynamoDbLocal } from '../local/dynamodb-local';
 import { localChain } from '../local/local-chain';
 import { chainTools } from '../test/support/chain';
 import { percentile, startDynamoProxy, startMarket, startRpcCounter } from './harness';
@@ -62,7 +62,7 @@ const PLATFORM_LOG_BYTES = 300;
 interface DynamoTally {
   wru: number;
   rru: number;
-  /** Billed calls dynalite answered without a consumed capacity: their units are missing from wru and rru. */
+  /** Billed calls DynamoDB Local answered without a consumed capacity: their units are missing from wru and rru. */
   unmetered: number;
   ops: Map<string, number>;
 }
@@ -97,8 +97,8 @@ const anvil = await startAnvil({ port: 0 });
 const tokens = await ensureTestTokens(anvil.rpcUrl);
 const relayer = await ensureRelayer(anvil.rpcUrl);
 const rpc = await startRpcCounter(anvil.rpcUrl);
-const dynalite = await startDynalite({ port: 0 });
-const dynamo = await startDynamoCounter(dynalite.endpoint);
+const database = await startDynamoDbLocal({ port: 0 });
+const dynamo = await startDynamoCounter(database.endpoint);
 const chain = chainTools(anvil.rpcUrl);
 const treasury = testAccount(TREASURY_ACCOUNT_INDEX).address;
 const market = await startMarket({
@@ -209,7 +209,7 @@ try {
 } finally {
   await market.stop();
   await dynamo.stop();
-  await dynalite.stop();
+  await database.stop();
   await rpc.stop();
   await anvil.stop();
 }

@@ -15,10 +15,10 @@ import { scanItems } from '../lambdas/platform/adapters/dynamo-client';
 /**
  * Creates every table from the shared definitions, if missing; the same definitions CDK deploys.
  * A table kept under .data by an older version that lacks an index of its definition is rebuilt
- * with its items (dynalite cannot add an index to a table; DynamoDB can, and CDK does).
+ * with its items (the table is made again with its items rather than updated; DynamoDB adds an index in place, and CDK does).
  */
 export async function createTables(client: DynamoDBClient, tables: readonly TableDefinition[]): Promise<string[]> {
-  // All at once: each table is a few round trips of its own, and dynalite answers in its own process.
+  // All at once: each table is a few round trips of its own, and DynamoDB Local answers in its own process.
   const created = await Promise.all(tables.map((def) => createTable(client, def)));
   return tables.filter((_, i) => created[i]).map((def) => tableName(def));
 }
@@ -75,11 +75,11 @@ async function createTable(client: DynamoDBClient, def: TableDefinition): Promis
   );
   await untilActive(client, name);
   for (const item of kept) await client.send(new PutItemCommand({ TableName: name, Item: item }));
-  // dynalite has no UpdateTimeToLive: locally nothing expires by TTL, so readers of TTL'd items check expiry themselves.
+  // TTL is not turned on locally: nothing expires by TTL, and readers of TTL'd items check expiry themselves (DynamoDB deletes late too).
   return true;
 }
 
-/** A new table takes item writes only once ACTIVE (dynalite too, a tick after CreateTable). */
+/** A new table takes item writes only once ACTIVE. */
 async function untilActive(client: DynamoDBClient, name: string): Promise<void> {
   for (let i = 0; i < 500; i++) {
     const out = await client.send(new DescribeTableCommand({ TableName: name }));

@@ -1,6 +1,6 @@
 /**
  * `npm run export [-- <dir>]`: writes the ledger and the card sales of the running local stack
- * (its dynalite, or DYNAMODB_ENDPOINT) in the format of DynamoDB's ExportTableToPointInTime,
+ * (its DynamoDB Local, or DYNAMODB_ENDPOINT) in the format of DynamoDB's ExportTableToPointInTime,
  * under the same S3 layout the daily export uses in AWS:
  *   <dir>/<prefix>/<snapshot>/AWSDynamoDB/<export id>/manifest-summary.json
  *   <dir>/<prefix>/<snapshot>/AWSDynamoDB/<export id>/manifest-files.json   (one JSON line per data file)
@@ -17,6 +17,7 @@ import { INFRA_ENV } from '../lambdas/contract/env';
 import { EXPORTED_TABLES, type ExportedTable } from '../lambdas/contract/finance-export';
 import { tableName } from '../lambdas/platform/table-names';
 import { dynamoClient, scanItems } from '../lambdas/platform/adapters/dynamo-client';
+import { DEFAULT_DYNAMODB_PORT } from './dynamodb-local';
 
 /** Items per data file; DynamoDB's own files are larger, the reader must not care. */
 const ITEMS_PER_FILE = 5_000;
@@ -80,8 +81,8 @@ export async function exportTable(client: DynamoDBClient, t: ExportedTable, dir:
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
-  // The same client the handlers use, pointed at the local dynalite unless DYNAMODB_ENDPOINT says otherwise.
-  process.env[INFRA_ENV.dynamodbEndpoint] ??= `http://127.0.0.1:${process.env['DYNALITE_PORT'] ?? '4567'}`;
+  // The same client the handlers use, pointed at the local DynamoDB Local unless DYNAMODB_ENDPOINT says otherwise.
+  process.env[INFRA_ENV.dynamodbEndpoint] ??= `http://127.0.0.1:${process.env['DYNAMODB_PORT'] ?? DEFAULT_DYNAMODB_PORT}`;
   const endpoint = process.env[INFRA_ENV.dynamodbEndpoint];
   const client = dynamoClient();
   const snapshot = new Date();
@@ -94,7 +95,7 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
     console.log(dir);
   } catch (e) {
     console.error(`export could not read ${endpoint}: ${(e as Error).message}`);
-    console.error('Is `npm start` running? Set DYNAMODB_ENDPOINT (or DYNALITE_PORT) to reach another database.');
+    console.error('Is `npm start` running? Set DYNAMODB_ENDPOINT (or DYNAMODB_PORT) to reach another database.');
     process.exit(2);
   } finally {
     client.destroy();

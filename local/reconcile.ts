@@ -1,17 +1,18 @@
 /**
  * `npm run reconcile`: recounts every ledger row and card sale and compares the tallies the
- * figures are read from, against the running local stack's dynalite (`npm start`), or the
+ * figures are read from, against the running local stack's DynamoDB Local (`npm start`), or the
  * DynamoDB at DYNAMODB_ENDPOINT. Prints the report as JSON; exits 0 when every tally equals the
  * recount, 1 when one differs, 2 when the records kept changing or the database is unreachable.
  * In AWS the same task runs daily on a schedule (and on demand: invoke the tally function with
  * `{"task":"reconcile"}`).
  */
 import { INFRA_ENV } from '../lambdas/contract/env';
+import { DEFAULT_DYNAMODB_PORT } from './dynamodb-local';
 
 const env = process.env;
-env[INFRA_ENV.dynamodbEndpoint] ??= `http://127.0.0.1:${env['DYNALITE_PORT'] ?? '4567'}`;
+env[INFRA_ENV.dynamodbEndpoint] ??= `http://127.0.0.1:${env['DYNAMODB_PORT'] ?? DEFAULT_DYNAMODB_PORT}`;
 env['AWS_REGION'] ??= 'us-east-1';
-// dynalite accepts any credentials; the SDK still wants some.
+// DynamoDB Local accepts any credentials (-sharedDb); the SDK still wants some.
 env['AWS_ACCESS_KEY_ID'] ??= 'local';
 env['AWS_SECRET_ACCESS_KEY'] ??= 'local';
 env['AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED'] ??= 'true';
@@ -24,6 +25,6 @@ try {
   process.exit('state' in report && report.state === 'equal' ? 0 : 'state' in report && report.state === 'different' ? 1 : 2);
 } catch (e) {
   console.error(`reconcile could not run against ${env[INFRA_ENV.dynamodbEndpoint]}: ${(e as Error).message}`);
-  console.error('Is `npm start` running? Set DYNAMODB_ENDPOINT (or DYNALITE_PORT) to reach another database.');
+  console.error('Is `npm start` running? Set DYNAMODB_ENDPOINT (or DYNAMODB_PORT) to reach another database.');
   process.exit(2);
 }

@@ -8,7 +8,7 @@
 // (`splitting`), imported on a function's first request as the Lambda runtime imports its bundle.
 //
 // Each project source's `import.meta.url` is replaced by that file's own URL, so that paths the
-// sources resolve next to themselves (the data dir, the dynalite child, the contracts, dist/) are
+// sources resolve next to themselves (the data dir, the DynamoDB Local child, the contracts, dist/) are
 // the same as when they run unbundled.
 import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { join, sep } from 'node:path';

@@ -1,5 +1,5 @@
 /**
- * Starts the whole marketplace on real local parts: dynalite for every table, anvil
+ * Starts the whole marketplace on real local parts: DynamoDB Local for every table, anvil
  * (chain 8453) with test USDC and USDbC, and the edge server that runs the Lambda
  * handlers and serves the static tree. Used by `npm start`, the test suite and bench/.
  */
@@ -19,15 +19,15 @@ import { LOCAL_LEGACY_TREASURY, TREASURY_ACCOUNT_INDEX, ensureRelayer, ensureTes
 import { chainSnapshot } from './chain-snapshot';
 import { createTables } from './create-tables';
 import { ensureIdentityRegistry, type LocalIdentityRegistry } from './identity-registry';
-import { startDynalite } from './dynalite';
+import { JAVA_REQUIRED, startDynamoDbLocal } from './dynamodb-local';
 import { startEdgeServer } from './edge-server';
 
 export interface StackOptions {
   /** Edge server port (0: any free port). */
   port: number;
   anvilPort: number;
-  dynalitePort: number;
-  /** Where dynalite and anvil keep their data; undefined runs everything in memory. */
+  dynamoPort: number;
+  /** Where DynamoDB Local and anvil keep their data; undefined runs everything in memory. */
   dataDir: string | undefined;
   /** Overrides as environment variables (RPC_URLS, DYNAMODB_ENDPOINT, TREASURY_ADDRESS, …). */
   env: NodeJS.ProcessEnv;
@@ -72,7 +72,7 @@ const portError = (what: string, envVar: string, port: number) => (e: Error) => 
   throw e;
 };
 
-/** Starts dynalite, anvil and the edge server (each unless configured elsewhere); stops what started on failure. */
+/** Starts DynamoDB Local, anvil and the edge server (each unless configured elsewhere); stops what started on failure. */
 export async function startStack(opts: StackOptions): Promise<RunningStack> {
   const env = opts.env;
   if (opts.dataDir) mkdirSync(opts.dataDir, { recursive: true });
@@ -84,8 +84,9 @@ export async function startStack(opts: StackOptions): Promise<RunningStack> {
   };
 
   try {
-    const externalDynamo = env[INFRA_ENV.dynamodbEndpoint];
-    const externalRpc = env[SETTINGS.rpcUrls.env];
+    // An empty setting is no setting: the part is started here (an empty endpoint would send the SDK to AWS).
+    const externalDynamo = env[INFRA_ENV.dynamodbEndpoint]?.trim() || undefined;
+    const externalRpc = env[SETTINGS.rpcUrls.env]?.trim() || undefined;
     // Local machines run Node 20; Lambda runs 22. The SDK's notice about that is noise here.
     process.env['AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED'] ??= 'true';
     // Embedded-metric lines are for CloudWatch; locally they would only flood the terminal.
@@ -93,13 +94,16 @@ export async function startStack(opts: StackOptions): Promise<RunningStack> {
     process.env['AWS_REGION'] ??= 'us-east-1';
 
     // Each part is set up as soon as it listens, not when both do: the chain's set-up (one
-    // thread's JavaScript and anvil's round trips) runs while dynalite's node process still
-    // boots (~0.3 s, against anvil's ~0.1 s).
-    const dynaliteUp = externalDynamo
+    // thread's JavaScript and anvil's round trips) runs while DynamoDB Local's JVM still boots
+    // (~3 s, against anvil's ~0.1 s).
+    const dynamoUp = externalDynamo
       ? undefined
-      : startDynalite({ port: opts.dynalitePort, path: opts.dataDir && join(opts.dataDir, 'dynalite') }).catch(
-          portError('dynalite', 'DYNALITE_PORT', opts.dynalitePort),
-        );
+      : startDynamoDbLocal({ port: opts.dynamoPort, path: opts.dataDir && join(opts.dataDir, 'dynamodb') })
+          .catch((e: Error) => {
+            // No Java: said at once, in one line that names what to install.
+            throw e.message === JAVA_REQUIRED ? new StackStartError(JAVA_REQUIRED) : e;
+          })
+          .catch(portError('DynamoDB Local', 'DYNAMODB_PORT', opts.dynamoPort));
     // A chain that begins empty begins from the set-up's snapshot, once one was made (chain-snapshot.ts).
     const snapshot = externalRpc ? undefined : chainSnapshot();
     const anvilUp = externalRpc
@@ -110,7 +114,7 @@ export async function startStack(opts: StackOptions): Promise<RunningStack> {
           initialState: snapshot?.exists ? snapshot.path : undefined,
         }).catch(portError('anvil', 'ANVIL_PORT', opts.anvilPort));
     // A part that started is stopped on any failure, whichever finished first.
-    void dynaliteUp?.then(
+    void dynamoUp?.then(
       (d) => stops.push(d.stop),
       () => undefined,
     );
@@ -133,14 +137,14 @@ export async function startStack(opts: StackOptions): Promise<RunningStack> {
       }
       return done;
     });
-    const tablesUp = (dynaliteUp ?? Promise.resolve(undefined)).then((dynalite) => {
+    const tablesUp = (dynamoUp ?? Promise.resolve(undefined)).then((dynamo) => {
       // The handlers read their configuration from process.env, exactly as in a Lambda.
-      process.env[INFRA_ENV.dynamodbEndpoint] = externalDynamo ?? dynalite!.endpoint;
+      process.env[INFRA_ENV.dynamodbEndpoint] = externalDynamo ?? dynamo!.endpoint;
       return createTables(dynamoClient(), TABLES);
     });
     // Everything settles before a failure is reported, so that nothing started is left running.
-    const [dynaliteDone, anvilDone, chainDone, tablesDone] = await Promise.allSettled([dynaliteUp, anvilUp, chainSetUp, tablesUp]);
-    for (const done of [dynaliteDone, anvilDone, chainDone, tablesDone]) if (done.status === 'rejected') throw done.reason;
+    const [dynamoDone, anvilDone, chainDone, tablesDone] = await Promise.allSettled([dynamoUp, anvilUp, chainSetUp, tablesUp]);
+    for (const done of [dynamoDone, anvilDone, chainDone, tablesDone]) if (done.status === 'rejected') throw done.reason;
     const anvil = anvilDone.status === 'fulfilled' ? anvilDone.value : undefined;
     const [tokens, identity, relayer] = chainDone.status === 'fulfilled' && chainDone.value ? chainDone.value : [];
     const dynamoEndpoint = process.env[INFRA_ENV.dynamodbEndpoint]!;

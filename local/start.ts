@@ -6,6 +6,7 @@
 import { fileURLToPath } from 'node:url';
 import { formatEther } from 'viem';
 import { BUYER_ACCOUNT_INDEXES, BUYER_TOKEN_BALANCE, testAccount } from './anvil';
+import { DEFAULT_DYNAMODB_PORT } from './dynamodb-local';
 import { StackStartError, startStack } from './stack';
 import { CHAIN_ID } from '../lambdas/contract/chain';
 import { INFRA_ENV } from '../lambdas/contract/env';
@@ -30,7 +31,7 @@ const dataDir = env['EPHEMERAL'] === '1' ? undefined : (env['DATA_DIR'] ?? fileU
 process.env['POWERTOOLS_LOG_LEVEL'] ??= 'WARN';
 
 // Read before the stack starts: it sets DYNAMODB_ENDPOINT for the handlers.
-const externalDynamo = env[INFRA_ENV.dynamodbEndpoint];
+const externalDynamo = env[INFRA_ENV.dynamodbEndpoint]?.trim() || undefined;
 
 /** Whether the checkout domain will find Stripe keys (it reads the same variables), and where the SDK connects. */
 function cardCheckoutLine(e: NodeJS.ProcessEnv, baseUrl: string): string {
@@ -43,7 +44,7 @@ function cardCheckoutLine(e: NodeJS.ProcessEnv, baseUrl: string): string {
 
 /**
  * The catalog build (the storefront, the catalog data and the sealed packs the edge serves), run
- * beside the stack's start: its modules load once dynalite and anvil are spawned. The edge listens
+ * beside the stack's start: its modules load once DynamoDB Local and anvil are spawned. The edge listens
  * once it is done; an invalid catalog stops the start with the catalog's own message.
  */
 async function buildCatalog(): Promise<void> {
@@ -61,13 +62,13 @@ try {
     beforeListening: env['BUILD_SITE'] === '0' ? undefined : buildCatalog(),
     port: intEnv('PORT', 8787),
     anvilPort: intEnv('ANVIL_PORT', 8545),
-    dynalitePort: intEnv('DYNALITE_PORT', 4567),
+    dynamoPort: intEnv('DYNAMODB_PORT', DEFAULT_DYNAMODB_PORT),
     dataDir,
     env,
   });
   // Since the process started: the launcher's build and the catalog build included.
   const seconds = (performance.now() / 1000).toFixed(1);
-  const toolEnv = stack.dynamoEndpoint === 'http://127.0.0.1:4567' ? '' : `DYNAMODB_ENDPOINT=${stack.dynamoEndpoint} `;
+  const toolEnv = stack.dynamoEndpoint === `http://127.0.0.1:${DEFAULT_DYNAMODB_PORT}` ? '' : `DYNAMODB_ENDPOINT=${stack.dynamoEndpoint} `;
   const buyer = testAccount(1);
   const lines = [
     '',
@@ -77,7 +78,7 @@ try {
     ...(stack.listenUrl === stack.baseUrl ? [] : [`  Listening on    ${stack.listenUrl}  (PUBLIC_BASE_URL is what the API advertises)`]),
     `  Health          ${stack.listenUrl}/api/health    Readiness  ${stack.listenUrl}/api/ready`,
     `  RPC             ${stack.rpcUrls.join(', ')}  (chain id ${CHAIN_ID}${stack.localChain ? ', anvil' : ''})`,
-    `  DynamoDB        ${stack.dynamoEndpoint}${externalDynamo ? '' : ' (dynalite)'}`,
+    `  DynamoDB        ${stack.dynamoEndpoint}${externalDynamo ? '' : ' (DynamoDB Local)'}`,
     `  USDC            ${stack.tokens.USDC}`,
     `  USDbC           ${stack.tokens.USDbC}`,
     `  Treasury        ${stack.treasury}  (payTo of every challenge)`,
@@ -94,7 +95,7 @@ try {
       : []),
     `  Card checkout   ${cardCheckoutLine(env, stack.baseUrl)}`,
     `  Data            ${dataDir ?? 'in memory (EPHEMERAL=1)'}`,
-    // The tools find this dynalite by its default port; on another one they need its address.
+    // The tools find this DynamoDB Local by its default port; on another one they need its address.
     `  Operator tools  ${toolEnv}npm run reconcile | ${toolEnv}npm run export | npm run revenue -- <export dir>`,
     '',
   ];
@@ -114,7 +115,7 @@ try {
   const shutdown = (signal: string): void => {
     if (stopping) return;
     stopping = true;
-    console.log(`\n  ${signal}: stopping dynalite, anvil and the API…`);
+    console.log(`\n  ${signal}: stopping DynamoDB Local, anvil and the API…`);
     stack.stop().then(
       () => process.exit(0),
       () => process.exit(1),

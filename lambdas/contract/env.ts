@@ -41,7 +41,7 @@ export const INFRA_ENV = {
   originSecretFile: 'ORIGIN_SECRET_FILE',
   /** The CloudFront distribution whose API origin carries the origin secret (the rotation function only). */
   originDistributionId: 'ORIGIN_DISTRIBUTION_ID',
-  /** DynamoDB endpoint override: dynalite locally; unset in AWS. */
+  /** DynamoDB endpoint override: DynamoDB Local locally; unset in AWS. */
   dynamodbEndpoint: 'DYNAMODB_ENDPOINT',
 } as const;
 

@@ -1,10 +1,10 @@
 /**
  * DynamoDB table definitions: the one place that says which tables exist, their keys,
  * indexes and TTL attribute. CDK creates them from this, the local runtime creates the
- * same tables in dynalite, and Lambdas learn each physical name from the env var named here.
+ * same tables in DynamoDB Local, and Lambdas learn each physical name from the env var named here.
  *
  * Every state change is a single-item conditional write (no TransactWriteItems), which
- * dynalite supports and which is also the cheaper design on DynamoDB.
+ * DynamoDB Local, the local database when this was designed, supported, and which is also the cheaper design on DynamoDB.
  */
 
 export interface KeyAttribute {
@@ -19,7 +19,7 @@ export interface IndexDefinition {
 }
 
 export interface TableDefinition {
-  /** Logical id in CDK and the table name in dynalite. */
+  /** Logical id in CDK and the table name in DynamoDB Local. */
   logicalName: string;
   /** Environment variable that carries the physical table name to a Lambda. */
   env: string;
@@ -82,8 +82,8 @@ export const TALLIES_TABLE = {
 /**
  * Intent bounties (POST /api/intent). Keyed by a server-made id; `gsi1` (constant partition
  * `INTENT`, sort `<iso time>#<id>`) lists them newest first with a cursor. Anyone may post one,
- * so each expires (TTL `expiresAt`, 30 days) and reads ignore an expired one (dynalite has no
- * TTL; bounties from before the TTL expire on read by their `created_at`). Also one counter per
+ * so each expires (TTL `expiresAt`, 30 days) and reads ignore an expired one (the local run deletes none by
+ * TTL, DynamoDB deletes late; bounties from before the TTL expire on read by their `created_at`). Also one counter per
  * caller and UTC day (`id = quota#<day>#<caller pseudonym>`, no index keys, TTL), so a caller's
  * bounties per day are capped across every function instance.
  */

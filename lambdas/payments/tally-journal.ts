@@ -1,5 +1,5 @@
 /**
- * Keeps the tallies exact with single-item conditional writes only (dynalite has neither
+ * Keeps the tallies exact with single-item conditional writes only (designed when the local database, DynamoDB Local, had neither
  * transactions nor streams, and the same code runs on DynamoDB).
  *
  * Every change of a tallied record (a claim, a reorg, a re-claim, a card sale) is one entry of a

@@ -1,7 +1,7 @@
 /**
- * The access table's stores (mandates, subscriptions, meters) against a dynalite of their own:
+ * The access table's stores (mandates, subscriptions, meters) against a DynamoDB Local of their own:
  * every method, and the races that matter for money (parallel spends and draws never pass a
- * budget, a cap or a balance; a retried transfer counts once). dynalite serialises requests the
+ * budget, a cap or a balance; a retried transfer counts once). the database serialises requests the
  * way DynamoDB serialises writes to one item, so what holds here is the conditions' doing.
  */
 import { randomBytes } from 'node:crypto';
@@ -12,7 +12,7 @@ import { dynamoMeters } from '../../lambdas/access/adapters/dynamo-meters';
 import { dynamoSubscriptions } from '../../lambdas/access/adapters/dynamo-subscriptions';
 import type { MandateRecord, MandateStore, MeterStore, SubscriptionStore } from '../../lambdas/access/ports';
 import { ACCESS_TABLE } from '../../lambdas/contract/tables';
-import { throwawayDynamo, type ThrowawayDynamo } from '../support/dynalite';
+import { throwawayDynamo, type ThrowawayDynamo } from '../support/dynamodb-local';
 
 let db: ThrowawayDynamo;
 let client: DynamoDBClient;

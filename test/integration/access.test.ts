@@ -1,5 +1,5 @@
 /**
- * Issue 11 through the local stack on dynalite and anvil: AP2 mandates, access decisions,
+ * Issue 11 through the local stack on DynamoDB Local and anvil: AP2 mandates, access decisions,
  * subscriptions and meters. Every wallet is fresh (a new key funded here), so what other test
  * files buy cannot change an answer; writes are signed with EIP-712 exactly as a client would.
  */

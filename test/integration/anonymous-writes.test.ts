@@ -3,7 +3,7 @@
  * stack: a flood of intent bounties from one address, bounties that never expired, and sign-ins
  * from fresh wallets that each wrote a Nonces row although they were given nothing. Callers are
  * told apart by their loopback source address (all of 127.0.0.0/8 on Linux); rows are read
- * straight from the stack's dynalite.
+ * straight from the stack's DynamoDB Local.
  */
 import { randomBytes } from 'node:crypto';
 import { DynamoDBClient, GetItemCommand, PutItemCommand } from '@aws-sdk/client-dynamodb';
@@ -97,7 +97,7 @@ describe('intent bounties are bounded (finding 5)', () => {
     };
     const lapsed = new Date(now - DAY_MS).toISOString();
     const rows = {
-      // Past its TTL, not yet deleted (DynamoDB takes up to a day or two; dynalite never does).
+      // Past its TTL, not yet deleted (DynamoDB takes up to a day or two; the local run never does).
       expired: item(now - 31 * DAY_MS, { expires_at: lapsed, expiresAt: Math.floor((now - DAY_MS) / 1000) }),
       // Recent, but its own expiry has passed.
       expiredEarly: item(now - 60_000, { expires_at: new Date(now - 1000).toISOString(), expiresAt: Math.floor(now / 1000) - 1 }),

@@ -1,7 +1,7 @@
 /**
  * Issue 10, findings 1, 2 and 4, as an attacker would try them: the chain and the proof ledger
  * are public, so nothing read there may get a pack. Each test runs against its own `npm start`
- * (own anvil and dynalite) so it can revert the chain and set the security settings; callers
+ * (own anvil and DynamoDB Local) so it can revert the chain and set the security settings; callers
  * are told apart by their loopback source address.
  */
 import type { Address, Hex } from 'viem';

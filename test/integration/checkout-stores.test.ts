@@ -1,5 +1,5 @@
 /**
- * The checkout table's stores and the card sales against a dynalite of their own: the
+ * The checkout table's stores and the card sales against a DynamoDB Local of their own: the
  * conditions that keep money straight (one sale per session, transitions only from the states
  * named, Idempotency-Keys that replay, refuse another body, and hold a request in flight).
  */
@@ -10,7 +10,7 @@ import type { CheckoutSession } from '../../lambdas/checkout/ports';
 import { CARD_SALES_TABLE, CHECKOUT_TABLE } from '../../lambdas/contract/tables';
 import { dynamoCardSales } from '../../lambdas/payments/adapters/dynamo-card-sales';
 import type { CardSale } from '../../lambdas/payments/ports';
-import { throwawayDynamo, type ThrowawayDynamo } from '../support/dynalite';
+import { throwawayDynamo, type ThrowawayDynamo } from '../support/dynamodb-local';
 
 let db: ThrowawayDynamo;
 let client: DynamoDBClient;

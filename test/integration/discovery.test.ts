@@ -439,7 +439,7 @@ describe('honesty', () => {
       expect(demand[0]).toMatchObject({ channel: 'x402', product: 'esp-outcome-judge', confirmed: { '7d': 2, '30d': 2, all: 2 } });
       expect((await g('/api/trust?skill=esp-outcome-judge')).scorecard).toMatchObject({ confirmed_unlocks: 2, reorged_claims: 0 });
 
-      // The operator's reconcile against this instance's dynalite: every tally equals a recount.
+      // The operator's reconcile against this instance's DynamoDB Local: every tally equals a recount.
       const dynamo = /DynamoDB\s+(http:\/\/\S+)/.exec(s.output())![1]!;
       const reconcile = await new Promise<{ code: number | null; out: string }>((resolve) => {
         execFile(

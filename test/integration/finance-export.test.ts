@@ -21,7 +21,7 @@ import { talliedCardSales, talliedLedger, tallyJournal } from '../../lambdas/pay
 import { exportTable } from '../../local/export';
 import { exportFiles, relayerCostFromExport, rollupFromExport } from '../../local/revenue';
 import { dynamoSettlements } from '../../lambdas/payments/adapters/dynamo-settlements';
-import { throwawayDynamo, type ThrowawayDynamo } from '../support/dynalite';
+import { throwawayDynamo, type ThrowawayDynamo } from '../support/dynamodb-local';
 import { cardSale, ledgerRow, tx } from '../support/records';
 
 let db: ThrowawayDynamo;

@@ -1,6 +1,6 @@
 /**
  * Money-path branches that need another configuration: each runs `npm start`'s entry as a
- * child process. Children share the global dynalite (same ledger) and anvil unless the
+ * child process. Children share the global DynamoDB Local (same ledger) and anvil unless the
  * test needs a chain of its own. Buyer accounts 6–7 belong to this file.
  */
 import { afterAll, describe, expect, inject, it } from 'vitest';

@@ -1,5 +1,5 @@
 /**
- * The settlements table's payer and hour items against a dynalite of their own: the conditional
+ * The settlements table's payer and hour items against a DynamoDB Local of their own: the conditional
  * hold that keeps what the relayer has in flight for a payer within the payer's balance, however
  * many settlements (on however many instances) ask at once; release once; the cool-down.
  */
@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SETTLEMENTS_TABLE } from '../../lambdas/contract/tables';
 import { dynamoSettlements } from '../../lambdas/payments/adapters/dynamo-settlements';
 import type { FundsHold, SettlementRecord } from '../../lambdas/payments/ports';
-import { throwawayDynamo, type ThrowawayDynamo } from '../support/dynalite';
+import { throwawayDynamo, type ThrowawayDynamo } from '../support/dynamodb-local';
 
 let db: ThrowawayDynamo;
 let client: DynamoDBClient;

@@ -19,7 +19,7 @@ describe('the local stack before it listens', () => {
         resolve();
       }, 2_500),
     );
-    const stack = await startStack({ port, anvilPort: 0, dynalitePort: 0, dataDir: undefined, env: {}, beforeListening: build });
+    const stack = await startStack({ port, anvilPort: 0, dynamoPort: 0, dataDir: undefined, env: {}, beforeListening: build });
     try {
       expect(done).toBeGreaterThan(0);
       expect(performance.now() - started).toBeGreaterThanOrEqual(done);

@@ -22,7 +22,7 @@ describe('npm start', () => {
 
     const first = await runStart({ DATA_DIR: dataDir });
     expect(first.output()).toMatch(/USDC\s+0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913/);
-    // Its dynalite is not on the default port here, so the banner gives the tools its address.
+    // Its DynamoDB Local is not on the default port here, so the banner gives the tools its address.
     const dynamo = /DynamoDB\s+(http:\/\/\S+)/.exec(first.output())![1]!;
     expect(first.output()).toContain(`Operator tools  DYNAMODB_ENDPOINT=${dynamo} npm run reconcile`);
     const ready = (await (await fetch(`${first.baseUrl}/api/ready`)).json()) as { ready: boolean };
@@ -36,7 +36,7 @@ describe('npm start', () => {
     const block = (await createPublicClient({ chain, transport: http(rpcUrl) }).waitForTransactionReceipt({ hash })).blockNumber;
 
     const children = childPids(first.child.pid!);
-    expect(children.length).toBeGreaterThanOrEqual(2); // dynalite and anvil
+    expect(children.length).toBeGreaterThanOrEqual(2); // DynamoDB Local and anvil
     expect(await first.interrupt()).toBe(0);
     for (const pid of children) expect(await exitsSoon(pid), `child ${pid} still running`).toBe(true);
 

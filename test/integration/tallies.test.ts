@@ -1,5 +1,5 @@
 /**
- * The aggregate model against a dynalite of its own: the journal, the fold and the reconcile
+ * The aggregate model against a DynamoDB Local of its own: the journal, the fold and the reconcile
  * job. After mixed claims, replays, reorgs, re-claims, card sales and racing writers, every
  * tally equals a recount of the records; writers that stop half-way are finished by a fold; a
  * tampered tally is reported.
@@ -17,7 +17,7 @@ import { unlockFigures, walletFigures } from '../../lambdas/payments/figures';
 import { reconcileTallies, type ReconcilePorts } from '../../lambdas/payments/reconcile';
 import { talliedCardSales, talliedLedger, tallyJournal } from '../../lambdas/payments/tally-journal';
 import { createTables } from '../../local/create-tables';
-import { throwawayDynamo, type ThrowawayDynamo } from '../support/dynalite';
+import { throwawayDynamo, type ThrowawayDynamo } from '../support/dynamodb-local';
 import { cardSale, ledgerRow, PAYERS, tx } from '../support/records';
 
 let db: ThrowawayDynamo;

@@ -5,7 +5,7 @@
  * the viewer the edge reports, believed only beside the origin secret.
  *
  * First at the handler level, as in AWS: the very Lambda handlers (access, agents) in this worker,
- * on the run's dynalite and anvil (the workers inherit the stack's environment, origin secret
+ * on the run's DynamoDB Local and anvil (the workers inherit the stack's environment, origin secret
  * file included), given events whose `requestContext.http.sourceIp` is CloudFront's edge host for
  * both viewers. Then through the running local edge, which stands where CloudFront does: two
  * viewers on two loopback addresses behind it, one upstream address as the handlers see it.

@@ -1,5 +1,5 @@
 /**
- * Starts the real local parts once for the whole run: dynalite (in memory), anvil with the
+ * Starts the real local parts once for the whole run: DynamoDB Local (in memory), anvil with the
  * test tokens, and the edge server, all on free ports. Tests reach them through inject().
  */
 import type { TestProject } from 'vitest/node';
@@ -38,7 +38,7 @@ export default async function setup(project: TestProject): Promise<() => Promise
   process.env[SECRET_SETTINGS.stripeSecretKey.env] = stripe.secretKey;
   process.env[SECRET_SETTINGS.stripeWebhookSecret.env] = stripe.webhookSecret;
   process.env[SETTINGS.stripeApiBase.env] = stripe.base;
-  stack = await startStack({ port: 0, anvilPort: 0, dynalitePort: 0, dataDir: undefined, env: {} });
+  stack = await startStack({ port: 0, anvilPort: 0, dynamoPort: 0, dataDir: undefined, env: {} });
   project.provide('baseUrl', stack.baseUrl);
   project.provide('rpcUrl', stack.rpcUrls[0]!);
   project.provide('dynamoEndpoint', stack.dynamoEndpoint);

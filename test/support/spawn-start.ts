@@ -39,7 +39,7 @@ export function runStart(env: Record<string, string>, timeoutMs = 45_000): Promi
   const child = spawn(process.execPath, ['local/run.mjs'], {
     cwd: root,
     // The global setup built dist/ once: a spawned start serves it instead of building it again beside other tests.
-    env: { ...userEnv(), PORT: '0', ANVIL_PORT: '0', DYNALITE_PORT: '0', BUILD_SITE: '0', ...env },
+    env: { ...userEnv(), PORT: '0', ANVIL_PORT: '0', DYNAMODB_PORT: '0', BUILD_SITE: '0', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   running.add(child);
@@ -76,7 +76,7 @@ export function runStart(env: Record<string, string>, timeoutMs = 45_000): Promi
 }
 
 /**
- * The settings for an `npm start` child that uses the run's shared dynalite and anvil (from the
+ * The settings for an `npm start` child that uses the run's shared DynamoDB Local and anvil (from the
  * global setup) instead of starting its own, in memory: start-up in a second or two.
  */
 export function sharedStackEnv(

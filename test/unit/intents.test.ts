@@ -1,7 +1,7 @@
 /**
  * POST /api/intent's bounds (issue 31, finding 5) with fakes of the catalog ports: a caller's
  * daily allowance, the text cap of one bounty, and the expiry every bounty carries. The store's
- * conditional count itself is tested against dynalite (test/integration/anonymous-writes.test.ts).
+ * conditional count itself is tested against DynamoDB Local (test/integration/anonymous-writes.test.ts).
  */
 import { describe, expect, it } from 'vitest';
 import { postIntent } from '../../lambdas/catalog/intents';

@@ -5,7 +5,7 @@ import type { TaskStore } from '@a2a-js/sdk/server';
 import { A2A_TASKS_TABLE } from '../../contract/tables';
 import { tableName } from '../../platform/table-names';
 
-/** Tasks are kept 30 days (TTL); a read also ignores an expired one, as dynalite has no TTL. */
+/** Tasks are kept 30 days (TTL); a read also ignores an expired one, as DynamoDB deletes late (and the local run never). */
 export const TASK_TTL_SECONDS = 30 * 24 * 3600;
 /** DynamoDB refuses items over 400 KB; a task is refused here first, with a message that names no DynamoDB detail. */
 export const MAX_TASK_BYTES = 350 * 1024;

@@ -26,7 +26,7 @@ function toRecord(item: Record<string, unknown>): IntentRecord {
   return { id, created_at, expires_at: new Date(Date.parse(created_at) + LIFETIME_MS).toISOString(), ...others };
 }
 
-/** DynamoDB deletes an expired item within a day or two, dynalite never: a read decides by the record's own time. */
+/** DynamoDB deletes an expired item within a day or two, the local run never: a read decides by the record's own time. */
 const live = (r: IntentRecord, now: Date): boolean => Date.parse(r.expires_at) > now.getTime();
 
 function encodeCursor(key: Record<string, unknown>): string {

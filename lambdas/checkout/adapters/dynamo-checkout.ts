@@ -128,7 +128,7 @@ export function dynamoIdempotencyKeys(client: DynamoDBClient, table = tableName(
               lockedUntil: epoch(now) + IN_FLIGHT_SECONDS,
               expiresAt: epoch(now) + KEEP_SECONDS,
             }),
-            // New key, or one whose request died in flight with this same fingerprint, or one past its day (dynalite has no TTL).
+            // New key, or one whose request died in flight with this same fingerprint, or one past its day (TTL deletes late, locally never).
             ConditionExpression:
               'attribute_not_exists(pk) OR expiresAt < :now OR (#state = :flight AND lockedUntil < :now AND fingerprint = :fp)',
             ExpressionAttributeNames: { '#state': 'state' },

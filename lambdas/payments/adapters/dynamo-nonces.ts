@@ -7,7 +7,7 @@ import type { NonceStore } from '../ports';
 
 /**
  * Used nonces in DynamoDB, one item each. The single conditional write is the whole check: it
- * succeeds for a nonce never seen (or seen but expired: dynalite has no TTL), and fails for a replay.
+ * succeeds for a nonce never seen (or seen but expired: TTL deletes late, locally never), and fails for a replay.
  */
 export function dynamoNonces(client: DynamoDBClient, table = tableName(NONCES_TABLE)): NonceStore {
   return {

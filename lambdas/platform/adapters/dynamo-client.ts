@@ -4,8 +4,8 @@ import { INFRA_ENV } from '../../contract/env';
 let client: DynamoDBClient | undefined;
 
 /**
- * The process-wide DynamoDB client. DYNAMODB_ENDPOINT points it at dynalite locally
- * (with throw-away credentials, which dynalite ignores). Timeouts are short so that a
+ * The process-wide DynamoDB client. DYNAMODB_ENDPOINT points it at DynamoDB Local locally
+ * (with throw-away credentials, which DynamoDB Local ignores with -sharedDb). Timeouts are short so that a
  * throttled or unreachable table turns into a 503 well inside API Gateway's 30 s.
  */
 export function dynamoClient(env: NodeJS.ProcessEnv = process.env): DynamoDBClient {
