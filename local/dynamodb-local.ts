@@ -70,7 +70,6 @@ export async function startDynamoDbLocal(opts: { port: number; path?: string | u
     child.once('error', (e: NodeJS.ErrnoException) => reject(new Error(e.code === 'ENOENT' ? JAVA_REQUIRED : e.message)));
     child.once('exit', (code) => reject(new Error(`DynamoDB Local exited with code ${code}: ${out.slice(-800)}`)));
   });
-  exited.catch(() => undefined);
   const stop = (): Promise<void> =>
     new Promise((resolve) => {
       // Gone already: ended by itself (exitCode) or by a signal (signalCode); 'exit' will not come again.
@@ -79,14 +78,18 @@ export async function startDynamoDbLocal(opts: { port: number; path?: string | u
       child.kill('SIGTERM');
       setTimeout(() => child.kill('SIGKILL'), 5_000).unref();
     });
+  let gone = false;
+  exited.catch(() => (gone = true));
   const ready = (async () => {
     const deadline = Date.now() + READY_WITHIN_MS;
-    while (Date.now() < deadline) {
+    // Polls until it listens, or until the child is gone (then `exited` has said why).
+    while (!gone && Date.now() < deadline) {
       if (await accepts(port)) return;
       await new Promise((r) => setTimeout(r, 50));
     }
-    throw new Error(`DynamoDB Local did not listen on port ${port} within ${READY_WITHIN_MS / 1000} s: ${out.slice(-800)}`);
+    if (!gone) throw new Error(`DynamoDB Local did not listen on port ${port} within ${READY_WITHIN_MS / 1000} s: ${out.slice(-800)}`);
   })();
+  ready.catch(() => undefined);
   try {
     await Promise.race([ready, exited]);
   } catch (e) {
