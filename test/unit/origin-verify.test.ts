@@ -52,7 +52,8 @@ function secretStore(values: string[]) {
 }
 
 /** A discovery handler whose health route echoes what it saw of the caller. */
-function handlerWith(secrets: () => Promise<readonly string[]>, clock: { t: number }) {
+/** The discovery domain's handler with every route echoing the caller, behind `origin` (none: no origin check). */
+function echoHandler(origin: Parameters<typeof createDomainHandler>[1]['origin'], ports: () => object = () => ({})) {
   const seen: ApiRequest[] = [];
   const echo = (req: ApiRequest) => {
     seen.push(req);
@@ -68,10 +69,14 @@ function handlerWith(secrets: () => Promise<readonly string[]>, clock: { t: numb
       getEspDiscovery: echo,
       getX402Discovery: echo,
     },
-    ports: () => ({}),
-    origin: originGuard({ secrets, now: () => clock.t }),
+    ports,
+    origin,
   });
   return { handler, seen };
+}
+
+function handlerWith(secrets: () => Promise<readonly string[]>, clock: { t: number }) {
+  return echoHandler(originGuard({ secrets, now: () => clock.t }));
 }
 
 const body = (res: { body?: string | undefined }) => JSON.parse(res.body ?? '{}');
@@ -216,20 +221,10 @@ describe('a cold instance', () => {
     const events: string[] = [];
     let release!: () => void;
     const read = new Promise<void>((resolve) => (release = resolve));
-    const echo = (req: ApiRequest) => json(200, { caller: req.sourceIp });
-    const handler = createDomainHandler('discovery', {
-      routes: {
-        getHealth: echo,
-        getEsp: echo,
-        getShop: echo,
-        getJudges: echo,
-        getOpenApi: echo,
-        getEspDiscovery: echo,
-        getX402Discovery: echo,
-      },
-      ports: () => (events.push('ports'), {}),
-      origin: originGuard({ secrets: async () => (events.push('read'), await read, [CURRENT]) }),
-    });
+    const { handler } = echoHandler(
+      originGuard({ secrets: async () => (events.push('read'), await read, [CURRENT]) }),
+      () => (events.push('ports'), {}),
+    );
     expect((await handler(event({}), ctx)).statusCode).toBe(403);
     expect(events).toEqual([]);
     const answer = handler(fromEdge('203.0.113.5'), ctx);
@@ -246,21 +241,7 @@ describe('with no origin secret configured (hand-made events)', () => {
     expect(originGuardFromEnv({})).toBeUndefined();
     expect(originGuardFromEnv({ [INFRA_ENV.originSecretArn]: 'arn:aws:secretsmanager:us-east-1:1:secret:o' })).toBeDefined();
     expect(originGuardFromEnv({ [INFRA_ENV.originSecretFile]: '/tmp/o' })).toBeDefined();
-    const seen: ApiRequest[] = [];
-    const echo = (req: ApiRequest) => (seen.push(req), json(200, {}));
-    const handler = createDomainHandler('discovery', {
-      routes: {
-        getHealth: echo,
-        getEsp: echo,
-        getShop: echo,
-        getJudges: echo,
-        getOpenApi: echo,
-        getEspDiscovery: echo,
-        getX402Discovery: echo,
-      },
-      ports: () => ({}),
-      origin: undefined,
-    });
+    const { handler, seen } = echoHandler(undefined);
     expect((await handler(event({ [VIEWER_ADDRESS_HEADER]: '203.0.113.1' }), ctx)).statusCode).toBe(200);
     expect(seen[0]!.sourceIp).toBe(EDGE_HOST);
   });
