@@ -7,36 +7,12 @@ import { decodeProtectedHeader } from 'jose';
 import { describe, expect, it } from 'vitest';
 import { joseLicenses } from '../../lambdas/payments/adapters/jose-licenses';
 import { RotationRefused, rotateStep } from '../../lambdas/payments/core/key-rotation';
-import type { LicenseKeys, SecretVersions } from '../../lambdas/payments/ports';
+import type { LicenseKeys } from '../../lambdas/payments/ports';
+import { fakeSecretVersions } from '../support/fake-secret';
 
-/** A secret as Secrets Manager keeps it: versions with values and staging labels. */
+/** The fake secret, and the license keys a function loads from it. */
 function fakeSecret(first: string, rotationEnabled = true) {
-  const values = new Map<string, string>([['v1', first]]);
-  const stages = new Map<string, string[]>([['v1', ['AWSCURRENT']]]);
-  const secret: SecretVersions = {
-    async describe() {
-      return { rotationEnabled, versions: Object.fromEntries(stages) };
-    },
-    async value(of) {
-      if ('versionId' in of) return values.get(of.versionId);
-      const id = [...stages].find(([, s]) => s.includes(of.stage))?.[0];
-      return id === undefined ? undefined : values.get(id);
-    },
-    async putPending(versionId, value) {
-      values.set(versionId, value);
-    },
-    async makeCurrent(versionId, fromVersionId) {
-      for (const [id, s] of stages)
-        stages.set(
-          id,
-          s.filter((x) => x !== 'AWSPREVIOUS'),
-        );
-      stages.set(fromVersionId, ['AWSPREVIOUS']);
-      stages.set(versionId, ['AWSCURRENT']);
-    },
-  };
-  /** What Secrets Manager does when a rotation starts: a new version id labelled AWSPENDING. */
-  const start = (token: string) => stages.set(token, ['AWSPENDING']);
+  const { secret, start, stages } = fakeSecretVersions(first, rotationEnabled);
   const keys = async (): Promise<LicenseKeys> => {
     const current = await secret.value({ stage: 'AWSCURRENT' });
     const previous = await secret.value({ stage: 'AWSPREVIOUS' });

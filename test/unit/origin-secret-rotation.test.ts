@@ -19,36 +19,12 @@ import {
   type OriginsConfig,
 } from '../../lambdas/platform/origin-secret-rotation';
 import { originGuard } from '../../lambdas/platform/origin-verify';
-import { RotationRefused, rotateSecretStep, type SecretVersions } from '../../lambdas/platform/secret-rotation';
+import { RotationRefused, rotateSecretStep } from '../../lambdas/platform/secret-rotation';
+import { fakeSecretVersions } from '../support/fake-secret';
 
-/** A secret as Secrets Manager keeps it: versions with values and staging labels. */
+/** The fake secret, and what a function reads: the values of the accepted labels. */
 function fakeSecret(first: string) {
-  const values = new Map<string, string>([['v1', first]]);
-  const stages = new Map<string, string[]>([['v1', ['AWSCURRENT']]]);
-  const secret: SecretVersions = {
-    async describe() {
-      return { rotationEnabled: true, versions: Object.fromEntries(stages) };
-    },
-    async value(of) {
-      if ('versionId' in of) return values.get(of.versionId);
-      const id = [...stages].find(([, s]) => s.includes(of.stage))?.[0];
-      return id === undefined ? undefined : values.get(id);
-    },
-    async putPending(versionId, value) {
-      values.set(versionId, value);
-    },
-    async makeCurrent(versionId, fromVersionId) {
-      for (const [id, s] of stages)
-        stages.set(
-          id,
-          s.filter((x) => x !== 'AWSPREVIOUS' && x !== 'AWSPENDING'),
-        );
-      stages.set(fromVersionId, ['AWSPREVIOUS']);
-      stages.set(versionId, ['AWSCURRENT']);
-    },
-  };
-  /** What Secrets Manager does when a rotation starts: a new version id labelled AWSPENDING. */
-  const start = (token: string) => stages.set(token, ['AWSPENDING']);
+  const { secret, start, stages } = fakeSecretVersions(first);
   /** What a function reads: the values of the accepted labels. */
   const accepted = async () =>
     (await Promise.all(ACCEPTED_ORIGIN_SECRET_STAGES.map((stage) => secret.value({ stage })))).filter((v): v is string => v !== undefined);
