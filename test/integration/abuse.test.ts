@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { ROUTES, type RouteDefinition } from '../../lambdas/contract/routes';
 import { requestFrom, type SourcedResponse } from '../support/source-address';
 import { killStarted, runStart, sharedStackEnv, type StartedProcess } from '../support/spawn-start';
+import { rateLimitedBody } from '../support/failure-bodies';
 
 let s: StartedProcess;
 beforeAll(async () => {
@@ -117,14 +118,7 @@ describe('per-caller rate limits', () => {
       const limited = await to('127.0.0.5', path)();
       expect(limited.status, path).toBe(429);
       expect(Number(limited.headers['retry-after'])).toBeGreaterThan(0);
-      expect(limited.body).toMatchObject({
-        ok: false,
-        error: 'rate_limited',
-        error_code: 'RATE_LIMITED',
-        message: expect.any(String),
-        retry: true,
-        tip: expect.any(String),
-      });
+      expect(limited.body).toMatchObject(rateLimitedBody());
     }
     const other = await to('127.0.0.6', '/api/pay')();
     expect(other.status).not.toBe(429);

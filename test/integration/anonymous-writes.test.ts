@@ -22,6 +22,7 @@ import { signInWithXHeader } from '../../local/sign-in-with-x';
 import { scanItems } from '../../lambdas/platform/adapters/dynamo-client';
 import { chainTools } from '../support/chain';
 import { requestFrom } from '../support/source-address';
+import { rateLimitedBody } from '../support/failure-bodies';
 
 const base = inject('baseUrl');
 const rpcUrl = inject('rpcUrl');
@@ -65,15 +66,7 @@ describe('intent bounties are bounded (finding 5)', () => {
     const limited = await postFrom('127.0.0.31', bounty('One too many'));
     expect(limited.status).toBe(429);
     expect(Number(limited.headers['retry-after'])).toBeGreaterThan(0);
-    expect(limited.body).toMatchObject({
-      ok: false,
-      error: 'rate_limited',
-      error_code: 'RATE_LIMITED',
-      message: expect.any(String),
-      retry: true,
-      tip: expect.any(String),
-      details: { scope: 'intent', limit: 20, window_seconds: 60 },
-    });
+    expect(limited.body).toMatchObject(rateLimitedBody({ scope: 'intent', limit: 20, window_seconds: 60 }));
     const other = await postFrom('127.0.0.32', bounty('A need from someone else'));
     expect(other.status, other.text).toBe(200);
   });

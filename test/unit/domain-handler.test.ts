@@ -7,6 +7,7 @@ import { json } from '../../lambdas/platform/http';
 import { INFRA_ENV } from '../../lambdas/contract/env';
 import { ORIGIN_VERIFY_HEADER, VIEWER_ADDRESS_HEADER } from '../../lambdas/contract/edge-identity';
 import { originGuard, type OriginGuard } from '../../lambdas/platform/origin-verify';
+import { rateLimitedBody } from '../support/failure-bodies';
 
 const ev = (routeKey: string): APIGatewayProxyEventV2 =>
   ({
@@ -207,14 +208,7 @@ describe('createDomainHandler rate limits (from the route table)', () => {
     const limited = await handler(from('POST /api/pay', '198.51.100.5'), ctx);
     expect(limited.statusCode).toBe(429);
     expect(Number(limited.headers?.['retry-after'])).toBe(30); // the first of the 300 leaves the window 30 s from now
-    expect(JSON.parse(limited.body as string)).toMatchObject({
-      ok: false,
-      error: 'rate_limited',
-      error_code: 'RATE_LIMITED',
-      retry: true,
-      message: expect.any(String),
-      tip: expect.any(String),
-    });
+    expect(JSON.parse(limited.body as string)).toMatchObject(rateLimitedBody());
     expect((await handler(from('POST /api/pay', '198.51.100.6'), ctx)).statusCode).toBe(200);
     // Unlimited routes of the same function are not counted.
     expect((await handler(ev('GET /api/access'), ctx)).statusCode).toBe(200);
