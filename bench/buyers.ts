@@ -12,12 +12,11 @@
  * Usage: npx tsx bench/buyers.ts [buyers=8] [purchasesPerBuyer=15]
  */
 import { readFileSync } from 'node:fs';
-import { createPublicClient, createWalletClient, erc20Abi, http, type Address } from 'viem';
+import type { Address } from 'viem';
 import { ensureTestTokens, startAnvil, testAccount, TREASURY_ACCOUNT_INDEX } from '../local/anvil';
 import { startDynamoDbLocal } from '../local/dynamodb-local';
-import { localChain } from '../local/local-chain';
 import { chainTools } from '../test/support/chain';
-import { percentile, startDynamoProxy, startMarket } from './harness';
+import { percentile, startDynamoProxy, startMarket, transferForChallenge } from './harness';
 
 const buyers = Number(process.argv[2] ?? '8');
 const perBuyer = Number(process.argv[3] ?? '15');
@@ -58,7 +57,6 @@ const market = await startMarket({
   TREASURY_ADDRESS: treasury,
 });
 const chain = chainTools(anvil.rpcUrl);
-const reader = createPublicClient({ transport: http(anvil.rpcUrl) });
 
 // Every purchase is of a skill no one bought before: the catalog's skills, in order.
 const skills = (JSON.parse(readFileSync(new URL('../dist/catalog/entries.json', import.meta.url), 'utf8')) as { id: string }[]).map(
@@ -70,19 +68,14 @@ let next = 0;
 /** One purchase by buyer account `index`: challenge, transfer, proof. Answers the unlock's milliseconds. */
 async function buy(index: number): Promise<number> {
   const skill = skills[next++]!;
-  const account = testAccount(index);
-  const challenge = (await (await fetch(`${market.url}/api/pay?skill=${skill}`)).json()) as {
-    accepts: { amount?: string; maxAmountRequired?: string }[];
-  };
-  const amount = BigInt(challenge.accepts[0]!.amount ?? challenge.accepts[0]!.maxAmountRequired!);
-  const wallet = createWalletClient({ account, chain: localChain(anvil.rpcUrl), transport: http(anvil.rpcUrl) });
-  const hash = await wallet.writeContract({
-    address: tokens.USDC as Address,
-    abi: erc20Abi,
-    functionName: 'transfer',
-    args: [treasury, amount],
+  const hash = await transferForChallenge({
+    marketUrl: market.url,
+    rpcUrl: anvil.rpcUrl,
+    usdc: tokens.USDC as Address,
+    treasury,
+    account: testAccount(index),
+    skill,
   });
-  await reader.waitForTransactionReceipt({ hash, pollingInterval: 50 });
   const started = performance.now();
   const res = await fetch(`${market.url}/api/pay`, { method: 'POST', headers: { 'x-payment': JSON.stringify({ txHash: hash, skill }) } });
   const ms = performance.now() - started;

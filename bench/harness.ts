@@ -2,6 +2,8 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createServer, request } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { createPublicClient, createWalletClient, erc20Abi, http, type Address, type Hex, type LocalAccount } from 'viem';
+import { localChain } from '../local/local-chain';
 
 export interface Served {
   url: string;
@@ -146,4 +148,26 @@ export async function startDynamoProxy(
     url: `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`,
     stop: () => new Promise<void>((r) => proxy.close(() => r())),
   };
+}
+
+/**
+ * An x402 v1 buyer's first two steps: the skill's 402 challenge, then a USDC transfer of its amount
+ * to the treasury from `account`, mined. Answers the transaction hash the buyer's proof names.
+ */
+export async function transferForChallenge(opts: {
+  marketUrl: string;
+  rpcUrl: string;
+  usdc: Address;
+  treasury: Address;
+  account: LocalAccount;
+  skill: string;
+  fetch?: typeof fetch;
+}): Promise<Hex> {
+  const res = await (opts.fetch ?? fetch)(`${opts.marketUrl}/api/pay?skill=${opts.skill}`);
+  const { accepts } = (await res.json()) as { accepts: { amount?: string; maxAmountRequired?: string }[] };
+  const amount = BigInt(accepts[0]!.amount ?? accepts[0]!.maxAmountRequired!);
+  const wallet = createWalletClient({ account: opts.account, chain: localChain(opts.rpcUrl), transport: http(opts.rpcUrl) });
+  const hash = await wallet.writeContract({ address: opts.usdc, abi: erc20Abi, functionName: 'transfer', args: [opts.treasury, amount] });
+  await createPublicClient({ transport: http(opts.rpcUrl) }).waitForTransactionReceipt({ hash, pollingInterval: 50 });
+  return hash;
 }

@@ -19,13 +19,12 @@
  */
 import { wrapFetchWithPayment, x402Client } from '@x402/fetch';
 import { registerExactEvmScheme } from '@x402/evm/exact/client';
-import { createPublicClient, createWalletClient, erc20Abi, http, type Address, type Hex } from 'viem';
+import { createPublicClient, http, type Address, type Hex } from 'viem';
 import { ensureRelayer, ensureTestTokens, startAnvil, testAccount, TREASURY_ACCOUNT_INDEX } from '../local/anvil';
 import { DEFAULT_MEMORY_MB } from '../lambdas/contract/infra';
 import { startDynamoDbLocal } from '../local/dynamodb-local';
-import { localChain } from '../local/local-chain';
 import { chainTools } from '../test/support/chain';
-import { percentile, startDynamoProxy, startMarket, startRpcCounter } from './harness';
+import { percentile, startDynamoProxy, startMarket, startRpcCounter, transferForChallenge } from './harness';
 
 const purchases = Number(process.argv[2] ?? '20');
 const rpcRoundTripMs = Number(process.argv[3] ?? '100');
@@ -188,17 +187,15 @@ try {
       const account = testAccount(offset + i);
       await chain.setTokenBalance(tokens.USDC, account.address, 10n ** 9n);
       await chain.setEthBalance(account.address, 10n ** 18n);
-      const challenge = await f(`${market.url}/api/pay?skill=${SKILL}`);
-      const { accepts } = (await challenge.json()) as { accepts: { amount?: string; maxAmountRequired?: string; payTo: string }[] };
-      const wallet = createWalletClient({ account, chain: localChain(anvil.rpcUrl), transport: http(anvil.rpcUrl) });
-      const amount = BigInt(accepts[0]!.amount ?? accepts[0]!.maxAmountRequired!);
-      const hash = await wallet.writeContract({
-        address: tokens.USDC as Address,
-        abi: erc20Abi,
-        functionName: 'transfer',
-        args: [treasury, amount],
+      const hash = await transferForChallenge({
+        marketUrl: market.url,
+        rpcUrl: anvil.rpcUrl,
+        usdc: tokens.USDC as Address,
+        treasury,
+        account,
+        skill: SKILL,
+        fetch: f,
       });
-      await anvilClient.waitForTransactionReceipt({ hash, pollingInterval: 50 });
       const res = await f(`${market.url}/api/pay`, {
         method: 'POST',
         headers: { 'x-payment': JSON.stringify({ txHash: hash, skill: SKILL }) },
