@@ -260,24 +260,22 @@ describe('AP2 mandates', () => {
       return http402.encodePaymentSignatureHeader(await http402.createPaymentPayload(required))['PAYMENT-SIGNATURE']!;
     };
     const balance = () => chain.pub.readContract({ address: usdc, abi: erc20Abi, functionName: 'balanceOf', args: [wallet.address] });
+    /** What the agent sends for `skill`: a fresh signed authorization, the mandate, and its own sign-in. */
+    const underMandate = async (skill: string) => ({
+      'payment-signature': await signedFor(skill),
+      'x-ap2-mandate': mid,
+      'sign-in-with-x': await signInWithXHeader({ account: bot, baseUrl: base, skill }),
+    });
     const before = await balance();
 
     // GET /api/pay (a stock client's retry of the challenge's URL) applies the mandate as POST does: outside its scope, refused.
-    const onGet = await call('GET', `/api/pay?skill=${CRITIC}`, undefined, {
-      'payment-signature': await signedFor(CRITIC),
-      'x-ap2-mandate': mid,
-      'sign-in-with-x': await signInWithXHeader({ account: bot, baseUrl: base, skill: CRITIC }),
-    });
+    const onGet = await call('GET', `/api/pay?skill=${CRITIC}`, undefined, await underMandate(CRITIC));
     expect(onGet.status, onGet.text).toBe(403);
     expect(onGet.body.error_code).toBe('AP2_MANDATE_REJECTED');
     expect(await balance()).toBe(before);
 
     // Outside the mandate's scope: refused before the relayer sends anything (finding 4).
-    const refused = await call('POST', `/api/pay?skill=${CRITIC}`, undefined, {
-      'payment-signature': await signedFor(CRITIC),
-      'x-ap2-mandate': mid,
-      'sign-in-with-x': await signInWithXHeader({ account: bot, baseUrl: base, skill: CRITIC }),
-    });
+    const refused = await call('POST', `/api/pay?skill=${CRITIC}`, undefined, await underMandate(CRITIC));
     expect(refused.status, refused.text).toBe(403);
     expect(refused.body.error_code).toBe('AP2_MANDATE_REJECTED');
     expect(await balance()).toBe(before);
@@ -287,11 +285,7 @@ describe('AP2 mandates', () => {
     });
 
     // In scope, signed by the agent on the skill's resource (no transaction exists yet): settled the first time (on GET here).
-    const bought = await call('GET', `/api/pay?skill=${JUDGE}`, undefined, {
-      'payment-signature': await signedFor(JUDGE),
-      'x-ap2-mandate': mid,
-      'sign-in-with-x': await signInWithXHeader({ account: bot, baseUrl: base, skill: JUDGE }),
-    });
+    const bought = await call('GET', `/api/pay?skill=${JUDGE}`, undefined, await underMandate(JUDGE));
     expect(bought.status, bought.text).toBe(200);
     expect(await balance()).toBe(before - cost);
     expect((await call('GET', `/api/mandates?wallet=${wallet.address}`)).body.mandates[0].spent).toMatchObject({
@@ -300,11 +294,7 @@ describe('AP2 mandates', () => {
     });
 
     // The budget is spent (the GET's purchase counted): the next one is refused, and again nothing moves.
-    const over = await call('POST', `/api/pay?skill=${JUDGE}`, undefined, {
-      'payment-signature': await signedFor(JUDGE),
-      'x-ap2-mandate': mid,
-      'sign-in-with-x': await signInWithXHeader({ account: bot, baseUrl: base, skill: JUDGE }),
-    });
+    const over = await call('POST', `/api/pay?skill=${JUDGE}`, undefined, await underMandate(JUDGE));
     expect(over.status, over.text).toBe(403);
     expect(await balance()).toBe(before - cost);
   }, 60_000);
