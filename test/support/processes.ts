@@ -4,7 +4,6 @@
  */
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 
 /** The pids of `pid`'s children (none when it has none). */
 export const childPids = (pid: number): number[] => {
@@ -37,10 +36,4 @@ export const exitsSoon = async (pid: number): Promise<boolean> => {
 };
 
 /** A port free on 127.0.0.1 a moment ago. */
-export const freePort = (): Promise<number> =>
-  new Promise((resolve) => {
-    const server = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
+export { freePort } from '../../local/free-port';
