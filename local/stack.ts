@@ -44,6 +44,8 @@ export interface RunningStack {
   dynamoEndpoint: string;
   /** Whether anvil was started by us (false when RPC_URLS points elsewhere). */
   localChain: boolean;
+  /** Whether DynamoDB Local was started by us (false when DYNAMODB_ENDPOINT points elsewhere). */
+  localDatabase: boolean;
   tokens: { USDC: Address | undefined; USDbC: Address | undefined; reused: boolean };
   treasury: string | undefined;
   legacyTreasury: string | undefined;
@@ -230,6 +232,7 @@ export async function startStack(opts: StackOptions): Promise<RunningStack> {
       rpcUrls,
       dynamoEndpoint,
       localChain: anvil !== undefined,
+      localDatabase: externalDynamo === undefined,
       tokens: { USDC: config.assets.USDC, USDbC: config.assets.USDbC, reused: tokens?.reused ?? true },
       treasury: config.treasury,
       legacyTreasury: config.legacyTreasury,

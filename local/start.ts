@@ -9,7 +9,6 @@ import { BUYER_ACCOUNT_INDEXES, BUYER_TOKEN_BALANCE, testAccount } from './anvil
 import { DEFAULT_DYNAMODB_PORT } from './dynamodb-local';
 import { StackStartError, startStack } from './stack';
 import { CHAIN_ID } from '../lambdas/contract/chain';
-import { INFRA_ENV } from '../lambdas/contract/env';
 import { links } from '../lambdas/contract/links';
 import { SECRET_SETTINGS, SETTINGS } from '../lambdas/contract/settings';
 import { AppError } from '../lambdas/platform/errors';
@@ -29,9 +28,6 @@ const intEnv = (name: string, fallback: number): number => {
 const dataDir = env['EPHEMERAL'] === '1' ? undefined : (env['DATA_DIR'] ?? fileURLToPath(new URL('../.data', import.meta.url)));
 // Quiet by default: one warning line per failure, not one JSON line per request.
 process.env['POWERTOOLS_LOG_LEVEL'] ??= 'WARN';
-
-// Read before the stack starts: it sets DYNAMODB_ENDPOINT for the handlers.
-const externalDynamo = env[INFRA_ENV.dynamodbEndpoint]?.trim() || undefined;
 
 /** Whether the checkout domain will find Stripe keys (it reads the same variables), and where the SDK connects. */
 function cardCheckoutLine(e: NodeJS.ProcessEnv, baseUrl: string): string {
@@ -78,7 +74,7 @@ try {
     ...(stack.listenUrl === stack.baseUrl ? [] : [`  Listening on    ${stack.listenUrl}  (PUBLIC_BASE_URL is what the API advertises)`]),
     `  Health          ${stack.listenUrl}/api/health    Readiness  ${stack.listenUrl}/api/ready`,
     `  RPC             ${stack.rpcUrls.join(', ')}  (chain id ${CHAIN_ID}${stack.localChain ? ', anvil' : ''})`,
-    `  DynamoDB        ${stack.dynamoEndpoint}${externalDynamo ? '' : ' (DynamoDB Local)'}`,
+    `  DynamoDB        ${stack.dynamoEndpoint}${stack.localDatabase ? ' (DynamoDB Local)' : ''}`,
     `  USDC            ${stack.tokens.USDC}`,
     `  USDbC           ${stack.tokens.USDbC}`,
     `  Treasury        ${stack.treasury}  (payTo of every challenge)`,
