@@ -1,5 +1,5 @@
 import { ACCESS_TABLE, NONCES_TABLE, SETTLEMENTS_TABLE } from '../contract/tables';
-import { TALLY_WRITER, type DomainInfra } from '../contract/infra';
+import { SALE_WRITER, type DomainInfra } from '../contract/infra';
 
 /**
  * Access unlocks packs (it settles through payments: ledger, licenses, confirmation loops) and
@@ -8,7 +8,7 @@ import { TALLY_WRITER, type DomainInfra } from '../contract/infra';
 export const infra: DomainInfra = {
   tables: [
     // Claims (unlocks, subscription periods, meter top-ups) are tallied changes; a card sale's license is checked against its sale.
-    ...TALLY_WRITER,
+    ...SALE_WRITER,
     { table: NONCES_TABLE.logicalName, access: 'readWrite' },
     { table: ACCESS_TABLE.logicalName, access: 'readWrite' },
     // x402 v2: each signed authorization is claimed, stored signed, and its gas recorded.

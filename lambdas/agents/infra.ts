@@ -1,11 +1,11 @@
 import { A2A_TASKS_TABLE, ACCESS_TABLE, NONCES_TABLE, SETTLEMENTS_TABLE } from '../contract/tables';
-import { TALLY_WRITER, type DomainInfra } from '../contract/infra';
+import { SALE_WRITER, type DomainInfra } from '../contract/infra';
 
 /** MCP's unlock tool settles like POST /api/pay (ledger, packs, licenses, confirmations, mandates); A2A keeps tasks; the card is signed with KMS. */
 export const infra: DomainInfra = {
   tables: [
     // MCP's unlock claims, a tallied change; a card sale's license is checked against its sale.
-    ...TALLY_WRITER,
+    ...SALE_WRITER,
     { table: A2A_TASKS_TABLE.logicalName, access: 'readWrite' },
     { table: NONCES_TABLE.logicalName, access: 'readWrite' },
     // MCP's unlock settles under mandates (their spend) and its access tools read wallets' items.

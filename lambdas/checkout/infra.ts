@@ -1,5 +1,5 @@
 import { CHECKOUT_TABLE } from '../contract/tables';
-import { TALLY_WRITER, type DomainInfra } from '../contract/infra';
+import { SALE_WRITER, type DomainInfra } from '../contract/infra';
 
 /**
  * Checkout keeps its sessions, records card sales (through payments) and delivers their packs
@@ -9,7 +9,7 @@ export const infra: DomainInfra = {
   tables: [
     { table: CHECKOUT_TABLE.logicalName, access: 'readWrite' },
     // Recording a card sale is a tallied change.
-    ...TALLY_WRITER,
+    ...SALE_WRITER,
   ],
   data: ['catalog', 'sealed'],
   licenseKey: true,

@@ -21,14 +21,13 @@ export interface TableGrant {
 }
 
 /**
- * What a function that changes a tallied record (claims, reorgs, card sales) needs: its change
- * is a journal entry it folds at once, and a fold may finish any interrupted change of either
- * kind from the record itself (lambdas/payments/tally-journal.ts), so it writes all three.
+ * What a function that records sales needs: it claims transfers in the ledger and records card
+ * sales (one conditional write each, nothing shared), and reads the figures the fold keeps.
  */
-export const TALLY_WRITER: readonly TableGrant[] = [
+export const SALE_WRITER: readonly TableGrant[] = [
   { table: LEDGER_TABLE.logicalName, access: 'readWrite' },
   { table: CARD_SALES_TABLE.logicalName, access: 'readWrite' },
-  { table: TALLIES_TABLE.logicalName, access: 'readWrite' },
+  { table: TALLIES_TABLE.logicalName, access: 'read' },
 ];
 
 /** A function run on a schedule (EventBridge Scheduler in AWS, a timer locally), with its input. */
@@ -61,6 +60,12 @@ export interface DomainInfra {
   relaysPayments?: boolean;
   /** The Lambda entry (under the domain's folder) that the confirmation state machine invokes, if the domain owns it. */
   confirmationTask?: string;
+  /**
+   * The Lambda entry (under the domain's folder) that folds these tables' streams (logical names;
+   * each must have `stream`): in AWS an event source mapping per table, with its retries, a
+   * dead-letter queue and alarms; locally a poller of DynamoDB Local's stream calling the same handler.
+   */
+  streamFold?: { entry: string; tables: readonly string[] };
   /** A Lambda entry (under the domain's folder) run on schedules, with the domain's grants. */
   scheduledTask?: { entry: string; schedules: readonly ScheduledRun[] };
   /** The Lambda entry Secrets Manager runs to rotate the license signing key, and how often. */

@@ -3,8 +3,9 @@
  * indexes and TTL attribute. CDK creates them from this, the local runtime creates the
  * same tables in DynamoDB Local, and Lambdas learn each physical name from the env var named here.
  *
- * Every state change is a single-item conditional write (no TransactWriteItems), which
- * DynamoDB Local, the local database when this was designed, supported, and which is also the cheaper design on DynamoDB.
+ * A purchase writes what is the buyer's own only: one conditional PutItem claims a transfer. Shared
+ * figures are folded from the ledger's and card sales' streams (`stream`), off the purchase path.
+ * Indexes project only what their queries read, and no index key of the ledger is one constant value.
  */
 
 export interface KeyAttribute {
@@ -12,10 +13,14 @@ export interface KeyAttribute {
   type: 'S' | 'N';
 }
 
+/** What an index copies from the table: each copy is written (and paid for) with every change of an item it holds. */
+export type IndexProjection = { type: 'KEYS_ONLY' } | { type: 'INCLUDE'; attributes: readonly string[] } | { type: 'ALL' };
+
 export interface IndexDefinition {
   name: string;
   partitionKey: KeyAttribute;
   sortKey?: KeyAttribute;
+  projection: IndexProjection;
 }
 
 export interface TableDefinition {
@@ -29,45 +34,95 @@ export interface TableDefinition {
   ttlAttribute?: string;
   /** Kept when the stack is deleted: the ledger is the proof of every sale. */
   retain: boolean;
+  /**
+   * The table's changes feed the figures' fold (DynamoDB Streams, new and old images): in AWS an
+   * event source mapping of the fold function, locally a poller of DynamoDB Local's stream.
+   */
+  stream?: true;
   description: string;
 }
 
+/** How many partitions the public list of unlocks is spread over (`listKey = UNLOCK#<n>`), so no index key is hot. */
+export const LEDGER_LIST_SHARDS = 4;
+
+/**
+ * The row fields the public lists show (/api/proof, the ESP cycle's prove step): what `bySkill`
+ * copies beside its keys, and `recent` with the skill too. (An index always holds the table's key
+ * and its own, and DynamoDB refuses a key attribute among the ones it copies.)
+ */
+export const LEDGER_LIST_ATTRIBUTES = [
+  'txHash',
+  'network',
+  'kind',
+  'status',
+  'amount',
+  'asset',
+  'assetContract',
+  'payer',
+  'blockNumber',
+  'confirmations',
+] as const;
+
 /**
  * The unlock ledger. One item per claimed transfer, keyed `pk = <network>#<lower-case tx hash>`:
- * the conditional PutItem on that key is what makes one transfer unlock one skill once.
- * `gsi1` (constant partition `UNLOCK`, sort `<iso time>#<tx>`) lists the newest unlocks;
- * `gsi2` (partition = skill id) filters the ledger by skill; `gsi3` (partition = `payer`, the
- * EIP-55 address every row already carries, sort = `recordedAt`) is a wallet's history, reorged
- * claims included, for access decisions. Keyed on attributes every row has, so DynamoDB
- * backfills it over rows written before it existed: no migration. `gsi4` (partition = payer,
- * only while confirmed) answers a wallet's first and latest payment with one read each.
- * Each row also carries its journal marks (`jseq`, `jpending`, `jv`; see TALLIES_TABLE).
+ * the conditional PutItem on that key is what makes one transfer unlock one thing once, and it
+ * is the only write of a purchase. Indexes, each sorted by `recordedAt` (ties are fine: index keys
+ * need not be unique) and each copying only what its reads use:
+ * - `recent`: confirmed unlocks, newest first, spread over `LEDGER_LIST_SHARDS` partitions
+ *   (`listKey = UNLOCK#<n>`, n from the tx hash; a reorg removes it); a page reads every shard.
+ * - `bySkill`: every row of a skill (`skill`), reorged ones filtered on read (they are rare).
+ * - `byPayer`: a wallet's rows (`payer`, EIP-55) with their status: its first and last payment.
+ * - `owned`: what a wallet owns, `owner = <lower-case payer>#<product>` on confirmed rows only
+ *   (a reorg removes it): whether a wallet owns a skill is one Query of one small partition.
  * `kind` says what a row paid for: a skill unlock (absent on rows older than kinds), a
  * subscription period, or a meter top-up; `skill` then holds the plan id or `meter`.
+ * Its stream feeds the figures (lambdas/ledger/fold.ts).
  */
 export const LEDGER_TABLE = {
   logicalName: 'Ledger',
   env: 'LEDGER_TABLE',
   partitionKey: { name: 'pk', type: 'S' },
   indexes: [
-    { name: 'gsi1', partitionKey: { name: 'gsi1pk', type: 'S' }, sortKey: { name: 'gsi1sk', type: 'S' } },
-    { name: 'gsi2', partitionKey: { name: 'gsi2pk', type: 'S' }, sortKey: { name: 'gsi2sk', type: 'S' } },
-    { name: 'gsi3', partitionKey: { name: 'payer', type: 'S' }, sortKey: { name: 'recordedAt', type: 'S' } },
-    { name: 'gsi4', partitionKey: { name: 'gsi4pk', type: 'S' }, sortKey: { name: 'gsi4sk', type: 'S' } },
+    {
+      name: 'recent',
+      partitionKey: { name: 'listKey', type: 'S' },
+      sortKey: { name: 'recordedAt', type: 'S' },
+      projection: { type: 'INCLUDE', attributes: [...LEDGER_LIST_ATTRIBUTES, 'skill'] },
+    },
+    {
+      name: 'bySkill',
+      partitionKey: { name: 'skill', type: 'S' },
+      sortKey: { name: 'recordedAt', type: 'S' },
+      projection: { type: 'INCLUDE', attributes: LEDGER_LIST_ATTRIBUTES },
+    },
+    {
+      name: 'byPayer',
+      partitionKey: { name: 'payer', type: 'S' },
+      sortKey: { name: 'recordedAt', type: 'S' },
+      projection: { type: 'INCLUDE', attributes: ['status'] },
+    },
+    {
+      name: 'owned',
+      partitionKey: { name: 'owner', type: 'S' },
+      sortKey: { name: 'recordedAt', type: 'S' },
+      projection: { type: 'KEYS_ONLY' },
+    },
   ],
   retain: true,
+  stream: true,
   description: 'Confirmed unlocks: the public proof ledger and the source of every revenue figure.',
 } as const satisfies TableDefinition;
 
 /**
- * The aggregate model (lambdas/payments/tally-journal.ts): every figure is read from here, in
- * a few items, however long the ledger grows. Keyed `pk` + `sk`:
- * - `SEQ`/`-`: the journal's sequence; `J`/`<12-digit seq>`: one entry per change of a ledger
- *   row or card sale (reserved, published with the record's new state, or void);
- *   `CURSOR`/`-`: the next entry to fold.
- * - `TOTAL`/`-`, `DAY`/`<yyyy-mm-dd>`, `WALLET`/`<address>`: tally items, flat counters
- *   (`n|<channel>|<asset>|<product>` …) and `appliedSeq`, the last entry each has folded.
- * Derived data: the reconcile job recomputes every tally from the ledger and the card sales.
+ * The figures (lambdas/ledger/fold.ts), folded from the ledger's and card sales' streams: small
+ * counter items (`n` confirmed count, `a` confirmed amount in the asset's unit, `r` claims a
+ * reorg dropped), keyed `pk` + `sk`:
+ * - `TOTAL` / `<product>|<channel>|<asset>`: all time, one item per product, channel and asset;
+ * - `DAY#<yyyy-mm>` / `<dd>|<product>|<channel>|<asset>`: one UTC day's confirmed revenue;
+ * - `WALLET#<lower-case address>` / `<product>|<channel>|<asset>`: one payer's record.
+ * Each item also keeps, per stream shard that folded into it, the last stream record it applied
+ * (`w<hash>`), so a batch delivered again adds nothing twice. Derived data: `npm run reconcile`
+ * recounts every figure from the ledger and the card sales and compares.
  */
 export const TALLIES_TABLE = {
   logicalName: 'Tallies',
@@ -76,7 +131,7 @@ export const TALLIES_TABLE = {
   sortKey: { name: 'sk', type: 'S' },
   indexes: [],
   retain: true,
-  description: 'The figures: a journal of ledger and card-sale changes, folded in order into a few tally items.',
+  description: "The figures: small counters per product, day and wallet, folded from the ledger's and card sales' streams.",
 } as const satisfies TableDefinition;
 
 /**
@@ -91,7 +146,7 @@ export const INTENTS_TABLE = {
   logicalName: 'Intents',
   env: 'INTENTS_TABLE',
   partitionKey: { name: 'id', type: 'S' },
-  indexes: [{ name: 'gsi1', partitionKey: { name: 'gsi1pk', type: 'S' }, sortKey: { name: 'gsi1sk', type: 'S' } }],
+  indexes: [{ name: 'gsi1', partitionKey: { name: 'gsi1pk', type: 'S' }, sortKey: { name: 'gsi1sk', type: 'S' }, projection: { type: 'ALL' } }],
   ttlAttribute: 'expiresAt',
   retain: true,
   description: 'Intent bounties: what agents asked for, with success criteria.',
@@ -133,7 +188,7 @@ export const ACCESS_TABLE = {
   logicalName: 'Access',
   env: 'ACCESS_TABLE',
   partitionKey: { name: 'pk', type: 'S' },
-  indexes: [{ name: 'gsi1', partitionKey: { name: 'gsi1pk', type: 'S' }, sortKey: { name: 'gsi1sk', type: 'S' } }],
+  indexes: [{ name: 'gsi1', partitionKey: { name: 'gsi1pk', type: 'S' }, sortKey: { name: 'gsi1sk', type: 'S' }, projection: { type: 'ALL' } }],
   retain: true,
   description: "Wallets' AP2 mandates, subscriptions and prepaid meters, with what each has spent.",
 } as const satisfies TableDefinition;
@@ -151,7 +206,7 @@ export const CHECKOUT_TABLE = {
   logicalName: 'Checkout',
   env: 'CHECKOUT_TABLE',
   partitionKey: { name: 'pk', type: 'S' },
-  indexes: [{ name: 'gsi1', partitionKey: { name: 'stripeSessionId', type: 'S' } }],
+  indexes: [{ name: 'gsi1', partitionKey: { name: 'stripeSessionId', type: 'S' }, projection: { type: 'ALL' } }],
   ttlAttribute: 'expiresAt',
   retain: true,
   description: 'Card checkout sessions (ACP, UCP), the answers saved for Idempotency-Keys and the Stripe events handled.',
@@ -161,13 +216,14 @@ export const CHECKOUT_TABLE = {
  * Card sales: one item per paid checkout session (`id` = our session id), written once by a
  * conditional PutItem whichever of Stripe's deliveries arrives first. Apart from the proof
  * ledger, which holds on-chain unlocks only; a card license is checked against its sale here.
- * `gsi1` (constant partition `SALE`, sort `<iso time>#<id>`) lists sales by time for finance.
+ * No index: finance reads sales from the table's exports. Its stream feeds the card channel's figures.
  */
 export const CARD_SALES_TABLE = {
   logicalName: 'CardSales',
   env: 'CARD_SALES_TABLE',
   partitionKey: { name: 'id', type: 'S' },
-  indexes: [{ name: 'gsi1', partitionKey: { name: 'gsi1pk', type: 'S' }, sortKey: { name: 'gsi1sk', type: 'S' } }],
+  indexes: [],
+  stream: true,
   retain: true,
   description: 'Card sales (Stripe): one per paid checkout session, the card channel of revenue.',
 } as const satisfies TableDefinition;

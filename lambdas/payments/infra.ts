@@ -1,6 +1,6 @@
 import { LICENSE_KEY_ROTATION_DAYS, RECONCILE_EVERY_MINUTES, TALLY_FOLD_EVERY_MINUTES } from '../contract/schedules';
 import { NONCES_TABLE, SETTLEMENTS_TABLE } from '../contract/tables';
-import { TALLY_WRITER, type DomainInfra } from '../contract/infra';
+import { SALE_WRITER, type DomainInfra } from '../contract/infra';
 
 /**
  * Payments claims transfers in the ledger (a tallied change), unlocks sealed packs, signs
@@ -11,7 +11,7 @@ import { TALLY_WRITER, type DomainInfra } from '../contract/infra';
  */
 export const infra: DomainInfra = {
   tables: [
-    ...TALLY_WRITER,
+    ...SALE_WRITER,
     // Wallet signatures are single-use: their nonces are recorded.
     { table: NONCES_TABLE.logicalName, access: 'readWrite' },
     // x402 v2: each signed authorization is claimed, stored signed, and its gas recorded.
