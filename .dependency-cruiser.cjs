@@ -3,7 +3,8 @@
  * `npm run lint` (and so in `npm test` and CI). Chosen over eslint-plugin-boundaries because one
  * declarative file covers all of them, import cycles included, on the resolved module graph.
  *
- *   contract  <  platform  <  catalog  <  payments  <  access, checkout  <  discovery  <  agents
+ *   contract  <  platform  <  catalog  <  ledger  <  payments  <  access, checkout  <  discovery  <  agents
+ *   (insights reads the books: catalog and ledger only)
  *   (a domain may use a lower domain only through its index.ts; its wiring.ts builds its ports
  *   from its adapters and from the lower domains' faces, never from their wiring.ts; a wiring.ts
  *   is loaded only by its own domain's Lambda entry or face, with import(), so that adapters and
@@ -44,6 +45,20 @@ module.exports = {
       severity: 'error',
       from: { path: ['^lambdas/[^/]+/[a-z-]*handler\\.ts$', '^lambdas/[^/]+/index\\.ts$'] },
       to: { path: '^lambdas/[^/]+/wiring\\.ts$', dependencyTypesNot: ['dynamic-import'] },
+    },
+    {
+      name: 'ledger-is-below-payments',
+      comment: 'The ledger (rows, card sales, figures, the fold) knows nothing of taking money: payments and the domains above it use the ledger, never the reverse.',
+      severity: 'error',
+      from: { path: '^lambdas/ledger/' },
+      to: { path: '^lambdas/(payments|access|checkout|discovery|agents|insights)/' },
+    },
+    {
+      name: 'insights-reads-the-books-only',
+      comment: 'Insights reports figures: it reads the ledger and the catalog, and none of the domains that take money.',
+      severity: 'error',
+      from: { path: '^lambdas/insights/' },
+      to: { path: '^lambdas/(payments|access|checkout|discovery|agents)/' },
     },
     {
       name: 'contract-is-the-bottom',

@@ -1,10 +1,9 @@
 /**
- * `npm run reconcile`: recounts every ledger row and card sale and compares the tallies the
- * figures are read from, against the running local stack's DynamoDB Local (`npm start`), or the
- * DynamoDB at DYNAMODB_ENDPOINT. Prints the report as JSON; exits 0 when every tally equals the
- * recount, 1 when one differs, 2 when the records kept changing or the database is unreachable.
- * In AWS the same task runs daily on a schedule (and on demand: invoke the tally function with
- * `{"task":"reconcile"}`).
+ * `npm run reconcile`: recounts every ledger row and card sale and compares the figures the fold
+ * keeps, against the running local stack's DynamoDB Local (`npm start`), or the DynamoDB at
+ * DYNAMODB_ENDPOINT. Prints the report as JSON; exits 0 when every figure equals the recount, 1
+ * when one differs, 2 when the records kept changing or the database is unreachable. In AWS the
+ * same function runs daily on a schedule (and on demand: invoke the ledger's reconcile function).
  */
 import { INFRA_ENV } from '../lambdas/contract/env';
 import { DEFAULT_DYNAMODB_PORT } from './dynamodb-local';
@@ -19,10 +18,10 @@ env['AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED'] ??= 'true';
 env['POWERTOOLS_LOG_LEVEL'] ??= 'ERROR';
 
 try {
-  const { handler } = await import('../lambdas/payments/tally-handler.ts');
-  const report = await handler({ task: 'reconcile' });
+  const { handler } = await import('../lambdas/ledger/reconcile-handler.ts');
+  const report = await handler();
   console.log(JSON.stringify(report, null, 2));
-  process.exit('state' in report && report.state === 'equal' ? 0 : 'state' in report && report.state === 'different' ? 1 : 2);
+  process.exit(report.state === 'equal' ? 0 : report.state === 'different' ? 1 : 2);
 } catch (e) {
   console.error(`reconcile could not run against ${env[INFRA_ENV.dynamodbEndpoint]}: ${(e as Error).message}`);
   console.error('Is `npm start` running? Set DYNAMODB_ENDPOINT (or DYNAMODB_PORT) to reach another database.');

@@ -14,7 +14,6 @@ import { readConfigFromEnv } from '../lambdas/platform/config';
 import { dynamoClient } from '../lambdas/platform/adapters/dynamo-client';
 import { readOrCreateOriginSecret } from '../lambdas/platform/adapters/file-origin-secret';
 import { TABLES } from '../lambdas/contract/tables';
-import { TALLY_FOLD_EVERY_MINUTES } from '../lambdas/contract/schedules';
 import { LOCAL_LEGACY_TREASURY, TREASURY_ACCOUNT_INDEX, ensureRelayer, ensureTestTokens, startAnvil, testAccount } from './anvil';
 import { chainSnapshot } from './chain-snapshot';
 import { createTables } from './create-tables';
@@ -203,27 +202,7 @@ export async function startStack(opts: StackOptions): Promise<RunningStack> {
           server.closeAllConnections();
         }),
     );
-    // EventBridge Scheduler's fold, as a timer in this process (and once now, for what the last run left).
-    let folded: Promise<void> = Promise.resolve();
-    const fold = (): void => {
-      folded = import('../lambdas/payments/tally-handler.ts')
-        .then((m) => m.handler({ task: 'fold' }))
-        .then(
-          () => undefined,
-          (e: Error) => console.warn(`tally fold failed (the next one retries): ${e.message}`),
-        );
-    };
-    fold();
-    const folding = setInterval(fold, TALLY_FOLD_EVERY_MINUTES * 60_000).unref();
-    // A stop lets a fold under way finish before the table it writes goes: a stack stopped right
-    // after it started (a short test run) printed a failed fold on every teardown.
-    stops.push(async () => {
-      clearInterval(folding);
-      // Bounded: a fold stuck on a table that stopped answering must not hold Ctrl-C.
-      let giveUp: NodeJS.Timeout | undefined;
-      await Promise.race([folded, new Promise<void>((resolve) => (giveUp = setTimeout(resolve, 5_000)))]);
-      clearTimeout(giveUp);
-    });
+    // FOLD-POLLER
     const { config } = readConfigFromEnv();
 
     return {

@@ -7,7 +7,7 @@
 import { CAIP2, formatAtomic } from '../contract/chain';
 import { invalidRequest } from '../platform/errors';
 import { json, type ApiRequest, type ApiResponse } from '../platform/http';
-import { walletFigures } from '../payments';
+import { walletFigures } from '../ledger';
 import { walletParam } from './params';
 import type { AccessPorts } from './ports';
 

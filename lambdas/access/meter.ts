@@ -153,7 +153,7 @@ export async function postMeter(req: ApiRequest, ports: AccessPorts): Promise<Ap
     if (draw.kind === 'drawn') charged = price;
     // The same rule on the meter row the draw just wrote; no purchase or plan covered the skill, or
     // the decision would not have been the meter's, so those facts are empty without a re-read.
-    after = decide({ purchases: [], subscriptions: [], meter: draw.record }, entry, ports.catalog.pricing.plans, now);
+    after = decide({ purchase: undefined, subscriptions: [], meter: draw.record }, entry, ports.catalog.pricing.plans, now);
   }
   // Otherwise already the wallet's (a purchase, a subscription, an earlier draw): delivered without a charge.
   const { ok: _ok, ...access } = decisionView(after, entry, body.wallet, ports, req.baseUrl);

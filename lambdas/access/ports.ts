@@ -4,7 +4,8 @@
  * payments domain it settles through. Interfaces only; `wiring.ts` builds them.
  */
 import type { Catalog } from '../catalog';
-import type { Ledger, NonceStore, PaymentsPorts } from '../payments';
+import type { Ledger } from '../ledger';
+import type { NonceStore, PaymentsPorts } from '../payments';
 
 /** One AP2 constraint as this service enforces it (see core/mandate.ts for the accepted set). */
 export type MandateConstraint =

@@ -9,7 +9,8 @@
  *      delivered, and to whom), and again for that same caller within the retry window.
  * Anyone else: 403 LICENSE_REQUIRED, naming the license.
  */
-import { CARD_NETWORK, callerId, cardSaleOf, deliverCardSale, PAYMENT_ERRORS, type CardSale } from '../payments';
+import type { CardSale } from '../ledger';
+import { CARD_NETWORK, callerId, cardSaleOf, deliverCardSale, PAYMENT_ERRORS } from '../payments';
 import { invalidRequest, notFound, type AppError } from '../platform/errors';
 import { CHECKOUT_ERRORS } from './errors';
 import { json, type ApiRequest, type ApiResponse } from '../platform/http';

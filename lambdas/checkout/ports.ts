@@ -3,7 +3,8 @@
  * Idempotency-Keys, the Stripe events already handled, and the card processor (Stripe).
  * Interfaces only; `wiring.ts` builds them and `adapters/` implements them.
  */
-import type { CardSale, PaymentsPorts } from '../payments';
+import type { CardSale } from '../ledger';
+import type { PaymentsPorts } from '../payments';
 import type { AppError } from '../platform/errors';
 
 /** The agentic-commerce protocol a session was opened with; a session answers only on its own protocol's paths. */

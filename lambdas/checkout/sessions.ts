@@ -13,7 +13,8 @@
  * browser's redirect. Every change is one conditional write, so racing deliveries agree.
  */
 import { links } from '../contract/links';
-import { cardSaleOf, recordCardSale, type CardSale } from '../payments';
+import type { CardSale } from '../ledger';
+import { cardSaleOf, recordCardSale } from '../payments';
 import { invalidRequest, notFound, type AppError } from '../platform/errors';
 import { CHECKOUT_ERRORS } from './errors';
 import type { ApiRequest } from '../platform/http';

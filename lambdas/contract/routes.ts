@@ -4,7 +4,7 @@
  * each domain's handler must implement exactly its routes (checked by the type system).
  */
 
-export const DOMAINS = ['discovery', 'catalog', 'payments', 'agents', 'access', 'insights', 'checkout'] as const;
+export const DOMAINS = ['discovery', 'catalog', 'payments', 'agents', 'access', 'insights', 'checkout', 'ledger'] as const;
 export type Domain = (typeof DOMAINS)[number];
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT';
@@ -129,7 +129,7 @@ export const ROUTES = [
   {
     method: 'GET',
     path: '/api/proof',
-    domain: 'payments',
+    domain: 'ledger',
     operationId: 'getProof',
     summary: 'The public proof ledger of confirmed unlocks (optionally one skill).',
   },

@@ -66,14 +66,16 @@ export const LEDGER_LIST_ATTRIBUTES = [
 /**
  * The unlock ledger. One item per claimed transfer, keyed `pk = <network>#<lower-case tx hash>`:
  * the conditional PutItem on that key is what makes one transfer unlock one thing once, and it
- * is the only write of a purchase. Indexes, each sorted by `recordedAt` (ties are fine: index keys
- * need not be unique) and each copying only what its reads use:
- * - `recent`: confirmed unlocks, newest first, spread over `LEDGER_LIST_SHARDS` partitions
- *   (`listKey = UNLOCK#<n>`, n from the tx hash; a reorg removes it); a page reads every shard.
- * - `bySkill`: every row of a skill (`skill`), reorged ones filtered on read (they are rare).
- * - `byPayer`: a wallet's rows (`payer`, EIP-55) with their status: its first and last payment.
- * - `owned`: what a wallet owns, `owner = <lower-case payer>#<product>` on confirmed rows only
- *   (a reorg removes it): whether a wallet owns a skill is one Query of one small partition.
+ * is the only write of a purchase. Indexes, each copying only what its reads use:
+ * - `recent`: confirmed unlocks, newest first (`listSort = <recordedAt>#<tx>`, unique, so pages
+ *   neither skip nor repeat a row), spread over `LEDGER_LIST_SHARDS` partitions (`listKey =
+ *   UNLOCK#<n>`, n from the tx hash; a reorg removes it); a page reads every shard.
+ * - `bySkill`: every row of a skill (`skill`, by `listSort`), reorged ones filtered on read (rare).
+ * - `byPayer`: a wallet's rows (`payer`, EIP-55, by `recordedAt`) with their status: its first
+ *   and last payment.
+ * - `owned`: what a wallet owns, `owner = <lower-case payer>#<kind>#<product>` on confirmed rows
+ *   only (a reorg removes it), by `recordedAt`: whether a wallet owns a skill is one Query of one
+ *   small partition, whatever its history.
  * `kind` says what a row paid for: a skill unlock (absent on rows older than kinds), a
  * subscription period, or a meter top-up; `skill` then holds the plan id or `meter`.
  * Its stream feeds the figures (lambdas/ledger/fold.ts).
@@ -86,13 +88,13 @@ export const LEDGER_TABLE = {
     {
       name: 'recent',
       partitionKey: { name: 'listKey', type: 'S' },
-      sortKey: { name: 'recordedAt', type: 'S' },
+      sortKey: { name: 'listSort', type: 'S' },
       projection: { type: 'INCLUDE', attributes: [...LEDGER_LIST_ATTRIBUTES, 'skill'] },
     },
     {
       name: 'bySkill',
       partitionKey: { name: 'skill', type: 'S' },
-      sortKey: { name: 'recordedAt', type: 'S' },
+      sortKey: { name: 'listSort', type: 'S' },
       projection: { type: 'INCLUDE', attributes: LEDGER_LIST_ATTRIBUTES },
     },
     {

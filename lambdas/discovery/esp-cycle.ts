@@ -7,7 +7,8 @@ import { links } from '../contract/links';
 import { absoluteEntry, type Catalog } from '../catalog';
 import type { CatalogEntry } from '../contract/catalog-data';
 import type { MarketConfig } from '../contract/settings';
-import { buildChallenge, publicRow, unlockFigures, type Figures, type Ledger } from '../payments';
+import { publicRow, unlockFigures, type Figures, type Ledger } from '../ledger';
+import { buildChallenge } from '../payments';
 
 export const ESP_PROTOCOL_VERSION = '1.0.0';
 

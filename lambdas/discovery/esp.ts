@@ -7,7 +7,7 @@ import { CAIP2, formatAtomic, NETWORK, TX_HASH } from '../contract/chain';
 import { invalidRequest } from '../platform/errors';
 import { json, type ApiRequest, type ApiResponse } from '../platform/http';
 import { requireSkill, skillRequired } from '../catalog';
-import { publicRow, unlockFigures } from '../payments';
+import { publicRow, unlockFigures } from '../ledger';
 import { ESP_PROTOCOL_VERSION, espCycle } from './esp-cycle';
 import { links, SKILL_PLACEHOLDER } from '../contract/links';
 import type { DiscoveryPorts } from './ports';

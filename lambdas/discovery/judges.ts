@@ -1,6 +1,6 @@
 import { json, type ApiRequest, type ApiResponse } from '../platform/http';
 import { skillCard } from '../catalog';
-import { unlockFigures } from '../payments';
+import { unlockFigures } from '../ledger';
 import { SEED_JUDGES } from './esp';
 import { links } from '../contract/links';
 import type { DiscoveryPorts } from './ports';

@@ -1,7 +1,7 @@
 /** What the discovery domain needs: configuration, the catalog, a read-only view of the ledger and its figures. Interfaces only. */
 import type { Catalog } from '../catalog';
 import type { MarketConfig } from '../contract/settings';
-import type { Figures, Ledger } from '../payments';
+import type { Figures, Ledger } from '../ledger';
 
 export interface DiscoveryPorts {
   config: MarketConfig;

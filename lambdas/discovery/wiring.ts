@@ -1,6 +1,6 @@
 /** Builds the discovery ports from the environment, through the catalog's and payments' public faces. */
 import { catalogFromEnv } from '../catalog';
-import { figuresFromEnv, ledgerFromEnv } from '../payments';
+import { figuresFromEnv, ledgerFromEnv } from '../ledger';
 import { INFRA_ENV } from '../contract/env';
 import { readConfigFromEnv } from '../platform/config';
 import { originSecretTarget } from '../platform/origin-secret-rotation';

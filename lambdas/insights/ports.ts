@@ -6,7 +6,7 @@ import type { Catalog } from '../catalog';
 import type { BundleDefinition, Listings } from '../contract/catalog-data';
 import type { EvalReport } from '../contract/eval-report';
 import type { SecurityReport } from '../contract/security-report';
-import type { Figures } from '../payments';
+import type { Figures } from '../ledger';
 
 /** What the catalog build wrote beside the catalog (dist/catalog), read once per process. */
 export interface BuildReports {

@@ -11,7 +11,7 @@ import { links } from '../contract/links';
 import { invalidRequest } from '../platform/errors';
 import { json, type ApiRequest, type ApiResponse } from '../platform/http';
 import { optionalString } from '../platform/query';
-import { revenueLines, TALLY_DECIMALS, type Counters, type RevenueLine, type TallyAsset } from '../payments';
+import { revenueLines, TALLY_DECIMALS, type Counters, type RevenueLine, type TallyAsset } from '../ledger';
 import type { InsightsPorts } from './ports';
 
 export const REVENUE_WINDOW = { defaultDays: 30, maxDays: 366 } as const;

@@ -9,7 +9,7 @@
 import { addDays, dayOf } from '../contract/days';
 import { links } from '../contract/links';
 import { json, type ApiRequest, type ApiResponse } from '../platform/http';
-import { revenueLines, type Counters } from '../payments';
+import { revenueLines, type Counters } from '../ledger';
 import type { InsightsPorts } from './ports';
 
 const WINDOWS = [

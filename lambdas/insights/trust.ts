@@ -9,7 +9,7 @@ import { links } from '../contract/links';
 import type { CatalogEntry } from '../contract/catalog-data';
 import { requireSkill } from '../catalog';
 import { json, type ApiRequest, type ApiResponse } from '../platform/http';
-import { reorgedLines, revenueLines, type Counters } from '../payments';
+import { reorgedLines, revenueLines, type Counters } from '../ledger';
 import type { InsightsPorts } from './ports';
 
 function scorecards(

@@ -1,6 +1,6 @@
 /** Builds the insights ports from the environment, through the catalog's and payments' public faces. */
 import { catalogFromEnv } from '../catalog';
-import { figuresFromEnv } from '../payments';
+import { figuresFromEnv } from '../ledger';
 import { fileReports } from './adapters/report-files';
 import type { InsightsPorts } from './ports';
 

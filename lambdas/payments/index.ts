@@ -6,20 +6,9 @@
  * imported from outside it (the linter holds this).
  */
 import type { unlockWithAuthorization as UnlockWithAuthorization } from './authorization';
-import type { Figures, Ledger, PaymentsPorts } from './ports';
+import type { PaymentsPorts } from './ports';
 
-export type { CardSale, Figures, Ledger, LedgerKind, LedgerRow, NonceStore, PaymentsPorts, SignInWithX } from './ports';
-export {
-  reorgedLines,
-  revenueLines,
-  TALLY_DECIMALS,
-  unlockFigures,
-  walletFigures,
-  type RevenueLine,
-  type UnlockFigures,
-  type WalletFigures,
-} from './figures';
-export type { Channel, Counters, TallyAsset } from './core/tally';
+export type { NonceStore, PaymentsPorts, SignInWithX } from './ports';
 export { CARD_NETWORK, cardSaleOf, deliverCardSale, recordCardSale } from './card-sale';
 export { buildChallenge, buildPaymentRequired, MAX_TIMEOUT_SECONDS, productChallenge, X402_V2, X402_VERSION } from './core/challenge';
 export { METER_PRODUCT, productFor, rowKind, skillProduct, type Product } from './core/product';
@@ -38,16 +27,12 @@ export { readProof, signInWithXOf, type ProofInput } from './proof-input';
 export const unlockWithAuthorization: typeof UnlockWithAuthorization = async (...args) =>
   (await import('./authorization')).unlockWithAuthorization(...args);
 export { deliverPack, settleResponse, settlementHeaders, type Settlement, type Unlocked } from './unlock-response';
-export { PROOF_LIMIT, proofDocument, publicRow } from './proof';
 export { readSignInWithXHeader } from './proof-input';
 
 /**
- * This deployment's payments ports, proof ledger and figures, built from the environment by
- * payments' own wiring: what another function's composition (access, agents, checkout,
- * discovery, insights) builds its ports from. The wiring and its adapters (the AWS SDK, viem)
+ * This deployment's payments ports, built from the environment by payments' own wiring: what
+ * another function's composition (access, agents, checkout, discovery) builds its ports from. The wiring and its adapters (the AWS SDK, viem)
  * load with the first call, in a chunk of their own.
  */
 export const paymentsPortsFromEnv = async (env?: NodeJS.ProcessEnv): Promise<PaymentsPorts> =>
   (await import('./wiring')).paymentsPortsFromEnv(env);
-export const ledgerFromEnv = async (): Promise<Ledger> => (await import('./wiring')).ledgerFromEnv();
-export const figuresFromEnv = async (): Promise<Figures> => (await import('./wiring')).figuresFromEnv();

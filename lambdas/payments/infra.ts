@@ -1,13 +1,12 @@
-import { LICENSE_KEY_ROTATION_DAYS, RECONCILE_EVERY_MINUTES, TALLY_FOLD_EVERY_MINUTES } from '../contract/schedules';
+import { LICENSE_KEY_ROTATION_DAYS } from '../contract/schedules';
 import { NONCES_TABLE, SETTLEMENTS_TABLE } from '../contract/tables';
 import { SALE_WRITER, type DomainInfra } from '../contract/infra';
 
 /**
- * Payments claims transfers in the ledger (a tallied change), unlocks sealed packs, signs
- * licenses and starts confirmation loops, whose task (confirm-handler.ts) it owns; it also owns
- * the tally task (tally-handler.ts): the scheduled fold and the daily reconcile, and the
- * license key's rotation (license-rotation-handler.ts), which Secrets Manager runs. /api/ready
- * describes every table.
+ * Payments claims transfers in the ledger (one conditional write; the figures follow from the
+ * ledger's stream), unlocks sealed packs, signs licenses and starts confirmation loops, whose task
+ * (confirm-handler.ts) it owns; it also owns the license key's rotation
+ * (license-rotation-handler.ts), which Secrets Manager runs. /api/ready describes every table.
  */
 export const infra: DomainInfra = {
   tables: [
@@ -25,21 +24,4 @@ export const infra: DomainInfra = {
   relaysPayments: true,
   confirmationTask: 'confirm-handler.ts',
   licenseKeyRotation: { entry: 'license-rotation-handler.ts', everyDays: LICENSE_KEY_ROTATION_DAYS },
-  scheduledTask: {
-    entry: 'tally-handler.ts',
-    schedules: [
-      {
-        id: 'TallyFold',
-        everyMinutes: TALLY_FOLD_EVERY_MINUTES,
-        input: { task: 'fold' },
-        description: 'Folds journaled changes an interrupted writer left into the tallies',
-      },
-      {
-        id: 'TallyReconcile',
-        everyMinutes: RECONCILE_EVERY_MINUTES,
-        input: { task: 'reconcile' },
-        description: 'Recounts every ledger row and card sale and compares the tallies',
-      },
-    ],
-  },
 };

@@ -171,11 +171,10 @@ export async function packForPayer(skill: string | undefined, proof: SignInWithX
   requireSoundConfig(ports);
   const entry = requireSkill(ports.catalog, skill);
   const signedIn = await checkedSignIn(proof, ports, baseUrl, undefined, links(baseUrl).skill(entry.id).challenge);
-  const rows = await ports.ledger.byPayer(signedIn.address, entry.id);
-  const row = rows
-    .filter((r) => r.status === 'confirmed' && r.skill === entry.id && rowKind(r) === 'unlock')
-    .sort((a, b) => b.recordedAt.localeCompare(a.recordedAt))[0];
-  if (!row) return undefined;
+  // Its newest unlock of the skill from the `owned` index, then the row itself (strongly consistent): two reads whatever its history.
+  const owned = await ports.ledger.owned(signedIn.address, entry.id, 'last');
+  const row = owned && (await ports.ledger.get(owned.network, owned.txHash));
+  if (!row || row.status !== 'confirmed' || row.skill !== entry.id || rowKind(row) !== 'unlock') return undefined;
   await signedIn.spendNonce();
   return deliverClaim(entry, row, true, ports, baseUrl);
 }

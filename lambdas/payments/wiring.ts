@@ -5,6 +5,7 @@
  * on first use.
  */
 import { catalogFromEnv } from '../catalog';
+import { cardSalesFromEnv, figuresFromEnv, ledgerFromEnv } from '../ledger';
 import { INFRA_ENV } from '../contract/env';
 import { TABLES } from '../contract/tables';
 import { dynamoClient } from '../platform/adapters/dynamo-client';
@@ -14,11 +15,8 @@ import { errorResponse, type ApiRequest } from '../platform/http';
 import { logger } from '../platform/logger';
 import { cacheFor, cacheUntilFailure } from '../platform/memo';
 import { withNegativeCache } from './adapters/cached-chain-reader';
-import { dynamoCardSales } from './adapters/dynamo-card-sales';
-import { dynamoLedger } from './adapters/dynamo-ledger';
 import { dynamoNonces } from './adapters/dynamo-nonces';
 import { dynamoTableProbe } from './adapters/dynamo-table-probe';
-import { dynamoTallies } from './adapters/dynamo-tallies';
 import { filePackStore } from './adapters/file-pack-store';
 import { joseLicenses } from './adapters/jose-licenses';
 import { fileLicenseSecret, newLicenseKey, secretsManagerLicenseSecret } from './adapters/license-secret';
@@ -34,50 +32,11 @@ import { privateKeyRelayerAccount, viemRelayer } from './adapters/viem-relayer';
 import { x402AuthorizationVerifier } from './adapters/x402-authorization-verifier';
 import { x402PaymentRequiredHeader } from './adapters/x402-payment-required';
 import { challengeAnswer } from './challenge-answer';
-import type { CardSales, CardSaleStore, Figures, Ledger, LedgerStore, PaymentsPorts, SecretVersions, X402Settlement } from './ports';
-import type { ReconcilePorts } from './reconcile';
+import type { PaymentsPorts, SecretVersions, X402Settlement } from './ports';
 import { rpcUrlsFromEnv, type RpcUrls } from '../platform/rpc-urls';
-import { talliedCardSales, talliedLedger, tallyJournal } from './tally-journal';
-
-/** The stores behind the figures and the journal that keeps them. */
-export interface TallyParts extends ReconcilePorts {
-  ledger: LedgerStore;
-  cardSales: CardSaleStore;
-}
 
 /** How long /api/ready's probes of tables and RPC providers are shared between callers. */
 const READY_PROBE_TTL_MS = 5_000;
-
-/** The tables behind the figures and the journal that keeps them; one per process. */
-let tallyParts: TallyParts | undefined;
-export function tallyPortsFromEnv(): TallyParts {
-  if (tallyParts) return tallyParts;
-  const client = dynamoClient();
-  const ledger = dynamoLedger(client);
-  const cardSales = dynamoCardSales(client);
-  const tallies = dynamoTallies(client);
-  const now = () => new Date();
-  const journal = tallyJournal({ tallies, sources: { ledger: ledger.source, card: cardSales.source }, now });
-  tallyParts = { ledger, cardSales, tallies, journal, now };
-  return tallyParts;
-}
-
-/** The proof ledger in DynamoDB, for the domains that read it; its claims and reorgs keep the tallies. */
-export function ledgerFromEnv(): Ledger {
-  const { ledger, journal } = tallyPortsFromEnv();
-  return talliedLedger(ledger, journal);
-}
-
-/** Card sales in DynamoDB; recording one keeps the tallies. */
-function cardSalesFromEnv(): CardSales {
-  const { cardSales, journal } = tallyPortsFromEnv();
-  return talliedCardSales(cardSales, journal);
-}
-
-/** The figures (tally items), for every domain that reports a number. */
-export function figuresFromEnv(): Figures {
-  return dynamoTallies(dynamoClient());
-}
 
 /** The canary's challenge exactly as GET /api/pay answers it (`challengeAnswer`, which access's route calls), in-process (no HTTP, no fabricated event). */
 function liveChallenge(ports: PaymentsPorts) {
@@ -149,9 +108,9 @@ export async function paymentsPortsFromEnv(env: NodeJS.ProcessEnv = process.env)
     }),
     catalog: await catalogFromEnv(),
     chain: withNegativeCache(viemChainReader(rpcUrls)),
-    ledger: ledgerFromEnv(),
-    cardSales: cardSalesFromEnv(),
-    figures: figuresFromEnv(),
+    ledger: await ledgerFromEnv(),
+    cardSales: await cardSalesFromEnv(),
+    figures: await figuresFromEnv(),
     packs: filePackStore(),
     licenses: joseLicenses(
       secretArn ? secretsManagerLicenseSecret(secretArn) : fileLicenseSecret(env[INFRA_ENV.licenseSecretFile], (m) => logger.warn(m)),

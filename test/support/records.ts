@@ -1,5 +1,5 @@
 /** Ledger rows and card sales for the store-level tests: transfer `n` by one of two payers. */
-import type { CardSale, LedgerRow } from '../../lambdas/payments/ports';
+import type { CardSale, LedgerRow } from '../../lambdas/ledger';
 
 export const PAYERS = ['0x70997970C51812dc3A010C7d01b50e0d17dc79C8', '0x3C44CdDdB6a900fa2b585dd299e03d12FA4293BC'] as const;
 export const tx = (n: number): string => `0x${n.toString(16).padStart(64, '0')}`;

@@ -8,7 +8,7 @@
  * charges the price); or nothing, with what to do next.
  */
 import type { CatalogEntry, SubscriptionPlan } from '../../contract/catalog-data';
-import type { LedgerRow } from '../../payments';
+import type { PaymentRef } from '../../ledger';
 import type { AccessPorts, MeterRecord, SubscriptionRecord } from '../ports';
 
 export type AccessDecision =
@@ -21,8 +21,8 @@ export type AccessDecision =
 
 /** What the decision is made from: stored rows only. */
 export interface AccessFacts {
-  /** The wallet's ledger rows for this skill (any status). */
-  purchases: readonly LedgerRow[];
+  /** The wallet's first confirmed unlock of this skill, if it has one (what it owns). */
+  purchase: PaymentRef | undefined;
   subscriptions: readonly SubscriptionRecord[];
   meter: MeterRecord | undefined;
 }
@@ -44,9 +44,7 @@ export function meterHeadroom(meter: MeterRecord, now: Date): bigint | undefined
 /** The rules, pure: the same facts and time always give the same answer. */
 export function decide(facts: AccessFacts, skill: CatalogEntry, plans: readonly SubscriptionPlan[], now: Date): AccessDecision {
   const price = BigInt(skill.x402.amount);
-  const bought = facts.purchases
-    .filter((r) => r.status === 'confirmed' && (r.kind ?? 'unlock') === 'unlock' && r.skill === skill.id)
-    .sort((a, b) => (a.recordedAt < b.recordedAt ? -1 : 1))[0];
+  const bought = facts.purchase;
   if (bought) return { granted: true, via: 'one-time', source: 'transfer', txHash: bought.txHash, since: bought.recordedAt, until: null };
   if (facts.meter?.drawn.includes(skill.id)) return { granted: true, via: 'one-time', source: 'meter', until: null };
 
@@ -72,17 +70,18 @@ export function decide(facts: AccessFacts, skill: CatalogEntry, plans: readonly 
   return { granted: false, via: 'none', reason: 'no_access', price: price.toString(), until: null };
 }
 
-/** Gathers a wallet's facts for one skill from the ledger and the access table, then decides. */
+/** Gathers a wallet's facts for one skill from the ledger (1 read) and the access table (2 reads), then decides. */
 export async function decideAccess(
   wallet: string,
   skill: CatalogEntry,
   now: Date,
   ports: Pick<AccessPorts, 'ledger' | 'subscriptions' | 'meters' | 'catalog'>,
 ): Promise<AccessDecision> {
-  const [purchases, subscriptions, meter] = await Promise.all([
-    ports.ledger.byPayer(wallet, skill.id),
+  // What the wallet owns is one Query of the ledger's `owned` index, whatever its history.
+  const [purchase, subscriptions, meter] = await Promise.all([
+    ports.ledger.owned(wallet, skill.id, 'first'),
     ports.subscriptions.list(wallet),
     ports.meters.get(wallet),
   ]);
-  return decide({ purchases, subscriptions, meter }, skill, ports.catalog.pricing.plans, now);
+  return decide({ purchase, subscriptions, meter }, skill, ports.catalog.pricing.plans, now);
 }

@@ -5,7 +5,7 @@
  * answers 405 to a change, and a reused Idempotency-Key 422 (docs/CHECKOUT.md).
  */
 import { links } from '../../contract/links';
-import type { CardSale } from '../../payments';
+import type { CardSale } from '../../ledger';
 import type { AppError, ErrorCode } from '../../platform/errors';
 import type { CheckoutSession, ProtocolFace, SessionState } from '../ports';
 import { paidMessage } from './delivery';

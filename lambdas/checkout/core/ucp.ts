@@ -6,7 +6,7 @@
  * session answers 409 to a change, as does a reused Idempotency-Key (docs/CHECKOUT.md).
  */
 import { links } from '../../contract/links';
-import type { CardSale } from '../../payments';
+import type { CardSale } from '../../ledger';
 import type { AppError } from '../../platform/errors';
 import type { CheckoutSession, ProtocolFace, SessionState } from '../ports';
 import { paidMessage } from './delivery';

@@ -2,7 +2,7 @@
  * The ledger's figures as the surfaces report them (ESP, shop, judges, proof, identity), read
  * from tally items: one item per question, whatever the number of rows behind it.
  */
-import { perProduct, sumsOf, type Channel, type Counters, type TallyAsset } from './core/tally';
+import { perProduct, sumsOf, type Channel, type Counters, type TallyAsset } from './core/counters';
 
 export interface UnlockFigures {
   /** Confirmed x402 unlocks. */

@@ -4,7 +4,7 @@ import { invalidRequest } from '../platform/errors';
 import { optionalInteger, optionalString } from '../platform/query';
 import { requireSkill } from '../catalog';
 import { unlockFigures } from './figures';
-import type { LedgerRow, PaymentsPorts } from './ports';
+import type { LedgerRow, ProofPorts } from './ports';
 
 export const PROOF_LIMIT = { fallback: 20, min: 1, max: 100 } as const;
 
@@ -25,11 +25,11 @@ const badCursor = () =>
   invalidRequest('cursor', 'The cursor is not one this service issued.', 'Use next_cursor from the previous page, or leave it out.');
 
 /**
- * The proof ledger document: the confirmed count (from the tallies) and one page of the newest
+ * The proof ledger document: the confirmed count (from the figures) and one page of the newest
  * rows (`limit` of them, after `cursor`), never the whole ledger.
  */
 export async function proofDocument(
-  ports: Pick<PaymentsPorts, 'ledger' | 'catalog' | 'figures' | 'config'>,
+  ports: ProofPorts,
   skillParam: string | undefined,
   limit: number,
   cursor?: string,
@@ -56,7 +56,7 @@ export async function proofDocument(
 /** GET /api/proof: the public ledger of confirmed unlocks, newest first, a page at a time. */
 export async function getProof(
   req: ApiRequest,
-  ports: Pick<PaymentsPorts, 'ledger' | 'catalog' | 'figures' | 'config'>,
+  ports: ProofPorts,
 ): Promise<ApiResponse> {
   const cursor = optionalString(req, 'cursor', { maxLength: 400 });
   return json(200, await proofDocument(ports, req.query['skill'], optionalInteger(req, 'limit', PROOF_LIMIT), cursor));

@@ -1,0 +1,41 @@
+/**
+ * The public face of the ledger domain: the proof ledger (one row per claimed transfer), card
+ * sales, the figures folded from both, and the proof document. Payments claims through it; access,
+ * discovery and insights read it. Nothing else of the ledger is imported from outside it (the
+ * linter holds this).
+ */
+import type { CardSales, Figures, Ledger } from './ports';
+
+export type {
+  CardSale,
+  CardSales,
+  ClaimResult,
+  Figures,
+  Ledger,
+  LedgerKind,
+  LedgerPage,
+  LedgerRow,
+  PaymentRef,
+  ProofPorts,
+} from './ports';
+export {
+  reorgedLines,
+  revenueLines,
+  TALLY_DECIMALS,
+  unlockFigures,
+  walletFigures,
+  type RevenueLine,
+  type UnlockFigures,
+  type WalletFigures,
+} from './figures';
+export type { Channel, Counters, TallyAsset } from './core/counters';
+export { getProof, PROOF_LIMIT, proofDocument, publicRow } from './proof';
+
+/**
+ * This deployment's ledger, card sales and figures, built from the environment by the ledger's own
+ * wiring: what another function's composition builds its ports from. The wiring and its adapters
+ * (the AWS SDK, viem) load with the first call, in a chunk of their own.
+ */
+export const ledgerFromEnv = async (): Promise<Ledger> => (await import('./wiring')).ledgerFromEnv();
+export const cardSalesFromEnv = async (): Promise<CardSales> => (await import('./wiring')).cardSalesFromEnv();
+export const figuresFromEnv = async (): Promise<Figures> => (await import('./wiring')).figuresFromEnv();

@@ -1,0 +1,146 @@
+/**
+ * The ledger domain's view of the outside: the proof ledger (one row per claimed transfer), card
+ * sales, and the figures folded from both. Interfaces only; `wiring.ts` builds them from the
+ * environment and `adapters/` implements them.
+ */
+import type { Catalog } from '../catalog';
+import type { MarketConfig } from '../contract/settings';
+import type { Counters, CounterTarget, FoldMark, MetricCounts, TallyDeltas } from './core/counters';
+
+/** What a ledger row paid for: a skill's pack, a subscription period, or a prepaid meter's balance. */
+export type LedgerKind = 'unlock' | 'subscription' | 'meter_top_up';
+
+export interface LedgerRow {
+  /** Absent on rows written before kinds existed: those are unlocks. */
+  kind?: LedgerKind;
+  network: string;
+  /** Lower-case transaction hash. */
+  txHash: string;
+  skill: string;
+  /** Atomic units actually transferred (may exceed the price). */
+  amount: string;
+  /** Atomic price of the skill (or plan, or the meter's minimum top-up) when it was claimed. */
+  price: string;
+  asset: 'USDC' | 'USDbC';
+  assetContract: string;
+  payer: string;
+  blockNumber: string;
+  blockHash: string;
+  logIndex: number;
+  confirmations: number;
+  recordedAt: string;
+  status: 'confirmed' | 'reorged';
+  /**
+   * Who made the first claim: sha256 of the caller's source address. Never published; it lets
+   * the same caller retry a lost response within the retry window without a license.
+   */
+  claimSource?: string;
+  /** Set once the finality check found the transfer still on chain after the reorg window. */
+  final?: boolean;
+}
+
+/** One page of confirmed unlocks, newest first; `next` continues after its last row. */
+export interface LedgerPage {
+  rows: LedgerRow[];
+  next: string | undefined;
+}
+
+export type ClaimResult = { claimed: true } | { claimed: false; existing: LedgerRow };
+
+/** A confirmed payment of a wallet as an index holds it: which transfer, and when it was claimed. */
+export interface PaymentRef {
+  network: string;
+  txHash: string;
+  recordedAt: string;
+}
+
+export interface Ledger {
+  /**
+   * Claims the transfer for one skill with a single conditional write: succeeds only if the
+   * transfer was never claimed, or was dropped by a reorg and is re-claimed for the same skill.
+   */
+  claim(row: LedgerRow): Promise<ClaimResult>;
+  get(network: string, txHash: string): Promise<LedgerRow | undefined>;
+  /** Marks a claim whose transfer a reorg dropped; it leaves the public listings and what its payer owns. */
+  markReorged(network: string, txHash: string): Promise<void>;
+  /** Marks a confirmed claim as past the reorg window and still on chain. */
+  markFinal(network: string, txHash: string): Promise<void>;
+  /**
+   * One page of confirmed unlocks, newest first: `limit` rows after the cursor `after` (a
+   * `next` of an earlier page). An `after` this ledger did not make is answered as undefined.
+   */
+  recent(limit: number, skill?: string, after?: string): Promise<LedgerPage | undefined>;
+  /**
+   * A wallet's first or latest confirmed payment for one product (a skill, a plan, `meter`): what
+   * it owns, one Query of one partition whatever the wallet's history (the `owned` index).
+   */
+  owned(payer: string, product: string, which: 'first' | 'last'): Promise<PaymentRef | undefined>;
+  /** A wallet's first or latest confirmed payment of any kind: one indexed read. */
+  payerEdge(payer: string, which: 'first' | 'last'): Promise<{ recordedAt: string } | undefined>;
+  /** Every row, confirmed or not, page by page: what the reconcile job recounts. */
+  scan(): AsyncIterable<LedgerRow>;
+}
+
+/**
+ * A card sale: a checkout session Stripe reported paid. Card sales are not on-chain facts, so they
+ * are kept apart from the proof ledger (on-chain unlocks only) and form their own revenue channel.
+ */
+export interface CardSale {
+  /** Our checkout session's id; also the `txHash` claim of the sale's licenses. */
+  id: string;
+  /** Which protocol opened the session. */
+  protocol: 'acp' | 'ucp';
+  skill: string;
+  /** What Stripe collected, in cents (the price at creation; no discounts are offered). */
+  amountCents: number;
+  /** The catalog's card price when the session was opened. */
+  priceCents: number;
+  currency: 'usd';
+  /** Stripe's ids, for finance and support: the Checkout Session and its PaymentIntent. */
+  stripeSessionId: string;
+  paymentIntent: string | undefined;
+  livemode: boolean;
+  recordedAt: string;
+  status: 'paid';
+}
+
+export interface CardSales {
+  /** One conditional PutItem: the first record wins, a second answers the existing sale. */
+  record(sale: CardSale): Promise<{ recorded: boolean; sale: CardSale }>;
+  get(id: string): Promise<CardSale | undefined>;
+  /** Every sale, page by page: what the reconcile job recounts. */
+  scan(): AsyncIterable<CardSale>;
+}
+
+/** The figures as readers see them: a few small items per question, whatever the ledger's size. */
+export interface Figures {
+  /** All-time counters of every product (one Query). */
+  totals(): Promise<Counters>;
+  /** One wallet's counters. */
+  wallet(address: string): Promise<Counters>;
+  /** Each day's counters from `from` to `to` (inclusive, `yyyy-mm-dd`), days with no sale left out. */
+  days(from: string, to: string): Promise<Map<string, Counters>>;
+}
+
+/** The counters table as the fold and the reconcile job write and read it. */
+export interface CounterStore {
+  /**
+   * Adds `counts` to one item and moves its shard mark to `mark.last`: one conditional UpdateItem.
+   * With `expected` null, only if the shard has applied nothing at or after `mark.first` there;
+   * otherwise only if the shard's mark is still `expected`. `stale` answers the mark the item has
+   * (a batch delivered again): the caller then applies only the records after it.
+   */
+  apply(target: CounterTarget, counts: MetricCounts, mark: FoldMark, expected: string | null): Promise<'applied' | { stale: string }>;
+  /** Every counter item, as counters by target: what the reconcile job compares with the recount. */
+  all(): Promise<TallyDeltas>;
+  /** Removes shard marks older than `before` (a shard that old is drained: nothing it holds can come again). */
+  prune(before: Date): Promise<number>;
+}
+
+/** What GET /api/proof reads: a page of the ledger, the confirmed count, the catalog for `skill`, the explorer. */
+export interface ProofPorts {
+  ledger: Pick<Ledger, 'recent'>;
+  figures: Pick<Figures, 'totals'>;
+  catalog: Catalog;
+  config: Pick<MarketConfig, 'explorerUrl'>;
+}

@@ -1,0 +1,216 @@
+/**
+ * The figures' arithmetic and the fold's redelivery rule. Folding every change a stream reports
+ * (old image → new image), in any order of records, equals the recount of the records as they end
+ * up: the property the reconcile job checks. And a batch delivered again, whole or split, or after
+ * a fold stopped half-way, adds nothing twice.
+ */
+import { describe, expect, it } from 'vitest';
+import {
+  addAll,
+  cardSaleFact,
+  changeDeltas,
+  counterName,
+  diffTallies,
+  ledgerFact,
+  markSequence,
+  parseCounter,
+  parseLine,
+  recount,
+  sumsOf,
+  targetKey,
+  type CounterTarget,
+  type FoldMark,
+  type MetricCounts,
+  type TalliedRow,
+  type TallyDeltas,
+  type TallyFact,
+} from '../../lambdas/ledger/core/counters';
+import { foldBatch, type StreamChange } from '../../lambdas/ledger/fold';
+import type { CounterStore } from '../../lambdas/ledger/ports';
+
+/** A small deterministic generator, so a failure reproduces. */
+function rng(seed: number): () => number {
+  let s = seed >>> 0;
+  return () => {
+    s = (s * 1664525 + 1013904223) >>> 0;
+    return s / 2 ** 32;
+  };
+}
+
+const KINDS = ['unlock', 'subscription', 'meter_top_up'] as const;
+const PAYERS = ['0xAbC0000000000000000000000000000000000001', '0x00000000000000000000000000000000000000d2'];
+
+/** A random history of claims, reorgs and re-claims, as the changes a stream reports, and the rows it ends with. */
+function history(seed: number, steps = 200): { changes: StreamChange[]; facts: TallyFact[] } {
+  const r = rng(seed);
+  const pick = <T>(xs: readonly T[]): T => xs[Math.floor(r() * xs.length)]!;
+  const rows = new Map<number, TalliedRow>();
+  const changes: StreamChange[] = [];
+  for (let step = 0; step < steps; step++) {
+    const id = Math.floor(r() * 25);
+    const row = rows.get(id);
+    let next: TalliedRow;
+    if (!row) {
+      next = {
+        kind: pick(KINDS),
+        skill: pick(['ten-send', 'csv-cleaner', 'pro-monthly']),
+        amount: String(1 + Math.floor(r() * 5_000_000)),
+        asset: pick(['USDC', 'USDbC'] as const),
+        payer: pick(PAYERS),
+        recordedAt: `2026-11-${String(10 + Math.floor(r() * 9))}T08:00:00.000Z`,
+        status: 'confirmed',
+      };
+    } else if (row.status === 'confirmed') {
+      next = { ...row, status: 'reorged' };
+    } else {
+      // A re-claim: same transfer, same skill; it may land on another day.
+      next = { ...row, status: 'confirmed', recordedAt: `2026-11-${String(10 + Math.floor(r() * 9))}T09:00:00.000Z` };
+    }
+    changes.push({ sequence: String(1000 + step), before: row && ledgerFact(row), after: ledgerFact(next) });
+    rows.set(id, next);
+  }
+  const sales = Array.from({ length: 5 }, (_, i) =>
+    cardSaleFact({ skill: 'csv-cleaner', amountCents: 99 + i, recordedAt: '2026-11-12T00:00:00.000Z' }),
+  );
+  sales.forEach((s, i) => changes.push({ sequence: String(1000 + steps + i), before: undefined, after: s }));
+  return { changes, facts: [...[...rows.values()].map(ledgerFact), ...sales] };
+}
+
+/** The counter table in memory, with DynamoDB's conditional update and the marks it keeps. */
+function memoryCounters(opts: { failAfter?: number } = {}) {
+  const items = new Map<string, { target: CounterTarget; counts: MetricCounts; marks: Map<string, string> }>();
+  let writes = 0;
+  const store: CounterStore = {
+    async apply(target, counts, mark: FoldMark, expected) {
+      if (opts.failAfter !== undefined && writes >= opts.failAfter) throw new Error('the fold stopped here');
+      const key = targetKey(target);
+      const item = items.get(key) ?? { target, counts: new Map(), marks: new Map() };
+      const stored = item.marks.get(mark.attribute);
+      const holds = expected === null ? stored === undefined || stored < mark.first : stored === expected;
+      if (!holds) return { stale: stored! };
+      for (const [m, v] of counts) item.counts.set(m, (item.counts.get(m) ?? 0n) + v);
+      item.marks.set(mark.attribute, `${mark.last}@1`);
+      items.set(key, item);
+      writes++;
+      return 'applied';
+    },
+    async all() {
+      const out: TallyDeltas = new Map();
+      for (const [key, { target, counts }] of items) {
+        const nonzero = new Map([...counts].filter(([, v]) => v !== 0n));
+        if (nonzero.size > 0) out.set(key, { target, counts: nonzero });
+      }
+      return out;
+    },
+    async prune() {
+      return 0;
+    },
+  };
+  return { store, writes: () => writes };
+}
+
+const shard = { streamArn: 'arn:aws:dynamodb:us-east-1:1:table/Ledger/stream/x', shardId: 'shardId-1' };
+
+describe('figures arithmetic', () => {
+  it('folds any history of claims, reorgs and re-claims to the recount of the final rows', () => {
+    for (let seed = 1; seed <= 40; seed++) {
+      const { changes, facts } = history(seed);
+      const folded: TallyDeltas = new Map();
+      for (const c of changes) addAll(folded, changeDeltas(c.before, c.after));
+      expect(diffTallies(recount(facts), folded), `seed ${seed}`).toEqual([]);
+    }
+  });
+
+  it('notices a change folded twice, or one left out', () => {
+    const claim = ledgerFact({ skill: 'ten-send', amount: '10000', asset: 'USDC', payer: PAYERS[0]!, recordedAt: '2026-11-20T00:00:00Z', status: 'confirmed' });
+    const twice = addAll(addAll(new Map(), changeDeltas(undefined, claim)), changeDeltas(undefined, claim));
+    expect(diffTallies(recount([claim]), twice)).toContainEqual({ pk: 'TOTAL', sk: 'ten-send|x402|USDC', metric: 'n', expected: '1', stored: '2' });
+    expect(diffTallies(recount([claim]), new Map())).toHaveLength(6); // n and a on the product, the day and the wallet
+  });
+
+  it('writes nothing for a change no figure reads (a row marked final)', () => {
+    const row: TalliedRow = { skill: 'ten-send', amount: '10000', asset: 'USDC', payer: PAYERS[0]!, recordedAt: '2026-11-20T00:00:00Z', status: 'confirmed' };
+    expect(changeDeltas(ledgerFact(row), ledgerFact(row)).size).toBe(0);
+  });
+
+  it('keeps a dropped claim out of revenue but on the product and the wallet', () => {
+    const dropped = recount([
+      ledgerFact({ skill: 'ten-send', amount: '10000', asset: 'USDC', payer: PAYERS[0]!, recordedAt: '2026-11-20T00:00:00Z', status: 'reorged' }),
+    ]);
+    expect([...dropped.values()].map((d) => d.target.pk).sort()).toEqual(['TOTAL', `WALLET#${PAYERS[0]!.toLowerCase()}`]);
+    expect([...dropped.values()].every((d) => [...d.counts.keys()].join() === 'r')).toBe(true);
+  });
+
+  it('reads item keys and counter names back, products with bars included, and refuses anything else', () => {
+    expect(parseLine('a|b|card|USD', false)).toEqual({ product: 'a|b', channel: 'card', asset: 'USD' });
+    expect(parseLine('07|ten-send|x402|USDbC', true)).toEqual({ day: '07', product: 'ten-send', channel: 'x402', asset: 'USDbC' });
+    for (const bad of ['ten-send|x402', 'p|wire|USDC', 'p|x402|EUR', '|x402|USDC']) expect(parseLine(bad, false)).toBeUndefined();
+    expect(parseLine('x|p|x402|USDC', true)).toBeUndefined();
+    expect(parseCounter(counterName('a', 'card', 'USD', 'a|b'))).toEqual({ metric: 'a', channel: 'card', asset: 'USD', product: 'a|b' });
+    expect(sumsOf(new Map([['n|x402|USDC|p', 2n], ['a|x402|USDC|p', 20n]])).lines).toEqual([
+      { channel: 'x402', asset: 'USDC', product: 'p', count: 2n, amount: 20n },
+    ]);
+    expect(markSequence('0000000123@1700000000')).toBe('0000000123');
+  });
+});
+
+describe('the fold under redelivery', () => {
+  it('equals the recount after each batch is delivered once, twice, and split in halves again', async () => {
+    for (let seed = 1; seed <= 10; seed++) {
+      const { changes, facts } = history(seed, 120);
+      const { store } = memoryCounters();
+      for (let i = 0; i < changes.length; i += 16) {
+        const batch = changes.slice(i, i + 16);
+        await foldBatch(batch, shard, store);
+        await foldBatch(batch, shard, store); // a retry of the whole batch
+        await foldBatch(batch.slice(0, 8), shard, store); // bisected halves of it
+        await foldBatch(batch.slice(8), shard, store);
+      }
+      expect(diffTallies(recount(facts), await store.all()), `seed ${seed}`).toEqual([]);
+    }
+  });
+
+  it('equals the recount after the fold stopped half-way through a batch and the batch came again', async () => {
+    const { changes, facts } = history(7, 120);
+    let crashed = 0;
+    // One store whose writes fail once, mid-batch, every batch.
+    const items = memoryCounters();
+    let failNext = true;
+    const flaky: CounterStore = {
+      ...items.store,
+      async apply(target, counts, mark, expected) {
+        if (failNext && items.writes() % 7 === 3) {
+          failNext = false;
+          crashed++;
+          throw new Error('the fold stopped here');
+        }
+        return items.store.apply(target, counts, mark, expected);
+      },
+    };
+    for (let i = 0; i < changes.length; i += 20) {
+      const batch = changes.slice(i, i + 20);
+      failNext = true;
+      for (;;) {
+        try {
+          await foldBatch(batch, shard, flaky);
+          break;
+        } catch {
+          // The event source mapping delivers the batch again.
+        }
+      }
+    }
+    expect(crashed).toBeGreaterThan(0);
+    expect(diffTallies(recount(facts), await items.store.all())).toEqual([]);
+  });
+
+  it('counts twice without the marks: the test can fail', async () => {
+    const { changes } = history(3, 30);
+    const { store } = memoryCounters();
+    await foldBatch(changes, shard, store);
+    // Another shard (another mark) folding the same records is counted again.
+    await foldBatch(changes, { ...shard, shardId: 'shardId-2' }, store);
+    const once: TallyDeltas = new Map();
+    for (const c of changes) addAll(once, changeDeltas(c.before, c.after));
+    expect(diffTallies(once, await store.all()).length).toBeGreaterThan(0);
+  });
+});
