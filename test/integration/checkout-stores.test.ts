@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { dynamoCheckoutSessions, dynamoHandledEvents, dynamoIdempotencyKeys } from '../../lambdas/checkout/adapters/dynamo-checkout';
 import type { CheckoutSession } from '../../lambdas/checkout/ports';
 import { CARD_SALES_TABLE, CHECKOUT_TABLE } from '../../lambdas/contract/tables';
-import { dynamoCardSales } from '../../lambdas/payments/adapters/dynamo-card-sales';
+import { dynamoCardSales } from '../../lambdas/ledger/adapters/dynamo-card-sales';
 import type { CardSale } from '../../lambdas/payments/ports';
 import { throwawayDynamo, type ThrowawayDynamo } from '../support/dynamodb-local';
 
@@ -113,10 +113,10 @@ describe('card sales', () => {
       recordedAt: T0.toISOString(),
       status: 'paid',
     };
-    const [a, b] = await Promise.all([sales.recordAt(sale, 1), sales.recordAt({ ...sale, recordedAt: '2026-11-23T12:00:05.000Z' }, 2)]);
+    const [a, b] = await Promise.all([sales.record(sale), sales.record({ ...sale, recordedAt: '2026-11-23T12:00:05.000Z' })]);
     expect([a.recorded, b.recorded].sort()).toEqual([false, true]);
     const [won, lost] = a.recorded ? [a, b] : [b, a];
-    // The loser reads the stored sale (undefined fields are not stored), which also carries its journal marks.
+    // The loser gets the stored sale (undefined fields are not stored) from the refusal itself.
     const stored = JSON.parse(JSON.stringify(won.sale)) as Record<string, unknown>;
     expect(lost.sale).toMatchObject(stored);
     expect(await sales.get('chk_sale')).toMatchObject(stored);

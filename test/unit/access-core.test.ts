@@ -4,7 +4,6 @@ import { decide, type AccessFacts } from '../../lambdas/access/core/decide-acces
 import { MandateSchema, mandateId, mandateProblem, spendLimits, type MandatedPurchase } from '../../lambdas/access/core/mandate';
 import type { MandateDocument, MandateRecord } from '../../lambdas/access/ports';
 import { loadCatalogFiles } from '../../lambdas/catalog/adapters/catalog-files';
-import type { LedgerRow } from '../../lambdas/payments/ports';
 
 const catalog = loadCatalogFiles();
 const plans = catalog.pricing.plans;
@@ -14,25 +13,10 @@ const NOW = new Date('2026-06-15T12:00:00Z');
 const WALLET = '0x90F79bf6EB2c4f870365E785982E1f101E93b906';
 const AGENT = '0x15d34AAf54267DB7D7c367839AAf71A00a2C6A65';
 const TREASURY = '0xa0Ee7A142d267C1f36714E4a8F75612F20a79720';
-const none: AccessFacts = { purchases: [], subscriptions: [], meter: undefined };
+const none: AccessFacts = { purchase: undefined, subscriptions: [], meter: undefined };
 
-const row = (over: Partial<LedgerRow>): LedgerRow => ({
-  network: 'base',
-  txHash: `0x${'a'.repeat(64)}`,
-  skill: csv.id,
-  amount: csv.x402.amount,
-  price: csv.x402.amount,
-  asset: 'USDC',
-  assetContract: '0x0',
-  payer: WALLET,
-  blockNumber: '1',
-  blockHash: '0x1',
-  logIndex: 0,
-  confirmations: 1,
-  recordedAt: '2026-06-01T00:00:00Z',
-  status: 'confirmed',
-  ...over,
-});
+/** The wallet's first confirmed unlock of the skill, as the ledger's `owned` index answers it. */
+const owned = { network: 'base', txHash: `0x${'a'.repeat(64)}`, recordedAt: '2026-06-01T00:00:00Z' };
 
 const meter = (balance: bigint, over: Partial<NonNullable<AccessFacts['meter']>> = {}) => ({
   wallet: WALLET.toLowerCase(),
@@ -57,15 +41,15 @@ describe('decide (the one access decision)', () => {
     });
   });
 
-  it('grants a confirmed purchase of this skill forever, and ignores reorged rows, other skills and other kinds', () => {
-    expect(decide({ ...none, purchases: [row({})] }, csv, plans, NOW)).toMatchObject({
+  it('grants a confirmed purchase of this skill forever (the owned index holds confirmed unlocks only: test/integration/ledger-store.test.ts)', () => {
+    expect(decide({ ...none, purchase: owned }, csv, plans, NOW)).toEqual({
       granted: true,
       via: 'one-time',
       source: 'transfer',
+      txHash: owned.txHash,
+      since: owned.recordedAt,
+      until: null,
     });
-    for (const other of [row({ status: 'reorged' }), row({ skill: canary.id }), row({ kind: 'subscription', skill: csv.id })]) {
-      expect(decide({ ...none, purchases: [other] }, csv, plans, NOW).granted).toBe(false);
-    }
   });
 
   it('grants a subscription whose plan covers the skill until its period ends, cancelled or not', () => {

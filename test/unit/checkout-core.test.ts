@@ -22,7 +22,8 @@ import { cancelRoute, createRoute, getRoute } from '../../lambdas/checkout/proto
 import { cancelSession } from '../../lambdas/checkout/sessions';
 import { postStripeWebhook } from '../../lambdas/checkout/webhook';
 import { filePackStore } from '../../lambdas/payments/adapters/file-pack-store';
-import { callerId, type CardSale, type PaymentsPorts } from '../../lambdas/payments';
+import type { CardSale } from '../../lambdas/ledger';
+import { callerId, type PaymentsPorts } from '../../lambdas/payments';
 import { AppError } from '../../lambdas/platform/errors';
 import type { ApiRequest } from '../../lambdas/platform/http';
 

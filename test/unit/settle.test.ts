@@ -25,8 +25,17 @@ function fakeLedger(): Ledger & { rows: Map<string, LedgerRow> } {
     markReorged: async (_n, tx) => void rows.set(tx, { ...rows.get(tx)!, status: 'reorged' }),
     markFinal: async (_n, tx) => void rows.set(tx, { ...rows.get(tx)!, final: true }),
     recent: async () => ({ rows: [...rows.values()], next: undefined }),
-    byPayer: async (payer) => [...rows.values()].filter((r) => r.payer.toLowerCase() === payer.toLowerCase()),
+    owned: async (payer, skill, which) => {
+      const mine = [...rows.values()]
+        .filter((r) => r.payer.toLowerCase() === payer.toLowerCase() && r.skill === skill && r.status === 'confirmed' && (r.kind ?? 'unlock') === 'unlock')
+        .sort((a, b) => (a.recordedAt < b.recordedAt ? -1 : 1));
+      const r = which === 'first' ? mine[0] : mine.at(-1);
+      return r && { network: r.network, txHash: r.txHash, recordedAt: r.recordedAt };
+    },
     payerEdge: async () => undefined,
+    scan: async function* () {
+      yield* rows.values();
+    },
   };
 }
 
