@@ -6,21 +6,26 @@
  * mean over N requests per endpoint after 3 warm-ups. Rows fall on the 30 days before today, so the day items the
  * revenue and signal windows read are the same at every level.
  *
- * Rows are written with the ledger adapter's own claim write (journal marks settled); their
- * tallies are the recount of the rows (the function the reconcile job checks against), applied
- * once per level, and the run ends with a reconcile that must find the tallies equal.
+ * Rows are written with the ledger adapter's own claim (one conditional put each); the fold, fed
+ * by the ledger's real stream through the local poller, brings the figures up to them before each
+ * level is measured, and the run ends with a reconcile that must find every figure equal to a
+ * recount. One payer holds a fiftieth of the rows: /api/access and /api/agent-identity ask about
+ * it, so their reads show whether they grow with a wallet's history.
  * Usage: npx tsx bench/figures.ts [requests=20] [levels=0,1000,5000,20000]
  */
-import { DynamoDBClient, UpdateItemCommand } from '@aws-sdk/client-dynamodb';
-import { marshall } from '@aws-sdk/util-dynamodb';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { buildSite } from '../catalog/build';
-import { LEDGER_TABLE, TABLES, TALLIES_TABLE } from '../lambdas/contract/tables';
+import { CARD_SALES_TABLE, LEDGER_TABLE, TABLES, TALLIES_TABLE } from '../lambdas/contract/tables';
 import { tableName } from '../lambdas/platform/table-names';
-import { dynamoLedger } from '../lambdas/payments/adapters/dynamo-ledger';
-import { dynamoTallies } from '../lambdas/payments/adapters/dynamo-tallies';
-import { ledgerFact, recount } from '../lambdas/payments/core/tally';
-import type { LedgerRow } from '../lambdas/payments/ports';
+import { dynamoCardSales } from '../lambdas/ledger/adapters/dynamo-card-sales';
+import { dynamoCounters } from '../lambdas/ledger/adapters/dynamo-counters';
+import { dynamoLedger } from '../lambdas/ledger/adapters/dynamo-ledger';
+import { streamChanges } from '../lambdas/ledger/adapters/stream-changes';
+import { foldBatch } from '../lambdas/ledger/fold';
+import type { LedgerRow } from '../lambdas/ledger';
+import { reconcileFigures } from '../lambdas/ledger/reconcile';
 import { createTables } from '../local/create-tables';
+import { startStreamPoller } from '../local/stream-poller';
 import { startDynamoDbLocal } from '../local/dynamodb-local';
 import { startDynamoProxy, startMarket } from './harness';
 
@@ -52,9 +57,11 @@ const proxy = await startDynamoProxy(database.endpoint, ({ op, status, output })
 });
 const proxyUrl = proxy.url;
 
-// Synthetic rows: confirmed USDC unlocks over 60 days by 500 payers; one in ten is SKILL.
+// Synthetic rows: confirmed USDC unlocks over 30 days by 50 payers; one in ten is SKILL.
 const ledger = dynamoLedger(client, tableName(LEDGER_TABLE));
-const tallies = dynamoTallies(client, tableName(TALLIES_TABLE));
+const counters = dynamoCounters(client, tableName(TALLIES_TABLE));
+const payerOf = (n: number): string => `0x${(0xabc000 + (n % 50)).toString(16).padStart(40, '0')}`;
+const WALLET = payerOf(0);
 let seeded = 0;
 const rowAt = (n: number): LedgerRow => ({
   network: 'base',
@@ -65,13 +72,13 @@ const rowAt = (n: number): LedgerRow => ({
   price: '5000',
   asset: 'USDC',
   assetContract: '0x0000000000000000000000000000000000000001',
-  payer: `0x${(0xabc000 + (n % 500)).toString(16).padStart(40, '0')}`,
+  payer: payerOf(n),
   blockNumber: String(1000 + n),
   blockHash: `0x${n.toString(16).padStart(64, 'b')}`,
   logIndex: 0,
   confirmations: 1,
   // Spread over the 30 days before today, whatever the count: the revenue and signal windows read
-  // one item per day, so more rows must not mean more days here, or the bench would measure days.
+  // the days of their window, so more rows must not mean more days here, or the bench would measure days.
   recordedAt: new Date(Date.now() - (n % 30) * 86_400_000 - (n % 1000) * 1000).toISOString(),
   status: 'confirmed',
 });
@@ -81,29 +88,17 @@ async function seedTo(total: number): Promise<void> {
   let next = 0;
   await Promise.all(
     Array.from({ length: 16 }, async () => {
-      while (next < rows.length) {
-        const row = rows[next++]!;
-        const seq = Number(BigInt(row.blockNumber) - 1000n);
-        await ledger.claimAt(row, seq);
-        await ledger.source.settle(`base#${row.txHash}`, seq);
-      }
+      while (next < rows.length) await ledger.claim(rows[next++]!);
     }),
   );
-  // The new rows' tallies, applied once as journal entry `total`; then the journal says so.
-  for (const [target, counters] of recount(rows.map(ledgerFact))) await tallies.apply(target, counters, total);
-  const set = (pk: 'SEQ' | 'CURSOR', attribute: string, value: number) =>
-    client.send(
-      new UpdateItemCommand({
-        TableName: tableName(TALLIES_TABLE),
-        Key: marshall({ pk, sk: '-' }),
-        UpdateExpression: 'SET #a = :v',
-        ExpressionAttributeNames: { '#a': attribute },
-        ExpressionAttributeValues: marshall({ ':v': value }),
-      }),
-    );
-  // Numbers 1..total are taken and all folded: the next change gets total + 1.
-  await set('SEQ', 'n', total);
-  await set('CURSOR', 'next', total + 1);
+  // The fold catches up with the stream, as the event source mapping does in AWS.
+  const fold = startStreamPoller({
+    endpoint: database.endpoint,
+    tableNames: [tableName(LEDGER_TABLE), tableName(CARD_SALES_TABLE)],
+    handler: (event) => foldBatch(streamChanges(event.Records), { streamArn: event.eventSourceARN, shardId: event.shardId }, counters),
+  });
+  await fold.caughtUp();
+  await fold.stop();
   seeded = total;
 }
 
@@ -118,6 +113,8 @@ const ENDPOINTS = [
   '/api/signals',
   '/api/trust',
   `/api/trust?skill=${SKILL}`,
+  `/api/access?wallet=${WALLET}&skill=${SKILL}`,
+  `/api/agent-identity?address=${WALLET}`,
 ];
 const market = await startMarket({ DYNAMODB_ENDPOINT: proxyUrl });
 const results: { rows: number; path: string; calls: number; items: number; units: number }[] = [];
@@ -145,11 +142,11 @@ try {
   await market.stop();
 }
 
-// The seeded tallies must be the recount of the rows, as for any other write path.
-process.env[LEDGER_TABLE.env] = tableName(LEDGER_TABLE);
-process.env['DYNAMODB_ENDPOINT'] = database.endpoint;
-const { handler } = await import('../lambdas/payments/tally-handler.ts');
-const report = await handler({ task: 'reconcile' });
+// The figures must be the recount of the rows, as for any other write path.
+const report = await reconcileFigures(
+  { ledger, cardSales: dynamoCardSales(client, tableName(CARD_SALES_TABLE)), counters, now: () => new Date(), sleep: (ms) => new Promise((r) => setTimeout(r, ms)) },
+  { settleMs: 1000 },
+);
 await proxy.stop();
 await database.stop();
 
@@ -165,6 +162,4 @@ for (const path of ENDPOINTS) {
       .join(' | ')} |`,
   );
 }
-console.log(
-  `\nreconcile after the run: ${JSON.stringify({ state: 'state' in report ? report.state : report, rows: 'ledger_rows' in report ? report.ledger_rows : undefined })}`,
-);
+console.log(`\nreconcile after the run: ${JSON.stringify({ state: report.state, rows: report.ledger_rows, differences: report.difference_count })}`);

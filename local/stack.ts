@@ -10,6 +10,7 @@ import type { Server } from 'node:http';
 import type { Address } from 'viem';
 import { INFRA_ENV } from '../lambdas/contract/env';
 import { SETTINGS } from '../lambdas/contract/settings';
+import { startStreamFolds } from './stream-poller';
 import { readConfigFromEnv } from '../lambdas/platform/config';
 import { dynamoClient } from '../lambdas/platform/adapters/dynamo-client';
 import { readOrCreateOriginSecret } from '../lambdas/platform/adapters/file-origin-secret';
@@ -202,7 +203,20 @@ export async function startStack(opts: StackOptions): Promise<RunningStack> {
           server.closeAllConnections();
         }),
     );
-    // FOLD-POLLER
+    // The fold's event source mappings: a poller of each streamed table, calling the fold's Lambda
+    // entry with the event Lambda would send (the figures follow purchases by a poll or two).
+    const folds = startStreamFolds({
+      endpoint: dynamoEndpoint,
+      tables: TABLES,
+      load: () => import('../lambdas/ledger/fold-handler.ts'),
+    });
+    // A stop lets a batch under way finish before the table it writes goes (bounded: a fold stuck on
+    // a table that stopped answering must not hold Ctrl-C).
+    stops.push(async () => {
+      let giveUp: NodeJS.Timeout | undefined;
+      await Promise.race([folds.stop(), new Promise<void>((resolve) => (giveUp = setTimeout(resolve, 5_000)))]);
+      clearTimeout(giveUp);
+    });
     const { config } = readConfigFromEnv();
 
     return {

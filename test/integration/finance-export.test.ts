@@ -1,7 +1,7 @@
 /**
  * Finance from exports: the local export writes DynamoDB's export format, and the DuckDB
  * rollup over it (the SQL Athena runs in AWS) equals the revenue rows /api/revenue serves from
- * the tallies, after claims of every kind, reorgs, re-claims and card sales.
+ * the figures the fold keeps, after claims of every kind, reorgs, re-claims and card sales.
  */
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -13,15 +13,15 @@ import { EXPORTED_TABLES, revenueCsv } from '../../lambdas/contract/finance-expo
 import { CARD_SALES_TABLE, LEDGER_TABLE, SETTLEMENTS_TABLE, TALLIES_TABLE } from '../../lambdas/contract/tables';
 import { tableName } from '../../lambdas/platform/table-names';
 import { revenueRows } from '../../lambdas/insights/revenue';
-import { dynamoCardSales } from '../../lambdas/payments/adapters/dynamo-card-sales';
-import { dynamoLedger } from '../../lambdas/payments/adapters/dynamo-ledger';
-import { dynamoTallies } from '../../lambdas/payments/adapters/dynamo-tallies';
-import type { LedgerRow } from '../../lambdas/payments/ports';
-import { talliedCardSales, talliedLedger, tallyJournal } from '../../lambdas/payments/tally-journal';
+import { dynamoCardSales } from '../../lambdas/ledger/adapters/dynamo-card-sales';
+import { dynamoCounters } from '../../lambdas/ledger/adapters/dynamo-counters';
+import { dynamoLedger } from '../../lambdas/ledger/adapters/dynamo-ledger';
+import type { LedgerRow } from '../../lambdas/ledger';
 import { exportTable } from '../../local/export';
 import { exportFiles, relayerCostFromExport, rollupFromExport } from '../../local/revenue';
 import { dynamoSettlements } from '../../lambdas/payments/adapters/dynamo-settlements';
 import { throwawayDynamo, type ThrowawayDynamo } from '../support/dynamodb-local';
+import { foldNow } from '../support/fold';
 import { cardSale, ledgerRow, tx } from '../support/records';
 
 let db: ThrowawayDynamo;
@@ -50,12 +50,9 @@ const row = (n: number, over: Partial<LedgerRow> = {}): LedgerRow =>
 
 describe('the revenue rollup from a DynamoDB export', () => {
   it('equals the rows /api/revenue serves from the tallies', async () => {
-    const ledgerStore = dynamoLedger(client, tableName(LEDGER_TABLE));
-    const saleStore = dynamoCardSales(client, tableName(CARD_SALES_TABLE));
-    const tallies = dynamoTallies(client, tableName(TALLIES_TABLE));
-    const journal = tallyJournal({ tallies, sources: { ledger: ledgerStore.source, card: saleStore.source }, now: () => new Date() });
-    const ledger = talliedLedger(ledgerStore, journal);
-    const sales = talliedCardSales(saleStore, journal);
+    const ledger = dynamoLedger(client, tableName(LEDGER_TABLE));
+    const sales = dynamoCardSales(client, tableName(CARD_SALES_TABLE));
+    const tallies = dynamoCounters(client, tableName(TALLIES_TABLE));
     for (let n = 1; n <= 14; n++) {
       const kind =
         n % 5 === 0
@@ -70,6 +67,8 @@ describe('the revenue rollup from a DynamoDB export', () => {
     await ledger.claim(row(3, { recordedAt: '2026-11-13T18:00:00.000Z' }));
     await sales.record(cardSale('chk_1', 1900, '2026-11-11T09:00:00.000Z'));
     await sales.record(cardSale('chk_2', 99, '2026-11-12T09:00:00.000Z'));
+    // The fold brings the figures up to the tables' streams, as the event source mapping does in AWS.
+    await foldNow({ endpoint: db.endpoint, client, streams: [tableName(LEDGER_TABLE), tableName(CARD_SALES_TABLE)], counters: tableName(TALLIES_TABLE) });
 
     const snapshot = new Date('2026-11-14T03:00:00Z');
     for (const t of EXPORTED_TABLES) await exportTable(client, t, dir, snapshot);
