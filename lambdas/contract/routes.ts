@@ -31,7 +31,16 @@ export interface RouteDefinition {
   summary: string;
   /** Enforced by `createDomainHandler` before the route runs: over it, HTTP 429 with Retry-After. */
   rateLimit?: RateLimitRule;
+  /**
+   * A figure the same for every caller, read from the fold's counters (seconds behind the ledger
+   * anyway): its 200 answers say `public, max-age=<this>`, so CloudFront serves it from its cache
+   * that long. Everything else under /api/* is `no-store`.
+   */
+  cacheSeconds?: number;
 }
+
+/** How long CloudFront may serve a figure from its cache: the figures already follow purchases by a few seconds. */
+export const FIGURES_CACHE_SECONDS = 5;
 
 /**
  * The spec's A2A limit, "about 120 requests per 60 seconds"; MCP gets the same. Per caller, so
@@ -132,6 +141,7 @@ export const ROUTES = [
     domain: 'ledger',
     operationId: 'getProof',
     summary: 'The public proof ledger of confirmed unlocks (optionally one skill).',
+    cacheSeconds: FIGURES_CACHE_SECONDS,
   },
   {
     method: 'GET',
@@ -162,6 +172,7 @@ export const ROUTES = [
     operationId: 'getTrust',
     summary:
       'Trust scorecards per skill from stored facts only: seal, scan, eval score, confirmed unlocks, reorged claims, age in the catalog.',
+    cacheSeconds: FIGURES_CACHE_SECONDS,
   },
   {
     method: 'GET',
@@ -184,6 +195,7 @@ export const ROUTES = [
     operationId: 'getSignals',
     summary:
       'Confirmed demand only: paid unlocks, subscription periods, meter top-ups and card sales per product over time windows. Intent bounties are unconfirmed requests and are not among them.',
+    cacheSeconds: FIGURES_CACHE_SECONDS,
   },
   {
     method: 'GET',
@@ -191,6 +203,7 @@ export const ROUTES = [
     domain: 'insights',
     operationId: 'getRevenue',
     summary: 'The revenue rollup, confirmed only: by day, skill, asset and channel, in atomic units and USD; ?format=csv.',
+    cacheSeconds: FIGURES_CACHE_SECONDS,
   },
   {
     method: 'GET',
@@ -396,6 +409,7 @@ export const ROUTES = [
     domain: 'discovery',
     operationId: 'getEsp',
     summary: "ESP: the root document, a skill's full cycle, or one phase of it.",
+    cacheSeconds: FIGURES_CACHE_SECONDS,
   },
   {
     method: 'GET',
@@ -403,6 +417,7 @@ export const ROUTES = [
     domain: 'discovery',
     operationId: 'getShop',
     summary: 'The unified agent entry: contract, shelves and the next request to make.',
+    cacheSeconds: FIGURES_CACHE_SECONDS,
   },
   {
     method: 'GET',
@@ -410,6 +425,7 @@ export const ROUTES = [
     domain: 'discovery',
     operationId: 'getJudges',
     summary: 'Judge, verifier and critic skills, with quality from the ledger only.',
+    cacheSeconds: FIGURES_CACHE_SECONDS,
   },
   {
     method: 'GET',

@@ -60,11 +60,13 @@ export type LambdaHandler = (event: APIGatewayProxyEventV2, context: Context) =>
 export function createDomainHandler<D extends Domain, Ports>(domain: D, options: DomainHandlerOptions<D, Ports>): LambdaHandler {
   const byRouteKey = new Map<string, RouteHandler<Ports>>();
   const limits = new Map<string, RateLimitRule>();
+  const cacheable = new Map<string, number>();
   for (const route of ROUTES as readonly RouteDefinition[]) {
     const impl = (options.routes as Record<string, RouteHandler<Ports> | undefined>)[route.operationId];
     if (route.domain !== domain || !impl) continue;
     byRouteKey.set(routeKey(route), impl);
     if (route.rateLimit) limits.set(routeKey(route), route.rateLimit);
+    if (route.cacheSeconds) cacheable.set(routeKey(route), route.cacheSeconds);
   }
   // Per function instance ("per isolate"): created with the handler, so each Lambda instance counts alone.
   const limiters = scopedRateLimiters();
@@ -98,7 +100,12 @@ export function createDomainHandler<D extends Domain, Ports>(domain: D, options:
     }
     const impl = byRouteKey.get(event.routeKey) ?? options.fallback;
     if (!impl) throw internalError(`No handler for route ${event.routeKey} in the ${domain} function.`);
-    return impl(req, ports);
+    const res = await impl(req, ports);
+    // A figure the same for every caller may be served from CloudFront's cache a few seconds (the route table says which).
+    const seconds = cacheable.get(event.routeKey);
+    return seconds && res.statusCode === 200
+      ? { ...res, headers: { ...res.headers, 'cache-control': `public, max-age=${seconds}` } }
+      : res;
   };
 
   // middy's early timeout: a route still pending 50 ms before the function's time runs out is

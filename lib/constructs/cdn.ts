@@ -108,7 +108,7 @@ export function createCdn(
 }
 
 /**
- * The API's behaviour: uncached, every viewer header but Host, the API's security headers, the
+ * The API's behaviour: cached only as its answers allow (figures, seconds), every viewer header but Host, the API's security headers, the
  * viewer's address written by a function, and the origin secret added by the origin.
  */
 function apiBehavior(stack: Stack, api: HttpApi, originSecret: Secret): BehaviorOptions {
@@ -133,7 +133,19 @@ function apiBehavior(stack: Stack, api: HttpApi, originSecret: Secret): Behavior
     origin: apiOrigin,
     viewerProtocolPolicy: ViewerProtocolPolicy.REDIRECT_TO_HTTPS,
     allowedMethods: AllowedMethods.ALLOW_ALL,
-    cachePolicy: CachePolicy.CACHING_DISABLED,
+    // Cached only where the API says so: figures answer `public, max-age=5` (the route table's
+    // `cacheSeconds`), everything else `no-store`; keyed on the whole query string and nothing else.
+    cachePolicy: new CachePolicy(stack, 'ApiCache', {
+      comment: 'API answers cached only as long as their Cache-Control allows (figures: a few seconds)',
+      defaultTtl: Duration.seconds(0),
+      minTtl: Duration.seconds(0),
+      maxTtl: Duration.seconds(FIGURES_CACHE_SECONDS),
+      queryStringBehavior: CacheQueryStringBehavior.all(),
+      headerBehavior: CacheHeaderBehavior.none(),
+      cookieBehavior: CacheCookieBehavior.none(),
+      enableAcceptEncodingGzip: true,
+      enableAcceptEncodingBrotli: true,
+    }),
     // Every viewer header but Host (the API reads more than a whitelist's 10), and with it the
     // viewer-address header the function above writes.
     originRequestPolicy: OriginRequestPolicy.ALL_VIEWER_EXCEPT_HOST_HEADER,
