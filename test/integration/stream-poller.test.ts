@@ -89,7 +89,7 @@ describe('the stream poller', () => {
     });
     const before = Math.floor(Date.now() / 1000);
     const written: string[] = [];
-    for (let i = 0; i < 33; i++) {
+    for (let i = 0; i < 23; i++) {
       const pk = `item-${String(i).padStart(2, '0')}`;
       await put(name, pk, { n: { N: String(i) }, raw: { B: new Uint8Array([i, 255]) } });
       written.push(pk);
