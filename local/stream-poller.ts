@@ -45,13 +45,13 @@ export interface StreamPollerOptions {
   tableNames: readonly string[];
   handler: (event: StreamWindowEvent) => Promise<unknown>;
   /** Records per call at most: the mapping's BatchSize (Lambda's default for DynamoDB streams, 100). */
-  batchSize?: number;
+  batchSize?: number | undefined;
   /** How long a shard that had nothing new rests before it is read again. */
-  idleMs?: number;
+  idleMs?: number | undefined;
   /** The tumbling window's length (the mapping's TumblingWindowInSeconds). */
-  windowSeconds?: number;
+  windowSeconds?: number | undefined;
   /** Told of every failure (a handler's throw, a read that failed); each is retried. */
-  onError?: (e: Error) => void;
+  onError?: ((e: Error) => void) | undefined;
 }
 
 export interface StreamPoller {
