@@ -1,7 +1,10 @@
-import { Annotations, Aws, CfnRule, Fn, Token, Validations, type Stack } from 'aws-cdk-lib';
+import { Annotations, Aws, CfnRule, Duration, Fn, Token, Validations, type Stack } from 'aws-cdk-lib';
 import type { HttpApi } from 'aws-cdk-lib/aws-apigatewayv2';
 import { Certificate } from 'aws-cdk-lib/aws-certificatemanager';
 import {
+  CacheCookieBehavior,
+  CacheHeaderBehavior,
+  CacheQueryStringBehavior,
   AccessLevel,
   AllowedMethods,
   CachePolicy,
@@ -25,6 +28,7 @@ import { StringParameter } from 'aws-cdk-lib/aws-ssm';
 import { ORIGIN_VERIFY_HEADER, VIEWER_ADDRESS_FUNCTION } from '../../lambdas/contract/edge-identity';
 import { API_SECURITY_HEADERS, PAGE_SECURITY_HEADERS } from '../../lambdas/contract/security-headers';
 import { INDEX_REWRITE_FUNCTION } from '../../lambdas/contract/static-assets';
+import { FIGURES_CACHE_SECONDS } from '../../lambdas/contract/routes';
 import type { EdgeConfig } from '../deploy-config';
 import { EdgeWebAcl } from './edge-web-acl';
 import { securityHeadersPolicy } from './security-headers-policy';

@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Browser, Page } from 'playwright-core';
 import type { Address } from 'viem';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, inject, it, vi } from 'vitest';
 import { testAccount } from '../../local/anvil';
 import { haveBrowser, launchChromium, recordCspViolations } from '../support/browser';
 import { chainTools } from '../support/chain';
@@ -153,12 +153,16 @@ describe.skipIf(!haveBrowser)('the storefront in Chromium', () => {
     expect(zip.suggestedFilename()).toBe(`${skill}.zip`);
     await page.close();
 
+    // The counts are folded from the ledger's stream, moments after the unlock: the page is opened once they have it.
+    await vi.waitFor(
+      async () => expect(((await (await fetch(`${base}/api/proof?skill=${skill}`)).json()) as { confirmed: number }).confirmed).toBe(1),
+      { timeout: 10_000, interval: 100 },
+    );
     const ledger = await open(`/proof/?skill=${skill}`);
     await ledger.page.locator(`#rows tr[data-tx="${tx}"]`).waitFor({ timeout: 10_000 });
     expect(await ledger.page.locator('#confirmed').textContent()).toBe('1');
     // The charts come from /api/revenue, fetched beside the rows and often answered after them (CI
-    // once counted the bars before they were drawn): wait for them. The unlock is in them already,
-    // because the writer folds its change into the tallies before it answers.
+    // once counted the bars before they were drawn): wait for them.
     await ledger.page.locator('#window', { hasText: ': 1 unlock, $' }).waitFor({ timeout: 10_000 });
     expect(await ledger.page.locator('svg.chart rect > title', { hasText: /: 1 unlock$/ }).count()).toBe(1);
     // The local chain has no explorer: the ledger says so and links nowhere.

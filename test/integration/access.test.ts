@@ -8,7 +8,7 @@ import { x402Client, x402HTTPClient } from '@x402/fetch';
 import { registerExactEvmScheme } from '@x402/evm/exact/client';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { canonicalize } from 'json-canonicalize';
-import { beforeAll, describe, expect, inject, it } from 'vitest';
+import { beforeAll, describe, expect, inject, it, vi } from 'vitest';
 import { TEST_STABLECOIN_ABI, testAccount } from '../../local/anvil';
 import { localChain } from '../../local/local-chain';
 import { signInWithXHeader } from '../../local/sign-in-with-x';
@@ -583,21 +583,28 @@ describe('agent identity', () => {
       txs.push(tx);
     }
     await call('POST', '/api/meter', { action: 'top_up', txHash: await pay(buyer, 1_000_000n) });
-    const identity = await call('GET', `/api/agent-identity?address=${buyer.address}`);
-    expect(identity.status).toBe(200);
     const rows = (
       await Promise.all([CANARY, JUDGE].map(async (s) => (await call('GET', `/api/proof?skill=${s}&limit=100`)).body.recent_unlocks))
     )
       .flat()
       .filter((r: { payer: string }) => r.payer.toLowerCase() === buyer.address.toLowerCase());
     const unlocked = rows.reduce((sum: bigint, r: { amount: string }) => sum + BigInt(r.amount), 0n);
-    expect(identity.body.reputation).toMatchObject({
-      confirmed_unlocks: rows.length,
-      distinct_skills: 2,
-      meter_top_ups: 1,
-      volume_atomic: (unlocked + 1_000_000n).toString(),
-      reorged_claims: 0,
-    });
+    // The reputation is folded from the ledger's stream: it follows the purchases within moments.
+    const identity = await vi.waitFor(
+      async () => {
+        const answer = await call('GET', `/api/agent-identity?address=${buyer.address}`);
+        expect(answer.status).toBe(200);
+        expect(answer.body.reputation).toMatchObject({
+          confirmed_unlocks: rows.length,
+          distinct_skills: 2,
+          meter_top_ups: 1,
+          volume_atomic: (unlocked + 1_000_000n).toString(),
+          reorged_claims: 0,
+        });
+        return answer;
+      },
+      { timeout: 10_000, interval: 100 },
+    );
     expect(identity.body.erc8004).toMatchObject({ checked: false });
   });
 

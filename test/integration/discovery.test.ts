@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Validator } from '@seriousme/openapi-schema-validator';
 import type { Address } from 'viem';
-import { afterAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, describe, expect, inject, it, vi } from 'vitest';
 import { EspCycleSchema } from '../../lambdas/contract/esp-cycle-schema';
 import { chainTools } from '../support/chain';
 import { killStarted, runStart } from '../support/spawn-start';
@@ -374,6 +374,8 @@ describe('honesty', () => {
         const r = await fetch(`${s.baseUrl}/api/pay`, { method: 'POST', headers: { 'x-payment': JSON.stringify({ txHash: tx, skill }) } });
         expect(r.status).toBe(200);
       }
+      // The figures are folded from the ledger's stream: they follow the purchases within moments.
+      await vi.waitFor(async () => expect((await g('/api/proof?limit=100')).confirmed).toBe(3), { timeout: 10_000, interval: 100 });
       const proof = await g('/api/proof?limit=100');
       const activity = (await g('/api/esp')).confirmed_activity;
       expect(activity.confirmed_unlocks).toBe(proof.confirmed);

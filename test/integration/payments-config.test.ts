@@ -3,7 +3,7 @@
  * child process. Children share the global DynamoDB Local (same ledger) and anvil unless the
  * test needs a chain of its own. Buyer accounts 6–7 belong to this file.
  */
-import { afterAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, describe, expect, inject, it, vi } from 'vitest';
 import type { Address, Hex } from 'viem';
 import { ensureRelayer, ensureTestTokens, startAnvil, testAccount } from '../../local/anvil';
 import { x402Client, x402HTTPClient } from '@x402/fetch';
@@ -146,8 +146,11 @@ describe('reorganisation', () => {
       expect(after.status).toBe(402);
       expect(after.body).toMatchObject({ error_code: 'PAYMENT_VERIFICATION_FAILED', retry: false, details: { reason: 'reorged' } });
       expect(await rowsFor(s.baseUrl, 'agent-x402-first-buy', tx)).toHaveLength(0);
-      const proof = (await (await fetch(`${s.baseUrl}/api/proof`)).json()) as any;
-      expect(proof.confirmed).toBe(0);
+      // The count is folded from the ledger's stream: the reorg reaches it within moments.
+      await vi.waitFor(async () => expect(((await (await fetch(`${s.baseUrl}/api/proof`)).json()) as any).confirmed).toBe(0), {
+        timeout: 10_000,
+        interval: 100,
+      });
     });
   });
 });

@@ -232,7 +232,7 @@ describe('access over MCP and A2A', () => {
     const access = {
       catalog,
       now: () => new Date(),
-      ledger: { byPayer: async () => [] },
+      ledger: { owned: async () => undefined },
       subscriptions: { list: async () => [] },
       meters: { get: async () => undefined },
       mandates: { list: async (wallet: string) => (wallet === WALLET ? [mandate] : []) },
