@@ -105,7 +105,23 @@ export interface DynamoExchange {
 }
 
 /** Calls that DynamoDB does not bill as read or write units. */
-const UNBILLED = new Set(['DescribeTable', 'CreateTable', 'ListTables', 'UpdateTimeToLive', 'DescribeTimeToLive']);
+/**
+ * Calls DynamoDB does not bill as reads or writes: table management, and the streams API (Lambda's
+ * event source mapping reads a table's stream at no charge; locally the fold's poller reads it
+ * through the same endpoint).
+ */
+const UNBILLED = new Set([
+  'DescribeTable',
+  'CreateTable',
+  'ListTables',
+  'UpdateTable',
+  'UpdateTimeToLive',
+  'DescribeTimeToLive',
+  'DescribeStream',
+  'GetShardIterator',
+  'GetRecords',
+  'ListStreams',
+]);
 
 /**
  * A proxy in front of a DynamoDB endpoint (DynamoDB Local) that asks for the consumed capacity of every

@@ -67,7 +67,9 @@ interface DynamoTally {
 }
 async function startDynamoCounter(target: string) {
   let t: DynamoTally = { wru: 0, rru: 0, unmetered: 0, ops: new Map() };
+  let lastCall = performance.now();
   const proxy = await startDynamoProxy(target, ({ op, input, status, output }) => {
+    lastCall = performance.now();
     const key = `${op} ${String(input['TableName'] ?? '')}`.trim();
     t.ops.set(key, (t.ops.get(key) ?? 0) + 1);
     const parsed = output as { __type?: string; ConsumedCapacity?: { CapacityUnits?: number } };
@@ -82,6 +84,10 @@ async function startDynamoCounter(target: string) {
   });
   return {
     ...proxy,
+    /** Resolves once DynamoDB has had no call for `ms`: the fold, off the purchase path, has caught up. */
+    quiet: async (ms: number): Promise<void> => {
+      while (performance.now() - lastCall < ms) await new Promise((r) => setTimeout(r, 100));
+    },
     take: (): DynamoTally => {
       const out = t;
       t = { wru: 0, rru: 0, unmetered: 0, ops: new Map() };
@@ -146,11 +152,14 @@ const timedFetch =
 async function measure(label: string, buy: (i: number, f: typeof fetch) => Promise<void>): Promise<{ label: string; u: Usage }> {
   // One purchase first: a fresh process loads each chunk and checks each provider's chain id once.
   await buy(0, fetch);
+  await dynamo.quiet(2_000);
   const u = fresh();
   dynamo.take();
   rpc.take();
   const logStart = market.output().length;
   for (let i = 1; i <= purchases; i++) await buy(i, timedFetch(u));
+  // The figures' fold writes after the purchases, off their path: its units are the purchases' too.
+  await dynamo.quiet(2_000);
   const d = dynamo.take();
   if (d.unmetered > 0) throw new Error(`${d.unmetered} DynamoDB calls came back without a consumed capacity: the units would be short`);
   u.wru = d.wru;

@@ -10,7 +10,7 @@
  * Anyone else: 403 LICENSE_REQUIRED, naming the license.
  */
 import type { CardSale } from '../ledger';
-import { CARD_NETWORK, callerId, cardSaleOf, deliverCardSale, PAYMENT_ERRORS } from '../payments';
+import { CARD_NETWORK, callerId, deliverCardSale, PAYMENT_ERRORS } from '../payments';
 import { invalidRequest, notFound, type AppError } from '../platform/errors';
 import { CHECKOUT_ERRORS } from './errors';
 import { json, type ApiRequest, type ApiResponse } from '../platform/http';
@@ -62,7 +62,7 @@ export async function getCheckoutDelivery(req: ApiRequest, ports: CheckoutPorts)
   const session = await ports.sessions.byStripeId(stripeId);
   if (!session)
     throw notFound('No checkout session of this service has that Stripe session id.', 'Open the link Stripe redirected you to.');
-  const sale = await cardSaleOf(session.id, ports.payments);
+  const sale = await ports.payments.cardSales.get(session.id);
   if (!sale) {
     if (session.state === 'canceled' || session.state === 'expired') {
       throw CHECKOUT_ERRORS.CHECKOUT_SESSION_CLOSED({

@@ -14,7 +14,6 @@
  */
 import { links } from '../contract/links';
 import type { CardSale } from '../ledger';
-import { cardSaleOf, recordCardSale } from '../payments';
 import { invalidRequest, notFound, type AppError } from '../platform/errors';
 import { CHECKOUT_ERRORS } from './errors';
 import type { ApiRequest } from '../platform/http';
@@ -96,7 +95,7 @@ export async function loadOwnedSession(protocol: Protocol, req: ApiRequest, port
 
 /** The sale of a completed session (the order), if recorded. */
 export const saleOf = (session: CheckoutSession, ports: CheckoutPorts): Promise<CardSale | undefined> =>
-  session.state === 'completed' ? cardSaleOf(session.id, ports.payments) : Promise.resolve(undefined);
+  session.state === 'completed' ? ports.payments.cardSales.get(session.id) : Promise.resolve(undefined);
 
 /**
  * Validates, then opens the Stripe Checkout Session and stores ours. Amount, currency and item
@@ -206,22 +205,19 @@ export async function fulfil(stripe: StripeCheckoutView, ports: CheckoutPorts): 
     return 'amount_mismatch';
   }
   const now = ports.now();
-  const { recorded } = await recordCardSale(
-    {
-      id: session.id,
-      protocol: session.protocol,
-      skill: session.skill,
-      amountCents: stripe.amountTotal!,
-      priceCents: session.amountCents,
-      currency: 'usd',
-      stripeSessionId: stripe.id,
-      paymentIntent: stripe.paymentIntent,
-      livemode: stripe.livemode,
-      recordedAt: now.toISOString(),
-      status: 'paid',
-    },
-    ports.payments,
-  );
+  const { recorded } = await ports.payments.cardSales.record({
+    id: session.id,
+    protocol: session.protocol,
+    skill: session.skill,
+    amountCents: stripe.amountTotal!,
+    priceCents: session.amountCents,
+    currency: 'usd',
+    stripeSessionId: stripe.id,
+    paymentIntent: stripe.paymentIntent,
+    livemode: stripe.livemode,
+    recordedAt: now.toISOString(),
+    status: 'paid',
+  });
   if (session.state !== 'completed') {
     if (session.state === 'canceled' || session.state === 'expired') {
       logger.warn('a payment completed a session that was closed: the sale stands', { sessionId: session.id, state: session.state });

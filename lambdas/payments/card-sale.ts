@@ -1,7 +1,8 @@
 /**
- * Card sales as payments keeps them: recorded once per paid checkout session (the checkout
- * domain decides when Stripe has confirmed a payment), delivered with a license that redeems
- * through POST /api/pay like an x402 license and is checked against its sale on every use.
+ * Card sales' packs: a sale is recorded once per paid checkout session in the ledger's card sales
+ * (the checkout domain decides when Stripe has confirmed a payment, and records it there); its
+ * pack goes with a license that redeems through POST /api/pay like an x402 license and is checked
+ * against its sale on every use.
  */
 import { notFound, type AppError } from '../platform/errors';
 import { PAYMENT_ERRORS } from './errors';
@@ -12,17 +13,6 @@ import { cardSaleBody } from './unlock-response';
 export const CARD_NETWORK = 'card';
 /** The `payer` claim of a card sale's licenses: no address, and never the buyer's email (a token is readable). */
 const CARD_PAYER = 'card';
-
-/** Records the sale once; a repeat (Stripe redelivers, `complete` races the webhook) answers the sale that was recorded first. */
-export async function recordCardSale(
-  sale: CardSale,
-  ports: Pick<PaymentsPorts, 'cardSales'>,
-): Promise<{ recorded: boolean; sale: CardSale }> {
-  return ports.cardSales.record(sale);
-}
-
-/** The recorded sale of a checkout session, if Stripe has confirmed its payment. */
-export const cardSaleOf = (id: string, ports: Pick<PaymentsPorts, 'cardSales'>): Promise<CardSale | undefined> => ports.cardSales.get(id);
 
 /** The pack of a recorded sale with a fresh license for it; `license` re-delivers with the token the buyer presented. */
 export async function deliverCardSale(

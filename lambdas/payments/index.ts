@@ -9,7 +9,7 @@ import type { unlockWithAuthorization as UnlockWithAuthorization } from './autho
 import type { PaymentsPorts } from './ports';
 
 export type { NonceStore, PaymentsPorts, SignInWithX } from './ports';
-export { CARD_NETWORK, cardSaleOf, deliverCardSale, recordCardSale } from './card-sale';
+export { CARD_NETWORK, deliverCardSale } from './card-sale';
 export { buildChallenge, buildPaymentRequired, MAX_TIMEOUT_SECONDS, productChallenge, X402_V2, X402_VERSION } from './core/challenge';
 export { METER_PRODUCT, productFor, rowKind, skillProduct, type Product } from './core/product';
 export type { Admission, Purchase } from './core/settle';
