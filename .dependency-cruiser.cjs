@@ -48,7 +48,8 @@ module.exports = {
     },
     {
       name: 'ledger-is-below-payments',
-      comment: 'The ledger (rows, card sales, figures, the fold) knows nothing of taking money: payments and the domains above it use the ledger, never the reverse.',
+      comment:
+        'The ledger (rows, card sales, figures, the fold) knows nothing of taking money: payments and the domains above it use the ledger, never the reverse.',
       severity: 'error',
       from: { path: '^lambdas/ledger/' },
       to: { path: '^lambdas/(payments|access|checkout|discovery|agents|insights)/' },

@@ -144,7 +144,13 @@ try {
 
 // The figures must be the recount of the rows, as for any other write path.
 const report = await reconcileFigures(
-  { ledger, cardSales: dynamoCardSales(client, tableName(CARD_SALES_TABLE)), counters, now: () => new Date(), sleep: (ms) => new Promise((r) => setTimeout(r, ms)) },
+  {
+    ledger,
+    cardSales: dynamoCardSales(client, tableName(CARD_SALES_TABLE)),
+    counters,
+    now: () => new Date(),
+    sleep: (ms) => new Promise((r) => setTimeout(r, ms)),
+  },
   { settleMs: 1000 },
 );
 await proxy.stop();
@@ -162,4 +168,6 @@ for (const path of ENDPOINTS) {
       .join(' | ')} |`,
   );
 }
-console.log(`\nreconcile after the run: ${JSON.stringify({ state: report.state, rows: report.ledger_rows, differences: report.difference_count })}`);
+console.log(
+  `\nreconcile after the run: ${JSON.stringify({ state: report.state, rows: report.ledger_rows, differences: report.difference_count })}`,
+);

@@ -10,7 +10,16 @@ import { infra as insights } from '../lambdas/insights/infra';
 import { infra as ledger } from '../lambdas/ledger/infra';
 import { infra as payments } from '../lambdas/payments/infra';
 
-export const DOMAIN_INFRA: Partial<Record<Domain, DomainInfra>> = { discovery, catalog, payments, access, agents, checkout, insights, ledger };
+export const DOMAIN_INFRA: Partial<Record<Domain, DomainInfra>> = {
+  discovery,
+  catalog,
+  payments,
+  access,
+  agents,
+  checkout,
+  insights,
+  ledger,
+};
 
 /** A domain with routes but no manifest gets nothing beyond its bundle and the catalog. */
 export const infraOf = (domain: Domain): DomainInfra => DOMAIN_INFRA[domain] ?? { tables: [] };

@@ -148,7 +148,9 @@ export const INTENTS_TABLE = {
   logicalName: 'Intents',
   env: 'INTENTS_TABLE',
   partitionKey: { name: 'id', type: 'S' },
-  indexes: [{ name: 'gsi1', partitionKey: { name: 'gsi1pk', type: 'S' }, sortKey: { name: 'gsi1sk', type: 'S' }, projection: { type: 'ALL' } }],
+  indexes: [
+    { name: 'gsi1', partitionKey: { name: 'gsi1pk', type: 'S' }, sortKey: { name: 'gsi1sk', type: 'S' }, projection: { type: 'ALL' } },
+  ],
   ttlAttribute: 'expiresAt',
   retain: true,
   description: 'Intent bounties: what agents asked for, with success criteria.',
@@ -190,7 +192,9 @@ export const ACCESS_TABLE = {
   logicalName: 'Access',
   env: 'ACCESS_TABLE',
   partitionKey: { name: 'pk', type: 'S' },
-  indexes: [{ name: 'gsi1', partitionKey: { name: 'gsi1pk', type: 'S' }, sortKey: { name: 'gsi1sk', type: 'S' }, projection: { type: 'ALL' } }],
+  indexes: [
+    { name: 'gsi1', partitionKey: { name: 'gsi1pk', type: 'S' }, sortKey: { name: 'gsi1sk', type: 'S' }, projection: { type: 'ALL' } },
+  ],
   retain: true,
   description: "Wallets' AP2 mandates, subscriptions and prepaid meters, with what each has spent.",
 } as const satisfies TableDefinition;

@@ -99,4 +99,3 @@ export async function foldBatch(
     redelivered: outcomes.filter((o) => o === 'redelivered').length,
   };
 }
-

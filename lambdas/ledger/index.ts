@@ -6,18 +6,7 @@
  */
 import type { CardSales, Figures, Ledger } from './ports';
 
-export type {
-  CardSale,
-  CardSales,
-  ClaimResult,
-  Figures,
-  Ledger,
-  LedgerKind,
-  LedgerPage,
-  LedgerRow,
-  PaymentRef,
-  ProofPorts,
-} from './ports';
+export type { CardSale, CardSales, ClaimResult, Figures, Ledger, LedgerKind, LedgerPage, LedgerRow, PaymentRef, ProofPorts } from './ports';
 export {
   reorgedLines,
   revenueLines,

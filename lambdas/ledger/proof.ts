@@ -28,12 +28,7 @@ const badCursor = () =>
  * The proof ledger document: the confirmed count (from the figures) and one page of the newest
  * rows (`limit` of them, after `cursor`), never the whole ledger.
  */
-export async function proofDocument(
-  ports: ProofPorts,
-  skillParam: string | undefined,
-  limit: number,
-  cursor?: string,
-) {
+export async function proofDocument(ports: ProofPorts, skillParam: string | undefined, limit: number, cursor?: string) {
   const skill = skillParam !== undefined ? requireSkill(ports.catalog, skillParam).id : undefined;
   const [totals, page] = await Promise.all([ports.figures.totals(), ports.ledger.recent(limit, skill, cursor)]);
   if (!page) throw badCursor();
@@ -54,10 +49,7 @@ export async function proofDocument(
 }
 
 /** GET /api/proof: the public ledger of confirmed unlocks, newest first, a page at a time. */
-export async function getProof(
-  req: ApiRequest,
-  ports: ProofPorts,
-): Promise<ApiResponse> {
+export async function getProof(req: ApiRequest, ports: ProofPorts): Promise<ApiResponse> {
   const cursor = optionalString(req, 'cursor', { maxLength: 400 });
   return json(200, await proofDocument(ports, req.query['skill'], optionalInteger(req, 'limit', PROOF_LIMIT), cursor));
 }

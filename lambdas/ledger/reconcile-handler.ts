@@ -15,6 +15,12 @@ export async function handler(_event?: unknown, context?: Context): Promise<Reco
   // Published every run, zero included, so the alarm sees a quiet day as data, not silence.
   if (report.state !== 'busy') countMetric(METRICS.reconcileDifferences, {}, report.difference_count);
   if (report.state === 'different') logger.error('figures differ from a recount of the records', { ...report });
-  else logger.info('reconcile', { state: report.state, ledger_rows: report.ledger_rows, card_sales: report.card_sales, pruned_marks: report.pruned_marks });
+  else
+    logger.info('reconcile', {
+      state: report.state,
+      ledger_rows: report.ledger_rows,
+      card_sales: report.card_sales,
+      pruned_marks: report.pruned_marks,
+    });
   return report;
 }

@@ -60,7 +60,10 @@ async function readRecords(ports: ReconcilePorts) {
   return { facts, rows, sales, digest };
 }
 
-export async function reconcileFigures(ports: ReconcilePorts, opts: { settleMs?: number; attempts?: number } = {}): Promise<ReconcileReport> {
+export async function reconcileFigures(
+  ports: ReconcilePorts,
+  opts: { settleMs?: number; attempts?: number } = {},
+): Promise<ReconcileReport> {
   const settleMs = opts.settleMs ?? 10_000;
   const attempts = opts.attempts ?? 3;
   const pruned = await ports.counters.prune(new Date(ports.now().getTime() - MARK_LIFETIME_MS));
@@ -87,7 +90,13 @@ export async function reconcileFigures(ports: ReconcilePorts, opts: { settleMs?:
     records = again;
     if (settled) {
       const still = diffTallies(recount(records.facts), await ports.counters.all());
-      return { ...last, state: still.length === 0 ? 'equal' : 'different', checked_at: ports.now().toISOString(), difference_count: still.length, differences: still.slice(0, 100) };
+      return {
+        ...last,
+        state: still.length === 0 ? 'equal' : 'different',
+        checked_at: ports.now().toISOString(),
+        difference_count: still.length,
+        differences: still.slice(0, 100),
+      };
     }
   }
   return { ...last!, state: 'busy' };

@@ -103,9 +103,7 @@ export function createDomainHandler<D extends Domain, Ports>(domain: D, options:
     const res = await impl(req, ports);
     // A figure the same for every caller may be served from CloudFront's cache a few seconds (the route table says which).
     const seconds = cacheable.get(event.routeKey);
-    return seconds && res.statusCode === 200
-      ? { ...res, headers: { ...res.headers, 'cache-control': `public, max-age=${seconds}` } }
-      : res;
+    return seconds && res.statusCode === 200 ? { ...res, headers: { ...res.headers, 'cache-control': `public, max-age=${seconds}` } } : res;
   };
 
   // middy's early timeout: a route still pending 50 ms before the function's time runs out is

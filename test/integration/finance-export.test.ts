@@ -68,7 +68,12 @@ describe('the revenue rollup from a DynamoDB export', () => {
     await sales.record(cardSale('chk_1', 1900, '2026-11-11T09:00:00.000Z'));
     await sales.record(cardSale('chk_2', 99, '2026-11-12T09:00:00.000Z'));
     // The fold brings the figures up to the tables' streams, as the event source mapping does in AWS.
-    await foldNow({ endpoint: db.endpoint, client, streams: [tableName(LEDGER_TABLE), tableName(CARD_SALES_TABLE)], counters: tableName(TALLIES_TABLE) });
+    await foldNow({
+      endpoint: db.endpoint,
+      client,
+      streams: [tableName(LEDGER_TABLE), tableName(CARD_SALES_TABLE)],
+      counters: tableName(TALLIES_TABLE),
+    });
 
     const snapshot = new Date('2026-11-14T03:00:00Z');
     for (const t of EXPORTED_TABLES) await exportTable(client, t, dir, snapshot);

@@ -76,8 +76,14 @@ describe('the figures', () => {
     const w = await world();
     for (let n = 1; n <= 12; n++) {
       const kind =
-        n % 4 === 0 ? { kind: 'subscription' as const, skill: 'pro-monthly' } : n % 5 === 0 ? { kind: 'meter_top_up' as const, skill: 'meter' } : {};
-      expect((await w.ledger.claim(row(n, { ...kind, asset: n % 3 === 0 ? 'USDbC' : 'USDC', amount: String(10000 * n) }))).claimed).toBe(true);
+        n % 4 === 0
+          ? { kind: 'subscription' as const, skill: 'pro-monthly' }
+          : n % 5 === 0
+            ? { kind: 'meter_top_up' as const, skill: 'meter' }
+            : {};
+      expect((await w.ledger.claim(row(n, { ...kind, asset: n % 3 === 0 ? 'USDbC' : 'USDC', amount: String(10000 * n) }))).claimed).toBe(
+        true,
+      );
     }
     // Replays claim nothing and count nothing.
     for (const n of [1, 2, 3]) expect((await w.ledger.claim(row(n))).claimed).toBe(false);
@@ -129,7 +135,9 @@ describe('the figures', () => {
       Array.from({ length: 8 }, async (_, buyer) => {
         for (let i = 0; i < 125; i++) {
           const n = 10_000 + buyer * 1000 + i;
-          const r = await w.ledger.claim(row(n, { skill: skills[n % skills.length]!, payer: PAYERS[buyer % 2]!, amount: String(1000 + i) }));
+          const r = await w.ledger.claim(
+            row(n, { skill: skills[n % skills.length]!, payer: PAYERS[buyer % 2]!, amount: String(1000 + i) }),
+          );
           expect(r.claimed).toBe(true);
         }
       }),
@@ -193,7 +201,11 @@ describe('what a wallet owns', () => {
     await w.ledger.claim(row(2, { recordedAt: '2026-11-01T00:00:00.000Z' }));
     await w.ledger.claim(row(4, { recordedAt: '2026-11-02T00:00:00.000Z' }));
     await w.ledger.claim(row(6, { kind: 'subscription', skill: 'csv-cleaner' }));
-    expect(await w.ledger.owned(payer.toLowerCase(), 'ten-send', 'first')).toEqual({ network: 'base', txHash: tx(2), recordedAt: '2026-11-01T00:00:00.000Z' });
+    expect(await w.ledger.owned(payer.toLowerCase(), 'ten-send', 'first')).toEqual({
+      network: 'base',
+      txHash: tx(2),
+      recordedAt: '2026-11-01T00:00:00.000Z',
+    });
     expect((await w.ledger.owned(payer, 'ten-send', 'last'))?.txHash).toBe(tx(4));
     expect(await w.ledger.owned(payer, 'csv-cleaner', 'first')).toBeUndefined();
     expect(await w.ledger.owned(PAYERS[1], 'ten-send', 'first')).toBeUndefined();
@@ -212,7 +224,10 @@ describe('the public list', () => {
   it('pages through every confirmed unlock across its shards, newest first, never twice, and refuses a foreign cursor', async () => {
     const w = await world();
     // 30 unlocks in one millisecond and 10 more later: the cursor still orders them (time, then tx).
-    for (let n = 1; n <= 40; n++) await w.ledger.claim(row(n, { recordedAt: n <= 30 ? '2026-11-20T12:00:00.000Z' : `2026-11-21T12:00:${String(n).padStart(2, '0')}.000Z` }));
+    for (let n = 1; n <= 40; n++)
+      await w.ledger.claim(
+        row(n, { recordedAt: n <= 30 ? '2026-11-20T12:00:00.000Z' : `2026-11-21T12:00:${String(n).padStart(2, '0')}.000Z` }),
+      );
     await w.ledger.claim(row(41, { kind: 'subscription', skill: 'pro-monthly' }));
     await w.ledger.markReorged('base', tx(5));
     const seen: string[] = [];

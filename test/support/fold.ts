@@ -21,7 +21,11 @@ export interface FoldTarget {
 }
 
 /** A running fold; `wrap` may replace the counter store (to make it fail, say). */
-export function startFold(t: FoldTarget, wrap: (store: CounterStore) => CounterStore = (s) => s, onError?: (e: Error) => void): StreamPoller {
+export function startFold(
+  t: FoldTarget,
+  wrap: (store: CounterStore) => CounterStore = (s) => s,
+  onError?: (e: Error) => void,
+): StreamPoller {
   const store = wrap(dynamoCounters(t.client, t.counters));
   return startStreamPoller({
     endpoint: t.endpoint,

@@ -122,20 +122,47 @@ describe('figures arithmetic', () => {
   });
 
   it('notices a change folded twice, or one left out', () => {
-    const claim = ledgerFact({ skill: 'ten-send', amount: '10000', asset: 'USDC', payer: PAYERS[0]!, recordedAt: '2026-11-20T00:00:00Z', status: 'confirmed' });
+    const claim = ledgerFact({
+      skill: 'ten-send',
+      amount: '10000',
+      asset: 'USDC',
+      payer: PAYERS[0]!,
+      recordedAt: '2026-11-20T00:00:00Z',
+      status: 'confirmed',
+    });
     const twice = addAll(addAll(new Map(), changeDeltas(undefined, claim)), changeDeltas(undefined, claim));
-    expect(diffTallies(recount([claim]), twice)).toContainEqual({ pk: 'TOTAL', sk: 'ten-send|x402|USDC', metric: 'n', expected: '1', stored: '2' });
+    expect(diffTallies(recount([claim]), twice)).toContainEqual({
+      pk: 'TOTAL',
+      sk: 'ten-send|x402|USDC',
+      metric: 'n',
+      expected: '1',
+      stored: '2',
+    });
     expect(diffTallies(recount([claim]), new Map())).toHaveLength(6); // n and a on the product, the day and the wallet
   });
 
   it('writes nothing for a change no figure reads (a row marked final)', () => {
-    const row: TalliedRow = { skill: 'ten-send', amount: '10000', asset: 'USDC', payer: PAYERS[0]!, recordedAt: '2026-11-20T00:00:00Z', status: 'confirmed' };
+    const row: TalliedRow = {
+      skill: 'ten-send',
+      amount: '10000',
+      asset: 'USDC',
+      payer: PAYERS[0]!,
+      recordedAt: '2026-11-20T00:00:00Z',
+      status: 'confirmed',
+    };
     expect(changeDeltas(ledgerFact(row), ledgerFact(row)).size).toBe(0);
   });
 
   it('keeps a dropped claim out of revenue but on the product and the wallet', () => {
     const dropped = recount([
-      ledgerFact({ skill: 'ten-send', amount: '10000', asset: 'USDC', payer: PAYERS[0]!, recordedAt: '2026-11-20T00:00:00Z', status: 'reorged' }),
+      ledgerFact({
+        skill: 'ten-send',
+        amount: '10000',
+        asset: 'USDC',
+        payer: PAYERS[0]!,
+        recordedAt: '2026-11-20T00:00:00Z',
+        status: 'reorged',
+      }),
     ]);
     expect([...dropped.values()].map((d) => d.target.pk).sort()).toEqual(['TOTAL', `WALLET#${PAYERS[0]!.toLowerCase()}`]);
     expect([...dropped.values()].every((d) => [...d.counts.keys()].join() === 'r')).toBe(true);
@@ -147,9 +174,14 @@ describe('figures arithmetic', () => {
     for (const bad of ['ten-send|x402', 'p|wire|USDC', 'p|x402|EUR', '|x402|USDC']) expect(parseLine(bad, false)).toBeUndefined();
     expect(parseLine('x|p|x402|USDC', true)).toBeUndefined();
     expect(parseCounter(counterName('a', 'card', 'USD', 'a|b'))).toEqual({ metric: 'a', channel: 'card', asset: 'USD', product: 'a|b' });
-    expect(sumsOf(new Map([['n|x402|USDC|p', 2n], ['a|x402|USDC|p', 20n]])).lines).toEqual([
-      { channel: 'x402', asset: 'USDC', product: 'p', count: 2n, amount: 20n },
-    ]);
+    expect(
+      sumsOf(
+        new Map([
+          ['n|x402|USDC|p', 2n],
+          ['a|x402|USDC|p', 20n],
+        ]),
+      ).lines,
+    ).toEqual([{ channel: 'x402', asset: 'USDC', product: 'p', count: 2n, amount: 20n }]);
     expect(markSequence('0000000123@1700000000')).toBe('0000000123');
   });
 });

@@ -27,7 +27,13 @@ function fakeLedger(): Ledger & { rows: Map<string, LedgerRow> } {
     recent: async () => ({ rows: [...rows.values()], next: undefined }),
     owned: async (payer, skill, which) => {
       const mine = [...rows.values()]
-        .filter((r) => r.payer.toLowerCase() === payer.toLowerCase() && r.skill === skill && r.status === 'confirmed' && (r.kind ?? 'unlock') === 'unlock')
+        .filter(
+          (r) =>
+            r.payer.toLowerCase() === payer.toLowerCase() &&
+            r.skill === skill &&
+            r.status === 'confirmed' &&
+            (r.kind ?? 'unlock') === 'unlock',
+        )
         .sort((a, b) => (a.recordedAt < b.recordedAt ? -1 : 1));
       const r = which === 'first' ? mine[0] : mine.at(-1);
       return r && { network: r.network, txHash: r.txHash, recordedAt: r.recordedAt };

@@ -200,7 +200,10 @@ export function diffTallies(expected: TallyDeltas, stored: TallyDeltas): TallyDi
 }
 
 /** The parts of a counter item's sort key, `[dd|]<product>|<channel>|<asset>`; undefined for anything else. */
-export function parseLine(sk: string, withDay: boolean): { day?: string; product: string; channel: Channel; asset: TallyAsset } | undefined {
+export function parseLine(
+  sk: string,
+  withDay: boolean,
+): { day?: string; product: string; channel: Channel; asset: TallyAsset } | undefined {
   const parts = sk.split('|');
   const asset = parts.pop() as TallyAsset;
   const channel = parts.pop() as Channel;
