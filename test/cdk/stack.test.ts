@@ -81,6 +81,52 @@ describe('MarketplaceStack', () => {
     }
   });
 
+  it("streams the ledger's and the card sales' changes with both images, and no other table's", () => {
+    const streams = Object.fromEntries(
+      Object.entries(template.findResources('AWS::DynamoDB::Table')).map(([id, t]: [string, any]) => [
+        id.replace(/Table[0-9A-F]{8}$/, ''),
+        t.Properties.StreamSpecification,
+      ]),
+    );
+    expect(streams['Ledger']).toEqual({ StreamViewType: 'NEW_AND_OLD_IMAGES' });
+    expect(streams['CardSales']).toEqual({ StreamViewType: 'NEW_AND_OLD_IMAGES' });
+    for (const def of TABLES.filter((d) => !d.stream)) expect(streams[def.logicalName], def.logicalName).toBeUndefined();
+  });
+
+  it('gives the ledger four indexes, each copying only what its reads use', () => {
+    const [ledger] = Object.entries(template.findResources('AWS::DynamoDB::Table')).filter(([id]) => id.startsWith('LedgerTable'));
+    const indexes = Object.fromEntries(
+      ((ledger![1] as any).Properties.GlobalSecondaryIndexes as any[]).map((i) => [
+        i.IndexName,
+        { keys: i.KeySchema.map((k: any) => k.AttributeName), projection: i.Projection },
+      ]),
+    );
+    const listFields = ['txHash', 'network', 'kind', 'status', 'amount', 'asset', 'assetContract', 'payer', 'blockNumber', 'confirmations'];
+    expect(indexes).toEqual({
+      recent: {
+        keys: ['listKey', 'recordedAt'],
+        projection: { ProjectionType: 'INCLUDE', NonKeyAttributes: [...listFields, 'skill'] },
+      },
+      bySkill: { keys: ['skill', 'recordedAt'], projection: { ProjectionType: 'INCLUDE', NonKeyAttributes: listFields } },
+      byPayer: { keys: ['payer', 'recordedAt'], projection: { ProjectionType: 'INCLUDE', NonKeyAttributes: ['status'] } },
+      owned: { keys: ['owner', 'recordedAt'], projection: { ProjectionType: 'KEYS_ONLY' } },
+    });
+    // Every other index copies what its definition says, in CloudFormation's terms.
+    for (const def of TABLES) {
+      const [, table] = Object.entries(template.findResources('AWS::DynamoDB::Table')).find(([id]) =>
+        id.startsWith(`${def.logicalName}Table`),
+      ) as [string, any];
+      for (const idx of def.indexes) {
+        const deployed = (table.Properties.GlobalSecondaryIndexes as any[]).find((i) => i.IndexName === idx.name);
+        expect(deployed.Projection, `${def.logicalName} ${idx.name}`).toEqual(
+          idx.projection.type === 'INCLUDE'
+            ? { ProjectionType: 'INCLUDE', NonKeyAttributes: [...idx.projection.attributes] }
+            : { ProjectionType: idx.projection.type },
+        );
+      }
+    }
+  });
+
   it('keeps the logical id each table, secret, key and bucket is deployed with', () => {
     // A changed logical id (a renamed construct, or one moved into another scope) makes CloudFormation
     // replace the resource: a retained table, secret or key is orphaned with its records, licenses or
