@@ -316,48 +316,107 @@ describe('payments', () => {
   });
 });
 
-describe('tallies', () => {
-  it('folds every 5 minutes and reconciles daily on EventBridge Scheduler, invoking only the tally task', () => {
-    // The tally task's schedules target its live alias (a Ref); the finance exports target DynamoDB (universal target).
+describe('figures (issue 33)', () => {
+  const FOLD = 'skill-market ledger fold-handler';
+  const functionId = (description: string): string | undefined =>
+    Object.keys(template.findResources('AWS::Lambda::Function', { Properties: { Description: description } }))[0];
+  const tableId = (logicalName: string): string =>
+    Object.keys(template.findResources('AWS::DynamoDB::Table')).find((id) => id.startsWith(`${logicalName}Table`))!;
+  const aliasOf = (fnId: string): string =>
+    Object.entries(template.findResources('AWS::Lambda::Alias')).find(([, a]: [string, any]) =>
+      JSON.stringify(a.Properties.FunctionName).includes(`"${fnId}"`),
+    )![0];
+  const statementsOf = (description: string): any[] => {
+    const [fn] = Object.values(template.findResources('AWS::Lambda::Function', { Properties: { Description: description } })) as any[];
+    const role = fn.Properties.Role['Fn::GetAtt'][0];
+    return (Object.values(template.findResources('AWS::IAM::Policy')) as any[])
+      .filter((p) => p.Properties.Roles.some((r: any) => r.Ref === role))
+      .flatMap((p) => p.Properties.PolicyDocument.Statement);
+  };
+  const WRITES = ['dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem', 'dynamodb:BatchWriteItem'];
+  const writes = (st: any): boolean => [st.Action].flat().some((a: string) => WRITES.includes(a));
+
+  it("folds the ledger's and the card sales' streams into the figures through the fold's live alias, one mapping per stream", () => {
+    const fold = functionId(FOLD);
+    expect(fold, 'the fold function').toBeDefined();
+    const mappings = Object.values(template.findResources('AWS::Lambda::EventSourceMapping')) as any[];
+    const byStream = (logicalName: string) =>
+      mappings.filter(
+        (m) => JSON.stringify(m.Properties.EventSourceArn) === JSON.stringify({ 'Fn::GetAtt': [tableId(logicalName), 'StreamArn'] }),
+      );
+    for (const table of ['Ledger', 'CardSales']) {
+      const found = byStream(table);
+      expect(found, table).toHaveLength(1);
+      const m = found[0].Properties;
+      // The live alias, which a release shifts: its name is `<function>:live`.
+      expect(JSON.stringify(m.FunctionName), table).toContain(`"Ref":"${aliasOf(fold!)}"`);
+      expect(JSON.stringify(m.FunctionName), table).toContain(':live');
+      expect(m, table).toMatchObject({
+        StartingPosition: 'TRIM_HORIZON',
+        BatchSize: 100,
+        // Figures may lag a purchase by seconds.
+        MaximumBatchingWindowInSeconds: 1,
+        // What makes Lambda put shardId in each event: the fold's idempotency needs it.
+        TumblingWindowInSeconds: 60,
+        // One batch per shard at a time: each shard's records in order.
+        ParallelizationFactor: 1,
+        // Bounded: a batch that keeps failing is given up to the queue, not retried for the stream's 24 hours.
+        MaximumRetryAttempts: 10,
+        MaximumRecordAgeInSeconds: 6 * 3600,
+      });
+      expect(m.BisectBatchOnFunctionError, table).toBeUndefined();
+      const destination = m.DestinationConfig.OnFailure.Destination['Fn::GetAtt'];
+      expect(destination[1], table).toBe('Arn');
+      expect(template.toJSON().Resources[destination[0]].Type, table).toBe('AWS::SQS::Queue');
+    }
+    expect(mappings).toHaveLength(2);
+  });
+
+  it('lets the fold read the two streams and write the figures, and write nothing else', () => {
+    const statements = statementsOf(FOLD);
+    const streamReads = statements.filter((st) => [st.Action].flat().includes('dynamodb:GetRecords'));
+    expect(streamReads.flatMap((st) => [st.Resource].flat())).toEqual(
+      expect.arrayContaining([{ 'Fn::GetAtt': [tableId('Ledger'), 'StreamArn'] }, { 'Fn::GetAtt': [tableId('CardSales'), 'StreamArn'] }]),
+    );
+    expect(streamReads.flatMap((st) => [st.Resource].flat())).toHaveLength(2);
+    const written = statements.filter(writes).flatMap((st) => [st.Resource].flat());
+    expect(written).toEqual([{ 'Fn::GetAtt': [tableId('Tallies'), 'Arn'] }]);
+    // No key, secret, state machine or chain for a fold.
+    const actions = statements.flatMap((st) => [st.Action].flat() as string[]);
+    expect(actions.filter((a) => /^(kms|secretsmanager|states):/.test(a))).toEqual([]);
+  });
+
+  it('reconciles daily on EventBridge Scheduler through the ledger task alone; nothing folds on a schedule', () => {
+    // The task's schedule targets its live alias (a Ref); the finance exports target DynamoDB (universal target).
     const schedules = (Object.values(template.findResources('AWS::Scheduler::Schedule')) as any[]).filter(
       (s) => s.Properties.Target.Arn.Ref !== undefined,
     );
     const byRate = Object.fromEntries(schedules.map((s) => [s.Properties.ScheduleExpression, JSON.parse(s.Properties.Target.Input)]));
-    expect(byRate).toEqual({ 'rate(5 minutes)': { task: 'fold' }, 'rate(1 day)': { task: 'reconcile' } });
-    const [task] = Object.entries(
-      template.findResources('AWS::Lambda::Function', { Properties: { Description: 'skill-market payments tally-handler' } }),
-    );
+    expect(byRate).toEqual({ 'rate(1 day)': { task: 'reconcile' } });
+    const task = functionId('skill-market ledger reconcile-handler');
     expect(task).toBeDefined();
-    const alias = Object.entries(template.findResources('AWS::Lambda::Alias')).find(([, a]: [string, any]) =>
-      JSON.stringify(a.Properties.FunctionName).includes(task![0]),
-    );
-    for (const s of schedules) expect(s.Properties.Target.Arn.Ref).toBe(alias![0]);
-    expect(task![1].Properties.Timeout).toBe(900);
+    for (const s of schedules) expect(s.Properties.Target.Arn.Ref).toBe(aliasOf(task!));
+    expect(template.toJSON().Resources[task!].Properties.Timeout).toBe(900);
+    expect(functionId('skill-market payments tally-handler')).toBeUndefined();
   });
 
-  it('lets the functions that write tallied records write the tallies, and discovery only read them', () => {
-    const statementsOf = (description: string): any[] => {
-      const [fn] = Object.values(template.findResources('AWS::Lambda::Function', { Properties: { Description: description } })) as any[];
-      const role = fn.Properties.Role['Fn::GetAtt'][0];
-      return (Object.values(template.findResources('AWS::IAM::Policy')) as any[])
-        .filter((p) => p.Properties.Roles.some((r: any) => r.Ref === role))
-        .flatMap((p) => p.Properties.PolicyDocument.Statement);
-    };
+  it('lets the functions that record sales write the ledger and card sales but only read the figures, which only the ledger domain writes', () => {
     const can = (description: string, action: string): string =>
       JSON.stringify(statementsOf(description).filter((st) => [st.Action].flat().includes(action)));
-    for (const writer of [
-      'payments routes',
-      'payments tally-handler',
-      'payments confirm-handler',
-      'access routes',
-      'agents routes',
-      'checkout routes',
-    ]) {
-      const writes = can(`skill-market ${writer}`, 'dynamodb:UpdateItem');
-      for (const table of ['TalliesTable', 'LedgerTable', 'CardSalesTable']) expect(writes, `${writer} writes ${table}`).toContain(table);
+    for (const writer of ['payments routes', 'payments confirm-handler', 'access routes', 'agents routes', 'checkout routes']) {
+      const updates = can(`skill-market ${writer}`, 'dynamodb:UpdateItem');
+      for (const table of ['LedgerTable', 'CardSalesTable']) expect(updates, `${writer} writes ${table}`).toContain(table);
+      expect(updates, `${writer} writes the figures`).not.toContain('TalliesTable');
+      expect(can(`skill-market ${writer}`, 'dynamodb:GetItem'), `${writer} reads the figures`).toContain('TalliesTable');
     }
     expect(can('skill-market discovery routes', 'dynamodb:Query')).toContain('TalliesTable');
     expect(can('skill-market discovery routes', 'dynamodb:UpdateItem')).toBe('[]');
+    // Shared totals are folded off the purchase path: no function of another domain writes them.
+    const figureWriters = domainFunctions()
+      .map((f) => f.Properties['Description'] as string)
+      .filter((d) => statementsOf(d).some((st) => writes(st) && JSON.stringify(st.Resource).includes('TalliesTable')));
+    expect(figureWriters).toContain(FOLD);
+    for (const d of figureWriters) expect(d).toMatch(/^skill-market ledger /);
   });
 });
 
