@@ -97,6 +97,8 @@ export class MarketplaceStack extends Stack {
       confirmation: confirmation?.machine,
       dashboardName: `skill-market-${this.stackName}`,
       failedRuns: scheduled.failedRuns,
+      reconcilers: scheduled.tasks.map((t) => t.domain),
+      folds,
       relayer: secrets.relayerKey
         ? {
             domains: manifests.all.filter((m) => m.infra.relaysPayments).map((m) => m.domain),

@@ -372,6 +372,54 @@ describe('figures (issue 33)', () => {
     expect(mappings).toHaveLength(2);
   });
 
+  it('keeps the batches the fold gave up in an encrypted, TLS-only queue for 14 days, and pages on them, on its lag and on its errors', () => {
+    const fold = functionId(FOLD)!;
+    const [mapping] = Object.values(template.findResources('AWS::Lambda::EventSourceMapping')) as any[];
+    const queueId: string = mapping.Properties.DestinationConfig.OnFailure.Destination['Fn::GetAtt'][0];
+    const queue = template.toJSON().Resources[queueId];
+    expect(queue.Properties).toMatchObject({ SqsManagedSseEnabled: true, MessageRetentionPeriod: 14 * 24 * 3600 });
+    template.hasResourceProperties('AWS::SQS::QueuePolicy', {
+      Queues: [{ Ref: queueId }],
+      PolicyDocument: Match.objectLike({
+        Statement: Match.arrayWith([Match.objectLike({ Effect: 'Deny', Condition: { Bool: { 'aws:SecureTransport': 'false' } } })]),
+      }),
+    });
+    // The fold may send to its queue (the mapping sends as the function's role).
+    expect(JSON.stringify(statementsOf(FOLD).filter((st) => [st.Action].flat().includes('sqs:SendMessage')))).toContain(queueId);
+
+    const [topic] = Object.keys(template.findResources('AWS::SNS::Topic'));
+    const alarms = Object.values(template.findResources('AWS::CloudWatch::Alarm')) as any[];
+    const paging = (a: any) => expect(a.Properties.AlarmActions).toEqual([{ Ref: topic }]);
+    const failed = alarms.filter((a) => JSON.stringify(a.Properties.Dimensions ?? []).includes(`"${queueId}"`));
+    expect(failed).toHaveLength(1);
+    expect(failed[0].Properties).toMatchObject({
+      Namespace: 'AWS/SQS',
+      MetricName: 'ApproximateNumberOfMessagesVisible',
+      Threshold: 1,
+      ComparisonOperator: 'GreaterThanOrEqualToThreshold',
+    });
+    paging(failed[0]);
+    const lag = alarms.filter((a) => a.Properties.MetricName === 'IteratorAge');
+    expect(lag).toHaveLength(1);
+    expect(lag[0].Properties).toMatchObject({
+      Namespace: 'AWS/Lambda',
+      Dimensions: [{ Name: 'FunctionName', Value: { Ref: fold } }],
+      Statistic: 'Maximum',
+      Threshold: 5 * 60 * 1000,
+      ComparisonOperator: 'GreaterThanOrEqualToThreshold',
+    });
+    paging(lag[0]);
+    const errors = alarms.filter(
+      (a) => a.Properties.MetricName === 'Errors' && JSON.stringify(a.Properties.Dimensions).includes(`{"Ref":"${fold}"}`),
+    );
+    expect(errors).toHaveLength(1);
+    paging(errors[0]);
+    // And the operator sees all three on the dashboard.
+    const [dashboard] = Object.values(template.findResources('AWS::CloudWatch::Dashboard')) as any[];
+    const body = JSON.stringify(dashboard.Properties.DashboardBody);
+    for (const metric of ['IteratorAge', 'ApproximateNumberOfMessagesVisible', 'Errors']) expect(body).toContain(metric);
+  });
+
   it('lets the fold read the two streams and write the figures, and write nothing else', () => {
     const statements = statementsOf(FOLD);
     const streamReads = statements.filter((st) => [st.Action].flat().includes('dynamodb:GetRecords'));
@@ -438,13 +486,19 @@ describe('operations', () => {
     });
     expect(JSON.stringify(rate[0].Properties.Metrics)).toContain('"MetricName":"5xx"');
     expect(byMetric((a) => a.Properties.MetricName === 'ExecutionsFailed' && a.Properties.Namespace === 'AWS/States')).toHaveLength(1);
-    const reconcile = byMetric((a) => a.Properties.MetricName === METRICS.reconcileDifferences);
+    // Published by the scheduled reconcile, under the service name of its function's domain.
+    const reconcile = byMetric((a) =>
+      (a.Properties.Metrics ?? []).some((m: any) => m.MetricStat?.Metric.MetricName === METRICS.reconcileDifferences),
+    );
     expect(reconcile).toHaveLength(1);
-    expect(reconcile[0].Properties).toMatchObject({
-      Namespace: METRIC_NAMESPACE,
-      Threshold: 0,
-      Dimensions: [{ Name: 'service', Value: 'skill-market-payments' }],
-    });
+    expect(reconcile[0].Properties.Threshold).toBe(0);
+    expect(reconcile[0].Properties.Metrics.filter((m: any) => m.MetricStat).map((m: any) => m.MetricStat.Metric)).toEqual([
+      {
+        Namespace: METRIC_NAMESPACE,
+        MetricName: METRICS.reconcileDifferences,
+        Dimensions: [{ Name: 'service', Value: 'skill-market-ledger' }],
+      },
+    ]);
     const topics = Object.keys(template.findResources('AWS::SNS::Topic'));
     expect(topics).toHaveLength(1);
     for (const a of alarms()) expect(JSON.stringify(a.Properties.AlarmActions)).toContain(topics[0]);
