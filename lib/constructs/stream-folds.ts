@@ -13,17 +13,16 @@ import type { Provision } from './grants';
  * seconds, so a batch waits up to a second to fill; the tumbling window is there for what it
  * puts in the event: Lambda adds `shardId` only to tumbling-window events, and the fold's
  * idempotency keys on the shard (it keeps no window state: it answers `state: {}`).
- * One batch per shard at a time keeps each shard's records in order (a tumbling window also
- * requires it). A failing batch is retried whole (the fold throws; the counters remember the
- * last record each shard applied, so a retry adds nothing twice) a bounded number of times, and
- * a record older than `maxRecordAge` is not retried: either way the batch's metadata (shard and
- * sequence range, not the records) goes to the fold's FailedBatches queue, an alarm fires, and
- * the daily reconcile shows the figures it left out.
+ * One batch per shard at a time keeps each shard's records in order. A failing batch is retried
+ * whole (the fold throws; the counters remember the last record each shard applied, so a retry
+ * adds nothing twice) a bounded number of times, and a record older than `maxRecordAge` is not
+ * retried: either way the batch's metadata (shard and sequence range, not the records) goes to the
+ * fold's FailedBatches queue and an alarm fires, while the stream (24 hours) still holds the
+ * records it names; the daily reconcile shows the figures left out.
  *
- * Not `bisectBatchOnError`: Lambda documents only the retry limit and the record age as
- * supported with tumbling windows, and halving a batch would not isolate anything the fold can
- * skip (it fails whole batches, on faults of DynamoDB, not of one record). Not
- * `reportBatchItemFailures` either: the fold never answers with a partial failure.
+ * Not `bisectBatchOnError`: Lambda documents only the retry limit and the record age as supported
+ * with tumbling windows, so a record the fold cannot apply gives up its whole batch, not itself
+ * alone. Not `reportBatchItemFailures` either: the fold never answers with a partial failure.
  */
 export const STREAM_FOLD_SETTINGS = {
   startingPosition: StartingPosition.TRIM_HORIZON,
