@@ -96,8 +96,8 @@ export function apiEvent(method: string, path: string, rawQueryString = '', body
 export const PROBES: Record<string, { event: unknown; check: ProbeCheck }> = {
   'skill-market discovery routes': { event: apiEvent('GET', '/api/health'), check: status(200) },
   'skill-market catalog routes': { event: apiEvent('GET', '/api/packs', `skill=${CANARY}`), check: status(200) },
-  // A page size out of range is refused before the ledger or the tallies are read.
-  'skill-market payments routes': { event: apiEvent('GET', '/api/proof', 'limit=0'), check: status(400) },
+  // A page size out of range is refused before the ledger or the figures are read.
+  'skill-market ledger routes': { event: apiEvent('GET', '/api/proof', 'limit=0'), check: status(400) },
   'skill-market agents routes': { event: apiEvent('GET', '/api/mcp'), check: status(200) },
   // A buyer's first request: the 402 challenge, from the catalog and price source in the bundle; no table or chain is asked.
   'skill-market access routes': { event: apiEvent('GET', '/api/pay', `skill=${CANARY}`), check: status(402) },
