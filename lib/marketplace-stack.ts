@@ -15,6 +15,7 @@ import { addReleases } from './constructs/releases';
 import { addLicenseKeyRotation, addOriginSecretRotation } from './constructs/rotations';
 import { addScheduledTasks } from './constructs/scheduled-tasks';
 import { createSecrets } from './constructs/secrets';
+import { addStreamFolds } from './constructs/stream-folds';
 import { deploySite } from './constructs/site-deployment';
 import { createTables } from './constructs/tables';
 
@@ -51,7 +52,8 @@ export class MarketplaceStack extends Stack {
     const domains = { manifests: manifests.all, environment: env };
 
     // The functions that are not behind the API: the confirmation loop's task, the rotation of the
-    // license key, the scheduled tasks; then one function per domain that has routes, and the API.
+    // license key, the scheduled tasks, the folds of table streams into figures; then one function
+    // per domain that has routes, and the API.
     const confirmation = addConfirmationLoop(this, {
       ...domains,
       startsConfirmations: manifests.needs('startsConfirmations'),
@@ -60,6 +62,7 @@ export class MarketplaceStack extends Stack {
     });
     const licenseKeyRotation = addLicenseKeyRotation(this, { ...domains, licenseSecret: secrets.licenseSecret });
     const scheduled = addScheduledTasks(this, { ...domains, provision });
+    const folds = addStreamFolds(this, { ...domains, provision, tables });
     const functions = addApiFunctions(this, {
       ...domains,
       provision,
@@ -94,6 +97,8 @@ export class MarketplaceStack extends Stack {
       confirmation: confirmation?.machine,
       dashboardName: `skill-market-${this.stackName}`,
       failedRuns: scheduled.failedRuns,
+      reconcilers: scheduled.tasks.map((t) => t.domain),
+      folds,
       relayer: secrets.relayerKey
         ? {
             domains: manifests.all.filter((m) => m.infra.relaysPayments).map((m) => m.domain),
@@ -105,6 +110,7 @@ export class MarketplaceStack extends Stack {
       ...(confirmation ? [confirmation.task] : []),
       ...(licenseKeyRotation ? [licenseKeyRotation] : []),
       ...scheduled.tasks,
+      ...folds.map((f) => f.fn),
       ...functions.values(),
       originSecretRotation,
     ];

@@ -41,9 +41,11 @@ export interface DomainFunctionProps {
    * Who invokes it, which decides whether a failed event can be lost: API Gateway and Step
    * Functions call synchronously and see the error (the caller retries, the state machine's retry
    * policy and its failed-execution alarm), so a dead-letter queue would never receive anything;
-   * EventBridge Scheduler invokes asynchronously, so a scheduled task gets one. Default `api`.
+   * EventBridge Scheduler invokes asynchronously, so a scheduled task gets one. A stream fold is
+   * invoked synchronously by its event source mappings, whose own on-failure destination keeps a
+   * batch that ran out of retries (stream-folds.ts). Default `api`.
    */
-  invokedBy?: 'api' | 'state-machine' | 'schedule' | 'secrets-manager';
+  invokedBy?: 'api' | 'state-machine' | 'schedule' | 'secrets-manager' | 'stream';
 }
 
 /**
@@ -159,12 +161,14 @@ export class DomainFunction extends Construct {
       });
     }
     if (!this.deadLetterQueue) {
-      const reasons: Record<'api' | 'state-machine' | 'secrets-manager', string> = {
+      const reasons: Record<'api' | 'state-machine' | 'secrets-manager' | 'stream', string> = {
         api: 'Invoked synchronously by API Gateway: the caller gets the error (503 with retry: true) and retries; a dead-letter queue or failure destination receives only failed asynchronous invocations, so it would stay empty.',
         'state-machine':
           'Invoked synchronously by the Step Functions confirmation loop: its retry policy handles failures and its failed-execution alarm reports them; a dead-letter queue would stay empty.',
         'secrets-manager':
           "Run by Secrets Manager for each rotation step: a failed step fails the rotation on the secret (the current key stays), and the function's Errors alarm reports it; a dead-letter queue would hold nothing to replay.",
+        stream:
+          "Invoked synchronously by its DynamoDB Streams event source mappings: a failed batch is retried by the mapping, and one that runs out of retries goes to the mapping's on-failure destination (an SQS queue an alarm watches); a function's dead-letter queue or asynchronous failure destination receives only failed asynchronous invocations, so it would stay empty.",
       };
       // No queue means a synchronous caller (the branch above gives a scheduled task one).
       const why = reasons[invokedBy as keyof typeof reasons];

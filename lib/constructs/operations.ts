@@ -17,14 +17,20 @@ import type { StateMachine } from 'aws-cdk-lib/aws-stepfunctions';
 import { Construct } from 'constructs';
 import { METRIC_NAMESPACE, METRICS, type MetricName } from '../../lambdas/contract/metrics';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
+import { domainPartId } from './domain-function';
+import type { StreamFold } from './stream-folds';
 
 /** Above this share of 5xx answers over 5 minutes, twice in a row, someone is paged. */
 export const FIVE_XX_RATE_PERCENT = 5;
 
+/** A stream fold handed records that waited this long in the stream has fallen behind: the figures lag by as much. */
+export const FOLD_LAG_ALARM = Duration.minutes(5);
+
 /**
  * What an operator watches (docs/OPERATIONS.md): alarms on the API's 5xx rate, on failed
- * confirmation loops and on any difference the reconcile job finds, all to one SNS topic; and a
- * dashboard of the business metrics the functions publish (lambdas/contract/metrics.ts).
+ * confirmation loops, on any difference the reconcile job finds and on the stream folds (a batch
+ * given up, a fold behind), all to one SNS topic; and a dashboard of the business metrics the
+ * functions publish (lambdas/contract/metrics.ts) and of the folds.
  */
 export class Operations extends Construct {
   readonly alarmTopic: Topic;
@@ -41,6 +47,10 @@ export class Operations extends Construct {
       confirmation: StateMachine | undefined;
       dashboardName: string;
       failedRuns?: readonly IQueue[];
+      /** The domains whose scheduled tasks run (the reconcile publishes its differences under its function's service name). */
+      reconcilers?: readonly string[];
+      /** The stream folds: each one's batches given up and its lag are alarmed on. */
+      folds?: readonly StreamFold[];
       /** The domains whose functions settle signed authorizations from the relayer, and its hourly revert budget in wei. */
       relayer?: { domains: readonly string[]; revertBudgetWei: string } | undefined;
     },
@@ -109,11 +119,11 @@ export class Operations extends Construct {
       }).addAlarmAction(notify);
     }
 
-    // A scheduled run (tally fold, reconcile) that failed after Lambda's retries lands in its task's queue.
+    // A scheduled run (the reconcile) that failed after Lambda's retries lands in its task's queue.
     (props.failedRuns ?? []).forEach((queue, i) => {
       new Alarm(this, `ScheduledRunFailed${i}`, {
         alarmDescription:
-          'A scheduled task run (tally fold or reconcile) failed after its retries; the event and error are in the queue (docs/OPERATIONS.md).',
+          'A scheduled task run (the reconcile) failed after its retries; the event and error are in the queue (docs/OPERATIONS.md).',
         metric: queue.metricApproximateNumberOfMessagesVisible({ period, statistic: 'Maximum' }),
         threshold: 1,
         comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
@@ -122,22 +132,59 @@ export class Operations extends Construct {
       }).addAlarmAction(notify);
     });
 
-    // Published by the payments tally task, whose service name is skill-market-payments.
-    new Alarm(this, 'ReconcileDifferences', {
-      alarmDescription:
-        'The daily reconcile found tallies that differ from a recount of the ledger and card sales (docs/ARCHITECTURE.md, Figures).',
-      metric: new Metric({
-        namespace: METRIC_NAMESPACE,
-        metricName: METRICS.reconcileDifferences,
-        dimensionsMap: { service: 'skill-market-payments' },
-        statistic: 'Maximum',
-        period: Duration.days(1),
-      }),
-      threshold: 0,
-      comparisonOperator: ComparisonOperator.GREATER_THAN_THRESHOLD,
-      evaluationPeriods: 1,
-      treatMissingData: TreatMissingData.NOT_BREACHING,
-    }).addAlarmAction(notify);
+    // Published by the scheduled reconcile, under the service name of the domain whose task runs it.
+    const reconcilers = props.reconcilers ?? [];
+    if (reconcilers.length > 0) {
+      const day = Duration.days(1);
+      const ids = reconcilers.map((_, i) => `r${i}`);
+      new Alarm(this, 'ReconcileDifferences', {
+        alarmDescription:
+          'The daily reconcile found figures that differ from a recount of the ledger and card sales (docs/ARCHITECTURE.md, Figures).',
+        metric: new MathExpression({
+          label: 'reconcile differences',
+          expression: ids.join(' + '),
+          usingMetrics: Object.fromEntries(
+            reconcilers.map((domain, i) => [
+              ids[i],
+              new Metric({
+                namespace: METRIC_NAMESPACE,
+                metricName: METRICS.reconcileDifferences,
+                dimensionsMap: { service: `skill-market-${domain}` },
+                statistic: 'Maximum',
+                period: day,
+              }),
+            ]),
+          ),
+          period: day,
+        }),
+        threshold: 0,
+        comparisonOperator: ComparisonOperator.GREATER_THAN_THRESHOLD,
+        evaluationPeriods: 1,
+        treatMissingData: TreatMissingData.NOT_BREACHING,
+      }).addAlarmAction(notify);
+    }
+
+    // The stream folds. A batch that ran out of retries (or records too old to retry) left figures
+    // out: its metadata waits in the fold's queue. A fold behind leaves figures late. Its errors page
+    // through the function's own Errors alarm (releases.ts).
+    for (const { fn, failedBatches } of props.folds ?? []) {
+      new Alarm(this, domainPartId(fn.domain, 'FoldFailedBatches'), {
+        alarmDescription: `skill-market ${fn.domain} fold: a stream batch was given up (out of retries, or its records too old) and is missing from the figures; its shard and sequence range are in the queue (docs/OPERATIONS.md).`,
+        metric: failedBatches.metricApproximateNumberOfMessagesVisible({ period, statistic: 'Maximum' }),
+        threshold: 1,
+        comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+        evaluationPeriods: 1,
+        treatMissingData: TreatMissingData.NOT_BREACHING,
+      }).addAlarmAction(notify);
+      new Alarm(this, domainPartId(fn.domain, 'FoldLag'), {
+        alarmDescription: `skill-market ${fn.domain} fold: it was handed a batch whose newest record had waited ${FOLD_LAG_ALARM.toMinutes()} minutes or more in the stream; the figures lag the tables by as much.`,
+        metric: foldLag(fn, period),
+        threshold: FOLD_LAG_ALARM.toMilliseconds(),
+        comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+        evaluationPeriods: 1,
+        treatMissingData: TreatMissingData.NOT_BREACHING,
+      }).addAlarmAction(notify);
+    }
 
     // The relayer losing gas to reverted transfers (payers whose funds left first): half the hour's
     // budget spent pages someone before the budget refuses signed authorizations for everyone.
@@ -213,13 +260,21 @@ export class Operations extends Construct {
 }
 
 /**
+ * A fold's lag (ms): Lambda's IteratorAge, how long the newest record of each batch waited in the
+ * stream before the mapping handed it over; over every version of the function, whichever the live
+ * alias points to.
+ */
+const foldLag = (fold: StreamFold['fn'], period: Duration): Metric => fold.fn.metric('IteratorAge', { statistic: 'Maximum', period });
+
+/**
  * The operator's dashboard: the business metrics the functions publish (each function its own
- * service dimension, so summed by search), the API's requests and 5xx rate, the confirmation loop.
+ * service dimension, so summed by search), the API's requests and 5xx rate, the confirmation loop,
+ * the stream folds.
  * Made in the Operations construct's scope, so its logical id is the one it always had.
  */
 function operationsDashboard(
   scope: Construct,
-  props: { confirmation: StateMachine | undefined; dashboardName: string },
+  props: { confirmation: StateMachine | undefined; dashboardName: string; folds?: readonly StreamFold[] },
   requests: Metric,
   errorRate: MathExpression,
   period: Duration,
@@ -238,7 +293,7 @@ function operationsDashboard(
   dashboard.addWidgets(
     new TextWidget({
       markdown:
-        "# skill-market\nBusiness metrics (namespace `SkillMarket`), the API and the confirmation loop. Alarms go to the stack's `AlarmTopicArn`.",
+        "# skill-market\nBusiness metrics (namespace `SkillMarket`), the API, the confirmation loop and the stream folds. Alarms go to the stack's `AlarmTopicArn`.",
       width: 24,
       height: 2,
     }),
@@ -284,6 +339,28 @@ function operationsDashboard(
       width: 12,
     }),
   );
+  const folds = props.folds ?? [];
+  if (folds.length > 0) {
+    dashboard.addWidgets(
+      new GraphWidget({
+        title: 'Stream folds: lag behind the tables (ms)',
+        left: folds.map((f) => foldLag(f.fn, period).with({ label: `${f.fn.domain} fold` })),
+        width: 12,
+      }),
+      new GraphWidget({
+        title: 'Stream folds: errors, and batches given up',
+        left: folds.map((f) => f.fn.alias.metricErrors({ period, statistic: 'Sum', label: `${f.fn.domain} fold errors` })),
+        right: folds.map((f) =>
+          f.failedBatches.metricApproximateNumberOfMessagesVisible({
+            period,
+            statistic: 'Maximum',
+            label: `${f.fn.domain} batches given up`,
+          }),
+        ),
+        width: 12,
+      }),
+    );
+  }
   return dashboard;
 }
 

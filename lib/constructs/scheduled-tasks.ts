@@ -9,7 +9,7 @@ import { DomainFunction, domainPartId } from './domain-function';
 import type { Provision } from './grants';
 
 /**
- * Scheduled tasks (the tally fold and reconcile): EventBridge Scheduler invokes a function of the
+ * Scheduled tasks (the daily reconcile): EventBridge Scheduler invokes a function of the
  * domain that owns the task, with that domain's grants; the scheduler's role may invoke only it.
  * Returns the task functions and the queues where their failed runs land.
  */
@@ -32,7 +32,7 @@ export function addScheduledTasks(
     });
     if (task.deadLetterQueue) failedRuns.push(task.deadLetterQueue);
     tasks.push(task);
-    // Folding and reconciling tallies never settles a payment: no relayer key for them.
+    // A scheduled task (reconciling the figures) never settles a payment: no relayer key for it.
     props.provision(task, { ...infra, relaysPayments: false });
     const schedulerRole = new Role(stack, domainPartId(domain, 'SchedulerRole'), {
       assumedBy: new ServicePrincipal('scheduler.amazonaws.com'),

@@ -1,13 +1,24 @@
 import { RemovalPolicy, type Stack } from 'aws-cdk-lib';
-import { AttributeType, BillingMode, Table } from 'aws-cdk-lib/aws-dynamodb';
+import {
+  AttributeType,
+  BillingMode,
+  ProjectionType,
+  StreamViewType,
+  Table,
+  type GlobalSecondaryIndexProps,
+} from 'aws-cdk-lib/aws-dynamodb';
 import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
-import { TABLES, type TableDefinition } from '../../lambdas/contract/tables';
+import { TABLES, type IndexProjection, type TableDefinition } from '../../lambdas/contract/tables';
 
 /**
  * Every table of the contract (lambdas/contract/tables.ts), keyed by its logical name, each
  * table's name added to `env`. Made in the stack's own scope: a table's logical id is
  * `<logicalName>Table…`, and the retained ones (the ledger, the card sales) hold money records,
  * so that id must never change.
+ *
+ * CloudFormation creates or deletes at most one global secondary index per table in one stack
+ * update, and cannot change an index's keys or projection in place (a changed index is a new
+ * name): a change of several indexes of a deployed table is deployed in as many steps.
  */
 export function createTables(stack: Stack, env: Record<string, string>): ReadonlyMap<string, Table> {
   const tables = new Map<string, Table>();
@@ -32,15 +43,30 @@ function createTable(stack: Stack, def: TableDefinition): Table {
     pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
     removalPolicy: def.retain ? RemovalPolicy.RETAIN : RemovalPolicy.DESTROY,
     ...(def.ttlAttribute ? { timeToLiveAttribute: def.ttlAttribute } : {}),
+    // The figures' fold reads both images: a change's effect is the difference between them.
+    ...(def.stream ? { stream: StreamViewType.NEW_AND_OLD_IMAGES } : {}),
   });
   for (const idx of def.indexes) {
     table.addGlobalSecondaryIndex({
       indexName: idx.name,
       partitionKey: attr(idx.partitionKey),
       ...(idx.sortKey ? { sortKey: attr(idx.sortKey) } : {}),
+      ...projection(idx.projection),
     });
   }
   return table;
+}
+
+/** What an index copies, as CDK names it: only what its queries read (lambdas/contract/tables.ts). */
+function projection(p: IndexProjection): Pick<GlobalSecondaryIndexProps, 'projectionType' | 'nonKeyAttributes'> {
+  switch (p.type) {
+    case 'KEYS_ONLY':
+      return { projectionType: ProjectionType.KEYS_ONLY };
+    case 'INCLUDE':
+      return { projectionType: ProjectionType.INCLUDE, nonKeyAttributes: [...p.attributes] };
+    case 'ALL':
+      return { projectionType: ProjectionType.ALL };
+  }
 }
 
 const TABLE_READ = [

@@ -81,6 +81,49 @@ describe('MarketplaceStack', () => {
     }
   });
 
+  it("streams the ledger's and the card sales' changes with both images, and no other table's", () => {
+    const streams = Object.fromEntries(
+      Object.entries(template.findResources('AWS::DynamoDB::Table')).map(([id, t]: [string, any]) => [
+        id.replace(/Table[0-9A-F]{8}$/, ''),
+        t.Properties.StreamSpecification,
+      ]),
+    );
+    expect(streams['Ledger']).toEqual({ StreamViewType: 'NEW_AND_OLD_IMAGES' });
+    expect(streams['CardSales']).toEqual({ StreamViewType: 'NEW_AND_OLD_IMAGES' });
+    for (const def of TABLES.filter((d) => !d.stream)) expect(streams[def.logicalName], def.logicalName).toBeUndefined();
+  });
+
+  it('gives the ledger four indexes, each copying only what its reads use; every index is keyed and copies as its definition says', () => {
+    const tableOf = (logicalName: string): any =>
+      Object.entries(template.findResources('AWS::DynamoDB::Table')).find(([id]) => id.startsWith(`${logicalName}Table`))![1];
+    const projections = Object.fromEntries(
+      (tableOf('Ledger').Properties.GlobalSecondaryIndexes as any[]).map((i) => [i.IndexName, i.Projection]),
+    );
+    const listFields = ['txHash', 'network', 'kind', 'status', 'amount', 'asset', 'assetContract', 'payer', 'blockNumber', 'confirmations'];
+    expect(projections).toEqual({
+      recent: { ProjectionType: 'INCLUDE', NonKeyAttributes: [...listFields, 'skill'] },
+      bySkill: { ProjectionType: 'INCLUDE', NonKeyAttributes: listFields },
+      byPayer: { ProjectionType: 'INCLUDE', NonKeyAttributes: ['status'] },
+      owned: { ProjectionType: 'KEYS_ONLY' },
+    });
+    // Every table's indexes, in CloudFormation's terms: the keys and what each copies.
+    for (const def of TABLES) {
+      for (const idx of def.indexes) {
+        const deployed = (tableOf(def.logicalName).Properties.GlobalSecondaryIndexes as any[]).find((i) => i.IndexName === idx.name);
+        const where = `${def.logicalName} ${idx.name}`;
+        expect(deployed.KeySchema, where).toEqual([
+          { AttributeName: idx.partitionKey.name, KeyType: 'HASH' },
+          ...(idx.sortKey ? [{ AttributeName: idx.sortKey.name, KeyType: 'RANGE' }] : []),
+        ]);
+        expect(deployed.Projection, where).toEqual(
+          idx.projection.type === 'INCLUDE'
+            ? { ProjectionType: 'INCLUDE', NonKeyAttributes: [...idx.projection.attributes] }
+            : { ProjectionType: idx.projection.type },
+        );
+      }
+    }
+  });
+
   it('keeps the logical id each table, secret, key and bucket is deployed with', () => {
     // A changed logical id (a renamed construct, or one moved into another scope) makes CloudFormation
     // replace the resource: a retained table, secret or key is orphaned with its records, licenses or
@@ -270,48 +313,155 @@ describe('payments', () => {
   });
 });
 
-describe('tallies', () => {
-  it('folds every 5 minutes and reconciles daily on EventBridge Scheduler, invoking only the tally task', () => {
-    // The tally task's schedules target its live alias (a Ref); the finance exports target DynamoDB (universal target).
+describe('figures (issue 33)', () => {
+  const FOLD = 'skill-market ledger fold-handler';
+  const functionId = (description: string): string | undefined =>
+    Object.keys(template.findResources('AWS::Lambda::Function', { Properties: { Description: description } }))[0];
+  const tableId = (logicalName: string): string =>
+    Object.keys(template.findResources('AWS::DynamoDB::Table')).find((id) => id.startsWith(`${logicalName}Table`))!;
+  const aliasOf = (fnId: string): string =>
+    Object.entries(template.findResources('AWS::Lambda::Alias')).find(([, a]: [string, any]) =>
+      JSON.stringify(a.Properties.FunctionName).includes(`"${fnId}"`),
+    )![0];
+  const statementsOf = (description: string): any[] => {
+    const [fn] = Object.values(template.findResources('AWS::Lambda::Function', { Properties: { Description: description } })) as any[];
+    const role = fn.Properties.Role['Fn::GetAtt'][0];
+    return (Object.values(template.findResources('AWS::IAM::Policy')) as any[])
+      .filter((p) => p.Properties.Roles.some((r: any) => r.Ref === role))
+      .flatMap((p) => p.Properties.PolicyDocument.Statement);
+  };
+  const WRITES = ['dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem', 'dynamodb:BatchWriteItem'];
+  const writes = (st: any): boolean => [st.Action].flat().some((a: string) => WRITES.includes(a));
+
+  it("folds the ledger's and the card sales' streams into the figures through the fold's live alias, one mapping per stream", () => {
+    const fold = functionId(FOLD);
+    expect(fold, 'the fold function').toBeDefined();
+    const mappings = Object.values(template.findResources('AWS::Lambda::EventSourceMapping')) as any[];
+    const byStream = (logicalName: string) =>
+      mappings.filter(
+        (m) => JSON.stringify(m.Properties.EventSourceArn) === JSON.stringify({ 'Fn::GetAtt': [tableId(logicalName), 'StreamArn'] }),
+      );
+    for (const table of ['Ledger', 'CardSales']) {
+      const found = byStream(table);
+      expect(found, table).toHaveLength(1);
+      const m = found[0].Properties;
+      // The live alias, which a release shifts: its name is `<function>:live`.
+      expect(JSON.stringify(m.FunctionName), table).toContain(`"Ref":"${aliasOf(fold!)}"`);
+      expect(JSON.stringify(m.FunctionName), table).toContain(':live');
+      expect(m, table).toMatchObject({
+        StartingPosition: 'TRIM_HORIZON',
+        BatchSize: 100,
+        // Figures may lag a purchase by seconds.
+        MaximumBatchingWindowInSeconds: 1,
+        // What makes Lambda put shardId in each event: the fold's idempotency needs it.
+        TumblingWindowInSeconds: 60,
+        // One batch per shard at a time: each shard's records in order.
+        ParallelizationFactor: 1,
+        // Bounded: a batch that keeps failing is given up to the queue, not retried for the stream's 24 hours.
+        MaximumRetryAttempts: 10,
+        MaximumRecordAgeInSeconds: 6 * 3600,
+      });
+      expect(m.BisectBatchOnFunctionError, table).toBeUndefined();
+      const destination = m.DestinationConfig.OnFailure.Destination['Fn::GetAtt'];
+      expect(destination[1], table).toBe('Arn');
+      expect(template.toJSON().Resources[destination[0]].Type, table).toBe('AWS::SQS::Queue');
+    }
+    expect(mappings).toHaveLength(2);
+  });
+
+  it('keeps the batches the fold gave up in an encrypted, TLS-only queue for 14 days, and pages on them, on its lag and on its errors', () => {
+    const fold = functionId(FOLD)!;
+    const [mapping] = Object.values(template.findResources('AWS::Lambda::EventSourceMapping')) as any[];
+    const queueId: string = mapping.Properties.DestinationConfig.OnFailure.Destination['Fn::GetAtt'][0];
+    const queue = template.toJSON().Resources[queueId];
+    expect(queue.Properties).toMatchObject({ SqsManagedSseEnabled: true, MessageRetentionPeriod: 14 * 24 * 3600 });
+    template.hasResourceProperties('AWS::SQS::QueuePolicy', {
+      Queues: [{ Ref: queueId }],
+      PolicyDocument: Match.objectLike({
+        Statement: Match.arrayWith([Match.objectLike({ Effect: 'Deny', Condition: { Bool: { 'aws:SecureTransport': 'false' } } })]),
+      }),
+    });
+    // The fold may send to its queue (the mapping sends as the function's role).
+    expect(JSON.stringify(statementsOf(FOLD).filter((st) => [st.Action].flat().includes('sqs:SendMessage')))).toContain(queueId);
+
+    const [topic] = Object.keys(template.findResources('AWS::SNS::Topic'));
+    const alarms = Object.values(template.findResources('AWS::CloudWatch::Alarm')) as any[];
+    const paging = (a: any) => expect(a.Properties.AlarmActions).toEqual([{ Ref: topic }]);
+    const failed = alarms.filter((a) => JSON.stringify(a.Properties.Dimensions ?? []).includes(`"${queueId}"`));
+    expect(failed).toHaveLength(1);
+    expect(failed[0].Properties).toMatchObject({
+      Namespace: 'AWS/SQS',
+      MetricName: 'ApproximateNumberOfMessagesVisible',
+      Threshold: 1,
+      ComparisonOperator: 'GreaterThanOrEqualToThreshold',
+    });
+    paging(failed[0]);
+    const lag = alarms.filter((a) => a.Properties.MetricName === 'IteratorAge');
+    expect(lag).toHaveLength(1);
+    expect(lag[0].Properties).toMatchObject({
+      Namespace: 'AWS/Lambda',
+      Dimensions: [{ Name: 'FunctionName', Value: { Ref: fold } }],
+      Statistic: 'Maximum',
+      Threshold: 5 * 60 * 1000,
+      ComparisonOperator: 'GreaterThanOrEqualToThreshold',
+    });
+    paging(lag[0]);
+    const errors = alarms.filter(
+      (a) => a.Properties.MetricName === 'Errors' && JSON.stringify(a.Properties.Dimensions).includes(`{"Ref":"${fold}"}`),
+    );
+    expect(errors).toHaveLength(1);
+    paging(errors[0]);
+    // And the operator sees all three on the dashboard.
+    const [dashboard] = Object.values(template.findResources('AWS::CloudWatch::Dashboard')) as any[];
+    const body = JSON.stringify(dashboard.Properties.DashboardBody);
+    for (const metric of ['IteratorAge', 'ApproximateNumberOfMessagesVisible', 'Errors']) expect(body).toContain(metric);
+  });
+
+  it('lets the fold read the two streams and write the figures, and write nothing else', () => {
+    const statements = statementsOf(FOLD);
+    const streamReads = statements.filter((st) => [st.Action].flat().includes('dynamodb:GetRecords'));
+    expect(streamReads.flatMap((st) => [st.Resource].flat())).toEqual(
+      expect.arrayContaining([{ 'Fn::GetAtt': [tableId('Ledger'), 'StreamArn'] }, { 'Fn::GetAtt': [tableId('CardSales'), 'StreamArn'] }]),
+    );
+    expect(streamReads.flatMap((st) => [st.Resource].flat())).toHaveLength(2);
+    const written = statements.filter(writes).flatMap((st) => [st.Resource].flat());
+    expect(written).toEqual([{ 'Fn::GetAtt': [tableId('Tallies'), 'Arn'] }]);
+    // No key, secret, state machine or chain for a fold.
+    const actions = statements.flatMap((st) => [st.Action].flat() as string[]);
+    expect(actions.filter((a) => /^(kms|secretsmanager|states):/.test(a))).toEqual([]);
+  });
+
+  it('reconciles daily on EventBridge Scheduler through the ledger task alone; nothing folds on a schedule', () => {
+    // The task's schedule targets its live alias (a Ref); the finance exports target DynamoDB (universal target).
     const schedules = (Object.values(template.findResources('AWS::Scheduler::Schedule')) as any[]).filter(
       (s) => s.Properties.Target.Arn.Ref !== undefined,
     );
     const byRate = Object.fromEntries(schedules.map((s) => [s.Properties.ScheduleExpression, JSON.parse(s.Properties.Target.Input)]));
-    expect(byRate).toEqual({ 'rate(5 minutes)': { task: 'fold' }, 'rate(1 day)': { task: 'reconcile' } });
-    const [task] = Object.entries(
-      template.findResources('AWS::Lambda::Function', { Properties: { Description: 'skill-market payments tally-handler' } }),
-    );
+    expect(byRate).toEqual({ 'rate(1 day)': { task: 'reconcile' } });
+    const task = functionId('skill-market ledger reconcile-handler');
     expect(task).toBeDefined();
-    const alias = Object.entries(template.findResources('AWS::Lambda::Alias')).find(([, a]: [string, any]) =>
-      JSON.stringify(a.Properties.FunctionName).includes(task![0]),
-    );
-    for (const s of schedules) expect(s.Properties.Target.Arn.Ref).toBe(alias![0]);
-    expect(task![1].Properties.Timeout).toBe(900);
+    for (const s of schedules) expect(s.Properties.Target.Arn.Ref).toBe(aliasOf(task!));
+    expect(template.toJSON().Resources[task!].Properties.Timeout).toBe(900);
+    expect(functionId('skill-market payments tally-handler')).toBeUndefined();
   });
 
-  it('lets the functions that write tallied records write the tallies, and discovery only read them', () => {
-    const statementsOf = (description: string): any[] => {
-      const [fn] = Object.values(template.findResources('AWS::Lambda::Function', { Properties: { Description: description } })) as any[];
-      const role = fn.Properties.Role['Fn::GetAtt'][0];
-      return (Object.values(template.findResources('AWS::IAM::Policy')) as any[])
-        .filter((p) => p.Properties.Roles.some((r: any) => r.Ref === role))
-        .flatMap((p) => p.Properties.PolicyDocument.Statement);
-    };
+  it('lets the functions that record sales write the ledger and card sales but only read the figures, which only the ledger domain writes', () => {
     const can = (description: string, action: string): string =>
       JSON.stringify(statementsOf(description).filter((st) => [st.Action].flat().includes(action)));
-    for (const writer of [
-      'payments routes',
-      'payments tally-handler',
-      'payments confirm-handler',
-      'access routes',
-      'agents routes',
-      'checkout routes',
-    ]) {
-      const writes = can(`skill-market ${writer}`, 'dynamodb:UpdateItem');
-      for (const table of ['TalliesTable', 'LedgerTable', 'CardSalesTable']) expect(writes, `${writer} writes ${table}`).toContain(table);
+    for (const writer of ['payments routes', 'payments confirm-handler', 'access routes', 'agents routes', 'checkout routes']) {
+      const updates = can(`skill-market ${writer}`, 'dynamodb:UpdateItem');
+      for (const table of ['LedgerTable', 'CardSalesTable']) expect(updates, `${writer} writes ${table}`).toContain(table);
+      expect(updates, `${writer} writes the figures`).not.toContain('TalliesTable');
+      expect(can(`skill-market ${writer}`, 'dynamodb:GetItem'), `${writer} reads the figures`).toContain('TalliesTable');
     }
     expect(can('skill-market discovery routes', 'dynamodb:Query')).toContain('TalliesTable');
     expect(can('skill-market discovery routes', 'dynamodb:UpdateItem')).toBe('[]');
+    // Shared totals are folded off the purchase path: no function of another domain writes them.
+    const figureWriters = domainFunctions()
+      .map((f) => f.Properties['Description'] as string)
+      .filter((d) => statementsOf(d).some((st) => writes(st) && JSON.stringify(st.Resource).includes('TalliesTable')));
+    expect(figureWriters).toContain(FOLD);
+    for (const d of figureWriters) expect(d).toMatch(/^skill-market ledger /);
   });
 });
 
@@ -333,13 +483,19 @@ describe('operations', () => {
     });
     expect(JSON.stringify(rate[0].Properties.Metrics)).toContain('"MetricName":"5xx"');
     expect(byMetric((a) => a.Properties.MetricName === 'ExecutionsFailed' && a.Properties.Namespace === 'AWS/States')).toHaveLength(1);
-    const reconcile = byMetric((a) => a.Properties.MetricName === METRICS.reconcileDifferences);
+    // Published by the scheduled reconcile, under the service name of its function's domain.
+    const reconcile = byMetric((a) =>
+      (a.Properties.Metrics ?? []).some((m: any) => m.MetricStat?.Metric.MetricName === METRICS.reconcileDifferences),
+    );
     expect(reconcile).toHaveLength(1);
-    expect(reconcile[0].Properties).toMatchObject({
-      Namespace: METRIC_NAMESPACE,
-      Threshold: 0,
-      Dimensions: [{ Name: 'service', Value: 'skill-market-payments' }],
-    });
+    expect(reconcile[0].Properties.Threshold).toBe(0);
+    expect(reconcile[0].Properties.Metrics.filter((m: any) => m.MetricStat).map((m: any) => m.MetricStat.Metric)).toEqual([
+      {
+        Namespace: METRIC_NAMESPACE,
+        MetricName: METRICS.reconcileDifferences,
+        Dimensions: [{ Name: 'service', Value: 'skill-market-ledger' }],
+      },
+    ]);
     const topics = Object.keys(template.findResources('AWS::SNS::Topic'));
     expect(topics).toHaveLength(1);
     for (const a of alarms()) expect(JSON.stringify(a.Properties.AlarmActions)).toContain(topics[0]);

@@ -96,8 +96,8 @@ export function apiEvent(method: string, path: string, rawQueryString = '', body
 export const PROBES: Record<string, { event: unknown; check: ProbeCheck }> = {
   'skill-market discovery routes': { event: apiEvent('GET', '/api/health'), check: status(200) },
   'skill-market catalog routes': { event: apiEvent('GET', '/api/packs', `skill=${CANARY}`), check: status(200) },
-  // A page size out of range is refused before the ledger or the tallies are read.
-  'skill-market payments routes': { event: apiEvent('GET', '/api/proof', 'limit=0'), check: status(400) },
+  // A page size out of range is refused before the ledger or the figures are read.
+  'skill-market ledger routes': { event: apiEvent('GET', '/api/proof', 'limit=0'), check: status(400) },
   'skill-market agents routes': { event: apiEvent('GET', '/api/mcp'), check: status(200) },
   // A buyer's first request: the 402 challenge, from the catalog and price source in the bundle; no table or chain is asked.
   'skill-market access routes': { event: apiEvent('GET', '/api/pay', `skill=${CANARY}`), check: status(402) },
@@ -113,10 +113,27 @@ export const PROBES: Record<string, { event: unknown; check: ProbeCheck }> = {
     event: { network: 'base', txHash: 'not-a-hash', skill: CANARY },
     check: fields({ status: (v) => v === 'failed' }),
   },
-  // The scheduled tally task: an unknown task is refused before any table is read.
-  'skill-market payments tally-handler': {
+  // The stream fold, as its event source mappings invoke it: a tumbling window's closing call with no
+  // records returns at once, with the empty window state Lambda requires, touching no table.
+  'skill-market ledger fold-handler': {
+    event: {
+      Records: [],
+      shardId: 'shardId-00000001700000000000-0123abcd',
+      eventSourceARN: 'arn:aws:dynamodb:us-east-1:123456789012:table/smoke-ledger/stream/2026-01-01T00:00:00.000',
+      window: { start: '2026-01-01T00:00:00Z', end: '2026-01-01T00:01:00Z' },
+      state: {},
+      isFinalInvokeForWindow: true,
+      isWindowTerminatedEarly: false,
+    },
+    check: fields({
+      state: (v) => typeof v === 'object' && v !== null && Object.keys(v).length === 0,
+      batchItemFailures: (v) => Array.isArray(v) && v.length === 0,
+    }),
+  },
+  // The scheduled reconcile: an unknown task is refused before any table is read.
+  'skill-market ledger reconcile-handler': {
     event: { task: 'smoke' },
-    check: fields({ error: (v) => typeof v === 'string' && v.includes('expected "fold" or "reconcile"') }),
+    check: fields({ error: (v) => typeof v === 'string' }),
   },
   // The license key's rotation (Secrets Manager runs it): an event that is not a rotation step touches nothing.
   'skill-market payments license-rotation-handler': {
