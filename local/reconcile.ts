@@ -21,7 +21,7 @@ try {
   const { handler } = await import('../lambdas/ledger/reconcile-handler.ts');
   const report = await handler();
   console.log(JSON.stringify(report, null, 2));
-  process.exit(report.state === 'equal' ? 0 : report.state === 'different' ? 1 : 2);
+  process.exit('state' in report && report.state === 'equal' ? 0 : 'state' in report && report.state === 'different' ? 1 : 2);
 } catch (e) {
   console.error(`reconcile could not run against ${env[INFRA_ENV.dynamodbEndpoint]}: ${(e as Error).message}`);
   console.error('Is `npm start` running? Set DYNAMODB_ENDPOINT (or DYNAMODB_PORT) to reach another database.');

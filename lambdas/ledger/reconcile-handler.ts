@@ -8,8 +8,23 @@ import { METRICS } from '../contract/metrics';
 import { countMetric } from '../platform/metrics';
 import { reconcileFigures, type ReconcileReport } from './reconcile';
 
-export async function handler(_event?: unknown, context?: Context): Promise<ReconcileReport> {
+/** What a scheduled invocation sends (EventBridge Scheduler's input); `npm run reconcile` sends nothing. */
+export interface ReconcileTask {
+  task?: 'reconcile';
+}
+
+/** What an invocation that is not a reconcile gets back: nothing is read or written. */
+export interface ReconcileRefused {
+  error: string;
+}
+
+export async function handler(event?: ReconcileTask | null, context?: Context): Promise<ReconcileReport | ReconcileRefused> {
   if (context) logger.addContext(context);
+  const task: unknown = (event as { task?: unknown } | null | undefined)?.task;
+  if (task !== undefined && task !== 'reconcile') {
+    logger.error('unknown task', { task: String(task) });
+    return { error: `unknown task ${JSON.stringify(task)}: expected "reconcile"` };
+  }
   // The adapters load from their own chunk, as the routes' ports do.
   const report = await reconcileFigures((await import('./wiring')).reconcilePortsFromEnv());
   // Published every run, zero included, so the alarm sees a quiet day as data, not silence.

@@ -75,7 +75,9 @@ describe('every synthesized Lambda bundle', () => {
     expect(failures.filter((f) => f !== undefined)).toEqual([]);
     // A cold API function reads the origin secret's accepted versions once: one GetSecretValue per staging label.
     for (const fn of functions.filter(checksOrigin))
-      expect(secretsManager!.calls(`/${fn.id}`), fn.id).toBe(ACCEPTED_ORIGIN_SECRET_STAGES.length);
+      expect(secretsManager!.calls(`/${fn.id}`), fn.id).toBe(
+        ACCEPTED_ORIGIN_SECRET_STAGES.length + (PROBES[fn.description]!.rpcSecretReads ?? 0),
+      );
   }, 180_000);
 
   it('refuses a direct call to the API (no origin secret) with 403 ORIGIN_REQUIRED, reading no secret for it', async () => {

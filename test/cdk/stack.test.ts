@@ -1,7 +1,7 @@
 import { App } from 'aws-cdk-lib';
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { ROUTES, routeKey } from '../../lambdas/contract/routes';
+import { FIGURES_CACHE_SECONDS, ROUTES, routeKey } from '../../lambdas/contract/routes';
 import { TABLES } from '../../lambdas/contract/tables';
 import { EXPORT_SCHEDULE_CRON, EXPORTED_TABLES, RELAYER_COST_SQL, REVENUE_ROLLUP_SQL } from '../../lambdas/contract/finance-export';
 import { METRIC_NAMESPACE, METRICS } from '../../lambdas/contract/metrics';
@@ -187,15 +187,22 @@ describe('MarketplaceStack', () => {
     });
   });
 
-  it('sends /api/* and /.well-known/* to the API uncached', () => {
-    const CACHING_DISABLED = '4135ea2d-6df8-44a3-9df3-4b5a84be39ad';
+  it('sends /api/* and /.well-known/* to the API, cached only as long as an answer says (figures: seconds), keyed on the query', () => {
     const [dist] = Object.values(template.findResources('AWS::CloudFront::Distribution')) as any[];
     const behaviors = dist.Properties.DistributionConfig.CacheBehaviors as any[];
     expect(behaviors.map((b) => b.PathPattern).sort()).toEqual(['/.well-known/*', '/api/*']);
+    const policies = template.findResources('AWS::CloudFront::CachePolicy');
     for (const b of behaviors) {
-      expect(b.CachePolicyId).toBe(CACHING_DISABLED);
       expect(b.AllowedMethods).toContain('POST');
       expect(b.ViewerProtocolPolicy).toBe('redirect-to-https');
+      const policy = policies[b.CachePolicyId.Ref]!.Properties.CachePolicyConfig;
+      // Nothing is kept without the API's say-so, and nothing longer than the figures' few seconds.
+      expect(policy).toMatchObject({ DefaultTTL: 0, MinTTL: 0, MaxTTL: FIGURES_CACHE_SECONDS });
+      expect(policy.ParametersInCacheKeyAndForwardedToOrigin).toMatchObject({
+        QueryStringsConfig: { QueryStringBehavior: 'all' },
+        HeadersConfig: { HeaderBehavior: 'none' },
+        CookiesConfig: { CookieBehavior: 'none' },
+      });
     }
   });
 

@@ -93,7 +93,10 @@ export function apiEvent(method: string, path: string, rawQueryString = '', body
 }
 
 /** One request per function, chosen so that it needs no AWS call; keyed by the function's description. */
-export const PROBES: Record<string, { event: unknown; check: ProbeCheck }> = {
+export const PROBES: Record<string, { event: unknown; check: ProbeCheck; rpcSecretReads?: number }> = {
+  // Readiness is the one route of the payments function: it answers 200 whatever it finds (here no
+  // table, no provider: ready false), and it reads the RPC secret's providers once, beside the origin secret.
+  'skill-market payments routes': { event: apiEvent('GET', '/api/ready'), check: status(200), rpcSecretReads: 1 },
   'skill-market discovery routes': { event: apiEvent('GET', '/api/health'), check: status(200) },
   'skill-market catalog routes': { event: apiEvent('GET', '/api/packs', `skill=${CANARY}`), check: status(200) },
   // A page size out of range is refused before the ledger or the figures are read.
