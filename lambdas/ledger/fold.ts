@@ -5,7 +5,7 @@
  * few small counter items it touches, one conditional UpdateItem per item and batch.
  *
  * **Exact under redelivery.** A stream delivers at least once: a batch that failed half-way comes
- * again, whole or split. Each counter item remembers, per stream shard, the sequence number of the
+ * again (whole, in AWS; the rule holds for parts too). Each counter item remembers, per stream shard, the sequence number of the
  * last record it applied (`FoldMark`); records of one shard reach the fold in order, so the item
  * takes a batch's sum only if it has applied nothing at or after the batch's first record, and a
  * batch it has partly applied adds only the records after its mark. A figure thus never counts a
