@@ -1,6 +1,6 @@
 /**
  * GET /api/agent-identity?address=[&agent_id=]: who an address is here. Its local reputation
- * is read from its tally (kept by every claim and reorg of its proof-ledger rows) and its access items, nothing else; with `agent_id`,
+ * is read from its counters (folded from the ledger's stream: every claim and reorg of its proof-ledger rows) and its access items, nothing else; with `agent_id`,
  * its ERC-8004 registration is read from the configured Identity Registry and `verified` only
  * when the registry names the address as the agent's owner or agent wallet.
  */

@@ -32,7 +32,7 @@ export const SALE_WRITER: readonly TableGrant[] = [
 
 /** A function run on a schedule (EventBridge Scheduler in AWS, a timer locally), with its input. */
 export interface ScheduledRun {
-  /** Construct id of the schedule, e.g. `TallyFold`. */
+  /** Construct id of the schedule, e.g. `Reconcile`. */
   id: string;
   everyMinutes: number;
   input: Readonly<Record<string, string>>;

@@ -1,6 +1,7 @@
 /**
  * The ledger's figures as the surfaces report them (ESP, shop, judges, proof, identity), read
- * from tally items: one item per question, whatever the number of rows behind it.
+ * from the counter items the fold keeps (a scope's items as flat counters): a few small items per
+ * question, whatever the number of rows behind it.
  */
 import { perProduct, sumsOf, type Channel, type Counters, type TallyAsset } from './core/counters';
 
@@ -15,7 +16,7 @@ export interface UnlockFigures {
   reorgedPerSkill: Record<string, number>;
 }
 
-/** Unlock figures of one tally item (`TOTAL` or a wallet's). */
+/** Unlock figures of one scope (all time, or a wallet). */
 export function unlockFigures(counters: Counters): UnlockFigures {
   const sums = sumsOf(counters);
   const out: UnlockFigures = { confirmed: 0, volumeAtomic: 0n, perSkill: {}, reorgedPerSkill: {} };
@@ -39,7 +40,7 @@ export interface WalletFigures {
   reorged: number;
 }
 
-/** A wallet's reputation figures from its tally item. */
+/** A wallet's reputation figures from its counters. */
 export function walletFigures(counters: Counters): WalletFigures {
   const sums = sumsOf(counters);
   const count = (channel: 'x402' | 'subscriptions' | 'meters') =>
@@ -66,8 +67,8 @@ export interface RevenueLine {
   amount: bigint;
 }
 
-/** The confirmed lines of one tally item (`TOTAL` or a day), sorted by channel, product, asset; zero lines left out. */
+/** The confirmed lines of one scope (all time, or a day), sorted by channel, product, asset; zero lines left out. */
 export const revenueLines = (counters: Counters): RevenueLine[] => sumsOf(counters).lines;
 
-/** Standing reorged claims per channel and product of one tally item. */
+/** Standing reorged claims per channel and product of one scope. */
 export const reorgedLines = (counters: Counters): { channel: Channel; product: string; count: bigint }[] => sumsOf(counters).reorged;
