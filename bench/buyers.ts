@@ -9,9 +9,19 @@
  * purchases per second, the unlock's p50.
  * On 2 cores one buyer already keeps most of the machine busy: the purchases-per-second ratio
  * measures CPU here; the units per unlock measure the design.
- * Usage: npx tsx bench/buyers.ts [buyers=8] [purchasesPerBuyer=15]
+ * With a third argument `verify`, the run then makes that many more purchases by the N buyers at
+ * once (skills may repeat: any buyer may buy any pack again with a new transfer), waits for the fold,
+ * and runs the reconcile job on the same database: every figure must equal a recount of the rows.
+ * Usage: npx tsx bench/buyers.ts [buyers=8] [purchasesPerBuyer=15] [verify=0]
  */
 import { readFileSync } from 'node:fs';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { CARD_SALES_TABLE, LEDGER_TABLE, TALLIES_TABLE } from '../lambdas/contract/tables';
+import { tableName } from '../lambdas/platform/table-names';
+import { dynamoCardSales } from '../lambdas/ledger/adapters/dynamo-card-sales';
+import { dynamoCounters } from '../lambdas/ledger/adapters/dynamo-counters';
+import { dynamoLedger } from '../lambdas/ledger/adapters/dynamo-ledger';
+import { reconcileFigures, type ReconcileReport } from '../lambdas/ledger/reconcile';
 import type { Address } from 'viem';
 import { ensureTestTokens, startAnvil, testAccount, TREASURY_ACCOUNT_INDEX } from '../local/anvil';
 import { startDynamoDbLocal } from '../local/dynamodb-local';
@@ -20,6 +30,7 @@ import { percentile, startDynamoProxy, startMarket, transferForChallenge } from 
 
 const buyers = Number(process.argv[2] ?? '8');
 const perBuyer = Number(process.argv[3] ?? '15');
+const verify = Number(process.argv[4] ?? '0');
 
 interface Counts {
   calls: number;
@@ -69,7 +80,7 @@ let next = 0;
 
 /** One purchase by buyer account `index`: challenge, transfer, proof. Answers the unlock's milliseconds. */
 async function buy(index: number): Promise<number> {
-  const skill = skills[next++]!;
+  const skill = skills[next++ % skills.length]!;
   const hash = await transferForChallenge({
     marketUrl: market.url,
     rpcUrl: anvil.rpcUrl,
@@ -123,7 +134,34 @@ async function runBuyer(account: number): Promise<number[]> {
   return out;
 }
 
+/** `total` purchases by the N buyers at once, then the reconcile job on the same tables, once the fold is quiet. */
+async function verifyFigures(total: number): Promise<ReconcileReport> {
+  const per = Math.ceil(total / buyers);
+  await Promise.all(
+    Array.from({ length: buyers }, async (_, b) => {
+      for (let i = 0; i < per && b * per + i < total; i++) await buy(20 + b);
+    }),
+  );
+  await quiet(2_000);
+  const client = new DynamoDBClient({
+    endpoint: database.endpoint,
+    region: 'us-east-1',
+    credentials: { accessKeyId: 'bench', secretAccessKey: 'bench' },
+  });
+  return reconcileFigures(
+    {
+      ledger: dynamoLedger(client, tableName(LEDGER_TABLE)),
+      cardSales: dynamoCardSales(client, tableName(CARD_SALES_TABLE)),
+      counters: dynamoCounters(client, tableName(TALLIES_TABLE)),
+      now: () => new Date(),
+      sleep: (ms) => new Promise((r) => setTimeout(r, ms)),
+    },
+    { settleMs: 2_000 },
+  );
+}
+
 const rows: Awaited<ReturnType<typeof phase>>[] = [];
+let verified: ReconcileReport | undefined;
 try {
   // A first purchase: the process loads its chunks and reads each provider's chain id once.
   await chain.setTokenBalance(tokens.USDC, testAccount(19).address, 10n ** 12n);
@@ -131,6 +169,7 @@ try {
   await buy(19);
   rows.push(await phase(1));
   rows.push(await phase(buyers));
+  if (verify > 0) verified = await verifyFigures(verify);
 } finally {
   await market.stop();
   await proxy.stop();
@@ -151,3 +190,7 @@ line(
 line('read units', (r) => r.rru.toFixed(1));
 line('purchases per second', (r) => r.perSecond.toFixed(1));
 line('unlock p50 (POST /api/pay)', (r) => `${r.p50.toFixed(0)} ms`);
+if (verified)
+  console.log(
+    `\nafter ${verify} more purchases by ${buyers} buyers at once: reconcile ${JSON.stringify({ state: verified.state, ledger_rows: verified.ledger_rows, counter_items: verified.counter_items, differences: verified.difference_count })}`,
+  );

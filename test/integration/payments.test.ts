@@ -4,7 +4,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { Address, Hex } from 'viem';
-import { beforeAll, describe, expect, inject, it } from 'vitest';
+import { beforeAll, describe, expect, inject, it, vi } from 'vitest';
 import { PaymentRequiredV2Schema } from '@x402/core/schemas';
 import { chainTools } from '../support/chain';
 
@@ -146,8 +146,12 @@ describe('POST /api/pay', () => {
       success: true,
       transaction: usdcTx.toLowerCase(),
     });
+    // The count is folded from the ledger's stream, moments after the unlock; the row is listed at once.
+    await vi.waitFor(async () => expect((await proofRows(CANARY)).confirmed).toBeGreaterThanOrEqual(before + 1), {
+      timeout: 10_000,
+      interval: 100,
+    });
     const after = await proofRows(CANARY);
-    expect(after.confirmed).toBeGreaterThanOrEqual(before + 1);
     expect(await rowsOf(CANARY, usdcTx)).toHaveLength(1);
     expect(after.recent_unlocks.find((r: any) => r.txHash === usdcTx.toLowerCase())).toMatchObject({
       skill: CANARY,
