@@ -11,6 +11,7 @@ import { links } from '../contract/links';
 import { notFound } from '../platform/errors';
 import { json, type ApiRequest, type ApiResponse } from '../platform/http';
 import {
+  authorizationSigner,
   challengeAnswer,
   challengeFor,
   checkedSignIn,
@@ -62,6 +63,30 @@ async function unlockByAccess(proof: ProofInput & { skill: string; signInWithX: 
   });
 }
 
+/**
+ * A wallet that already has access and answers the 402 with a signed payment (a stock x402 v2
+ * client does, whatever it owns) gets the pack, and the authorization is never settled: its
+ * signature proves the wallet, and its nonce is used up here, so a copy of the header gets
+ * nothing. Undefined when the header proves no wallet here or the wallet has no access (or only
+ * a meter that would charge): the authorization then settles as a purchase.
+ */
+async function unlockBySignedPayment(header: string, skill: string | undefined, ports: AccessPorts, baseUrl: string) {
+  const entry = requireSkill(ports.catalog, skill);
+  const signer = await authorizationSigner(header, entry.id, ports.payments, baseUrl);
+  if (!signer) return undefined;
+  const decision = await decideAccess(signer.address, entry, ports.now(), ports);
+  if (!decision.granted || decision.via === 'meter') return undefined;
+  if (!(await signer.spend()))
+    throw PAYMENT_ERRORS.INVALID_WALLET_SIGNATURE({
+      message: `This signed payment already got ${signer.address} the pack of ${entry.id}, which it owns; a copy of it gets nothing and is never settled.`,
+      tip: 'Send a new request: your x402 client signs a fresh authorization, or sign in with SIGN-IN-WITH-X.',
+    });
+  const { ok: _ok, ...access } = decisionView(decision, entry, signer.address, ports, baseUrl);
+  const body = deliverPack(ports.payments, entry.id, { ...access, charged_atomic: '0' });
+  if (!body) throw notFound(`The pack of ${entry.id} is missing from this deployment.`);
+  return body;
+}
+
 /** What an unlock request carries, from any surface (HTTP, MCP). */
 export interface UnlockRequest {
   proof: ProofInput;
@@ -84,6 +109,11 @@ export async function unlockPack(
 ): Promise<{ body: unknown; settlement?: Settlement | undefined }> {
   const { proof } = request;
   if (request.paymentSignature !== undefined) {
+    // An owner's signed payment proves its wallet: the pack, and nothing settled (a mandate's purchase always settles).
+    if (request.mandate === undefined) {
+      const owned = await unlockBySignedPayment(request.paymentSignature, proof.skill, ports, baseUrl);
+      if (owned) return { body: owned };
+    }
     // x402 v2: a signed authorization the service settles itself, under the mandate when one is sent.
     const policy = request.mandate !== undefined ? await mandatePolicy(request.mandate, proof.skill, ports, baseUrl) : undefined;
     return unlockWithAuthorization(request.paymentSignature, proof.skill, ports.payments, baseUrl, {

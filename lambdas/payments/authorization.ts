@@ -62,7 +62,7 @@ const FOLLOW_POLL_MS = 150;
 /** A claim that was never signed after this long belongs to a request that died: it is taken over. */
 const STALE_CLAIM_MS = 30_000;
 
-const settlementKey = (payment: SignedPayment, requirement: Requirement): string =>
+export const settlementKey = (payment: SignedPayment, requirement: Requirement): string =>
   `${requirement.network}#${requirement.asset}#${payment.payload.authorization.from}#${payment.payload.authorization.nonce}`.toLowerCase();
 
 /** x402 v2's `PAYMENT-RESPONSE` of a settlement that did not (yet) unlock: it rides on the refusal, its network by CAIP-2. */

@@ -6,6 +6,7 @@
  * imported from outside it (the linter holds this).
  */
 import type { unlockWithAuthorization as UnlockWithAuthorization } from './authorization';
+import type { authorizationSigner as AuthorizationSignerOf } from './owner-proof';
 import type { PaymentsPorts } from './ports';
 
 export type { NonceStore, PaymentsPorts, SignInWithX } from './ports';
@@ -26,6 +27,10 @@ export { readProof, signInWithXOf, type ProofInput } from './proof-input';
  */
 export const unlockWithAuthorization: typeof UnlockWithAuthorization = async (...args) =>
   (await import('./authorization')).unlockWithAuthorization(...args);
+/** The wallet a PAYMENT-SIGNATURE proves (owner-proof.ts), loaded with the settlement path it precedes. */
+export const authorizationSigner: typeof AuthorizationSignerOf = async (...args) =>
+  (await import('./owner-proof')).authorizationSigner(...args);
+export type { AuthorizationSigner } from './owner-proof';
 export { deliverPack, settleResponse, settlementHeaders, type Settlement, type Unlocked } from './unlock-response';
 export { readSignInWithXHeader } from './proof-input';
 

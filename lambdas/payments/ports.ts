@@ -95,6 +95,12 @@ export type SignInWithX = SignInWithXFields & { signature: string };
 export interface WalletSignatures {
   /** Whether `signature` over the message of `fields` recovers to `fields.address`. */
   verify(fields: SignInWithX): Promise<boolean>;
+  /**
+   * Whether a signed payment's EIP-3009 authorization is signed by its `from` for the token of
+   * `requirement` (its EIP-712 domain): an EOA's signature recovered locally, a contract wallet's
+   * (EIP-1271, ERC-6492) asked of the chain. Only the signature: not the balance, not the window.
+   */
+  authorizationSigned(payment: SignedPayment, requirement: Requirement): Promise<boolean>;
 }
 
 /** Single-use nonces of wallet signatures. */

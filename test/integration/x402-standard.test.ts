@@ -144,6 +144,52 @@ describe('x402 v2 with a stock client', () => {
     console.log(`x402 stock client: first request to pack ${elapsed} ms`);
   });
 
+  it("the README's stock snippet twice for one wallet: the second call gets the pack and charges nothing; another wallet is charged", async () => {
+    const owner = await buyer(62);
+    const other = await buyer(63);
+    const relayed = await relayerWatch();
+    // The README's snippet, as written: a stock client, any viem account holding USDC.
+    const snippet = async (account: LocalAccount) => {
+      const client = new x402Client();
+      registerExactEvmScheme(client, { signer: account });
+      const sent: Headers[] = [];
+      const recording: typeof fetch = async (input, init) => {
+        sent.push(new Headers(init?.headers ?? (input instanceof Request ? input.headers : undefined)));
+        return fetch(input, init);
+      };
+      const res = await wrapFetchWithPayment(recording, client)(`${base}/api/pay?skill=${SKILL}`);
+      return { res, body: (await res.json()) as any, header: sent.map((h) => h.get('payment-signature')).find((h) => h !== null) };
+    };
+    const start = await balance(owner.address);
+    const first = await snippet(owner);
+    expect(first.res.status, JSON.stringify(first.body)).toBe(200);
+    expect(await balance(owner.address)).toBe(start - PRICE);
+    expect(await relayed(owner.address)).toBe(1);
+
+    // The second call signs a fresh authorization (a stock client always does); the wallet owns the skill, so nothing is settled.
+    const second = await snippet(owner);
+    expect(second.res.status, JSON.stringify(second.body)).toBe(200);
+    expect(Object.keys(second.body.sealed_pack.files)).toContain('SKILL.md');
+    expect(second.body).toMatchObject({ access: { granted: true, via: 'one-time', charged_atomic: '0' } });
+    expect(second.res.headers.get('payment-response')).toBeNull();
+    expect(await balance(owner.address)).toBe(start - PRICE);
+    expect(await relayed(owner.address)).toBe(1);
+
+    // That header is used up: a copy of it (it travelled in the clear) gets nothing, and is never settled to charge the owner.
+    const copy = await requestFrom('127.0.0.9', `${base}/api/pay?skill=${SKILL}`, { headers: { 'PAYMENT-SIGNATURE': second.header! } });
+    expect(copy.status, copy.text).toBe(403);
+    expect(copy.body).toMatchObject({ ok: false, error_code: 'INVALID_WALLET_SIGNATURE' });
+    expect(await balance(owner.address)).toBe(start - PRICE);
+    expect(await relayed(owner.address)).toBe(1);
+
+    // Another wallet owns nothing: it is charged as any buyer.
+    const otherStart = await balance(other.address);
+    const paid = await snippet(other);
+    expect(paid.res.status, JSON.stringify(paid.body)).toBe(200);
+    expect(paid.res.headers.get('payment-response')).not.toBeNull();
+    expect(await balance(other.address)).toBe(otherStart - PRICE);
+  });
+
   it('a wallet that paid signs in (SIGN-IN-WITH-X) and downloads the pack again for nothing; another wallet gets the challenge', async () => {
     const account = await buyer(18);
     const paid = await wrapFetchWithPayment(fetch, stockClient(account))(`${base}/api/pay?skill=${SKILL}`);

@@ -7,10 +7,12 @@
  * `verifyMessage`, which runs the 1271 call or the 6492 validator as an `eth_call`); a chain that
  * cannot be asked throws (a fault, retried), as the access domain's typed signatures do.
  */
-import { getAddress, recoverMessageAddress, type Hex } from 'viem';
+import { authorizationTypes } from '@x402/evm';
+import { getAddress, recoverMessageAddress, recoverTypedDataAddress, type Hex } from 'viem';
+import { CHAIN_ID } from '../../contract/chain';
 import { createSiweMessage } from 'viem/siwe';
 import { siweParameters } from '../../contract/sign-in-with-x';
-import type { SignInWithX, WalletSignatures } from '../ports';
+import type { Requirement, SignedPayment, SignInWithX, WalletSignatures } from '../ports';
 import { basePublicClient } from './viem-base-transport';
 import { chainSaysNo } from '../../platform/adapters/viem-rpc-transport';
 import type { RpcUrls } from '../../platform/rpc-urls';
@@ -50,6 +52,37 @@ export function viemSiwe(rpcUrls: RpcUrls): WalletSignatures {
         // Judged below, as a "no" is.
       }
       // None said yes: "the signature is wrong" only if the chain answers now, else a fault.
+      return chainSaysNo(pub);
+    },
+    async authorizationSigned(payment: SignedPayment, requirement: Requirement) {
+      const a = payment.payload.authorization;
+      // The token's own EIP-712 domain and x402's EIP-3009 types: what the wallet signed when it paid.
+      const typed = {
+        domain: {
+          name: requirement.extra.name,
+          version: requirement.extra.version,
+          chainId: CHAIN_ID,
+          verifyingContract: requirement.asset as Hex,
+        },
+        types: authorizationTypes,
+        primaryType: 'TransferWithAuthorization' as const,
+        message: {
+          from: getAddress(a.from),
+          to: getAddress(a.to),
+          value: BigInt(a.value),
+          validAfter: BigInt(a.validAfter),
+          validBefore: BigInt(a.validBefore),
+          nonce: a.nonce as Hex,
+        },
+      };
+      const signature = payment.payload.signature as Hex;
+      const signer = await recoverTypedDataAddress({ ...typed, signature }).catch(() => undefined);
+      if (signer === typed.message.from) return true;
+      try {
+        if (await pub.verifyTypedData({ ...typed, address: typed.message.from, signature })) return true;
+      } catch {
+        // Judged below, as a "no" is.
+      }
       return chainSaysNo(pub);
     },
   };

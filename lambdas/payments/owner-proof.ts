@@ -1,0 +1,68 @@
+/**
+ * An owner need not pay again. A stock x402 v2 client answers every 402 by signing an EIP-3009
+ * authorization for the challenge, and that signature proves its wallet as well as a sign-in
+ * would: the access domain asks `decideAccess` about that wallet before anything is settled, and
+ * an owner gets the pack with no settlement submitted (docs/ACCESS.md).
+ *
+ * Only a signature made out for this very resource counts (to the treasury, the exact price, the
+ * challenge's token, inside its validity window, and not one already settled, which is a purchase
+ * and is answered as one), and it is used once: its authorization nonce is
+ * recorded when the pack is given, so a copy of the header (it travels in the clear to whoever
+ * sees the request) gets nothing more, and is never settled afterwards to charge the owner.
+ */
+import { same } from './core/verify-transfer';
+import { settlementKey } from './authorization';
+import { challengeFor } from './challenge-answer';
+import { readSignedPayment } from './payment-signature';
+import type { PaymentsPorts } from './ports';
+
+/** The wallet a PAYMENT-SIGNATURE proves, and the one use of its authorization. */
+export interface AuthorizationSigner {
+  /** Lower-case address. */
+  address: string;
+  /** Records the authorization as used; false when it already was (a copy of the header). */
+  spend(): Promise<boolean>;
+}
+
+/**
+ * The wallet that signed a PAYMENT-SIGNATURE for this skill's challenge, or undefined when the
+ * header proves no wallet here (malformed, made out for something else, outside its window, or
+ * the signature is not `from`'s): the settlement path then judges and answers it as always.
+ */
+export async function authorizationSigner(
+  header: string,
+  skill: string | undefined,
+  ports: PaymentsPorts,
+  baseUrl: string,
+): Promise<AuthorizationSigner | undefined> {
+  const challenge = challengeFor(skill, ports, baseUrl);
+  let payment;
+  try {
+    payment = readSignedPayment(header, {});
+  } catch {
+    return undefined;
+  }
+  const requirement = challenge.v2.accepts.find(
+    (r) => r.scheme === payment.accepted.scheme && r.network === payment.accepted.network && same(r.asset, payment.accepted.asset),
+  );
+  if (!requirement) return undefined;
+  if (payment.resource?.url !== undefined && payment.resource.url !== challenge.v2.resource.url) return undefined;
+  const a = payment.payload.authorization;
+  const now = BigInt(Math.floor(ports.now().getTime() / 1000));
+  if (!same(a.to, requirement.payTo) || a.value !== requirement.amount) return undefined;
+  // An authorization this service already settled is a purchase, answered (to its buyer) as one.
+  if (ports.x402 && (await ports.x402.settlements.get(settlementKey(payment, requirement)))) return undefined;
+  if (BigInt(a.validAfter) > now || now >= BigInt(a.validBefore)) return undefined;
+  if (!(await ports.signatures.authorizationSigned(payment, requirement))) return undefined;
+  const address = a.from.toLowerCase();
+  return {
+    address,
+    // Kept as long as the authorization could be settled: until its validBefore.
+    spend: () =>
+      ports.nonces.use(
+        address,
+        `eip3009:${requirement.asset.toLowerCase()}:${a.nonce.toLowerCase()}`,
+        new Date(Number(a.validBefore) * 1000),
+      ),
+  };
+}
