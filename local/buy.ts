@@ -39,10 +39,15 @@ export interface BuyOptions {
   sign?: boolean;
   /** Pay as a stock x402 v2 client does (a signed authorization the service settles), not by transfer. */
   x402?: boolean;
+  /** Buy even when the wallet already has the skill (by default an owner signs in and pays nothing). */
+  force?: boolean;
 }
 
 export interface BuyResult {
-  txHash: Hex;
+  /** The transfer that paid: this run's, or the owner's earlier one; undefined when a subscription or meter draw grants the skill. */
+  txHash: Hex | undefined;
+  /** True when the wallet already had the skill and nothing was paid. */
+  owned: boolean;
   files: string[];
   seal: string;
   proofRow: unknown;
@@ -101,6 +106,10 @@ export async function buy(opts: BuyOptions, log: (line: string) => void = consol
     `outline: ${(at(outline.body, 'sections') as unknown[] | undefined)?.length ?? 0} sections, pack seal ${String(at(outline.body, 'pack', 'seal')).slice(0, 12)}…`,
   );
 
+  if (!opts.force) {
+    const owned = await packForOwner(opts, base, step);
+    if (owned) return finish(opts, base, step, owned);
+  }
   if (opts.x402) return finish(opts, base, step, await payWithX402(opts, base, step));
 
   const challengeRes = await getJson(`${base}/api/pay?skill=${encodeURIComponent(opts.skill)}`);
@@ -182,14 +191,46 @@ async function payWithX402(
   return { txHash, body, attempts: 1 };
 }
 
+/**
+ * A wallet that already has the skill (GET /api/access) gets the pack by signing in, and pays
+ * nothing: steps 4 to 6 say so. Undefined when it has no access (or only a meter that would charge).
+ */
+async function packForOwner(
+  opts: BuyOptions,
+  base: string,
+  step: (n: number, text: string) => void,
+): Promise<{ txHash: Hex | undefined; body: Json; attempts: number; owned: true } | undefined> {
+  const access = await getJson(`${base}/api/access?wallet=${opts.account.address}&skill=${encodeURIComponent(opts.skill)}`);
+  if (access.status !== 200 || access.body['granted'] !== true || access.body['via'] === 'meter') return undefined;
+  const how =
+    access.body['via'] === 'subscription'
+      ? `your subscription (${String(access.body['plan'])}, until ${String(access.body['until'])})`
+      : access.body['source'] === 'transfer'
+        ? `your purchase of ${String(access.body['since'])} (${String(access.body['txHash'])})`
+        : 'an earlier meter draw';
+  step(4, `access: ${opts.account.address} already has ${opts.skill} by ${how}; nothing to pay (--force buys it again)`);
+  const header = await signInWithXHeader({ account: opts.account, baseUrl: base, skill: opts.skill });
+  const res = await getJson(`${base}/api/pay`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'sign-in-with-x': header },
+    body: JSON.stringify({ skill: opts.skill }),
+  });
+  if (res.status !== 200) throw new Error(`signing in for ${opts.skill} answered ${res.status}: ${String(res.body['message'])}`);
+  step(5, 'signed in with the wallet (SIGN-IN-WITH-X): no transfer, no settlement');
+  step(6, `unlock: ${Object.keys(at(res.body, 'sealed_pack', 'files') as Record<string, string>).length} files`);
+  const txHash = access.body['source'] === 'transfer' ? (String(access.body['txHash']) as Hex) : undefined;
+  return { txHash, body: res.body, attempts: 1, owned: true };
+}
+
 /** Steps 7 and 8, whichever way it was paid: save the files and check the seal, then find the row on the ledger. */
 async function finish(
   opts: BuyOptions,
   base: string,
   step: (n: number, text: string) => void,
-  paid: { txHash: Hex; body: Json; attempts: number },
+  paid: { txHash: Hex | undefined; body: Json; attempts: number; owned?: boolean },
 ): Promise<BuyResult> {
   const { txHash, attempts } = paid;
+  const owned = paid.owned === true;
   const unlock = { body: paid.body };
 
   const dir = resolve(opts.outDir, opts.skill);
@@ -213,14 +254,25 @@ async function finish(
     );
   step(7, `saved ${Object.keys(files).length} files to ${dir}; seal ${seal.slice(0, 12)}… matches /api/packs`);
 
-  const proof = await getJson(`${base}/api/proof?skill=${encodeURIComponent(opts.skill)}&limit=100`);
-  const row = (proof.body['recent_unlocks'] as Json[] | undefined)?.find((r) => String(r['txHash']).toLowerCase() === txHash.toLowerCase());
+  if (txHash === undefined) {
+    step(8, 'proof: access by subscription or meter draw, not a transfer of its own (GET /api/access says which)');
+    return { txHash, owned, files: Object.keys(files), seal, proofRow: undefined, attempts };
+  }
+  // The owner's purchase may be older than the newest page: its row is looked up by pages until found.
+  let row: Json | undefined;
+  let proof = await getJson(`${base}/api/proof?skill=${encodeURIComponent(opts.skill)}&limit=100`);
+  for (let pages = 0; pages < 50 && !row; pages++) {
+    row = (proof.body['recent_unlocks'] as Json[] | undefined)?.find((r) => String(r['txHash']).toLowerCase() === txHash.toLowerCase());
+    const next = proof.body['next_cursor'];
+    if (row || typeof next !== 'string') break;
+    proof = await getJson(`${base}/api/proof?skill=${encodeURIComponent(opts.skill)}&limit=100&cursor=${encodeURIComponent(next)}`);
+  }
   if (!row) throw new Error('the unlock is not on /api/proof');
   step(
     8,
     `proof: on the ledger at ${row['time']} (${proof.body['confirmed']} confirmed unlock${proof.body['confirmed'] === 1 ? '' : 's'} of ${opts.skill})`,
   );
-  return { txHash, files: Object.keys(files), seal, proofRow: row, attempts };
+  return { txHash, owned, files: Object.keys(files), seal, proofRow: row, attempts };
 }
 
 function parseArgs(argv: string[]): BuyOptions {
@@ -228,14 +280,14 @@ function parseArgs(argv: string[]): BuyOptions {
   const positional: string[] = [];
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i]!;
-    if (a === '--no-sign' || a === '--x402') flags.set(a.slice(2), 'true');
+    if (a === '--no-sign' || a === '--x402' || a === '--force') flags.set(a.slice(2), 'true');
     else if (a.startsWith('--')) flags.set(a.slice(2), argv[++i] ?? '');
     else positional.push(a);
   }
   const skill = positional[0];
   if (!skill)
     throw new Error(
-      'usage: npm run buy -- <skill> [--base-url URL] [--rpc-url URL] [--key 0x…] [--asset USDC|USDbC] [--out DIR] [--no-sign] [--x402]',
+      'usage: npm run buy -- <skill> [--base-url URL] [--rpc-url URL] [--key 0x…] [--asset USDC|USDbC] [--out DIR] [--no-sign] [--x402] [--force]',
     );
   const key = flags.get('key');
   const asset = (flags.get('asset') ?? 'USDC') as 'USDC' | 'USDbC';
@@ -249,6 +301,7 @@ function parseArgs(argv: string[]): BuyOptions {
     outDir: flags.get('out') ?? 'packs',
     sign: !flags.has('no-sign'),
     x402: flags.has('x402'),
+    force: flags.has('force'),
   };
 }
 

@@ -4,18 +4,24 @@ import { join } from 'node:path';
 import { describe, expect, inject, it } from 'vitest';
 import { testAccount } from '../../local/anvil';
 import { buy } from '../../local/buy';
+import { createPublicClient, erc20Abi, http } from 'viem';
 import { chainTools } from '../support/chain';
 
 describe('npm run buy', () => {
-  it('runs the purchase sequence for the canary with anvil account 1, saves the files and checks the seal', async () => {
+  it('runs the purchase sequence for the canary with a funded account, saves the files and checks the seal', async () => {
     const out = mkdtempSync(join(tmpdir(), 'packs-'));
     const lines: string[] = [];
+    // A wallet of its own: the default account 1 may already own the canary (other files buy with it), and an owner is not charged.
+    const account = testAccount(64);
+    const chain = chainTools(inject('rpcUrl'));
+    await chain.setTokenBalance(inject('usdc') as `0x${string}`, account.address, 10n ** 8n);
+    await chain.setEthBalance(account.address, 10n ** 18n);
     const result = await buy(
       {
         skill: 'agent-x402-first-buy',
         baseUrl: inject('baseUrl'),
         rpcUrl: inject('rpcUrl'),
-        account: testAccount(1),
+        account,
         asset: 'USDC',
         outDir: out,
       },
@@ -49,6 +55,40 @@ describe('npm run buy', () => {
     expect(lines.filter((l) => /^\[\d\/8\]/.test(l))).toHaveLength(8);
     expect(lines.join('\n')).toMatch(/EIP-3009 authorization/);
     expect(result.files).toContain('SKILL.md');
-    expect((result.proofRow as { txHash: string }).txHash).toBe(result.txHash.toLowerCase());
+    expect((result.proofRow as { txHash: string }).txHash).toBe(result.txHash!.toLowerCase());
+  });
+
+  it('an owner is not charged again: it signs in and saves the same files; --force buys again on purpose', async () => {
+    const out = mkdtempSync(join(tmpdir(), 'packs-'));
+    const account = testAccount(65);
+    const chain = chainTools(inject('rpcUrl'));
+    const usdc = inject('usdc') as `0x${string}`;
+    await chain.setTokenBalance(usdc, account.address, 10n ** 8n);
+    await chain.setEthBalance(account.address, 10n ** 18n);
+    const opts = {
+      skill: 'agent-x402-first-buy',
+      baseUrl: inject('baseUrl'),
+      rpcUrl: inject('rpcUrl'),
+      account,
+      asset: 'USDC' as const,
+      outDir: out,
+    };
+    const first = await buy(opts, () => undefined);
+    expect(first.owned).toBe(false);
+    const pub = createPublicClient({ transport: http(inject('rpcUrl')) });
+    const balance = () => pub.readContract({ address: usdc, abi: erc20Abi, functionName: 'balanceOf', args: [account.address] });
+    const paid = await balance();
+
+    const lines: string[] = [];
+    const again = await buy(opts, (l) => lines.push(l));
+    expect(again).toMatchObject({ owned: true, txHash: first.txHash, seal: first.seal });
+    expect(lines.join('\n')).toMatch(/already has agent-x402-first-buy by your purchase/);
+    expect(lines.filter((l) => /^\[\d\/8\]/.test(l))).toHaveLength(8);
+    expect(await balance()).toBe(paid);
+
+    const forced = await buy({ ...opts, force: true }, () => undefined);
+    expect(forced.owned).toBe(false);
+    expect(forced.txHash).not.toBe(first.txHash);
+    expect(await balance()).toBeLessThan(paid);
   });
 });
