@@ -110,12 +110,19 @@ export const callerId = (sourceIp: string | undefined): string | undefined =>
  * reorged or revoked unlock stops working); a txHash settles, and a claimed transfer goes only
  * to its buyer. Failures are thrown as the API's errors, with the spec's error codes.
  */
+/** What an unlock answer adds when its payer already owned the skill: the earlier purchase, and that this one was its choice. */
+export interface RepeatPurchase {
+  owned_since: string;
+  earlier_tx: string;
+  note: string;
+}
+
 export async function unlockWithProof(
   proof: ProofInput,
   ports: PaymentsPorts,
   baseUrl: string,
   caller: Caller = {},
-): Promise<Unlocked<ReturnType<typeof unlockBody> | ReturnType<typeof cardSaleBody>>> {
+): Promise<Unlocked<(ReturnType<typeof unlockBody> & { repeat_purchase?: RepeatPurchase }) | ReturnType<typeof cardSaleBody>>> {
   requireSoundConfig(ports);
   if (proof.license !== undefined) {
     const claims = await ports.licenses.verify(proof.license);
@@ -157,7 +164,23 @@ export async function unlockWithProof(
     baseUrl,
     caller,
   );
-  return deliverClaim(entry, row, replayed, ports, baseUrl);
+  const delivered = await deliverClaim(entry, row, replayed, ports, baseUrl);
+  if (replayed) return delivered;
+  // A transfer is the buyer's own act, made before the claim: a payer that already owned the skill
+  // bought it again by its choice. The answer says so (the signed-payment and CLI paths never charge an owner).
+  const earlier = await ports.ledger.owned(row.payer, entry.id, 'first');
+  if (!earlier || earlier.txHash === row.txHash) return delivered;
+  return {
+    ...delivered,
+    body: {
+      ...delivered.body,
+      repeat_purchase: {
+        owned_since: earlier.recordedAt,
+        earlier_tx: earlier.txHash,
+        note: `${row.payer} already owned ${entry.id}: this transfer bought it again, by the payer's choice. Nothing is refunded; next time sign in (SIGN-IN-WITH-X) or send the license to get the pack for nothing.`,
+      },
+    },
+  };
 }
 
 /**

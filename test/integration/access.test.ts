@@ -346,7 +346,7 @@ describe('one transfer, three uses at once', () => {
 });
 
 describe('access decisions', () => {
-  it('denies a wallet with nothing and says what to do; grants it after a purchase; 400 for a bad wallet or an unknown skill', async () => {
+  it('denies a wallet with nothing and says what to do; grants it after a purchase; a second transfer says it was a repeat; 400 for a bad wallet or an unknown skill', async () => {
     const buyer = await freshWallet(100_000n);
     const before = await call('GET', `/api/access?wallet=${buyer.address}&skill=${CANARY}`);
     expect(before.status).toBe(200);
@@ -368,6 +368,15 @@ describe('access decisions', () => {
     );
     expect(again.status, again.text).toBe(200);
     expect(again.body.access).toMatchObject({ via: 'one-time' });
+
+    // A second transfer for a skill the payer owns is its explicit choice (the transfer is made): the answer says so.
+    const first = (await buy(buyer, tx, CANARY)).body;
+    expect(first.repeat_purchase).toBeUndefined();
+    const secondTx = await pay(buyer, await price(CANARY));
+    const second = await buy(buyer, secondTx, CANARY);
+    expect(second.status, second.text).toBe(200);
+    expect(second.body.repeat_purchase).toMatchObject({ earlier_tx: tx.toLowerCase(), owned_since: after.body.since });
+    expect(second.body.repeat_purchase.note).toMatch(/already owned .*by the payer's choice/);
 
     expect((await call('GET', `/api/access?wallet=nope&skill=${CANARY}`)).status).toBe(400);
     expect((await call('GET', `/api/access?wallet=${buyer.address}&skill=no-such-skill`)).status).toBe(400);
