@@ -17,7 +17,7 @@ import { createPublicClient, createWalletClient, erc20Abi, http, type Hex, type 
 import { privateKeyToAccount } from 'viem/accounts';
 import { decodePaymentResponseHeader, wrapFetchWithPayment, x402Client } from '@x402/fetch';
 import { registerExactEvmScheme } from '@x402/evm/exact/client';
-import { CHAIN_ID } from '../lambdas/contract/chain';
+import { CHAIN_ID, formatAtomic } from '../lambdas/contract/chain';
 import { packFiles, packSeal } from '../lambdas/contract/pack-seal';
 import { testAccount } from './anvil';
 import { localChain } from './local-chain';
@@ -56,8 +56,19 @@ export interface BuyResult {
 
 type Json = Record<string, unknown>;
 
+/** A failure a person reads: one sentence that says what to do, with no stack or library dump. */
+export class BuyError extends Error {}
+
 async function getJson(url: string, init?: RequestInit): Promise<{ status: number; body: Json; headers: Headers }> {
-  const res = await fetch(url, init);
+  let res: Response;
+  try {
+    res = await fetch(url, init);
+  } catch (e) {
+    const cause = (e as { cause?: { code?: string; message?: string } }).cause;
+    throw new BuyError(
+      `Cannot reach ${new URL(url).origin} (${cause?.code ?? cause?.message ?? (e as Error).message}): start the service with npm start, or give its address with --base-url.`,
+    );
+  }
   const text = await res.text();
   const type = res.headers.get('content-type') ?? '';
   // The spec: an HTML page under /api/* is a 404, never an unlock.
@@ -86,10 +97,11 @@ export async function buy(opts: BuyOptions, log: (line: string) => void = consol
   const step = (n: number, text: string): void => log(`[${n}/8] ${text}`);
 
   const shop = await getJson(`${base}/api/shop`);
+  const shelves = at(shop.body, 'shelves');
   step(
     1,
     shop.status === 200
-      ? `shop: ${String(at(shop.body, 'next_action', 'url') ?? 'entry read')}`
+      ? `shop: read (${shelves && typeof shelves === 'object' ? Object.keys(shelves).length : 0} shelves); buying ${opts.skill}`
       : `shop: not served here (${shop.status}), continuing`,
   );
 
@@ -132,6 +144,12 @@ export async function buy(opts: BuyOptions, log: (line: string) => void = consol
   const chain = localChain(opts.rpcUrl);
   const pub = createPublicClient({ chain, transport: http(opts.rpcUrl) });
   if ((await pub.getChainId()) !== CHAIN_ID) throw new Error(`RPC ${opts.rpcUrl} is not chain ${CHAIN_ID}`);
+  // Checked first, so a wallet short of USDC reads one sentence rather than the token's revert.
+  const held = await pub.readContract({ address: contract, abi: erc20Abi, functionName: 'balanceOf', args: [opts.account.address] });
+  if (held < amount)
+    throw new BuyError(
+      `${opts.account.address} holds ${formatAtomic(held)} ${opts.asset} and ${opts.skill} costs ${formatAtomic(amount)}: send ${opts.asset} on Base to that address, or choose another wallet with --key.`,
+    );
   const wallet = createWalletClient({ account: opts.account, chain, transport: http(opts.rpcUrl) });
   const txHash = await wallet.writeContract({ address: contract, abi: erc20Abi, functionName: 'transfer', args: [payTo, amount] });
   const receipt = await pub.waitForTransactionReceipt({ hash: txHash, confirmations: 1, pollingInterval: 250 });
@@ -275,6 +293,12 @@ async function finish(
   return { txHash, owned, files: Object.keys(files), seal, proofRow: row, attempts };
 }
 
+export const USAGE =
+  'usage: npm run buy -- <skill> [--base-url URL] [--rpc-url URL] [--key 0x…] [--asset USDC|USDbC] [--out DIR] [--no-sign] [--x402] [--force]';
+
+/** No skill given: the usage, not a failure of a purchase. */
+class UsageError extends Error {}
+
 function parseArgs(argv: string[]): BuyOptions {
   const flags = new Map<string, string>();
   const positional: string[] = [];
@@ -285,10 +309,7 @@ function parseArgs(argv: string[]): BuyOptions {
     else positional.push(a);
   }
   const skill = positional[0];
-  if (!skill)
-    throw new Error(
-      'usage: npm run buy -- <skill> [--base-url URL] [--rpc-url URL] [--key 0x…] [--asset USDC|USDbC] [--out DIR] [--no-sign] [--x402] [--force]',
-    );
+  if (!skill) throw new UsageError();
   const key = flags.get('key');
   const asset = (flags.get('asset') ?? 'USDC') as 'USDC' | 'USDbC';
   if (asset !== 'USDC' && asset !== 'USDbC') throw new Error('--asset is USDC or USDbC');
@@ -306,10 +327,20 @@ function parseArgs(argv: string[]): BuyOptions {
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  const args = process.argv.slice(2);
+  if (args.includes('--help') || args.includes('-h')) {
+    console.log(USAGE);
+    process.exit(0);
+  }
   try {
-    await buy(parseArgs(process.argv.slice(2)));
+    await buy(parseArgs(args));
   } catch (e) {
-    console.error(`buy failed: ${(e as Error).message}`);
+    if (e instanceof UsageError) {
+      console.error(USAGE);
+      process.exit(2);
+    }
+    // A sentence for a person; anything unexpected keeps its first line only (never a library's dump).
+    console.error(`buy failed: ${e instanceof BuyError ? e.message : ((e as Error).message ?? String(e)).split('\n')[0]}`);
     process.exit(1);
   }
 }

@@ -1,9 +1,12 @@
+import { execFile } from 'node:child_process';
 import { mkdtempSync, readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, inject, it } from 'vitest';
 import { testAccount } from '../../local/anvil';
-import { buy } from '../../local/buy';
+import { buy, BuyError, USAGE } from '../../local/buy';
+import { freePort } from '../../local/free-port';
 import { createPublicClient, erc20Abi, http } from 'viem';
 import { chainTools } from '../support/chain';
 
@@ -90,5 +93,45 @@ describe('npm run buy', () => {
     expect(forced.owned).toBe(false);
     expect(forced.txHash).not.toBe(first.txHash);
     expect(await balance()).toBeLessThan(paid);
+  });
+
+  it('says in one sentence what to do: a wallet short of USDC sends nothing, an unreachable service is named, --help is the usage', async () => {
+    const out = mkdtempSync(join(tmpdir(), 'packs-'));
+    const poor = testAccount(66);
+    const chain = chainTools(inject('rpcUrl'));
+    await chain.setTokenBalance(inject('usdc') as `0x${string}`, poor.address, 0n);
+    await chain.setEthBalance(poor.address, 10n ** 18n);
+    const pub = createPublicClient({ transport: http(inject('rpcUrl')) });
+    const nonce = await pub.getTransactionCount({ address: poor.address });
+    const opts = {
+      skill: 'csv-cleaner',
+      baseUrl: inject('baseUrl'),
+      rpcUrl: inject('rpcUrl'),
+      account: poor,
+      asset: 'USDC' as const,
+      outDir: out,
+    };
+    const short = buy(opts, () => undefined);
+    await expect(short).rejects.toBeInstanceOf(BuyError);
+    await expect(short).rejects.toThrow(new RegExp(`^${poor.address} holds 0 USDC and csv-cleaner costs 0\\.099: send USDC on Base`));
+    expect(await pub.getTransactionCount({ address: poor.address })).toBe(nonce);
+
+    // A port nothing listens on.
+    const closed = await freePort();
+    await expect(buy({ ...opts, baseUrl: `http://127.0.0.1:${closed}` }, () => undefined)).rejects.toThrow(
+      new RegExp(
+        `^Cannot reach http://127\\.0\\.0\\.1:${closed} \\(ECONNREFUSED\\): start the service with npm start, or give its address with --base-url\\.$`,
+      ),
+    );
+
+    const help = await new Promise<{ code: number | null; out: string }>((resolve) =>
+      execFile(
+        process.execPath,
+        ['--import', 'tsx', 'local/buy.ts', '--help'],
+        { cwd: fileURLToPath(new URL('../..', import.meta.url)) },
+        (err, stdout) => resolve({ code: err ? (typeof err.code === 'number' ? err.code : 1) : 0, out: stdout }),
+      ),
+    );
+    expect(help).toEqual({ code: 0, out: `${USAGE}\n` });
   });
 });
