@@ -187,6 +187,26 @@ describe.skipIf(!haveBrowser)('the storefront in Chromium', () => {
     await all.page.close();
   });
 
+  it('an owner is never charged again: "Pay with wallet" finds the skill is its own, signs in, and downloads it with no transaction', async () => {
+    const skill = 'agent-plan-critic';
+    await buyer(78);
+    // Bought earlier by transfer (the agent way), from the same wallet.
+    const challenge = (await (await fetch(`${base}/api/pay?skill=${skill}`)).json()) as { maxAmountRequired: string; payTo: Address };
+    const tx = await chain.transfer(78, usdc, challenge.payTo, BigInt(challenge.maxAmountRequired));
+    const bought = await fetch(`${base}/api/pay`, { method: 'POST', headers: { 'x-payment': JSON.stringify({ txHash: tx, skill }) } });
+    expect(bought.status).toBe(200);
+
+    const { page, wallet } = await open(`/skills/${skill}/`, { account: 78 });
+    await page.locator('#pay-wallet').click();
+    await page.locator('#status.ok').waitFor({ timeout: 30_000 });
+    expect(await page.locator('#status').textContent()).toMatch(/You already own .*nothing paid/);
+    expect(wallet!.sent).toHaveLength(0);
+    expect(wallet!.calls).toContain('personal_sign');
+    expect(await page.locator('#seal').getAttribute('data-verified')).toBe('true');
+    expect(await page.locator('.file code').allTextContents()).toContain('SKILL.md');
+    await page.close();
+  });
+
   it('a buyer who paid but got nothing lands on /recover/ with the fields filled, and recovers the pack there', async () => {
     const skill = 'agent-monthly-spend-reconciliation';
     await buyer(71);

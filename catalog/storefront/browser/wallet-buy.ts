@@ -26,7 +26,7 @@ import { base } from 'viem/chains';
 import { call, explain, isFailure, Unreachable } from './api';
 import { byId, el, pendingKey, recoverUrl, setStatus, type InjectedWallet } from './dom';
 import { showPack, type Delivered } from './pack-view';
-import { signInWithXHeader } from './wallet-siwx';
+import { injectedPersonalSign, signInWithXHeader } from './wallet-siwx';
 import type * as X402ClientModuleNs from './wallet-authorization';
 
 type X402ClientModule = typeof X402ClientModuleNs;
@@ -123,6 +123,10 @@ export async function buyWithWallet(skill: string, injected: InjectedWallet): Pr
     const sentence = walletSentence(e, doing);
     return stop(rpcCode(e) === 4001 ? sentence : `${sentence} This shop takes USDC on Base (chain 8453).`);
   }
+
+  // An owner is never charged again: a wallet that already has the skill signs in and downloads it.
+  const owned = await ownerDownload(skill, injected, account);
+  if (owned !== undefined) return owned;
 
   // 2. The live price, receiver and token: the 402 challenge.
   let challenge: Challenge;
@@ -247,6 +251,54 @@ export async function buyWithWallet(skill: string, injected: InjectedWallet): Pr
       continue;
     }
     return toRecover(failure ? explain(failure) : `The shop answered ${answer.status}.`);
+  }
+}
+
+interface AccessAnswer {
+  granted: boolean;
+  via: string;
+  since?: string;
+  plan?: string;
+}
+
+/**
+ * GET /api/access for the connected wallet: one that already has the skill (a purchase, a covering
+ * subscription, an earlier meter draw) signs in (SIGN-IN-WITH-X, no funds move) and gets the pack
+ * again. Undefined when it has no access, or only a meter that would charge: then it pays.
+ */
+async function ownerDownload(skill: string, injected: InjectedWallet, account: Address): Promise<boolean | undefined> {
+  let access: AccessAnswer;
+  try {
+    setStatus('busy', 'Checking whether this wallet already has the skill…');
+    const answer = await call<AccessAnswer>(`/api/access?wallet=${account}&skill=${encodeURIComponent(skill)}`);
+    if (isFailure(answer.body) || answer.body.granted !== true || answer.body.via === 'meter') return undefined;
+    access = answer.body;
+  } catch {
+    // Not known: the purchase goes on as usual, and the shop itself never charges an owner's signed payment.
+    return undefined;
+  }
+  const how = access.via === 'subscription' ? `your subscription (${access.plan ?? 'a plan'})` : 'an earlier purchase';
+  try {
+    setStatus('busy', `This wallet already has this skill by ${how}: sign in with your wallet to download it again (nothing is paid)…`);
+    const header = await signInWithXHeader({
+      address: account,
+      baseUrl: location.origin,
+      skill,
+      sign: injectedPersonalSign(injected, account),
+    });
+    const answer = await call<Delivered>('/api/pay', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'sign-in-with-x': header },
+      body: JSON.stringify({ skill }),
+    });
+    if (isFailure(answer.body)) return stop(explain(answer.body));
+    progress(undefined, ['unlocked']);
+    setStatus('ok', `You already own ${answer.body.name}: downloaded again with your wallet's signature, nothing paid. `);
+    await showPack('pack', skill, answer.body);
+    return true;
+  } catch (e) {
+    const sentence = walletSentence(e, 'the sign-in');
+    return stop(rpcCode(e) === 4001 ? sentence : `${sentence} Nothing was paid.`);
   }
 }
 

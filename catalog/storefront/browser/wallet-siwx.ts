@@ -13,7 +13,8 @@ export interface SignInWithXRequest {
   /** The shop's base URL (the page's origin, or the challenge's resource's). */
   baseUrl: string;
   skill: string;
-  txHash: string;
+  /** The transfer being claimed; without one, a sign-in for what the wallet already has. */
+  txHash?: string | undefined;
   /** personal_sign by the wallet. */
   sign: (message: string) => Promise<Hex>;
 }
