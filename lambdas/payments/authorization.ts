@@ -28,7 +28,7 @@
  * (`isBuyer`: the caller that claimed, within the retry window, or a wallet signature).
  */
 import { randomUUID } from 'node:crypto';
-import { CAIP2, NETWORK } from '../contract/chain';
+import { CAIP2, formatAtomic, NETWORK } from '../contract/chain';
 import { links } from '../contract/links';
 import { METRICS } from '../contract/metrics';
 import { requireSkill } from '../catalog';
@@ -154,7 +154,7 @@ export async function unlockWithAuthorization(
     // A parallel request may have claimed and settled it meanwhile (its nonce is then used on chain): follow that one.
     const settledMeanwhile = await x402.settlements.get(pk);
     if (settledMeanwhile) return follow(settledMeanwhile, ctx);
-    throw refuse(verdict.reason, `The signed authorization does not pay for ${entry.id}: ${verdict.message ?? verdict.reason}.`);
+    throw refuse(verdict.reason, verdictSentence(verdict, payment, requirement, entry.id));
   }
   const record: SettlementRecord = {
     pk,
@@ -171,6 +171,25 @@ export async function unlockWithAuthorization(
   const claim = await x402.settlements.claim(record);
   if (!claim.claimed) return follow(claim.existing, ctx);
   return submit(record, ctx);
+}
+
+/** x402's reason for a payer whose balance is short of the price. */
+const INSUFFICIENT_BALANCE = 'invalid_exact_evm_insufficient_balance';
+
+/**
+ * One sentence a buyer can act on: a short balance says so with the amounts; any other reason keeps
+ * x402's first line only (a library's message may carry a whole revert dump).
+ */
+function verdictSentence(
+  verdict: { reason: string; message?: string | undefined },
+  payment: SignedPayment,
+  requirement: Requirement,
+  skill: string,
+): string {
+  if (verdict.reason === INSUFFICIENT_BALANCE)
+    return `${payment.payload.authorization.from} holds less than ${formatAtomic(BigInt(requirement.amount))} ${requirement.extra.name} on Base, the price of ${skill}: add it to that wallet, then pay again.`;
+  const detail = (verdict.message ?? verdict.reason).split('\n')[0]!.slice(0, 200);
+  return `The signed authorization does not pay for ${skill}: ${detail}.`;
 }
 
 type Refuse = (

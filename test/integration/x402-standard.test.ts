@@ -492,6 +492,12 @@ describe('x402 v2 with a stock client', () => {
       const body = (await res.json()) as any;
       expect(res.status, `${what}: ${JSON.stringify(body)}`).toBe(402);
       expect(body, what).toMatchObject({ ok: false, error_code: 'PAYMENT_VERIFICATION_FAILED', details: { reason: expect.any(String) } });
+      // One line a person can read, never a library's dump.
+      expect(body.message, what).not.toContain('\n');
+      if (what === 'a payer with no balance')
+        expect(body.message).toBe(
+          `${broke.address} holds less than 0.49 USD Coin on Base, the price of ${SKILL}: add it to that wallet, then pay again.`,
+        );
     }
     for (const who of [account, stranger, broke]) expect(await relayed(who.address)).toBe(0);
     expect(await balance(TREASURY)).toBe(treasuryBefore);
