@@ -46,7 +46,8 @@ export async function authorizationSigner(
     (r) => r.scheme === payment.accepted.scheme && r.network === payment.accepted.network && same(r.asset, payment.accepted.asset),
   );
   if (!requirement) return undefined;
-  if (payment.resource?.url !== undefined && payment.resource.url !== challenge.v2.resource.url) return undefined;
+  // Named for this very resource (a stock client always names it): one made out for another skill of the same price proves nothing here.
+  if (payment.resource?.url !== challenge.v2.resource.url) return undefined;
   const a = payment.payload.authorization;
   const now = BigInt(Math.floor(ports.now().getTime() / 1000));
   if (!same(a.to, requirement.payTo) || a.value !== requirement.amount) return undefined;
