@@ -139,11 +139,13 @@ export function skillPage(input: StorefrontInput, entry: CatalogEntry, assets: A
 <section class="buy" aria-labelledby="buy-heading">
 <h2 id="buy-heading">Buy ${esc(entry.name)}</h2>
 <p>${priceHtml(entry)} in USDC on Base (chain ${CHAIN_ID}), paid once; the pack is yours with a license to get it again.${
-    card !== undefined ? ` Or ${usd(card)} by card.` : ''
+    card !== undefined
+      ? ` <span id="card-offer" hidden>Or ${usd(card)} by card: a card payment carries a fixed processing fee on every sale, which a price of cents could not cover, so this pack costs more by card than in USDC.</span>`
+      : ''
   }</p>
 <div class="actions">
 <button type="button" id="pay-wallet">Pay with wallet</button>
-${card !== undefined ? `<button type="button" id="pay-card" class="secondary">Pay by card, ${usd(card)}</button>` : ''}
+${card !== undefined ? `<button type="button" id="pay-card" class="secondary" hidden>Pay by card, ${usd(card)}</button>` : ''}
 </div>
 <p id="wallet-note" class="note"></p>
 <noscript><p class="note">Buying on this page needs JavaScript. Without it: <code>GET ${esc(site.pay)}?skill=${id}</code> answers with the

@@ -333,6 +333,9 @@ describe.skipIf(!haveBrowser)('the storefront in Chromium', () => {
 
   it('the card button opens an ACP checkout session and goes to its continue_url', async () => {
     const { page } = await open('/skills/csv-cleaner/');
+    // The stack's card checkout is on (the Stripe stand-in): the card price, why it differs, and the button show.
+    await page.locator('#card-offer').waitFor({ state: 'visible', timeout: 10_000 });
+    expect(await page.locator('#card-offer').textContent()).toMatch(/^Or \$10\.00 by card: a card payment carries a fixed processing fee/);
     await page.locator('#pay-card').click();
     await page.waitForURL((u) => u.toString().startsWith(inject('stripeBase')), { timeout: 15_000 });
     expect(await page.locator('#pay').count()).toBe(1);
@@ -341,6 +344,17 @@ describe.skipIf(!haveBrowser)('the storefront in Chromium', () => {
     const other = await open('/skills/agent-hot-wallet-provisioning/');
     expect(await other.page.locator('#pay-card').count()).toBe(0);
     await other.page.close();
+    // A shop that takes no cards (ACP discovery: enabled false) shows neither the card price nor its button.
+    const off = await browser.newPage();
+    await off.route('**/.well-known/acp.json', async (route) => {
+      const res = await route.fetch();
+      await route.fulfill({ response: res, json: { ...(await res.json()), enabled: false } });
+    });
+    await Promise.all([off.waitForResponse('**/.well-known/acp.json'), off.goto(`${base}/skills/csv-cleaner/`)]);
+    await off.waitForFunction(() => document.documentElement.dataset['ready'] === 'true');
+    expect(await off.locator('#pay-card').isVisible()).toBe(false);
+    expect(await off.locator('#card-offer').isVisible()).toBe(false);
+    await off.close();
   });
 
   it('works on a phone-sized screen and from the keyboard', async () => {

@@ -47,9 +47,12 @@ describe('the storefront pages', () => {
     expect(html('index.html')).toMatch(/First buy\?<\/b> <a href="\/skills\/agent-x402-first-buy\/">/);
   });
 
-  it('offers the card only for the card packs, at the card price', () => {
+  it('offers the card only for the card packs, at the card price, hidden until the shop says it takes cards, with the price difference explained', () => {
     expect(html('skills/csv-cleaner/index.html')).toContain(
-      '<button type="button" id="pay-card" class="secondary">Pay by card, $10.00</button>',
+      '<button type="button" id="pay-card" class="secondary" hidden>Pay by card, $10.00</button>',
+    );
+    expect(html('skills/csv-cleaner/index.html')).toMatch(
+      /<span id="card-offer" hidden>Or \$10\.00 by card: a card payment carries a fixed processing fee on every sale/,
     );
     expect(html('skills/agent-x402-first-buy/index.html')).not.toContain('id="pay-card"');
   });

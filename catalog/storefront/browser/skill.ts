@@ -53,8 +53,21 @@ function walletButton(): void {
   });
 }
 
+/** Card packs show their card price and button only when this shop takes cards (ACP discovery says `enabled`). */
+async function cardOffer(button: HTMLButtonElement): Promise<void> {
+  try {
+    const answer = await call<{ enabled?: boolean }>('/.well-known/acp.json');
+    if (isFailure(answer.body) || answer.body.enabled !== true) return;
+    button.hidden = false;
+    byId('card-offer').hidden = false;
+  } catch {
+    // Not known: the card stays hidden, and the wallet purchase is offered as always.
+  }
+}
+
 function cardButton(): void {
   const button = document.getElementById('pay-card') as HTMLButtonElement | null;
+  if (button) void cardOffer(button);
   button?.addEventListener('click', async () => {
     button.disabled = true;
     setStatus('busy', 'Opening a card checkout…');
@@ -64,6 +77,9 @@ function cardButton(): void {
         headers: { 'content-type': 'application/json' },
         body: JSON.stringify({ line_items: [{ id: skill, quantity: 1 }] }),
       });
+      // A person reads what to do, not the operator's settings.
+      if (isFailure(answer.body) && answer.body.error_code === 'CHECKOUT_NOT_CONFIGURED')
+        throw new Error('This shop does not take cards right now. Pay in USDC with your wallet instead.');
       if (isFailure(answer.body)) throw new Error(explain(answer.body));
       setStatus('busy', 'Taking you to the card checkout…');
       location.assign(answer.body.continue_url);
