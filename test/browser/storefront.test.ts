@@ -197,6 +197,9 @@ describe.skipIf(!haveBrowser)('the storefront in Chromium', () => {
     expect(bought.status).toBe(200);
 
     const { page, wallet } = await open(`/skills/${skill}/`, { account: 78 });
+    // A wallet the site is connected to is recognised on load: the button offers a download.
+    await page.locator('#pay-wallet', { hasText: 'Download (you own this)' }).waitFor({ timeout: 10_000 });
+    expect(await page.locator('#wallet-note').textContent()).toMatch(/already has this skill: downloading it again costs nothing/);
     await page.locator('#pay-wallet').click();
     await page.locator('#status.ok').waitFor({ timeout: 30_000 });
     expect(await page.locator('#status').textContent()).toMatch(/You already own .*nothing paid/);

@@ -34,9 +34,31 @@ async function liveFacts(): Promise<void> {
   }
 }
 
+/**
+ * A wallet this site is already connected to (`eth_accounts` asks nothing of the person) that owns
+ * the skill is offered a download, not a payment; pressing it signs in and pays nothing
+ * (wallet-buy.ts checks again, so a stale label never charges an owner or gives to a non-owner).
+ */
+async function ownerLabel(button: HTMLButtonElement): Promise<void> {
+  const wallet = injectedWallet();
+  if (!wallet) return;
+  try {
+    const [account] = (await wallet.request({ method: 'eth_accounts' })) as string[];
+    if (!account) return;
+    const answer = await call<{ granted?: boolean; via?: string }>(`/api/access?wallet=${account}&skill=${encodeURIComponent(skill)}`);
+    if (isFailure(answer.body) || answer.body.granted !== true || answer.body.via === 'meter') return;
+    button.textContent = 'Download (you own this)';
+    byId('wallet-note').textContent =
+      'This wallet already has this skill: downloading it again costs nothing, you only sign in with your wallet.';
+  } catch {
+    // Not known: the button keeps its label, and pressing it still never charges an owner.
+  }
+}
+
 function walletButton(): void {
   const button = byId<HTMLButtonElement>('pay-wallet');
   if (!injectedWallet()) byId('wallet-note').textContent = NO_WALLET;
+  else void ownerLabel(button);
   button.addEventListener('click', async () => {
     const wallet = injectedWallet();
     if (!wallet) return setStatus('err', NO_WALLET);
