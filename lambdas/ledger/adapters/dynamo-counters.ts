@@ -1,7 +1,7 @@
 import { QueryCommand, UpdateItemCommand, type AttributeValue, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { TALLIES_TABLE } from '../../contract/tables';
 import { tableName } from '../../platform/table-names';
-import { isConditionFailure, scanItems } from '../../platform/adapters/dynamo-client';
+import { conditionally, isConditionFailure, scanItems } from '../../platform/adapters/dynamo-client';
 import { addDays, daysBetween } from '../../contract/days';
 import {
   addLine,
@@ -119,8 +119,8 @@ export function dynamoCounters(client: DynamoDBClient, table = tableName(TALLIES
         for (const [name, value] of Object.entries(item)) {
           const at = Number(value.S?.split('@')[1]);
           if (!MARK.test(name) || !(at < cutoff)) continue;
-          try {
-            await client.send(
+          const gone = await conditionally(
+            client.send(
               new UpdateItemCommand({
                 TableName: table,
                 Key: { pk: item['pk']!, sk: item['sk']! },
@@ -130,11 +130,9 @@ export function dynamoCounters(client: DynamoDBClient, table = tableName(TALLIES
                 ExpressionAttributeNames: { '#w': name },
                 ExpressionAttributeValues: { ':seen': value },
               }),
-            );
-            removed++;
-          } catch (e) {
-            if (!isConditionFailure(e)) throw e;
-          }
+            ),
+          );
+          if (gone) removed++;
         }
       }
       return removed;

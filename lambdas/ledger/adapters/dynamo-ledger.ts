@@ -10,7 +10,7 @@ import { marshall, unmarshall } from '@aws-sdk/util-dynamodb';
 import { getAddress, isAddress } from 'viem';
 import { LEDGER_LIST_SHARDS, LEDGER_TABLE } from '../../contract/tables';
 import { tableName } from '../../platform/table-names';
-import { isConditionFailure, scanItems } from '../../platform/adapters/dynamo-client';
+import { conditionally, isConditionFailure, scanItems } from '../../platform/adapters/dynamo-client';
 import type { ClaimResult, LedgerKind, LedgerRow, Ledger, PaymentRef } from '../ports';
 
 const pk = (network: string, txHash: string): string => `${network}#${txHash.toLowerCase()}`;
@@ -162,26 +162,24 @@ export function dynamoLedger(client: DynamoDBClient, table = tableName(LEDGER_TA
     },
     get,
     async markReorged(network, txHash) {
-      try {
-        await client.send(
+      // Only a confirmed claim: a reorg is marked (and counted by the fold) once; a second mark changes nothing.
+      await conditionally(
+        client.send(
           new UpdateItemCommand({
             TableName: table,
             Key: marshall({ pk: pk(network, txHash) }),
             UpdateExpression: `SET #status = :reorged REMOVE ${CONFIRMED_KEYS}`,
-            // Only a confirmed claim: a reorg is marked (and counted by the fold) once.
             ConditionExpression: '#status = :confirmed',
             ExpressionAttributeNames: { '#status': 'status', '#owner': 'owner' },
             ExpressionAttributeValues: marshall({ ':reorged': 'reorged', ':confirmed': 'confirmed' }),
           }),
-        );
-      } catch (e) {
-        if (!isConditionFailure(e)) throw e;
-      }
+        ),
+      );
     },
     async markFinal(network, txHash) {
       // Only a confirmed row becomes final; a row a reorg already dropped stays dropped.
-      try {
-        await client.send(
+      await conditionally(
+        client.send(
           new UpdateItemCommand({
             TableName: table,
             Key: marshall({ pk: pk(network, txHash) }),
@@ -190,10 +188,8 @@ export function dynamoLedger(client: DynamoDBClient, table = tableName(LEDGER_TA
             ExpressionAttributeNames: { '#final': 'final', '#status': 'status' },
             ExpressionAttributeValues: marshall({ ':true': true, ':confirmed': 'confirmed' }),
           }),
-        );
-      } catch (e) {
-        if (!isConditionFailure(e)) throw e;
-      }
+        ),
+      );
     },
     async recent(limit, skill, after) {
       const below = after === undefined ? undefined : sortOf(after);
