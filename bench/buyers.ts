@@ -47,10 +47,8 @@ const anvil = await startAnvil({ port: 0 });
 const tokens = await ensureTestTokens(anvil.rpcUrl);
 const database = await startDynamoDbLocal({ port: 0 });
 let counts = zero();
-let lastCall = performance.now();
 const proxy = await startDynamoProxy(database.endpoint, ({ op, status, output }) => {
   counts.calls++;
-  lastCall = performance.now();
   const out = output as { __type?: string; ConsumedCapacity?: { CapacityUnits?: number } | { CapacityUnits?: number }[] };
   const units = [out.ConsumedCapacity ?? []].flat().reduce((n, c) => n + (c.CapacityUnits ?? 0), 0);
   if (status !== 200) {
@@ -114,7 +112,7 @@ async function phase(n: number) {
   const ms = (await Promise.all(accounts.map((a) => runBuyer(a)))).flat();
   const seconds = (performance.now() - started) / 1000;
   // The fold follows the purchases off their path, a poll behind: its writes belong to this phase.
-  await quiet(2_000);
+  await proxy.quiet(2_000);
   const unlocks = ms.length;
   const c = counts;
   const sorted = [...ms].sort((a, b) => a - b);
@@ -130,10 +128,6 @@ async function phase(n: number) {
     failedWru: c.failedWru / unlocks,
   };
 }
-/** Waits until DynamoDB has had no call for `ms`: the fold has caught up with the phase's purchases. */
-async function quiet(ms: number): Promise<void> {
-  while (performance.now() - lastCall < ms) await new Promise((r) => setTimeout(r, 100));
-}
 async function runBuyer(account: number): Promise<number[]> {
   const out: number[] = [];
   for (let i = 0; i < perBuyer; i++) out.push(await buy(account));
@@ -148,7 +142,7 @@ async function verifyFigures(total: number): Promise<ReconcileReport> {
       for (let i = 0; i < per && b * per + i < total; i++) await buy(20 + b);
     }),
   );
-  await quiet(2_000);
+  await proxy.quiet(2_000);
   const client = new DynamoDBClient({
     endpoint: database.endpoint,
     region: 'us-east-1',

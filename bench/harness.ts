@@ -130,8 +130,9 @@ const UNBILLED = new Set([
 export async function startDynamoProxy(
   target: string,
   observe: (exchange: DynamoExchange) => void,
-): Promise<{ url: string; stop: () => Promise<void> }> {
+): Promise<{ url: string; stop: () => Promise<void>; quiet: (ms: number) => Promise<void> }> {
   const upstream = new URL(target);
+  let lastCall = performance.now();
   const proxy = createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
@@ -146,8 +147,11 @@ export async function startDynamoProxy(
         r.on('data', (c: Buffer) => out.push(c));
         r.on('end', () => {
           const raw = Buffer.concat(out);
-          if (!UNBILLED.has(op))
+          if (!UNBILLED.has(op)) {
+            // Only billed calls are activity: the fold's poller reads the streams all the time.
+            lastCall = performance.now();
             observe({ op, input, status: r.statusCode ?? 502, output: JSON.parse(raw.toString() || '{}') as Record<string, unknown> });
+          }
           res.writeHead(r.statusCode ?? 502, r.headers);
           res.end(raw);
         });
@@ -163,6 +167,10 @@ export async function startDynamoProxy(
   return {
     url: `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`,
     stop: () => new Promise<void>((r) => proxy.close(() => r())),
+    /** Resolves once DynamoDB has had no billed call for `ms`: the fold, off the purchase path, has caught up. */
+    quiet: async (ms: number) => {
+      while (performance.now() - lastCall < ms) await new Promise((r) => setTimeout(r, 100));
+    },
   };
 }
 

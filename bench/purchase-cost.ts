@@ -67,9 +67,7 @@ interface DynamoTally {
 }
 async function startDynamoCounter(target: string) {
   let t: DynamoTally = { wru: 0, rru: 0, unmetered: 0, ops: new Map() };
-  let lastCall = performance.now();
   const proxy = await startDynamoProxy(target, ({ op, input, status, output }) => {
-    lastCall = performance.now();
     const key = `${op} ${String(input['TableName'] ?? '')}`.trim();
     t.ops.set(key, (t.ops.get(key) ?? 0) + 1);
     const parsed = output as { __type?: string; ConsumedCapacity?: { CapacityUnits?: number } };
@@ -84,10 +82,6 @@ async function startDynamoCounter(target: string) {
   });
   return {
     ...proxy,
-    /** Resolves once DynamoDB has had no call for `ms`: the fold, off the purchase path, has caught up. */
-    quiet: async (ms: number): Promise<void> => {
-      while (performance.now() - lastCall < ms) await new Promise((r) => setTimeout(r, 100));
-    },
     take: (): DynamoTally => {
       const out = t;
       t = { wru: 0, rru: 0, unmetered: 0, ops: new Map() };
