@@ -76,13 +76,22 @@ function history(seed: number, steps = 200): { changes: StreamChange[]; facts: T
   return { changes, facts: [...[...rows.values()].map(ledgerFact), ...sales] };
 }
 
+/** One confirmed unlock of ten-send by the first payer. */
+const ONE_ROW: TalliedRow = {
+  skill: 'ten-send',
+  amount: '10000',
+  asset: 'USDC',
+  payer: PAYERS[0]!,
+  recordedAt: '2026-11-20T00:00:00Z',
+  status: 'confirmed',
+};
+
 /** The counter table in memory, with DynamoDB's conditional update and the marks it keeps. */
-function memoryCounters(opts: { failAfter?: number } = {}) {
+function memoryCounters() {
   const items = new Map<string, { target: CounterTarget; counts: MetricCounts; marks: Map<string, string> }>();
   let writes = 0;
   const store: CounterStore = {
     async apply(target, counts, mark: FoldMark, expected) {
-      if (opts.failAfter !== undefined && writes >= opts.failAfter) throw new Error('the fold stopped here');
       const key = targetKey(target);
       const item = items.get(key) ?? { target, counts: new Map(), marks: new Map() };
       const stored = item.marks.get(mark.attribute);
@@ -122,14 +131,7 @@ describe('figures arithmetic', () => {
   });
 
   it('notices a change folded twice, or one left out', () => {
-    const claim = ledgerFact({
-      skill: 'ten-send',
-      amount: '10000',
-      asset: 'USDC',
-      payer: PAYERS[0]!,
-      recordedAt: '2026-11-20T00:00:00Z',
-      status: 'confirmed',
-    });
+    const claim = ledgerFact(ONE_ROW);
     const twice = addAll(addAll(new Map(), changeDeltas(undefined, claim)), changeDeltas(undefined, claim));
     expect(diffTallies(recount([claim]), twice)).toContainEqual({
       pk: 'TOTAL',
@@ -142,28 +144,12 @@ describe('figures arithmetic', () => {
   });
 
   it('writes nothing for a change no figure reads (a row marked final)', () => {
-    const row: TalliedRow = {
-      skill: 'ten-send',
-      amount: '10000',
-      asset: 'USDC',
-      payer: PAYERS[0]!,
-      recordedAt: '2026-11-20T00:00:00Z',
-      status: 'confirmed',
-    };
+    const row = ONE_ROW;
     expect(changeDeltas(ledgerFact(row), ledgerFact(row)).size).toBe(0);
   });
 
   it('keeps a dropped claim out of revenue but on the product and the wallet', () => {
-    const dropped = recount([
-      ledgerFact({
-        skill: 'ten-send',
-        amount: '10000',
-        asset: 'USDC',
-        payer: PAYERS[0]!,
-        recordedAt: '2026-11-20T00:00:00Z',
-        status: 'reorged',
-      }),
-    ]);
+    const dropped = recount([ledgerFact({ ...ONE_ROW, status: 'reorged' })]);
     expect([...dropped.values()].map((d) => d.target.pk).sort()).toEqual(['TOTAL', `WALLET#${PAYERS[0]!.toLowerCase()}`]);
     expect([...dropped.values()].every((d) => [...d.counts.keys()].join() === 'r')).toBe(true);
   });
