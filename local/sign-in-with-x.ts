@@ -5,7 +5,7 @@
  */
 import type { LocalAccount } from 'viem';
 import { createSiweMessage } from 'viem/siwe';
-import { nonceHex, signInWithXFields, siweParameters } from '../lambdas/contract/sign-in-with-x';
+import { nonceHex, purchasesSignInFields, signInWithXFields, siweParameters } from '../lambdas/contract/sign-in-with-x';
 
 export interface SignInWithXInput {
   account: LocalAccount;
@@ -32,4 +32,16 @@ export async function signInWithXProof(i: SignInWithXInput): Promise<Record<stri
 /** The SIGN-IN-WITH-X header value: base64 of the proof's JSON. */
 export async function signInWithXHeader(i: SignInWithXInput): Promise<string> {
   return Buffer.from(JSON.stringify(await signInWithXProof(i))).toString('base64');
+}
+
+/** The SIGN-IN-WITH-X header that opens a wallet's purchases (GET /api/purchases): the purchases URL as `uri`. */
+export async function purchasesSignInHeader(i: Omit<SignInWithXInput, 'skill' | 'txHash'>): Promise<string> {
+  const fields = purchasesSignInFields({
+    baseUrl: i.baseUrl,
+    address: i.account.address,
+    issuedAt: i.issuedAt ?? new Date(),
+    nonce: i.nonce ?? nonceHex(crypto.getRandomValues(new Uint8Array(12))),
+  });
+  const signature = await i.account.signMessage({ message: createSiweMessage(siweParameters(fields)) });
+  return Buffer.from(JSON.stringify({ ...fields, signature })).toString('base64');
 }

@@ -9,6 +9,7 @@ import { getAgentIdentity } from './identity';
 import { getMandates, postMandates } from './mandates';
 import { getMeter, postMeter } from './meter';
 import { getPay, postPay, postRecover } from './pay';
+import { getPurchases } from './purchases';
 import { getSubscribe, postSubscribe } from './subscribe';
 
 export const handler = createDomainHandler('access', {
@@ -20,6 +21,7 @@ export const handler = createDomainHandler('access', {
     postMandates,
     getAgentIdentity,
     getAccess,
+    getPurchases,
     getSubscribe,
     postSubscribe,
     getMeter,

@@ -33,6 +33,8 @@ export function links(base: string) {
     pay: `${base}/api/pay`,
     recover: `${base}/api/recover`,
     recover_page: `${base}/recover/`,
+    purchases: `${base}/api/purchases`,
+    purchases_page: `${base}/purchases/`,
     mandates: `${base}/api/mandates`,
     mandates_of: (wallet: string) => `${base}/api/mandates?wallet=${wallet}`,
     agent_identity: `${base}/api/agent-identity`,

@@ -73,6 +73,12 @@ const INTENT_POST_LIMIT = { scope: 'intent', requests: 20, perSeconds: 60 } as c
  */
 const MANDATE_WRITE_LIMIT = { scope: 'mandates', requests: 30, perSeconds: 60 } as const;
 /**
+ * A wallet's purchases: each signed-in request checks a signature (which may ask the chain, for a
+ * contract wallet) and reads a page of the ledger. A person opens the page a few times; an agent
+ * lists what it owns now and then.
+ */
+const PURCHASES_LIMIT = { scope: 'purchases', requests: 60, perSeconds: 60 } as const;
+/**
  * Checkout writes (create, update, complete, cancel) may each call Stripe, whose own limit is
  * per account: one caller must not spend it for everyone. An agent buys a few packs a minute.
  */
@@ -218,6 +224,15 @@ export const ROUTES = [
     domain: 'access',
     operationId: 'getAccess',
     summary: 'May this wallet use this skill: granted or not, via what (one-time, subscription, meter), until when, and what to do next.',
+  },
+  {
+    method: 'GET',
+    path: '/api/purchases',
+    domain: 'access',
+    operationId: 'getPurchases',
+    summary:
+      'What a wallet bought (signed in with SIGN-IN-WITH-X, then a short session), each with its license and receipt; or one purchase by its license (X-LICENSE).',
+    rateLimit: PURCHASES_LIMIT,
   },
   {
     method: 'GET',

@@ -89,3 +89,25 @@ export function signInWithXFields(r: SignInWithXRequest): SignInWithXFields {
     ...(r.txHash ? { resources: [txResource(r.txHash)] } : {}),
   };
 }
+
+/** What a purchases sign-in says to the person signing: it opens a list, it moves nothing. */
+export const PURCHASES_STATEMENT = 'See my purchases';
+
+/**
+ * The fields a wallet signs to see what it bought (GET /api/purchases): the purchases URL as
+ * `uri`, so a sign-in made for a pack (whose `uri` is its challenge) never opens the list, and
+ * the other way round.
+ */
+export function purchasesSignInFields(r: Omit<SignInWithXRequest, 'skill' | 'txHash'>): SignInWithXFields {
+  return {
+    domain: new URL(r.baseUrl).host,
+    address: r.address,
+    uri: links(r.baseUrl).purchases,
+    version: '1',
+    chainId: CAIP2,
+    type: 'eip191',
+    nonce: r.nonce,
+    issuedAt: r.issuedAt.toISOString(),
+    statement: PURCHASES_STATEMENT,
+  };
+}

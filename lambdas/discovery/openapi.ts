@@ -311,6 +311,27 @@ const DOCS: Record<OperationId, OperationDoc> = {
     ok: { status: 200, description: '`granted`, `via` (one-time, subscription, meter, none), `until`, and `next` steps' },
     errors: [400],
   },
+  getPurchases: {
+    params: [
+      {
+        name: 'SIGN-IN-WITH-X',
+        in: 'header',
+        description:
+          'Sign in: base64 JSON of a sign-in-with-x proof whose uri is this URL, signed by the wallet (EIP-4361 over EIP-191); single use',
+        schema: str,
+      },
+      { name: 'Authorization', in: 'header', description: 'Bearer <session.token> from a sign-in, for 15 minutes', schema: str },
+      { name: 'X-LICENSE', in: 'header', description: "A license: that one purchase (a card buyer's way back)", schema: str },
+      { name: 'cursor', description: 'The `next` of the previous page', schema: str },
+      { name: 'limit', description: 'Purchases per page, 1 to 100 (default 25)', schema: { type: 'integer' } },
+    ],
+    ok: {
+      status: 200,
+      description:
+        "The wallet's purchases newest first (each with its license and receipt), its subscriptions, `next`; signing in also answers a 15-minute `session` (Authorization: Bearer)",
+    },
+    errors: [400, 401, 403, 429],
+  },
   getSubscribe: {
     params: [{ name: 'wallet', description: "Also list this wallet's subscriptions", schema: str }],
     ok: { status: 200, description: 'The plans, each with its x402 payment options' },

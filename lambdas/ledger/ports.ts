@@ -75,6 +75,12 @@ export interface Ledger {
    * it owns, one Query of one partition whatever the wallet's history (the `owned` index).
    */
   owned(payer: string, product: string, which: 'first' | 'last'): Promise<PaymentRef | undefined>;
+  /**
+   * One page of a wallet's confirmed payments of every kind, newest first: what it bought. One
+   * Query of the `byPayer` index (its rows' keys) and one BatchGetItem of those rows. An `after`
+   * this ledger did not make, or made for another wallet, is answered as undefined.
+   */
+  ofPayer(payer: string, limit: number, after?: string): Promise<LedgerPage | undefined>;
   /** A wallet's first or latest confirmed payment of any kind: one indexed read. */
   payerEdge(payer: string, which: 'first' | 'last'): Promise<{ recordedAt: string } | undefined>;
   /** Every row, confirmed or not, page by page: what the reconcile job recounts. */

@@ -83,6 +83,13 @@ export interface Licenses {
   issue(claims: LicenseClaims): Promise<string>;
   /** The claims of a token this service signed, or undefined for a bad, tampered or foreign one. */
   verify(token: string): Promise<LicenseClaims | undefined>;
+  /**
+   * A wallet's short sign-in session (GET /api/purchases after SIGN-IN-WITH-X): signed with the
+   * same key for another audience, so neither a license nor a session passes as the other.
+   */
+  issueSession(address: string, expiresAt: Date): Promise<string>;
+  /** The wallet of a session this service signed that has not expired, or undefined. */
+  verifySession(token: string): Promise<{ address: string; expiresAt: Date } | undefined>;
 }
 
 /**

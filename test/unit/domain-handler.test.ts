@@ -182,6 +182,7 @@ describe('createDomainHandler rate limits (from the route table)', () => {
         getPay: ok,
         postPay: ok,
         postRecover: ok,
+        getPurchases: ok,
         getMandates: ok,
         postMandates: ok,
         getAgentIdentity: ok,

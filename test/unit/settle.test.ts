@@ -39,6 +39,7 @@ function fakeLedger(): Ledger & { rows: Map<string, LedgerRow> } {
       return r && { network: r.network, txHash: r.txHash, recordedAt: r.recordedAt };
     },
     payerEdge: async () => undefined,
+    ofPayer: async () => ({ rows: [], next: undefined }),
     scan: async function* () {
       yield* rows.values();
     },

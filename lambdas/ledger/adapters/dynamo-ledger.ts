@@ -1,4 +1,5 @@
 import {
+  BatchGetItemCommand,
   GetItemCommand,
   PutItemCommand,
   QueryCommand,
@@ -34,6 +35,10 @@ function toRow(item: Record<string, unknown>): LedgerRow {
 }
 
 const cursorOf = (sort: string): string => Buffer.from(sort).toString('base64url');
+/** A wallet's page cursor: the last row's `recordedAt` and key, the `byPayer` index's position (payer, time, table key). */
+const PAYER_CURSOR = /^(\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d{1,9})?Z)#([a-z0-9:-]{1,64}#0x[0-9a-f]{64})$/;
+/** BatchGetItem reads at most 100 keys; a page of a wallet's purchases is far smaller. */
+const MAX_PAYER_PAGE = 100;
 function sortOf(cursor: string): string | undefined {
   const sort = Buffer.from(cursor, 'base64url').toString('utf8');
   return LIST_CURSOR.test(sort) ? sort : undefined;
@@ -214,6 +219,47 @@ export function dynamoLedger(client: DynamoDBClient, table = tableName(LEDGER_TA
       if (!isAddress(payer, { strict: false })) return undefined;
       const found = await edge('owned', 'owner', ownerKey(payer, 'unlock', product), which, false);
       return found ? refOf(found.key, found.recordedAt) : undefined;
+    },
+    async ofPayer(payer, limit, after) {
+      if (!isAddress(payer, { strict: false })) return { rows: [], next: undefined };
+      const owner = getAddress(payer);
+      const at = after === undefined ? undefined : PAYER_CURSOR.exec(Buffer.from(after, 'base64url').toString('utf8'));
+      if (after !== undefined && !at) return undefined;
+      const size = Math.min(Math.max(1, limit), MAX_PAYER_PAGE);
+      const keys: { pk: string; recordedAt: string }[] = [];
+      let startKey: Record<string, AttributeValue> | undefined = at ? marshall({ payer: owner, recordedAt: at[1], pk: at[2] }) : undefined;
+      // The index holds keys and status only: the confirmed rows' keys first, then their items in one batch.
+      do {
+        const out = await client.send(
+          new QueryCommand({
+            TableName: table,
+            IndexName: 'byPayer',
+            KeyConditionExpression: 'payer = :p',
+            ExpressionAttributeValues: marshall({ ':p': owner }),
+            ScanIndexForward: false,
+            Limit: size + 1 - keys.length,
+            ...(startKey ? { ExclusiveStartKey: startKey } : {}),
+          }),
+        );
+        for (const item of out.Items ?? [])
+          if (item['status']?.S === 'confirmed') keys.push({ pk: item['pk']!.S!, recordedAt: item['recordedAt']!.S! });
+        startKey = out.LastEvaluatedKey;
+      } while (startKey && keys.length <= size);
+      const more = keys.length > size || startKey !== undefined;
+      const wanted = keys.slice(0, size);
+      const byKey = new Map<string, LedgerRow>();
+      let pending: Record<string, AttributeValue>[] = wanted.map((k) => marshall({ pk: k.pk }));
+      for (let attempt = 0; pending.length > 0; attempt++) {
+        // Keys DynamoDB left unprocessed (throttling) are asked again after a growing pause, as AWS advises.
+        if (attempt > 0) await new Promise((r) => setTimeout(r, Math.min(1000, 50 * 2 ** attempt)));
+        const out = await client.send(new BatchGetItemCommand({ RequestItems: { [table]: { Keys: pending } } }));
+        for (const item of out.Responses?.[table] ?? []) byKey.set(item['pk']!.S!, toRow(unmarshall(item)));
+        pending = (out.UnprocessedKeys?.[table]?.Keys as Record<string, AttributeValue>[] | undefined) ?? [];
+      }
+      // A row reorged between the two reads is left out: it no longer belongs to the wallet.
+      const rows = wanted.map((k) => byKey.get(k.pk)).filter((r): r is LedgerRow => r !== undefined && r.status === 'confirmed');
+      const last = wanted.at(-1);
+      return { rows, next: more && last ? Buffer.from(`${last.recordedAt}#${last.pk}`).toString('base64url') : undefined };
     },
     async payerEdge(payer, which) {
       // Rows carry the payer as the chain reported it, EIP-55; a wallet that is not an address has none.

@@ -9,6 +9,9 @@ import { cacheUntilFailure } from '../../platform/memo';
 import type { LicenseKeys, Licenses } from '../ports';
 
 const ISSUER = 'skill-market';
+/** A wallet session's audience: a license has none, so `jwtVerify` with this audience refuses every license. */
+const SESSION_AUDIENCE = 'skill-market:purchases';
+const SESSION_TYPE = 'session+jwt';
 
 /** A key's id in a token's header: the first 16 hex digits of its sha256. */
 const kidOf = (secret: Uint8Array): string => createHash('sha256').update(secret).digest('hex').slice(0, 16);
@@ -31,6 +34,22 @@ export function joseLicenses(loadKeys: () => Promise<LicenseKeys>, now: () => nu
     return { current: { secret: keys.current, kid: kidOf(keys.current) }, byKid: new Map(all.map((k) => [kidOf(k), k])), at: now() };
   };
   let keys = cacheUntilFailure(load);
+  /** The key a token names (its kid), fetching the keys again once after a rotation; undefined for a token naming none. */
+  const keyOf = async (token: string): Promise<Uint8Array | undefined> => {
+    let header: { kid?: unknown };
+    try {
+      header = decodeProtectedHeader(token);
+    } catch {
+      return undefined;
+    }
+    if (typeof header.kid !== 'string') return undefined;
+    let held = await keys();
+    if (!held.byKid.has(header.kid) && now() - held.at >= RELOAD_AFTER_MS) {
+      keys = cacheUntilFailure(load);
+      held = await keys();
+    }
+    return held.byKid.get(header.kid);
+  };
   return {
     async issue(c) {
       const { secret, kid } = (await keys()).current;
@@ -42,25 +61,43 @@ export function joseLicenses(loadKeys: () => Promise<LicenseKeys>, now: () => nu
         .sign(secret);
     },
     async verify(token) {
-      let header: { kid?: unknown };
-      try {
-        header = decodeProtectedHeader(token);
-      } catch {
-        return undefined;
-      }
-      if (typeof header.kid !== 'string') return undefined;
-      let held = await keys();
-      if (!held.byKid.has(header.kid) && now() - held.at >= RELOAD_AFTER_MS) {
-        keys = cacheUntilFailure(load);
-        held = await keys();
-      }
-      const secret = held.byKid.get(header.kid);
+      const secret = await keyOf(token);
       if (!secret) return undefined;
       try {
         const { payload } = await jwtVerify(token, secret, { issuer: ISSUER, algorithms: ['HS256'] });
+        // A session names an audience; a license never does.
+        if (payload.aud !== undefined) return undefined;
         const { net, tx, payer, seal, sub } = payload as Record<string, unknown>;
         if ([net, tx, payer, seal, sub].some((v) => typeof v !== 'string')) return undefined;
         return { network: net as string, txHash: tx as string, payer: payer as string, seal: seal as string, skill: sub as string };
+      } catch {
+        return undefined;
+      }
+    },
+    async issueSession(address, expiresAt) {
+      const { secret, kid } = (await keys()).current;
+      return new SignJWT({})
+        .setProtectedHeader({ alg: 'HS256', typ: SESSION_TYPE, kid })
+        .setIssuer(ISSUER)
+        .setAudience(SESSION_AUDIENCE)
+        .setSubject(address)
+        .setIssuedAt(Math.floor(now() / 1000))
+        .setExpirationTime(Math.floor(expiresAt.getTime() / 1000))
+        .sign(secret);
+    },
+    async verifySession(token) {
+      const secret = await keyOf(token);
+      if (!secret) return undefined;
+      try {
+        const { payload } = await jwtVerify(token, secret, {
+          issuer: ISSUER,
+          audience: SESSION_AUDIENCE,
+          typ: SESSION_TYPE,
+          algorithms: ['HS256'],
+          currentDate: new Date(now()),
+        });
+        if (typeof payload.sub !== 'string' || typeof payload.exp !== 'number') return undefined;
+        return { address: payload.sub, expiresAt: new Date(payload.exp * 1000) };
       } catch {
         return undefined;
       }

@@ -1,0 +1,176 @@
+/**
+ * GET /api/purchases: what a wallet bought, shown only to the wallet. The proof ledger is public,
+ * so a list of a wallet's payments is nothing secret; what this route adds is each purchase's
+ * license (the buyer's key to download the pack again), and that goes only to whoever proves the
+ * wallet: a SIGN-IN-WITH-X signature made for this URL (x402's sign-in-with-x, EIP-4361), after
+ * which a short session token saves the person signing again for each page and download. A card
+ * buyer has no wallet: their license opens their purchase (X-LICENSE). docs/ACCESS.md.
+ */
+import { CAIP2, formatAtomic } from '../contract/chain';
+import { links } from '../contract/links';
+import { invalidRequest } from '../platform/errors';
+import { json, type ApiRequest, type ApiResponse } from '../platform/http';
+import type { CardSale, LedgerRow } from '../ledger';
+import { CARD_NETWORK, checkedSignIn, PAYMENT_ERRORS, signInWithXOf } from '../payments';
+import { ACCESS_ERRORS } from './errors';
+import type { AccessPorts } from './ports';
+
+/** How long a sign-in lasts: long enough to look through and download, short enough that a token left in a tab soon stops working. */
+export const PURCHASES_SESSION_SECONDS = 15 * 60;
+/** A page of purchases; `limit` may ask for fewer or more, up to the ledger's batch read. */
+const PAGE = 25;
+const MAX_PAGE = 100;
+const BEARER = /^Bearer ([A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+)$/;
+
+/** How a purchase was paid, in the words the page shows. */
+const HOW = { unlock: 'one_time', subscription: 'subscription', meter_top_up: 'meter_top_up' } as const;
+
+type Who = { wallet: string; session?: { token: string; expiresAt: Date } | undefined; signIn?: () => Promise<void> };
+
+/** The wallet the request proves: a session token, or a SIGN-IN-WITH-X signature for this URL; 401 otherwise. */
+async function signedInWallet(req: ApiRequest, ports: AccessPorts): Promise<Who> {
+  const authorization = req.headers['authorization'];
+  if (authorization !== undefined) {
+    const token = BEARER.exec(authorization.trim())?.[1];
+    const session = token ? await ports.payments.licenses.verifySession(token) : undefined;
+    if (!session) throw ACCESS_ERRORS.SESSION_EXPIRED();
+    return { wallet: session.address };
+  }
+  const signature = signInWithXOf(req);
+  if (!signature) throw ACCESS_ERRORS.SIGN_IN_REQUIRED();
+  const signedIn = await checkedSignIn(signature, ports.payments, req.baseUrl, undefined, links(req.baseUrl).purchases);
+  const expiresAt = new Date(ports.now().getTime() + PURCHASES_SESSION_SECONDS * 1000);
+  return {
+    wallet: signedIn.address,
+    // Spent only when the answer gives something (a license): a sign-in that finds nothing leaves no row (issue 31).
+    signIn: async () => {
+      await signedIn.spendNonce();
+    },
+    session: { token: await ports.payments.licenses.issueSession(signedIn.address, expiresAt), expiresAt },
+  };
+}
+
+function limitOf(req: ApiRequest): number {
+  const raw = req.query['limit'];
+  if (raw === undefined) return PAGE;
+  const n = Number(raw);
+  if (!/^\d{1,3}$/.test(raw) || n < 1 || n > MAX_PAGE)
+    throw invalidRequest('limit', `\`limit\` must be a whole number from 1 to ${MAX_PAGE}.`, `Leave it out for ${PAGE} a page.`);
+  return n;
+}
+
+/** One ledger row as its buyer sees it: what, how, how much, where to check it, and (for a pack) its license. */
+async function rowPurchase(row: LedgerRow, ports: AccessPorts, baseUrl: string, withLicense: boolean) {
+  const kind = row.kind ?? 'unlock';
+  const entry = kind === 'unlock' ? ports.catalog.get(row.skill) : undefined;
+  const meta = entry ? ports.catalog.packMeta(entry.id) : undefined;
+  const explorer = ports.payments.config.explorerUrl;
+  const license =
+    withLicense && entry && meta
+      ? await ports.payments.licenses.issue({
+          network: row.network,
+          txHash: row.txHash,
+          skill: entry.id,
+          payer: row.payer,
+          seal: meta.seal,
+        })
+      : undefined;
+  return {
+    how: HOW[kind],
+    ...(kind === 'unlock' ? { skill: row.skill, name: entry?.name ?? null } : kind === 'subscription' ? { plan: row.skill } : {}),
+    amount: formatAtomic(BigInt(row.amount)),
+    amount_atomic: row.amount,
+    asset: row.asset,
+    asset_contract: row.assetContract,
+    network: CAIP2,
+    payer: row.payer,
+    tx_hash: row.txHash,
+    recorded_at: row.recordedAt,
+    explorer_tx: explorer ? `${explorer}/tx/${row.txHash}` : null,
+    ...(license ? { license: { token: license, header: 'X-LICENSE' }, download: { method: 'POST', url: links(baseUrl).pay } } : {}),
+  };
+}
+
+/** A card sale as its buyer sees it, with the license they presented. */
+function cardPurchase(sale: CardSale, license: string, ports: AccessPorts, baseUrl: string) {
+  return {
+    how: 'card' as const,
+    skill: sale.skill,
+    name: ports.catalog.get(sale.skill)?.name ?? null,
+    amount: (sale.amountCents / 100).toFixed(2),
+    amount_cents: sale.amountCents,
+    currency: sale.currency,
+    checkout_session: sale.id,
+    recorded_at: sale.recordedAt,
+    license: { token: license, header: 'X-LICENSE' },
+    download: { method: 'POST', url: links(baseUrl).pay },
+  };
+}
+
+/** X-LICENSE: the one purchase a license belongs to (a card buyer's way back, or a wallet's without signing). */
+async function byLicense(license: string, ports: AccessPorts, baseUrl: string): Promise<ApiResponse> {
+  const claims = await ports.payments.licenses.verify(license.trim());
+  if (!claims) throw PAYMENT_ERRORS.INVALID_LICENSE();
+  if (claims.network === CARD_NETWORK) {
+    const sale = await ports.payments.cardSales.get(claims.txHash);
+    if (!sale || sale.skill !== claims.skill) throw PAYMENT_ERRORS.INVALID_LICENSE();
+    return json(200, {
+      ok: true,
+      wallet: null,
+      purchases: [cardPurchase(sale, license.trim(), ports, baseUrl)],
+      subscriptions: [],
+      next: null,
+    });
+  }
+  const row = await ports.ledger.get(claims.network, claims.txHash);
+  if (!row || row.status !== 'confirmed' || row.skill !== claims.skill) throw PAYMENT_ERRORS.INVALID_LICENSE();
+  const item = { ...(await rowPurchase(row, ports, baseUrl, false)), license: { token: license.trim(), header: 'X-LICENSE' } };
+  return json(200, { ok: true, wallet: row.payer, purchases: [item], subscriptions: [], next: null });
+}
+
+export async function getPurchases(req: ApiRequest, ports: AccessPorts): Promise<ApiResponse> {
+  const license = req.headers['x-license'];
+  if (license !== undefined && req.headers['authorization'] === undefined && req.headers['sign-in-with-x'] === undefined)
+    return byLicense(license, ports, req.baseUrl);
+  const limit = limitOf(req);
+  const who = await signedInWallet(req, ports);
+  const [page, subscriptions] = await Promise.all([
+    ports.ledger.ofPayer(who.wallet, limit, req.query['cursor']),
+    ports.subscriptions.list(who.wallet),
+  ]);
+  if (!page)
+    throw invalidRequest(
+      'cursor',
+      '`cursor` is not one this list gave for this wallet.',
+      'Use the `next` of the previous page, unchanged.',
+    );
+  const gives = page.rows.length > 0 || subscriptions.length > 0;
+  // A signature is single-use: spent before anything it proves is given, so a replay gets nothing.
+  if (who.signIn && gives) await who.signIn();
+  const purchases = await Promise.all(page.rows.map((row) => rowPurchase(row, ports, req.baseUrl, true)));
+  const next = page.next ?? null;
+  return json(200, {
+    ok: true,
+    wallet: who.wallet,
+    ...(who.session && gives
+      ? {
+          session: {
+            token: who.session.token,
+            header: 'Authorization',
+            scheme: 'Bearer',
+            expires_at: who.session.expiresAt.toISOString(),
+          },
+        }
+      : {}),
+    purchases,
+    subscriptions: subscriptions.map((s) => ({
+      plan: s.plan,
+      status: s.status,
+      started_at: s.startedAt,
+      active_until: s.periodEnd,
+      ...(s.cancelledAt ? { cancelled_at: s.cancelledAt } : {}),
+    })),
+    next,
+    ...(next ? { next_url: `${links(req.baseUrl).purchases}?cursor=${next}${req.query['limit'] ? `&limit=${limit}` : ''}` } : {}),
+  });
+}
