@@ -186,6 +186,18 @@ describe('ACP checkout', () => {
     const redeemed = await fetch(`${base}/api/pay`, { method: 'POST', headers: { 'x-license': token } });
     expect(redeemed.status).toBe(200);
     expect(await redeemed.json()).toMatchObject({ skill_id: 'csv-cleaner', card_sales: { via: 'license' } });
+    // The card buyer's way back to the purchase (the purchases page): the license opens it.
+    const purchases = await get('/api/purchases', { 'x-license': token });
+    expect(purchases.status).toBe(200);
+    expect(purchases.body['purchases']).toEqual([
+      expect.objectContaining({
+        how: 'card',
+        skill: 'csv-cleaner',
+        amount_cents: 1000,
+        checkout_session: created['id'],
+        license: { token, header: 'X-LICENSE' },
+      }),
+    ]);
     const wrongSkill = await fetch(`${base}/api/pay`, {
       method: 'POST',
       headers: { 'x-license': token, 'x-payment': JSON.stringify({ skill: 'ten-send' }) },
