@@ -15,6 +15,7 @@ const pages: Record<PageType, string> = {
   skill: heaviestSkill,
   proof: html('proof/index.html'),
   recover: html('recover/index.html'),
+  purchases: html('purchases/index.html'),
   'checkout-success': html('checkout/success/index.html'),
 };
 console.log('page weight, gzip bytes (budget in brackets):');

@@ -17,6 +17,7 @@ export const ENTRIES = {
   skill: here('./browser/skill.ts'),
   proof: here('./browser/proof.ts'),
   recover: here('./browser/recover.ts'),
+  purchases: here('./browser/purchases.ts'),
   'checkout-success': here('./browser/checkout-success.ts'),
 } as const;
 

@@ -13,6 +13,7 @@ export const BUDGET = {
   skill: { html: 6_000, css: 2_500, js: 4_000 },
   proof: { html: 2_500, css: 2_500, js: 4_000 },
   recover: { html: 2_500, css: 2_500, js: 4_000 },
+  purchases: { html: 2_500, css: 2_500, js: 4_000 },
   'checkout-success': { html: 2_500, css: 2_500, js: 4_000 },
   /** The wallet purchase and everything it imports (viem's actions, fflate), loaded on the first click. */
   walletPurchase: 85_000,
@@ -20,7 +21,7 @@ export const BUDGET = {
   x402Client: 150_000,
 } as const;
 
-export type PageType = 'home' | 'skill' | 'proof' | 'recover' | 'checkout-success';
+export type PageType = 'home' | 'skill' | 'proof' | 'recover' | 'purchases' | 'checkout-success';
 
 export interface PageWeight {
   html: number;

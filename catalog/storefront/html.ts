@@ -21,7 +21,7 @@ export interface PageSpec {
   title: string;
   description: string;
   /** Which nav entry is the current page. */
-  current?: 'skills' | 'proof' | 'recover';
+  current?: 'skills' | 'proof' | 'purchases' | 'recover';
   body: string;
   /** The page's entry script, by name (assets.ts), if it has one. */
   script?: string;
@@ -34,6 +34,7 @@ const FAVICON =
 const NAV: { id: NonNullable<PageSpec['current']>; href: string; label: string }[] = [
   { id: 'skills', href: '/', label: 'Skills' },
   { id: 'proof', href: '/proof/', label: 'Proof ledger' },
+  { id: 'purchases', href: '/purchases/', label: 'My purchases' },
   { id: 'recover', href: '/recover/', label: 'Recover a purchase' },
 ];
 

@@ -267,6 +267,40 @@ sign with the wallet that paid (a signature proves the wallet, it moves no funds
 }
 
 /**
+ * /purchases/: what a wallet bought, after one signature (SIGN-IN-WITH-X for the purchases URL),
+ * each with its pack to download and its receipt; a card buyer opens theirs with the license.
+ */
+export function purchasesPage(assets: AssetUrls): string {
+  const body = `<h1>My purchases</h1>
+<p class="lead">Sign in with the wallet that paid to see every pack it bought, download each one again and keep its receipt.
+Signing in is a signature: it moves no funds and costs nothing.</p>
+<div class="actions"><button type="button" id="sign-in">Sign in with your wallet</button></div>
+<p id="no-wallet" class="note" hidden>No browser wallet was found here. Paid by card? Paste your license below.</p>
+<form id="license-form" class="stack">
+<label for="license-input">Paid by card, or have a license? Paste it here</label>
+<textarea id="license-input" rows="3" required autocomplete="off"></textarea>
+<div class="actions"><button type="submit" class="secondary">Show my purchase</button></div>
+</form>
+<div id="status" role="status" aria-live="polite"></div>
+<section id="list" aria-label="Purchases" hidden></section>
+<div id="more-wrap" class="actions" hidden><button type="button" id="more" class="secondary">Show older purchases</button></div>
+<div id="pack" hidden></div>
+<noscript><p class="note">This page needs JavaScript. Without it: <code>GET ${esc(site.purchases)}</code> with header
+<code>SIGN-IN-WITH-X</code> (or <code>X-LICENSE</code>) does the same.</p></noscript>`;
+  return page(
+    {
+      title: 'My purchases · Agent Skill Marketplace',
+      description:
+        'Every skill pack your wallet bought, to download again, with signed receipts. Card buyers open theirs with the license.',
+      current: 'purchases',
+      body,
+      script: 'purchases',
+    },
+    assets,
+  );
+}
+
+/**
  * /checkout/success: where Stripe returns a card buyer; the pack appears once Stripe's webhook
  * recorded the sale. The license it shows is kept in this browser, and a buyer back on another
  * one pastes it: after the first delivery the Stripe session id alone no longer delivers the pack.
@@ -315,6 +349,7 @@ export function renderStorefront(input: StorefrontInput, assets: AssetUrls): Map
     ['index.html', homePage(input, assets)],
     ['proof/index.html', proofPage(assets)],
     ['recover/index.html', recoverPage(assets)],
+    ['purchases/index.html', purchasesPage(assets)],
     ['checkout/success/index.html', checkoutSuccessPage(assets)],
     ['checkout/cancel/index.html', checkoutCancelPage(assets)],
   ]);

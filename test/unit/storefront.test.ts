@@ -79,12 +79,13 @@ describe('pack text on a page', () => {
 });
 
 describe('page weight (gzip bytes)', () => {
-  it.each<PageType>(['home', 'skill', 'proof', 'recover', 'checkout-success'])('%s stays within its budget', (type) => {
+  it.each<PageType>(['home', 'skill', 'proof', 'recover', 'purchases', 'checkout-success'])('%s stays within its budget', (type) => {
     const path = {
       home: 'index.html',
       skill: 'skills/csv-cleaner/index.html',
       proof: 'proof/index.html',
       recover: 'recover/index.html',
+      purchases: 'purchases/index.html',
       'checkout-success': 'checkout/success/index.html',
     }[type];
     const heaviest =

@@ -6,7 +6,7 @@
  */
 import { getAddress, stringToHex, type Address, type Hex } from 'viem';
 import { createSiweMessage } from 'viem/siwe';
-import { nonceHex, signInWithXFields, siweParameters } from '../../../lambdas/contract/sign-in-with-x';
+import { nonceHex, purchasesSignInFields, signInWithXFields, siweParameters } from '../../../lambdas/contract/sign-in-with-x';
 
 export interface SignInWithXRequest {
   address: Address;
@@ -26,6 +26,17 @@ export async function signInWithXHeader(r: SignInWithXRequest): Promise<string> 
     skill: r.skill,
     address: getAddress(r.address),
     txHash: r.txHash,
+    issuedAt: new Date(),
+    nonce: nonceHex(crypto.getRandomValues(new Uint8Array(12))),
+  });
+  return btoa(JSON.stringify({ ...fields, signature: await r.sign(createSiweMessage(siweParameters(fields))) }));
+}
+
+/** The SIGN-IN-WITH-X header that opens the wallet's purchases (/purchases/): the purchases URL as `uri`. */
+export async function purchasesSignInHeader(r: Omit<SignInWithXRequest, 'skill' | 'txHash'>): Promise<string> {
+  const fields = purchasesSignInFields({
+    baseUrl: r.baseUrl,
+    address: getAddress(r.address),
     issuedAt: new Date(),
     nonce: nonceHex(crypto.getRandomValues(new Uint8Array(12))),
   });
