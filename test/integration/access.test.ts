@@ -4,14 +4,14 @@
  * files buy cannot change an answer; writes are signed with EIP-712 exactly as a client would.
  */
 import { createWalletClient, erc20Abi, http, parseEther, type Address, type Hex, type LocalAccount } from 'viem';
-import { x402Client, x402HTTPClient } from '@x402/fetch';
+import { wrapFetchWithPayment, x402Client, x402HTTPClient } from '@x402/fetch';
 import { registerExactEvmScheme } from '@x402/evm/exact/client';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { canonicalize } from 'json-canonicalize';
 import { beforeAll, describe, expect, inject, it, vi } from 'vitest';
 import { TEST_STABLECOIN_ABI, testAccount } from '../../local/anvil';
 import { localChain } from '../../local/local-chain';
-import { signInWithXHeader } from '../../local/sign-in-with-x';
+import { purchasesSignInHeader, signInWithXHeader } from '../../local/sign-in-with-x';
 import type { WalletActionMessages, WalletActionType } from '../../lambdas/contract/wallet-actions';
 import { signWalletAction } from '../../local/wallet-action';
 import { links } from '../../lambdas/contract/links';
@@ -75,6 +75,9 @@ async function pay(from: LocalAccount, amount: bigint): Promise<Hex> {
   await chain.pub.waitForTransactionReceipt({ hash, pollingInterval: 50 });
   return hash;
 }
+
+const usdcOf = (who: Address): Promise<bigint> =>
+  chain.pub.readContract({ address: usdc, abi: erc20Abi, functionName: 'balanceOf', args: [who] });
 
 const price = async (skill: string): Promise<bigint> => BigInt((await call('GET', `/api/pay?skill=${skill}`)).body.maxAmountRequired);
 
@@ -414,6 +417,23 @@ describe('subscriptions', () => {
     );
     expect(pack.status, pack.text).toBe(200);
     expect(pack.body.access).toMatchObject({ via: 'subscription' });
+    // A stock x402 v2 client signs a payment for a covered skill: the subscriber is not charged (issue 34).
+    const stock = new x402Client();
+    registerExactEvmScheme(stock, { signer: sub });
+    const held = await usdcOf(sub.address);
+    const viaX402 = await wrapFetchWithPayment(fetch, stock)(`${base}/api/pay?skill=csv-cleaner`);
+    const viaBody = (await viaX402.json()) as any;
+    expect(viaX402.status, JSON.stringify(viaBody)).toBe(200);
+    expect(viaBody.access).toMatchObject({ granted: true, via: 'subscription', charged_atomic: '0' });
+    expect(viaX402.headers.get('payment-response')).toBeNull();
+    expect(await usdcOf(sub.address)).toBe(held);
+    // The subscription's payment is on the wallet's purchases, with the plan.
+    const mine = await call('GET', '/api/purchases', undefined, {
+      'sign-in-with-x': await purchasesSignInHeader({ account: sub, baseUrl: base }),
+    });
+    expect(mine.status, mine.text).toBe(200);
+    expect(mine.body.purchases).toEqual([expect.objectContaining({ how: 'subscription', plan: plan.id, tx_hash: tx1.toLowerCase() })]);
+    expect(mine.body.subscriptions).toEqual([expect.objectContaining({ plan: plan.id, status: 'active' })]);
     const uncovered = await call(
       'POST',
       '/api/pay',
