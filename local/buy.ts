@@ -136,14 +136,25 @@ export async function buy(opts: BuyOptions, log: (line: string) => void = consol
   const contract = String(field(option, 'assetContract')) as Hex;
   const banned = String(at(field(ch, 'extra'), 'legacyTreasuryBanned') ?? '');
   if (![String(field(option, 'network')), String(field(option, 'network_caip2'))].some((n) => n === 'base' || n === `eip155:${CHAIN_ID}`))
-    throw new Error('challenge is not for Base');
+    throw new BuyError(
+      `The shop at ${opts.baseUrl} asks for payment on another network than Base (${CHAIN_ID}): nothing was sent; check --base-url.`,
+    );
   if (banned && payTo.toLowerCase() === banned.toLowerCase())
     throw new Error('challenge payTo is the banned legacy treasury; refusing to pay');
   step(4, `challenge: pay ${amount} atomic ${opts.asset} (${contract}) to ${payTo}`);
 
   const chain = localChain(opts.rpcUrl);
   const pub = createPublicClient({ chain, transport: http(opts.rpcUrl) });
-  if ((await pub.getChainId()) !== CHAIN_ID) throw new Error(`RPC ${opts.rpcUrl} is not chain ${CHAIN_ID}`);
+  let chainId: number;
+  try {
+    chainId = await pub.getChainId();
+  } catch {
+    throw new BuyError(`Cannot reach the chain at ${opts.rpcUrl}: start it with npm start, or give a Base RPC URL with --rpc-url.`);
+  }
+  if (chainId !== CHAIN_ID)
+    throw new BuyError(
+      `The RPC at ${opts.rpcUrl} is chain ${chainId}, not Base (${CHAIN_ID}): give a Base RPC URL with --rpc-url, so the USDC goes where the shop looks for it.`,
+    );
   // Checked first, so a wallet short of USDC reads one sentence rather than the token's revert.
   const held = await pub.readContract({ address: contract, abi: erc20Abi, functionName: 'balanceOf', args: [opts.account.address] });
   if (held < amount)

@@ -1,6 +1,8 @@
 import { execFile } from 'node:child_process';
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, inject, it } from 'vitest';
@@ -122,6 +124,30 @@ describe('npm run buy', () => {
       new RegExp(
         `^Cannot reach http://127\\.0\\.0\\.1:${closed} \\(ECONNREFUSED\\): start the service with npm start, or give its address with --base-url\\.$`,
       ),
+    );
+
+    // An RPC of another chain (a node answering chain id 1), and one that does not answer: nothing is sent.
+    const mainnet = createServer((req, res) => {
+      let body = '';
+      req.on('data', (c) => (body += c));
+      req.on('end', () => {
+        const { id } = JSON.parse(body) as { id: number };
+        res.setHeader('content-type', 'application/json');
+        res.end(JSON.stringify({ jsonrpc: '2.0', id, result: '0x1' }));
+      });
+    });
+    await new Promise<void>((r) => mainnet.listen(0, '127.0.0.1', r));
+    const mainnetUrl = `http://127.0.0.1:${(mainnet.address() as AddressInfo).port}`;
+    const rich = testAccount(65);
+    try {
+      await expect(buy({ ...opts, account: rich, rpcUrl: mainnetUrl, force: true }, () => undefined)).rejects.toThrow(
+        new RegExp(`^The RPC at ${mainnetUrl.replace(/\./g, '\\.')} is chain 1, not Base \\(8453\\): give a Base RPC URL with --rpc-url`),
+      );
+    } finally {
+      mainnet.close();
+    }
+    await expect(buy({ ...opts, account: rich, rpcUrl: `http://127.0.0.1:${closed}`, force: true }, () => undefined)).rejects.toThrow(
+      /^Cannot reach the chain at http:\/\/127\.0\.0\.1:\d+: start it with npm start, or give a Base RPC URL with --rpc-url\.$/,
     );
 
     const help = await new Promise<{ code: number | null; out: string }>((resolve) =>
