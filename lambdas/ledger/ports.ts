@@ -38,6 +38,11 @@ export interface LedgerRow {
   claimSource?: string;
   /** Set once the finality check found the transfer still on chain after the reorg window. */
   final?: boolean;
+  /**
+   * Unlocks: the seal of the pack as sold (the server's catalog at claim time), what the sale's
+   * receipt states. Absent on rows claimed before it was recorded, and on other kinds.
+   */
+  packSeal?: string;
 }
 
 /**
@@ -115,6 +120,8 @@ export interface CardSale {
   livemode: boolean;
   recordedAt: string;
   status: 'paid';
+  /** The seal of the pack as sold (the server's catalog when the sale was recorded); absent on older sales. */
+  packSeal?: string;
 }
 
 export interface CardSales {
