@@ -31,6 +31,7 @@ export {
 } from './figures';
 export type { Channel, Counters, TallyAsset } from './core/counters';
 export { getProof, PROOF_LIMIT, proofDocument, publicRow } from './proof';
+export { noReceipt, receiptClaims, signReceipt } from './receipts';
 export { jwks, jwkThumbprint, serviceJws } from './service-key';
 
 /**
