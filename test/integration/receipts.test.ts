@@ -147,6 +147,13 @@ describe('a receipt with every sale', () => {
     expect(claims).toMatchObject(claimsOfRow(row));
     expect(claims).toMatchObject({ amount: price.toString(), tx: settlement.transaction.toLowerCase() });
     expect(claims.payer.toLowerCase()).toBe(account.address.toLowerCase());
+
+    // The owner's client pays again (a stock client always signs): nothing is settled, and the pack comes with the purchase's receipt.
+    const again = await wrapFetchWithPayment(fetch, client)(`${base}/api/pay?skill=${BY_SIGNATURE}`);
+    const againBody = (await again.json()) as any;
+    expect(again.status, JSON.stringify(againBody)).toBe(200);
+    expect(againBody.access).toMatchObject({ via: 'one-time', charged_atomic: '0' });
+    expect(await verified(againBody.receipt)).toMatchObject(claimsOfRow(row));
   });
 });
 
