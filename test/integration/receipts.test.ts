@@ -157,6 +157,40 @@ describe('a receipt with every sale', () => {
   });
 });
 
+describe('receipts of periods and top-ups', () => {
+  it('a subscription period and a meter top-up answer receipts of their ledger rows, with no pack', async () => {
+    const plan = (await getJson('/api/subscribe')).plans.find((p: any) => p.id !== 'all-access-30d' && p.scope !== 'all');
+    const planPrice = BigInt(plan.amount_atomic);
+    await funded(82, planPrice);
+    const periodTx = await chain.transfer(82, USDC, TREASURY, planPrice);
+    const period = await fetch(`${base}/api/subscribe`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ action: 'start', plan: plan.id, txHash: periodTx }),
+    });
+    const periodBody = (await period.json()) as any;
+    expect(period.status, JSON.stringify(periodBody)).toBe(200);
+    const periodRow = (await ledger.get('base', periodTx))!;
+    const { pack: _none, ...periodClaims } = claimsOfRow(periodRow);
+    const signedPeriod = await verified(periodBody.receipt);
+    expect(signedPeriod).toMatchObject({ ...periodClaims, kind: 'subscription', sub: plan.id, amount: planPrice.toString() });
+    expect(signedPeriod).not.toHaveProperty('pack');
+
+    const topUp = 1_000_000n;
+    await funded(83, topUp);
+    const topUpTx = await chain.transfer(83, USDC, TREASURY, topUp);
+    const meter = await fetch(`${base}/api/meter`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ action: 'top_up', txHash: topUpTx }),
+    });
+    const meterBody = (await meter.json()) as any;
+    expect(meter.status, JSON.stringify(meterBody)).toBe(200);
+    const { pack: _no, ...topUpClaims } = claimsOfRow((await ledger.get('base', topUpTx))!);
+    expect(await verified(meterBody.receipt)).toMatchObject({ ...topUpClaims, kind: 'meter_top_up', sub: 'meter', amount: '1000000' });
+  });
+});
+
 describe('verifying a receipt offline', () => {
   const tampered = (receipt: string): string => {
     const [header, payload, signature] = receipt.split('.') as [string, string, string];
