@@ -1,3 +1,6 @@
+import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { compactVerify, createLocalJWKSet, decodeProtectedHeader } from 'jose';
 import { describe, expect, it } from 'vitest';
 import { RECEIPT_TYPE } from '../../lambdas/contract/receipt';
@@ -130,5 +133,22 @@ describe('signed receipts', () => {
     const other = keyFileServiceSigner(undefined);
     const otherSet = createLocalJWKSet({ keys: (await jwks(other)).keys.map((k) => ({ ...k, kid: jwkThumbprint(k) })) });
     await expect(compactVerify(jws, otherSet)).rejects.toThrow();
+  });
+});
+
+describe('the local service key file', () => {
+  it('is made once: every signer built on it (one per local function) has the same key, and no draft is left behind', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'service-key-'));
+    try {
+      const file = join(dir, 'keys', 'service-key.json');
+      const kids = await Promise.all(Array.from({ length: 5 }, async () => jwkThumbprint(await keyFileServiceSigner(file).publicJwk())));
+      expect(new Set(kids).size).toBe(1);
+      expect(readdirSync(join(dir, 'keys'))).toEqual(['service-key.json']);
+      // A damaged key file is an error to look at, never silently replaced by a new key.
+      writeFileSync(file, '{not json');
+      expect(() => keyFileServiceSigner(file)).toThrow();
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

@@ -3,7 +3,7 @@
  * .data/ (or kept in memory). Every local function that signs reads the same file, as every Lambda
  * signs with the same KMS key.
  */
-import { createPrivateKey, createPublicKey, generateKeyPairSync, sign, type JsonWebKey, type KeyObject } from 'node:crypto';
+import { createPrivateKey, createPublicKey, generateKeyPairSync, randomBytes, sign, type JsonWebKey, type KeyObject } from 'node:crypto';
 import { linkSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type { ServiceSigner } from '../ports';
@@ -31,7 +31,7 @@ function keptKey(file: string): KeyObject {
   }
   const { privateKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
   mkdirSync(dirname(file), { recursive: true });
-  const draft = `${file}.${process.pid}.${Date.now()}.tmp`;
+  const draft = `${file}.${randomBytes(8).toString('hex')}.tmp`;
   writeFileSync(draft, JSON.stringify(privateKey.export({ format: 'jwk' })), { mode: 0o600, flag: 'wx' });
   try {
     linkSync(draft, file);
