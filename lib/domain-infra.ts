@@ -31,7 +31,7 @@ export interface Manifest {
 }
 
 /** A resource the stack makes only if some manifest asks for it. */
-export type SharedNeed = 'licenseKey' | 'startsConfirmations' | 'signsAgentCard' | 'stripeKeys' | 'relaysPayments' | 'readsChain';
+export type SharedNeed = 'licenseKey' | 'startsConfirmations' | 'signsWithServiceKey' | 'stripeKeys' | 'relaysPayments' | 'readsChain';
 
 /** The manifests of the domains that have routes (in the route table's domain order), and whether any of them needs a resource. */
 export function activeManifests(): { all: readonly Manifest[]; needs: (need: SharedNeed) => boolean } {

@@ -176,7 +176,8 @@ export async function startStack(opts: StackOptions): Promise<RunningStack> {
       keyDir = tmp;
     }
     setDefault(INFRA_ENV.licenseSecretFile, join(keyDir, 'license-secret'));
-    setDefault(INFRA_ENV.agentCardKeyFile, join(keyDir, 'agent-card-key.json'));
+    // The file keeps the name it had when it signed the agent card only, so a data dir keeps its published key.
+    setDefault(INFRA_ENV.serviceKeyFile, join(keyDir, 'agent-card-key.json'));
     // The origin secret the edge adds and every handler checks, as CloudFront and the functions
     // share the Secrets Manager secret: always on, so a local request takes the same path as in AWS.
     setDefault(INFRA_ENV.originSecretFile, join(keyDir, 'origin-secret'));

@@ -19,4 +19,6 @@ export const infra: DomainInfra = {
   readsChain: true,
   startsConfirmations: true,
   relaysPayments: true,
+  // Every sale it answers (unlocks, subscription periods, meter top-ups) carries a signed receipt.
+  signsWithServiceKey: true,
 };

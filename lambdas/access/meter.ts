@@ -11,6 +11,7 @@ import { links } from '../contract/links';
 import { invalidRequest, notFound, type AppError } from '../platform/errors';
 import { ACCESS_ERRORS } from './errors';
 import { json, readJsonObject, type ApiRequest, type ApiResponse } from '../platform/http';
+import { signReceipt } from '../ledger';
 import { claimPayment, deliverPack, METER_PRODUCT, productChallenge, productFor, signInWithXOf, takesPayments } from '../payments';
 import { decisionView } from './access-route';
 import { decide, decideAccess, meterHeadroom, meterPeriod, type AccessDecision } from './core/decide-access';
@@ -123,6 +124,7 @@ export async function postMeter(req: ApiRequest, ports: AccessPorts): Promise<Ap
       credited: credit.kind === 'credited',
       meter: meterView(credit.record, now),
       payment: { txHash: row.txHash, payer: row.payer, amount: row.amount, kind: 'meter_top_up', replayed },
+      receipt: await signReceipt(row, req.baseUrl, ports.payments.serviceSigner),
     });
   }
 

@@ -7,7 +7,9 @@
  * paid for the skill (GET, x402's sign-in-with-x).
  */
 import { requireSkill } from '../catalog';
+import { NETWORK } from '../contract/chain';
 import { links } from '../contract/links';
+import { noReceipt, signReceipt } from '../ledger';
 import { notFound } from '../platform/errors';
 import { json, type ApiRequest, type ApiResponse } from '../platform/http';
 import {
@@ -28,9 +30,20 @@ import {
   PAYMENT_ERRORS,
 } from '../payments';
 import { decisionView } from './access-route';
-import { decideAccess } from './core/decide-access';
+import { decideAccess, type AccessDecision } from './core/decide-access';
 import { mandatePolicy } from './mandates';
 import type { AccessPorts } from './ports';
+
+/**
+ * The receipt of the purchase a wallet's access comes from: a download again of a sale carries the
+ * sale's receipt, signed again from its row (one read). A subscription or a meter is no sale of
+ * this pack, so its access carries none (their periods and top-ups had theirs).
+ */
+async function purchaseReceipt(decision: AccessDecision, ports: AccessPorts, baseUrl: string): Promise<{ receipt?: string }> {
+  if (!decision.granted || decision.via !== 'one-time' || decision.source !== 'transfer') return {};
+  const row = await ports.payments.ledger.get(NETWORK, decision.txHash);
+  return row && !noReceipt(row) ? { receipt: await signReceipt(row, baseUrl, ports.payments.serviceSigner) } : {};
+}
 
 /**
  * A wallet that already has access gets the pack by signing; nothing is charged. The signature's
@@ -49,7 +62,7 @@ async function unlockByAccess(proof: ProofInput & { skill: string; signInWithX: 
     const { ok: _ok, ...access } = view;
     const body = deliverPack(ports.payments, entry.id, access);
     if (!body) throw notFound(`The pack of ${entry.id} is missing from this deployment.`);
-    return body;
+    return { ...body, ...(await purchaseReceipt(decision, ports, baseUrl)) };
   }
   const hit = challengeFor(entry.id, ports.payments, baseUrl);
   throw PAYMENT_ERRORS.PAYMENT_REQUIRED({
@@ -84,7 +97,7 @@ async function unlockBySignedPayment(header: string, skill: string | undefined, 
   const { ok: _ok, ...access } = decisionView(decision, entry, signer.address, ports, baseUrl);
   const body = deliverPack(ports.payments, entry.id, { ...access, charged_atomic: '0' });
   if (!body) throw notFound(`The pack of ${entry.id} is missing from this deployment.`);
-  return body;
+  return { ...body, ...(await purchaseReceipt(decision, ports, baseUrl)) };
 }
 
 /** What an unlock request carries, from any surface (HTTP, MCP). */

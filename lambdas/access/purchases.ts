@@ -10,7 +10,7 @@ import { CAIP2, formatAtomic } from '../contract/chain';
 import { links } from '../contract/links';
 import { invalidRequest } from '../platform/errors';
 import { json, type ApiRequest, type ApiResponse } from '../platform/http';
-import type { CardSale, LedgerRow } from '../ledger';
+import { noReceipt, signReceipt, type CardSale, type LedgerRow } from '../ledger';
 import { CARD_NETWORK, checkedSignIn, PAYMENT_ERRORS, signInWithXOf } from '../payments';
 import { ACCESS_ERRORS } from './errors';
 import type { AccessPorts } from './ports';
@@ -59,22 +59,22 @@ function limitOf(req: ApiRequest): number {
   return n;
 }
 
-/** One ledger row as its buyer sees it: what, how, how much, where to check it, and (for a pack) its license. */
+/** The sale's receipt (docs/PAYMENTS.md, "Receipts"), signed again from the stored row: the same claims the unlock answered. */
+const receiptOf = async (source: LedgerRow | CardSale, ports: AccessPorts, baseUrl: string): Promise<string | null> =>
+  noReceipt(source) === undefined ? signReceipt(source, baseUrl, ports.payments.serviceSigner, ports.now()) : null;
+
+/** One ledger row as its buyer sees it: what, how, how much, where to check it, its receipt, and (for a pack) its license. */
 async function rowPurchase(row: LedgerRow, ports: AccessPorts, baseUrl: string, withLicense: boolean) {
   const kind = row.kind ?? 'unlock';
   const entry = kind === 'unlock' ? ports.catalog.get(row.skill) : undefined;
   const meta = entry ? ports.catalog.packMeta(entry.id) : undefined;
   const explorer = ports.payments.config.explorerUrl;
-  const license =
+  const [license, receipt] = await Promise.all([
     withLicense && entry && meta
-      ? await ports.payments.licenses.issue({
-          network: row.network,
-          txHash: row.txHash,
-          skill: entry.id,
-          payer: row.payer,
-          seal: meta.seal,
-        })
-      : undefined;
+      ? ports.payments.licenses.issue({ network: row.network, txHash: row.txHash, skill: entry.id, payer: row.payer, seal: meta.seal })
+      : undefined,
+    receiptOf(row, ports, baseUrl),
+  ]);
   return {
     how: HOW[kind],
     ...(kind === 'unlock' ? { skill: row.skill, name: entry?.name ?? null } : kind === 'subscription' ? { plan: row.skill } : {}),
@@ -87,12 +87,13 @@ async function rowPurchase(row: LedgerRow, ports: AccessPorts, baseUrl: string, 
     tx_hash: row.txHash,
     recorded_at: row.recordedAt,
     explorer_tx: explorer ? `${explorer}/tx/${row.txHash}` : null,
+    receipt,
     ...(license ? { license: { token: license, header: 'X-LICENSE' }, download: { method: 'POST', url: links(baseUrl).pay } } : {}),
   };
 }
 
-/** A card sale as its buyer sees it, with the license they presented. */
-function cardPurchase(sale: CardSale, license: string, ports: AccessPorts, baseUrl: string) {
+/** A card sale as its buyer sees it, with the license they presented and the sale's receipt. */
+async function cardPurchase(sale: CardSale, license: string, ports: AccessPorts, baseUrl: string) {
   return {
     how: 'card' as const,
     skill: sale.skill,
@@ -102,6 +103,7 @@ function cardPurchase(sale: CardSale, license: string, ports: AccessPorts, baseU
     currency: sale.currency,
     checkout_session: sale.id,
     recorded_at: sale.recordedAt,
+    receipt: await receiptOf(sale, ports, baseUrl),
     license: { token: license, header: 'X-LICENSE' },
     download: { method: 'POST', url: links(baseUrl).pay },
   };
@@ -117,7 +119,7 @@ async function byLicense(license: string, ports: AccessPorts, baseUrl: string): 
     return json(200, {
       ok: true,
       wallet: null,
-      purchases: [cardPurchase(sale, license.trim(), ports, baseUrl)],
+      purchases: [await cardPurchase(sale, license.trim(), ports, baseUrl)],
       subscriptions: [],
       next: null,
     });

@@ -11,6 +11,7 @@ import { links } from '../contract/links';
 import { invalidRequest, notFound } from '../platform/errors';
 import { ACCESS_ERRORS } from './errors';
 import { json, readJsonObject, type ApiRequest, type ApiResponse } from '../platform/http';
+import { signReceipt } from '../ledger';
 import { claimPayment, productChallenge, productFor, signInWithXOf, takesPayments } from '../payments';
 import { walletParam } from './params';
 import type { AccessPorts, SubscriptionRecord } from './ports';
@@ -122,5 +123,6 @@ export async function postSubscribe(req: ApiRequest, ports: AccessPorts): Promis
     applied: outcome.kind === 'extended',
     subscription: subscriptionView(outcome.record, ports.now()),
     payment: { txHash: row.txHash, payer: row.payer, amount: row.amount, kind: 'subscription', replayed },
+    receipt: await signReceipt(row, req.baseUrl, ports.payments.serviceSigner),
   });
 }

@@ -1,24 +1,17 @@
 /**
  * The A2A agent card (protocol v0.3.0), signed: a JWS (ES256) over the RFC 8785 canonical
  * form of the card without `signatures`, with the payload detached, as A2A v0.3's
- * AgentCardSignature carries it ({protected, signature}). The key is published at
- * /.well-known/jwks.json and named by `kid` (its RFC 7638 thumbprint) in the header.
+ * AgentCardSignature carries it ({protected, signature}). The key is the service key (the
+ * ledger's, which signs receipts too), published at /.well-known/jwks.json and named by `kid`
+ * (its RFC 7638 thumbprint) in the header.
  */
-import { createHash, type JsonWebKey } from 'node:crypto';
 import type { AgentCard } from '@a2a-js/sdk';
 import { canonicalize } from 'json-canonicalize';
 import { links } from '../contract/links';
-import type { CardSigner } from './ports';
+import { serviceJws, type ServiceSigner } from '../ledger';
 
 export const A2A_PROTOCOL_VERSION = '0.3.0';
 export const AGENT_VERSION = '1.0.0';
-
-const b64url = (data: string | Uint8Array): string => Buffer.from(data).toString('base64url');
-
-/** RFC 7638 thumbprint of an EC public key. */
-export function jwkThumbprint(jwk: JsonWebKey): string {
-  return b64url(createHash('sha256').update(`{"crv":"${jwk.crv}","kty":"${jwk.kty}","x":"${jwk.x}","y":"${jwk.y}"}`).digest());
-}
 
 /** The x402 Payments Extension for A2A (v0.2, standalone flow) that a buy follows. */
 export const A2A_X402_EXTENSION = 'https://github.com/google-agentic-commerce/a2a-x402/blob/main/spec/v0.2';
@@ -110,16 +103,8 @@ export function unsignedCard(baseUrl: string): AgentCard {
 }
 
 /** Signs a card; the signature covers everything in it except `signatures`. */
-export async function signCard(card: AgentCard, signer: CardSigner, jwksUrl: string): Promise<AgentCard> {
+export async function signCard(card: AgentCard, signer: ServiceSigner, jwksUrl: string): Promise<AgentCard> {
   const { signatures: _ignored, ...unsigned } = card;
-  const kid = jwkThumbprint(await signer.publicJwk());
-  const protectedHeader = b64url(JSON.stringify({ alg: 'ES256', typ: 'JOSE', kid, jku: jwksUrl }));
-  const signingInput = `${protectedHeader}.${b64url(canonicalize(unsigned))}`;
-  const signature = b64url(await signer.sign(Buffer.from(signingInput, 'ascii')));
-  return { ...unsigned, signatures: [{ protected: protectedHeader, signature }] };
-}
-
-export async function jwks(signer: CardSigner): Promise<{ keys: JsonWebKey[] }> {
-  const jwk = await signer.publicJwk();
-  return { keys: [{ kty: jwk.kty, crv: jwk.crv, x: jwk.x, y: jwk.y, kid: jwkThumbprint(jwk), alg: 'ES256', use: 'sig' } as JsonWebKey] };
+  const jws = await serviceJws(signer, { typ: 'JOSE', jku: jwksUrl }, canonicalize(unsigned));
+  return { ...unsigned, signatures: [{ protected: jws.protected, signature: jws.signature }] };
 }

@@ -2,7 +2,8 @@ import type { AgentCard } from '@a2a-js/sdk';
 import { links } from '../contract/links';
 import { lruPerOwner } from '../platform/memo';
 import { json, type ApiRequest, type ApiResponse } from '../platform/http';
-import { jwks, signCard, unsignedCard } from './agent-card';
+import { jwks } from '../ledger';
+import { signCard, unsignedCard } from './agent-card';
 import type { AgentsPorts } from './ports';
 
 const cards = lruPerOwner<AgentsPorts, Promise<AgentCard>>(20);
@@ -12,7 +13,7 @@ export function signedCard(ports: AgentsPorts, baseUrl: string): Promise<AgentCa
   const cache = cards(ports);
   let card = cache.get(baseUrl);
   if (!card) {
-    card = signCard(unsignedCard(baseUrl), ports.cardSigner, links(baseUrl).jwks);
+    card = signCard(unsignedCard(baseUrl), ports.serviceSigner, links(baseUrl).jwks);
     card.catch(() => cache.delete(baseUrl));
     cache.set(baseUrl, card);
   }
@@ -24,7 +25,7 @@ export async function getAgentCard(req: ApiRequest, ports: AgentsPorts): Promise
   return json(200, await signedCard(ports, req.baseUrl), { 'cache-control': 'public, max-age=300' });
 }
 
-/** GET /.well-known/jwks.json: the key that signs the agent card. */
+/** GET /.well-known/jwks.json: the service key, which signs the agent card and every sale's receipt. */
 export async function getJwks(_req: ApiRequest, ports: AgentsPorts): Promise<ApiResponse> {
-  return json(200, await jwks(ports.cardSigner), { 'cache-control': 'public, max-age=300' });
+  return json(200, await jwks(ports.serviceSigner), { 'cache-control': 'public, max-age=300' });
 }

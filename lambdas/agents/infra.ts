@@ -1,7 +1,7 @@
 import { A2A_TASKS_TABLE, ACCESS_TABLE, NONCES_TABLE, SETTLEMENTS_TABLE } from '../contract/tables';
 import { SALE_WRITER, type DomainInfra } from '../contract/infra';
 
-/** MCP's unlock tool settles like POST /api/pay (ledger, packs, licenses, confirmations, mandates); A2A keeps tasks; the card is signed with KMS. */
+/** MCP's unlock tool settles like POST /api/pay (ledger, packs, licenses, confirmations, mandates); A2A keeps tasks; unlocks answer signed receipts and the card is signed, with the service key. */
 export const infra: DomainInfra = {
   tables: [
     // MCP's unlock claims, a tallied change; a card sale's license is checked against its sale.
@@ -18,5 +18,5 @@ export const infra: DomainInfra = {
   readsChain: true,
   startsConfirmations: true,
   relaysPayments: true,
-  signsAgentCard: true,
+  signsWithServiceKey: true,
 };

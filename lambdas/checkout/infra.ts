@@ -14,4 +14,6 @@ export const infra: DomainInfra = {
   data: ['catalog', 'sealed'],
   licenseKey: true,
   stripeKeys: true,
+  // A card sale's delivery carries a signed receipt.
+  signsWithServiceKey: true,
 };

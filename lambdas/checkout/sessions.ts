@@ -205,6 +205,8 @@ export async function fulfil(stripe: StripeCheckoutView, ports: CheckoutPorts): 
     return 'amount_mismatch';
   }
   const now = ports.now();
+  // The pack as sold, from the server's catalog, kept on the sale: what its receipt states.
+  const seal = ports.payments.catalog.packMeta(session.skill)?.seal;
   const { recorded } = await ports.payments.cardSales.record({
     id: session.id,
     protocol: session.protocol,
@@ -217,6 +219,7 @@ export async function fulfil(stripe: StripeCheckoutView, ports: CheckoutPorts): 
     livemode: stripe.livemode,
     recordedAt: now.toISOString(),
     status: 'paid',
+    ...(seal ? { packSeal: seal } : {}),
   });
   if (session.state !== 'completed') {
     if (session.state === 'canceled' || session.state === 'expired') {

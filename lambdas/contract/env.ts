@@ -18,10 +18,10 @@ export const INFRA_ENV = {
   rpcSecretArn: 'RPC_SECRET_ARN',
   /** ARN of the confirmation state machine; without it the local in-process loop runs. */
   confirmationStateMachineArn: 'CONFIRMATION_STATE_MACHINE_ARN',
-  /** KMS key that signs the agent card (AWS). */
-  agentCardKmsKeyId: 'AGENT_CARD_KMS_KEY_ID',
-  /** File holding the agent card's P-256 key (local run). */
-  agentCardKeyFile: 'AGENT_CARD_KEY_FILE',
+  /** KMS key of the service's signing key (AWS): signs sale receipts and the agent card, published in /.well-known/jwks.json. */
+  serviceKeyKmsKeyId: 'SERVICE_KEY_KMS_KEY_ID',
+  /** File holding the service's P-256 signing key (local run). */
+  serviceKeyFile: 'SERVICE_KEY_FILE',
   /** SSM parameter holding the advertised base URL (the CloudFront domain), when no custom domain is set. */
   publicBaseUrlParameter: 'PUBLIC_BASE_URL_PARAMETER',
   /**

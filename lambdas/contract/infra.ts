@@ -54,8 +54,11 @@ export interface DomainInfra {
   readsChain?: boolean;
   /** Reads the Stripe keys (card checkout): the stack's Stripe secret, whose ARN it gets. */
   stripeKeys?: boolean;
-  /** Signs the agent card with the KMS key (kms:Sign and kms:GetPublicKey only). */
-  signsAgentCard?: boolean;
+  /**
+   * Signs with the service key (sale receipts, the agent card): gets the KMS key's id, and
+   * kms:Sign and kms:GetPublicKey on it only.
+   */
+  signsWithServiceKey?: boolean;
   /** Settles x402 v2 authorizations: signs the relayer's transactions with its KMS key (kms:Sign and kms:GetPublicKey only). */
   relaysPayments?: boolean;
   /** The Lambda entry (under the domain's folder) that the confirmation state machine invokes, if the domain owns it. */

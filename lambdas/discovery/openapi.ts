@@ -204,7 +204,8 @@ const DOCS: Record<OperationId, OperationDoc> = {
     body: z.object({ txHash: z.string().optional(), skill: z.string().optional(), license: z.string().optional() }),
     ok: {
       status: 200,
-      description: 'The unlock: sealed_pack.files, seal, how_to_use, license, payment, revenue_ledger',
+      description:
+        "The unlock: sealed_pack.files, seal, how_to_use, license, payment, revenue_ledger, and receipt: the sale's receipt, a compact JWS (ES256, typ sale-receipt+jwt) signed with the key in /.well-known/jwks.json",
       headers: PAYMENT_RESPONSE,
     },
     errors: [400, 402, 403, 404, 503],
@@ -216,7 +217,7 @@ const DOCS: Record<OperationId, OperationDoc> = {
       SIGN_IN_WITH_X,
     ],
     body: z.object({ txHash: z.string(), skill: z.string() }),
-    ok: { status: 200, description: 'The same pack, re-unlocked' },
+    ok: { status: 200, description: "The same pack, re-unlocked, with the sale's receipt" },
     errors: [400, 402, 403, 404, 503],
   },
   getProof: {
@@ -368,7 +369,7 @@ const DOCS: Record<OperationId, OperationDoc> = {
   },
   getAgentCard: { ok: { status: 200, description: 'Signed A2A agent card' } },
   getAgentCardA2a: { ok: { status: 200, description: 'Signed A2A agent card' } },
-  getJwks: { ok: { status: 200, description: 'JWKS of the card-signing key' } },
+  getJwks: { ok: { status: 200, description: "JWKS of the service key, which signs the agent card and every sale's receipt" } },
   getEsp: {
     params: [
       { name: 'skill', description: 'A catalog id: the full cycle', schema: str },
@@ -468,7 +469,7 @@ const DOCS: Record<OperationId, OperationDoc> = {
     ok: {
       status: 200,
       description:
-        'The pack and a license once the card sale is recorded; 202 with Retry-After until then. The session id alone delivers once (and again to the same caller within the retry window); after that 403 LICENSE_REQUIRED',
+        "The pack, a license and the sale's signed receipt (a compact JWS) once the card sale is recorded; 202 with Retry-After until then. The session id alone delivers once (and again to the same caller within the retry window); after that 403 LICENSE_REQUIRED",
     },
     errors: [400, 401, 403, 404, 409],
   },

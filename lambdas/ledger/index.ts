@@ -4,9 +4,21 @@
  * discovery and insights read it. Nothing else of the ledger is imported from outside it (the
  * linter holds this).
  */
-import type { CardSales, Figures, Ledger } from './ports';
+import type { CardSales, Figures, Ledger, ServiceSigner } from './ports';
 
-export type { CardSale, CardSales, ClaimResult, Figures, Ledger, LedgerKind, LedgerPage, LedgerRow, PaymentRef, ProofPorts } from './ports';
+export type {
+  CardSale,
+  CardSales,
+  ClaimResult,
+  Figures,
+  Ledger,
+  LedgerKind,
+  LedgerPage,
+  LedgerRow,
+  PaymentRef,
+  ProofPorts,
+  ServiceSigner,
+} from './ports';
 export {
   reorgedLines,
   revenueLines,
@@ -19,6 +31,8 @@ export {
 } from './figures';
 export type { Channel, Counters, TallyAsset } from './core/counters';
 export { getProof, PROOF_LIMIT, proofDocument, publicRow } from './proof';
+export { noReceipt, receiptClaims, signReceipt } from './receipts';
+export { jwks, jwkThumbprint, serviceJws } from './service-key';
 
 /**
  * This deployment's ledger, card sales and figures, built from the environment by the ledger's own
@@ -28,3 +42,6 @@ export { getProof, PROOF_LIMIT, proofDocument, publicRow } from './proof';
 export const ledgerFromEnv = async (): Promise<Ledger> => (await import('./wiring')).ledgerFromEnv();
 export const cardSalesFromEnv = async (): Promise<CardSales> => (await import('./wiring')).cardSalesFromEnv();
 export const figuresFromEnv = async (): Promise<Figures> => (await import('./wiring')).figuresFromEnv();
+/** The service's signing key (receipts, the agent card): KMS in AWS, the key file locally. */
+export const serviceSignerFromEnv = async (env?: NodeJS.ProcessEnv): Promise<ServiceSigner> =>
+  (await import('./wiring')).serviceSignerFromEnv(env);

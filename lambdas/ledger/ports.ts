@@ -3,6 +3,7 @@
  * sales, and the figures folded from both. Interfaces only; `wiring.ts` builds them from the
  * environment and `adapters/` implements them.
  */
+import type { JsonWebKey } from 'node:crypto';
 import type { Catalog } from '../catalog';
 import type { MarketConfig } from '../contract/settings';
 import type { Counters, CounterTarget, FoldMark, MetricCounts, TallyDeltas } from './core/counters';
@@ -37,6 +38,23 @@ export interface LedgerRow {
   claimSource?: string;
   /** Set once the finality check found the transfer still on chain after the reorg window. */
   final?: boolean;
+  /**
+   * Unlocks: the seal of the pack as sold (the server's catalog at claim time), what the sale's
+   * receipt states. Absent on rows claimed before it was recorded, and on other kinds.
+   */
+  packSeal?: string;
+}
+
+/**
+ * The service's signing key (ES256): it signs the books' statements of a sale (receipts) and the
+ * A2A agent card, and is published at /.well-known/jwks.json. Hides where the private half lives
+ * (KMS in AWS, a file locally).
+ */
+export interface ServiceSigner {
+  /** ES256 signature of the bytes: 64 bytes, r then s (what JWS carries). */
+  sign(input: Uint8Array): Promise<Uint8Array>;
+  /** The public key as a JWK (kty EC, crv P-256). */
+  publicJwk(): Promise<JsonWebKey>;
 }
 
 /** One page of confirmed unlocks, newest first; `next` continues after its last row. */
@@ -108,6 +126,8 @@ export interface CardSale {
   livemode: boolean;
   recordedAt: string;
   status: 'paid';
+  /** The seal of the pack as sold (the server's catalog when the sale was recorded); absent on older sales. */
+  packSeal?: string;
 }
 
 export interface CardSales {

@@ -5,14 +5,17 @@
  */
 import type { DynamoDBRecord } from 'aws-lambda';
 import { catalogFromEnv } from '../catalog';
+import { INFRA_ENV } from '../contract/env';
 import { readConfigFromEnv } from '../platform/config';
 import { dynamoClient } from '../platform/adapters/dynamo-client';
 import { dynamoCardSales } from './adapters/dynamo-card-sales';
 import { dynamoCounters } from './adapters/dynamo-counters';
 import { dynamoLedger } from './adapters/dynamo-ledger';
+import { keyFileServiceSigner } from './adapters/key-file-service-signer';
+import { kmsServiceSigner } from './adapters/kms-service-signer';
 import { streamChanges } from './adapters/stream-changes';
 import { foldBatch, type FoldSummary } from './fold';
-import type { CardSales, CounterStore, Figures, Ledger, ProofPorts } from './ports';
+import type { CardSales, CounterStore, Figures, Ledger, ProofPorts, ServiceSigner } from './ports';
 import type { ReconcilePorts } from './reconcile';
 
 /** The proof ledger in DynamoDB: a claim is one conditional write; the figures follow from its stream. */
@@ -21,6 +24,27 @@ export const ledgerFromEnv = (): Ledger => dynamoLedger(dynamoClient());
 export const cardSalesFromEnv = (): CardSales => dynamoCardSales(dynamoClient());
 /** The figures (counter items), for every domain that reports a number. */
 export const figuresFromEnv = (): Figures => dynamoCounters(dynamoClient());
+
+/**
+ * The service key: KMS in AWS (a function whose manifest says `signsWithServiceKey` gets its id),
+ * the key file locally. A function given neither has no key: its signer refuses to sign, rather
+ * than sign with a key nobody published.
+ */
+export function serviceSignerFromEnv(env: NodeJS.ProcessEnv = process.env): ServiceSigner {
+  const kmsKey = env[INFRA_ENV.serviceKeyKmsKeyId];
+  if (kmsKey) return kmsServiceSigner(kmsKey);
+  const file = env[INFRA_ENV.serviceKeyFile];
+  if (file) {
+    // Read (or made) on first use, so a function that never signs never touches the file.
+    let signer: ServiceSigner | undefined;
+    const kept = (): ServiceSigner => (signer ??= keyFileServiceSigner(file));
+    return { sign: (input) => kept().sign(input), publicJwk: () => kept().publicJwk() };
+  }
+  const unconfigured = async (): Promise<never> => {
+    throw new Error(`This function has no service key: neither ${INFRA_ENV.serviceKeyKmsKeyId} nor ${INFRA_ENV.serviceKeyFile} is set.`);
+  };
+  return { sign: unconfigured, publicJwk: unconfigured };
+}
 const countersFromEnv = (): CounterStore => dynamoCounters(dynamoClient());
 
 /** The fold of one stream batch (fold-handler.ts). */

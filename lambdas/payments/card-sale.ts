@@ -4,6 +4,7 @@
  * pack goes with a license that redeems through POST /api/pay like an x402 license and is checked
  * against its sale on every use.
  */
+import { signReceipt } from '../ledger';
 import { notFound, type AppError } from '../platform/errors';
 import { PAYMENT_ERRORS } from './errors';
 import type { CardSale, PaymentsPorts } from './ports';
@@ -25,10 +26,11 @@ export async function deliverCardSale(
   const pack = ports.packs.get(sale.skill);
   const meta = ports.catalog.packMeta(sale.skill);
   if (!entry || !pack || !meta) throw notFound(`The pack of ${sale.skill} is missing from this deployment.`);
-  const token =
-    license ??
-    (await ports.licenses.issue({ network: CARD_NETWORK, txHash: sale.id, skill: sale.skill, payer: CARD_PAYER, seal: meta.seal }));
-  return cardSaleBody({ entry, pack, meta, license: token, sale, via: license ? 'license' : 'card_sale', baseUrl });
+  const [token, receipt] = await Promise.all([
+    license ?? ports.licenses.issue({ network: CARD_NETWORK, txHash: sale.id, skill: sale.skill, payer: CARD_PAYER, seal: meta.seal }),
+    signReceipt(sale, baseUrl, ports.serviceSigner),
+  ]);
+  return cardSaleBody({ entry, pack, meta, license: token, receipt, sale, via: license ? 'license' : 'card_sale', baseUrl });
 }
 
 const invalidCardLicense = (): AppError =>

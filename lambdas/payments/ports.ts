@@ -12,8 +12,19 @@ import type { SignInWithXFields } from '../contract/sign-in-with-x';
 import type { RpcUrls } from '../platform/rpc-urls';
 
 /** The proof ledger, card sales and figures are the ledger domain's; payments claims and reads through them. */
-export type { CardSale, CardSales, ClaimResult, Figures, Ledger, LedgerKind, LedgerPage, LedgerRow, PaymentRef } from '../ledger';
-import type { CardSales, Figures, Ledger, LedgerKind } from '../ledger';
+export type {
+  CardSale,
+  CardSales,
+  ClaimResult,
+  Figures,
+  Ledger,
+  LedgerKind,
+  LedgerPage,
+  LedgerRow,
+  PaymentRef,
+  ServiceSigner,
+} from '../ledger';
+import type { CardSales, Figures, Ledger, LedgerKind, ServiceSigner } from '../ledger';
 
 export type ChainRead =
   /** `blockTimestamp` (seconds) only when asked for: it costs a second request. */
@@ -385,5 +396,7 @@ export interface PaymentsPorts extends ReadinessPorts {
   x402?: X402Settlement | undefined;
   /** Encodes every `PAYMENT-REQUIRED` the routes send (x402's own encoder). */
   paymentRequiredHeader: PaymentRequiredHeader;
+  /** The service key (the ledger's): signs every sale's receipt, and the agent card. */
+  serviceSigner: ServiceSigner;
   now: () => Date;
 }

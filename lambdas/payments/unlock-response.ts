@@ -9,6 +9,8 @@ export interface UnlockBodyInput {
   pack: SealedPack;
   meta: PackMeta;
   license: string;
+  /** The sale's signed receipt (the ledger's `signReceipt`): a compact JWS. */
+  receipt: string;
   payment: { txHash: string; payer: string; row: LedgerRow | undefined };
   ledger: { recorded: boolean; replayed: boolean; via: 'verification' | 'replay' | 'license' };
   baseUrl: string;
@@ -71,6 +73,7 @@ export function unlockBody(i: UnlockBodyInput) {
       ...(row ? { recorded_at: row.recordedAt } : {}),
       proof: links(i.baseUrl).skill(i.entry.id).proof,
     },
+    receipt: i.receipt,
   };
 }
 
@@ -83,6 +86,8 @@ export function cardSaleBody(i: {
   pack: SealedPack;
   meta: PackMeta;
   license: string;
+  /** The sale's signed receipt (the ledger's `signReceipt`): a compact JWS. */
+  receipt: string;
   sale: CardSale;
   via: 'card_sale' | 'license';
   baseUrl: string;
@@ -109,6 +114,7 @@ export function cardSaleBody(i: {
       store: 'dynamodb:CardSales',
       proof_ledger: 'not recorded: the proof ledger holds on-chain unlocks only',
     },
+    receipt: i.receipt,
   };
 }
 

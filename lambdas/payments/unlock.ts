@@ -7,6 +7,7 @@ import { createHash } from 'node:crypto';
 import { requireSkill, skillRequired } from '../catalog';
 import type { CatalogEntry } from '../contract/catalog-data';
 import { links } from '../contract/links';
+import { signReceipt } from '../ledger';
 import { METRICS } from '../contract/metrics';
 import { PLATFORM_ERRORS, notFound, type AppError } from '../platform/errors';
 import { countMetric } from '../platform/metrics';
@@ -147,6 +148,8 @@ export async function unlockWithProof(
         pack,
         meta,
         license: proof.license,
+        // The sale's receipt, signed again from its row: the same claims the first answer carried.
+        receipt: await signReceipt(row, baseUrl, ports.serviceSigner),
         payment: { txHash: claims.txHash, payer: claims.payer, row },
         ledger: { recorded: true, replayed: true, via: 'license' },
         baseUrl,
@@ -213,19 +216,18 @@ export async function deliverClaim(
   const pack = ports.packs.get(entry.id);
   const meta = ports.catalog.packMeta(entry.id);
   if (!pack || !meta) throw notFound(`The pack of ${entry.id} is missing from this deployment.`);
-  const license = await ports.licenses.issue({
-    network: row.network,
-    txHash: row.txHash,
-    skill: entry.id,
-    payer: row.payer,
-    seal: meta.seal,
-  });
+  const [license, receipt] = await Promise.all([
+    ports.licenses.issue({ network: row.network, txHash: row.txHash, skill: entry.id, payer: row.payer, seal: meta.seal }),
+    // The books' signed statement of the sale, from its row (a replay's is the same sale, signed again).
+    signReceipt(row, baseUrl, ports.serviceSigner),
+  ]);
   return {
     body: unlockBody({
       entry,
       pack,
       meta,
       license,
+      receipt,
       payment: { txHash: row.txHash, payer: row.payer, row },
       ledger: { recorded: true, replayed, via: replayed ? 'replay' : 'verification' },
       baseUrl,

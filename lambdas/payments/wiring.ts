@@ -5,7 +5,7 @@
  * on first use.
  */
 import { catalogFromEnv } from '../catalog';
-import { cardSalesFromEnv, figuresFromEnv, ledgerFromEnv } from '../ledger';
+import { cardSalesFromEnv, figuresFromEnv, ledgerFromEnv, serviceSignerFromEnv } from '../ledger';
 import { INFRA_ENV } from '../contract/env';
 import { TABLES } from '../contract/tables';
 import { dynamoClient } from '../platform/adapters/dynamo-client';
@@ -121,6 +121,7 @@ export async function paymentsPortsFromEnv(env: NodeJS.ProcessEnv = process.env)
     nonces: dynamoNonces(dynamoClient()),
     x402,
     paymentRequiredHeader: x402PaymentRequiredHeader,
+    serviceSigner: await serviceSignerFromEnv(env),
     now: () => new Date(),
   };
   return ports;

@@ -49,7 +49,7 @@ export function provisioner(props: {
     if (infra.licenseKey && secrets.licenseSecret) readsSecret(fn, secrets.licenseSecret, INFRA_ENV.licenseSecretArn);
     if (infra.readsChain && secrets.rpcSecret) readsSecret(fn, secrets.rpcSecret, INFRA_ENV.rpcSecretArn);
     if (infra.stripeKeys && secrets.stripeSecret) readsSecret(fn, secrets.stripeSecret, INFRA_ENV.stripeSecretArn);
-    if (infra.signsAgentCard && secrets.cardKey) signsWith(fn, secrets.cardKey, INFRA_ENV.agentCardKmsKeyId);
+    if (infra.signsWithServiceKey && secrets.serviceKey) signsWith(fn, secrets.serviceKey, INFRA_ENV.serviceKeyKmsKeyId);
     if (infra.relaysPayments && secrets.relayerKey) signsWith(fn, secrets.relayerKey, INFRA_ENV.relayerKmsKeyId);
   };
 }

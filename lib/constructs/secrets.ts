@@ -16,7 +16,7 @@ export interface StackSecrets {
   /** JSON-RPC URLs with a provider's API key, filled by the operator. */
   readonly rpcSecret: Secret | undefined;
   /** Signs the A2A agent card (KMS, P-256). */
-  readonly cardKey: Key | undefined;
+  readonly serviceKey: Key | undefined;
   /** The x402 relayer's key (KMS, secp256k1). */
   readonly relayerKey: Key | undefined;
 }
@@ -69,9 +69,16 @@ export function createSecrets(stack: Stack, needs: (need: SharedNeed) => boolean
       )
     : undefined;
 
-  // Signs the A2A agent card.
-  const cardKey = needs('signsAgentCard')
-    ? signingKey(stack, 'AgentCardKey', KeySpec.ECC_NIST_P256, 'ES256 key that signs the skill-market A2A agent card')
+  // The service key: signs sale receipts and the A2A agent card, published in /.well-known/jwks.json.
+  // Its construct id is the one it had when it signed the card only: a new id would replace the key
+  // (and with it the published JWKS every receipt and card is checked against).
+  const serviceKey = needs('signsWithServiceKey')
+    ? signingKey(
+        stack,
+        'AgentCardKey',
+        KeySpec.ECC_NIST_P256,
+        'ES256 service key of skill-market: signs sale receipts and the A2A agent card',
+      )
     : undefined;
   // The x402 relayer: submits signed authorizations and pays their gas; fund its address
   // (GET /api/ready shows it and its balance) with ETH on Base.
@@ -84,7 +91,7 @@ export function createSecrets(stack: Stack, needs: (need: SharedNeed) => boolean
       )
     : undefined;
 
-  return { licenseSecret, originSecret, stripeSecret, rpcSecret, cardKey, relayerKey };
+  return { licenseSecret, originSecret, stripeSecret, rpcSecret, serviceKey, relayerKey };
 }
 
 /**

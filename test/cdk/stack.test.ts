@@ -567,22 +567,34 @@ describe('finance exports', () => {
   });
 });
 
-describe('agents', () => {
-  it('signs the agent card with a KMS P-256 key the agents function may only sign with', () => {
-    template.hasResourceProperties('AWS::KMS::Key', { KeySpec: 'ECC_NIST_P256', KeyUsage: 'SIGN_VERIFY' });
-    const [agents] = Object.values(
-      template.findResources('AWS::Lambda::Function', { Properties: { Description: 'skill-market agents routes' } }),
-    ) as any[];
-    expect(agents.Properties.Environment.Variables.AGENT_CARD_KMS_KEY_ID).toBeDefined();
-    const statements = (Object.values(template.findResources('AWS::IAM::Policy')) as any[]).flatMap(
-      (p) => p.Properties.PolicyDocument.Statement as any[],
-    );
-    const cardKey = Object.keys(template.findResources('AWS::KMS::Key', { Properties: { KeySpec: 'ECC_NIST_P256' } }))[0]!;
-    const kms = statements.filter((st) => JSON.stringify(st.Resource).includes(cardKey));
-    expect(kms).toHaveLength(1);
-    expect([kms[0].Action].flat().sort()).toEqual(['kms:GetPublicKey', 'kms:Sign']);
+describe('the service key', () => {
+  it('is one retained KMS P-256 key that exactly the functions answering sales (receipts) and the agent card may sign with', () => {
+    const keys = Object.entries(template.findResources('AWS::KMS::Key', { Properties: { KeySpec: 'ECC_NIST_P256' } })) as [string, any][];
+    expect(keys).toHaveLength(1);
+    const [keyId, key] = keys[0]!;
+    expect(key.Properties.KeyUsage).toBe('SIGN_VERIFY');
+    const functions = Object.values(template.findResources('AWS::Lambda::Function')) as any[];
+    const signing = functions.filter((f) => f.Properties.Environment?.Variables?.SERVICE_KEY_KMS_KEY_ID !== undefined);
+    expect(signing.map((f) => f.Properties.Description).sort()).toEqual([
+      'skill-market access routes',
+      'skill-market agents routes',
+      'skill-market checkout routes',
+    ]);
+    const policies = Object.values(template.findResources('AWS::IAM::Policy')) as any[];
+    const onKey = (p: any) => (p.Properties.PolicyDocument.Statement as any[]).filter((st) => JSON.stringify(st.Resource).includes(keyId));
+    // Each signing function's own role may Sign (and read the public key) on it, and nothing more.
+    for (const f of signing) {
+      const role = f.Properties.Role['Fn::GetAtt'][0] as string;
+      const statements = policies.filter((p) => JSON.stringify(p.Properties.Roles).includes(role)).flatMap(onKey);
+      expect(statements, f.Properties.Description).toHaveLength(1);
+      expect([statements[0].Action].flat().sort()).toEqual(['kms:GetPublicKey', 'kms:Sign']);
+    }
+    // No other role has any right on it.
+    expect(policies.flatMap(onKey)).toHaveLength(signing.length);
   });
+});
 
+describe('agents', () => {
   it('expires A2A tasks with a TTL', () => {
     template.hasResourceProperties('AWS::DynamoDB::Table', { TimeToLiveSpecification: { AttributeName: 'expiresAt', Enabled: true } });
   });

@@ -7,7 +7,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { ClientFactory } from '@a2a-js/sdk/client';
 import { createWalletClient, http, type Address } from 'viem';
-import { flattenedVerify, importJWK } from 'jose';
+import { compactVerify, createLocalJWKSet, flattenedVerify, importJWK } from 'jose';
 import { canonicalize } from 'json-canonicalize';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { TEST_STABLECOIN_ABI, testAccount } from '../../local/anvil';
@@ -92,6 +92,14 @@ describe('MCP', () => {
       revenue_ledger: { recorded: true, replayed: false },
     });
     expect(Object.keys(body.sealed_pack.files)).toContain('SKILL.md');
+    // The sale's receipt, as POST /api/pay answers it, signed with the published service key.
+    const keys = createLocalJWKSet((await (await fetch(`${base}/.well-known/jwks.json`)).json()) as never);
+    const { payload } = await compactVerify(body.receipt, keys, { algorithms: ['ES256'] });
+    expect(JSON.parse(new TextDecoder().decode(payload))).toMatchObject({
+      kind: 'unlock',
+      sub: 'agent-x402-first-buy',
+      tx: tx.toLowerCase(),
+    });
 
     // The same transfer through HTTP is a replay of the same pack: one claim, whatever the surface.
     const http2 = await fetch(`${base}/api/pay`, {

@@ -4,6 +4,7 @@
  * protocols, Idempotency-Keys, the signed webhook, the success page's delivery and the card
  * license redeemed through POST /api/pay.
  */
+import { compactVerify, createLocalJWKSet } from 'jose';
 import Stripe from 'stripe';
 import { describe, expect, inject, it } from 'vitest';
 import { ACP_INVALID, UCP_INVALID } from '../support/checkout-cases';
@@ -178,6 +179,21 @@ describe('ACP checkout', () => {
     });
     const token = (delivered.body['license'] as Json)['token'] as string;
     expect(Object.keys((delivered.body['sealed_pack'] as Json)['files'] as Json)).toContain('SKILL.md');
+    // The sale's receipt, signed with the published service key: the card sale as recorded, with the pack's seal.
+    const keys = createLocalJWKSet((await (await fetch(`${base}/.well-known/jwks.json`)).json()) as { keys: Json[] } as never);
+    const receiptClaims = async (receipt: unknown) =>
+      JSON.parse(new TextDecoder().decode((await compactVerify(String(receipt), keys, { algorithms: ['ES256'] })).payload)) as Json;
+    const packSeal = ((await get('/api/packs?skill=csv-cleaner')).body['seal'] as Json)['value'];
+    const claims = await receiptClaims(delivered.body['receipt']);
+    expect(claims).toMatchObject({
+      iss: base,
+      sub: 'csv-cleaner',
+      kind: 'card',
+      pack: { seal: packSeal },
+      card: { amount_cents: 1000, currency: 'usd', session: created['id'], processor: 'stripe' },
+      time: (delivered.body['payment'] as Json)['recorded_at'],
+      ledger: { entry: `card:${String(created['id'])}` },
+    });
 
     const session = await get(`/api/acp/checkout_sessions/${String(created['id'])}`, creator(created));
     expect(session.body).toMatchObject({ status: 'completed', order: { checkout_session_id: created['id'] } });
@@ -185,7 +201,10 @@ describe('ACP checkout', () => {
 
     const redeemed = await fetch(`${base}/api/pay`, { method: 'POST', headers: { 'x-license': token } });
     expect(redeemed.status).toBe(200);
-    expect(await redeemed.json()).toMatchObject({ skill_id: 'csv-cleaner', card_sales: { via: 'license' } });
+    const redeemedBody = (await redeemed.json()) as Json;
+    expect(redeemedBody).toMatchObject({ skill_id: 'csv-cleaner', card_sales: { via: 'license' } });
+    // A license re-download answers the same sale's receipt, signed again.
+    expect({ ...(await receiptClaims(redeemedBody['receipt'])), iat: 0 }).toEqual({ ...claims, iat: 0 });
     // The card buyer's way back to the purchase (the purchases page): the license opens it.
     const purchases = await get('/api/purchases', { 'x-license': token });
     expect(purchases.status).toBe(200);
@@ -198,6 +217,8 @@ describe('ACP checkout', () => {
         license: { token, header: 'X-LICENSE' },
       }),
     ]);
+    const listed = (purchases.body['purchases'] as Json[])[0]!;
+    expect({ ...(await receiptClaims(listed['receipt'])), iat: 0 }).toEqual({ ...claims, iat: 0 });
     const wrongSkill = await fetch(`${base}/api/pay`, {
       method: 'POST',
       headers: { 'x-license': token, 'x-payment': JSON.stringify({ skill: 'ten-send' }) },

@@ -7,6 +7,7 @@ import { createWalletClient, http, parseEther, type Address, type Hex, type Loca
 import { wrapFetchWithPayment, x402Client } from '@x402/fetch';
 import { registerExactEvmScheme } from '@x402/evm/exact/client';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
+import { compactVerify, createLocalJWKSet } from 'jose';
 import { beforeAll, describe, expect, inject, it } from 'vitest';
 import { TEST_STABLECOIN_ABI, testAccount } from '../../local/anvil';
 import { localChain } from '../../local/local-chain';
@@ -94,6 +95,13 @@ describe('GET /api/purchases', () => {
     const [first] = res.body.purchases;
     expect(first).toMatchObject({ asset: 'USDC', network: 'eip155:8453', amount_atomic: String(await price(BY_V2)) });
     expect(res.body.session).toMatchObject({ header: 'Authorization', scheme: 'Bearer', token: expect.any(String) });
+
+    // Each receipt verifies against the published key and states its own sale.
+    const keys = createLocalJWKSet((await get('/.well-known/jwks.json')).body);
+    for (const p of res.body.purchases) {
+      const { payload } = await compactVerify(p.receipt, keys, { algorithms: ['ES256'] });
+      expect(JSON.parse(new TextDecoder().decode(payload))).toMatchObject({ sub: p.skill, tx: p.tx_hash, amount: p.amount_atomic });
+    }
 
     // The license downloads the pack, with no payment.
     const pack = await fetch(`${base}/api/pay`, { method: 'POST', headers: { 'x-license': first.license.token } });

@@ -30,6 +30,7 @@ import {
 } from 'viem';
 import { generatePrivateKey, privateKeyToAccount, toAccount } from 'viem/accounts';
 import { ClientFactory } from '@a2a-js/sdk/client';
+import { compactVerify, createLocalJWKSet } from 'jose';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { describe, expect, inject, it } from 'vitest';
@@ -323,6 +324,10 @@ describe('x402 v2 with a stock client', () => {
     expect(receipt).toMatchObject({ success: true, network: 'eip155:8453' });
     const pack = paid.artifacts.find((a: any) => a.name === 'sealed-pack').parts[0].data;
     expect(Object.keys(pack.sealed_pack.files)).toContain('SKILL.md');
+    // The sale's receipt comes in the artifact, as POST /api/pay answers it, signed with the published service key.
+    const keys = createLocalJWKSet((await (await fetch(`${base}/.well-known/jwks.json`)).json()) as never);
+    const signed = JSON.parse(new TextDecoder().decode((await compactVerify(pack.receipt, keys, { algorithms: ['ES256'] })).payload));
+    expect(signed).toMatchObject({ kind: 'unlock', sub: SKILL, tx: receipt.transaction.toLowerCase() });
     expect(await balance(account.address)).toBe(before - PRICE);
     expect(await proofRows(receipt.transaction)).toHaveLength(1);
   });

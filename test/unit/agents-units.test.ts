@@ -6,7 +6,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { postA2a } from '../../lambdas/agents/a2a';
 import { A2A_LIMITS } from '../../lambdas/agents/a2a-request';
 import { dynamoTaskStore } from '../../lambdas/agents/adapters/dynamo-task-store';
-import { keyFileCardSigner } from '../../lambdas/agents/adapters/key-file-card-signer';
+import { keyFileServiceSigner } from '../../lambdas/ledger/adapters/key-file-service-signer';
 import { derToJose } from '../../lambdas/platform/adapters/der-signature';
 import { postMcp } from '../../lambdas/agents/mcp';
 import type { AgentsPorts } from '../../lambdas/agents/ports';
@@ -49,10 +49,10 @@ function countingStore(fail: { load?: Error; save?: Error } = {}): TaskStore & {
 }
 
 const catalog = loadCatalogFiles();
-const signer = keyFileCardSigner(undefined);
+const signer = keyFileServiceSigner(undefined);
 // Only what A2A's own paths use; anything else (the ledger) is missing on purpose.
 const agentsPorts = (tasks: TaskStore): AgentsPorts =>
-  ({ catalog, tasks, cardSigner: signer, now: () => new Date() }) as unknown as AgentsPorts;
+  ({ catalog, tasks, serviceSigner: signer, now: () => new Date() }) as unknown as AgentsPorts;
 const apiReq = (body: string, headers: Record<string, string> = {}): ApiRequest => ({
   method: 'POST',
   path: '/api/a2a',

@@ -2,6 +2,7 @@
  * The checkout domain's rules on fakes of its own ports: what a creation may ask for, and how
  * Stripe's events change a session whatever order they arrive in (at least once, any order).
  */
+import { compactVerify, createLocalJWKSet } from 'jose';
 import { describe, expect, it } from 'vitest';
 import { loadCatalogFiles } from '../../lambdas/catalog/adapters/catalog-files';
 import { readCreate } from '../../lambdas/checkout/core/create-request';
@@ -22,7 +23,8 @@ import { cancelRoute, createRoute, getRoute } from '../../lambdas/checkout/proto
 import { cancelSession } from '../../lambdas/checkout/sessions';
 import { postStripeWebhook } from '../../lambdas/checkout/webhook';
 import { filePackStore } from '../../lambdas/payments/adapters/file-pack-store';
-import type { CardSale } from '../../lambdas/ledger';
+import { jwks, type CardSale } from '../../lambdas/ledger';
+import { keyFileServiceSigner } from '../../lambdas/ledger/adapters/key-file-service-signer';
 import { callerId, type PaymentsPorts } from '../../lambdas/payments';
 import { AppError } from '../../lambdas/platform/errors';
 import type { ApiRequest } from '../../lambdas/platform/http';
@@ -135,6 +137,7 @@ function world(state: SessionState = 'open') {
     catalog,
     packs: filePackStore(),
     config: { retryWindowSeconds: 600 },
+    serviceSigner: SIGNER,
     licenses: {
       issue: async () => {
         issued.push(`lic-${issued.length + 1}`);
@@ -218,6 +221,7 @@ function world(state: SessionState = 'open') {
 }
 
 const PAID = { status: 'complete', paymentStatus: 'paid' } as const;
+const SIGNER = keyFileServiceSigner(undefined);
 
 describe('Stripe events, in any order and more than once', () => {
   it('completed twice (and under two event ids) records one sale', async () => {
@@ -227,6 +231,8 @@ describe('Stripe events, in any order and more than once', () => {
     expect((await w.event('evt_2', 'checkout.session.completed', PAID))['outcome']).toBe('already_recorded');
     expect(w.sales.size).toBe(1);
     expect(w.sessions.all.get('chk_1')!.state).toBe('completed');
+    // The pack as sold, from the server's catalog: what the sale's receipt states.
+    expect(w.sales.get('chk_1')!.packSeal).toBe(catalog.packMeta('ten-send')!.seal);
   });
 
   it('expired after completed changes nothing; completed after expired still records the sale', async () => {
@@ -378,6 +384,18 @@ describe('delivery of a paid card pack: the Stripe id alone, once (issue 31, fin
     const first = await delivery('198.51.100.1');
     expect(first.status).toBe(200);
     expect(first.body).toMatchObject({ skill_id: 'ten-send', license: { token: 'lic-1' } });
+    // The sale's receipt, signed with the service key: the card sale as recorded.
+    const receipt = (first.body as { receipt: string }).receipt;
+    const { payload } = await compactVerify(receipt, createLocalJWKSet(await jwks(SIGNER)));
+    expect(JSON.parse(new TextDecoder().decode(payload))).toMatchObject({
+      iss: 'https://shop.example',
+      sub: 'ten-send',
+      kind: 'card',
+      pack: { seal: catalog.packMeta('ten-send')!.seal },
+      card: { amount_cents: 1900, currency: 'usd', session: 'chk_1', processor: 'stripe' },
+      time: w.sales.get('chk_1')!.recordedAt,
+      ledger: { entry: 'card:chk_1' },
+    });
     const session = w.sessions.all.get('chk_1')!;
     expect(session.deliveredAt).toBe('2026-11-23T12:00:00.000Z');
     expect(session.deliveredTo).toBe(callerId('198.51.100.1'));

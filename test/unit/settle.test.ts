@@ -109,6 +109,21 @@ describe('settle', () => {
     expect(t.calls).toHaveLength(2);
   });
 
+  it("records the pack's seal from the server's catalog on an unlock's row (what its receipt states), and none on other kinds", async () => {
+    const t = ports([found()]);
+    const out = await settle({ txHash: TX, product: skillProduct(judge) }, t.p, { schedule: true, claimant: BUYER });
+    expect(out).toMatchObject({ kind: 'unlocked', row: { packSeal: catalog.packMeta(judge.id)!.seal } });
+    expect(t.ledger.rows.get(TX)?.packSeal).toMatch(/^[0-9a-f]{64}$/);
+    const plan = catalog.pricing.plans[0]!;
+    const s = ports([found(BigInt(plan.amount))]);
+    const period = await settle({ txHash: TX, product: { kind: 'subscription', id: plan.id, price: plan.amount } }, s.p, {
+      schedule: true,
+      claimant: BUYER,
+    });
+    expect(period).toMatchObject({ kind: 'unlocked' });
+    expect(s.ledger.rows.get(TX)).not.toHaveProperty('packSeal');
+  });
+
   it('revokes a young claim when a provider no longer has the receipt, and keeps it when providers are down', async () => {
     const t = ports([found(), { kind: 'unavailable', errors: ['down'] }, { kind: 'not_found', answered: 1, head: 10n }]);
     await settle({ txHash: TX, product: skillProduct(judge) }, t.p, { schedule: true, claimant: BUYER });

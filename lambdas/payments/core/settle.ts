@@ -195,6 +195,8 @@ export async function settle(
     if (!admission.ok) return { kind: 'not_admitted', message: admission.message };
   }
 
+  // The pack as sold, from the server's catalog, kept on the buyer's own row: what its receipt states.
+  const seal = product.kind === 'unlock' ? ports.catalog.packMeta(product.id)?.seal : undefined;
   const row: LedgerRow = {
     ...(product.kind !== 'unlock' ? { kind: product.kind } : {}),
     network: NETWORK,
@@ -212,6 +214,7 @@ export async function settle(
     recordedAt: ports.now().toISOString(),
     status: 'confirmed',
     ...(claimant.source ? { claimSource: claimant.source } : {}),
+    ...(seal ? { packSeal: seal } : {}),
   };
   const claim = await ports.ledger.claim(row);
   if (claim.claimed) {

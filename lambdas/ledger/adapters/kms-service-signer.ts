@@ -1,13 +1,13 @@
 /**
- * The agent card's signer in AWS: an ECC_NIST_P256 SIGN_VERIFY key in KMS whose private half
+ * The service key in AWS (receipts and the agent card): an ECC_NIST_P256 SIGN_VERIFY key in KMS whose private half
  * never leaves KMS. KMS answers DER signatures; JWS wants raw r||s.
  */
 import { createPublicKey, type JsonWebKey } from 'node:crypto';
 import { GetPublicKeyCommand, KMSClient, SignCommand } from '@aws-sdk/client-kms';
 import { derToJose } from '../../platform/adapters/der-signature';
-import type { CardSigner } from '../ports';
+import type { ServiceSigner } from '../ports';
 
-export function kmsCardSigner(keyId: string, client = new KMSClient({})): CardSigner {
+export function kmsServiceSigner(keyId: string, client = new KMSClient({})): ServiceSigner {
   let jwk: Promise<JsonWebKey> | undefined;
   return {
     async sign(input) {
