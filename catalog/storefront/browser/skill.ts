@@ -1,11 +1,14 @@
 /**
  * A skill page: the live facts (confirmed unlocks, card sales, reorged claims, days listed from
- * /api/trust, which reads the tallies) and the two ways a person buys. The wallet purchase and
- * its library load on the first click (wallet-buy.ts); a card purchase opens an ACP checkout
- * session and goes to its continue_url.
+ * /api/trust, which reads the tallies) and the two ways a person buys. The browser wallets found
+ * on the page (wallets.ts: those that announce themselves by EIP-6963, else `window.ethereum`) are
+ * listed by name and icon for the person to choose the one that pays; the wallet purchase and its
+ * library load on the first click (wallet-buy.ts); a card purchase opens an ACP checkout session
+ * and goes to its continue_url.
  */
 import { call, explain, isFailure, Unreachable } from './api';
-import { byId, el, injectedWallet, markReady, pendingKey, recoverUrl, setStatus } from './dom';
+import { byId, el, markReady, pendingKey, recoverUrl, setStatus } from './dom';
+import { onWalletsChange, wallets, type Wallet } from './wallets';
 
 interface TrustAnswer {
   scorecard: { confirmed_unlocks: number; card_sales: number; reorged_claims: number; age_days: number };
@@ -16,9 +19,19 @@ interface Session {
 
 const skill = byId('skill-head').dataset['skill']!;
 
+/** One sentence with what a person without a browser wallet can do. */
 const NO_WALLET =
-  'No browser wallet was found. To pay in USDC on Base, install a wallet extension (for example MetaMask, Coinbase Wallet or Rabby) ' +
-  'that holds USDC and a little ETH for gas on Base, then reload this page.';
+  'No browser wallet was found: open this page in a browser with a wallet that holds USDC on Base (an extension such as ' +
+  "MetaMask, Coinbase Wallet or Rabby, or a wallet app's own browser), pay by card if this page offers it, or buy from a " +
+  `terminal with the shop's command line (npm run buy -- ${skill}).`;
+
+/** The wallet the person chose in the list (its id), or the first found. */
+const CHOSEN = 'skill-market:wallet';
+let chosenId: string | undefined;
+const chosen = (): Wallet | undefined => {
+  const all = wallets();
+  return all.find((w) => w.id === chosenId) ?? all.find((w) => w.rdns && w.rdns === localStorage.getItem(CHOSEN)) ?? all[0];
+};
 
 async function liveFacts(): Promise<void> {
   try {
@@ -34,19 +47,28 @@ async function liveFacts(): Promise<void> {
   }
 }
 
+/** Counts owner checks, so that the answer for a wallet no longer chosen is dropped. */
+let ownerCheck = 0;
+/** The wallet the button's label was last worked out for ('' for none). */
+let labelledFor: string | undefined;
+
 /**
  * A wallet this site is already connected to (`eth_accounts` asks nothing of the person) that owns
  * the skill is offered a download, not a payment; pressing it signs in and pays nothing
  * (wallet-buy.ts checks again, so a stale label never charges an owner or gives to a non-owner).
+ * Asked again whenever the person chooses another wallet.
  */
-async function ownerLabel(button: HTMLButtonElement): Promise<void> {
-  const wallet = injectedWallet();
+async function ownerLabel(button: HTMLButtonElement, wallet: Wallet | undefined): Promise<void> {
+  const check = ++ownerCheck;
+  labelledFor = wallet?.id ?? '';
+  button.textContent = 'Pay with wallet';
+  byId('wallet-note').textContent = wallet ? '' : NO_WALLET;
   if (!wallet) return;
   try {
-    const [account] = (await wallet.request({ method: 'eth_accounts' })) as string[];
+    const [account] = (await wallet.provider.request({ method: 'eth_accounts' })) as string[];
     if (!account) return;
     const answer = await call<{ granted?: boolean; via?: string }>(`/api/access?wallet=${account}&skill=${encodeURIComponent(skill)}`);
-    if (isFailure(answer.body) || answer.body.granted !== true || answer.body.via === 'meter') return;
+    if (check !== ownerCheck || isFailure(answer.body) || answer.body.granted !== true || answer.body.via === 'meter') return;
     button.textContent = 'Download (you own this)';
     byId('wallet-note').textContent =
       'This wallet already has this skill: downloading it again costs nothing, you only sign in with your wallet.';
@@ -55,18 +77,48 @@ async function ownerLabel(button: HTMLButtonElement): Promise<void> {
   }
 }
 
+/**
+ * The announced wallets as a list of choices (name and icon), above the button; none is drawn for a
+ * lone `window.ethereum`, which has no name to show.
+ */
+function walletChoices(button: HTMLButtonElement): void {
+  const all = wallets();
+  document.getElementById('wallets')?.remove();
+  if (all.length === 0 || all[0]!.id === 'injected') return;
+  const current = chosen()!;
+  const options = all.map((w) => {
+    const input = el('input', { type: 'radio', name: 'wallet', value: w.id });
+    input.checked = w.id === current.id;
+    input.addEventListener('change', () => {
+      chosenId = w.id;
+      if (w.rdns) localStorage.setItem(CHOSEN, w.rdns);
+      void ownerLabel(button, w);
+    });
+    const icon = w.icon ? [el('img', { src: w.icon, alt: '', width: '28', height: '28' })] : [];
+    return el('label', { class: 'wallet' }, input, ...icon, el('span', {}, w.name));
+  });
+  const legend = el('legend', {}, all.length > 1 ? 'Choose the wallet that pays' : 'Your wallet');
+  button.closest('.actions')!.before(el('fieldset', { id: 'wallets', class: 'wallets' }, legend, ...options));
+}
+
 function walletButton(): void {
   const button = byId<HTMLButtonElement>('pay-wallet');
-  if (!injectedWallet()) byId('wallet-note').textContent = NO_WALLET;
-  else void ownerLabel(button);
+  const refresh = (): void => {
+    walletChoices(button);
+    const wallet = chosen();
+    // A wallet announcing late changes the list; the owner check runs again only if the chosen wallet changed.
+    if (labelledFor !== (wallet?.id ?? '')) void ownerLabel(button, wallet);
+  };
+  refresh();
+  onWalletsChange(refresh);
   button.addEventListener('click', async () => {
-    const wallet = injectedWallet();
+    const wallet = chosen();
     if (!wallet) return setStatus('err', NO_WALLET);
     button.disabled = true;
     try {
       const { buyWithWallet } = await import('./wallet-buy');
       // A purchase changes the live figures: read them again.
-      if (await buyWithWallet(skill, wallet)) await liveFacts();
+      if (await buyWithWallet(skill, wallet.provider)) await liveFacts();
     } catch (e) {
       setStatus('err', `The purchase stopped unexpectedly: ${e instanceof Error ? e.message : String(e)}. Reload the page and try again.`);
     } finally {
