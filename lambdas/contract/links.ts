@@ -33,6 +33,8 @@ export function links(base: string) {
     pay: `${base}/api/pay`,
     recover: `${base}/api/recover`,
     recover_page: `${base}/recover/`,
+    /** A buyer's purchases (the lead's /purchases/ page): where a card buyer's license gets the pack again. */
+    purchases_page: `${base}/purchases/`,
     mandates: `${base}/api/mandates`,
     mandates_of: (wallet: string) => `${base}/api/mandates?wallet=${wallet}`,
     agent_identity: `${base}/api/agent-identity`,

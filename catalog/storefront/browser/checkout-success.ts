@@ -4,9 +4,12 @@
  * with Retry-After and this page asks again by itself (docs/CHECKOUT.md). The Stripe session id
  * in the URL delivers the pack once: the license that delivery gives is kept in this browser
  * (localStorage) and presented when the person comes back; on another browser they paste it.
+ * The license is shown with what it is for (getting the pack again on /purchases/), a Copy and a
+ * Download button (pack-view.ts).
  */
 import { call, explain, isFailure, Unreachable } from './api';
-import { byId, licenseKey, markReady, setStatus } from './dom';
+import { links } from '../../../lambdas/contract/links';
+import { byId, el, licenseKey, markReady, setStatus } from './dom';
 import type { Delivered } from './pack-view';
 
 interface Sale extends Delivered {
@@ -25,7 +28,12 @@ async function show(body: Sale): Promise<void> {
   setStatus('ok', `Paid: ${body.name}, ${Object.keys(body.sealed_pack.files).length} file(s).`);
   byId('summary').textContent =
     `Card payment of ${(body.payment.amount_cents / 100).toFixed(2)} ${body.payment.currency.toUpperCase()}, recorded ${body.payment.recorded_at}.`;
-  await showPack('pack', body.skill_id, body);
+  // A card buyer has no wallet to sign with: the license is their only way back to the pack.
+  await showPack('pack', body.skill_id, body, [
+    'Keep this license: it is how you download this pack again, with no new payment, on ',
+    el('a', { href: links('').purchases_page }, 'your purchases page'),
+    ' from this or any other browser.',
+  ]);
   byId('result').hidden = false;
 }
 
