@@ -2,9 +2,11 @@
  * The storefront in headless Chromium (Debian's, driven by playwright-core): a person finds a
  * skill, reads its sample, buys it with a browser wallet (test/support/test-wallet.ts: an
  * EIP-1193 provider backed by an anvil account) and sees the purchase on the ledger page; the
- * card button reaches a checkout; the failures a buyer can meet read as plain sentences.
- * Screenshots of the home, a skill page and the ledger land in test-results/storefront/.
- * Buyer accounts 70 to 77 belong to this file.
+ * card button reaches a checkout; the failures a buyer can meet read as plain sentences. The test
+ * wallet announces itself by EIP-6963, as real wallets do; a page with two lets the person choose.
+ * Screenshots of the home, a skill page and the ledger land in test-results/storefront/; the home
+ * page, a skill page and a purchase at phone width (390 px) in test-results/phone-390/.
+ * Buyer accounts 70 to 83 belong to this file.
  */
 import { mkdirSync } from 'node:fs';
 import { createServer } from 'node:http';
@@ -15,7 +17,7 @@ import type { Browser, Page } from 'playwright-core';
 import type { Address } from 'viem';
 import { afterAll, beforeAll, describe, expect, inject, it, vi } from 'vitest';
 import { testAccount } from '../../local/anvil';
-import { haveBrowser, launchChromium, recordCspViolations } from '../support/browser';
+import { haveBrowser, launchChromium, PHONE, phoneLayout, recordCspViolations } from '../support/browser';
 import { chainTools } from '../support/chain';
 import { installTestWallet, type TestWalletOptions } from '../support/test-wallet';
 
@@ -24,6 +26,7 @@ const rpcUrl = inject('rpcUrl');
 const usdc = inject('usdc') as Address;
 const chain = chainTools(rpcUrl);
 const SHOTS = fileURLToPath(new URL('../../test-results/storefront/', import.meta.url));
+const PHONE_SHOTS = fileURLToPath(new URL('../../test-results/phone-390/', import.meta.url));
 let browser: Browser;
 
 /** Console errors and uncaught exceptions of every page this file opens. */
@@ -37,6 +40,7 @@ beforeAll(async () => {
   if (!haveBrowser) return;
   browser = await launchChromium();
   mkdirSync(SHOTS, { recursive: true });
+  mkdirSync(PHONE_SHOTS, { recursive: true });
 });
 afterAll(async () => browser?.close());
 
@@ -475,8 +479,11 @@ describe.skipIf(!haveBrowser)('the storefront in Chromium', () => {
   });
 
   it('works on a phone-sized screen and from the keyboard', async () => {
-    const { page } = await open('/', undefined, { width: 390, height: 844 });
-    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
+    const { page } = await open('/', undefined, PHONE);
+    const home = await phoneLayout(page, ['#search button[type=submit]'], join(PHONE_SHOTS, 'home.png'));
+    expect(home.overflowing).toEqual([]);
+    expect(home.scrollWidth).toBeLessThanOrEqual(PHONE.width);
+    expect(home.tooSmall).toEqual([]);
     await page.keyboard.press('Tab');
     expect(await page.evaluate(() => document.activeElement?.textContent)).toBe('Skip to content');
     await page.locator('#q').focus();
@@ -485,6 +492,36 @@ describe.skipIf(!haveBrowser)('the storefront in Chromium', () => {
     await page.waitForFunction(() => location.search.includes('q=csv'));
     await page.close();
   });
+
+  // A whole purchase and more pages: longer than most, on two shared cores.
+  it(
+    'a skill page and a whole wallet purchase fit a phone: no sideways scroll, every main button shown and 44 px tall',
+    { timeout: 60_000 },
+    async () => {
+      await buyer(82);
+      const skillPage = await open('/skills/csv-cleaner/', { account: 82 }, PHONE);
+      await skillPage.page.locator('#pay-card').waitFor({ state: 'visible', timeout: 10_000 });
+      const skill = await phoneLayout(skillPage.page, ['#pay-wallet', '#pay-card', 'label.wallet'], join(PHONE_SHOTS, 'skill.png'));
+      expect(skill.overflowing).toEqual([]);
+      expect(skill.scrollWidth).toBeLessThanOrEqual(PHONE.width);
+      expect(skill.tooSmall).toEqual([]);
+      await skillPage.page.close();
+
+      // The purchase's end: the progress, the files, the seal and the license, with their buttons.
+      const { page } = await open('/skills/excel-sheet-to-tidy-table/', { account: 82 }, PHONE);
+      await page.locator('#pay-wallet').click();
+      await page.locator('#status.ok').waitFor({ timeout: 30_000 });
+      const bought = await phoneLayout(
+        page,
+        ['#pay-wallet', '#download-zip', '#copy-license', '#download-license', '.file button[data-path]'],
+        join(PHONE_SHOTS, 'purchase.png'),
+      );
+      expect(bought.overflowing).toEqual([]);
+      expect(bought.scrollWidth).toBeLessThanOrEqual(PHONE.width);
+      expect(bought.tooSmall).toEqual([]);
+      await page.close();
+    },
+  );
 
   it('no other origin can frame a page with pay buttons: the frame is refused (frame-ancestors none)', async () => {
     // A page on another origin (another loopback port) that frames the skill page, as a clickjacker would.
