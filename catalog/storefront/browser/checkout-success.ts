@@ -8,8 +8,7 @@
  * Download button (pack-view.ts).
  */
 import { call, explain, isFailure, Unreachable } from './api';
-import { links } from '../../../lambdas/contract/links';
-import { byId, el, licenseKey, markReady, setStatus } from './dom';
+import { byId, licenseKey, markReady, setStatus } from './dom';
 import type { Delivered } from './pack-view';
 
 interface Sale extends Delivered {
@@ -22,7 +21,8 @@ const form = byId<HTMLFormElement>('license-form');
 const input = byId<HTMLTextAreaElement>('license-input');
 
 async function show(body: Sale): Promise<void> {
-  const { showPack } = await import('./pack-view');
+  // The pack view (and fflate, and the links it names) load only once there is a pack to show.
+  const { showPack, purchasesLink } = await import('./pack-view');
   if (body.license) localStorage.setItem(licenseKey(sessionId), body.license.token);
   form.hidden = true;
   setStatus('ok', `Paid: ${body.name}, ${Object.keys(body.sealed_pack.files).length} file(s).`);
@@ -31,7 +31,7 @@ async function show(body: Sale): Promise<void> {
   // A card buyer has no wallet to sign with: the license is their only way back to the pack.
   await showPack('pack', body.skill_id, body, [
     'Keep this license: it is how you download this pack again, with no new payment, on ',
-    el('a', { href: links('').purchases_page }, 'your purchases page'),
+    purchasesLink('your purchases page'),
     ' from this or any other browser.',
   ]);
   byId('result').hidden = false;

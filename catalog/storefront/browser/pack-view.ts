@@ -34,6 +34,9 @@ export async function packSealOf(files: Record<string, string>): Promise<string>
   return sha256(lines);
 }
 
+/** A link to the buyer's purchases page, where a license gets the pack again. */
+export const purchasesLink = (text: string): HTMLAnchorElement => el('a', { href: links('').purchases_page }, text);
+
 /**
  * The license, to keep: one sentence on what it is for (`note`, or the wallet purchase's), the
  * token in a read-only field, a Copy button and a Download button (a .txt with the license and
@@ -69,7 +72,7 @@ function licenseView(skill: string, name: string, token: string, note?: (Node | 
       { class: 'note', id: 'license-note' },
       ...(note ?? [
         'Keep this license: it downloads this pack again at any time with no new payment, on ',
-        el('a', { href: purchases }, 'your purchases page'),
+        purchasesLink('your purchases page'),
         '.',
       ]),
     ),
