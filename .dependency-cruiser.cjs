@@ -145,7 +145,7 @@ module.exports = {
     {
       name: 'storefront-wallet-discovery-in-wallets-only',
       comment:
-        "mipd (EIP-6963 wallet discovery) is used in one place, wallets.ts, which the skill page loads at once: the wallets must be listed before the first click. It is a few hundred bytes; anything heavier belongs in the wallet purchase's chunk.",
+        "mipd (EIP-6963 wallet discovery) is used in one place, wallets.ts, which the skill and recovery pages load at once: the wallets must be listed before the first click. It is a few hundred bytes; anything heavier belongs in the wallet purchase's chunk.",
       severity: 'error',
       from: { path: '^catalog/storefront/browser/', pathNot: '^catalog/storefront/browser/wallets\\.ts$' },
       to: { path: '(^|/)node_modules/mipd/' },

@@ -8,7 +8,7 @@
  */
 import { call, explain, isFailure, Unreachable } from './api';
 import { byId, el, markReady, pendingKey, recoverUrl, setStatus } from './dom';
-import { onWalletsChange, wallets, type Wallet } from './wallets';
+import { walletPicker, type Wallet } from './wallets';
 
 interface TrustAnswer {
   scorecard: { confirmed_unlocks: number; card_sales: number; reorged_claims: number; age_days: number };
@@ -24,14 +24,6 @@ const NO_WALLET =
   'No browser wallet was found: open this page in a browser with a wallet that holds USDC on Base (an extension such as ' +
   "MetaMask, Coinbase Wallet or Rabby, or a wallet app's own browser), pay by card if this page offers it, or buy from a " +
   `terminal with the shop's command line (npm run buy -- ${skill}).`;
-
-/** The wallet the person chose in the list (its id), or the first found. */
-const CHOSEN = 'skill-market:wallet';
-let chosenId: string | undefined;
-const chosen = (): Wallet | undefined => {
-  const all = wallets();
-  return all.find((w) => w.id === chosenId) ?? all.find((w) => w.rdns && w.rdns === localStorage.getItem(CHOSEN)) ?? all[0];
-};
 
 async function liveFacts(): Promise<void> {
   try {
@@ -49,8 +41,6 @@ async function liveFacts(): Promise<void> {
 
 /** Counts owner checks, so that the answer for a wallet no longer chosen is dropped. */
 let ownerCheck = 0;
-/** The wallet the button's label was last worked out for ('' for none). */
-let labelledFor: string | undefined;
 
 /**
  * A wallet this site is already connected to (`eth_accounts` asks nothing of the person) that owns
@@ -60,7 +50,6 @@ let labelledFor: string | undefined;
  */
 async function ownerLabel(button: HTMLButtonElement, wallet: Wallet | undefined): Promise<void> {
   const check = ++ownerCheck;
-  labelledFor = wallet?.id ?? '';
   button.textContent = 'Pay with wallet';
   byId('wallet-note').textContent = wallet ? '' : NO_WALLET;
   if (!wallet) return;
@@ -77,40 +66,10 @@ async function ownerLabel(button: HTMLButtonElement, wallet: Wallet | undefined)
   }
 }
 
-/**
- * The announced wallets as a list of choices (name and icon), above the button; none is drawn for a
- * lone `window.ethereum`, which has no name to show.
- */
-function walletChoices(button: HTMLButtonElement): void {
-  const all = wallets();
-  document.getElementById('wallets')?.remove();
-  if (all.length === 0 || all[0]!.id === 'injected') return;
-  const current = chosen()!;
-  const options = all.map((w) => {
-    const input = el('input', { type: 'radio', name: 'wallet', value: w.id });
-    input.checked = w.id === current.id;
-    input.addEventListener('change', () => {
-      chosenId = w.id;
-      if (w.rdns) localStorage.setItem(CHOSEN, w.rdns);
-      void ownerLabel(button, w);
-    });
-    const icon = w.icon ? [el('img', { src: w.icon, alt: '', width: '28', height: '28' })] : [];
-    return el('label', { class: 'wallet' }, input, ...icon, el('span', {}, w.name));
-  });
-  const legend = el('legend', {}, all.length > 1 ? 'Choose the wallet that pays' : 'Your wallet');
-  button.closest('.actions')!.before(el('fieldset', { id: 'wallets', class: 'wallets' }, legend, ...options));
-}
-
 function walletButton(): void {
   const button = byId<HTMLButtonElement>('pay-wallet');
-  const refresh = (): void => {
-    walletChoices(button);
-    const wallet = chosen();
-    // A wallet announcing late changes the list; the owner check runs again only if the chosen wallet changed.
-    if (labelledFor !== (wallet?.id ?? '')) void ownerLabel(button, wallet);
-  };
-  refresh();
-  onWalletsChange(refresh);
+  // The owner check runs again whenever the chosen wallet changes (the person's pick, or a late announcement).
+  const chosen = walletPicker(button.closest('.actions')!, 'Choose the wallet that pays', (wallet) => void ownerLabel(button, wallet));
   button.addEventListener('click', async () => {
     const wallet = chosen();
     if (!wallet) return setStatus('err', NO_WALLET);
