@@ -128,7 +128,7 @@ module.exports = {
         pathNot: [
           '^catalog/storefront/browser/',
           '^lambdas/contract/(chain|links|catalog-data|sign-in-with-x)\\.ts$',
-          '(^|/)node_modules/(viem|fflate|@x402/[^/]+)/',
+          '(^|/)node_modules/(viem|fflate|mipd|@x402/[^/]+)/',
           // a package subpath dependency-cruiser leaves unresolved (exports maps), e.g. @x402/evm/exact/client
           '^@x402/[^/]+/',
         ],
@@ -141,6 +141,14 @@ module.exports = {
       severity: 'error',
       from: { path: '^catalog/storefront/browser/', pathNot: '^catalog/storefront/browser/wallet-[a-z-]+\\.ts$' },
       to: { path: ['(^|/)node_modules/(viem|@x402/[^/]+)/', '^@x402/'] },
+    },
+    {
+      name: 'storefront-wallet-discovery-in-wallets-only',
+      comment:
+        "mipd (EIP-6963 wallet discovery) is used in one place, wallets.ts, which the skill and recovery pages load at once: the wallets must be listed before the first click. It is a few hundred bytes; anything heavier belongs in the wallet purchase's chunk.",
+      severity: 'error',
+      from: { path: '^catalog/storefront/browser/', pathNot: '^catalog/storefront/browser/wallets\\.ts$' },
+      to: { path: '(^|/)node_modules/mipd/' },
     },
     {
       name: 'local-runtime-sees-contract-and-platform',

@@ -34,6 +34,7 @@ export function links(base: string) {
     recover: `${base}/api/recover`,
     recover_page: `${base}/recover/`,
     purchases: `${base}/api/purchases`,
+    /** A buyer's purchases page: where a wallet signs in, and a card buyer's license gets the pack again. */
     purchases_page: `${base}/purchases/`,
     mandates: `${base}/api/mandates`,
     mandates_of: (wallet: string) => `${base}/api/mandates?wallet=${wallet}`,

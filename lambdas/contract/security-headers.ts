@@ -11,7 +11,8 @@
  *   URL); no inline script, no eval. A wallet extension's injected provider (window.ethereum,
  *   EIP-6963 events) is the extension's own script, which the page's CSP does not govern.
  * - styles: the one stylesheet under /assets/; no inline style or style attribute.
- * - images: the pages' own, and the inline `data:` SVG favicon (html.ts).
+ * - images: the pages' own, the inline `data:` SVG favicon (html.ts), and the icons wallets
+ *   announce by EIP-6963, which are `data:` URIs (browser/wallets.ts shows no other kind).
  * - connect: the same origin's API only (`/api/*`); the wallet reaches the chain through its
  *   provider, never by a fetch from the page.
  * - forms: the search form submits to `/`; Stripe's hosted page is a navigation

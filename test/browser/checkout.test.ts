@@ -1,29 +1,39 @@
 /**
  * The card checkout success page in headless Chromium (Debian's, driven by playwright-core):
  * a person pays on the hosted page (the Stripe stand-in's), Stripe's signed webhook records the
- * sale, and the page Stripe returns them to shows "waiting" until then and the pack after.
+ * sale, and the page Stripe returns them to shows "waiting" until then and the pack after, with
+ * the license to keep (a sentence on what it is for, Copy, Download as a file). The success page
+ * at phone width (390 px) is screenshot to test-results/phone-390/checkout-success.png.
  */
+import { mkdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import type { Browser } from 'playwright-core';
 import Stripe from 'stripe';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { haveBrowser, launchChromium, recordCspViolations } from '../support/browser';
+import { haveBrowser, launchChromium, PHONE, phoneLayout, recordCspViolations } from '../support/browser';
 import { requestFrom } from '../support/source-address';
 
 const base = inject('baseUrl');
 const stripeBase = inject('stripeBase');
+const PHONE_SHOTS = fileURLToPath(new URL('../../test-results/phone-390/', import.meta.url));
 let browser: Browser;
 
 /** Content-Security-Policy violations reported by any page of this file. */
 const violations: string[] = [];
 /** A page in a context of its own (as browser.newPage makes), recording CSP violations. */
-async function newPage() {
-  const context = await browser.newContext({ acceptDownloads: true });
+async function newPage(viewport = { width: 1200, height: 900 }) {
+  const context = await browser.newContext({ acceptDownloads: true, viewport });
+  // The Copy button writes to the clipboard; the test reads it back.
+  await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: base });
   await recordCspViolations(context, violations);
   return context.newPage();
 }
 
 beforeAll(async () => {
-  if (haveBrowser) browser = await launchChromium();
+  if (!haveBrowser) return;
+  browser = await launchChromium();
+  mkdirSync(PHONE_SHOTS, { recursive: true });
 });
 afterAll(async () => browser?.close());
 
@@ -48,6 +58,26 @@ describe.skipIf(!haveBrowser)('/checkout/success in Chromium', () => {
     const token = await page.locator('#license').inputValue();
     expect(token).toMatch(/^eyJ/);
     expect(await page.locator('.file code').allTextContents()).toContain('SKILL.md');
+
+    // The license, with what it is for (the purchases page, linked) in one sentence, not an API recipe.
+    const note = page.locator('#license-note');
+    expect(await note.textContent()).toBe(
+      'Keep this license: it is how you download this pack again, with no new payment, on your purchases page from this or any other browser.',
+    );
+    expect(await note.locator('a').getAttribute('href')).toBe('/purchases/');
+    expect(await page.locator('#pack').textContent()).not.toMatch(/X-LICENSE|POST \/api\/pay/);
+    // Copy puts the token on the clipboard.
+    await page.locator('#copy-license').click();
+    await page.locator('#copy-license', { hasText: 'Copied' }).waitFor({ timeout: 5_000 });
+    expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(token);
+    // Download saves a .txt with the license and the skill.
+    const [saved] = await Promise.all([page.waitForEvent('download'), page.locator('#download-license').click()]);
+    expect(saved.suggestedFilename()).toBe('ten-send-license.txt');
+    const text = readFileSync((await saved.path())!, 'utf8');
+    expect(text).toContain(token);
+    expect(text).toMatch(/^Your license for .+ \(ten-send\), Agent Skill Marketplace\n/);
+    expect(text).toContain(`${base}/skills/ten-send/`);
+    expect(text).toContain(`${base}/purchases/`);
 
     // The license is kept in this browser: back on the page, it is what gets the pack again.
     const stripeId = new URL(page.url()).searchParams.get('session_id')!;
@@ -119,6 +149,24 @@ describe.skipIf(!haveBrowser)('/checkout/success in Chromium', () => {
     await page.locator('#status.ok').waitFor({ timeout: 10_000 });
     expect(await page.locator('#license-form').isHidden()).toBe(true);
     expect(await page.locator('.file code').allTextContents()).toContain('SKILL.md');
+    await page.close();
+  });
+
+  it('the success page fits a phone: no sideways scroll, the license and pack buttons shown and 44 px tall', async () => {
+    const session = await openSession('csv-cleaner');
+    const page = await newPage(PHONE);
+    await page.goto(session.continue_url);
+    await page.locator('#pay').click();
+    await page.waitForURL(/\/checkout\/success\?session_id=cs_test_/);
+    await page.locator('#status.ok').waitFor({ timeout: 15_000 });
+    const layout = await phoneLayout(
+      page,
+      ['#copy-license', '#download-license', '#download-zip', '.file button[data-path]'],
+      join(PHONE_SHOTS, 'checkout-success.png'),
+    );
+    expect(layout.overflowing).toEqual([]);
+    expect(layout.scrollWidth).toBeLessThanOrEqual(PHONE.width);
+    expect(layout.tooSmall).toEqual([]);
     await page.close();
   });
 

@@ -1,7 +1,7 @@
 /**
  * The /recover/ page in headless Chromium (Debian's, driven by playwright-core; never a
  * downloaded browser). Without a browser the tests report themselves skipped, loudly.
- * Buyer account 8 belongs to this file.
+ * Buyer accounts 8, 84 and 85 belong to this file.
  */
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -13,6 +13,7 @@ import { testAccount } from '../../local/anvil';
 import { haveBrowser, launchChromium, recordCspViolations } from '../support/browser';
 import { chainTools } from '../support/chain';
 import { requestFrom } from '../support/source-address';
+import { installTestWallet } from '../support/test-wallet';
 
 const base = inject('baseUrl');
 const chain = chainTools(inject('rpcUrl'));
@@ -94,6 +95,44 @@ describe.skipIf(!haveBrowser)('/recover/ in Chromium', () => {
     await page.locator('#status.ok').waitFor({ timeout: 15_000 });
     expect(await page.locator('#seal').getAttribute('data-verified')).toBe('true');
     expect(await page.locator('#summary').textContent()).toContain(payer.address);
+    await page.close();
+  });
+
+  it('with two wallets announced (EIP-6963), the person picks the one that paid and signs with it alone', async () => {
+    const usdc = inject('usdc') as Address;
+    const payer = testAccount(84);
+    await chain.setTokenBalance(usdc, payer.address, 10n ** 9n);
+    await chain.setEthBalance(payer.address, 10n ** 18n);
+    const challenge = (await (await fetch(`${base}/api/pay?skill=dbt-test-coverage`)).json()) as {
+      maxAmountRequired: string;
+      payTo: Address;
+    };
+    const tx = await chain.transfer(84, usdc, challenge.payTo, BigInt(challenge.maxAmountRequired));
+    const first = await requestFrom('127.0.0.2', `${base}/api/pay`, {
+      method: 'POST',
+      headers: { 'x-payment': JSON.stringify({ txHash: tx, skill: 'dbt-test-coverage' }) },
+    });
+    expect(first.status).toBe(200);
+
+    const page = await newPage();
+    const rpcUrl = inject('rpcUrl');
+    const other = await installTestWallet(page, { rpcUrl, account: 85, announce: { name: 'Alpha Wallet', rdns: 'org.example.alpha' } });
+    const paying = await installTestWallet(page, {
+      rpcUrl,
+      account: 84,
+      announce: { name: 'Beta Wallet', rdns: 'org.example.beta' },
+      injectWindowEthereum: false,
+    });
+    await page.goto(`${base}/recover/?skill=dbt-test-coverage&txHash=${tx}`);
+    await page.locator('#status.err', { hasText: 'BUYER_PROOF_REQUIRED' }).waitFor({ timeout: 15_000 });
+    expect(await page.locator('#wallets legend').textContent()).toBe('Choose the wallet that paid');
+    expect(await page.locator('#wallets label.wallet').allTextContents()).toEqual(['Alpha Wallet', 'Beta Wallet']);
+    await page.getByLabel('Beta Wallet').check();
+    await page.locator('#sign').click();
+    await page.locator('#status.ok').waitFor({ timeout: 15_000 });
+    expect(await page.locator('#summary').textContent()).toContain(payer.address);
+    expect(paying.calls).toEqual(['eth_requestAccounts', 'personal_sign']);
+    expect(other.calls).toEqual([]);
     await page.close();
   });
 

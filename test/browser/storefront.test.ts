@@ -2,9 +2,11 @@
  * The storefront in headless Chromium (Debian's, driven by playwright-core): a person finds a
  * skill, reads its sample, buys it with a browser wallet (test/support/test-wallet.ts: an
  * EIP-1193 provider backed by an anvil account) and sees the purchase on the ledger page; the
- * card button reaches a checkout; the failures a buyer can meet read as plain sentences.
- * Screenshots of the home, a skill page and the ledger land in test-results/storefront/.
- * Buyer accounts 70 to 77 belong to this file.
+ * card button reaches a checkout; the failures a buyer can meet read as plain sentences. The test
+ * wallet announces itself by EIP-6963, as real wallets do; a page with two lets the person choose.
+ * Screenshots of the home, a skill page and the ledger land in test-results/storefront/; the home
+ * page, a skill page and a purchase at phone width (390 px) in test-results/phone-390/.
+ * Buyer accounts 70 to 83 belong to this file.
  */
 import { mkdirSync } from 'node:fs';
 import { createServer } from 'node:http';
@@ -15,7 +17,7 @@ import type { Browser, Page } from 'playwright-core';
 import type { Address } from 'viem';
 import { afterAll, beforeAll, describe, expect, inject, it, vi } from 'vitest';
 import { testAccount } from '../../local/anvil';
-import { haveBrowser, launchChromium, recordCspViolations } from '../support/browser';
+import { haveBrowser, launchChromium, PHONE, phoneLayout, recordCspViolations } from '../support/browser';
 import { chainTools } from '../support/chain';
 import { installTestWallet, type TestWalletOptions } from '../support/test-wallet';
 
@@ -24,6 +26,7 @@ const rpcUrl = inject('rpcUrl');
 const usdc = inject('usdc') as Address;
 const chain = chainTools(rpcUrl);
 const SHOTS = fileURLToPath(new URL('../../test-results/storefront/', import.meta.url));
+const PHONE_SHOTS = fileURLToPath(new URL('../../test-results/phone-390/', import.meta.url));
 let browser: Browser;
 
 /** Console errors and uncaught exceptions of every page this file opens. */
@@ -37,15 +40,14 @@ beforeAll(async () => {
   if (!haveBrowser) return;
   browser = await launchChromium();
   mkdirSync(SHOTS, { recursive: true });
+  mkdirSync(PHONE_SHOTS, { recursive: true });
 });
 afterAll(async () => browser?.close());
 
-async function open(
-  path: string,
-  wallet?: Omit<TestWalletOptions, 'rpcUrl'>,
-  viewport = { width: 1200, height: 900 },
-  allowed: RegExp = EXPECTED,
-) {
+type WalletSpec = Omit<TestWalletOptions, 'rpcUrl'>;
+
+/** Opens `path` once its script is ready, with the given test wallets installed (each announces itself unless told not to). */
+async function open(path: string, wallet?: WalletSpec | WalletSpec[], viewport = { width: 1200, height: 900 }, allowed: RegExp = EXPECTED) {
   const page = await browser.newPage({ viewport, acceptDownloads: true });
   page.on('console', (m) => {
     // Only the shop's pages count (the card test ends on the Stripe stand-in's page).
@@ -53,10 +55,24 @@ async function open(
   });
   page.on('pageerror', (e) => problems.push(`${path}: ${e.message}`));
   await recordCspViolations(page, violations);
-  const installed = wallet ? await installTestWallet(page, { rpcUrl, ...wallet }) : undefined;
+  const wallets = [];
+  for (const w of wallet === undefined ? [] : Array.isArray(wallet) ? wallet : [wallet])
+    wallets.push(await installTestWallet(page, { rpcUrl, ...w }));
   await page.goto(`${base}${path}`);
   await page.waitForSelector('html[data-ready="true"]');
-  return { page, wallet: installed };
+  return { page, wallet: wallets[0], wallets };
+}
+
+/** The sentences of a message a person reads (a full stop, then a space and a capital, ends one). */
+const sentences = (text: string | null): string[] => (text ?? '').trim().split(/(?<=[.!?…])\s+(?=[A-Z])/);
+
+/** A skill bought earlier by `account` with a plain transfer and POST /api/pay, as an agent buys. */
+async function boughtEarlier(account: number, skill: string): Promise<void> {
+  await buyer(account);
+  const challenge = (await (await fetch(`${base}/api/pay?skill=${skill}`)).json()) as { maxAmountRequired: string; payTo: Address };
+  const tx = await chain.transfer(account, usdc, challenge.payTo, BigInt(challenge.maxAmountRequired));
+  const bought = await fetch(`${base}/api/pay`, { method: 'POST', headers: { 'x-payment': JSON.stringify({ txHash: tx, skill }) } });
+  expect(bought.status).toBe(200);
 }
 
 /** A buyer that holds USDC and ETH for gas and nothing else touches. */
@@ -116,86 +132,95 @@ describe.skipIf(!haveBrowser)('the storefront in Chromium', () => {
     expect(await page.locator('#pack-seal').textContent()).toBe(packs.seal.value);
     await page.waitForFunction(() => /^\d+$/.test(document.getElementById('unlocks')?.textContent ?? ''));
     expect(await page.locator('#age').textContent()).toMatch(/^\d+ days?$/);
-    expect(await page.locator('#wallet-note').textContent()).toMatch(
-      /No browser wallet was found\. To pay in USDC on Base, install a wallet/,
-    );
+    // What a person without a wallet can do, in one sentence: a browser wallet, a card where offered, or the command line.
+    const note = await page.locator('#wallet-note').textContent();
+    expect(note).toMatch(/^No browser wallet was found: open this page in a browser with a wallet that holds USDC on Base/);
+    expect(note).toMatch(/pay by card if this page offers it, or buy from a terminal .*\(npm run buy -- csv-cleaner\)\.$/);
+    expect(sentences(note)).toHaveLength(1);
+    expect(await page.locator('#wallets').count()).toBe(0);
     await page.locator('#pay-wallet').click();
-    expect(await page.locator('#status.err').textContent()).toMatch(/No browser wallet was found/);
+    expect(await page.locator('#status.err').textContent()).toBe(note);
     await page.screenshot({ path: join(SHOTS, 'skill.png'), fullPage: true });
     await page.close();
   });
 
-  it('pays with a browser wallet: adds Base, sends the exact amount, shows the files and license, and the row is on the ledger page', async () => {
-    const skill = 'agent-hot-wallet-provisioning';
-    const payer = await buyer(70);
-    const { page, wallet } = await open(`/skills/${skill}/`, { account: 70 });
-    expect(await page.locator('#wallet-note').textContent()).toBe('');
-    await page.locator('#pay-wallet').click();
-    await page.locator('#status.ok').waitFor({ timeout: 30_000 });
-    expect(await page.locator('#steps li.done').allTextContents()).toEqual(['Sent', 'Included', 'Confirmed', 'Unlocked']);
-    expect(await page.locator('#seal').getAttribute('data-verified')).toBe('true');
-    expect(await page.locator('.file code').allTextContents()).toContain('SKILL.md');
-    expect(await page.locator('#license').inputValue()).toMatch(/^eyJ/);
+  // A whole purchase and more pages: longer than most, on two shared cores.
+  it(
+    'pays with a browser wallet: adds Base, sends the exact amount, shows the files and license, and the row is on the ledger page',
+    { timeout: 60_000 },
+    async () => {
+      const skill = 'agent-hot-wallet-provisioning';
+      const payer = await buyer(70);
+      const { page, wallet } = await open(`/skills/${skill}/`, { account: 70 });
+      expect(await page.locator('#wallet-note').textContent()).toBe('');
+      // Found by EIP-6963: its name and icon, the one choice.
+      expect(await page.locator('#wallets legend').textContent()).toBe('Your wallet');
+      expect(await page.locator('#wallets label.wallet').allTextContents()).toEqual(['Test Wallet']);
+      expect(await page.locator('#wallets label.wallet img').getAttribute('src')).toMatch(/^data:image\/svg\+xml;base64,/);
+      await page.locator('#pay-wallet').click();
+      await page.locator('#status.ok').waitFor({ timeout: 30_000 });
+      expect(await page.locator('#steps li.done').allTextContents()).toEqual(['Sent', 'Included', 'Confirmed', 'Unlocked']);
+      expect(await page.locator('#seal').getAttribute('data-verified')).toBe('true');
+      expect(await page.locator('.file code').allTextContents()).toContain('SKILL.md');
+      expect(await page.locator('#license').inputValue()).toMatch(/^eyJ/);
 
-    // The wallet was on Ethereum and did not know Base: the page added it, switched, sent one transfer, and signed.
-    expect(wallet!.added).toEqual([expect.objectContaining({ chainId: '0x2105' })]);
-    expect(wallet!.sent).toHaveLength(1);
-    expect(wallet!.calls).toContain('personal_sign');
-    const tx = wallet!.sent[0]!;
-    const challenge = (await (await fetch(`${base}/api/pay?skill=${skill}`)).json()) as { maxAmountRequired: string; payTo: string };
-    const paid = await chain.transferOf(tx);
-    expect(paid).toEqual({ from: payer, to: challenge.payTo, value: BigInt(challenge.maxAmountRequired), token: usdc });
+      // The wallet was on Ethereum and did not know Base: the page added it, switched, sent one transfer, and signed.
+      expect(wallet!.added).toEqual([expect.objectContaining({ chainId: '0x2105' })]);
+      expect(wallet!.sent).toHaveLength(1);
+      expect(wallet!.calls).toContain('personal_sign');
+      const tx = wallet!.sent[0]!;
+      const challenge = (await (await fetch(`${base}/api/pay?skill=${skill}`)).json()) as { maxAmountRequired: string; payTo: string };
+      const paid = await chain.transferOf(tx);
+      expect(paid).toEqual({ from: payer, to: challenge.payTo, value: BigInt(challenge.maxAmountRequired), token: usdc });
 
-    // A download of one file, and one zip of all.
-    const [file] = await Promise.all([page.waitForEvent('download'), page.locator('button[data-path="SKILL.md"]').click()]);
-    expect(file.suggestedFilename()).toBe('SKILL.md');
-    const [zip] = await Promise.all([page.waitForEvent('download'), page.locator('#download-zip').click()]);
-    expect(zip.suggestedFilename()).toBe(`${skill}.zip`);
-    await page.close();
+      // A download of one file, and one zip of all.
+      const [file] = await Promise.all([page.waitForEvent('download'), page.locator('button[data-path="SKILL.md"]').click()]);
+      expect(file.suggestedFilename()).toBe('SKILL.md');
+      const [zip] = await Promise.all([page.waitForEvent('download'), page.locator('#download-zip').click()]);
+      expect(zip.suggestedFilename()).toBe(`${skill}.zip`);
+      await page.close();
 
-    // The counts are folded from the ledger's stream, moments after the unlock: the page is opened once they have it.
-    await vi.waitFor(
-      async () => expect(((await (await fetch(`${base}/api/proof?skill=${skill}`)).json()) as { confirmed: number }).confirmed).toBe(1),
-      { timeout: 10_000, interval: 100 },
-    );
-    const ledger = await open(`/proof/?skill=${skill}`);
-    await ledger.page.locator(`#rows tr[data-tx="${tx}"]`).waitFor({ timeout: 10_000 });
-    expect(await ledger.page.locator('#confirmed').textContent()).toBe('1');
-    // The charts come from /api/revenue, fetched beside the rows and often answered after them (CI
-    // once counted the bars before they were drawn): wait for them.
-    await ledger.page.locator('#window', { hasText: ': 1 unlock, $' }).waitFor({ timeout: 10_000 });
-    expect(await ledger.page.locator('svg.chart rect > title', { hasText: /: 1 unlock$/ }).count()).toBe(1);
-    // The local chain has no explorer: the ledger says so and links nowhere.
-    expect(((await (await fetch(`${base}/api/proof?limit=1`)).json()) as { explorer_url: unknown }).explorer_url).toBeNull();
-    expect(await ledger.page.locator('#explorer-note').textContent()).toMatch(/names no block explorer/);
-    expect(await ledger.page.locator(`#rows a[href*="${tx}"]`).count()).toBe(0);
-    await ledger.page.close();
+      // The counts are folded from the ledger's stream, moments after the unlock: the page is opened once they have it.
+      await vi.waitFor(
+        async () => expect(((await (await fetch(`${base}/api/proof?skill=${skill}`)).json()) as { confirmed: number }).confirmed).toBe(1),
+        { timeout: 10_000, interval: 100 },
+      );
+      const ledger = await open(`/proof/?skill=${skill}`);
+      await ledger.page.locator(`#rows tr[data-tx="${tx}"]`).waitFor({ timeout: 10_000 });
+      expect(await ledger.page.locator('#confirmed').textContent()).toBe('1');
+      // The charts come from /api/revenue, fetched beside the rows and often answered after them (CI
+      // once counted the bars before they were drawn): wait for them.
+      await ledger.page.locator('#window', { hasText: ': 1 unlock, $' }).waitFor({ timeout: 10_000 });
+      expect(await ledger.page.locator('svg.chart rect > title', { hasText: /: 1 unlock$/ }).count()).toBe(1);
+      // The local chain has no explorer: the ledger says so and links nowhere.
+      expect(((await (await fetch(`${base}/api/proof?limit=1`)).json()) as { explorer_url: unknown }).explorer_url).toBeNull();
+      expect(await ledger.page.locator('#explorer-note').textContent()).toMatch(/names no block explorer/);
+      expect(await ledger.page.locator(`#rows a[href*="${tx}"]`).count()).toBe(0);
+      await ledger.page.close();
 
-    // A deployment that names one (Basescan, in AWS by default): each row links its transaction and payer there.
-    const linked = await browser.newPage();
-    await linked.route('**/api/proof?*', async (route) => {
-      const res = await route.fetch();
-      await route.fulfill({ response: res, json: { ...(await res.json()), explorer_url: 'https://basescan.org' } });
-    });
-    await linked.goto(`${base}/proof/?skill=${skill}`);
-    await linked.locator(`#rows a[href="https://basescan.org/tx/${tx}"]`).waitFor({ timeout: 10_000 });
-    expect(await linked.locator(`#rows a[href="https://basescan.org/address/${payer}"]`).count()).toBe(1);
-    await linked.close();
-    const all = await open('/proof/');
-    await all.page.locator(`#rows tr[data-tx="${tx}"]`).waitFor({ timeout: 10_000 });
-    await all.page.screenshot({ path: join(SHOTS, 'proof.png'), fullPage: true });
-    await all.page.close();
-  });
+      // A deployment that names one (Basescan, in AWS by default): each row links its transaction and payer there.
+      const linked = await browser.newPage();
+      await linked.route('**/api/proof?*', async (route) => {
+        const res = await route.fetch();
+        await route.fulfill({ response: res, json: { ...(await res.json()), explorer_url: 'https://basescan.org' } });
+      });
+      await linked.goto(`${base}/proof/?skill=${skill}`);
+      await linked.locator(`#rows a[href="https://basescan.org/tx/${tx}"]`).waitFor({ timeout: 10_000 });
+      expect(await linked.locator(`#rows a[href="https://basescan.org/address/${payer}"]`).count()).toBe(1);
+      await linked.close();
+      const all = await open('/proof/');
+      await all.page.locator(`#rows tr[data-tx="${tx}"]`).waitFor({ timeout: 10_000 });
+      await all.page.screenshot({ path: join(SHOTS, 'proof.png'), fullPage: true });
+      await all.page.close();
+    },
+  );
 
   it('an owner is never charged again: "Pay with wallet" finds the skill is its own, signs in, and downloads it with no transaction', async () => {
     const skill = 'agent-plan-critic';
-    await buyer(78);
     // Bought earlier by transfer (the agent way), from the same wallet.
-    const challenge = (await (await fetch(`${base}/api/pay?skill=${skill}`)).json()) as { maxAmountRequired: string; payTo: Address };
-    const tx = await chain.transfer(78, usdc, challenge.payTo, BigInt(challenge.maxAmountRequired));
-    const bought = await fetch(`${base}/api/pay`, { method: 'POST', headers: { 'x-payment': JSON.stringify({ txHash: tx, skill }) } });
-    expect(bought.status).toBe(200);
+    await boughtEarlier(78, skill);
 
+    // The wallet is found by EIP-6963 (it announces itself).
     const { page, wallet } = await open(`/skills/${skill}/`, { account: 78 });
     // A wallet the site is connected to is recognised on load: the button offers a download.
     await page.locator('#pay-wallet', { hasText: 'Download (you own this)' }).waitFor({ timeout: 10_000 });
@@ -207,6 +232,95 @@ describe.skipIf(!haveBrowser)('the storefront in Chromium', () => {
     expect(wallet!.calls).toContain('personal_sign');
     expect(await page.locator('#seal').getAttribute('data-verified')).toBe('true');
     expect(await page.locator('.file code').allTextContents()).toContain('SKILL.md');
+    await page.close();
+  });
+
+  it("an owner's wallet that only injects window.ethereum is still found; declining the sign-in is one sentence", async () => {
+    const skill = 'schema-drift-detection';
+    await boughtEarlier(83, skill);
+    // A wallet that does not announce itself (only window.ethereum) is still found, with no list to choose from.
+    const legacy = await open(`/skills/${skill}/`, { account: 83, announce: false });
+    await legacy.page.locator('#pay-wallet', { hasText: 'Download (you own this)' }).waitFor({ timeout: 10_000 });
+    expect(await legacy.page.locator('#wallets').count()).toBe(0);
+    await legacy.page.close();
+
+    // Declining the sign-in is one sentence that says what to do; nothing is sent.
+    const refused = await open(`/skills/${skill}/`, { account: 83, decline: ['personal_sign'] });
+    await refused.page.locator('#pay-wallet', { hasText: 'Download (you own this)' }).waitFor({ timeout: 10_000 });
+    await refused.page.locator('#pay-wallet').click();
+    await refused.page.locator('#status.err').waitFor({ timeout: 15_000 });
+    const said = await refused.page.locator('#status').textContent();
+    expect(said).toBe(
+      'You declined the sign-in in your wallet, so nothing was downloaded and nothing paid: press the button again and sign ' +
+        'the message (it moves no funds) to download the pack.',
+    );
+    expect(sentences(said)).toHaveLength(1);
+    expect(refused.wallet!.sent).toEqual([]);
+    await refused.page.close();
+  });
+
+  // A whole purchase and more pages: longer than most, on two shared cores.
+  it(
+    'two wallets announce themselves: the person picks the second, and the owner check and the purchase go through it',
+    { timeout: 60_000 },
+    async () => {
+      const skill = 'payto-address-guard';
+      // The first wallet (also window.ethereum) already owns the skill; the second is a new buyer that only announces.
+      await boughtEarlier(79, skill);
+      const payer = await buyer(80);
+      const {
+        page,
+        wallets: [first, second],
+      } = await open(`/skills/${skill}/`, [
+        { account: 79, announce: { name: 'Alpha Wallet', rdns: 'org.example.alpha' } },
+        { account: 80, announce: { name: 'Beta Wallet', rdns: 'org.example.beta' }, injectWindowEthereum: false },
+      ]);
+      expect(await page.locator('#wallets legend').textContent()).toBe('Choose the wallet that pays');
+      expect(await page.locator('#wallets label.wallet').allTextContents()).toEqual(['Alpha Wallet', 'Beta Wallet']);
+      expect(await page.locator('#wallets img').count()).toBe(2);
+      expect(await page.getByLabel('Alpha Wallet').isChecked()).toBe(true);
+      // The first is chosen at first, and it owns the skill.
+      await page.locator('#pay-wallet', { hasText: 'Download (you own this)' }).waitFor({ timeout: 10_000 });
+
+      await page.getByLabel('Beta Wallet').check();
+      await page.locator('#pay-wallet', { hasText: /^Pay with wallet$/ }).waitFor({ timeout: 10_000 });
+      expect(await page.locator('#wallet-note').textContent()).toBe('');
+      await page.locator('#pay-wallet').click();
+      await page.locator('#status.ok').waitFor({ timeout: 30_000 });
+      expect(await page.locator('#status').textContent()).toMatch(/^Unlocked /);
+
+      // The second wallet connected, switched, paid and signed; the first was only asked which account it has.
+      expect(second!.sent).toHaveLength(1);
+      expect(second!.calls).toEqual(expect.arrayContaining(['eth_requestAccounts', 'wallet_switchEthereumChain', 'personal_sign']));
+      expect(first!.calls).toEqual(['eth_accounts']);
+      expect(first!.sent).toEqual([]);
+      const challenge = (await (await fetch(`${base}/api/pay?skill=${skill}`)).json()) as { maxAmountRequired: string; payTo: string };
+      expect(await chain.transferOf(second!.sent[0]!)).toEqual({
+        from: payer,
+        to: challenge.payTo,
+        value: BigInt(challenge.maxAmountRequired),
+        token: usdc,
+      });
+      await page.close();
+    },
+  );
+
+  it('a wallet on another network is asked to switch to Base; one that refuses is told so in one sentence, and nothing is sent', async () => {
+    await buyer(81);
+    const { page, wallet } = await open('/skills/csv-cleaner/', { account: 81, decline: ['wallet_switchEthereumChain'] });
+    await page.locator('#pay-wallet').click();
+    await page.locator('#status.err').waitFor({ timeout: 15_000 });
+    const said = await page.locator('#status').textContent();
+    expect(said).toBe(
+      'Your wallet refused to switch to Base (chain 8453), the only network this shop takes USDC on, so nothing was sent: ' +
+        'allow the switch or switch it to Base yourself, then press "Pay with wallet" again.',
+    );
+    expect(sentences(said)).toHaveLength(1);
+    // Asked with wallet_switchEthereumChain (for chain 0x2105), after connecting; no transaction, no signature.
+    expect(wallet!.calls.slice(0, 3)).toEqual(['eth_accounts', 'eth_requestAccounts', 'eth_chainId']);
+    expect(wallet!.calls).toContain('wallet_switchEthereumChain');
+    expect(wallet!.calls).not.toContain('personal_sign');
+    expect(wallet!.sent).toEqual([]);
     await page.close();
   });
 
@@ -265,13 +379,13 @@ describe.skipIf(!haveBrowser)('the storefront in Chromium', () => {
     await page.close();
   });
 
-  it('says plainly what went wrong: declined in the wallet, not enough USDC, a wallet that will not add Base', async () => {
+  it('says in one sentence what went wrong and what to do: declined in the wallet, not enough USDC, a wallet that will not add Base', async () => {
     await buyer(72);
     const declined = await open('/skills/csv-cleaner/', { account: 72, decline: ['eth_sendTransaction'] });
     await declined.page.locator('#pay-wallet').click();
     await declined.page.locator('#status.err').waitFor({ timeout: 15_000 });
     expect(await declined.page.locator('#status').textContent()).toBe(
-      'You declined the transfer in your wallet. Nothing was sent; press "Pay with wallet" when you are ready.',
+      'You declined the transfer in your wallet, so nothing was sent: press "Pay with wallet" again when you are ready.',
     );
     expect(declined.wallet!.sent).toEqual([]);
     await declined.page.close();
@@ -280,16 +394,20 @@ describe.skipIf(!haveBrowser)('the storefront in Chromium', () => {
     const poor = await open('/skills/csv-cleaner/', { account: 73 });
     await poor.page.locator('#pay-wallet').click();
     await poor.page.locator('#status.err').waitFor({ timeout: 15_000 });
-    expect(await poor.page.locator('#status').textContent()).toMatch(
-      /^This skill costs 0\.099 USDC and your wallet 0x[0-9a-fA-F]{40} holds 0\.001 USDC on Base\. Add USDC on Base to this wallet/,
+    const poorly = await poor.page.locator('#status').textContent();
+    expect(poorly).toMatch(
+      /^This skill costs 0\.099 USDC and your wallet 0x[0-9a-fA-F]{40} holds 0\.001 USDC on Base: add 0\.098 USDC or more on Base to this wallet, then press "Pay with wallet" again\.$/,
     );
+    expect(sentences(poorly)).toHaveLength(1);
     await poor.page.close();
 
     await buyer(74);
     const stuck = await open('/skills/csv-cleaner/', { account: 74, decline: ['wallet_addEthereumChain'] });
     await stuck.page.locator('#pay-wallet').click();
     await stuck.page.locator('#status.err').waitFor({ timeout: 15_000 });
-    expect(await stuck.page.locator('#status').textContent()).toMatch(/^You declined the switch to Base in your wallet\./);
+    // It did not know Base: asked to add it (4902), it refused, which is a refused switch for the person.
+    expect(stuck.wallet!.calls).toEqual(expect.arrayContaining(['wallet_switchEthereumChain', 'wallet_addEthereumChain']));
+    expect(await stuck.page.locator('#status').textContent()).toMatch(/^Your wallet refused to switch to Base \(chain 8453\)/);
     expect(stuck.wallet!.sent).toEqual([]);
     await stuck.page.close();
   });
@@ -303,7 +421,7 @@ describe.skipIf(!haveBrowser)('the storefront in Chromium', () => {
     await page.locator('#pay-wallet').click();
     await page.locator('#status.err').waitFor({ timeout: 15_000 });
     expect(await page.locator('#status').textContent()).toMatch(
-      /holds 0 ETH on Base, not enough for the fee of a USDbC transfer\. Add a little ETH on Base for gas, or pay in USDC/,
+      /holds 0 ETH on Base, not enough for the fee of a USDbC transfer: add a little ETH on Base for gas, or USDC \(which pays here without ETH\)/,
     );
     expect(wallet!.sent).toEqual([]);
     expect(wallet!.typedData).toEqual([]);
@@ -361,8 +479,11 @@ describe.skipIf(!haveBrowser)('the storefront in Chromium', () => {
   });
 
   it('works on a phone-sized screen and from the keyboard', async () => {
-    const { page } = await open('/', undefined, { width: 390, height: 844 });
-    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
+    const { page } = await open('/', undefined, PHONE);
+    const home = await phoneLayout(page, ['#search button[type=submit]'], join(PHONE_SHOTS, 'home.png'));
+    expect(home.overflowing).toEqual([]);
+    expect(home.scrollWidth).toBeLessThanOrEqual(PHONE.width);
+    expect(home.tooSmall).toEqual([]);
     await page.keyboard.press('Tab');
     expect(await page.evaluate(() => document.activeElement?.textContent)).toBe('Skip to content');
     await page.locator('#q').focus();
@@ -371,6 +492,36 @@ describe.skipIf(!haveBrowser)('the storefront in Chromium', () => {
     await page.waitForFunction(() => location.search.includes('q=csv'));
     await page.close();
   });
+
+  // A whole purchase and more pages: longer than most, on two shared cores.
+  it(
+    'a skill page and a whole wallet purchase fit a phone: no sideways scroll, every main button shown and 44 px tall',
+    { timeout: 60_000 },
+    async () => {
+      await buyer(82);
+      const skillPage = await open('/skills/csv-cleaner/', { account: 82 }, PHONE);
+      await skillPage.page.locator('#pay-card').waitFor({ state: 'visible', timeout: 10_000 });
+      const skill = await phoneLayout(skillPage.page, ['#pay-wallet', '#pay-card', 'label.wallet'], join(PHONE_SHOTS, 'skill.png'));
+      expect(skill.overflowing).toEqual([]);
+      expect(skill.scrollWidth).toBeLessThanOrEqual(PHONE.width);
+      expect(skill.tooSmall).toEqual([]);
+      await skillPage.page.close();
+
+      // The purchase's end: the progress, the files, the seal and the license, with their buttons.
+      const { page } = await open('/skills/excel-sheet-to-tidy-table/', { account: 82 }, PHONE);
+      await page.locator('#pay-wallet').click();
+      await page.locator('#status.ok').waitFor({ timeout: 30_000 });
+      const bought = await phoneLayout(
+        page,
+        ['#pay-wallet', '#download-zip', '#copy-license', '#download-license', '.file button[data-path]'],
+        join(PHONE_SHOTS, 'purchase.png'),
+      );
+      expect(bought.overflowing).toEqual([]);
+      expect(bought.scrollWidth).toBeLessThanOrEqual(PHONE.width);
+      expect(bought.tooSmall).toEqual([]);
+      await page.close();
+    },
+  );
 
   it('no other origin can frame a page with pay buttons: the frame is refused (frame-ancestors none)', async () => {
     // A page on another origin (another loopback port) that frames the skill page, as a clickjacker would.

@@ -4,6 +4,8 @@
  * with Retry-After and this page asks again by itself (docs/CHECKOUT.md). The Stripe session id
  * in the URL delivers the pack once: the license that delivery gives is kept in this browser
  * (localStorage) and presented when the person comes back; on another browser they paste it.
+ * The license is shown with what it is for (getting the pack again on /purchases/), a Copy and a
+ * Download button (pack-view.ts).
  */
 import { call, explain, isFailure, Unreachable } from './api';
 import { byId, licenseKey, markReady, setStatus } from './dom';
@@ -19,13 +21,19 @@ const form = byId<HTMLFormElement>('license-form');
 const input = byId<HTMLTextAreaElement>('license-input');
 
 async function show(body: Sale): Promise<void> {
-  const { showPack } = await import('./pack-view');
+  // The pack view (and fflate, and the links it names) load only once there is a pack to show.
+  const { showPack, purchasesLink } = await import('./pack-view');
   if (body.license) localStorage.setItem(licenseKey(sessionId), body.license.token);
   form.hidden = true;
   setStatus('ok', `Paid: ${body.name}, ${Object.keys(body.sealed_pack.files).length} file(s).`);
   byId('summary').textContent =
     `Card payment of ${(body.payment.amount_cents / 100).toFixed(2)} ${body.payment.currency.toUpperCase()}, recorded ${body.payment.recorded_at}.`;
-  await showPack('pack', body.skill_id, body);
+  // A card buyer has no wallet to sign with: the license is their only way back to the pack.
+  await showPack('pack', body.skill_id, body, [
+    'Keep this license: it is how you download this pack again, with no new payment, on ',
+    purchasesLink('your purchases page'),
+    ' from this or any other browser.',
+  ]);
   byId('result').hidden = false;
 }
 

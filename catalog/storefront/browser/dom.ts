@@ -41,12 +41,12 @@ export function download(name: string, data: BlobPart, type: string): void {
 /** Shortens a hash or an address for a table cell: 0x1234…abcd. */
 export const short = (hex: string): string => (hex.length > 14 ? `${hex.slice(0, 6)}…${hex.slice(-4)}` : hex);
 
-/** An injected EIP-1193 provider (window.ethereum), as far as the pages use it before viem loads. */
+/** A wallet's EIP-1193 provider (one a wallet announced by EIP-6963, or window.ethereum), as far as the pages use it before viem loads. */
 export interface InjectedWallet {
   request(args: { method: string; params?: unknown }): Promise<unknown>;
 }
 
-/** The browser wallet, if the person has one; wallets may inject it after the page loads, so ask when needed. */
+/** `window.ethereum`, if a wallet injected it: wallets.ts's fallback when no wallet announces itself. */
 export const injectedWallet = (): InjectedWallet | undefined => (window as unknown as { ethereum?: InjectedWallet }).ethereum;
 
 /** Where a buyer who paid but got nothing goes: the recovery page, its fields filled. */

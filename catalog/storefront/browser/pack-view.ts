@@ -4,6 +4,7 @@
  * Loaded on first use, with fflate (a small, well-kept zip writer) inside its chunk.
  */
 import { strToU8, zipSync } from 'fflate';
+import { links } from '../../../lambdas/contract/links';
 import { byId, download, el } from './dom';
 
 /** The parts of an unlock answer (POST /api/pay, 200) a person needs. */
@@ -33,8 +34,55 @@ export async function packSealOf(files: Record<string, string>): Promise<string>
   return sha256(lines);
 }
 
-/** Renders the pack into the element with id `into`. */
-export async function showPack(into: string, skill: string, body: Delivered): Promise<void> {
+/** A link to the buyer's purchases page, where a license gets the pack again. */
+export const purchasesLink = (text: string): HTMLAnchorElement => el('a', { href: links('').purchases_page }, text);
+
+/**
+ * The license, to keep: one sentence on what it is for (`note`, or the wallet purchase's), the
+ * token in a read-only field, a Copy button and a Download button (a .txt with the license and
+ * the skill, for a person to file away).
+ */
+function licenseView(skill: string, name: string, token: string, note?: (Node | string)[]): Node[] {
+  const purchases = links('').purchases_page;
+  const field = el('textarea', { id: 'license', readonly: '', 'aria-label': 'License token', rows: '4' });
+  field.value = token;
+  const copy = el('button', { type: 'button', id: 'copy-license', class: 'secondary' }, 'Copy the license');
+  copy.addEventListener('click', () => {
+    // Without clipboard access (an old browser, a refused permission) the text is selected for the person to copy.
+    const copied = navigator.clipboard?.writeText(token) ?? Promise.reject(new Error('no clipboard'));
+    void copied.then(
+      () => (copy.textContent = 'Copied'),
+      () => field.select(),
+    );
+  });
+  const save = el('button', { type: 'button', id: 'download-license', class: 'secondary' }, 'Download the license (.txt)');
+  save.addEventListener('click', () => {
+    const text =
+      `Your license for ${name} (${skill}), Agent Skill Marketplace\n\n` +
+      `Skill page: ${location.origin}/skills/${skill}/\n` +
+      `Get the pack again, with no new payment: ${location.origin}${purchases} (paste this license there)\n\n` +
+      `License:\n${token}\n\n` +
+      'Keep it private: whoever has the license can download the pack.\n';
+    download(`${skill}-license.txt`, text, 'text/plain');
+  });
+  return [
+    el('h3', {}, 'Your license'),
+    el(
+      'p',
+      { class: 'note', id: 'license-note' },
+      ...(note ?? [
+        'Keep this license: it downloads this pack again at any time with no new payment, on ',
+        purchasesLink('your purchases page'),
+        '.',
+      ]),
+    ),
+    field,
+    el('p', { class: 'actions' }, copy, save),
+  ];
+}
+
+/** Renders the pack into the element with id `into`; `licenseNote`: the sentence above the license, if not the wallet purchase's. */
+export async function showPack(into: string, skill: string, body: Delivered, licenseNote?: (Node | string)[]): Promise<void> {
   const files = body.sealed_pack.files;
   const computed = await packSealOf(files);
   const verified = computed === body.seal;
@@ -50,27 +98,7 @@ export async function showPack(into: string, skill: string, body: Delivered): Pr
   });
 
   const parts: Node[] = [seal, el('p', {}, zip)];
-  if (body.license) {
-    const token = el('textarea', { id: 'license', readonly: '', 'aria-label': 'License token', rows: '4' });
-    token.value = body.license.token;
-    const copy = el('button', { type: 'button', class: 'secondary' }, 'Copy the license');
-    copy.addEventListener('click', () => {
-      void navigator.clipboard?.writeText(body.license!.token).then(
-        () => (copy.textContent = 'Copied'),
-        () => token.select(),
-      );
-    });
-    parts.push(
-      el('h3', {}, 'Your license'),
-      el(
-        'p',
-        { class: 'note' },
-        'Keep this token: it gets this pack again at any time (POST /api/pay with header X-LICENSE), with no new payment.',
-      ),
-      token,
-      el('p', {}, copy),
-    );
-  }
+  if (body.license) parts.push(...licenseView(skill, body.name, body.license.token, licenseNote));
   parts.push(el('h3', {}, `Files (${Object.keys(files).length})`));
   for (const [path, text] of Object.entries(files)) {
     const button = el('button', { type: 'button', class: 'secondary', 'data-path': path }, 'Download');

@@ -6,8 +6,9 @@
  */
 
 import { call, explain, isFailure, Unreachable } from './api';
-import { byId, download, el, injectedWallet, markReady, setStatus, short } from './dom';
+import { byId, download, el, markReady, setStatus, short } from './dom';
 import type { Delivered } from './pack-view';
+import { walletPicker } from './wallets';
 
 interface Purchase {
   how: 'one_time' | 'subscription' | 'meter_top_up' | 'card';
@@ -44,11 +45,12 @@ let auth: Record<string, string> = {};
 let next: string | null = null;
 
 const list = byId('list');
-const wallet = injectedWallet();
-if (!wallet) {
-  byId('sign-in').hidden = true;
-  byId('no-wallet').hidden = false;
-}
+// The wallets found on the page (EIP-6963, else window.ethereum): the person picks the one that paid.
+const signInButton = byId<HTMLButtonElement>('sign-in');
+const chosenWallet = walletPicker(signInButton.closest('.actions')!, 'Choose the wallet that paid', (w) => {
+  signInButton.hidden = !w;
+  byId('no-wallet').hidden = Boolean(w);
+});
 
 function row(p: Purchase): HTMLElement {
   const title = p.skill ? el('a', { href: `/skills/${p.skill}/` }, p.name ?? p.skill) : el('span', {}, p.plan ?? 'Meter');
@@ -123,7 +125,8 @@ async function fetchPack(skill: string, license: string): Promise<void> {
   byId('pack').scrollIntoView();
 }
 
-byId('sign-in').addEventListener('click', async () => {
+signInButton.addEventListener('click', async () => {
+  const wallet = chosenWallet()?.provider;
   if (!wallet) return;
   let header: string;
   try {

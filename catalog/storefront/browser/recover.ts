@@ -6,7 +6,8 @@
  */
 
 import { call, explain, isFailure, Unreachable } from './api';
-import { byId, injectedWallet, markReady, pendingKey, setStatus } from './dom';
+import { byId, markReady, pendingKey, setStatus } from './dom';
+import { walletPicker } from './wallets';
 import type { Delivered } from './pack-view';
 
 interface Recovered extends Delivered {
@@ -20,8 +21,9 @@ const licenseInput = byId<HTMLInputElement>('license');
 const params = new URLSearchParams(location.search);
 skillInput.value = params.get('skill') ?? '';
 txInput.value = params.get('txHash') ?? params.get('tx') ?? '';
-const wallet = injectedWallet();
-if (wallet) byId('sign').hidden = false;
+// The wallets found on the page (EIP-6963, else window.ethereum): the person picks the one that paid.
+const sign = byId<HTMLButtonElement>('sign');
+const chosenWallet = walletPicker(sign.closest('.actions')!, 'Choose the wallet that paid', (w) => (sign.hidden = !w));
 
 /** The spec's backoff while the transfer is not confirmed yet (retry: true). */
 const DELAYS = [2, 4, 8];
@@ -45,7 +47,8 @@ async function recover(skill: string, txHash: string, proof: Record<string, stri
       await new Promise((r) => setTimeout(r, DELAYS[attempt]! * 1000));
       return recover(skill, txHash, proof, attempt + 1);
     }
-    const hint = body.error_code === 'BUYER_PROOF_REQUIRED' && wallet ? ' Use "Sign with your wallet" with the wallet that paid.' : '';
+    const hint =
+      body.error_code === 'BUYER_PROOF_REQUIRED' && chosenWallet() ? ' Use "Sign with your wallet" with the wallet that paid.' : '';
     byId('result').hidden = true;
     return setStatus('err', `${body.error_code}: ${explain(body)}${hint}`);
   }
@@ -62,7 +65,8 @@ form.addEventListener('submit', (e) => {
   void recover(skillInput.value.trim(), txInput.value.trim());
 });
 
-byId('sign').addEventListener('click', async () => {
+sign.addEventListener('click', async () => {
+  const wallet = chosenWallet()?.provider;
   if (!wallet || !form.reportValidity()) return;
   const skill = skillInput.value.trim();
   const txHash = txInput.value.trim();

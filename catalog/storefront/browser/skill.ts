@@ -1,11 +1,14 @@
 /**
  * A skill page: the live facts (confirmed unlocks, card sales, reorged claims, days listed from
- * /api/trust, which reads the tallies) and the two ways a person buys. The wallet purchase and
- * its library load on the first click (wallet-buy.ts); a card purchase opens an ACP checkout
- * session and goes to its continue_url.
+ * /api/trust, which reads the tallies) and the two ways a person buys. The browser wallets found
+ * on the page (wallets.ts: those that announce themselves by EIP-6963, else `window.ethereum`) are
+ * listed by name and icon for the person to choose the one that pays; the wallet purchase and its
+ * library load on the first click (wallet-buy.ts); a card purchase opens an ACP checkout session
+ * and goes to its continue_url.
  */
 import { call, explain, isFailure, Unreachable } from './api';
-import { byId, el, injectedWallet, markReady, pendingKey, recoverUrl, setStatus } from './dom';
+import { byId, el, markReady, pendingKey, recoverUrl, setStatus } from './dom';
+import { walletPicker, type Wallet } from './wallets';
 
 interface TrustAnswer {
   scorecard: { confirmed_unlocks: number; card_sales: number; reorged_claims: number; age_days: number };
@@ -16,9 +19,11 @@ interface Session {
 
 const skill = byId('skill-head').dataset['skill']!;
 
+/** One sentence with what a person without a browser wallet can do. */
 const NO_WALLET =
-  'No browser wallet was found. To pay in USDC on Base, install a wallet extension (for example MetaMask, Coinbase Wallet or Rabby) ' +
-  'that holds USDC and a little ETH for gas on Base, then reload this page.';
+  'No browser wallet was found: open this page in a browser with a wallet that holds USDC on Base (an extension such as ' +
+  "MetaMask, Coinbase Wallet or Rabby, or a wallet app's own browser), pay by card if this page offers it, or buy from a " +
+  `terminal with the shop's command line (npm run buy -- ${skill}).`;
 
 async function liveFacts(): Promise<void> {
   try {
@@ -34,19 +39,25 @@ async function liveFacts(): Promise<void> {
   }
 }
 
+/** Counts owner checks, so that the answer for a wallet no longer chosen is dropped. */
+let ownerCheck = 0;
+
 /**
  * A wallet this site is already connected to (`eth_accounts` asks nothing of the person) that owns
  * the skill is offered a download, not a payment; pressing it signs in and pays nothing
  * (wallet-buy.ts checks again, so a stale label never charges an owner or gives to a non-owner).
+ * Asked again whenever the person chooses another wallet.
  */
-async function ownerLabel(button: HTMLButtonElement): Promise<void> {
-  const wallet = injectedWallet();
+async function ownerLabel(button: HTMLButtonElement, wallet: Wallet | undefined): Promise<void> {
+  const check = ++ownerCheck;
+  button.textContent = 'Pay with wallet';
+  byId('wallet-note').textContent = wallet ? '' : NO_WALLET;
   if (!wallet) return;
   try {
-    const [account] = (await wallet.request({ method: 'eth_accounts' })) as string[];
+    const [account] = (await wallet.provider.request({ method: 'eth_accounts' })) as string[];
     if (!account) return;
     const answer = await call<{ granted?: boolean; via?: string }>(`/api/access?wallet=${account}&skill=${encodeURIComponent(skill)}`);
-    if (isFailure(answer.body) || answer.body.granted !== true || answer.body.via === 'meter') return;
+    if (check !== ownerCheck || isFailure(answer.body) || answer.body.granted !== true || answer.body.via === 'meter') return;
     button.textContent = 'Download (you own this)';
     byId('wallet-note').textContent =
       'This wallet already has this skill: downloading it again costs nothing, you only sign in with your wallet.';
@@ -57,16 +68,16 @@ async function ownerLabel(button: HTMLButtonElement): Promise<void> {
 
 function walletButton(): void {
   const button = byId<HTMLButtonElement>('pay-wallet');
-  if (!injectedWallet()) byId('wallet-note').textContent = NO_WALLET;
-  else void ownerLabel(button);
+  // The owner check runs again whenever the chosen wallet changes (the person's pick, or a late announcement).
+  const chosen = walletPicker(button.closest('.actions')!, 'Choose the wallet that pays', (wallet) => void ownerLabel(button, wallet));
   button.addEventListener('click', async () => {
-    const wallet = injectedWallet();
+    const wallet = chosen();
     if (!wallet) return setStatus('err', NO_WALLET);
     button.disabled = true;
     try {
       const { buyWithWallet } = await import('./wallet-buy');
       // A purchase changes the live figures: read them again.
-      if (await buyWithWallet(skill, wallet)) await liveFacts();
+      if (await buyWithWallet(skill, wallet.provider)) await liveFacts();
     } catch (e) {
       setStatus('err', `The purchase stopped unexpectedly: ${e instanceof Error ? e.message : String(e)}. Reload the page and try again.`);
     } finally {

@@ -73,16 +73,32 @@ function rpcCode(e: unknown): number | undefined {
 }
 const says = (e: unknown, text: RegExp): boolean => text.test(String((e as { message?: unknown })?.message ?? e));
 
-/** A wallet failure as a plain sentence. */
-function walletSentence(e: unknown, doing: string): string {
+const declined = (e: unknown): boolean => rpcCode(e) === 4001 || says(e, /user (rejected|denied)/i);
+
+/** What the person does next, the end of most sentences. */
+const AGAIN = 'press "Pay with wallet" again';
+
+/** The wallet's own words for a failure, without a closing full stop (it goes inside a sentence). */
+const walletWords = (e: unknown): string =>
+  String((e as { shortMessage?: unknown })?.shortMessage ?? (e as Error)?.message ?? e)
+    .split('\n')[0]!
+    .replace(/[.\s]+$/, '');
+
+/**
+ * A wallet failure as one sentence that says what happened and what to do next (`ifDeclined`:
+ * the sentence when the person said no in the wallet).
+ */
+function walletSentence(
+  e: unknown,
+  doing: string,
+  ifDeclined = `You declined ${doing} in your wallet, so nothing was sent: ${AGAIN} when you are ready.`,
+): string {
   if (e instanceof Stop) return e.message;
-  const code = rpcCode(e);
-  if (code === 4001 || says(e, /user (rejected|denied)/i))
-    return `You declined ${doing} in your wallet. Nothing was sent; press "Pay with wallet" when you are ready.`;
-  if (code === -32002) return 'Your wallet already has a request waiting: open the wallet, answer it, then press "Pay with wallet" again.';
+  if (declined(e)) return ifDeclined;
+  if (rpcCode(e) === -32002) return `Your wallet already has a request waiting: open the wallet, answer it, then ${AGAIN}.`;
   if (says(e, /insufficient funds/i))
-    return 'Your wallet does not hold enough ETH on Base to pay the network fee (gas). Add a little ETH on Base, then try again.';
-  return `Your wallet could not finish ${doing}: ${String((e as { shortMessage?: unknown })?.shortMessage ?? (e as Error)?.message ?? e)}`;
+    return `Your wallet does not hold enough ETH on Base for the network fee (gas): add a little ETH on Base, then ${AGAIN}.`;
+  return `Your wallet could not finish ${doing} (${walletWords(e)}): ${AGAIN}, or reload the page if it happens again.`;
 }
 
 /** Shows why the purchase stopped; false: nothing was delivered. */
@@ -105,10 +121,11 @@ export async function buyWithWallet(skill: string, injected: InjectedWallet): Pr
   try {
     setStatus('busy', 'Connecting to your wallet…');
     [account] = (await requestAddresses(client)) as [Address];
-    if (!account) throw new Stop('Your wallet shared no account. Unlock it, then press "Pay with wallet" again.');
+    if (!account) throw new Stop(`Your wallet shared no account: unlock it, then ${AGAIN}.`);
     if ((await getChainId(client)) !== base.id) {
+      // wallet_switchEthereumChain; a wallet that does not know Base yet (4902) is asked to add it first.
       setStatus('busy', 'Asking your wallet to switch to Base…');
-      doing = 'the switch to Base';
+      doing = 'the switch to Base (chain 8453)';
       try {
         await switchChain(client, { id: base.id });
       } catch (e) {
@@ -117,11 +134,19 @@ export async function buyWithWallet(skill: string, injected: InjectedWallet): Pr
         await switchChain(client, { id: base.id });
       }
       if ((await getChainId(client)) !== base.id)
-        throw new Stop('Your wallet is still on another network. Switch it to Base (chain 8453), then press "Pay with wallet" again.');
+        throw new Stop(`Your wallet is still on another network: switch it to Base (chain 8453), then ${AGAIN}.`);
     }
   } catch (e) {
-    const sentence = walletSentence(e, doing);
-    return stop(rpcCode(e) === 4001 ? sentence : `${sentence} This shop takes USDC on Base (chain 8453).`);
+    return stop(
+      walletSentence(
+        e,
+        doing,
+        doing === 'the connection'
+          ? `You declined the connection in your wallet, so nothing was sent: ${AGAIN} when you are ready.`
+          : `Your wallet refused to switch to Base (chain 8453), the only network this shop takes USDC on, so nothing was sent: ` +
+              `allow the switch or switch it to Base yourself, then ${AGAIN}.`,
+      ),
+    );
   }
 
   // An owner is never charged again: a wallet that already has the skill signs in and downloads it.
@@ -155,7 +180,8 @@ export async function buyWithWallet(skill: string, injected: InjectedWallet): Pr
       const first = challenge.accepts[0]!;
       throw new Stop(
         `This skill costs ${formatUnits(BigInt(first.maxAmountRequired), first.decimals)} ${first.asset} and your wallet ${account} holds ` +
-          `${formatUnits(balances[0] ?? 0n, first.decimals)} ${first.asset} on Base. Add ${first.asset} on Base to this wallet, then try again.`,
+          `${formatUnits(balances[0] ?? 0n, first.decimals)} ${first.asset} on Base: add ` +
+          `${formatUnits(BigInt(first.maxAmountRequired) - (balances[0] ?? 0n), first.decimals)} ${first.asset} or more on Base to this wallet, then ${AGAIN}.`,
       );
     }
     const request = {
@@ -178,7 +204,7 @@ export async function buyWithWallet(skill: string, injected: InjectedWallet): Pr
     if (gasless && accept.asset !== 'USDC')
       throw new Stop(
         `${fee === undefined ? 'Your wallet' : `The network fee is about ${formatEther(fee)} ETH and your wallet`} holds ${formatEther(eth)} ETH on Base, ` +
-          `not enough for the fee of a ${accept.asset} transfer. Add a little ETH on Base for gas, or pay in USDC (which needs no ETH here), then try again.`,
+          `not enough for the fee of a ${accept.asset} transfer: add a little ETH on Base for gas, or USDC (which pays here without ETH), then ${AGAIN}.`,
       );
   } catch (e) {
     return stop(walletSentence(e, 'the balance check'));
@@ -212,7 +238,7 @@ export async function buyWithWallet(skill: string, injected: InjectedWallet): Pr
     if (receipt.status !== 'success') {
       localStorage.removeItem(pendingKey(skill));
       return stop(
-        `The transfer failed on chain (transaction ${hash} reverted): no ${accept.asset} left your wallet except the network fee. Try again.`,
+        `The transfer failed on chain (transaction ${hash} reverted), so no ${accept.asset} left your wallet but the network fee: ${AGAIN} to try again.`,
       );
     }
     progress('confirmed', ['sent', 'included']);
@@ -232,7 +258,7 @@ export async function buyWithWallet(skill: string, injected: InjectedWallet): Pr
       sign: (message) => signMessage(client, { account, message }),
     });
   } catch (e) {
-    if (rpcCode(e) !== 4001) return toRecover(walletSentence(e, 'the signature'));
+    if (!declined(e)) return toRecover(`Your wallet could not sign the claim (${walletWords(e)}).`);
     // Declined: the shop still delivers the first claim to this browser's connection.
   }
   const started = Date.now();
@@ -297,8 +323,14 @@ async function ownerDownload(skill: string, injected: InjectedWallet, account: A
     await showPack('pack', skill, answer.body);
     return true;
   } catch (e) {
-    const sentence = walletSentence(e, 'the sign-in');
-    return stop(rpcCode(e) === 4001 ? sentence : `${sentence} Nothing was paid.`);
+    return stop(
+      walletSentence(
+        e,
+        'the sign-in',
+        'You declined the sign-in in your wallet, so nothing was downloaded and nothing paid: press the button again and sign ' +
+          'the message (it moves no funds) to download the pack.',
+      ),
+    );
   }
 }
 
@@ -337,7 +369,13 @@ async function payGasless(skill: string, client: Client, account: Address, accep
       setStatus('busy', 'Signed. The shop is submitting your transfer to Base…');
     });
   } catch (e) {
-    return stop(walletSentence(e, 'the payment authorization'));
+    return stop(
+      walletSentence(
+        e,
+        'the payment authorization',
+        `You declined the payment authorization in your wallet, so nothing was paid: ${AGAIN} when you are ready.`,
+      ),
+    );
   }
   if (result.status === 200 && !isFailure(result.body)) return delivered(skill, result.body as Delivered);
   const why = isFailure(result.body) ? explain(result.body) : `The shop answered ${result.status}.`;
