@@ -33,6 +33,11 @@ export function links(base: string) {
     pay: `${base}/api/pay`,
     recover: `${base}/api/recover`,
     recover_page: `${base}/recover/`,
+    /** The operator's pages (catalog/storefront/operator-pages.ts), linked from every page's footer. */
+    terms_page: `${base}/terms/`,
+    privacy_page: `${base}/privacy/`,
+    refunds_page: `${base}/refunds/`,
+    contact_page: `${base}/contact/`,
     mandates: `${base}/api/mandates`,
     mandates_of: (wallet: string) => `${base}/api/mandates?wallet=${wallet}`,
     agent_identity: `${base}/api/agent-identity`,

@@ -57,6 +57,22 @@ describe('the storefront pages', () => {
     expect(html('skills/agent-x402-first-buy/index.html')).not.toContain('id="pay-card"');
   });
 
+  it("links the terms, privacy, refund and contact pages from every page's footer, and builds them", () => {
+    const pages = [...built.publicFiles.keys()].filter((p) => p.endsWith('.html'));
+    expect(pages.length).toBeGreaterThan(250);
+    for (const p of pages) {
+      const footer = /<footer class="site">([\s\S]*)<\/footer>/.exec(html(p))?.[1] ?? '';
+      for (const href of ['/terms/', '/privacy/', '/refunds/', '/contact/']) expect(footer, `${p} → ${href}`).toContain(`href="${href}"`);
+    }
+    for (const p of ['terms', 'privacy', 'refunds', 'contact']) expect(built.publicFiles.has(`${p}/index.html`), p).toBe(true);
+  });
+
+  it('builds the operator pages with placeholders by default, each marked not for publication', () => {
+    for (const p of ['terms', 'privacy', 'refunds', 'contact'])
+      expect(html(`${p}/index.html`), p).toContain('<b>Example operator, not for publication.</b>');
+    expect(html('index.html')).not.toContain('Example operator');
+  });
+
   it('references only assets the build wrote', () => {
     for (const [path, content] of built.publicFiles) {
       if (!path.endsWith('.html')) continue;
