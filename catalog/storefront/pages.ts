@@ -144,7 +144,7 @@ export function skillPage(input: StorefrontInput, entry: CatalogEntry, assets: A
 <h2 id="buy-heading">Buy ${esc(entry.name)}</h2>
 <p>${priceHtml(entry)} in USDC on Base (chain ${CHAIN_ID}), paid once; the pack is yours with a license to get it again.${
     card !== undefined
-      ? ` <span id="card-offer" hidden>Or ${usd(card)} by card: a card payment carries a fixed processing fee on every sale, which a price of cents could not cover, so this pack costs more by card than in USDC.</span>`
+      ? ` <span id="card-offer" hidden>Or ${usd(card)} by card: a card payment carries a fixed processing fee on every sale, which a price of cents could not cover, while a USDC payment on Base reaches the shop with no processor's fee, so this pack costs more by card than in USDC.</span>`
       : ''
   }</p>
 <div class="actions">

@@ -54,6 +54,12 @@ describe('the storefront pages', () => {
     expect(html('skills/csv-cleaner/index.html')).toMatch(
       /<span id="card-offer" hidden>Or \$10\.00 by card: a card payment carries a fixed processing fee on every sale/,
     );
+    // Both halves of why: the card's fixed fee, and none on a USDC payment.
+    expect(html('skills/csv-cleaner/index.html')).toContain("while a USDC payment on Base reaches the shop with no processor's fee");
+    // Where both prices show, the explanation sits beside them, in the same sentence block.
+    expect(html('skills/market-x402-merchant-os/index.html')).toMatch(
+      /<p><span class="price">\$0\.099<[^\n]*<span id="card-offer" hidden>Or \$0\.99 by card: a card payment carries a fixed processing fee/,
+    );
     expect(html('skills/agent-x402-first-buy/index.html')).not.toContain('id="pay-card"');
   });
 
