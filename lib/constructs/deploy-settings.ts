@@ -78,7 +78,7 @@ export function deploySettings(stack: Stack, webAclArn: string | undefined): Dep
  * parameter holding the context keys still unset, allowed only that value, and asserts it is
  * empty, so it fails on every deploy of this template and its message names what to set.
  */
-function refusePlaceholderOperator(stack: Stack, operator: OperatorReading): void {
+export function refusePlaceholderOperator(stack: Stack, operator: OperatorReading): void {
   if (operator.placeholders.length === 0) return;
   const keys = operator.placeholders.map((name) => OPERATOR_SETTINGS[name].context);
   const unset = new CfnParameter(stack, 'OperatorSettingsUnset', {

@@ -260,6 +260,11 @@ describe('operator settings: the terms, privacy, refund and contact pages', () =
   it('with all of them, carries no rule and no parameter, and the pages bin/app.ts builds from the same context carry them', () => {
     const t = synthTemplate({ treasury: TREASURY, ...OPERATOR });
     expect(t.toJSON().Rules?.OperatorSettingsAreSet).toBeUndefined();
+    const elsewhere = addMarketplace(new App({ context: { treasury: TREASURY, 'aws:cdk:bundling-stacks': [], ...OPERATOR } }), {
+      account: '111111111111',
+      region: 'eu-west-1',
+    });
+    expect(Template.fromStack(elsewhere.edge!).toJSON().Rules?.OperatorSettingsAreSet).toBeUndefined();
     expect(t.toJSON().Parameters?.OperatorSettingsUnset).toBeUndefined();
     // bin/app.ts: buildSite({ operator: readOperatorConfig(app) }) with the app the stack is in.
     const reading = readOperatorConfig(new App({ context: OPERATOR }));
@@ -883,6 +888,8 @@ describe('the edge: web ACL and TLS (issue 17)', () => {
     const { marketplace, edge } = app({}, 'eu-west-1');
     expect(edge?.region).toBe('us-east-1');
     Template.fromStack(edge!).resourceCountIs('AWS::WAFv2::WebACL', 1);
+    // Deployed first by `cdk deploy --all`, it refuses placeholder operator settings as the marketplace does.
+    expect(Template.fromStack(edge!).toJSON().Rules?.OperatorSettingsAreSet).toBeDefined();
     const t = Template.fromStack(marketplace);
     t.resourceCountIs('AWS::WAFv2::WebACL', 0);
     expect(JSON.stringify(distribution(t).WebACLId)).toMatch(/ExportsReader/);
