@@ -101,10 +101,11 @@ so you can come back for the pack. Stripe's payment page is Stripe's, under its 
 is yours.</p>
 <h2>Who else sees it</h2>
 <p>Stripe processes card payments. The shop reads the Base chain through RPC providers, which see which transactions it asks
-about. The service runs on Amazon Web Services. Nothing is sold or shared for marketing.</p>
+about. The service runs on Amazon Web Services. The shop's software sends
+nothing else to anyone: no analytics, advertising or tracking service.</p>
 <h2>Your rights</h2>
 <p>Write to <a href="mailto:${esc(o.email)}">${esc(o.email)}</a> to ask what the shop holds about you, to correct it or to have
-it deleted where the law allows; records of sales are kept as the law of ${esc(o.jurisdiction)} requires, and what is on
+it deleted where the law allows. The proof ledger's rows are the public record of sales and stay published, and what is on
 the chain cannot be deleted by anyone.</p>`;
   return page(
     {
@@ -154,11 +155,11 @@ export function contactPage(reading: OperatorReading, assets: AssetUrls): string
   const o = reading.operator;
   const body = `${placeholderNotice(reading)}<h1>Contact</h1>
 <p class="lead">This shop is run by ${esc(o.legalName)}.</p>
-<dl class="facts">
-<div><dt>Email</dt><dd><a href="mailto:${esc(o.email)}">${esc(o.email)}</a></dd></div>
-<div><dt>Post</dt><dd>${esc(o.postalAddress)}</dd></div>
-<div><dt>Support hours</dt><dd>${esc(o.supportHours)}</dd></div>
-</dl>
+<ul>
+<li>Email: <a href="mailto:${esc(o.email)}">${esc(o.email)}</a></li>
+<li>Post: ${esc(o.postalAddress)}</li>
+<li>Support hours: ${esc(o.supportHours)}</li>
+</ul>
 <h2>About a purchase</h2>
 <p>Say which pack, and for a wallet payment the transaction hash, for a card payment the Stripe receipt or checkout session id.
 A pack you paid for but did not receive can be <a href="${site.recover_page}">recovered</a> at once, without waiting for an answer.</p>

@@ -394,10 +394,12 @@ describe.skipIf(!haveBrowser)('the storefront in Chromium', () => {
     }
     await page.close();
     const phone = await browser.newPage({ viewport: { width: 390, height: 844 } });
-    phone.on('pageerror', (e) => problems.push(`/privacy/: ${e.message}`));
+    phone.on('pageerror', (e) => problems.push(`${phone.url()}: ${e.message}`));
     await recordCspViolations(phone, violations);
-    await phone.goto(`${base}/privacy/`);
-    expect(await phone.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
+    for (const [, path] of pages) {
+      await phone.goto(`${base}${path}`);
+      expect(await phone.evaluate(() => document.documentElement.scrollWidth), path).toBeLessThanOrEqual(390);
+    }
     await phone.close();
   });
 

@@ -62,7 +62,7 @@ describe('the operator pages', () => {
     expect(built.get('privacy/index.html')).toContain(`The controller is ${escapedName}`);
     expect(built.get('refunds/index.html')).toContain('Within 30 days of a card purchase you may ask for a refund');
     expect(built.get('refunds/index.html')).toContain('mailto:help@zebra-sons.example.com');
-    expect(built.get('contact/index.html')).toContain('<dd>Monday to Friday, 09:00 to 17:00 CET</dd>');
+    expect(built.get('contact/index.html')).toContain('<li>Support hours: Monday to Friday, 09:00 to 17:00 CET</li>');
     for (const html of built.values()) expect(html).not.toContain('Zebra & Sons');
   });
 
