@@ -26,6 +26,7 @@ import { packFiles, packSeal } from '../lambdas/contract/pack-seal';
 import { isDay } from '../lambdas/contract/days';
 import { buildSearchIndex, type SearchDocument } from '../lambdas/contract/search-index';
 import { CATALOG_DIR, PUBLIC_DIR, SEALED_DIR } from '../lambdas/contract/data-dirs';
+import { PLACEHOLDER_OPERATOR, type OperatorReading } from '../lambdas/contract/operator';
 import { renderPack, renderSample } from './render';
 import { renderLlmsTxt } from './llms';
 import { espCycleJsonSchema } from '../lambdas/contract/esp-cycle-schema';
@@ -140,7 +141,16 @@ export interface BuildResult {
 }
 
 /** Computes every output in memory, the pack scan and eval suite included; {@link buildSite} writes them. */
-export async function buildCatalog(): Promise<BuildResult> {
+/** What a build may be given beyond the authored files. */
+export interface BuildOptions {
+  /**
+   * Who runs the store, for the terms, privacy, refund and contact pages: the CDK context in a
+   * synth (bin/app.ts); the placeholders otherwise (`npm start`, the tests), which the pages mark.
+   */
+  operator?: OperatorReading;
+}
+
+export async function buildCatalog(options: BuildOptions = {}): Promise<BuildResult> {
   const skills = loadSkills();
   const pricing = loadPricing(skills);
   const bundles = loadBundles(skills);
@@ -321,6 +331,7 @@ export async function buildCatalog(): Promise<BuildResult> {
       evals: evals.skills,
       cardCents: pricing.card_cents,
       listedAt: listings,
+      operator: options.operator ?? PLACEHOLDER_OPERATOR,
     },
     assets,
   );
@@ -329,8 +340,8 @@ export async function buildCatalog(): Promise<BuildResult> {
 }
 
 /** Builds and writes all three trees; safe to run while a server reads them. */
-export async function buildSite(): Promise<BuildResult> {
-  const result = await buildCatalog();
+export async function buildSite(options: BuildOptions = {}): Promise<BuildResult> {
+  const result = await buildCatalog(options);
   writeTree(PUBLIC_DIR, result.publicFiles);
   writeTree(CATALOG_DIR, result.catalogFiles);
   writeTree(SEALED_DIR, new Map([['packs.json', JSON.stringify(Object.fromEntries(result.packs))]]));

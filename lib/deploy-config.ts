@@ -1,5 +1,6 @@
 import type { Construct } from 'constructs';
 import { getAddress, isAddress } from 'viem';
+import { OPERATOR_SETTINGS, readOperator, type OperatorReading, type OperatorSettingName } from '../lambdas/contract/operator';
 import { readMarketConfig, SETTINGS, type AddressCodec, type MarketConfig, type SettingName } from '../lambdas/contract/settings';
 
 /** EIP-55 checks for the synth: the same rules the Lambdas apply (contract/settings.ts). */
@@ -47,6 +48,26 @@ export function readDeployConfig(scope: Construct): MarketConfig {
     throw new DeployConfigError(`Invalid deployment configuration (CDK context):\n${problems.map((p) => `  - ${p}`).join('\n')}`);
   }
   return config;
+}
+
+/**
+ * Reads who runs the store from CDK context (`-c operatorLegalName=…`, lambdas/contract/operator.ts):
+ * bin/app.ts renders the terms, privacy, refund and contact pages with it, and the stack refuses a
+ * deploy while any is a placeholder. A given value that breaks its rule fails the synth.
+ */
+export function readOperatorConfig(scope: Construct): OperatorReading {
+  const raw: Partial<Record<OperatorSettingName, string>> = {};
+  for (const [name, spec] of Object.entries(OPERATOR_SETTINGS) as [
+    OperatorSettingName,
+    (typeof OPERATOR_SETTINGS)[OperatorSettingName],
+  ][]) {
+    const v: unknown = scope.node.tryGetContext(spec.context);
+    if (v !== undefined && v !== null) raw[name] = String(v);
+  }
+  const reading = readOperator(raw);
+  if (reading.problems.length > 0)
+    throw new DeployConfigError(`Invalid operator settings (CDK context):\n${reading.problems.map((p) => `  - ${p}`).join('\n')}`);
+  return reading;
 }
 
 /** What the edge takes from CDK context beyond the settings: a custom domain, and an existing web ACL. */

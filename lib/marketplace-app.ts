@@ -1,5 +1,7 @@
 import type { App } from 'aws-cdk-lib';
+import { refusePlaceholderOperator } from './constructs/deploy-settings';
 import { EdgeStack } from './constructs/edge-web-acl';
+import { readOperatorConfig } from './deploy-config';
 import { MarketplaceStack } from './marketplace-stack';
 
 /**
@@ -23,6 +25,9 @@ export function addMarketplace(
           description: 'Agent skill marketplace: the CloudFront web ACL (us-east-1)',
         })
       : undefined;
+  // `cdk deploy --all` deploys the edge stack first: it refuses placeholder operator settings too,
+  // so a deploy the marketplace stack would refuse changes nothing anywhere.
+  if (edge) refusePlaceholderOperator(edge, readOperatorConfig(app));
   const marketplace = new MarketplaceStack(app, name, {
     description: 'Agent skill marketplace: sealed capability packs sold over x402 (USDC on Base)',
     ...(where.region ? { env: { ...account, region: where.region } } : {}),

@@ -2,6 +2,9 @@
  * HTML for the pre-rendered storefront pages: one escaping rule for every text that reaches a page
  * (skill records, pack texts and build facts are data, never markup), and the shell every page shares.
  */
+import { links } from '../../lambdas/contract/links';
+
+const site = links('');
 
 const ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
 
@@ -65,7 +68,8 @@ ${spec.body}
 </main>
 <footer class="site"><p>Sealed skill packs for software agents and the people who run them. Paid in USDC on Base (chain 8453) over
 x402, or by card for a few packs; every unlock is a row on the public <a href="/proof/">proof ledger</a>.
-Machines start at <a href="/api/shop"><code>/api/shop</code></a> or <a href="/llms.txt"><code>/llms.txt</code></a>.</p></footer>
+Machines start at <a href="/api/shop"><code>/api/shop</code></a> or <a href="/llms.txt"><code>/llms.txt</code></a>.</p>
+<nav aria-label="About the shop"><a href="${site.terms_page}">Terms</a> · <a href="${site.privacy_page}">Privacy</a> · <a href="${site.refunds_page}">Refunds</a> · <a href="${site.contact_page}">Contact</a></nav></footer>
 </body>
 </html>
 `;

@@ -10,9 +10,11 @@ import type { SkillEval } from '../../lambdas/contract/eval-report';
 import { links } from '../../lambdas/contract/links';
 import { SEAL_VERIFY_COMMAND } from '../../lambdas/contract/pack-seal';
 import type { SkillSecurity } from '../../lambdas/contract/security-report';
+import type { OperatorReading } from '../../lambdas/contract/operator';
 import type { SkillRecord } from '../schema';
 import { esc, page, type AssetUrls } from './html';
 import { renderSampleHtml } from './markdown';
+import { renderOperatorPages } from './operator-pages';
 
 export interface StorefrontInput {
   records: readonly SkillRecord[];
@@ -24,6 +26,8 @@ export interface StorefrontInput {
   /** Card prices in US cents, for the card packs only. */
   cardCents: Readonly<Record<string, number>>;
   listedAt: Readonly<Record<string, string>>;
+  /** Who runs the store, for the terms, privacy, refund and contact pages (operator-pages.ts). */
+  operator: OperatorReading;
 }
 
 const site = links('');
@@ -140,7 +144,7 @@ export function skillPage(input: StorefrontInput, entry: CatalogEntry, assets: A
 <h2 id="buy-heading">Buy ${esc(entry.name)}</h2>
 <p>${priceHtml(entry)} in USDC on Base (chain ${CHAIN_ID}), paid once; the pack is yours with a license to get it again.${
     card !== undefined
-      ? ` <span id="card-offer" hidden>Or ${usd(card)} by card: a card payment carries a fixed processing fee on every sale, which a price of cents could not cover, so this pack costs more by card than in USDC.</span>`
+      ? ` <span id="card-offer" hidden>Or ${usd(card)} by card: a card payment carries a fixed processing fee on every sale, which a price of cents could not cover, while a USDC payment on Base reaches the shop with no processor's fee, so this pack costs more by card than in USDC.</span>`
       : ''
   }</p>
 <div class="actions">
@@ -352,6 +356,7 @@ export function renderStorefront(input: StorefrontInput, assets: AssetUrls): Map
     ['purchases/index.html', purchasesPage(assets)],
     ['checkout/success/index.html', checkoutSuccessPage(assets)],
     ['checkout/cancel/index.html', checkoutCancelPage(assets)],
+    ...renderOperatorPages(input.operator, assets),
   ]);
   for (const entry of input.entries) pages.set(`skills/${entry.id}/index.html`, skillPage(input, entry, assets));
   return pages;

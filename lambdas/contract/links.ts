@@ -36,6 +36,11 @@ export function links(base: string) {
     purchases: `${base}/api/purchases`,
     /** A buyer's purchases page: where a wallet signs in, and a card buyer's license gets the pack again. */
     purchases_page: `${base}/purchases/`,
+    /** The operator's pages (catalog/storefront/operator-pages.ts), linked from every page's footer. */
+    terms_page: `${base}/terms/`,
+    privacy_page: `${base}/privacy/`,
+    refunds_page: `${base}/refunds/`,
+    contact_page: `${base}/contact/`,
     mandates: `${base}/api/mandates`,
     mandates_of: (wallet: string) => `${base}/api/mandates?wallet=${wallet}`,
     agent_identity: `${base}/api/agent-identity`,

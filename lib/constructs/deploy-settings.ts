@@ -1,14 +1,17 @@
 import { CfnParameter, CfnRule, Fn, Token, type Stack } from 'aws-cdk-lib';
 import { ADDRESS } from '../../lambdas/contract/chain';
 import { INFRA_ENV } from '../../lambdas/contract/env';
+import { OPERATOR_SETTINGS, type OperatorReading } from '../../lambdas/contract/operator';
 import { configToEnv, SETTINGS, type MarketConfig } from '../../lambdas/contract/settings';
-import { DeployConfigError, readDeployConfig, readEdgeConfig, type EdgeConfig } from '../deploy-config';
+import { DeployConfigError, readDeployConfig, readEdgeConfig, readOperatorConfig, type EdgeConfig } from '../deploy-config';
 
 /** What the stack is deployed with, read and checked before anything is built. */
 export interface DeploySettings {
   /** The settings from context (lib/deploy-config.ts), with a custom domain as the advertised base URL. */
   readonly config: MarketConfig;
   readonly edge: EdgeConfig;
+  /** Who runs the store (context `operator*`): the terms, privacy, refund and contact pages bin/app.ts renders with it. */
+  readonly operator: OperatorReading;
   /** Every function's environment: the settings, then what the stack adds (tables' names, the base URL parameter). */
   readonly env: Record<string, string>;
   /** The SSM parameter that holds the CloudFront domain when no base URL is configured: its name and ARN. */
@@ -53,6 +56,9 @@ export function deploySettings(stack: Stack, webAclArn: string | undefined): Dep
     }
   }
 
+  const operator = readOperatorConfig(stack);
+  refusePlaceholderOperator(stack, operator);
+
   // The advertised base URL: a configured custom domain, or the CloudFront domain written to
   // SSM once the distribution exists (lib/constructs/cdn.ts). Functions get only the parameter's
   // name, so there is no dependency cycle, and no request header can choose the URL the service
@@ -60,5 +66,34 @@ export function deploySettings(stack: Stack, webAclArn: string | undefined): Dep
   const name = `/skill-market/${stack.stackName}/public-base-url`;
   if (!config.publicBaseUrl) env[INFRA_ENV.publicBaseUrlParameter] = name;
   const arn = stack.formatArn({ service: 'ssm', resource: 'parameter', resourceName: name.slice(1) });
-  return { config, edge, env, baseUrlParameter: { name, arn } };
+  return { config, edge, env, operator, baseUrlParameter: { name, arn } };
+}
+
+/**
+ * The site's terms, privacy, refund and contact pages are rendered from the operator settings
+ * (bin/app.ts hands the same context to the catalog build); without them they name an example
+ * operator, which must never be published. `cdk synth` has to keep working without them (CI
+ * synthesizes offline with no operator), so the refusal is at deploy time: a rule CloudFormation
+ * evaluates before it changes anything, as TreasuryIsNotLegacy does. Its assertion reads a
+ * parameter holding the context keys still unset, allowed only that value, and asserts it is
+ * empty, so it fails on every deploy of this template and its message names what to set.
+ */
+export function refusePlaceholderOperator(stack: Stack, operator: OperatorReading): void {
+  if (operator.placeholders.length === 0) return;
+  const keys = operator.placeholders.map((name) => OPERATOR_SETTINGS[name].context);
+  const unset = new CfnParameter(stack, 'OperatorSettingsUnset', {
+    type: 'String',
+    default: keys.join(','),
+    allowedValues: [keys.join(',')],
+    description:
+      'The operator settings (CDK context) this template was synthesized without: its terms, privacy, refund and contact pages name a placeholder operator, and the rule OperatorSettingsAreSet refuses the deploy.',
+  });
+  new CfnRule(stack, 'OperatorSettingsAreSet', {
+    assertions: [
+      {
+        assert: Fn.conditionEquals(Fn.ref(unset.logicalId), ''),
+        assertDescription: `The site's terms, privacy, refund and contact pages would be published naming a placeholder operator. Set ${keys.map((k) => `-c ${k}=...`).join(' ')} (docs/OPERATIONS.md, "Operator settings") and deploy again.`,
+      },
+    ],
+  });
 }

@@ -456,7 +456,9 @@ describe.skipIf(!haveBrowser)('the storefront in Chromium', () => {
     const { page } = await open('/skills/csv-cleaner/');
     // The stack's card checkout is on (the Stripe stand-in): the card price, why it differs, and the button show.
     await page.locator('#card-offer').waitFor({ state: 'visible', timeout: 10_000 });
-    expect(await page.locator('#card-offer').textContent()).toMatch(/^Or \$10\.00 by card: a card payment carries a fixed processing fee/);
+    expect(await page.locator('#card-offer').textContent()).toMatch(
+      /^Or \$10\.00 by card: a card payment carries a fixed processing fee on every sale, .* a USDC payment on Base reaches the shop with no processor's fee/,
+    );
     await page.locator('#pay-card').click();
     await page.waitForURL((u) => u.toString().startsWith(inject('stripeBase')), { timeout: 15_000 });
     expect(await page.locator('#pay').count()).toBe(1);
@@ -522,6 +524,35 @@ describe.skipIf(!haveBrowser)('the storefront in Chromium', () => {
       await page.close();
     },
   );
+
+  it("the terms, privacy, refund and contact pages: reached from every page's footer, marked as an example operator, readable on a phone", async () => {
+    const { page } = await open('/');
+    const pages = [
+      ['Terms', '/terms/', 'Terms of sale'],
+      ['Privacy', '/privacy/', 'Privacy'],
+      ['Refunds', '/refunds/', 'Refund policy'],
+      ['Contact', '/contact/', 'Contact'],
+    ] as const;
+    // From the home page, then from each operator page's own footer to the next.
+    for (const [label, path, heading] of pages) {
+      await page.locator('footer nav[aria-label="About the shop"]').getByRole('link', { name: label, exact: true }).click();
+      await page.waitForURL(`${base}${path}`);
+      expect(await page.locator('h1').textContent()).toBe(heading);
+      // The test stack builds without operator settings: every page says it is no real seller's.
+      const notice = page.locator('#placeholder-operator');
+      expect(await notice.isVisible()).toBe(true);
+      expect(await notice.textContent()).toMatch(/^Example operator, not for publication\./);
+    }
+    await page.close();
+    const phone = await browser.newPage({ viewport: { width: 390, height: 844 } });
+    phone.on('pageerror', (e) => problems.push(`${phone.url()}: ${e.message}`));
+    await recordCspViolations(phone, violations);
+    for (const [, path] of pages) {
+      await phone.goto(`${base}${path}`);
+      expect(await phone.evaluate(() => document.documentElement.scrollWidth), path).toBeLessThanOrEqual(390);
+    }
+    await phone.close();
+  });
 
   it('no other origin can frame a page with pay buttons: the frame is refused (frame-ancestors none)', async () => {
     // A page on another origin (another loopback port) that frames the skill page, as a clickjacker would.

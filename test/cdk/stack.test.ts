@@ -7,7 +7,9 @@ import { EXPORT_SCHEDULE_CRON, EXPORTED_TABLES, RELAYER_COST_SQL, REVENUE_ROLLUP
 import { METRIC_NAMESPACE, METRICS } from '../../lambdas/contract/metrics';
 import { FIVE_XX_RATE_PERCENT, RELEASE_REFUSAL_PERCENT } from '../../lib/constructs/operations';
 import { CONFIRMATION_RETRY_DELAYS_SECONDS, FINALITY_RETRY_DELAYS_SECONDS } from '../../lambdas/contract/confirmation-policy';
-import { carriesKey, DeployConfigError } from '../../lib/deploy-config';
+import { carriesKey, DeployConfigError, readOperatorConfig } from '../../lib/deploy-config';
+import { OPERATOR_SETTINGS } from '../../lambdas/contract/operator';
+import { renderOperatorPages } from '../../catalog/storefront/operator-pages';
 import { MarketplaceStack } from '../../lib/marketplace-stack';
 import { addMarketplace } from '../../lib/marketplace-app';
 import { WAF_RATE_LIMIT_PER_5_MIN } from '../../lib/constructs/edge-web-acl';
@@ -221,6 +223,63 @@ describe('MarketplaceStack', () => {
     const rules = t.toJSON().Rules as Record<string, any>;
     expect(JSON.stringify(rules)).toContain(LEGACY);
   }, 120_000);
+});
+
+describe('operator settings: the terms, privacy, refund and contact pages', () => {
+  const OPERATOR = {
+    operatorLegalName: 'Zebra Trading GmbH',
+    operatorEmail: 'help@zebra.example.com',
+    operatorPostalAddress: 'Musterstraße 7, 10115 Berlin, Germany',
+    operatorJurisdiction: 'Germany',
+    operatorRefundDays: '30',
+    operatorSupportHours: 'Monday to Friday, 09:00 to 17:00 CET',
+  };
+  const keys = Object.values(OPERATOR_SETTINGS).map((s) => s.context);
+
+  it('without them, synthesizes (CI has none) a template CloudFormation refuses to deploy, naming every context key to set', () => {
+    const rule = (template.toJSON().Rules as Record<string, any>)['OperatorSettingsAreSet'];
+    expect(rule).toBeDefined();
+    const [assertion] = rule.Assertions;
+    expect(assertion.AssertDescription).toMatch(
+      /^The site's terms, privacy, refund and contact pages would be published naming a placeholder operator/,
+    );
+    for (const key of keys) expect(assertion.AssertDescription).toContain(`-c ${key}=...`);
+    // The assertion is over a parameter that may hold only the unset keys, and asks it to be empty: it fails on every deploy.
+    expect(assertion.Assert).toEqual({ 'Fn::Equals': [{ Ref: 'OperatorSettingsUnset' }, ''] });
+    template.hasParameter('OperatorSettingsUnset', { Type: 'String', Default: keys.join(','), AllowedValues: [keys.join(',')] });
+  });
+
+  it('with some of them, names only the keys still unset', () => {
+    const { operatorJurisdiction: _unset, ...some } = OPERATOR;
+    const t = synthTemplate({ treasury: TREASURY, ...some });
+    const description: string = t.toJSON().Rules.OperatorSettingsAreSet.Assertions[0].AssertDescription;
+    expect(description).toContain('Set -c operatorJurisdiction=... (docs/OPERATIONS.md');
+    expect(description).not.toContain('operatorEmail');
+  }, 120_000);
+
+  it('with all of them, carries no rule and no parameter, and the pages bin/app.ts builds from the same context carry them', () => {
+    const t = synthTemplate({ treasury: TREASURY, ...OPERATOR });
+    expect(t.toJSON().Rules?.OperatorSettingsAreSet).toBeUndefined();
+    const elsewhere = addMarketplace(new App({ context: { treasury: TREASURY, 'aws:cdk:bundling-stacks': [], ...OPERATOR } }), {
+      account: '111111111111',
+      region: 'eu-west-1',
+    });
+    expect(Template.fromStack(elsewhere.edge!).toJSON().Rules?.OperatorSettingsAreSet).toBeUndefined();
+    expect(t.toJSON().Parameters?.OperatorSettingsUnset).toBeUndefined();
+    // bin/app.ts: buildSite({ operator: readOperatorConfig(app) }) with the app the stack is in.
+    const reading = readOperatorConfig(new App({ context: OPERATOR }));
+    const pages = new Map(renderOperatorPages(reading, { css: '/assets/x.css', scripts: {}, preloads: {} }));
+    expect(pages.get('terms/index.html')).toContain('The seller is Zebra Trading GmbH, Musterstraße 7, 10115 Berlin, Germany');
+    expect(pages.get('contact/index.html')).toContain('mailto:help@zebra.example.com');
+    for (const html of pages.values()) expect(html).not.toContain('not for publication');
+  }, 120_000);
+
+  it('refuses a malformed one at synth', () => {
+    expect(() => synthTemplate({ treasury: TREASURY, ...OPERATOR, operatorEmail: 'help at zebra' })).toThrow(DeployConfigError);
+    expect(() => synthTemplate({ treasury: TREASURY, ...OPERATOR, operatorRefundDays: 'two weeks' })).toThrow(
+      /operatorRefundDays must be a whole number/,
+    );
+  });
 });
 
 describe('catalog data and access', () => {
@@ -841,6 +900,8 @@ describe('the edge: web ACL and TLS (issue 17)', () => {
     const { marketplace, edge } = app({}, 'eu-west-1');
     expect(edge?.region).toBe('us-east-1');
     Template.fromStack(edge!).resourceCountIs('AWS::WAFv2::WebACL', 1);
+    // Deployed first by `cdk deploy --all`, it refuses placeholder operator settings as the marketplace does.
+    expect(Template.fromStack(edge!).toJSON().Rules?.OperatorSettingsAreSet).toBeDefined();
     const t = Template.fromStack(marketplace);
     t.resourceCountIs('AWS::WAFv2::WebACL', 0);
     expect(JSON.stringify(distribution(t).WebACLId)).toMatch(/ExportsReader/);

@@ -18,7 +18,8 @@ import type {
 import { sameCallerSoon } from '../../lambdas/checkout/core/delivery';
 import { checkCreator, hashSecret } from '../../lambdas/checkout/core/session-secret';
 import { getCheckoutDelivery } from '../../lambdas/checkout/delivery';
-import { ACP_FACE } from '../../lambdas/checkout/core/acp';
+import { ACP_FACE, acpView } from '../../lambdas/checkout/core/acp';
+import { ucpView } from '../../lambdas/checkout/core/ucp';
 import { cancelRoute, createRoute, getRoute } from '../../lambdas/checkout/protocol-routes';
 import { cancelSession } from '../../lambdas/checkout/sessions';
 import { postStripeWebhook } from '../../lambdas/checkout/webhook';
@@ -444,5 +445,40 @@ describe('delivery of a paid card pack: the Stripe id alone, once (issue 31, fin
     await delivery('203.0.113.9', { authorization: `Bearer ${SECRET}` });
     expect(w.sessions.all.get('chk_1')!.deliveredAt).toBeUndefined();
     expect((await delivery('198.51.100.1')).status).toBe(200);
+  });
+});
+
+describe("the session links the seller's pages, in each standard's link types", () => {
+  const session: CheckoutSession = {
+    id: 'cs_local_1',
+    protocol: 'acp',
+    skill: 'csv-cleaner',
+    name: 'CSV cleaner',
+    amountCents: 1000,
+    currency: 'usd',
+    buyerEmail: undefined,
+    state: 'open',
+    stripeSessionId: 'cs_test_1',
+    continueUrl: 'https://checkout.stripe.com/c/pay/cs_test_1',
+    createdAt: '2026-11-26T00:00:00.000Z',
+    updatedAt: '2026-11-26T00:00:00.000Z',
+    expiresAt: '2026-11-27T00:00:00.000Z',
+  };
+  const base = 'https://shop.example.com';
+
+  it('ACP: terms_of_use, privacy_policy and the refund policy as seller_shop_policies', () => {
+    expect(acpView(session, undefined, base).links).toEqual([
+      { type: 'terms_of_use', url: `${base}/terms/` },
+      { type: 'privacy_policy', url: `${base}/privacy/` },
+      { type: 'seller_shop_policies', url: `${base}/refunds/` },
+    ]);
+  });
+
+  it('UCP: terms_of_service, privacy_policy, refund_policy', () => {
+    expect(ucpView({ ...session, protocol: 'ucp' }, undefined, base).links).toEqual([
+      { type: 'terms_of_service', url: `${base}/terms/` },
+      { type: 'privacy_policy', url: `${base}/privacy/` },
+      { type: 'refund_policy', url: `${base}/refunds/` },
+    ]);
   });
 });

@@ -54,7 +54,29 @@ describe('the storefront pages', () => {
     expect(html('skills/csv-cleaner/index.html')).toMatch(
       /<span id="card-offer" hidden>Or \$10\.00 by card: a card payment carries a fixed processing fee on every sale/,
     );
+    // Both halves of why: the card's fixed fee, and none on a USDC payment.
+    expect(html('skills/csv-cleaner/index.html')).toContain("while a USDC payment on Base reaches the shop with no processor's fee");
+    // Where both prices show, the explanation sits beside them, in the same sentence block.
+    expect(html('skills/market-x402-merchant-os/index.html')).toMatch(
+      /<p><span class="price">\$0\.099<[^\n]*<span id="card-offer" hidden>Or \$0\.99 by card: a card payment carries a fixed processing fee/,
+    );
     expect(html('skills/agent-x402-first-buy/index.html')).not.toContain('id="pay-card"');
+  });
+
+  it("links the terms, privacy, refund and contact pages from every page's footer, and builds them", () => {
+    const pages = [...built.publicFiles.keys()].filter((p) => p.endsWith('.html'));
+    expect(pages.length).toBeGreaterThan(250);
+    for (const p of pages) {
+      const footer = /<footer class="site">([\s\S]*)<\/footer>/.exec(html(p))?.[1] ?? '';
+      for (const href of ['/terms/', '/privacy/', '/refunds/', '/contact/']) expect(footer, `${p} → ${href}`).toContain(`href="${href}"`);
+    }
+    for (const p of ['terms', 'privacy', 'refunds', 'contact']) expect(built.publicFiles.has(`${p}/index.html`), p).toBe(true);
+  });
+
+  it('builds the operator pages with placeholders by default, each marked not for publication', () => {
+    for (const p of ['terms', 'privacy', 'refunds', 'contact'])
+      expect(html(`${p}/index.html`), p).toContain('<b>Example operator, not for publication.</b>');
+    expect(html('index.html')).not.toContain('Example operator');
   });
 
   it('references only assets the build wrote', () => {

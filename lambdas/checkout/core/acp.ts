@@ -112,7 +112,12 @@ export function acpView(session: CheckoutSession, sale: CardSale | undefined, ba
       total('total', 'Total', amount),
     ],
     messages: messages(session, notice, baseUrl),
-    links: [],
+    // ACP's link types for the seller's pages (catalog/storefront/operator-pages.ts); the refund policy is its shop policy.
+    links: [
+      { type: 'terms_of_use', url: links(baseUrl).terms_page },
+      { type: 'privacy_policy', url: links(baseUrl).privacy_page },
+      { type: 'seller_shop_policies', url: links(baseUrl).refunds_page },
+    ],
     continue_url: session.continueUrl,
     created_at: session.createdAt,
     updated_at: session.updatedAt,

@@ -5,13 +5,10 @@
  * own error code. Unknown fields are ignored: the standards' schemas and examples disagree.
  */
 import type { Catalog } from '../../catalog';
+import { isEmail, MAX_EMAIL } from '../../contract/email';
 import type { AppError } from '../../platform/errors';
 import { CHECKOUT_ERRORS, type CheckoutErrorCode } from '../errors';
 import type { Protocol } from '../ports';
-
-/** One pattern for an email address: something@domain.tld, no spaces, at most 254 characters (RFC 5321's path limit). */
-export const EMAIL = /^[^\s@"<>()[\]\\,;:]+@[^\s@"<>()[\]\\,;:]+\.[^\s@"<>()[\]\\,;:]+$/;
-const MAX_EMAIL = 254;
 
 export interface CheckoutRequest {
   skill: string;
@@ -43,7 +40,7 @@ export function readBuyer(body: Record<string, unknown>): string | undefined {
     );
   const email = buyer['email'];
   if (email === undefined || email === null) return undefined;
-  if (typeof email !== 'string' || email.length > MAX_EMAIL || !EMAIL.test(email.trim())) {
+  if (typeof email !== 'string' || email.length > MAX_EMAIL || !isEmail(email.trim())) {
     throw checkoutInvalid(
       'INVALID_EMAIL',
       'buyer.email',

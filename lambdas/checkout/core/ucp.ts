@@ -77,7 +77,12 @@ export function ucpView(session: CheckoutSession, sale: CardSale | undefined, ba
     ...(session.buyerEmail ? { buyer: { email: session.buyerEmail } } : {}),
     totals,
     messages: messages(session, notice, baseUrl),
-    links: [],
+    // UCP's well-known link types for the seller's pages (catalog/storefront/operator-pages.ts).
+    links: [
+      { type: 'terms_of_service', url: l.terms_page },
+      { type: 'privacy_policy', url: l.privacy_page },
+      { type: 'refund_policy', url: l.refunds_page },
+    ],
     ...(session.state === 'open' ? { continue_url: session.continueUrl } : {}),
     expires_at: session.expiresAt,
     payment: { instruments: [] },
