@@ -8,9 +8,12 @@ import { wrapFetchWithPayment, x402Client } from '@x402/fetch';
 import { registerExactEvmScheme } from '@x402/evm/exact/client';
 import type { Browser } from 'playwright-core';
 import { erc20Abi, type Address } from 'viem';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { compactVerify, createLocalJWKSet } from 'jose';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { testAccount } from '../../local/anvil';
-import { haveBrowser, launchChromium, recordCspViolations } from '../support/browser';
+import { haveBrowser, launchChromium, PHONE, phoneLayout, recordCspViolations } from '../support/browser';
 import { chainTools } from '../support/chain';
 import { installTestWallet } from '../support/test-wallet';
 
@@ -19,14 +22,15 @@ const rpcUrl = inject('rpcUrl');
 const usdc = inject('usdc') as Address;
 const chain = chainTools(rpcUrl);
 const ACCOUNT = 79;
+const PHONE_SHOTS = fileURLToPath(new URL('../../test-results/phone-390/', import.meta.url));
 const usdcOf = (who: Address) => chain.pub.readContract({ address: usdc, abi: erc20Abi, functionName: 'balanceOf', args: [who] });
 let browser: Browser;
 
 /** Content-Security-Policy violations and page errors of any page of this file. */
 const violations: string[] = [];
 const problems: string[] = [];
-async function newPage() {
-  const context = await browser.newContext({ acceptDownloads: true });
+async function newPage(viewport?: { width: number; height: number }) {
+  const context = await browser.newContext({ acceptDownloads: true, ...(viewport ? { viewport } : {}) });
   await recordCspViolations(context, violations);
   const page = await context.newPage();
   page.on('pageerror', (e) => problems.push(e.message));
@@ -60,7 +64,8 @@ describe.skipIf(!haveBrowser)('/purchases/ in Chromium', () => {
     expect(v2.status).toBe(200);
     const balance = await usdcOf(address);
 
-    const page = await newPage();
+    // At phone width: the list is what a person mostly opens on a phone.
+    const page = await newPage(PHONE);
     const wallet = await installTestWallet(page, { rpcUrl, account: ACCOUNT });
     await page.goto(`${base}/purchases/`);
     await page.waitForSelector('html[data-ready="true"]');
@@ -71,6 +76,21 @@ describe.skipIf(!haveBrowser)('/purchases/ in Chromium', () => {
     const skills = await page.locator('#list button[data-skill]').evaluateAll((bs) => bs.map((b) => (b as HTMLElement).dataset['skill']));
     expect(skills).toEqual([byV2, byTx]);
     expect(wallet.calls).toContain('personal_sign');
+    const layout = await phoneLayout(
+      page,
+      ['#sign-in', '#list button[data-skill]', '#list button.secondary'],
+      join(PHONE_SHOTS, 'purchases.png'),
+    );
+    expect(layout.overflowing).toEqual([]);
+    expect(layout.scrollWidth).toBeLessThanOrEqual(PHONE.width);
+    expect(layout.tooSmall).toEqual([]);
+
+    // "Save the receipt" saves the sale's receipt, which verifies against the published key.
+    const [saved] = await Promise.all([page.waitForEvent('download'), page.locator('#list button.secondary').first().click()]);
+    const receipt = (await (await saved.createReadStream()).toArray()).join('');
+    const keys = createLocalJWKSet((await (await fetch(`${base}/.well-known/jwks.json`)).json()) as never);
+    const { payload } = await compactVerify(receipt, keys, { algorithms: ['ES256'] });
+    expect(JSON.parse(new TextDecoder().decode(payload))).toMatchObject({ sub: byV2, payer: address });
 
     await page.locator(`#list button[data-skill="${byTx}"]`).click();
     await page.locator('#seal[data-verified="true"]').waitFor({ timeout: 15_000 });
