@@ -1,7 +1,7 @@
 /**
  * /purchases/ in headless Chromium (Debian's, driven by playwright-core): a wallet that bought one
  * pack by transfer (tx hash) and one by x402 v2 signs in once and sees both, downloads each; a card
- * buyer pastes the license the success page gave and sees their purchase. Buyer account 79
+ * buyer pastes the license the success page gave and sees their purchase. Buyer account 90
  * belongs to this file.
  */
 import { wrapFetchWithPayment, x402Client } from '@x402/fetch';
@@ -21,7 +21,7 @@ const base = inject('baseUrl');
 const rpcUrl = inject('rpcUrl');
 const usdc = inject('usdc') as Address;
 const chain = chainTools(rpcUrl);
-const ACCOUNT = 79;
+const ACCOUNT = 90;
 const PHONE_SHOTS = fileURLToPath(new URL('../../test-results/phone-390/', import.meta.url));
 const usdcOf = (who: Address) => chain.pub.readContract({ address: usdc, abi: erc20Abi, functionName: 'balanceOf', args: [who] });
 let browser: Browser;
