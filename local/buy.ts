@@ -129,7 +129,8 @@ export async function buy(opts: BuyOptions, log: (line: string) => void = consol
     throw new Error(`expected 402 from GET /api/pay, got ${challengeRes.status}: ${challengeRes.body['message']}`);
   const ch = challengeRes.body;
   const accepts = (ch['accepts'] as Json[] | undefined) ?? [ch];
-  const option = accepts.find((a) => a['asset'] === opts.asset) ?? (opts.asset === 'USDC' ? ch : undefined);
+  // Each accepts[] entry names its token by `symbol` (its `asset` is the contract, as x402 v1 has it).
+  const option = accepts.find((a) => (a['symbol'] ?? a['asset']) === opts.asset) ?? (opts.asset === 'USDC' ? ch : undefined);
   if (!option) throw new Error(`the challenge does not accept ${opts.asset}`);
   const amount = BigInt(String(field(option, 'maxAmountRequired', 'amount')));
   const payTo = String(field(option, 'payTo')) as Hex;

@@ -23,6 +23,8 @@ import {
   signInWithXOf,
   unlockWithAuthorization,
   unlockWithProof,
+  isV1Payment,
+  paymentSignatureFromV1,
   settlementHeaders,
   type ProofInput,
   type Settlement,
@@ -151,14 +153,35 @@ export async function unlockPack(
   });
 }
 
+/**
+ * The request's signed payment as x402 v2's PAYMENT-SIGNATURE value: that header, or an x402 v1
+ * `X-PAYMENT` (base64; told from the spec's `{txHash, skill}` by `isV1Payment`) translated to the
+ * v2 payment it is, so both versions settle on one path. Undefined when there is neither.
+ */
+function signedPaymentOf(req: ApiRequest, skill: string | undefined, ports: AccessPorts): string | undefined {
+  const v2 = req.headers['payment-signature'];
+  if (v2 !== undefined) return v2;
+  const xPayment = req.headers['x-payment'];
+  return xPayment !== undefined && isV1Payment(xPayment) ? paymentSignatureFromV1(xPayment, skill, ports.payments, req.baseUrl) : undefined;
+}
+
+/** The request without an x402 v1 X-PAYMENT: what the spec's proof reader sees (a v1 payment is no `{txHash, skill}`). */
+function withoutV1Payment(req: ApiRequest): ApiRequest {
+  const xPayment = req.headers['x-payment'];
+  if (xPayment === undefined || !isV1Payment(xPayment)) return req;
+  const { 'x-payment': _v1, ...headers } = req.headers;
+  return { ...req, headers };
+}
+
 async function unlock(req: ApiRequest, ports: AccessPorts): Promise<ApiResponse> {
-  const proof = readProof(req);
+  const proof = readProof(withoutV1Payment(req));
+  // The skill from X-PAYMENT or the body, else the query: a client that POSTs the resource URL (/api/pay?skill=).
+  const skill = proof.skill ?? req.query['skill'];
   const { body, settlement } = await unlockPack(
     {
-      // The skill from X-PAYMENT or the body, else the query: a client that POSTs the resource URL (/api/pay?skill=).
-      proof: { ...proof, skill: proof.skill ?? req.query['skill'] },
+      proof: { ...proof, skill },
       mandate: req.headers['x-ap2-mandate'],
-      paymentSignature: req.headers['payment-signature'],
+      paymentSignature: signedPaymentOf(req, skill, ports),
       sourceIp: req.sourceIp,
     },
     ports,
@@ -169,15 +192,16 @@ async function unlock(req: ApiRequest, ports: AccessPorts): Promise<ApiResponse>
 }
 
 /**
- * GET /api/pay?skill=: the 402 challenge, or, with a proof, what x402 v2 asks of the same URL.
- * With `PAYMENT-SIGNATURE` (a stock x402 client's retry), the settlement and the pack exactly as
+ * GET /api/pay?skill=: the 402 challenge, or, with a proof, what x402 asks of the same URL.
+ * With `PAYMENT-SIGNATURE` (a stock x402 v2 client's retry) or x402 v1's base64 `X-PAYMENT`, the settlement and the pack exactly as
  * POST settles it, the AP2 mandate of X-AP2-MANDATE included; with `SIGN-IN-WITH-X` alone, the pack
  * again for a wallet that paid for the skill, else the challenge. The settlement path
  * (payments' authorization.ts, the relayer) is loaded by payments' face on its first use, so a
  * cold start that only challenges does not parse it.
  */
 export async function getPay(req: ApiRequest, ports: AccessPorts): Promise<ApiResponse> {
-  const paymentSignature = req.headers['payment-signature'];
+  // x402 v1 clients retry the same GET with X-PAYMENT (base64): it settles as PAYMENT-SIGNATURE does.
+  const paymentSignature = signedPaymentOf(req, req.query['skill'], ports);
   const signInWithX = signInWithXOf(req);
   if (paymentSignature !== undefined) {
     const { body, settlement } = await unlockPack(

@@ -17,8 +17,9 @@ export const PaymentOptionSchema = z.object({
   maxAmountRequired: atomic,
   amount: atomic,
   payTo: address,
-  asset: z.enum(['USDC', 'USDbC']),
+  asset: address.describe('x402 v1: the token contract (the same as assetContract).'),
   assetContract: address,
+  symbol: z.enum(['USDC', 'USDbC']),
   decimals: z.literal(6),
   resource: z.string().url(),
   description: z.string(),
@@ -37,19 +38,25 @@ export const PaymentOptionSchema = z.object({
   }),
 });
 
-export const ChallengeSchema = PaymentOptionSchema.extend({
-  ok: z.literal(false),
-  error: z.literal('payment_required'),
-  error_code: z.literal('PAYMENT_REQUIRED'),
-  message: z.string(),
-  retry: z.literal(false),
-  tip: z.string(),
-  x402Version: z.literal(1),
-  asset: z.literal('USDC'),
-  accepts: z.array(PaymentOptionSchema).min(1),
-}).refine(
-  (c) => c.accepts[0]!.asset === 'USDC' && c.accepts[0]!.maxAmountRequired === c.maxAmountRequired && c.accepts[0]!.payTo === c.payTo,
-  {
-    message: 'accepts[0] must repeat the top-level USDC option',
-  },
-);
+export const ChallengeSchema = PaymentOptionSchema.omit({ symbol: true })
+  .extend({
+    ok: z.literal(false),
+    error: z.literal('payment_required'),
+    error_code: z.literal('PAYMENT_REQUIRED'),
+    message: z.string(),
+    retry: z.literal(false),
+    tip: z.string(),
+    x402Version: z.literal(1),
+    asset: z.literal('USDC'),
+    accepts: z.array(PaymentOptionSchema).min(1),
+  })
+  .refine(
+    (c) =>
+      c.accepts[0]!.symbol === 'USDC' &&
+      c.accepts[0]!.asset.toLowerCase() === c.assetContract.toLowerCase() &&
+      c.accepts[0]!.maxAmountRequired === c.maxAmountRequired &&
+      c.accepts[0]!.payTo === c.payTo,
+    {
+      message: 'accepts[0] must repeat the top-level USDC option',
+    },
+  );

@@ -31,6 +31,8 @@ export const unlockWithAuthorization: typeof UnlockWithAuthorization = async (..
 export const authorizationSigner: typeof AuthorizationSignerOf = async (...args) =>
   (await import('./owner-proof')).authorizationSigner(...args);
 export type { AuthorizationSigner } from './owner-proof';
+/** x402 v1's X-PAYMENT (base64, told from the spec's JSON by its first character) as the v2 payment it settles as. */
+export { isV1Payment, paymentSignatureFromV1 } from './payment-v1';
 export { deliverPack, settleResponse, settlementHeaders, type Settlement, type Unlocked } from './unlock-response';
 export { readSignInWithXHeader } from './proof-input';
 

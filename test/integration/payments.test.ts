@@ -59,8 +59,14 @@ describe('GET /api/pay', () => {
       maxTimeoutSeconds: 60,
     });
     expect(body.accepts).toHaveLength(2);
-    expect(body.accepts[0]).toMatchObject({ asset: 'USDC', assetContract: USDC, maxAmountRequired: '5000', payTo: TREASURY });
-    expect(body.accepts[1]).toMatchObject({ asset: 'USDbC', assetContract: USDBC, maxAmountRequired: '5000', payTo: TREASURY });
+    expect(body.accepts[0]).toMatchObject({ symbol: 'USDC', asset: USDC, assetContract: USDC, maxAmountRequired: '5000', payTo: TREASURY });
+    expect(body.accepts[1]).toMatchObject({
+      symbol: 'USDbC',
+      asset: USDBC,
+      assetContract: USDBC,
+      maxAmountRequired: '5000',
+      payTo: TREASURY,
+    });
     expect(JSON.parse(Buffer.from(headers.get('x-payment-required')!, 'base64').toString('utf8'))).toEqual(body);
     expect(body.accepts[0].extra).toMatchObject({ name: 'USD Coin', version: '2' });
     // PAYMENT-REQUIRED is x402 v2 (what a stock client reads): the same price, receiver and assets.

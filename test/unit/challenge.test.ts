@@ -2,6 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { loadCatalogFiles } from '../../lambdas/catalog/adapters/catalog-files';
 import { readMarketConfig } from '../../lambdas/platform/config';
 import { decodePaymentRequiredHeader } from '@x402/core/http';
+import { PaymentRequiredV1Schema } from '@x402/core/schemas';
+import { ChallengeSchema } from '../../lambdas/contract/challenge-schema';
 import { buildChallenge, buildPaymentRequired, signInExtension } from '../../lambdas/payments/core/challenge';
 import { x402PaymentRequiredHeader } from '../../lambdas/payments/adapters/x402-payment-required';
 import { challengeAnswer } from '../../lambdas/payments/challenge-answer';
@@ -21,12 +23,33 @@ describe('buildChallenge', () => {
       'USDC',
       config.assets.USDC,
     ]);
-    expect(c.accepts.map((a) => [a.asset, a.assetContract, a.maxAmountRequired])).toEqual([
-      ['USDC', config.assets.USDC, '5000'],
-      ['USDbC', config.assets.USDbC, '5000'],
+    expect(c.accepts.map((a) => [a.symbol, a.asset, a.assetContract, a.maxAmountRequired])).toEqual([
+      ['USDC', config.assets.USDC, config.assets.USDC, '5000'],
+      ['USDbC', config.assets.USDbC, config.assets.USDbC, '5000'],
     ]);
     expect(c.resource).toBe('https://m.example/api/pay?skill=agent-x402-first-buy');
     expect([c.network, c.network_caip2, c.chainId]).toEqual(['base', 'eip155:8453', 8453]);
+  });
+});
+
+describe('the body is x402 v1 PaymentRequired with the spec fields at top level', () => {
+  const catalog = loadCatalogFiles();
+  const { config } = readMarketConfig({ treasury: '0xa0Ee7A142d267C1f36714E4a8F75612F20a79720' }, { requireTreasury: true });
+
+  it('parses as x402 v1 PaymentRequired (x402 own schema), each entry naming the token contract as asset', () => {
+    for (const entry of catalog.entries) {
+      const c = buildChallenge(entry, config, 'https://m.example');
+      const parsed = PaymentRequiredV1Schema.safeParse(c);
+      expect(parsed.success, entry.id).toBe(true);
+      for (const a of c.accepts) {
+        expect(a).toMatchObject({ scheme: 'exact', network: 'base', maxTimeoutSeconds: 60, resource: c.resource });
+        expect(a.asset).toMatch(/^0x[0-9a-fA-F]{40}$/);
+        expect(typeof a.extra.name === 'string' && typeof a.extra.version === 'string').toBe(true);
+      }
+      // The spec's challenge stays whole at top level and satisfies the published schema.
+      expect([c.asset, c.assetContract]).toEqual(['USDC', config.assets.USDC]);
+      expect(ChallengeSchema.safeParse(c).success, entry.id).toBe(true);
+    }
   });
 });
 

@@ -39,7 +39,8 @@ type Step = 'sent' | 'included' | 'confirmed' | 'unlocked';
 /** One accepted way to pay, from the 402 challenge (`accepts[]`). */
 interface Accept {
   payTo: Address;
-  asset: string;
+  /** The token's symbol (`asset` is its contract, as x402 v1 has it). */
+  symbol: string;
   assetContract: Address;
   maxAmountRequired: string;
   decimals: number;
@@ -179,9 +180,9 @@ export async function buyWithWallet(skill: string, injected: InjectedWallet): Pr
     if (!accept) {
       const first = challenge.accepts[0]!;
       throw new Stop(
-        `This skill costs ${formatUnits(BigInt(first.maxAmountRequired), first.decimals)} ${first.asset} and your wallet ${account} holds ` +
-          `${formatUnits(balances[0] ?? 0n, first.decimals)} ${first.asset} on Base: add ` +
-          `${formatUnits(BigInt(first.maxAmountRequired) - (balances[0] ?? 0n), first.decimals)} ${first.asset} or more on Base to this wallet, then ${AGAIN}.`,
+        `This skill costs ${formatUnits(BigInt(first.maxAmountRequired), first.decimals)} ${first.symbol} and your wallet ${account} holds ` +
+          `${formatUnits(balances[0] ?? 0n, first.decimals)} ${first.symbol} on Base: add ` +
+          `${formatUnits(BigInt(first.maxAmountRequired) - (balances[0] ?? 0n), first.decimals)} ${first.symbol} or more on Base to this wallet, then ${AGAIN}.`,
       );
     }
     const request = {
@@ -201,10 +202,10 @@ export async function buyWithWallet(skill: string, injected: InjectedWallet): Pr
       if (!says(e, /insufficient funds/i)) throw e;
     }
     gasless = fee === undefined || eth < fee;
-    if (gasless && accept.asset !== 'USDC')
+    if (gasless && accept.symbol !== 'USDC')
       throw new Stop(
         `${fee === undefined ? 'Your wallet' : `The network fee is about ${formatEther(fee)} ETH and your wallet`} holds ${formatEther(eth)} ETH on Base, ` +
-          `not enough for the fee of a ${accept.asset} transfer: add a little ETH on Base for gas, or USDC (which pays here without ETH), then ${AGAIN}.`,
+          `not enough for the fee of a ${accept.symbol} transfer: add a little ETH on Base for gas, or USDC (which pays here without ETH), then ${AGAIN}.`,
       );
   } catch (e) {
     return stop(walletSentence(e, 'the balance check'));
@@ -213,7 +214,7 @@ export async function buyWithWallet(skill: string, injected: InjectedWallet): Pr
 
   // 4. Send exactly the challenge's amount to its payTo.
   let hash: Hash;
-  const amount = `${formatUnits(BigInt(accept.maxAmountRequired), accept.decimals)} ${accept.asset}`;
+  const amount = `${formatUnits(BigInt(accept.maxAmountRequired), accept.decimals)} ${accept.symbol}`;
   try {
     setStatus('busy', `Confirm the transfer of ${amount} in your wallet…`);
     hash = await writeContract(client, {
@@ -238,7 +239,7 @@ export async function buyWithWallet(skill: string, injected: InjectedWallet): Pr
     if (receipt.status !== 'success') {
       localStorage.removeItem(pendingKey(skill));
       return stop(
-        `The transfer failed on chain (transaction ${hash} reverted), so no ${accept.asset} left your wallet but the network fee: ${AGAIN} to try again.`,
+        `The transfer failed on chain (transaction ${hash} reverted), so no ${accept.symbol} left your wallet but the network fee: ${AGAIN} to try again.`,
       );
     }
     progress('confirmed', ['sent', 'included']);
@@ -355,7 +356,7 @@ function sendToRecovery(skill: string, txHash: Hash, why: string): false {
 
 /** The purchase as one signed EIP-3009 authorization the shop settles (wallet-authorization.ts, loaded now by its URL). */
 async function payGasless(skill: string, client: Client, account: Address, accept: Accept): Promise<boolean> {
-  const amount = `${formatUnits(BigInt(accept.maxAmountRequired), accept.decimals)} ${accept.asset}`;
+  const amount = `${formatUnits(BigInt(accept.maxAmountRequired), accept.decimals)} ${accept.symbol}`;
   setStatus(
     'busy',
     `Your wallet holds no ETH on Base for the network fee, so it pays by signature instead: sign the authorization of ${amount} ` +

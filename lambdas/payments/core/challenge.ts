@@ -23,8 +23,15 @@ export interface PaymentOption {
   maxAmountRequired: string;
   amount: string;
   payTo: string;
-  asset: 'USDC' | 'USDbC';
+  /**
+   * x402 v1's `asset`: the token contract, which a v1 client signs its EIP-3009 authorization
+   * against (`x402-fetch` 1.x refuses a symbol). The spec's `asset: "USDC"` is at top level.
+   */
+  asset: string;
+  /** The same contract, under the spec's name for it. */
   assetContract: string;
+  /** The token's symbol (`asset` at top level in the spec's terms). */
+  symbol: 'USDC' | 'USDbC';
   decimals: 6;
   resource: string;
   description: string;
@@ -37,7 +44,7 @@ export interface PaymentOption {
   extra: { minConfirmations: number; legacyTreasuryBanned: string | null; gas: string; name: string; version: string };
 }
 
-export type Challenge = Omit<PaymentOption, 'asset' | 'assetContract'> & {
+export type Challenge = Omit<PaymentOption, 'asset' | 'assetContract' | 'symbol'> & {
   ok: false;
   error: 'payment_required';
   error_code: 'PAYMENT_REQUIRED';
@@ -60,8 +67,9 @@ export function buildChallenge(entry: CatalogEntry, config: MarketConfig, baseUr
     maxAmountRequired: entry.x402.amount,
     amount: entry.x402.amount,
     payTo: config.treasury!,
-    asset,
+    asset: contract,
     assetContract: contract,
+    symbol: asset,
     decimals: 6,
     resource: links(baseUrl).skill(entry.id).challenge,
     description: `${entry.name}: ${entry.summary}`,
@@ -80,7 +88,9 @@ export function buildChallenge(entry: CatalogEntry, config: MarketConfig, baseUr
     },
   });
   const usdc = option('USDC', config.assets.USDC!);
-  const { asset: _a, assetContract: _c, ...common } = usdc;
+  // Top level: the spec's fields, where the spec lets its clients find them (`asset` the symbol).
+  // accepts[]: x402 v1 `PaymentRequirements` (`asset` the contract), which stock v1 clients read.
+  const { asset: _a, assetContract: _c, symbol: _s, ...common } = usdc;
   return {
     ok: false,
     error: 'payment_required',

@@ -1,0 +1,112 @@
+/**
+ * x402 v1's `X-PAYMENT`: base64 of `{x402Version: 1, scheme: "exact", network: "base", payload:
+ * {signature, authorization}}`, the same EIP-3009 authorization x402 v2 sends in
+ * `PAYMENT-SIGNATURE`. It is read here and handed to the v2 settlement path as the v2 payment it
+ * is (the server's own requirement as `accepted`), so both versions settle, claim, refuse and
+ * replay in one place (authorization.ts, owner-proof.ts).
+ *
+ * A v1 payload names no asset (v1 servers match it to their requirement by scheme and network):
+ * it is taken as paying the challenge's first entry, USDC, which is what stock v1 clients choose.
+ * An authorization signed for another token fails x402's signature check, before anything is claimed.
+ */
+import * as z from 'zod/mini';
+import { ADDRESS, NETWORK } from '../contract/chain';
+import { parseJsonHeaderValue } from '../platform/json';
+import { safeParse } from '../platform/validation';
+import { challengeFor } from './challenge-answer';
+import type { PaymentRequirementsV2 } from './core/challenge';
+import { paymentRefused } from './payment-signature';
+import type { PaymentsPorts, SignedPayment } from './ports';
+
+/** The same bounds as PAYMENT-SIGNATURE's: the payload is the same. */
+const LIMITS = { maxBytes: 16 * 1024, maxDepth: 6 };
+
+const address = z.string().check(z.regex(ADDRESS));
+const uint = z.string().check(z.regex(/^(0|[1-9][0-9]{0,77})$/));
+const bytes32 = z.string().check(z.regex(/^0x[0-9a-fA-F]{64}$/));
+const signature = z.string().check(z.regex(/^0x[0-9a-fA-F]*$/), z.maxLength(2 + 4096 * 2));
+
+const V1PaymentSchema = z.object({
+  x402Version: z.literal(1),
+  scheme: z.string().check(z.minLength(1), z.maxLength(32)),
+  network: z.string().check(z.minLength(1), z.maxLength(64)),
+  payload: z.object({
+    signature,
+    authorization: z.object({ from: address, to: address, value: uint, validAfter: uint, validBefore: uint, nonce: bytes32 }),
+  }),
+});
+
+/**
+ * X-PAYMENT's two forms are told apart by their first character: the spec's proof is a JSON
+ * object (`{"txHash","skill"}`), x402 v1's payment is base64, whose alphabet has no `{`. The
+ * spec flow also takes its proof base64 (a tested behaviour kept), so a base64 value is v1's
+ * only when it decodes to an object with `x402Version` or `payload` and no `txHash`; anything
+ * else stays the spec's, and is judged (or refused with 400) there as before.
+ */
+export function isV1Payment(xPayment: string): boolean {
+  if (xPayment.trimStart().startsWith('{')) return false;
+  let value: unknown;
+  try {
+    value = parseJsonHeaderValue(xPayment, LIMITS, 'X-PAYMENT');
+  } catch {
+    return false;
+  }
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) return false;
+  return !('txHash' in value) && ('x402Version' in value || 'payload' in value);
+}
+
+/**
+ * The v1 payment as the v2 `SignedPayment` the settlement takes: `accepted` is the server's own
+ * requirement (USDC), never the client's, and `resource` the URL it was sent to. A 402 `invalid_payload` when the header is no v1
+ * `exact` EIP-3009 payment, `unsupported_scheme` for another scheme or network.
+ */
+export function signedPaymentFromV1(
+  raw: string,
+  requirement: PaymentRequirementsV2,
+  resourceUrl: string,
+  headers: Record<string, string>,
+): SignedPayment {
+  let value: unknown;
+  try {
+    value = parseJsonHeaderValue(raw, LIMITS, 'X-PAYMENT');
+  } catch {
+    throw paymentRefused(
+      'invalid_payload',
+      'X-PAYMENT is neither the spec\'s JSON {"txHash","skill"} nor base64 of an x402 v1 payment.',
+      headers,
+    );
+  }
+  const parsed = safeParse(V1PaymentSchema, value);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]!;
+    throw paymentRefused(
+      'invalid_payload',
+      `X-PAYMENT is not an x402 v1 exact (EIP-3009) payment: ${issue.path.join('.') || 'value'}: ${issue.message}.`,
+      headers,
+    );
+  }
+  const { scheme, network, payload } = parsed.data;
+  if (scheme !== 'exact' || network !== NETWORK) {
+    throw paymentRefused(
+      'unsupported_scheme',
+      `X-PAYMENT pays with ${scheme} on ${network}; this resource accepts exact on ${NETWORK} (see accepts[] in the 402 body).`,
+      headers,
+    );
+  }
+  // v1 names the resource by the URL the payment is sent to, as v2's unsigned `resource.url` does (owner-proof.ts reads it).
+  return { x402Version: 2, resource: { url: resourceUrl }, accepted: { ...requirement, extra: { ...requirement.extra } }, payload };
+}
+
+/**
+ * A v1 `X-PAYMENT` for a skill as the v2 `PAYMENT-SIGNATURE` value the settlement path reads
+ * (`unlockWithAuthorization`, `authorizationSigner`); refusals carry the challenge, as v2's do.
+ */
+export function paymentSignatureFromV1(xPayment: string, skill: string | undefined, ports: PaymentsPorts, baseUrl: string): string {
+  const challenge = challengeFor(skill, ports, baseUrl);
+  const headers = {
+    'payment-required': ports.paymentRequiredHeader({ ...challenge.v2, error: 'invalid_payload' }),
+    'x-payment-required': challenge.encoded,
+  };
+  const payment = signedPaymentFromV1(xPayment, challenge.v2.accepts[0]!, challenge.v2.resource.url, headers);
+  return Buffer.from(JSON.stringify(payment)).toString('base64');
+}
