@@ -51,6 +51,9 @@ describe('MCP', () => {
     for (const t of tools) expect(t.inputSchema.type).toBe('object');
     const info = (await (await fetch(`${base}/api/mcp`)).json()) as any;
     expect(info.tools.map((t: any) => t.name).sort()).toEqual(names);
+    // The annotations a host reads before calling (is it read-only? does it move money?), the same on both.
+    for (const t of tools) expect(info.tools.find((i: any) => i.name === t.name).annotations).toEqual(t.annotations);
+    expect(tools.find((t) => t.name === 'unlock_skill')?.annotations?.readOnlyHint).toBe(false);
     expect(info.server.name).toBe('skill-market');
   });
 
