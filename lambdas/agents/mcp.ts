@@ -19,6 +19,7 @@ import { AppError, failureBody, internalError } from '../platform/errors';
 import { json, type ApiRequest, type ApiResponse } from '../platform/http';
 import { logger } from '../platform/logger';
 import { readRpcBody, rpcError, RPC_CODES } from './json-rpc';
+import { serveResources } from './mcp-resources';
 import type { AgentsPorts } from './ports';
 
 export const MCP_SERVER = { name: 'skill-market', version: '1.0.0' } as const;
@@ -220,6 +221,7 @@ function createServer(ports: AgentsPorts, baseUrl: string, caller: Caller): McpS
       }
     });
   }
+  serveResources(server.server, ports.catalog, baseUrl);
   return server;
 }
 

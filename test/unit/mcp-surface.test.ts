@@ -3,12 +3,16 @@
  * transport's `fetch` is pointed at `postMcp`, so every request takes the path a Lambda's does
  * (the bounded body reader, a fresh stateless server) with the built catalog and no stack.
  */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { postMcp } from '../../lambdas/agents/mcp';
 import type { AgentsPorts } from '../../lambdas/agents/ports';
 import { loadCatalogFiles } from '../../lambdas/catalog/adapters/catalog-files';
+import { getPackMetadata } from '../../lambdas/catalog/get-pack-metadata';
+import { PUBLIC_DIR } from '../../lambdas/contract/data-dirs';
 import type { ApiRequest } from '../../lambdas/platform/http';
 
 const BASE = 'http://127.0.0.1:9';
@@ -79,5 +83,67 @@ describe('tool annotations', () => {
       destructiveHint: false,
       openWorldHint: false,
     });
+  });
+});
+
+describe('resources', () => {
+  it('lists every skill’s outline, sample and pack metadata in pages, and no pack', async () => {
+    const seen: string[] = [];
+    let cursor: string | undefined;
+    let pages = 0;
+    do {
+      const page = await client.listResources(cursor === undefined ? {} : { cursor });
+      expect(page.resources.length).toBeLessThanOrEqual(100);
+      seen.push(...page.resources.map((r) => r.uri));
+      cursor = page.nextCursor;
+      pages++;
+    } while (cursor !== undefined);
+    expect(pages).toBe(Math.ceil((catalog.entries.length * 3) / 100));
+    expect(new Set(seen).size).toBe(catalog.entries.length * 3);
+    expect(seen).toEqual(
+      expect.arrayContaining([
+        `${BASE}/skills/csv-cleaner/outline.json`,
+        `${BASE}/skills/csv-cleaner/sample.md`,
+        `${BASE}/api/packs?skill=csv-cleaner`,
+      ]),
+    );
+    expect(seen.filter((u) => !/\/(outline\.json|sample\.md)$|\/api\/packs\?skill=[a-z0-9-]+$/.test(u))).toEqual([]);
+  });
+
+  it('refuses a cursor it did not give with -32602', async () => {
+    await expect(client.listResources({ cursor: 'bm90LW1pbmU' })).rejects.toMatchObject({ code: -32602 });
+    await expect(client.listResources({ cursor: Buffer.from('o99999').toString('base64url') })).rejects.toMatchObject({ code: -32602 });
+  });
+
+  it('gives the three URI templates, and reads what the site and GET /api/packs serve', async () => {
+    const { resourceTemplates } = await client.listResourceTemplates();
+    expect(resourceTemplates.map((t) => t.uriTemplate)).toEqual([
+      `${BASE}/skills/{skill_id}/outline.json`,
+      `${BASE}/skills/{skill_id}/sample.md`,
+      `${BASE}/api/packs?skill={skill_id}`,
+    ]);
+    const read = async (uri: string) => (await client.readResource({ uri })).contents[0] as { uri: string; mimeType: string; text: string };
+    const site = (path: string) => readFileSync(join(PUBLIC_DIR, path), 'utf8');
+    const outline = await read(`${BASE}/skills/csv-cleaner/outline.json`);
+    expect(outline).toMatchObject({ mimeType: 'application/json', text: site('skills/csv-cleaner/outline.json') });
+    const sample = await read(`${BASE}/skills/csv-cleaner/sample.md`);
+    expect(sample).toMatchObject({ mimeType: 'text/markdown', text: site('skills/csv-cleaner/sample.md') });
+    const packs = JSON.parse((await read(`${BASE}/api/packs?skill=csv-cleaner`)).text);
+    const http = await getPackMetadata({ query: { skill: 'csv-cleaner' }, baseUrl: BASE } as unknown as ApiRequest, { catalog });
+    expect(packs).toEqual(JSON.parse(http.body as string));
+    expect(packs.files.length).toBeGreaterThan(0);
+    expect(JSON.stringify(packs)).not.toContain('"content"');
+  });
+
+  it('answers -32002 for anything else: an unknown skill, another host, the pack itself', async () => {
+    for (const uri of [
+      `${BASE}/skills/no-such-skill/outline.json`,
+      `https://evil.example/skills/csv-cleaner/outline.json`,
+      `${BASE}/skills/csv-cleaner/SKILL.md`,
+      `${BASE}/skills/csv-cleaner/outline.json?x=1`,
+      `${BASE}/api/pay?skill=csv-cleaner`,
+    ]) {
+      await expect(client.readResource({ uri })).rejects.toMatchObject({ code: -32002 });
+    }
   });
 });
