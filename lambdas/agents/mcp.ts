@@ -19,6 +19,7 @@ import { AppError, failureBody, internalError } from '../platform/errors';
 import { json, type ApiRequest, type ApiResponse } from '../platform/http';
 import { logger } from '../platform/logger';
 import { readRpcBody, rpcError, RPC_CODES } from './json-rpc';
+import { servePrompts } from './mcp-prompts';
 import { serveResources } from './mcp-resources';
 import type { AgentsPorts } from './ports';
 
@@ -201,7 +202,10 @@ export const TOOLS: readonly ToolDef[] = [
 const annotations = (t: ToolDef): ToolAnnotations => ({ title: t.title, ...t.hints });
 
 function createServer(ports: AgentsPorts, baseUrl: string, caller: Caller): McpServer {
-  const server = new McpServer(MCP_SERVER, { capabilities: { tools: {} } });
+  // logging: the SDK's server answers logging/setLevel (MCP's logging utility). Each request has a
+  // server of its own and no session, so a level lasts for the request that set it; this server
+  // sends no notifications/message (MCP lets it), as a JSON response carries only the result.
+  const server = new McpServer(MCP_SERVER, { capabilities: { tools: {}, logging: {} } });
   for (const tool of TOOLS) {
     const config = { title: tool.title, description: tool.description, inputSchema: tool.input, annotations: annotations(tool) };
     server.registerTool(tool.name, config, async (args: unknown) => {
@@ -222,6 +226,7 @@ function createServer(ports: AgentsPorts, baseUrl: string, caller: Caller): McpS
     });
   }
   serveResources(server.server, ports.catalog, baseUrl);
+  servePrompts(server, ports.catalog, baseUrl);
   return server;
 }
 

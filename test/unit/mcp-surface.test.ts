@@ -147,3 +147,49 @@ describe('resources', () => {
     }
   });
 });
+
+describe('prompts', () => {
+  it('lists "find and buy a skill" with its need argument', async () => {
+    const { prompts } = await client.listPrompts();
+    expect(prompts).toEqual([
+      expect.objectContaining({
+        name: 'find_and_buy_skill',
+        title: 'Find and buy a skill',
+        arguments: [expect.objectContaining({ name: 'need', required: true })],
+      }),
+    ]);
+  });
+
+  it('teaches search, the free sample, x402 payment and the license, naming the catalog’s best match', async () => {
+    const got = await client.getPrompt({
+      name: 'find_and_buy_skill',
+      arguments: { need: 'find the commit that broke the build with git bisect' },
+    });
+    const text = (got.messages[0]!.content as { text: string }).text;
+    expect(got.messages[0]!.role).toBe('user');
+    for (const step of [
+      'search_skills',
+      'get_sample',
+      'unlock_skill',
+      'payment_signature',
+      'stock x402 client',
+      'license_token',
+      'sign_in_with_x',
+    ])
+      expect(text).toContain(step);
+    expect(text).toContain('- git-bisect-regression-hunt:');
+    expect(text).toContain(`${BASE}/skills/git-bisect-regression-hunt/sample.md`);
+    expect(text).toContain(`${BASE}/api/pay?skill=git-bisect-regression-hunt`);
+  });
+
+  it('refuses a missing need with -32602', async () => {
+    await expect(client.getPrompt({ name: 'find_and_buy_skill', arguments: {} })).rejects.toMatchObject({ code: -32602 });
+  });
+});
+
+describe('logging', () => {
+  it('declares the logging capability and accepts logging/setLevel', async () => {
+    expect(client.getServerCapabilities()).toMatchObject({ logging: {}, resources: {}, prompts: {}, tools: {} });
+    await expect(client.setLoggingLevel('warning')).resolves.toEqual({});
+  });
+});
