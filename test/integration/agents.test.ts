@@ -137,6 +137,23 @@ describe('MCP', () => {
     expect([unknownSkill.isError, toolJson(unknownSkill).error_code]).toEqual([true, 'not_found']);
   });
 
+  it('reads a skill’s free outline and sample as resources, byte for byte what the site serves', async () => {
+    const first = await mcp.listResources();
+    expect(first.resources).toHaveLength(100);
+    expect(first.nextCursor).toBeTypeOf('string');
+    for (const path of ['/skills/csv-cleaner/outline.json', '/skills/csv-cleaner/sample.md']) {
+      const { contents } = await mcp.readResource({ uri: `${base}${path}` });
+      expect((contents[0] as { text: string }).text).toBe(await (await fetch(`${base}${path}`)).text());
+    }
+    const packs = await mcp.readResource({ uri: `${base}/api/packs?skill=csv-cleaner` });
+    expect(JSON.parse((packs.contents[0] as { text: string }).text)).toEqual(
+      await (await fetch(`${base}/api/packs?skill=csv-cleaner`)).json(),
+    );
+    const { prompts } = await mcp.listPrompts();
+    expect(prompts.map((p) => p.name)).toEqual(['find_and_buy_skill']);
+    await expect(mcp.setLoggingLevel('info')).resolves.toEqual({});
+  });
+
   it('answers bad JSON with -32700 and refuses a foreign browser Origin', async () => {
     const headers = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
     const bad = (await (await fetch(`${base}/api/mcp`, { method: 'POST', headers, body: '{"jsonrpc":' })).json()) as any;
