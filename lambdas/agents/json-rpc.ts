@@ -14,6 +14,8 @@ export const RPC_CODES = {
   invalidRequest: -32600,
   invalidParams: -32602,
   internalError: -32603,
+  /** MCP: resources/read of a URI the server does not have. */
+  resourceNotFound: -32002,
   /** A2A: TaskNotFoundError. */
   taskNotFound: -32001,
   /** Rate limited (the implementation-defined server-error range). */

@@ -6,6 +6,7 @@
  */
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
+import type { ToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
 import * as z from 'zod';
 import { decideAccess, decisionView, mandatesDocument, unlockPack } from '../access';
 import { absoluteEntry, rankSkills, requireSkill } from '../catalog';
@@ -18,6 +19,8 @@ import { AppError, failureBody, internalError } from '../platform/errors';
 import { json, type ApiRequest, type ApiResponse } from '../platform/http';
 import { logger } from '../platform/logger';
 import { readRpcBody, rpcError, RPC_CODES } from './json-rpc';
+import { servePrompts } from './mcp-prompts';
+import { serveResources } from './mcp-resources';
 import type { AgentsPorts } from './ports';
 
 export const MCP_SERVER = { name: 'skill-market', version: '1.0.0' } as const;
@@ -31,12 +34,23 @@ interface Caller {
 }
 type Run<Args> = (args: Args, ports: AgentsPorts, baseUrl: string, caller: Caller) => Promise<unknown> | unknown;
 
+/**
+ * What a host reads to decide whether to ask its user first (MCP tool annotations). Every tool
+ * states all four hints, so none falls back to the spec's defaults (which assume a destructive,
+ * open-world tool). `title` is the tool's own.
+ */
+type Hints = Required<Omit<ToolAnnotations, 'title'>>;
+
+/** Reads this service's own catalog, ledger or tables: changes nothing, so calling again has no further effect. */
+const READS: Hints = { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false };
+
 /** A tool as served: its arguments arrive unknown and are parsed with the tool's own schema before it runs. */
 interface ToolDef {
   name: string;
   title: string;
   description: string;
   input: z.ZodRawShape;
+  hints: Hints;
   run: Run<unknown>;
 }
 
@@ -46,6 +60,7 @@ function tool<Shape extends z.ZodRawShape>(def: {
   title: string;
   description: string;
   input: Shape;
+  hints: Hints;
   run: Run<z.infer<z.ZodObject<Shape>>>;
 }): ToolDef {
   const schema = z.object(def.input);
@@ -56,6 +71,7 @@ function tool<Shape extends z.ZodRawShape>(def: {
 export const TOOLS: readonly ToolDef[] = [
   tool({
     name: 'search_skills',
+    hints: READS,
     title: 'Search skills',
     description: 'Natural-language search over the 250 skills: ranked results with score, price and free evaluation links.',
     input: { query: z.string().min(1).max(200), limit: z.number().int().min(1).max(20).optional() },
@@ -63,6 +79,7 @@ export const TOOLS: readonly ToolDef[] = [
   }),
   tool({
     name: 'get_skill',
+    hints: READS,
     title: 'Get a skill',
     description: 'The catalog entry of a skill with its pack metadata (files, sizes, sha256) and seal; never the pack text.',
     input: { skill_id: skillId },
@@ -73,6 +90,7 @@ export const TOOLS: readonly ToolDef[] = [
   }),
   tool({
     name: 'get_outline',
+    hints: READS,
     title: 'Get the free outline',
     description: 'The free outline of a skill: who it is for, what it produces, its sections and step titles.',
     input: { skill_id: skillId },
@@ -80,6 +98,7 @@ export const TOOLS: readonly ToolDef[] = [
   }),
   tool({
     name: 'get_sample',
+    hints: READS,
     title: 'Get the free sample',
     description: 'The free sample of a skill: the opening of its SKILL.md through the first step, in Markdown.',
     input: { skill_id: skillId },
@@ -90,6 +109,7 @@ export const TOOLS: readonly ToolDef[] = [
   }),
   tool({
     name: 'get_payment_challenge',
+    hints: READS,
     title: 'Get the payment challenge',
     description:
       'The x402 challenge for a skill (what GET /api/pay answers with 402): amount in atomic USDC, payTo, asset contracts on Base.',
@@ -98,6 +118,10 @@ export const TOOLS: readonly ToolDef[] = [
   }),
   tool({
     name: 'unlock_skill',
+    // Moves money: with payment_signature the service submits the buyer's USDC transfer on Base
+    // (open world, and no undo, so a host should confirm first). Idempotent per transfer: the same
+    // transfer or signature again replays the same pack and charges nothing more.
+    hints: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: true },
     title: 'Unlock a paid skill',
     description:
       "The sealed pack, exactly as POST /api/pay. Pay either way: transfer the challenge amount yourself and unlock with tx_hash, or sign an x402 v2 exact (EIP-3009) authorization for an entry of the challenge's PAYMENT-REQUIRED and pass it as payment_signature (the PAYMENT-SIGNATURE value): the service submits the transfer and needs no ETH from you. A payment already claimed goes only to its buyer: pass license_token, or sign_in_with_x (the SIGN-IN-WITH-X value signed by the paying wallet). Under an AP2 mandate, pass ap2_mandate and sign_in_with_x signed by its agent. A wallet that already has access (a purchase, a subscription, a meter draw) gets the pack with sign_in_with_x alone, no transfer.",
@@ -136,6 +160,7 @@ export const TOOLS: readonly ToolDef[] = [
   }),
   tool({
     name: 'check_access',
+    hints: READS,
     title: "Check a wallet's access",
     description:
       'Whether a wallet may use a skill and why (one-time purchase, subscription, meter), exactly as GET /api/access; when not, the next steps: pay once, subscribe, or use a meter.',
@@ -148,6 +173,7 @@ export const TOOLS: readonly ToolDef[] = [
   }),
   tool({
     name: 'list_mandates',
+    hints: READS,
     title: "List a wallet's AP2 mandates",
     description: "A wallet's AP2 mandates with status and spend, newest first, exactly as GET /api/mandates.",
     input: { wallet },
@@ -155,6 +181,7 @@ export const TOOLS: readonly ToolDef[] = [
   }),
   tool({
     name: 'get_proof',
+    hints: READS,
     title: 'Get the proof ledger',
     description: 'Confirmed on-chain unlocks recorded by this service, overall or for one skill; the only source of success figures.',
     input: { skill_id: skillId.optional(), limit: z.number().int().min(PROOF_LIMIT.min).max(PROOF_LIMIT.max).optional() },
@@ -162,6 +189,7 @@ export const TOOLS: readonly ToolDef[] = [
   }),
   tool({
     name: 'get_esp_cycle',
+    hints: READS,
     title: 'Get the ESP cycle of a skill',
     description:
       'Evaluate (outline, sample, pack seal, challenge), settle (amount, pay_to, asset, how to post the proof) and prove (ledger rows) for one skill.',
@@ -170,10 +198,17 @@ export const TOOLS: readonly ToolDef[] = [
   }),
 ];
 
+/** The annotations tools/list and GET /api/mcp carry: the title and every hint. */
+const annotations = (t: ToolDef): ToolAnnotations => ({ title: t.title, ...t.hints });
+
 function createServer(ports: AgentsPorts, baseUrl: string, caller: Caller): McpServer {
-  const server = new McpServer(MCP_SERVER, { capabilities: { tools: {} } });
+  // logging: the SDK's server answers logging/setLevel (MCP's logging utility). Each request has a
+  // server of its own and no session, so a level lasts for the request that set it; this server
+  // sends no notifications/message (MCP lets it), as a JSON response carries only the result.
+  const server = new McpServer(MCP_SERVER, { capabilities: { tools: {}, logging: {} } });
   for (const tool of TOOLS) {
-    server.registerTool(tool.name, { title: tool.title, description: tool.description, inputSchema: tool.input }, async (args: unknown) => {
+    const config = { title: tool.title, description: tool.description, inputSchema: tool.input, annotations: annotations(tool) };
+    server.registerTool(tool.name, config, async (args: unknown) => {
       try {
         const result = await tool.run(args, ports, baseUrl, caller);
         const structured =
@@ -190,6 +225,8 @@ function createServer(ports: AgentsPorts, baseUrl: string, caller: Caller): McpS
       }
     });
   }
+  serveResources(server.server, ports.catalog, baseUrl);
+  servePrompts(server, ports.catalog, baseUrl);
   return server;
 }
 
@@ -201,7 +238,13 @@ export function getMcp(req: ApiRequest): ApiResponse {
     server: MCP_SERVER,
     endpoint: links(req.baseUrl).mcp,
     transport: 'Streamable HTTP, stateless, JSON responses (POST JSON-RPC with Accept: application/json, text/event-stream)',
-    tools: TOOLS.map((t) => ({ name: t.name, title: t.title, description: t.description, inputSchema: z.toJSONSchema(z.object(t.input)) })),
+    tools: TOOLS.map((t) => ({
+      name: t.name,
+      title: t.title,
+      description: t.description,
+      inputSchema: z.toJSONSchema(z.object(t.input)),
+      annotations: annotations(t),
+    })),
   });
 }
 

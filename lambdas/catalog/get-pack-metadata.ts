@@ -2,14 +2,19 @@ import { SEAL_VERIFY_COMMAND } from '../contract/pack-seal';
 import { absoluteEntry } from './skill-card';
 import { json, type ApiRequest, type ApiResponse } from '../platform/http';
 import { requireSkill } from './skill-param';
-import type { CatalogPorts } from './ports';
+import type { CatalogEntry } from '../contract/catalog-data';
+import type { Catalog, CatalogPorts } from './ports';
 
 /** GET /api/packs?skill=: what the pack holds (paths, sizes, hashes, seal), never its text. */
 export function getPackMetadata(req: ApiRequest, { catalog }: Pick<CatalogPorts, 'catalog'>): ApiResponse {
-  const entry = requireSkill(catalog, req.query['skill']);
+  return json(200, packMetadataDocument(catalog, requireSkill(catalog, req.query['skill']), req.baseUrl));
+}
+
+/** The pack metadata document of a skill, as GET /api/packs answers it (MCP serves it as a resource too). */
+export function packMetadataDocument(catalog: Catalog, entry: CatalogEntry, baseUrl: string) {
   const meta = catalog.packMeta(entry.id)!;
-  const abs = absoluteEntry(entry, req.baseUrl);
-  return json(200, {
+  const abs = absoluteEntry(entry, baseUrl);
+  return {
     ok: true,
     skill_id: entry.id,
     name: entry.name,
@@ -33,5 +38,5 @@ export function getPackMetadata(req: ApiRequest, { catalog }: Pick<CatalogPorts,
     outline: abs.outline,
     sample: abs.sample,
     pay: abs.x402.resource,
-  });
+  };
 }

@@ -8,6 +8,7 @@ import type { Catalog } from './ports';
 export type { Catalog, SkillHit } from './ports';
 export { absoluteEntry, rankSkills, skillCard } from './skill-card';
 export { requireSkill } from './skill-param';
+export { packMetadataDocument } from './get-pack-metadata';
 export { CATALOG_ERRORS, skillRequired } from './errors';
 
 /**

@@ -51,6 +51,9 @@ describe('MCP', () => {
     for (const t of tools) expect(t.inputSchema.type).toBe('object');
     const info = (await (await fetch(`${base}/api/mcp`)).json()) as any;
     expect(info.tools.map((t: any) => t.name).sort()).toEqual(names);
+    // The annotations a host reads before calling (is it read-only? does it move money?), the same on both.
+    for (const t of tools) expect(info.tools.find((i: any) => i.name === t.name).annotations).toEqual(t.annotations);
+    expect(tools.find((t) => t.name === 'unlock_skill')?.annotations?.readOnlyHint).toBe(false);
     expect(info.server.name).toBe('skill-market');
   });
 
@@ -132,6 +135,23 @@ describe('MCP', () => {
     expect(toolJson(noProof).error_code).toBe('PROOF_REQUIRED');
     const unknownSkill = await mcp.callTool({ name: 'get_skill', arguments: { skill_id: 'nope' } });
     expect([unknownSkill.isError, toolJson(unknownSkill).error_code]).toEqual([true, 'not_found']);
+  });
+
+  it('reads a skill’s free outline and sample as resources, byte for byte what the site serves', async () => {
+    const first = await mcp.listResources();
+    expect(first.resources).toHaveLength(100);
+    expect(first.nextCursor).toBeTypeOf('string');
+    for (const path of ['/skills/csv-cleaner/outline.json', '/skills/csv-cleaner/sample.md']) {
+      const { contents } = await mcp.readResource({ uri: `${base}${path}` });
+      expect((contents[0] as { text: string }).text).toBe(await (await fetch(`${base}${path}`)).text());
+    }
+    const packs = await mcp.readResource({ uri: `${base}/api/packs?skill=csv-cleaner` });
+    expect(JSON.parse((packs.contents[0] as { text: string }).text)).toEqual(
+      await (await fetch(`${base}/api/packs?skill=csv-cleaner`)).json(),
+    );
+    const { prompts } = await mcp.listPrompts();
+    expect(prompts.map((p) => p.name)).toEqual(['find_and_buy_skill']);
+    await expect(mcp.setLoggingLevel('info')).resolves.toEqual({});
   });
 
   it('answers bad JSON with -32700 and refuses a foreign browser Origin', async () => {
