@@ -7,6 +7,7 @@ import { Validator } from '@seriousme/openapi-schema-validator';
 import type { Address } from 'viem';
 import { afterAll, describe, expect, inject, it, vi } from 'vitest';
 import { EspCycleSchema } from '../../lambdas/contract/esp-cycle-schema';
+import { LLMS_MCP_TOOLS } from '../../catalog/llms';
 import { chainTools } from '../support/chain';
 import { killStarted, runStart } from '../support/spawn-start';
 
@@ -371,6 +372,26 @@ describe('OpenAPI and x402 discovery', () => {
     const resources = (await get('/api/openapi.json')).body['x-x402-resources'] as any[];
     for (const r of resources) expect(text).toContain(`(amount ${r.amount}`);
     expect(text).toContain('/api/pay?skill=agent-x402-first-buy');
+  });
+
+  it('every path llms.txt names answers (never 404, never HTML under /api), and every MCP tool it names is served', async () => {
+    const text = (await get('/llms.txt')).body as string;
+    const paths = new Set(
+      [...text.matchAll(/(?<![\w.])(\/(?:api|skills|\.well-known|catalog\.json|llms\.txt|recover|purchases)[^\s)`'",;]*)/g)].map((m) =>
+        m[1]!
+          .replace(/<id>/g, 'csv-cleaner')
+          .replace(/[=&?]<[^>]+>/g, (p) => p[0]! + 'x')
+          .replace(/[.:]$/, ''),
+      ),
+    );
+    expect(paths.size).toBeGreaterThan(20);
+    for (const path of paths) {
+      const { res, type } = await get(path);
+      expect(res.status, path).not.toBe(404);
+      if (path.startsWith('/api/')) expect(type, path).toMatch(/json/);
+    }
+    const listed = ((await get('/api/mcp')).body.tools as { name: string }[]).map((t) => t.name);
+    for (const tool of LLMS_MCP_TOOLS) expect(listed, tool).toContain(tool);
   });
 });
 
