@@ -1,34 +1,94 @@
 /**
  * llms.txt, generated from the catalog, the price source and the links module, so no
  * price or path in it can disagree with the API. Paths are relative: the file is static.
+ *
+ * It teaches the ways to buy in the order an agent should try them: a stock x402 v2 client (no
+ * ETH needed: the service submits the transfer), then getting a pack again (license, wallet
+ * sign-in, the purchases list; an owner is never charged twice), then the transfer-and-txHash
+ * flow (the buyer's wallet sends the transfer and pays gas), then MCP and A2A.
  */
 import type { CatalogEntry } from '../lambdas/contract/catalog-data';
 import { links } from '../lambdas/contract/links';
+
+/** The section headings, in the order the file teaches them (tests hold the order). */
+export const LLMS_SECTIONS = {
+  easiest: '## 1. Easiest: a stock x402 v2 client (no ETH needed)',
+  again: '## 2. Get a pack again, never pay twice',
+  txHash: '## 3. Pay by transfer, then POST the txHash',
+  agents: '## 4. MCP and A2A',
+} as const;
+
+/** The MCP tools llms.txt names: each one is listed by GET /api/mcp (an integration test checks). */
+export const LLMS_MCP_TOOLS = [
+  'search_skills',
+  'get_outline',
+  'get_sample',
+  'get_payment_challenge',
+  'unlock_skill',
+  'check_access',
+  'get_proof',
+] as const;
 
 export function renderLlmsTxt(entries: readonly CatalogEntry[], canaryId: string, featured: readonly string[]): string {
   const l = links('');
   const byId = new Map(entries.map((e) => [e.id, e]));
   const canary = byId.get(canaryId)!;
+  const s = l.skill('<id>');
   const categories = [...new Set(entries.map((e) => e.category))].sort();
   return [
     '# Agent Skill Marketplace',
     '',
-    `> Sealed capability packs (${entries.length} skills) for software agents, paid in USDC on Base (chain 8453, CAIP-2 eip155:8453) over x402. Evaluation is free; one transfer unlocks one skill, once; every unlock is on the public proof ledger.`,
+    `> Sealed capability packs (${entries.length} skills) for software agents, paid in USDC on Base (chain 8453, CAIP-2 eip155:8453) over x402. Evaluation is free; one payment unlocks one skill, once; every unlock is on the public proof ledger.`,
     '',
-    'The 402 challenge from GET /api/pay?skill=<id> is authoritative for the amount, the receiver (payTo) and the asset. Keep a little ETH on Base for gas; USDC alone cannot pay for a transfer. Never pay a legacy treasury address: only the payTo of the live challenge unlocks.',
+    `Every path below is relative to this site. The 402 challenge from GET ${s.challenge} is authoritative for the amount, the receiver (payTo) and the asset. Never pay a legacy treasury address: only the payTo of the live challenge unlocks.`,
     '',
-    '## Buy a skill',
+    'Choose and evaluate first (free, no wallet):',
     '',
-    `1. GET ${l.shop}`,
-    `2. GET ${l.catalog}?q=<your need>&max_price=<usd> and choose a skill id`,
-    `3. GET ${l.skill('<id>').outline} and ${l.skill('<id>').sample} (free)`,
-    `4. GET ${l.skill('<id>').challenge}: expect HTTP 402; read maxAmountRequired, payTo and assetContract (top level or accepts[0])`,
-    '5. Transfer maxAmountRequired of USDC (or USDbC) to payTo on chain 8453; wait for 1 confirmation',
-    `6. POST ${l.pay} with header X-PAYMENT: {"txHash":"0x…","skill":"<id>"}; on 402 with retry true, back off 2 s, 4 s, 8 s`,
-    `7. Save sealed_pack.files and payment.txHash; check the seal against ${l.skill('<id>').packs}`,
-    `8. Optionally GET ${l.skill('<id>').proof} to see your row`,
+    `- GET ${l.shop} (where an agent starts), or GET ${l.catalog}?q=<need>&max_price=<usd>, and choose a skill id`,
+    `- GET ${s.outline} and ${s.sample}; ${s.packs} gives the pack's files and seal`,
     '',
     `Start with the canary, ${canary.name} (${canary.id}): ${canary.price_label}, amount ${canary.x402.amount} (list price $${canary.regular_price_usd}).`,
+    '',
+    LLMS_SECTIONS.easiest,
+    '',
+    `GET ${s.challenge} answers 402 with PAYMENT-REQUIRED (x402 v2, scheme exact on eip155:8453, USDC or USDbC). A stock x402 v2 client signs an EIP-3009 authorization for it and sends the same GET again with PAYMENT-SIGNATURE; the service submits the transfer and pays the gas, so the wallet needs USDC and no ETH. The answer is the pack (200), with PAYMENT-RESPONSE naming the transaction.`,
+    '',
+    '```ts',
+    "import { wrapFetchWithPayment, x402Client } from '@x402/fetch';",
+    "import { registerExactEvmScheme } from '@x402/evm/exact/client';",
+    'const client = new x402Client();',
+    'registerExactEvmScheme(client, { signer: account }); // a viem account holding USDC on Base; no ETH needed',
+    `const res = await wrapFetchWithPayment(fetch, client)(new URL('${l.skill(canary.id).challenge}', SITE));`,
+    'const unlock = await res.json(); // sealed_pack.files, seal, license.token, receipt',
+    '```',
+    '',
+    `Save sealed_pack.files under ./packs/<id>/ and check the seal against ${s.packs}. Keep license.token: it is your key to the pack. The 402 also declares x402's Bazaar discovery extension (how to call the endpoint, the answer's schema) and its sign-in-with-x extension (section 2).`,
+    '',
+    LLMS_SECTIONS.again,
+    '',
+    'The chain and the proof ledger are public, so a txHash alone never gets a pack. The buyer gets it again with any of:',
+    '',
+    `- the license: POST ${l.pay} (or ${l.recover}) with header X-LICENSE: <license.token>; no payment, no chain lookup`,
+    `- the paying wallet's signature: GET or POST ${s.challenge} with SIGN-IN-WITH-X (x402's sign-in-with-x, EIP-4361 over EIP-191; the 402's extensions say what to sign: this host, the resource as uri, a fresh nonce). A wallet that owns the skill (a purchase, a subscription, a meter draw) gets the pack; x402's own sign-in client (wrapFetchWithSIWx from @x402/extensions) does this before it would pay`,
+    `- everything a wallet bought: GET ${l.purchases} with SIGN-IN-WITH-X whose uri is that URL and statement "See my purchases"; the answer lists each purchase with its license and signed receipt, and a session token: send Authorization: Bearer <token> for 15 minutes. A card buyer sends X-LICENSE instead. People use ${l.purchases_page}; a lost unlock is recovered at ${l.recover_page}`,
+    '',
+    'An owner paying again is not charged: when a stock x402 client signs a payment with a wallet that already owns the skill, the service answers with the pack and never settles the authorization.',
+    '',
+    LLMS_SECTIONS.txHash,
+    '',
+    'This path is for a wallet that sends its own transfer, so it needs a little ETH on Base for gas beside the USDC.',
+    '',
+    `1. GET ${s.challenge}: expect HTTP 402; read maxAmountRequired, payTo and assetContract (top level or accepts[0])`,
+    '2. Transfer maxAmountRequired of USDC (or USDbC) to payTo on chain 8453; wait for 1 confirmation',
+    `3. POST ${l.pay} with header X-PAYMENT: {"txHash":"0x…","skill":"<id>"} (the body may repeat it); on 402 with retry true, back off 2 s, 4 s, 8 s`,
+    `4. Save sealed_pack.files, payment.txHash and license.token; GET ${s.proof} shows your row`,
+    '',
+    'One transfer unlocks one skill, once; POSTing the same txHash again returns the same pack to its buyer (license, wallet signature, or the same caller within 10 minutes) and charges nothing.',
+    '',
+    LLMS_SECTIONS.agents,
+    '',
+    `- MCP (Streamable HTTP, stateless): POST ${l.mcp}; GET ${l.mcp} lists the tools with their input schemas. ${LLMS_MCP_TOOLS.map((t) => `\`${t}\``).join(', ')}. unlock_skill takes payment_signature (the stock-client flow above, no ETH), tx_hash, license_token or sign_in_with_x.`,
+    `- A2A v0.3 (JSON-RPC): POST ${l.a2a}; signed agent card at ${l.agent_card_a2a} (and ${l.agent_card}), key at ${l.jwks}. Send message/send with a data part {"skill":"<id>","buy":true} to get the payment requirements (x402's A2A extension), then the signed payment in the same task, or {"skill":"<id>","txHash":"0x…"} after a transfer; a text part searches.`,
     '',
     '## Featured x402 resources',
     '',
@@ -40,15 +100,13 @@ export function renderLlmsTxt(entries: readonly CatalogEntry[], canaryId: string
     '## Endpoints',
     '',
     `- [ESP root](${l.esp}): Evaluate, Settle, Prove; the skill cycle at ${l.esp}?skill=<id>`,
-    `- [OpenAPI 3.1](${l.openapi})`,
-    `- [x402 discovery](${l.x402_discovery})`,
+    `- [OpenAPI 3.1](${l.openapi}): every route; the spec's ten x402 resources under x-x402-resources`,
+    `- [x402 discovery](${l.x402_discovery}): every skill as an x402 resource (x402 Bazaar's list: items, pagination; ?limit=&offset=)`,
     `- [Catalog](${l.catalog_json}) and [search](${l.catalog})`,
     `- [Intent search and bounties](${l.intent_post})`,
     `- [Judges, verifiers and critics](${l.judges})`,
     `- [Proof ledger](${l.proof})`,
-    `- [MCP](${l.mcp}) and [A2A agent card](${l.agent_card})`,
     `- [Readiness](${l.ready})`,
-    `- [Recover a paid pack](${l.recover_page})`,
     '',
     '## Categories',
     '',

@@ -461,7 +461,7 @@ export const ROUTES = [
     path: '/.well-known/x402',
     domain: 'discovery',
     operationId: 'getX402Discovery',
-    summary: "The x402 resources in x402's discovery shape.",
+    summary: "Every purchasable skill as an x402 resource, in x402 Bazaar's list shape, a page at a time.",
   },
 ] as const satisfies readonly RouteDefinition[];
 

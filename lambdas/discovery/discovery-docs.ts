@@ -6,7 +6,7 @@ import { links } from '../contract/links';
 import type { DiscoveryPorts } from './ports';
 import { x402Discovery } from './x402-resources';
 
-/** GET /.well-known/x402: the ten x402 resources in x402's discovery shape, paginated. */
+/** GET /.well-known/x402: every purchasable skill in x402 Bazaar's list shape, a page at a time (`limit`, `offset`). */
 export function getX402Discovery(req: ApiRequest, ports: DiscoveryPorts): ApiResponse {
   const limit = optionalInteger(req, 'limit', { min: 1, max: 100, fallback: 100 });
   const offset = optionalInteger(req, 'offset', { min: 0, max: 10_000, fallback: 0 });

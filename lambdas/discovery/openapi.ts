@@ -477,10 +477,14 @@ const DOCS: Record<OperationId, OperationDoc> = {
   getUcpProfile: { ok: { status: 200, description: 'UCP profile: version, shopping service, checkout capability, payment handler' } },
   getX402Discovery: {
     params: [
-      { name: 'limit', description: '1–100', schema: { type: 'integer' } },
-      { name: 'offset', description: '≥ 0', schema: { type: 'integer' } },
+      { name: 'limit', description: '1–100, default 100', schema: { type: 'integer' } },
+      { name: 'offset', description: '0–10000, default 0', schema: { type: 'integer' } },
     ],
-    ok: { status: 200, description: '{x402Version, items, pagination}' },
+    ok: {
+      status: 200,
+      description:
+        "{x402Version, items, pagination: {limit, offset, total}}: every purchasable skill, the spec's ten first; each item is the x402 resource entry with the Bazaar's type, accepts, description and mimeType",
+    },
   },
 };
 

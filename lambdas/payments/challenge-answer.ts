@@ -34,7 +34,7 @@ export function requireSoundConfig(ports: PaymentsPorts): void {
  */
 const challenges = lruPerOwner<PaymentsPorts, SerialisedChallenge>(1000);
 
-/** A skill's challenge, serialised: the spec's body, its base64, and x402 v2's `PaymentRequired` in base64. */
+/** A skill's challenge, serialised: the spec's body, its base64, and x402 v2's `PaymentRequired` (with its Bazaar extension) in base64. */
 export interface SerialisedChallenge {
   body: string;
   encoded: string;
@@ -52,7 +52,9 @@ export function challengeFor(skill: string | undefined, ports: PaymentsPorts, ba
   let hit = cache.get(key);
   if (!hit) {
     const body = JSON.stringify(buildChallenge(entry, ports.config, baseUrl));
-    const v2 = buildPaymentRequired(entry, ports.config, baseUrl);
+    const required = buildPaymentRequired(entry, ports.config, baseUrl);
+    // x402's Bazaar discovery extension: how to call this resource and what the paid answer is.
+    const v2 = { ...required, extensions: ports.discoveryExtension(entry, ports.catalog.packMeta(entry.id), required.resource.url) };
     hit = {
       body,
       encoded: Buffer.from(body).toString('base64'),
@@ -71,12 +73,15 @@ const freshNonce = (): string => randomBytes(16).toString('hex');
  * The answer of GET /api/pay?skill= without a payment (access's route function, and readiness's
  * live check, call it): 402 with the spec's challenge in the body and, base64, in
  * `X-PAYMENT-REQUIRED`; `PAYMENT-REQUIRED` carries the same price as x402 v2, which is the only
- * thing a stock x402 client reads, with x402's sign-in-with-x extension for a wallet that already
- * paid (docs/PAYMENTS.md).
+ * thing a stock x402 client reads, with x402's Bazaar discovery extension (how to call it, what the
+ * paid answer is) and its sign-in-with-x extension for a wallet that already paid (docs/PAYMENTS.md).
  */
 export function challengeAnswer(req: ApiRequest, ports: PaymentsPorts): ApiResponse {
   const hit = challengeFor(req.query['skill'], ports, req.baseUrl);
-  // The sign-in challenge is fresh per answer (its nonce and time); the rest is the memoised challenge.
-  const v2 = { ...hit.v2, extensions: signInExtension(hit.v2.resource.url, req.baseUrl, freshNonce(), ports.now()) };
+  // The sign-in challenge is fresh per answer (its nonce and time); the rest, the Bazaar extension with it, is the memoised challenge.
+  const v2 = {
+    ...hit.v2,
+    extensions: { ...hit.v2.extensions, ...signInExtension(hit.v2.resource.url, req.baseUrl, freshNonce(), ports.now()) },
+  };
   return jsonText(402, hit.body, { 'payment-required': ports.paymentRequiredHeader(v2), 'x-payment-required': hit.encoded });
 }

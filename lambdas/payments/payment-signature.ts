@@ -11,8 +11,11 @@ import { safeParse } from '../platform/validation';
 import type { SignedPayment } from './ports';
 import { verificationFailed } from './refusals';
 
-/** A signed payment is small; an EIP-6492 signature (a factory call) is the largest part. */
-const LIMITS = { maxBytes: 16 * 1024, maxDepth: 6 };
+/**
+ * A signed payment is small; an EIP-6492 signature (a factory call) and the 402's extensions,
+ * which x402 clients echo (the Bazaar's JSON Schema nests 13 levels deep), are its largest parts.
+ */
+export const SIGNED_PAYMENT_LIMITS = { maxBytes: 16 * 1024, maxDepth: 16 };
 
 const text = (max: number) => z.string().check(z.minLength(1), z.maxLength(max));
 const address = z.string().check(z.regex(ADDRESS));
@@ -51,7 +54,7 @@ export const paymentRefused = (
 export function readSignedPayment(raw: string, headers: Record<string, string>): SignedPayment {
   let value: unknown;
   try {
-    value = parseJsonHeaderValue(raw, LIMITS, 'PAYMENT-SIGNATURE');
+    value = parseJsonHeaderValue(raw, SIGNED_PAYMENT_LIMITS, 'PAYMENT-SIGNATURE');
   } catch {
     throw paymentRefused('invalid_payload', 'PAYMENT-SIGNATURE is not base64 of a JSON object.', headers);
   }

@@ -4,7 +4,7 @@
  * them from the environment and `adapters/` implements them.
  */
 import type { Catalog } from '../catalog';
-import type { SealedPack } from '../contract/catalog-data';
+import type { CatalogEntry, PackMeta, SealedPack } from '../contract/catalog-data';
 import type { ConfigReading, MarketConfig } from '../contract/settings';
 import type { ReceiptView } from './core/verify-transfer';
 import type { PaymentRequiredV2, PaymentRequirementsV2 } from './core/challenge';
@@ -381,6 +381,12 @@ export interface X402Settlement {
 /** x402 v2's `PaymentRequired` as the `PAYMENT-REQUIRED` header carries it (base64 of its JSON). */
 export type PaymentRequiredHeader = (required: PaymentRequiredV2) => string;
 
+/**
+ * x402's Bazaar discovery extension of a skill's 402 (`{bazaar: {info, schema}}`): how to call
+ * GET /api/pay?skill= and what the paid answer is, from the contract's `payDiscovery`.
+ */
+export type DiscoveryExtension = (entry: CatalogEntry, meta: PackMeta | undefined, resourceUrl: string) => Record<string, unknown>;
+
 /** Everything the payments routes use. `config` is the parsed configuration; `configReading` also lists its problems. */
 export interface PaymentsPorts extends ReadinessPorts {
   config: MarketConfig;
@@ -396,6 +402,8 @@ export interface PaymentsPorts extends ReadinessPorts {
   x402?: X402Settlement | undefined;
   /** Encodes every `PAYMENT-REQUIRED` the routes send (x402's own encoder). */
   paymentRequiredHeader: PaymentRequiredHeader;
+  /** The Bazaar discovery extension every skill's 402 declares (x402's own builder). */
+  discoveryExtension: DiscoveryExtension;
   /** The service key (the ledger's): signs every sale's receipt, and the agent card. */
   serviceSigner: ServiceSigner;
   now: () => Date;

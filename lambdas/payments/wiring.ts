@@ -31,6 +31,7 @@ import { kmsRelayerAccount } from './adapters/kms-relayer-account';
 import { privateKeyRelayerAccount, viemRelayer } from './adapters/viem-relayer';
 import { x402AuthorizationVerifier } from './adapters/x402-authorization-verifier';
 import { x402PaymentRequiredHeader } from './adapters/x402-payment-required';
+import { x402BazaarExtension } from './adapters/x402-bazaar';
 import { challengeAnswer } from './challenge-answer';
 import type { PaymentsPorts, SecretVersions, X402Settlement } from './ports';
 import { rpcUrlsFromEnv, type RpcUrls } from '../platform/rpc-urls';
@@ -121,6 +122,7 @@ export async function paymentsPortsFromEnv(env: NodeJS.ProcessEnv = process.env)
     nonces: dynamoNonces(dynamoClient()),
     x402,
     paymentRequiredHeader: x402PaymentRequiredHeader,
+    discoveryExtension: x402BazaarExtension,
     serviceSigner: await serviceSignerFromEnv(env),
     now: () => new Date(),
   };

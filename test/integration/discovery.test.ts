@@ -7,6 +7,7 @@ import { Validator } from '@seriousme/openapi-schema-validator';
 import type { Address } from 'viem';
 import { afterAll, describe, expect, inject, it, vi } from 'vitest';
 import { EspCycleSchema } from '../../lambdas/contract/esp-cycle-schema';
+import { LLMS_MCP_TOOLS } from '../../catalog/llms';
 import { chainTools } from '../support/chain';
 import { killStarted, runStart } from '../support/spawn-start';
 
@@ -292,7 +293,7 @@ describe('OpenAPI and x402 discovery', () => {
     }
   });
 
-  it('lists exactly the ten x402 resources, the same in OpenAPI and at /.well-known/x402', async () => {
+  it('lists exactly the ten x402 resources in OpenAPI, the first ten of /.well-known/x402', async () => {
     const doc = (await get('/api/openapi.json')).body;
     const resources = doc['x-x402-resources'] as any[];
     expect(resources).toHaveLength(10);
@@ -311,10 +312,15 @@ describe('OpenAPI and x402 discovery', () => {
       expect((await get(`/api/pay?skill=${r.skill_id}`)).body.maxAmountRequired).toBe(r.amount);
     }
     const discovery = (await get('/.well-known/x402')).body;
-    expect(discovery).toMatchObject({ x402Version: 2, pagination: { limit: 100, offset: 0, total: 10 } });
-    expect(discovery.items.map((i: any) => [i.resource, i.accepts[0].amount])).toEqual(resources.map((r) => [r.resource, r.amount]));
+    expect(discovery).toMatchObject({ x402Version: 2, pagination: { limit: 100, offset: 0, total: 250 } });
+    expect(discovery.items).toHaveLength(100);
+    // The spec's ten come first, each item the spec's resource entry as OpenAPI lists it.
+    const fields = Object.keys(resources[0]);
+    expect(discovery.items.slice(0, 10).map((i: any) => Object.fromEntries(fields.map((f) => [f, i[f]])))).toEqual(resources);
+    expect(discovery.items.slice(0, 10).map((i: any) => i.accepts[0].amount)).toEqual(resources.map((r) => r.amount));
     // Each item offers exactly what the resource's PAYMENT-REQUIRED offers, and names both flows.
     const first = discovery.items[0];
+    expect(first).toMatchObject({ type: 'http', x402Version: 2, mimeType: 'application/json' });
     const res = await fetch(first.resource);
     const required = JSON.parse(Buffer.from(res.headers.get('payment-required')!, 'base64').toString('utf8'));
     expect(first.accepts).toEqual(required.accepts);
@@ -324,8 +330,41 @@ describe('OpenAPI and x402 discovery', () => {
     expect(Object.keys(pay.responses['402'].headers)).toEqual(['PAYMENT-REQUIRED', 'X-PAYMENT-REQUIRED']);
     expect(pay.parameters.map((p: any) => p.name)).toContain('PAYMENT-SIGNATURE');
     expect(Object.keys(pay.responses['200'].headers)).toContain('PAYMENT-RESPONSE');
-    const page = (await get('/.well-known/x402?limit=3&offset=9')).body;
-    expect(page.items).toHaveLength(1);
+  });
+
+  it('/.well-known/x402 pages through every skill of the catalog once, each at its catalog price', async () => {
+    const catalog = (await get('/catalog.json')).body;
+    const byId = new Map<string, any>(catalog.skills.map((s: any) => [s.id, s]));
+    const seen: string[] = [];
+    for (let offset = 0; ; offset += 37) {
+      const page = (await get(`/.well-known/x402?limit=37&offset=${offset}`)).body;
+      expect(page.pagination).toEqual({ limit: 37, offset, total: 250 });
+      if (page.items.length === 0) break;
+      for (const item of page.items) {
+        const skill = byId.get(item.skill_id);
+        expect(skill, item.skill_id).toBeDefined();
+        expect(item).toMatchObject({
+          name: skill.name,
+          resource: `${base}/api/pay?skill=${skill.id}`,
+          method: 'GET',
+          scheme: 'exact',
+          network: 'eip155:8453',
+          asset: inject('usdc'),
+          amount: skill.x402.amount,
+          price_usd: skill.price_usd,
+          regular_price_usd: skill.regular_price_usd,
+        });
+        expect(item.accepts.map((a: any) => a.amount)).toEqual([skill.x402.amount, skill.x402.amount]);
+      }
+      seen.push(...page.items.map((i: any) => i.skill_id));
+    }
+    expect(seen).toHaveLength(250);
+    expect(new Set(seen)).toEqual(new Set(byId.keys()));
+    // A page past the end is empty, not an error; a bad limit is the spec's 400.
+    expect((await get('/.well-known/x402?offset=250')).body.items).toEqual([]);
+    const bad = await get('/.well-known/x402?limit=0');
+    expect(bad.res.status).toBe(400);
+    expect(bad.body).toMatchObject({ ok: false, error_code: 'INVALID_REQUEST' });
   });
 
   it('llms.txt states the same prices and paths as the API', async () => {
@@ -333,6 +372,26 @@ describe('OpenAPI and x402 discovery', () => {
     const resources = (await get('/api/openapi.json')).body['x-x402-resources'] as any[];
     for (const r of resources) expect(text).toContain(`(amount ${r.amount}`);
     expect(text).toContain('/api/pay?skill=agent-x402-first-buy');
+  });
+
+  it('every path llms.txt names answers (never 404, never HTML under /api), and every MCP tool it names is served', async () => {
+    const text = (await get('/llms.txt')).body as string;
+    const paths = new Set(
+      [...text.matchAll(/(?<![\w.])(\/(?:api|skills|\.well-known|catalog\.json|llms\.txt|recover|purchases)[^\s)`'",;]*)/g)].map((m) =>
+        m[1]!
+          .replace(/<id>/g, 'csv-cleaner')
+          .replace(/[=&?]<[^>]+>/g, (p) => p[0]! + 'x')
+          .replace(/[.:]$/, ''),
+      ),
+    );
+    expect(paths.size).toBeGreaterThan(20);
+    for (const path of paths) {
+      const { res, type } = await get(path);
+      expect(res.status, path).not.toBe(404);
+      if (path.startsWith('/api/')) expect(type, path).toMatch(/json/);
+    }
+    const listed = ((await get('/api/mcp')).body.tools as { name: string }[]).map((t) => t.name);
+    for (const tool of LLMS_MCP_TOOLS) expect(listed, tool).toContain(tool);
   });
 });
 

@@ -9,6 +9,7 @@ import { readMarketConfig } from '../../lambdas/platform/config';
 import { AppError } from '../../lambdas/platform/errors';
 import { unlockWithAuthorization } from '../../lambdas/payments/authorization';
 import { x402PaymentRequiredHeader } from '../../lambdas/payments/adapters/x402-payment-required';
+import { x402BazaarExtension } from '../../lambdas/payments/adapters/x402-bazaar';
 import { settleResponse, settlementHeaders } from '../../lambdas/payments/unlock-response';
 import type {
   ConfirmationJob,
@@ -168,6 +169,7 @@ function portsWith(relayer: Relayer, settlements: Settlements, scheduled: Confir
     confirmations: { schedule: async (job: ConfirmationJob) => (scheduled.push(job), 'started' as const) },
     x402: { verifier: { verify: async () => ({ ok: true as const }) }, relayer, settlements },
     paymentRequiredHeader: x402PaymentRequiredHeader,
+    discoveryExtension: x402BazaarExtension,
   } as unknown as PaymentsPorts;
 }
 

@@ -6,7 +6,16 @@ import { PaymentRequiredV1Schema } from '@x402/core/schemas';
 import { ChallengeSchema } from '../../lambdas/contract/challenge-schema';
 import { buildChallenge, buildPaymentRequired, signInExtension } from '../../lambdas/payments/core/challenge';
 import { x402PaymentRequiredHeader } from '../../lambdas/payments/adapters/x402-payment-required';
+import { x402BazaarExtension } from '../../lambdas/payments/adapters/x402-bazaar';
+import {
+  extractDiscoveryInfo,
+  validateDiscoveryExtension,
+  validateDiscoveryExtensionSpec,
+  type DiscoveryExtension,
+} from '@x402/extensions/bazaar';
+import type { PaymentPayload, PaymentRequirements } from '@x402/core/types';
 import { challengeAnswer } from '../../lambdas/payments/challenge-answer';
+import { readSignedPayment, SIGNED_PAYMENT_LIMITS } from '../../lambdas/payments/payment-signature';
 import type { PaymentsPorts } from '../../lambdas/payments/ports';
 import type { ApiRequest } from '../../lambdas/platform/http';
 
@@ -62,6 +71,7 @@ describe('the 402 of GET /api/pay', () => {
     config: reading.config,
     configReading: reading,
     paymentRequiredHeader: x402PaymentRequiredHeader,
+    discoveryExtension: x402BazaarExtension,
     now: () => at,
   } as unknown as PaymentsPorts;
   const pay = (skill: string, baseUrl: string) => challengeAnswer({ query: { skill }, baseUrl } as unknown as ApiRequest, ports);
@@ -72,9 +82,13 @@ describe('the 402 of GET /api/pay', () => {
         const decoded = decodePaymentRequiredHeader(pay(entry.id, base).headers!['payment-required'] as string);
         const { nonce } = (decoded.extensions!['sign-in-with-x'] as { info: { nonce: string } }).info;
         expect(nonce).toMatch(/^[0-9a-f]{32}$/);
+        const resource = `${base}/api/pay?skill=${entry.id}`;
         expect(decoded).toEqual({
           ...buildPaymentRequired(entry, reading.config, base),
-          extensions: signInExtension(`${base}/api/pay?skill=${entry.id}`, base, nonce, at),
+          extensions: {
+            ...x402BazaarExtension(entry, catalog.packMeta(entry.id), resource),
+            ...signInExtension(resource, base, nonce, at),
+          },
         });
       }
     }
@@ -87,5 +101,79 @@ describe('the 402 of GET /api/pay', () => {
     });
     expect(new Set(infos.map((i) => i.nonce)).size).toBe(infos.length);
     expect(infos[0]).toMatchObject({ issuedAt: '2026-11-25T10:00:00.000Z', expirationTime: '2026-11-25T10:05:00.000Z' });
+  });
+
+  it("declares x402's Bazaar discovery extension that x402's own validators accept: GET with ?skill=, the unlock answer's schema and example", () => {
+    const base = 'https://m.example';
+    for (const [i, entry] of catalog.entries.entries()) {
+      const decoded = decodePaymentRequiredHeader(pay(entry.id, base).headers!['payment-required'] as string);
+      const bazaar = decoded.extensions!['bazaar'] as DiscoveryExtension;
+      // The info matches its own schema (ajv, as a facilitator checks before cataloguing; a compile each, so one skill in ten) and the Bazaar spec's rules.
+      if (i % 10 === 0) expect(validateDiscoveryExtension(bazaar)).toEqual({ valid: true });
+      expect(validateDiscoveryExtensionSpec(bazaar as unknown as Record<string, unknown>)).toEqual({ valid: true });
+      expect(bazaar.info.input).toEqual({ type: 'http', method: 'GET', queryParams: { skill: entry.id } });
+      expect(bazaar.info.output).toMatchObject({ type: 'json', example: { ok: true, skill_id: entry.id, name: entry.name } });
+      const meta = catalog.packMeta(entry.id)!;
+      const example = (bazaar.info.output as { example: { sealed_pack: { files: object; file_count: number; seal: string } } }).example;
+      expect([Object.keys(example.sealed_pack.files), example.sealed_pack.file_count, example.sealed_pack.seal]).toEqual([
+        meta.files.map((f) => f.path),
+        meta.file_count,
+        meta.seal,
+      ]);
+    }
+    // What a facilitator extracts when a client echoes the extension with its payment, as x402's clients do.
+    const entry = catalog.get('csv-cleaner')!;
+    const decoded = decodePaymentRequiredHeader(pay(entry.id, base).headers!['payment-required'] as string);
+    const payload = {
+      x402Version: 2,
+      resource: decoded.resource,
+      accepted: decoded.accepts[0],
+      payload: {},
+      extensions: decoded.extensions,
+    };
+    const found = extractDiscoveryInfo(payload as unknown as PaymentPayload, decoded.accepts[0] as PaymentRequirements);
+    // A facilitator catalogues the path without its query: one resource, the skill its query parameter.
+    expect(found).toMatchObject({
+      resourceUrl: `${base}/api/pay`,
+      method: 'GET',
+      x402Version: 2,
+      discoveryInfo: { input: { type: 'http', method: 'GET', queryParams: { skill: 'csv-cleaner' } } },
+    });
+    // The pinned fields are untouched: the spec's body and the v2 payment terms are what they were.
+    expect(decoded.accepts).toEqual(buildPaymentRequired(entry, reading.config, base).accepts);
+    expect(JSON.parse(pay(entry.id, base).body as string)).toEqual(JSON.parse(JSON.stringify(buildChallenge(entry, reading.config, base))));
+  });
+
+  it("a payment that echoes the 402's extensions, as x402 clients do, is still read as a payment, for every skill", () => {
+    const sizes = catalog.entries.map((entry) => {
+      const decoded = decodePaymentRequiredHeader(pay(entry.id, 'https://market.example.com').headers!['payment-required'] as string);
+      const echoed = {
+        x402Version: 2,
+        resource: decoded.resource,
+        accepted: decoded.accepts[0],
+        // An EIP-6492 signature of a wallet not deployed yet: the largest a payment carries (about 1 KB).
+        payload: {
+          signature: `0x${'ab'.repeat(1000)}`,
+          authorization: {
+            from: '0x1111111111111111111111111111111111111111',
+            to: reading.config.treasury,
+            value: entry.x402.amount,
+            validAfter: '0',
+            validBefore: '9999999999',
+            nonce: `0x${'00'.repeat(32)}`,
+          },
+        },
+        extensions: decoded.extensions,
+      };
+      const header = Buffer.from(JSON.stringify(echoed)).toString('base64');
+      expect(readSignedPayment(header, {}).accepted.amount).toBe(entry.x402.amount);
+      return header.length;
+    });
+    expect(Math.max(...sizes)).toBeLessThan(SIGNED_PAYMENT_LIMITS.maxBytes);
+  });
+
+  it("keeps every skill's PAYMENT-REQUIRED under 8 KB with the Bazaar extension (about 5.4 KB at most now)", () => {
+    const sizes = catalog.entries.map((e) => (pay(e.id, 'https://market.example.com').headers!['payment-required'] as string).length);
+    expect(Math.max(...sizes)).toBeLessThan(8_000);
   });
 });
