@@ -82,7 +82,7 @@ export function buildChallenge(entry: CatalogEntry, config: MarketConfig, baseUr
     extra: {
       minConfirmations: config.minConfirmations,
       legacyTreasuryBanned: config.legacyTreasury ?? null,
-      gas: 'Gas is paid in ETH on Base (chain 8453); USDC alone cannot pay for the transfer.',
+      gas: 'A transfer you send yourself needs ETH on Base (chain 8453) for gas; an x402 client that signs the payment (PAYMENT-SIGNATURE, or X-PAYMENT v1) needs USDC only: the service sends the transfer and pays its gas.',
       // The token's EIP-712 domain: what a standard x402 client signs its authorization against.
       ...ASSET_EIP712[asset],
     },
