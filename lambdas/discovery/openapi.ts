@@ -61,6 +61,15 @@ const SIGN_IN_WITH_X: Param = {
   schema: str,
 };
 
+/** x402 v1's signed payment, as a v1 client (x402-fetch 1.x) retries the challenge's GET with it (docs/PAYMENTS.md). */
+const X_PAYMENT_V1: Param = {
+  name: 'X-PAYMENT',
+  in: 'header',
+  description:
+    "x402 v1: base64 JSON {x402Version: 1, scheme: exact, network: base, payload: {signature, authorization}} for an entry of the body's accepts; settled by the service like PAYMENT-SIGNATURE and answered with X-PAYMENT-RESPONSE",
+  schema: str,
+};
+
 /** Applied alike on GET (with PAYMENT-SIGNATURE) and POST /api/pay: both are the access domain's. */
 const AP2_MANDATE: Param = {
   name: 'X-AP2-MANDATE',
@@ -171,11 +180,11 @@ const DOCS: Record<OperationId, OperationDoc> = {
     alsoLimited: `at most ${INTENTS_PER_CALLER_PER_DAY} bounties per caller (address; an IPv6 /64) per UTC day, across all instances`,
   },
   getPay: {
-    params: [skill, PAYMENT_SIGNATURE, SIGN_IN_WITH_X, AP2_MANDATE],
+    params: [skill, PAYMENT_SIGNATURE, X_PAYMENT_V1, SIGN_IN_WITH_X, AP2_MANDATE],
     ok: {
       status: 402,
       description:
-        "The x402 challenge. Two flows pay it: transfer the amount and POST /api/pay with X-PAYMENT (the spec's), or send this request again with PAYMENT-SIGNATURE (x402 v2 exact, EIP-3009)",
+        "The x402 challenge. Two flows pay it: transfer the amount and POST /api/pay with X-PAYMENT (the spec's), or send this request again signed: PAYMENT-SIGNATURE (x402 v2 exact, EIP-3009) or X-PAYMENT (x402 v1 exact, base64)",
       schema: ChallengeSchema,
       headers: {
         'PAYMENT-REQUIRED':
@@ -186,7 +195,7 @@ const DOCS: Record<OperationId, OperationDoc> = {
     also: [
       {
         status: 200,
-        description: 'With PAYMENT-SIGNATURE, once settled: the unlock (as POST /api/pay answers it)',
+        description: 'With PAYMENT-SIGNATURE or a v1 X-PAYMENT, once settled: the unlock (as POST /api/pay answers it)',
         headers: PAYMENT_RESPONSE,
       },
     ],
@@ -195,7 +204,13 @@ const DOCS: Record<OperationId, OperationDoc> = {
   },
   postPay: {
     params: [
-      { name: 'X-PAYMENT', in: 'header', description: 'JSON {"txHash","skill"} (or its base64)', schema: str },
+      {
+        name: 'X-PAYMENT',
+        in: 'header',
+        description:
+          'JSON {"txHash","skill"} (or its base64); or, told apart by its content, x402 v1\'s base64 exact payment (as on GET), settled and answered with X-PAYMENT-RESPONSE',
+        schema: str,
+      },
       PAYMENT_SIGNATURE,
       { name: 'X-LICENSE', in: 'header', description: 'License token from an earlier unlock', schema: str },
       SIGN_IN_WITH_X,
