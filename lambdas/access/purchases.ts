@@ -140,12 +140,7 @@ export async function getPurchases(req: ApiRequest, ports: AccessPorts): Promise
     ports.ledger.ofPayer(who.wallet, limit, req.query['cursor']),
     ports.subscriptions.list(who.wallet),
   ]);
-  if (!page)
-    throw invalidRequest(
-      'cursor',
-      '`cursor` is not one this list gave for this wallet.',
-      'Use the `next` of the previous page, unchanged.',
-    );
+  if (!page) throw invalidRequest('cursor', '`cursor` is not one this list gave.', 'Use the `next` of the previous page, unchanged.');
   const gives = page.rows.length > 0 || subscriptions.length > 0;
   // A signature is single-use: spent before anything it proves is given, so a replay gets nothing.
   if (who.signIn && gives) await who.signIn();

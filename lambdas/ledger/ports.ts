@@ -96,7 +96,8 @@ export interface Ledger {
   /**
    * One page of a wallet's confirmed payments of every kind, newest first: what it bought. One
    * Query of the `byPayer` index (its rows' keys) and one BatchGetItem of those rows. An `after`
-   * this ledger did not make, or made for another wallet, is answered as undefined.
+   * that is not a cursor of this list is answered as undefined; one made for another wallet only
+   * moves where this wallet's own rows start (the Query never leaves the wallet's partition).
    */
   ofPayer(payer: string, limit: number, after?: string): Promise<LedgerPage | undefined>;
   /** A wallet's first or latest confirmed payment of any kind: one indexed read. */
