@@ -4,6 +4,7 @@ import { readMarketConfig } from '../../lambdas/platform/config';
 import { decodePaymentRequiredHeader } from '@x402/core/http';
 import { PaymentRequiredV1Schema } from '@x402/core/schemas';
 import { ChallengeSchema } from '../../lambdas/contract/challenge-schema';
+import type { CatalogEntry } from '../../lambdas/contract/catalog-data';
 import { buildChallenge, buildPaymentRequired, signInExtension } from '../../lambdas/payments/core/challenge';
 import { x402PaymentRequiredHeader } from '../../lambdas/payments/adapters/x402-payment-required';
 import { x402BazaarExtension } from '../../lambdas/payments/adapters/x402-bazaar';
@@ -140,28 +141,33 @@ describe('the 402 of GET /api/pay', () => {
     expect(JSON.parse(pay(entry.id, base).body as string)).toEqual(JSON.parse(JSON.stringify(buildChallenge(entry, reading.config, base))));
   });
 
+  /** The PAYMENT-SIGNATURE a stock client sends for `entry`: the 402's terms and extensions echoed, a signature of `signatureBytes`. */
+  const echoedPayment = (entry: CatalogEntry, signatureBytes: number): string => {
+    const decoded = decodePaymentRequiredHeader(pay(entry.id, 'https://market.example.com').headers!['payment-required'] as string);
+    const echoed = {
+      x402Version: 2,
+      resource: decoded.resource,
+      accepted: decoded.accepts[0],
+      payload: {
+        signature: `0x${'ab'.repeat(signatureBytes)}`,
+        authorization: {
+          from: '0x1111111111111111111111111111111111111111',
+          to: reading.config.treasury,
+          value: entry.x402.amount,
+          validAfter: '0',
+          validBefore: '9999999999',
+          nonce: `0x${'00'.repeat(32)}`,
+        },
+      },
+      extensions: decoded.extensions,
+    };
+    return Buffer.from(JSON.stringify(echoed)).toString('base64');
+  };
+
   it("a payment that echoes the 402's extensions, as x402 clients do, is still read as a payment, for every skill", () => {
     const sizes = catalog.entries.map((entry) => {
-      const decoded = decodePaymentRequiredHeader(pay(entry.id, 'https://market.example.com').headers!['payment-required'] as string);
-      const echoed = {
-        x402Version: 2,
-        resource: decoded.resource,
-        accepted: decoded.accepts[0],
-        // An EIP-6492 signature of a wallet not deployed yet: the largest a payment carries (about 1 KB).
-        payload: {
-          signature: `0x${'ab'.repeat(1000)}`,
-          authorization: {
-            from: '0x1111111111111111111111111111111111111111',
-            to: reading.config.treasury,
-            value: entry.x402.amount,
-            validAfter: '0',
-            validBefore: '9999999999',
-            nonce: `0x${'00'.repeat(32)}`,
-          },
-        },
-        extensions: decoded.extensions,
-      };
-      const header = Buffer.from(JSON.stringify(echoed)).toString('base64');
+      // An EIP-6492 signature of a wallet not deployed yet: the largest a payment carries (about 1 KB).
+      const header = echoedPayment(entry, 1000);
       expect(readSignedPayment(header, {}).accepted.amount).toBe(entry.x402.amount);
       return header.length;
     });
@@ -171,28 +177,8 @@ describe('the 402 of GET /api/pay', () => {
   it("a stock client's PAYMENT-SIGNATURE, extensions echoed, fits API Gateway's 10,240 bytes of request line and headers with room for the rest", () => {
     // HTTP API's quota (not raisable): request line + every header value, CloudFront's included. The
     // payment must leave room for SIGN-IN-WITH-X (about 1.3 KB), an AP2 mandate, the origin secret,
-    // CloudFront's own headers and a client's usual ones: at most 4 KB for an EOA's signature.
-    const sizes = catalog.entries.map((entry) => {
-      const decoded = decodePaymentRequiredHeader(pay(entry.id, 'https://market.example.com').headers!['payment-required'] as string);
-      const echoed = {
-        x402Version: 2,
-        resource: decoded.resource,
-        accepted: decoded.accepts[0],
-        payload: {
-          signature: `0x${'ab'.repeat(65)}`,
-          authorization: {
-            from: '0x1111111111111111111111111111111111111111',
-            to: reading.config.treasury,
-            value: entry.x402.amount,
-            validAfter: '0',
-            validBefore: '9999999999',
-            nonce: `0x${'00'.repeat(32)}`,
-          },
-        },
-        extensions: decoded.extensions,
-      };
-      return Buffer.from(JSON.stringify(echoed)).toString('base64').length;
-    });
+    // CloudFront's own headers and a client's usual ones: at most 4 KB for an EOA's 65-byte signature.
+    const sizes = catalog.entries.map((entry) => echoedPayment(entry, 65).length);
     expect(Math.max(...sizes)).toBeLessThanOrEqual(4_096);
   });
 
