@@ -9,7 +9,7 @@ import { registerExactEvmScheme } from '@x402/evm/exact/client';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { compactVerify, createLocalJWKSet } from 'jose';
 import { beforeAll, describe, expect, inject, it } from 'vitest';
-import { TEST_STABLECOIN_ABI, testAccount } from '../../local/anvil';
+import { TEST_STABLECOIN_ABI } from '../../local/anvil';
 import { localChain } from '../../local/local-chain';
 import { purchasesSignInHeader, signInWithXHeader } from '../../local/sign-in-with-x';
 import { chainTools } from '../support/chain';
@@ -35,17 +35,11 @@ async function get(path: string, headers: Record<string, string> = {}): Promise<
   return { status: res.status, body: JSON.parse(text) };
 }
 
+/** A new wallet with ETH for gas and `usdcAtomic` test USDC, set in the token's storage (no account's nonce is used). */
 async function freshWallet(usdcAtomic: bigint): Promise<LocalAccount> {
   const account = privateKeyToAccount(generatePrivateKey());
-  await chain.test.setBalance({ address: account.address, value: parseEther('1') });
-  const minter = createWalletClient({ account: testAccount(0), chain: viemChain, transport: http(rpcUrl) });
-  const hash = await minter.writeContract({
-    address: usdc,
-    abi: TEST_STABLECOIN_ABI,
-    functionName: 'mint',
-    args: [account.address, usdcAtomic],
-  });
-  await chain.pub.waitForTransactionReceipt({ hash, pollingInterval: 50 });
+  await chain.setEthBalance(account.address, parseEther('1'));
+  await chain.setTokenBalance(usdc, account.address, usdcAtomic);
   return account;
 }
 
