@@ -25,7 +25,8 @@ const BEARER = /^Bearer ([A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+)$/;
 /** How a purchase was paid, in the words the page shows. */
 const HOW = { unlock: 'one_time', subscription: 'subscription', meter_top_up: 'meter_top_up' } as const;
 
-type Who = { wallet: string; session?: { token: string; expiresAt: Date } | undefined; signIn?: () => Promise<void> };
+/** The proven wallet; a fresh signature also has `signIn`, which spends its nonce and opens a session. */
+type Who = { wallet: string; signIn?: () => Promise<{ token: string; expiresAt: Date }> };
 
 /** The wallet the request proves: a session token, or a SIGN-IN-WITH-X signature for this URL; 401 otherwise. */
 async function signedInWallet(req: ApiRequest, ports: AccessPorts): Promise<Who> {
@@ -39,14 +40,14 @@ async function signedInWallet(req: ApiRequest, ports: AccessPorts): Promise<Who>
   const signature = signInWithXOf(req);
   if (!signature) throw ACCESS_ERRORS.SIGN_IN_REQUIRED();
   const signedIn = await checkedSignIn(signature, ports.payments, req.baseUrl, undefined, links(req.baseUrl).purchases);
-  const expiresAt = new Date(ports.now().getTime() + PURCHASES_SESSION_SECONDS * 1000);
   return {
     wallet: signedIn.address,
-    // Spent only when the answer gives something (a license): a sign-in that finds nothing leaves no row (issue 31).
+    // Called only when the answer gives something (a license): a sign-in that finds nothing leaves no row (issue 31).
     signIn: async () => {
       await signedIn.spendNonce();
+      const expiresAt = new Date(ports.now().getTime() + PURCHASES_SESSION_SECONDS * 1000);
+      return { token: await ports.payments.licenses.issueSession(signedIn.address, expiresAt), expiresAt };
     },
-    session: { token: await ports.payments.licenses.issueSession(signedIn.address, expiresAt), expiresAt },
   };
 }
 
@@ -143,21 +144,14 @@ export async function getPurchases(req: ApiRequest, ports: AccessPorts): Promise
   if (!page) throw invalidRequest('cursor', '`cursor` is not one this list gave.', 'Use the `next` of the previous page, unchanged.');
   const gives = page.rows.length > 0 || subscriptions.length > 0;
   // A signature is single-use: spent before anything it proves is given, so a replay gets nothing.
-  if (who.signIn && gives) await who.signIn();
+  const session = who.signIn && gives ? await who.signIn() : undefined;
   const purchases = await Promise.all(page.rows.map((row) => rowPurchase(row, ports, req.baseUrl, true)));
   const next = page.next ?? null;
   return json(200, {
     ok: true,
     wallet: who.wallet,
-    ...(who.session && gives
-      ? {
-          session: {
-            token: who.session.token,
-            header: 'Authorization',
-            scheme: 'Bearer',
-            expires_at: who.session.expiresAt.toISOString(),
-          },
-        }
+    ...(session
+      ? { session: { token: session.token, header: 'Authorization', scheme: 'Bearer', expires_at: session.expiresAt.toISOString() } }
       : {}),
     purchases,
     subscriptions: subscriptions.map((s) => ({
