@@ -5,7 +5,13 @@
  */
 import type { LocalAccount } from 'viem';
 import { createSiweMessage } from 'viem/siwe';
-import { nonceHex, purchasesSignInFields, signInWithXFields, siweParameters } from '../lambdas/contract/sign-in-with-x';
+import {
+  nonceHex,
+  purchasesSignInFields,
+  signInWithXFields,
+  siweParameters,
+  type SignInWithXFields,
+} from '../lambdas/contract/sign-in-with-x';
 
 export interface SignInWithXInput {
   account: LocalAccount;
@@ -18,6 +24,12 @@ export interface SignInWithXInput {
   nonce?: string;
 }
 
+/** Fields with the account's signature of their EIP-4361 message: the proof as JSON. */
+const signed = async (account: LocalAccount, fields: SignInWithXFields): Promise<Record<string, unknown>> => ({
+  ...fields,
+  signature: await account.signMessage({ message: createSiweMessage(siweParameters(fields)) }),
+});
+
 /** The signed proof as JSON fields. */
 export async function signInWithXProof(i: SignInWithXInput): Promise<Record<string, unknown>> {
   const fields = signInWithXFields({
@@ -26,7 +38,7 @@ export async function signInWithXProof(i: SignInWithXInput): Promise<Record<stri
     issuedAt: i.issuedAt ?? new Date(),
     nonce: i.nonce ?? nonceHex(crypto.getRandomValues(new Uint8Array(12))),
   });
-  return { ...fields, signature: await i.account.signMessage({ message: createSiweMessage(siweParameters(fields)) }) };
+  return signed(i.account, fields);
 }
 
 /** The SIGN-IN-WITH-X header value: base64 of the proof's JSON. */
@@ -42,6 +54,5 @@ export async function purchasesSignInHeader(i: Omit<SignInWithXInput, 'skill' | 
     issuedAt: i.issuedAt ?? new Date(),
     nonce: i.nonce ?? nonceHex(crypto.getRandomValues(new Uint8Array(12))),
   });
-  const signature = await i.account.signMessage({ message: createSiweMessage(siweParameters(fields)) });
-  return Buffer.from(JSON.stringify({ ...fields, signature })).toString('base64');
+  return Buffer.from(JSON.stringify(await signed(i.account, fields))).toString('base64');
 }

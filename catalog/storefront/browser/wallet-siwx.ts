@@ -6,7 +6,13 @@
  */
 import { getAddress, stringToHex, type Address, type Hex } from 'viem';
 import { createSiweMessage } from 'viem/siwe';
-import { nonceHex, purchasesSignInFields, signInWithXFields, siweParameters } from '../../../lambdas/contract/sign-in-with-x';
+import {
+  nonceHex,
+  purchasesSignInFields,
+  signInWithXFields,
+  siweParameters,
+  type SignInWithXFields,
+} from '../../../lambdas/contract/sign-in-with-x';
 
 export interface SignInWithXRequest {
   address: Address;
@@ -19,6 +25,10 @@ export interface SignInWithXRequest {
   sign: (message: string) => Promise<Hex>;
 }
 
+/** The header value of signed fields: base64 of the fields and the wallet's signature of their EIP-4361 message. */
+const signedHeader = async (fields: SignInWithXFields, sign: SignInWithXRequest['sign']): Promise<string> =>
+  btoa(JSON.stringify({ ...fields, signature: await sign(createSiweMessage(siweParameters(fields))) }));
+
 /** The SIGN-IN-WITH-X header value. */
 export async function signInWithXHeader(r: SignInWithXRequest): Promise<string> {
   const fields = signInWithXFields({
@@ -29,7 +39,7 @@ export async function signInWithXHeader(r: SignInWithXRequest): Promise<string> 
     issuedAt: new Date(),
     nonce: nonceHex(crypto.getRandomValues(new Uint8Array(12))),
   });
-  return btoa(JSON.stringify({ ...fields, signature: await r.sign(createSiweMessage(siweParameters(fields))) }));
+  return signedHeader(fields, r.sign);
 }
 
 /** The SIGN-IN-WITH-X header that opens the wallet's purchases (/purchases/): the purchases URL as `uri`. */
@@ -40,7 +50,7 @@ export async function purchasesSignInHeader(r: Omit<SignInWithXRequest, 'skill' 
     issuedAt: new Date(),
     nonce: nonceHex(crypto.getRandomValues(new Uint8Array(12))),
   });
-  return btoa(JSON.stringify({ ...fields, signature: await r.sign(createSiweMessage(siweParameters(fields))) }));
+  return signedHeader(fields, r.sign);
 }
 
 /** personal_sign through an injected wallet (EIP-1193): the message as UTF-8 hex, as wallets expect. */
