@@ -4,6 +4,10 @@
  * 1000 log lines), stores the whole message in the task, and passes task ids to the store as
  * they come (DynamoDB then refuses a 5000-character key with its own error text). So every list
  * is capped, every part sized, and a task id this agent could not have issued is not looked up.
+ * Both versions the endpoint speaks are checked: A2A 1.0 (SendMessage, GetTask, CancelTask,
+ * SubscribeToTask; parts `{text}`, `{data}`, `{url}`, `{raw}`) and v0.3 (message/send,
+ * tasks/get, tasks/cancel; parts with `kind`), each with its own method names, so one body can
+ * only be read one way.
  */
 import * as z from 'zod';
 import { RPC_CODES } from './json-rpc';
@@ -54,29 +58,81 @@ const shortList = z
   .array(z.string().max(A2A_LIMITS.maxIdChars))
   .max(A2A_LIMITS.maxListEntries, `at most ${A2A_LIMITS.maxListEntries} entries`);
 
+const referenceTaskIds = z
+  .array(z.string().regex(TASK_ID, `a task id is ${TASK_ID_RULE}`))
+  .max(A2A_LIMITS.maxReferenceTaskIds, `at most ${A2A_LIMITS.maxReferenceTaskIds} task ids`);
+const parts = <T extends z.ZodType>(part: T) => z.array(part).min(1).max(A2A_LIMITS.maxParts, `at most ${A2A_LIMITS.maxParts} parts`);
+const metadata = z.record(z.string(), z.unknown());
+
 const MessageSendParams = z.looseObject({
   message: z.looseObject({
     kind: z.literal('message').optional(),
     messageId: shortId,
     role: z.enum(['user', 'agent']).optional(),
-    parts: z.array(Part).min(1).max(A2A_LIMITS.maxParts, `at most ${A2A_LIMITS.maxParts} parts`),
+    parts: parts(Part),
     // A string here; whether it names a task is answered with -32001 below, as for tasks/get.
     taskId: z.string().optional(),
     contextId: shortId.optional(),
-    referenceTaskIds: z
-      .array(z.string().regex(TASK_ID, `a task id is ${TASK_ID_RULE}`))
-      .max(A2A_LIMITS.maxReferenceTaskIds, `at most ${A2A_LIMITS.maxReferenceTaskIds} task ids`)
-      .optional(),
+    referenceTaskIds: referenceTaskIds.optional(),
     extensions: shortList.optional(),
-    metadata: z.record(z.string(), z.unknown()).optional(),
+    metadata: metadata.optional(),
   }),
   configuration: z
     .looseObject({ acceptedOutputModes: shortList.optional(), blocking: z.boolean().optional(), historyLength: historyLength.optional() })
     .optional(),
-  metadata: z.record(z.string(), z.unknown()).optional(),
+  metadata: metadata.optional(),
 });
 const TaskQueryParams = z.looseObject({ id: z.string(), historyLength: historyLength.optional() });
 const TaskIdParams = z.looseObject({ id: z.string() });
+
+/** A 1.0 part: its content is one of `text`, `data`, `url`, `raw` (base64); a text is capped in characters, anything else in bytes. */
+const PartV1 = z
+  .looseObject({
+    text: z.string().max(A2A_LIMITS.maxTextChars, `at most ${A2A_LIMITS.maxTextChars} characters`).optional(),
+    metadata: metadata.optional(),
+  })
+  .refine((p) => typeof p.text === 'string' || partSized(p), sizeMessage);
+const tenant = z.string().max(A2A_LIMITS.maxIdChars, `at most ${A2A_LIMITS.maxIdChars} characters`);
+
+const SendMessageRequestV1 = z.looseObject({
+  tenant: tenant.optional(),
+  message: z.looseObject({
+    messageId: shortId,
+    role: z.enum(['ROLE_USER', 'ROLE_AGENT']).optional(),
+    parts: parts(PartV1),
+    taskId: z.string().optional(),
+    contextId: shortId.optional(),
+    referenceTaskIds: referenceTaskIds.optional(),
+    extensions: shortList.optional(),
+    metadata: metadata.optional(),
+  }),
+  configuration: z
+    .looseObject({
+      acceptedOutputModes: shortList.optional(),
+      returnImmediately: z.boolean().optional(),
+      historyLength: historyLength.optional(),
+    })
+    .optional(),
+  metadata: metadata.optional(),
+});
+const GetTaskRequestV1 = z.looseObject({ tenant: tenant.optional(), id: z.string(), historyLength: historyLength.optional() });
+const TaskIdRequestV1 = z.looseObject({ tenant: tenant.optional(), id: z.string() });
+
+type Checked = Record<string, { schema: z.ZodType; taskIdIn: 'message' | 'id' }>;
+/** The methods that reach the task store, per version: each one's params schema, and whether its task id is `message.taskId` or `id`. */
+const CHECKED: { legacy: Checked; v1: Checked } = {
+  legacy: {
+    'message/send': { schema: MessageSendParams, taskIdIn: 'message' },
+    'tasks/get': { schema: TaskQueryParams, taskIdIn: 'id' },
+    'tasks/cancel': { schema: TaskIdParams, taskIdIn: 'id' },
+  },
+  v1: {
+    SendMessage: { schema: SendMessageRequestV1, taskIdIn: 'message' },
+    GetTask: { schema: GetTaskRequestV1, taskIdIn: 'id' },
+    CancelTask: { schema: TaskIdRequestV1, taskIdIn: 'id' },
+    SubscribeToTask: { schema: TaskIdRequestV1, taskIdIn: 'id' },
+  },
+};
 
 /** What the check decided: go on to the SDK, or answer this JSON-RPC error (HTTP 200, as the SDK answers its own). */
 export type A2aCheck = { ok: true } | { ok: false; code: number; message: string; data?: Record<string, unknown> };
@@ -101,38 +157,36 @@ const taskNotFound: A2aCheck = {
 };
 
 /**
- * Checks the params of the methods that reach the task store (message/send, tasks/get,
- * tasks/cancel). Anything else (an unknown method, a malformed envelope, streaming) is left
- * to the SDK, which answers it without touching the store.
+ * Checks the params of the methods that reach the task store in the version the request speaks
+ * (SendMessage, GetTask, CancelTask, SubscribeToTask; v0.3's message/send, tasks/get,
+ * tasks/cancel). Anything else (an unknown method, another version's method, a malformed
+ * envelope, streaming) is left to the SDK, which answers it without touching the store.
  */
-export function checkA2aRequest(body: unknown): A2aCheck {
+export function checkA2aRequest(body: unknown, legacy: boolean): A2aCheck {
   if (body === null || typeof body !== 'object' || Array.isArray(body)) return OK;
   const { method, params } = body as { method?: unknown; params?: unknown };
-  const schema =
-    method === 'message/send'
-      ? MessageSendParams
-      : method === 'tasks/get'
-        ? TaskQueryParams
-        : method === 'tasks/cancel'
-          ? TaskIdParams
-          : undefined;
-  if (!schema) return OK;
-  const parsed = schema.safeParse(params);
+  const methods = legacy ? CHECKED.legacy : CHECKED.v1;
+  const checked = typeof method === 'string' && Object.hasOwn(methods, method) ? methods[method] : undefined;
+  if (!checked) return OK;
+  const parsed = checked.schema.safeParse(params);
   if (!parsed.success) return invalidParams(parsed.error);
   const value = parsed.data as { id?: string; message?: { taskId?: string } };
-  const taskId = method === 'message/send' ? value.message?.taskId : value.id;
+  const taskId = checked.taskIdIn === 'message' ? value.message?.taskId : value.id;
   if (taskId !== undefined && !isPlausibleTaskId(taskId)) return taskNotFound;
   return OK;
 }
 
 /**
- * Makes a message/send blocking. A non-blocking send leaves the SDK's event loop running after
- * the answer, unawaited (and frozen with the Lambda); this agent's tasks are final within the
- * request anyway. Call it only on a request {@link checkA2aRequest} accepted.
+ * Makes a send blocking (v0.3's `blocking: true`, 1.0's `returnImmediately: false`). A
+ * non-blocking send leaves the SDK's event loop running after the answer, unawaited (and frozen
+ * with the Lambda); this agent's tasks are final within the request anyway. Call it only on a
+ * request {@link checkA2aRequest} accepted.
  */
-export function forceBlocking(body: unknown): void {
+export function forceBlocking(body: unknown, legacy: boolean): void {
   if (body === null || typeof body !== 'object') return;
-  const request = body as { method?: unknown; params?: { configuration?: { blocking?: boolean } } };
-  if (request.method !== 'message/send' || !request.params) return;
-  request.params.configuration = { ...request.params.configuration, blocking: true };
+  const request = body as { method?: unknown; params?: { configuration?: Record<string, unknown> } };
+  if (!request.params) return;
+  if (legacy && request.method === 'message/send') request.params.configuration = { ...request.params.configuration, blocking: true };
+  if (!legacy && request.method === 'SendMessage')
+    request.params.configuration = { ...request.params.configuration, returnImmediately: false };
 }

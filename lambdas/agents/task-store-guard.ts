@@ -5,9 +5,10 @@
  * without awaiting it, which rethrows, so the rejection is unhandled (the local server reported it;
  * in Lambda it is a 5xx and a crashed instance). Its other paths turn a store error's text into
  * the JSON-RPC answer (DynamoDB's message for a bad key). So this store never rejects: a failure
- * is logged, remembered, and `postA2a` answers it with one fixed message.
+ * is logged, remembered, and `postA2a` answers it with one fixed message. Listing is the store's
+ * own answer (it refuses: tasks are anonymous, see the adapter), passed through as the SDK's error.
  */
-import type { Task } from '@a2a-js/sdk';
+import type { ListTasksRequest, ListTasksResponse, Task } from '@a2a-js/sdk';
 import type { ServerCallContext, TaskStore } from '@a2a-js/sdk/server';
 import { logger } from '../platform/logger';
 import { isPlausibleTaskId } from './a2a-request';
@@ -29,14 +30,14 @@ export function guardTaskStore(inner: TaskStore): GuardedTaskStore {
     get failed() {
       return failed;
     },
-    async save(task: Task, context?: ServerCallContext): Promise<void> {
+    async save(task: Task, context: ServerCallContext): Promise<void> {
       try {
         await inner.save(task, context);
       } catch (e) {
         fail('save', task.id, e);
       }
     },
-    async load(taskId: string, context?: ServerCallContext): Promise<Task | undefined> {
+    async load(taskId: string, context: ServerCallContext): Promise<Task | undefined> {
       // The SDK only ever issues UUIDs: any other id cannot name a task, so the store is not asked.
       if (!isPlausibleTaskId(taskId)) return undefined;
       try {
@@ -45,6 +46,9 @@ export function guardTaskStore(inner: TaskStore): GuardedTaskStore {
         fail('load', taskId, e);
         return undefined;
       }
+    },
+    list(params: ListTasksRequest, context: ServerCallContext): Promise<ListTasksResponse> {
+      return inner.list(params, context);
     },
   };
 }

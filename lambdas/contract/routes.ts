@@ -42,6 +42,14 @@ export interface RouteDefinition {
 /** How long CloudFront may serve a figure from its cache: the figures already follow purchases by a few seconds. */
 export const FIGURES_CACHE_SECONDS = 5;
 
+/** The header an A2A client names its protocol version in (A2A 1.0 §3.6.2); the agent card answers by it. */
+export const A2A_VERSION_HEADER = 'A2A-Version';
+/**
+ * The request headers an API answer varies on (`Vary`), so the CDN keys its cache on them: the
+ * agent card is 1.0 to `A2A-Version: 1.0` and the v0.3 card otherwise, under one path.
+ */
+export const CACHE_KEY_HEADERS: readonly string[] = [A2A_VERSION_HEADER];
+
 /**
  * The spec's A2A limit, "about 120 requests per 60 seconds"; MCP gets the same. Per caller, so
  * one client cannot spend everyone's budget.
@@ -394,7 +402,8 @@ export const ROUTES = [
     path: '/api/a2a',
     domain: 'agents',
     operationId: 'postA2a',
-    summary: 'A2A v0.3 JSON-RPC: message/send, tasks/get, tasks/cancel.',
+    summary:
+      'A2A JSON-RPC: 1.0 (A2A-Version: 1.0; SendMessage, GetTask, CancelTask) and v0.3 (no version header; message/send, tasks/get, tasks/cancel).',
     rateLimit: { scope: 'a2a', ...AGENT_PROTOCOL_LIMIT },
   },
   {
@@ -402,14 +411,14 @@ export const ROUTES = [
     path: '/.well-known/agent.json',
     domain: 'agents',
     operationId: 'getAgentCard',
-    summary: "The signed A2A agent card (the spec's path).",
+    summary: "The signed A2A agent card (the spec's path): 1.0 to A2A-Version 1.0, the v0.3 card otherwise.",
   },
   {
     method: 'GET',
     path: '/.well-known/agent-card.json',
     domain: 'agents',
     operationId: 'getAgentCardA2a',
-    summary: 'The signed A2A agent card (A2A v0.3 path).',
+    summary: "The signed A2A agent card (A2A's path): 1.0 to A2A-Version 1.0, the v0.3 card otherwise.",
   },
   {
     method: 'GET',

@@ -29,8 +29,6 @@ import {
   type LocalAccount,
 } from 'viem';
 import { generatePrivateKey, privateKeyToAccount, toAccount } from 'viem/accounts';
-import { ClientFactory } from '@a2a-js/sdk/client';
-import { compactVerify, createLocalJWKSet } from 'jose';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { describe, expect, inject, it } from 'vitest';
@@ -290,46 +288,6 @@ describe('x402 v2 with a stock client', () => {
     } finally {
       await mcp.close();
     }
-  });
-
-  it("A2A: a buy asks for payment with x402's extension, and the signed payment sent in the same task is settled", async () => {
-    const account = await buyer(21);
-    const a2a = await new ClientFactory().createFromUrl(base);
-    const asked = (await a2a.sendMessage({
-      message: { kind: 'message', messageId: 'buy-1', role: 'user', parts: [{ kind: 'data', data: { skill: SKILL, buy: true } }] },
-    })) as any;
-    expect(asked.status.state).toBe('input-required');
-    const meta = asked.status.message.metadata;
-    expect(meta['x402.payment.status']).toBe('payment-required');
-    const required = meta['x402.payment.required'];
-    expect(required.accepts[0]).toMatchObject({ scheme: 'exact', network: 'eip155:8453', amount: String(PRICE), asset: USDC });
-
-    // The client signs it with a stock x402 client, as it would sign PAYMENT-REQUIRED.
-    const payload = await stockClient(account).createPaymentPayload(required);
-    const before = await balance(account.address);
-    const paid = (await a2a.sendMessage({
-      message: {
-        kind: 'message',
-        messageId: 'buy-2',
-        role: 'user',
-        taskId: asked.id,
-        contextId: asked.contextId,
-        parts: [{ kind: 'text', text: 'Here is the payment authorization.' }],
-        metadata: { 'x402.payment.status': 'payment-submitted', 'x402.payment.payload': payload },
-      },
-    })) as any;
-    expect(paid.status.state, JSON.stringify(paid.status)).toBe('completed');
-    expect(paid.status.message.metadata['x402.payment.status']).toBe('payment-completed');
-    const [receipt] = paid.status.message.metadata['x402.payment.receipts'];
-    expect(receipt).toMatchObject({ success: true, network: 'eip155:8453' });
-    const pack = paid.artifacts.find((a: any) => a.name === 'sealed-pack').parts[0].data;
-    expect(Object.keys(pack.sealed_pack.files)).toContain('SKILL.md');
-    // The sale's receipt comes in the artifact, as POST /api/pay answers it, signed with the published service key.
-    const keys = createLocalJWKSet((await (await fetch(`${base}/.well-known/jwks.json`)).json()) as never);
-    const signed = JSON.parse(new TextDecoder().decode((await compactVerify(pack.receipt, keys, { algorithms: ['ES256'] })).payload));
-    expect(signed).toMatchObject({ kind: 'unlock', sub: SKILL, tx: receipt.transaction.toLowerCase() });
-    expect(await balance(account.address)).toBe(before - PRICE);
-    expect(await proofRows(receipt.transaction)).toHaveLength(1);
   });
 
   it('a contract wallet (EIP-1271) pays with a signed authorization and signs in again with SIGN-IN-WITH-X', async () => {

@@ -1,11 +1,15 @@
 import { generateKeyPairSync, sign, verify } from 'node:crypto';
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import type { Task } from '@a2a-js/sdk';
-import { InMemoryTaskStore, type TaskStore } from '@a2a-js/sdk/server';
+import { canonicalizeAgentCard, verifyAgentCardSignature, type Task } from '@a2a-js/sdk';
+import { InMemoryTaskStore, type ServerCallContext, type TaskStore } from '@a2a-js/sdk/server';
+import { canonicalize } from 'json-canonicalize';
+import { flattenedVerify, importJWK } from 'jose';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { postA2a } from '../../lambdas/agents/a2a';
 import { A2A_LIMITS } from '../../lambdas/agents/a2a-request';
 import { dynamoTaskStore } from '../../lambdas/agents/adapters/dynamo-task-store';
+import { getAgentCard } from '../../lambdas/agents/card-routes';
+import { jwks } from '../../lambdas/ledger';
 import { keyFileServiceSigner } from '../../lambdas/ledger/adapters/key-file-service-signer';
 import { derToJose } from '../../lambdas/platform/adapters/der-signature';
 import { postMcp } from '../../lambdas/agents/mcp';
@@ -34,16 +38,17 @@ function countingStore(fail: { load?: Error; save?: Error } = {}): TaskStore & {
   const store = {
     loads: 0,
     saves: 0,
-    async load(id: string) {
+    async load(id: string, context: ServerCallContext) {
       store.loads++;
       if (fail.load) throw fail.load;
-      return inner.load(id);
+      return inner.load(id, context);
     },
-    async save(task: Task) {
+    async save(task: Task, context: ServerCallContext) {
       store.saves++;
       if (fail.save) throw fail.save;
-      return inner.save(task);
+      return inner.save(task, context);
     },
+    list: inner.list.bind(inner),
   };
   return store;
 }
@@ -90,10 +95,13 @@ describe('postA2a before the SDK', () => {
     expect(body).toMatchObject({ jsonrpc: '2.0', id: 7, error: { code: -32602, data: { field: 'params.message.referenceTaskIds' } } });
     expect(body.error.message).toMatch(/referenceTaskIds.*at most 10/);
     expect(store.loads).toBe(0);
-    // At the cap the SDK reads each reference once.
+    // At the cap the SDK reads each reference once, beyond the reads of its own task's events (a send without references).
+    await postA2a(apiReq(send({})), agentsPorts(store));
+    const own = store.loads;
+    store.loads = 0;
     const ten = await postA2a(apiReq(send({ referenceTaskIds: ids.slice(0, A2A_LIMITS.maxReferenceTaskIds) })), agentsPorts(store));
     expect(JSON.parse(ten.body as string).result.status.state).toBe('completed');
-    expect(store.loads).toBe(10);
+    expect(store.loads).toBe(own + 10);
   });
 
   it('answers a non-blocking send once its task is final, leaving no SDK event loop running after the answer', async () => {
@@ -205,7 +213,9 @@ describe('dynamoTaskStore', () => {
       status: { state: 'working' },
       metadata: JSON.parse(nested(5000)),
     } as unknown as Task;
-    await expect(dynamoTaskStore(client, () => new Date(), 'A2ATasks').save(task)).rejects.toThrow('Task t-1 cannot be serialised.');
+    await expect(dynamoTaskStore(client, () => new Date(), 'A2ATasks').save(task, {} as ServerCallContext)).rejects.toThrow(
+      'Task t-1 cannot be serialised.',
+    );
     expect(sent).toBe(0);
   });
 });
@@ -281,5 +291,99 @@ describe('access over MCP and A2A', () => {
     expect(bad.status.state).toBe('rejected');
     expect(bad.status.message.parts[0].text).toMatch(/`wallet` must be a wallet address/);
     expect((await a2aTask({ wallet: WALLET, skill: 'no-such-skill' })).status.state).toBe('rejected');
+  });
+});
+
+/** A 1.0 JSON-RPC request (A2A-Version: 1.0), in 1.0's wire form. */
+const v1 = (method: string, params: Record<string, unknown>): ApiRequest =>
+  apiReq(JSON.stringify({ jsonrpc: '2.0', id: 9, method, params }), { 'a2a-version': '1.0' });
+
+describe('postA2a in A2A 1.0', () => {
+  it('answers SendMessage with a 1.0 task (enum names, parts by content) and GetTask reads it back', async () => {
+    const store = countingStore();
+    const sent = await postA2a(
+      v1('SendMessage', { message: { messageId: 'm-1', role: 'ROLE_USER', parts: [{ text: 'clean a csv' }] } }),
+      agentsPorts(store),
+    );
+    const task = JSON.parse(sent.body as string).result.task;
+    expect(task.status.state).toBe('TASK_STATE_COMPLETED');
+    expect(task.artifacts[0]).toMatchObject({ name: 'ranked-skills', parts: [{ data: { query: 'clean a csv' } }] });
+    expect(task.status.message.parts[0].text).toMatch(/^Best matches/);
+    const read = JSON.parse((await postA2a(v1('GetTask', { id: task.id }), agentsPorts(store))).body as string).result;
+    expect([read.id, read.status.state]).toEqual([task.id, 'TASK_STATE_COMPLETED']);
+  });
+
+  it('checks 1.0 params before the SDK: parts capped, -32602 naming the field, a 5000-character id not looked up', async () => {
+    const store = countingStore();
+    const answer = async (req: ApiRequest) => JSON.parse((await postA2a(req, agentsPorts(store))).body as string);
+    const many = await answer(v1('SendMessage', { message: { messageId: 'm', parts: Array.from({ length: 21 }, () => ({ text: 'x' })) } }));
+    expect(many.error).toMatchObject({ code: -32602, data: { field: 'params.message.parts' } });
+    const long = await answer(v1('SendMessage', { message: { messageId: 'm', parts: [{ text: 'x'.repeat(4001) }] } }));
+    expect(long.error.code).toBe(-32602);
+    const big = await answer(v1('SendMessage', { message: { messageId: 'm', parts: [{ data: { skill: 'x'.repeat(9000) } }] } }));
+    expect(big.error.code).toBe(-32602);
+    expect((await answer(v1('GetTask', { id: 'x'.repeat(5000) }))).error.code).toBe(-32001);
+    expect(store.saves + store.loads).toBe(0);
+  });
+
+  it('answers a store that cannot save with the same fixed -32603 and 503', async () => {
+    const store = countingStore({
+      save: new Error('ValidationException: Size of hashkey has exceeded the maximum size limit of 2048 bytes'),
+    });
+    const res = await postA2a(v1('SendMessage', { message: { messageId: 'm', parts: [{ text: 'csv' }] } }), agentsPorts(store));
+    expect(res.statusCode).toBe(503);
+    expect(JSON.parse(res.body as string)).toMatchObject({ id: 9, error: { code: -32603, data: { retry: true } } });
+    expect(res.body).not.toMatch(DYNAMO_TEXT);
+  });
+
+  it('refuses ListTasks: tasks are anonymous, a task id is its only handle', async () => {
+    const res = await postA2a(v1('ListTasks', {}), agentsPorts(dynamoTaskStore({} as DynamoDBClient, () => new Date(), 'A2ATasks')));
+    expect(JSON.parse(res.body as string).error.code).toBe(-32004);
+  });
+});
+
+describe('agent card', () => {
+  const cardReq = (headers: Record<string, string>): ApiRequest => ({
+    ...apiReq(''),
+    method: 'GET',
+    path: '/.well-known/agent-card.json',
+    headers,
+  });
+  const keys = async () => (await jwks(signer)).keys as (Record<string, unknown> & { kid: string })[];
+
+  it('is A2A 1.0 to A2A-Version 1.0: both JSON-RPC interfaces, the x402 extension, skills with 1.0 fields; the SDK verifies it with the JWKS', async () => {
+    const res = await getAgentCard(cardReq({ 'a2a-version': '1.0' }), agentsPorts(countingStore()));
+    expect(res.headers['vary']).toBe('A2A-Version');
+    const card = JSON.parse(res.body as string);
+    expect(card.supportedInterfaces).toEqual([
+      { url: 'http://127.0.0.1:9/api/a2a', protocolBinding: 'JSONRPC', tenant: '', protocolVersion: '1.0' },
+      { url: 'http://127.0.0.1:9/api/a2a', protocolBinding: 'JSONRPC', tenant: '', protocolVersion: '0.3' },
+    ]);
+    expect(card.capabilities).toMatchObject({ streaming: false, pushNotifications: false, extendedAgentCard: false });
+    expect(card.capabilities.extensions[0].uri).toBe('https://github.com/google-agentic-commerce/a2a-x402/blob/main/spec/v0.2');
+    for (const skill of card.skills) expect(Object.keys(skill)).toEqual(expect.arrayContaining(['examples', 'inputModes', 'outputModes']));
+    const published = await keys();
+    const verify = verifyAgentCardSignature(async (kid) => published.find((k) => k.kid === kid)!);
+    await expect(verify(card)).resolves.toBeUndefined();
+    await expect(
+      verify({ ...card, supportedInterfaces: [{ ...card.supportedInterfaces[0], url: 'https://evil.example/a2a' }] }),
+    ).rejects.toThrow();
+    expect(canonicalizeAgentCard(card)).not.toContain('signatures');
+  });
+
+  it('is the v0.3 card to a request naming no version or 0.3, signed over RFC 8785 of all of it', async () => {
+    for (const headers of [{}, { 'a2a-version': '0.3' }]) {
+      const card = JSON.parse((await getAgentCard(cardReq(headers), agentsPorts(countingStore()))).body as string);
+      expect(card).toMatchObject({ protocolVersion: '0.3.0', url: 'http://127.0.0.1:9/api/a2a', preferredTransport: 'JSONRPC' });
+      const { signatures, ...unsigned } = card;
+      const sig = signatures[0];
+      const kid = JSON.parse(Buffer.from(sig.protected, 'base64url').toString()).kid;
+      const key = await importJWK(
+        (await keys()).find((k) => k.kid === kid)!,
+        'ES256',
+      );
+      const payload = Buffer.from(canonicalize(unsigned)).toString('base64url');
+      await expect(flattenedVerify({ protected: sig.protected, signature: sig.signature, payload }, key)).resolves.toBeTruthy();
+    }
   });
 });

@@ -1,6 +1,7 @@
 import { GetItemCommand, PutItemCommand, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { marshall, unmarshall } from '@aws-sdk/util-dynamodb';
-import type { Task } from '@a2a-js/sdk';
+import { Task } from '@a2a-js/sdk';
+import { UnsupportedOperationError } from '@a2a-js/sdk/errors';
 import type { TaskStore } from '@a2a-js/sdk/server';
 import { A2A_TASKS_TABLE } from '../../contract/tables';
 import { tableName } from '../../platform/table-names';
@@ -10,11 +11,15 @@ export const TASK_TTL_SECONDS = 30 * 24 * 3600;
 /** DynamoDB refuses items over 400 KB; a task is refused here first, with a message that names no DynamoDB detail. */
 export const MAX_TASK_BYTES = 350 * 1024;
 
-/** Serialises a task or says plainly why not: JSON.stringify throws on a value nested too deep (RangeError) or a cycle. */
+/**
+ * Serialises a task in A2A 1.0's JSON form (the SDK's `Task.toJSON`: enums as names, parts as
+ * `{text}`/`{data}`), or says plainly why not: JSON.stringify throws on a value nested too deep
+ * (RangeError) or a cycle.
+ */
 function serialise(task: Task): string {
   let text: string;
   try {
-    text = JSON.stringify(task);
+    text = JSON.stringify(Task.toJSON(task));
   } catch {
     throw new Error(`Task ${task.id} cannot be serialised.`);
   }
@@ -22,7 +27,11 @@ function serialise(task: Task): string {
   return text;
 }
 
-/** The A2A SDK's TaskStore on DynamoDB: one item per task, written whole each time it changes. */
+/**
+ * The A2A SDK's TaskStore on DynamoDB: one item per task, written whole each time it changes.
+ * Tasks are anonymous (their id is the caller's only handle on them), so none is listed: ListTasks
+ * would hand every caller everyone's tasks, and it would be a table scan.
+ */
 export function dynamoTaskStore(client: DynamoDBClient, now: () => Date, table = tableName(A2A_TASKS_TABLE)): TaskStore {
   return {
     async save(task: Task) {
@@ -35,7 +44,13 @@ export function dynamoTaskStore(client: DynamoDBClient, now: () => Date, table =
       if (!out.Item) return undefined;
       const item = unmarshall(out.Item) as { task: string; expiresAt: number };
       if (item.expiresAt < now().getTime() / 1000) return undefined;
-      return JSON.parse(item.task) as Task;
+      const stored = JSON.parse(item.task) as Record<string, unknown>;
+      // A task written by the v0.3 agent (`kind: "task"`, states in lower case) has no 1.0 reading: it is not found.
+      if (stored['kind'] === 'task') return undefined;
+      return Task.fromJSON(stored);
+    },
+    async list() {
+      throw new UnsupportedOperationError('Tasks are not listed: a task is read by its id (GetTask), which only its caller holds.');
     },
   };
 }
