@@ -28,7 +28,7 @@ import { StringParameter } from 'aws-cdk-lib/aws-ssm';
 import { ORIGIN_VERIFY_HEADER, VIEWER_ADDRESS_FUNCTION } from '../../lambdas/contract/edge-identity';
 import { API_SECURITY_HEADERS, PAGE_SECURITY_HEADERS } from '../../lambdas/contract/security-headers';
 import { INDEX_REWRITE_FUNCTION } from '../../lambdas/contract/static-assets';
-import { FIGURES_CACHE_SECONDS } from '../../lambdas/contract/routes';
+import { CACHE_KEY_HEADERS, FIGURES_CACHE_SECONDS } from '../../lambdas/contract/routes';
 import type { EdgeConfig } from '../deploy-config';
 import { EdgeWebAcl } from './edge-web-acl';
 import { securityHeadersPolicy } from './security-headers-policy';
@@ -138,14 +138,15 @@ function apiBehavior(stack: Stack, api: HttpApi, originSecret: Secret): Behavior
     viewerProtocolPolicy: ViewerProtocolPolicy.REDIRECT_TO_HTTPS,
     allowedMethods: AllowedMethods.ALLOW_ALL,
     // Cached only where the API says so: figures answer `public, max-age=5` (the route table's
-    // `cacheSeconds`), everything else `no-store`; keyed on the whole query string and nothing else.
+    // `cacheSeconds`), everything else `no-store`; keyed on the whole query string and the headers
+    // an answer varies on (the agent card's A2A-Version), nothing else.
     cachePolicy: new CachePolicy(stack, 'ApiCache', {
       comment: 'API answers cached only as long as their Cache-Control allows (figures: a few seconds)',
       defaultTtl: Duration.seconds(0),
       minTtl: Duration.seconds(0),
       maxTtl: Duration.seconds(FIGURES_CACHE_SECONDS),
       queryStringBehavior: CacheQueryStringBehavior.all(),
-      headerBehavior: CacheHeaderBehavior.none(),
+      headerBehavior: CacheHeaderBehavior.allowList(...CACHE_KEY_HEADERS),
       cookieBehavior: CacheCookieBehavior.none(),
       enableAcceptEncodingGzip: true,
       enableAcceptEncodingBrotli: true,

@@ -189,7 +189,7 @@ describe('MarketplaceStack', () => {
     });
   });
 
-  it('sends /api/* and /.well-known/* to the API, cached only as long as an answer says (figures: seconds), keyed on the query', () => {
+  it('sends /api/* and /.well-known/* to the API, cached only as long as an answer says (figures: seconds), keyed on the query and A2A-Version', () => {
     const [dist] = Object.values(template.findResources('AWS::CloudFront::Distribution')) as any[];
     const behaviors = dist.Properties.DistributionConfig.CacheBehaviors as any[];
     expect(behaviors.map((b) => b.PathPattern).sort()).toEqual(['/.well-known/*', '/api/*']);
@@ -202,7 +202,7 @@ describe('MarketplaceStack', () => {
       expect(policy).toMatchObject({ DefaultTTL: 0, MinTTL: 0, MaxTTL: FIGURES_CACHE_SECONDS });
       expect(policy.ParametersInCacheKeyAndForwardedToOrigin).toMatchObject({
         QueryStringsConfig: { QueryStringBehavior: 'all' },
-        HeadersConfig: { HeaderBehavior: 'none' },
+        HeadersConfig: { HeaderBehavior: 'whitelist', Headers: ['A2A-Version'] },
         CookiesConfig: { CookieBehavior: 'none' },
       });
     }
