@@ -93,10 +93,16 @@ async function rowPurchase(row: LedgerRow, ports: AccessPorts, baseUrl: string, 
   };
 }
 
-/** A card sale as its buyer sees it, with the license they presented and the sale's receipt. */
+/**
+ * A card sale as its buyer sees it, with the license they presented and the sale's receipt; a sale
+ * refunded in full or disputed says so (`status`, `refunded_cents`) and offers no download.
+ */
 async function cardPurchase(sale: CardSale, license: string, ports: AccessPorts, baseUrl: string) {
+  const standing = sale.status === 'paid';
   return {
     how: 'card' as const,
+    status: sale.status,
+    refunded_cents: sale.refundedCents ?? 0,
     skill: sale.skill,
     name: ports.catalog.get(sale.skill)?.name ?? null,
     amount: (sale.amountCents / 100).toFixed(2),
@@ -106,7 +112,7 @@ async function cardPurchase(sale: CardSale, license: string, ports: AccessPorts,
     recorded_at: sale.recordedAt,
     receipt: await receiptOf(sale, ports, baseUrl),
     license: { token: license, header: 'X-LICENSE' },
-    download: { method: 'POST', url: links(baseUrl).pay },
+    download: standing ? { method: 'POST', url: links(baseUrl).pay } : null,
   };
 }
 
