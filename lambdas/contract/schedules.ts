@@ -1,5 +1,5 @@
 /**
- * How often the scheduled tasks run: EventBridge Scheduler in AWS, timers in `npm start`.
+ * How often the scheduled tasks run: EventBridge Scheduler in AWS; `npm start` runs none (each has an npm script for on demand).
  * The reconcile job recounts every record; daily, and on demand with `npm run reconcile`.
  */
 export const RECONCILE_EVERY_MINUTES = 24 * 60;
