@@ -20,7 +20,7 @@ import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { wrapFetchWithPayment } from 'x402-fetch';
 import { withPaymentInterceptor } from 'x402-axios';
 import { describe, expect, inject, it } from 'vitest';
-import { RELAYER_ACCOUNT_INDEX, testAccount } from '../../local/anvil';
+import { BASE_BLOCK_SECONDS, RELAYER_ACCOUNT_INDEX, startAnvil, testAccount } from '../../local/anvil';
 import { localChain } from '../../local/local-chain';
 import { chainTools } from '../support/chain';
 import { readmeSnippet, runReadmeSnippet } from '../support/readme-snippets';
@@ -126,6 +126,23 @@ const clients: Record<string, (account: LocalAccount) => Promise<Bought>> = {
     };
   },
 };
+
+describe("the local chain's clock", () => {
+  it("is Base's: with nothing sent, a block comes every 2 s and the head is the present (what a v1 validAfter = now - 600 needs)", async () => {
+    // A chain of its own, so no other file's transactions make the blocks.
+    const anvil = await startAnvil({ port: 0 });
+    try {
+      const own = createPublicClient({ chain: localChain(anvil.rpcUrl), transport: http(anvil.rpcUrl) });
+      const first = await own.getBlockNumber();
+      await new Promise((r) => setTimeout(r, 3 * BASE_BLOCK_SECONDS * 1000 + 500));
+      const head = await own.getBlock();
+      expect(head.number - first).toBeGreaterThanOrEqual(2n);
+      expect(Math.floor(Date.now() / 1000) - Number(head.timestamp)).toBeLessThanOrEqual(BASE_BLOCK_SECONDS + 1);
+    } finally {
+      await anvil.stop();
+    }
+  });
+});
 
 describe('x402 v1: stock clients', () => {
   it('the README snippets run here are the README text, buying the skill this file buys', () => {
