@@ -18,6 +18,11 @@ export const LLMS_SECTIONS = {
   agents: '## 4. MCP and A2A',
 } as const;
 
+/** `x402-fetch` 1.x's default `maxValue`: 0.1 USDC in atomic units (its source: `BigInt(0.1 * 10 ** 6)`). */
+export const X402_FETCH_V1_DEFAULT_CAP = 100_000n;
+/** `@x402/fetch` 2.x's default `spendControls.maxAmountPerPayment`: $1, in USDC's atomic units. */
+export const X402_FETCH_V2_DEFAULT_CAP = 1_000_000n;
+
 /** The MCP tools llms.txt names: each one is listed by GET /api/mcp (an integration test checks). */
 export const LLMS_MCP_TOOLS = [
   'search_skills',
@@ -35,6 +40,12 @@ export function renderLlmsTxt(entries: readonly CatalogEntry[], canaryId: string
   const canary = byId.get(canaryId)!;
   const s = l.skill('<id>');
   const categories = [...new Set(entries.map((e) => e.category))].sort();
+  // The stock clients' default caps, and the skills above each: what an agent with that client must raise.
+  const amount = (e: CatalogEntry) => BigInt(e.x402.amount);
+  const overV1Cap = entries.filter((e) => amount(e) > X402_FETCH_V1_DEFAULT_CAP);
+  const overV2Cap = entries.filter((e) => amount(e) > X402_FETCH_V2_DEFAULT_CAP);
+  const capExample = overV1Cap.reduce((a, b) => (amount(b) < amount(a) ? b : a), overV1Cap[0] ?? canary);
+  const dearest = entries.reduce((a, b) => (amount(b) > amount(a) ? b : a));
   return [
     '# Agent Skill Marketplace',
     '',
@@ -63,6 +74,10 @@ export function renderLlmsTxt(entries: readonly CatalogEntry[], canaryId: string
     '```',
     '',
     `Save sealed_pack.files under ./packs/<id>/ and check the seal against ${s.packs}. Keep license.token: it is your key to the pack. The 402 also declares x402's Bazaar discovery extension (how to call the endpoint, the answer's schema) and its sign-in-with-x extension (section 2).`,
+    '',
+    "x402 v1 clients pay the same way from the 402's body (x402Version 1, accepts[] naming the token contract): x402-fetch 1.x `wrapFetchWithPayment(fetch, account)`, or x402-axios `withPaymentInterceptor(axios.create({ baseURL: SITE }), account)`.",
+    '',
+    `Spend caps: a stock client refuses a price above its cap before it signs, so nothing is charged, and throws its own message (not the 402's, which names the price in USDC and atomic units). x402-fetch 1.x caps at 0.1 USDC (maxValue, default ${X402_FETCH_V1_DEFAULT_CAP} atomic; it throws "Payment amount exceeds maximum allowed"), and ${overV1Cap.length} of the ${entries.length} skills cost more: pass the skill's amount (maxAmountRequired in the 402, x402.amount in the catalog) as its third argument, \`wrapFetchWithPayment(fetch, account, ${capExample.x402.amount}n)\` for ${capExample.id} (${capExample.price_label}). @x402/fetch 2.x caps at $1 (its error names spendControls.maxAmountPerPayment), and ${overV2Cap.length} skills cost more (up to ${dearest.price_label}): \`client.setSpendControls({ maxAmountPerPayment: '${dearest.price_label}' })\`. x402-axios 0.7.2 has no cap: it pays what the 402 asks.`,
     '',
     LLMS_SECTIONS.again,
     '',

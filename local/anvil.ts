@@ -147,6 +147,9 @@ function anvilPackageJson(): string {
   }
 }
 
+/** Base makes a block every 2 seconds; the local chain does too (interval mining). */
+export const BASE_BLOCK_SECONDS = 2;
+
 /** Path of the anvil binary. */
 function anvilBinary(): string {
   return join(dirname(anvilPackageJson()), 'bin', process.platform === 'win32' ? 'anvil.exe' : 'anvil');
@@ -175,7 +178,14 @@ export async function startAnvil(opts: {
   port: number;
   statePath?: string | undefined;
   initialState?: string | undefined;
+  /**
+   * Seconds between blocks when nothing is sent ({@link BASE_BLOCK_SECONDS} unless given); 0 mines
+   * only on a transaction or when asked, for a test whose chain must hold still (a confirmation
+   * count, a pool it orders itself).
+   */
+  blockTime?: number;
 }): Promise<AnvilHandle> {
+  const blockTime = opts.blockTime ?? BASE_BLOCK_SECONDS;
   const args = [
     '--host',
     '127.0.0.1',
@@ -189,6 +199,12 @@ export async function startAnvil(opts: {
     '10',
     '--balance',
     '10000',
+    // Base's clock: a block every 2 s whether or not anything is sent, so the head's timestamp is
+    // the present (x402 v1 clients sign `validAfter = now - 600`, which a head that stood still
+    // through ten idle minutes would not yet reach). Mixed mining keeps mining each transaction
+    // at once, as before: the interval blocks only add empty blocks, as Base's are between
+    // transactions.
+    ...(blockTime > 0 ? ['--block-time', String(blockTime), '--mixed-mining'] : []),
   ];
   let fresh = true;
   if (opts.statePath) {

@@ -6,7 +6,7 @@
  * which a short session token saves the person signing again for each page and download. A card
  * buyer has no wallet: their license opens their purchase (X-LICENSE). docs/ACCESS.md.
  */
-import { CAIP2, formatAtomic } from '../contract/chain';
+import { CAIP2, explorerTx, formatAtomic } from '../contract/chain';
 import { links } from '../contract/links';
 import { invalidRequest } from '../platform/errors';
 import { json, type ApiRequest, type ApiResponse } from '../platform/http';
@@ -87,16 +87,22 @@ async function rowPurchase(row: LedgerRow, ports: AccessPorts, baseUrl: string, 
     payer: row.payer,
     tx_hash: row.txHash,
     recorded_at: row.recordedAt,
-    explorer_tx: explorer ? `${explorer}/tx/${row.txHash}` : null,
+    explorer_tx: explorerTx(explorer, row.txHash),
     receipt,
     ...(license ? { license: { token: license, header: 'X-LICENSE' }, download: { method: 'POST', url: links(baseUrl).pay } } : {}),
   };
 }
 
-/** A card sale as its buyer sees it, with the license they presented and the sale's receipt. */
+/**
+ * A card sale as its buyer sees it, with the license they presented and the sale's receipt; a sale
+ * refunded in full or disputed says so (`status`, `refunded_cents`) and offers no download.
+ */
 async function cardPurchase(sale: CardSale, license: string, ports: AccessPorts, baseUrl: string) {
+  const standing = sale.status === 'paid';
   return {
     how: 'card' as const,
+    status: sale.status,
+    refunded_cents: sale.refundedCents ?? 0,
     skill: sale.skill,
     name: ports.catalog.get(sale.skill)?.name ?? null,
     amount: (sale.amountCents / 100).toFixed(2),
@@ -106,7 +112,7 @@ async function cardPurchase(sale: CardSale, license: string, ports: AccessPorts,
     recorded_at: sale.recordedAt,
     receipt: await receiptOf(sale, ports, baseUrl),
     license: { token: license, header: 'X-LICENSE' },
-    download: { method: 'POST', url: links(baseUrl).pay },
+    download: standing ? { method: 'POST', url: links(baseUrl).pay } : null,
   };
 }
 

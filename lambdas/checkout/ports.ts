@@ -131,8 +131,36 @@ export interface StripeCheckoutView {
 export interface StripeEventView {
   id: string;
   type: string;
+  /** When Stripe created the event (ISO time): when a refund or dispute happened, for the books. */
+  created: string;
   /** Set for `checkout.session.*` events. */
   session: StripeCheckoutView | undefined;
+  /** Set for `charge.*` events other than disputes (`charge.refunded`). */
+  charge?: StripeChargeView | undefined;
+  /** Set for `charge.dispute.*` events. */
+  dispute?: StripeDisputeView | undefined;
+}
+
+/** What the books need of a Charge: whose payment it is and how much of it is refunded in all. */
+export interface StripeChargeView {
+  id: string;
+  paymentIntent: string | undefined;
+  /** Copied by Stripe from the PaymentIntent when it was confirmed: ours carry `market` and `session_id`. */
+  metadata: Record<string, string>;
+  amountCents: number;
+  /** Cents refunded so far in all (`amount_refunded`). */
+  amountRefundedCents: number;
+}
+
+/** What the books need of a Dispute. */
+export interface StripeDisputeView {
+  id: string;
+  paymentIntent: string | undefined;
+  amountCents: number;
+  /** Stripe's status: `warning_*` for an inquiry (no money moves), `needs_response`…, then `won` or `lost`. */
+  status: string;
+  reason: string;
+  created: string;
 }
 
 export interface CreateCheckoutInput {

@@ -4,7 +4,8 @@
  * each event is handled idempotently (per event id, and per session through the conditional
  * writes), and an event that arrives after a later state changes nothing.
  */
-import type { AppError } from '../platform/errors';
+import type { CardChange } from '../ledger';
+import { internalError, type AppError } from '../platform/errors';
 import { CHECKOUT_ERRORS } from './errors';
 import { json, type ApiRequest, type ApiResponse } from '../platform/http';
 import { fulfil, markProcessing, requireCard, type Fulfilment } from './sessions';
@@ -12,9 +13,67 @@ import type { CheckoutPorts, StripeEventView } from './ports';
 
 const invalidSignature = (): AppError => CHECKOUT_ERRORS.INVALID_WEBHOOK_SIGNATURE();
 
-type Outcome = Fulfilment | 'processing' | 'closed' | 'unchanged' | 'ignored';
+type Outcome = Fulfilment | 'processing' | 'closed' | 'unchanged' | 'ignored' | 'refund_recorded' | 'dispute_recorded' | 'not_ours';
+
+/** The `metadata.market` this service sets on its PaymentIntents (stripe-card-processor.ts), which Stripe copies to their charges. */
+const OUR_MARKET = 'skill-market';
+
+/**
+ * A refund or dispute of one of our card sales, applied to the sale (one conditional write; the
+ * license then stands or stops by the sale's status). The sale is found by our session id, which
+ * Stripe copied from the PaymentIntent to the charge, or else by the PaymentIntent (a dispute
+ * names only that).
+ */
+async function changeSale(
+  found: { sessionId: string | undefined; paymentIntent: string | undefined; ours: boolean },
+  change: CardChange,
+  ports: CheckoutPorts,
+): Promise<Outcome> {
+  const sales = ports.payments.cardSales;
+  const sale =
+    (found.sessionId ? await sales.get(found.sessionId) : undefined) ??
+    (found.paymentIntent ? await sales.byPaymentIntent(found.paymentIntent) : undefined);
+  if (!sale || (found.paymentIntent && sale.paymentIntent && sale.paymentIntent !== found.paymentIntent)) {
+    // A charge of ours whose sale is not recorded yet (Stripe delivers in any order): 503 makes Stripe
+    // deliver it again, after the sale. Anything else is another integration's payment.
+    if (found.ours) throw internalError('The sale of this charge is not recorded yet; Stripe delivers the event again.');
+    return 'not_ours';
+  }
+  const result = await sales.change(sale.id, change);
+  if (!result?.applied) return 'unchanged';
+  return change.kind === 'refund' ? 'refund_recorded' : 'dispute_recorded';
+}
 
 async function handle(event: StripeEventView, ports: CheckoutPorts): Promise<Outcome> {
+  const { charge, dispute } = event;
+  if (event.type === 'charge.refunded' && charge) {
+    const ours = charge.metadata['market'] === OUR_MARKET;
+    return changeSale(
+      { sessionId: ours ? charge.metadata['session_id'] : undefined, paymentIntent: charge.paymentIntent, ours },
+      { kind: 'refund', refundedCents: charge.amountRefundedCents, at: event.created, event: event.id },
+      ports,
+    );
+  }
+  if ((event.type === 'charge.dispute.created' || event.type === 'charge.dispute.closed') && dispute) {
+    // Stripe's `warning_*` states are inquiries (an early fraud warning): no money moves, the license stands.
+    const facts = {
+      id: dispute.id,
+      amountCents: dispute.amountCents,
+      reason: dispute.reason,
+      inquiry: dispute.status.startsWith('warning_'),
+    };
+    const change: CardChange =
+      event.type === 'charge.dispute.created'
+        ? { kind: 'dispute_opened', dispute: facts, at: event.created, event: event.id }
+        : {
+            kind: 'dispute_closed',
+            dispute: { ...facts, openedAt: dispute.created },
+            outcome: dispute.status === 'won' ? 'won' : dispute.status === 'lost' ? 'lost' : 'closed',
+            at: event.created,
+            event: event.id,
+          };
+    return changeSale({ sessionId: undefined, paymentIntent: dispute.paymentIntent, ours: false }, change, ports);
+  }
   const stripe = event.session;
   if (!stripe) return 'ignored';
   const id = stripe.clientReferenceId ?? stripe.metadata['session_id'];

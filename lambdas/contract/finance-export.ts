@@ -62,7 +62,8 @@ export const EXPORT_SCHEDULE_CRON = 'cron(0 3 * * ? *)';
 
 /**
  * The revenue rollup, confirmed only: ledger rows whose status is `confirmed` (by kind: x402
- * unlocks, subscription periods, meter top-ups) and paid card sales (in cents), by UTC day,
+ * unlocks, subscription periods, meter top-ups) and card sales (in cents, gross: a sale later
+ * refunded or disputed is still a sale of its day, as the figures count it), by UTC day,
  * channel, asset and product. Each `?` is the snapshot to read (the same value twice: the
  * ledger's, then the card sales'), which in AWS is the export's scheduled time.
  */
@@ -87,7 +88,7 @@ export const REVENUE_ROLLUP_SQL = `WITH facts AS (
     item.skill.s AS product,
     CAST(item.amountcents.n AS DECIMAL(38, 0)) AS amount
   FROM card_sales_export
-  WHERE snapshot = ? AND item.status.s = 'paid'
+  WHERE snapshot = ?
 )
 SELECT
   day,

@@ -228,7 +228,8 @@ export const CARD_SALES_TABLE = {
   logicalName: 'CardSales',
   env: 'CARD_SALES_TABLE',
   partitionKey: { name: 'id', type: 'S' },
-  indexes: [],
+  // Stripe's refund and dispute events name the PaymentIntent, not our session: keys only, the sale is read after.
+  indexes: [{ name: 'byPaymentIntent', partitionKey: { name: 'paymentIntent', type: 'S' }, projection: { type: 'KEYS_ONLY' } }],
   stream: true,
   retain: true,
   description: 'Card sales (Stripe): one per paid checkout session, the card channel of revenue.',

@@ -6,6 +6,7 @@
 import type { JsonWebKey } from 'node:crypto';
 import type { Catalog } from '../catalog';
 import type { MarketConfig } from '../contract/settings';
+import type { CardChange, CardDispute, CardReversal, CardSaleStatus } from './core/card-standing';
 import type { Counters, CounterTarget, FoldMark, MetricCounts, TallyDeltas } from './core/counters';
 
 /** What a ledger row paid for: a skill's pack, a subscription period, or a prepaid meter's balance. */
@@ -126,17 +127,54 @@ export interface CardSale {
   paymentIntent: string | undefined;
   livemode: boolean;
   recordedAt: string;
-  status: 'paid';
+  /** `paid` while the sale stands; `refunded` in full or `disputed` (open or lost) stop its license (core/card-standing.ts). */
+  status: CardSaleStatus;
   /** The seal of the pack as sold (the server's catalog when the sale was recorded); absent on older sales. */
   packSeal?: string;
+  /** What Stripe reported after the sale: cents refunded in all, the dispute, and each reversal of money. */
+  refundedCents?: number;
+  dispute?: CardDispute;
+  reversals?: Record<string, CardReversal>;
+  /** How many reported changes were applied: the condition of the next one's write. */
+  changes?: number;
 }
 
 export interface CardSales {
   /** One conditional PutItem: the first record wins, a second answers the existing sale. */
   record(sale: CardSale): Promise<{ recorded: boolean; sale: CardSale }>;
   get(id: string): Promise<CardSale | undefined>;
+  /** The sale paid by this Stripe PaymentIntent (pi_…): one Query of the `byPaymentIntent` index, then the sale. */
+  byPaymentIntent(paymentIntent: string): Promise<CardSale | undefined>;
+  /**
+   * Applies one fact Stripe reported about the sale's payment (a refund, a dispute opened or
+   * closed; `applyCardChange`), with one conditional write on the sale. `applied: false` when the
+   * sale already reflects it; undefined when there is no such sale.
+   */
+  change(id: string, change: CardChange): Promise<{ applied: boolean; sale: CardSale } | undefined>;
   /** Every sale, page by page: what the reconcile job recounts. */
   scan(): AsyncIterable<CardSale>;
+}
+
+/** A transfer of USDC or USDbC to the treasury, as its Transfer log says. */
+export interface TreasuryTransfer {
+  asset: 'USDC' | 'USDbC';
+  txHash: string;
+  logIndex: number;
+  /** Lower-case sender. */
+  from: string;
+  /** Atomic units (6 decimals), as a decimal string. */
+  amount: string;
+  blockNumber: bigint;
+  /** The block's time. */
+  time: string;
+}
+
+/** The chain's record of money sent to the treasury (eth_getLogs), for the unmatched-receipts report. */
+export interface TreasuryTransfers {
+  /** The chain's head block. */
+  head(): Promise<bigint>;
+  /** Every transfer of the configured tokens to the treasury in blocks `from`..`to` (inclusive), in chain order. */
+  between(from: bigint, to: bigint): Promise<TreasuryTransfer[]>;
 }
 
 /** The figures as readers see them: a few small items per question, whatever the ledger's size. */

@@ -15,13 +15,22 @@ export const CARD_NETWORK = 'card';
 /** The `payer` claim of a card sale's licenses: no address, and never the buyer's email (a token is readable). */
 const CARD_PAYER = 'card';
 
-/** The pack of a recorded sale with a fresh license for it; `license` re-delivers with the token the buyer presented. */
+/**
+ * The pack of a recorded sale with a fresh license for it; `license` re-delivers with the token the
+ * buyer presented. Every way to a card pack comes here, so a sale that no longer stands (refunded
+ * in full, or disputed and not won: the sale's `status`) delivers nothing, whoever asks.
+ */
 export async function deliverCardSale(
   sale: CardSale,
   ports: PaymentsPorts,
   baseUrl: string,
   license?: string,
 ): Promise<ReturnType<typeof cardSaleBody>> {
+  if (sale.status !== 'paid') {
+    throw PAYMENT_ERRORS.CARD_SALE_REVERSED({
+      message: `This card sale was ${sale.status === 'refunded' ? 'refunded' : 'disputed by the card holder'}, so its pack is no longer delivered.`,
+    });
+  }
   const entry = ports.catalog.get(sale.skill);
   const pack = ports.packs.get(sale.skill);
   const meta = ports.catalog.packMeta(sale.skill);
@@ -47,6 +56,6 @@ export async function redeemCardLicense(
   baseUrl: string,
 ): Promise<ReturnType<typeof cardSaleBody>> {
   const sale = await ports.cardSales.get(claims.txHash);
-  if (!sale || sale.status !== 'paid' || sale.skill !== claims.skill) throw invalidCardLicense();
+  if (!sale || sale.skill !== claims.skill) throw invalidCardLicense();
   return deliverCardSale(sale, ports, baseUrl, license);
 }

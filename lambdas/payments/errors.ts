@@ -29,6 +29,12 @@ export const PAYMENT_ERRORS = errorCatalog({
     message: 'The license token is not valid for this service or this skill.',
     tip: 'Use the txHash path: POST /api/pay with X-PAYMENT {"txHash","skill"}.',
   },
+  /** A card sale Stripe reported refunded in full, or under a dispute not won: its pack and license no longer go out. */
+  CARD_SALE_REVERSED: {
+    status: 403,
+    message: 'This card sale was refunded or is disputed, so its pack is no longer delivered.',
+    tip: 'Buy the pack again, or write to the operator (GET /contact/) if this is a mistake; a dispute the seller wins restores the license.',
+  },
   /** The spec's 503 when the operator switched payments off, or the payment configuration is unsafe. */
   PAYMENTS_DISABLED: {
     status: 503,

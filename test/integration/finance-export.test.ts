@@ -67,6 +67,8 @@ describe('the revenue rollup from a DynamoDB export', () => {
     await ledger.claim(row(3, { recordedAt: '2026-11-13T18:00:00.000Z' }));
     await sales.record(cardSale('chk_1', 1900, '2026-11-11T09:00:00.000Z'));
     await sales.record(cardSale('chk_2', 99, '2026-11-12T09:00:00.000Z'));
+    // Refunded in full later: still a sale of its day in both (the figures are gross until the books issue adds reversals).
+    await sales.change('chk_2', { kind: 'refund', refundedCents: 99, at: '2026-11-13T10:00:00.000Z', event: 'evt_refund' });
     // The fold brings the figures up to the tables' streams, as the event source mapping does in AWS.
     await foldNow({
       endpoint: db.endpoint,

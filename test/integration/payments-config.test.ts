@@ -41,8 +41,9 @@ const rowsFor = async (base: string, skill: string, tx: string) =>
 
 describe('confirmations and providers', () => {
   it('answers too few confirmations with retry, re-verifies on 2/4/8/16 s and records it; a dead first provider is skipped', async () => {
-    // A chain of its own: other files mine blocks on the shared one, so its confirmations would not hold still.
-    const anvil = await startAnvil({ port: 0 });
+    // A chain of its own that mines only when asked: the shared one makes a block every 2 s and
+    // other files mine on it, so its confirmations would not hold still.
+    const anvil = await startAnvil({ port: 0, blockTime: 0 });
     stopAfter.push(anvil.stop);
     await ensureTestTokens(anvil.rpcUrl);
     const chain = chainTools(anvil.rpcUrl);
@@ -69,7 +70,8 @@ describe('confirmations and providers', () => {
   });
 
   it('x402 v2 with too few confirmations: 402 settlement_pending, the loop claims it once deeper, the same header then gets the pack', async () => {
-    const anvil = await startAnvil({ port: 0 });
+    // Mines only when asked, so the confirmations are the ones this test makes.
+    const anvil = await startAnvil({ port: 0, blockTime: 0 });
     stopAfter.push(anvil.stop);
     await ensureTestTokens(anvil.rpcUrl);
     const relayer = await ensureRelayer(anvil.rpcUrl);

@@ -2,8 +2,8 @@
  * The x402 relayer against a payer who tries to make it pay for nothing (issue 31, finding 1):
  * a wallet holding the price once signs many EIP-3009 authorizations, presents them at once,
  * then moves its balance away with a transfer that tips more, so it is mined before the
- * relayer's. Each case runs `npm start`'s entry on an anvil of its own with automine off, so
- * the test decides what each block holds. Buyer accounts 41–47 belong to this file.
+ * relayer's. Each case runs `npm start`'s entry on an anvil of its own with automine off and no
+ * block interval, so the test decides what each block holds. Buyer accounts 41–47 belong to this file.
  */
 import { afterAll, describe, expect, inject, it } from 'vitest';
 import { createWalletClient, erc20Abi, http, parseEther, parseGwei, type Address, type Hex } from 'viem';
@@ -37,7 +37,7 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
  * every transfer after the first from one balance, hiding what Base does).
  */
 async function ownChain(): Promise<{ anvil: AnvilHandle; relayer: { address: Address; privateKey: Hex }; provider: string }> {
-  const anvil = await startAnvil({ port: 0 });
+  const anvil = await startAnvil({ port: 0, blockTime: 0 });
   stopAfter.push(anvil.stop);
   const proxy = await headEstimatingRpc(anvil.rpcUrl);
   stopAfter.push(proxy.close);

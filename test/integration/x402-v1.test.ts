@@ -1,23 +1,29 @@
 /**
- * x402 v1 through the local stack: a client that reads only the 402 body (`x402Version: 1`,
- * `accepts[]`) and answers with v1's base64 `X-PAYMENT` gets the pack; the service settles the
- * signed EIP-3009 authorization from its relayer, as it does x402 v2's PAYMENT-SIGNATURE.
+ * x402 v1 through the local stack, with the stock v1 clients and no custom code: `x402-fetch`
+ * 1.2 and `x402-axios` 0.7.2 (the v1 package lines' latest) run as the README shows them (the
+ * README's own snippets, run by `runReadmeSnippet`), and x402's v2 package with its v1 scheme
+ * (`@x402/fetch` + `registerExactEvmScheme`, reading only the body). Each reads the 402 body
+ * (`x402Version: 1`, `accepts[]`), signs an EIP-3009 authorization and sends the same GET again
+ * with a base64 `X-PAYMENT`; the service settles it from its relayer, as it does x402 v2's
+ * PAYMENT-SIGNATURE.
  *
- * The v1 client is x402's own: `@x402/fetch` with `registerExactEvmScheme`, which registers
- * x402's v1 `exact` scheme (`ExactEvmSchemeV1`) for the v1 network names, behind a fetch that
- * hides `PAYMENT-REQUIRED` as a v1-only client never reads it; `@x402/fetch` then reads the body,
- * signs with the v1 scheme and retries with `X-PAYMENT`, as `x402-fetch` 1.x does. (`x402-fetch`
- * 1.x itself is not a dependency of this checkout.) Buyers are fresh random accounts funded by
- * writing their token balance, so no other file's accounts are touched.
+ * No block is mined before a purchase: the local chain makes a block every 2 s as Base does
+ * (local/anvil.ts), so a v1 authorization's `validAfter = now - 600` is in the past at the head
+ * however long the chain sat idle. Buyers are fresh random accounts funded by writing their
+ * token balance, so no other file's accounts are touched.
  */
-import { wrapFetchWithPayment, x402Client } from '@x402/fetch';
+import { wrapFetchWithPayment as wrapFetchV2, x402Client } from '@x402/fetch';
 import { registerExactEvmScheme } from '@x402/evm/exact/client';
+import axios, { type AxiosResponse } from 'axios';
 import { createPublicClient, erc20Abi, http, type Address, type Hex, type LocalAccount } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
+import { wrapFetchWithPayment } from 'x402-fetch';
+import { withPaymentInterceptor } from 'x402-axios';
 import { describe, expect, inject, it } from 'vitest';
-import { RELAYER_ACCOUNT_INDEX, testAccount } from '../../local/anvil';
+import { BASE_BLOCK_SECONDS, RELAYER_ACCOUNT_INDEX, startAnvil, testAccount } from '../../local/anvil';
 import { localChain } from '../../local/local-chain';
 import { chainTools } from '../support/chain';
+import { readmeSnippet, runReadmeSnippet } from '../support/readme-snippets';
 import { requestFrom } from '../support/source-address';
 
 const base = inject('baseUrl');
@@ -27,134 +33,263 @@ const TREASURY = inject('treasury') as Address;
 const pub = createPublicClient({ chain: localChain(rpcUrl), transport: http(rpcUrl) });
 const chainTool = chainTools(rpcUrl);
 
-/** A 0.099 USDC skill no other test file buys, so counts here and there never meet. */
+/** A 0.099 USDC skill no other test file buys (the README's v1 snippets buy it), so counts here and there never meet. */
 const SKILL = 'proof-ledger-publisher';
 const PRICE = 99000n;
 const URL_ = `${base}/api/pay?skill=${SKILL}`;
+/** A skill above x402-fetch 1.x's default cap (0.1 USDC), no other test file buys: catalog/skills, list price $0.25. */
+const DEAR_SKILL = 'x402-challenge-normalizer';
+const DEAR_PRICE = 250000n;
+/** A skill above @x402/fetch 2.x's default cap ($1), no other test file buys: list price $1.99. */
+const DEAREST_SKILL = 'airflow-backfill-runbook';
+const DEAREST_PRICE = 1990000n;
 
-/**
- * A fresh buyer holding `amount` of the test USDC. The chain's head is brought to the present
- * first: x402's v1 scheme signs `validAfter = now - 600`, and the local anvil's head stands still
- * while nothing is mined (Base makes a block every 2 s), so after ten idle minutes the
- * verification's simulation at the head finds the authorization not yet valid. Known gap of the
- * local run, not of the service: docs/PAYMENTS.md, "x402 v1".
- */
+/** A fresh buyer holding `amount` of the test USDC. */
 async function freshBuyer(amount = 10n ** 9n): Promise<LocalAccount> {
   const account = privateKeyToAccount(generatePrivateKey());
   await chainTool.setTokenBalance(USDC, account.address, amount);
-  await chainTool.test.mine({ blocks: 1 });
   return account;
 }
 const balance = (who: Address) => pub.readContract({ address: USDC, abi: erc20Abi, functionName: 'balanceOf', args: [who] });
-const proofRows = async (tx: string) =>
-  ((await (await fetch(`${base}/api/proof?skill=${SKILL}&limit=100`)).json()) as any).recent_unlocks.filter(
+const proofRows = async (skill: string, tx: string) =>
+  ((await (await fetch(`${base}/api/proof?skill=${skill}&limit=100`)).json()) as any).recent_unlocks.filter(
     (r: any) => r.txHash === tx.toLowerCase(),
   );
 const decode = (header: string) => JSON.parse(Buffer.from(header, 'base64').toString('utf8'));
+/** Transfers of the test USDC from `who` mined since `fromBlock`. */
+const transfersFrom = (who: Address, fromBlock: bigint) =>
+  pub.getContractEvents({ address: USDC, abi: erc20Abi, eventName: 'Transfer', args: { from: who }, fromBlock });
+
+/** What a purchase gave: the answer, its `X-PAYMENT-RESPONSE`, and the `X-PAYMENT` the client sent. */
+interface Bought {
+  status: number;
+  body: any;
+  paymentResponse: string | null;
+  xPayment: string | undefined;
+}
+
+/** A fetch that records every request's headers and otherwise is the global one. */
+function recording(sent: Headers[], view: (res: Response) => Response = (res) => res): typeof fetch {
+  return async (input, init) => {
+    sent.push(new Headers(init?.headers ?? (input instanceof Request ? input.headers : undefined)));
+    return view(await fetch(input, init));
+  };
+}
+const xPaymentOf = (sent: Headers[]) => sent.map((h) => h.get('x-payment')).find((h) => h !== null) ?? undefined;
 
 /**
  * A v1-only client's view of the server: every answer without the v2 `PAYMENT-REQUIRED` header,
- * so the stock client reads the body; every request it sends is recorded.
+ * so `@x402/fetch` reads the body and pays with its v1 scheme.
  */
-function v1View(sent: Headers[]): typeof fetch {
-  return async (input, init) => {
-    sent.push(new Headers(init?.headers ?? (input instanceof Request ? input.headers : undefined)));
-    const res = await fetch(input, init);
-    const headers = new Headers(res.headers);
-    headers.delete('payment-required');
-    return new Response(res.body, { status: res.status, statusText: res.statusText, headers });
-  };
+function withoutV2Header(res: Response): Response {
+  const headers = new Headers(res.headers);
+  headers.delete('payment-required');
+  return new Response(res.body, { status: res.status, statusText: res.statusText, headers });
 }
 
-/** The v1 purchase: x402's client with its v1 scheme, reading the body. */
-async function buyV1(account: LocalAccount) {
-  const client = new x402Client();
-  registerExactEvmScheme(client, { signer: account });
-  const sent: Headers[] = [];
-  const res = await wrapFetchWithPayment(v1View(sent), client)(URL_);
-  return { res, body: (await res.json()) as any, xPayment: sent.map((h) => h.get('x-payment')).find((h) => h !== null) };
-}
+/**
+ * The stock v1 clients, each buying `skill` for `account` with no custom code. x402-fetch and
+ * x402-axios run their README snippets (the snippet's `fetch` records the headers sent and is
+ * otherwise the global one); other skills go through the same calls written here.
+ */
+const clients: Record<string, (account: LocalAccount) => Promise<Bought>> = {
+  'x402-fetch 1.2': async (account) => {
+    const sent: Headers[] = [];
+    const { res, unlock } = await runReadmeSnippet('x402-fetch-v1', {
+      baseUrl: base,
+      scope: { account, fetch: recording(sent) },
+      returns: ['res', 'unlock'],
+    });
+    const r = res as Response;
+    return { status: r.status, body: unlock, paymentResponse: r.headers.get('x-payment-response'), xPayment: xPaymentOf(sent) };
+  },
+  'x402-axios 0.7.2': async (account) => {
+    const { res } = await runReadmeSnippet('x402-axios-v1', { baseUrl: base, scope: { account }, returns: ['res'] });
+    const r = res as AxiosResponse;
+    return {
+      status: r.status,
+      body: r.data,
+      paymentResponse: (r.headers['x-payment-response'] as string | undefined) ?? null,
+      xPayment: r.config.headers['X-PAYMENT'] as string | undefined,
+    };
+  },
+  "@x402/fetch 2.x's v1 scheme": async (account) => {
+    const client = new x402Client();
+    registerExactEvmScheme(client, { signer: account });
+    const sent: Headers[] = [];
+    const res = await wrapFetchV2(recording(sent, withoutV2Header), client)(URL_);
+    return {
+      status: res.status,
+      body: await res.json(),
+      paymentResponse: res.headers.get('x-payment-response'),
+      xPayment: xPaymentOf(sent),
+    };
+  },
+};
 
-describe('x402 v1', () => {
-  it('a v1 client reading the body pays with a base64 X-PAYMENT; the pack is sealed, the transfer on chain once and on the ledger; replays charge nothing', async () => {
-    const account = await freshBuyer();
-    const [before, treasuryBefore] = [await balance(account.address), await balance(TREASURY)];
-    const { res, body, xPayment } = await buyV1(account);
-    expect(res.status, JSON.stringify(body)).toBe(200);
-    expect(Object.keys(body.sealed_pack.files)).toContain('SKILL.md');
-    const packs = (await (await fetch(`${base}/api/packs?skill=${SKILL}`)).json()) as any;
-    expect(body.seal).toBe(packs.seal.value);
-
-    // It sent x402 v1's X-PAYMENT (base64, no PAYMENT-SIGNATURE), an exact payment on "base".
-    expect(xPayment).toEqual(expect.any(String));
-    expect(xPayment!.startsWith('{')).toBe(false);
-    expect(decode(xPayment!)).toMatchObject({ x402Version: 1, scheme: 'exact', network: 'base' });
-
-    // Answered with X-PAYMENT-RESPONSE in v1's settle-response form.
-    const settled = decode(res.headers.get('x-payment-response')!);
-    expect(settled).toMatchObject({ success: true, network: 'base' });
-    expect(settled.payer.toLowerCase()).toBe(account.address.toLowerCase());
-    const tx = settled.transaction as Hex;
-    expect(body.payment.txHash).toBe(tx.toLowerCase());
-
-    const receipt = await pub.getTransactionReceipt({ hash: tx });
-    expect(receipt.from.toLowerCase()).toBe(testAccount(RELAYER_ACCOUNT_INDEX).address.toLowerCase());
-    expect(await balance(account.address)).toBe(before - PRICE);
-    expect((await balance(TREASURY)) - treasuryBefore).toBeGreaterThanOrEqual(PRICE);
-    expect(await proofRows(tx)).toHaveLength(1);
-
-    // The same header again, by GET or by POST: the same pack, replayed; nothing charged, no row added.
-    for (const method of ['GET', 'POST']) {
-      const again = await fetch(URL_, { method, headers: { 'X-PAYMENT': xPayment! } });
-      const againBody = (await again.json()) as any;
-      expect(again.status, JSON.stringify(againBody)).toBe(200);
-      expect(againBody.payment.txHash).toBe(tx.toLowerCase());
-      expect(againBody.revenue_ledger).toMatchObject({ replayed: true });
+describe("the local chain's clock", () => {
+  it("is Base's: with nothing sent, a block comes every 2 s and the head is the present (what a v1 validAfter = now - 600 needs)", async () => {
+    // A chain of its own, so no other file's transactions make the blocks.
+    const anvil = await startAnvil({ port: 0 });
+    try {
+      const own = createPublicClient({ chain: localChain(anvil.rpcUrl), transport: http(anvil.rpcUrl) });
+      const first = await own.getBlockNumber();
+      await new Promise((r) => setTimeout(r, 3 * BASE_BLOCK_SECONDS * 1000 + 500));
+      const head = await own.getBlock();
+      expect(head.number - first).toBeGreaterThanOrEqual(2n);
+      expect(Math.floor(Date.now() / 1000) - Number(head.timestamp)).toBeLessThanOrEqual(BASE_BLOCK_SECONDS + 1);
+    } finally {
+      await anvil.stop();
     }
-    expect(await balance(account.address)).toBe(before - PRICE);
-    expect(await proofRows(tx)).toHaveLength(1);
+  });
+});
 
-    // Another caller replaying the public header gets nothing.
-    const stranger = await requestFrom('127.0.0.9', URL_, { headers: { 'X-PAYMENT': xPayment! } });
-    expect(stranger.status, stranger.text).toBe(403);
-    expect(stranger.body).toMatchObject({ ok: false, error_code: 'BUYER_PROOF_REQUIRED' });
+describe('x402 v1: stock clients', () => {
+  it('the README snippets run here are the README text, buying the skill this file buys', () => {
+    expect(readmeSnippet('x402-fetch-v1')).toContain(`wrapFetchWithPayment(fetch, account)`);
+    expect(readmeSnippet('x402-fetch-v1')).toContain(`/api/pay?skill=${SKILL}`);
+    expect(readmeSnippet('x402-axios-v1')).toContain(`withPaymentInterceptor(axios.create({ baseURL: 'http://127.0.0.1:8787' }), account)`);
+    expect(readmeSnippet('x402-axios-v1')).toContain(`/api/pay?skill=${SKILL}`);
   });
 
-  it('a wallet that owns the skill pays again with v1: the pack, nothing settled', async () => {
+  for (const [name, buy] of Object.entries(clients)) {
+    it(`${name} buys a 0.099 USDC skill: the pack sealed, the transfer on chain once and on the ledger, X-PAYMENT-RESPONSE; replays charge nothing`, async () => {
+      const account = await freshBuyer();
+      const [before, treasuryBefore, fromBlock] = [await balance(account.address), await balance(TREASURY), await pub.getBlockNumber()];
+      const { status, body, paymentResponse, xPayment } = await buy(account);
+      expect(status, JSON.stringify(body)).toBe(200);
+      expect(Object.keys(body.sealed_pack.files)).toContain('SKILL.md');
+      const packs = (await (await fetch(`${base}/api/packs?skill=${SKILL}`)).json()) as any;
+      expect(body.seal).toBe(packs.seal.value);
+
+      // It sent x402 v1's X-PAYMENT (base64, no PAYMENT-SIGNATURE), an exact payment on "base".
+      expect(xPayment).toEqual(expect.any(String));
+      expect(xPayment!.startsWith('{')).toBe(false);
+      expect(decode(xPayment!)).toMatchObject({ x402Version: 1, scheme: 'exact', network: 'base' });
+
+      // Answered with X-PAYMENT-RESPONSE in v1's settle-response form.
+      const settled = decode(paymentResponse!);
+      expect(settled).toMatchObject({ success: true, network: 'base' });
+      expect(settled.payer.toLowerCase()).toBe(account.address.toLowerCase());
+      const tx = settled.transaction as Hex;
+      expect(body.payment.txHash).toBe(tx.toLowerCase());
+
+      const receipt = await pub.getTransactionReceipt({ hash: tx });
+      expect(receipt.from.toLowerCase()).toBe(testAccount(RELAYER_ACCOUNT_INDEX).address.toLowerCase());
+      expect(await balance(account.address)).toBe(before - PRICE);
+      expect((await balance(TREASURY)) - treasuryBefore).toBeGreaterThanOrEqual(PRICE);
+      expect(await proofRows(SKILL, tx)).toHaveLength(1);
+
+      // The same header again, by GET or by POST: the same pack, replayed; nothing charged, no row added.
+      for (const method of ['GET', 'POST']) {
+        const again = await fetch(URL_, { method, headers: { 'X-PAYMENT': xPayment! } });
+        const againBody = (await again.json()) as any;
+        expect(again.status, JSON.stringify(againBody)).toBe(200);
+        expect(againBody.payment.txHash).toBe(tx.toLowerCase());
+        expect(againBody.revenue_ledger).toMatchObject({ replayed: true });
+      }
+      expect(await balance(account.address)).toBe(before - PRICE);
+      expect(await transfersFrom(account.address, fromBlock)).toHaveLength(1);
+      expect(await proofRows(SKILL, tx)).toHaveLength(1);
+
+      // Another caller replaying the public header gets nothing.
+      const stranger = await requestFrom('127.0.0.9', URL_, { headers: { 'X-PAYMENT': xPayment! } });
+      expect(stranger.status, stranger.text).toBe(403);
+      expect(stranger.body).toMatchObject({ ok: false, error_code: 'BUYER_PROOF_REQUIRED' });
+    });
+  }
+
+  it('a wallet that owns the skill pays again with x402-fetch: the pack, nothing settled', async () => {
     const account = await freshBuyer();
     const start = await balance(account.address);
-    expect((await buyV1(account)).res.status).toBe(200);
-    const second = await buyV1(account);
-    expect(second.res.status, JSON.stringify(second.body)).toBe(200);
-    expect(second.body).toMatchObject({ access: { granted: true, via: 'one-time', charged_atomic: '0' } });
-    expect(second.res.headers.get('x-payment-response')).toBeNull();
+    const pay = wrapFetchWithPayment(fetch, account);
+    expect((await pay(URL_)).status).toBe(200);
+    const second = await pay(URL_);
+    const body = (await second.json()) as any;
+    expect(second.status, JSON.stringify(body)).toBe(200);
+    expect(body).toMatchObject({ access: { granted: true, via: 'one-time', charged_atomic: '0' } });
+    expect(second.headers.get('x-payment-response')).toBeNull();
     expect(await balance(account.address)).toBe(start - PRICE);
   });
+});
 
+describe('a spend cap below the price', () => {
+  it("x402-fetch's default cap (0.1 USDC) refuses a 0.25 USDC skill before signing: nothing charged; maxValue raised to the price buys it", async () => {
+    const account = await freshBuyer();
+    const [before, fromBlock] = [await balance(account.address), await pub.getBlockNumber()];
+    const url = `${base}/api/pay?skill=${DEAR_SKILL}`;
+
+    // What the 402 says to anyone who reads it: the price, in USDC and in atomic units.
+    const challenge = (await (await fetch(url)).json()) as any;
+    expect(challenge.maxAmountRequired).toBe(String(DEAR_PRICE));
+    expect(challenge.message).toContain('$0.25');
+    expect(challenge.message).toContain(`${DEAR_PRICE} atomic USDC`);
+
+    // The stock client throws its own fixed message (it never shows the 402 body): README and
+    // llms.txt name its default cap and `maxValue`, the option that raises it.
+    await expect(wrapFetchWithPayment(fetch, account)(url)).rejects.toThrow('Payment amount exceeds maximum allowed');
+    expect(await balance(account.address)).toBe(before);
+    expect(await transfersFrom(account.address, fromBlock)).toHaveLength(0);
+
+    const res = await wrapFetchWithPayment(fetch, account, DEAR_PRICE)(url);
+    const body = (await res.json()) as any;
+    expect(res.status, JSON.stringify(body)).toBe(200);
+    expect(Object.keys(body.sealed_pack.files)).toContain('SKILL.md');
+    expect(await balance(account.address)).toBe(before - DEAR_PRICE);
+    expect(await proofRows(DEAR_SKILL, body.payment.txHash)).toHaveLength(1);
+  });
+
+  it('x402-axios 0.7.2 has no spend cap: it pays the 0.25 USDC skill as asked (README and llms.txt say so)', async () => {
+    const account = await freshBuyer();
+    const before = await balance(account.address);
+    const res = await withPaymentInterceptor(axios.create({ baseURL: base }), account).get(`/api/pay?skill=${DEAR_SKILL}`);
+    expect(res.status, JSON.stringify(res.data)).toBe(200);
+    expect(await balance(account.address)).toBe(before - DEAR_PRICE);
+  });
+
+  it("@x402/fetch 2.x's default cap ($1) refuses a $1.99 skill with a message that names what to raise: nothing charged; raised, it buys", async () => {
+    const account = await freshBuyer();
+    const [before, fromBlock] = [await balance(account.address), await pub.getBlockNumber()];
+    const url = `${base}/api/pay?skill=${DEAREST_SKILL}`;
+    const client = new x402Client();
+    registerExactEvmScheme(client, { signer: account });
+    await expect(wrapFetchV2(fetch, client)(url)).rejects.toThrow(
+      /maxAmountPerPayment \(\$1, including USDC\)\. Raise maxAmountPerPayment/,
+    );
+    expect(await balance(account.address)).toBe(before);
+    expect(await transfersFrom(account.address, fromBlock)).toHaveLength(0);
+
+    client.setSpendControls({ maxAmountPerPayment: '$1.99' });
+    const res = await wrapFetchV2(fetch, client)(url);
+    const body = (await res.json()) as any;
+    expect(res.status, JSON.stringify(body)).toBe(200);
+    expect(await balance(account.address)).toBe(before - DEAREST_PRICE);
+    expect(await proofRows(DEAREST_SKILL, body.payment.txHash)).toHaveLength(1);
+  });
+});
+
+describe('x402 v1: refusals', () => {
   it("a v1 X-PAYMENT that is not an exact payment on base is the spec's JSON failure (402) with x402's reason; the spec's JSON X-PAYMENT is still a proof", async () => {
     const account = await freshBuyer();
-    const { xPayment } = await (async () => {
-      // A well-formed v1 payload signed for nothing: its network changed to one this service does not take.
-      const v1 = {
-        x402Version: 1,
-        scheme: 'exact',
-        network: 'base-sepolia',
-        payload: {
-          signature: `0x${'11'.repeat(65)}`,
-          authorization: {
-            from: account.address,
-            to: TREASURY,
-            value: String(PRICE),
-            validAfter: '0',
-            validBefore: '4000000000',
-            nonce: `0x${'cd'.repeat(32)}`,
-          },
+    // A well-formed v1 payload signed for nothing: its network is one this service does not take.
+    const v1 = {
+      x402Version: 1,
+      scheme: 'exact',
+      network: 'base-sepolia',
+      payload: {
+        signature: `0x${'11'.repeat(65)}`,
+        authorization: {
+          from: account.address,
+          to: TREASURY,
+          value: String(PRICE),
+          validAfter: '0',
+          validBefore: '4000000000',
+          nonce: `0x${'cd'.repeat(32)}`,
         },
-      };
-      return { xPayment: Buffer.from(JSON.stringify(v1)).toString('base64') };
-    })();
+      },
+    };
     for (const [header, reason] of [
-      [xPayment, 'unsupported_scheme'],
+      [Buffer.from(JSON.stringify(v1)).toString('base64'), 'unsupported_scheme'],
       [
         Buffer.from(JSON.stringify({ x402Version: 1, scheme: 'exact', network: 'base', payload: { signature: '0x11' } })).toString(
           'base64',

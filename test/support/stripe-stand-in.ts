@@ -11,6 +11,12 @@
  *
  * Test endpoints: GET /_test/requests (what the SDK sent), POST /_test/sessions/<id>/pay (pays a
  * session and answers the event without delivering it, so a test can deliver it, or not, itself).
+ * After payment, as an operator or a bank would, each answering Stripe's event undelivered too:
+ * POST /_test/sessions/<id>/refund `{"amount"?: cents}` (`charge.refunded`, the charge's refunded
+ * total grown by `amount`, the rest by default), POST /_test/sessions/<id>/dispute `{"status"?}`
+ * (`charge.dispute.created`; `warning_needs_response` for an inquiry) and POST
+ * /_test/disputes/<id>/close `{"status"}` (`charge.dispute.closed`: `won`, `lost`, `warning_closed`).
+ * Charges carry the PaymentIntent's metadata, as Stripe copies it when the PaymentIntent is confirmed.
  */
 import { randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
@@ -65,7 +71,36 @@ export async function startStripeStandIn(opts: { port?: number } = {}): Promise<
   let webhookUrl: string | undefined;
   let base = '';
 
-  const event = (type: string, session: Session) => ({
+  /** Each paid session's charge, and the disputes opened on them. */
+  const charges = new Map<string, Record<string, unknown> & { id: string; amount: number; amount_refunded: number }>();
+  const disputes = new Map<string, Record<string, unknown> & { id: string; status: string }>();
+  const now = () => Math.floor(Date.now() / 1000);
+
+  const chargeOf = (session: Session) => {
+    let charge = charges.get(session.id);
+    if (!charge) {
+      const amount = Number(session['amount_total']);
+      charge = {
+        id: id('ch'),
+        object: 'charge',
+        amount,
+        amount_captured: amount,
+        amount_refunded: 0,
+        refunded: false,
+        currency: session['currency'],
+        created: now(),
+        livemode: false,
+        paid: true,
+        status: 'succeeded',
+        payment_intent: session['payment_intent'],
+        metadata: (session['payment_intent_data'] as { metadata?: unknown } | undefined)?.metadata ?? {},
+      };
+      charges.set(session.id, charge);
+    }
+    return charge;
+  };
+
+  const event = (type: string, session: Record<string, unknown>) => ({
     id: id('evt'),
     object: 'event',
     api_version: Stripe.API_VERSION,
@@ -129,6 +164,8 @@ export async function startStripeStandIn(opts: { port?: number } = {}): Promise<
       metadata: p['metadata'] ?? {},
       mode: p['mode'] ?? 'payment',
       payment_intent: null,
+      // Not a field of Stripe's Checkout Session: kept so the charge can carry it, as Stripe does.
+      payment_intent_data: p['payment_intent_data'] ?? {},
       allowed_payment_method_types: Object.values((p['allowed_payment_method_types'] ?? {}) as Record<string, string>),
       payment_status: 'unpaid',
       status: 'open',
@@ -191,6 +228,43 @@ export async function startStripeStandIn(opts: { port?: number } = {}): Promise<
             const session = sessions.get(testPay[1]!);
             if (!session) return stripeError(res, 404, 'no such session');
             return send(res, 200, event('checkout.session.completed', pay(session)));
+          }
+          const afterPay = /^\/_test\/sessions\/([^/]+)\/(refund|dispute)$/.exec(path);
+          if (afterPay && req.method === 'POST') {
+            const session = sessions.get(afterPay[1]!);
+            if (!session || session.payment_status !== 'paid') return stripeError(res, 400, 'the session is not paid');
+            const charge = chargeOf(session);
+            const asked = (body ? JSON.parse(body) : {}) as { amount?: number; status?: string };
+            if (afterPay[2] === 'refund') {
+              charge.amount_refunded = Math.min(
+                charge.amount,
+                charge.amount_refunded + (asked.amount ?? charge.amount - charge.amount_refunded),
+              );
+              charge.refunded = charge.amount_refunded === charge.amount;
+              return send(res, 200, event('charge.refunded', { ...charge }));
+            }
+            const dispute = {
+              id: id('dp'),
+              object: 'dispute',
+              amount: charge.amount,
+              charge: charge.id,
+              currency: charge['currency'],
+              created: now(),
+              livemode: false,
+              payment_intent: charge['payment_intent'],
+              reason: 'fraudulent',
+              status: asked.status ?? 'needs_response',
+              metadata: {},
+            };
+            disputes.set(dispute.id, dispute);
+            return send(res, 200, event('charge.dispute.created', { ...dispute }));
+          }
+          const close = /^\/_test\/disputes\/([^/]+)\/close$/.exec(path);
+          if (close && req.method === 'POST') {
+            const dispute = disputes.get(close[1]!);
+            if (!dispute) return stripeError(res, 404, 'no such dispute');
+            dispute.status = ((body ? JSON.parse(body) : {}) as { status?: string }).status ?? 'won';
+            return send(res, 200, event('charge.dispute.closed', { ...dispute }));
           }
           const page = /^\/c\/pay\/([^/]+)$/.exec(path);
           if (page) {

@@ -5,7 +5,7 @@ import { decodePaymentRequiredHeader } from '@x402/core/http';
 import { PaymentRequiredV1Schema } from '@x402/core/schemas';
 import { ChallengeSchema } from '../../lambdas/contract/challenge-schema';
 import type { CatalogEntry } from '../../lambdas/contract/catalog-data';
-import { buildChallenge, buildPaymentRequired, signInExtension } from '../../lambdas/payments/core/challenge';
+import { buildChallenge, buildPaymentRequired, productChallenge, signInExtension } from '../../lambdas/payments/core/challenge';
 import { x402PaymentRequiredHeader } from '../../lambdas/payments/adapters/x402-payment-required';
 import { x402BazaarExtension } from '../../lambdas/payments/adapters/x402-bazaar';
 import {
@@ -60,6 +60,23 @@ describe('the body is x402 v1 PaymentRequired with the spec fields at top level'
       expect([c.asset, c.assetContract]).toEqual(['USDC', config.assets.USDC]);
       expect(ChallengeSchema.safeParse(c).success, entry.id).toBe(true);
     }
+  });
+});
+
+describe('productChallenge (subscription plans, meter top-ups)', () => {
+  const { config } = readMarketConfig({ treasury: '0xa0Ee7A142d267C1f36714E4a8F75612F20a79720' }, { requireTreasury: true });
+
+  it("is x402 v1 PaymentRequired, as a skill's challenge is: each entry's asset the token contract, its symbol in symbol", () => {
+    const c = productChallenge(
+      { amount: '4990000', resource: 'https://m.example/api/subscribe', description: 'All access: one period', extra: { plan: 'all' } },
+      config,
+    );
+    expect(PaymentRequiredV1Schema.safeParse(c).success).toBe(true);
+    expect(c.accepts.map((a) => [a.symbol, a.asset, a.assetContract, a.maxAmountRequired])).toEqual([
+      ['USDC', config.assets.USDC, config.assets.USDC, '4990000'],
+      ['USDbC', config.assets.USDbC, config.assets.USDbC, '4990000'],
+    ]);
+    for (const a of c.accepts) expect(a.asset).toMatch(/^0x[0-9a-fA-F]{40}$/);
   });
 });
 

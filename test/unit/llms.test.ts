@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { LLMS_MCP_TOOLS, LLMS_SECTIONS, renderLlmsTxt } from '../../catalog/llms';
+import { LLMS_MCP_TOOLS, LLMS_SECTIONS, X402_FETCH_V1_DEFAULT_CAP, renderLlmsTxt } from '../../catalog/llms';
 import { loadCatalogFiles } from '../../lambdas/catalog/adapters/catalog-files';
 
 describe('llms.txt', () => {
@@ -31,6 +31,20 @@ describe('llms.txt', () => {
     }
     expect(easiest).toMatch(/no ETH/);
     expect(easiest).toContain(`/api/pay?skill=${catalog.pricing.canary}`);
+  });
+
+  it("the easiest flow names the x402 v1 clients and every stock client's default spend cap, the option that raises it, and how many skills are above it", () => {
+    const easiest = section(LLMS_SECTIONS.easiest);
+    expect(easiest).toContain('wrapFetchWithPayment(fetch, account)');
+    expect(easiest).toContain('withPaymentInterceptor(axios.create({ baseURL: SITE }), account)');
+    const above = (cap: bigint) => catalog.entries.filter((e) => BigInt(e.x402.amount) > cap).length;
+    expect(easiest).toContain(`maxValue, default ${X402_FETCH_V1_DEFAULT_CAP} atomic`);
+    expect(easiest).toContain(`${above(100_000n)} of the ${catalog.entries.length} skills cost more`);
+    expect(easiest).toMatch(/wrapFetchWithPayment\(fetch, account, [1-9][0-9]*n\)/);
+    expect(easiest).toContain('Payment amount exceeds maximum allowed');
+    expect(easiest).toContain(`${above(1_000_000n)} skills cost more`);
+    expect(easiest).toContain('maxAmountPerPayment');
+    expect(easiest).toMatch(/x402-axios 0\.7\.2 has no cap/);
   });
 
   it('getting a pack again names the license, the wallet sign-in, the purchases list, and that an owner is not charged', () => {

@@ -24,6 +24,9 @@ interface Purchase {
   explorer_tx?: string | null;
   license?: { token: string };
   receipt?: string;
+  /** Card sales: `refunded` or `disputed` when Stripe reported so; then `download` is null. */
+  status?: 'paid' | 'refunded' | 'disputed';
+  download?: unknown;
 }
 
 interface PurchaseList {
@@ -62,7 +65,8 @@ function row(p: Purchase): HTMLElement {
       : el('code', {}, short(p.tx_hash))
     : el('code', {}, p.checkout_session ?? '');
   const actions = el('div', { class: 'actions' });
-  if (p.license && p.skill) {
+  const reversed = p.status === 'refunded' || p.status === 'disputed';
+  if (p.license && p.skill && !reversed) {
     const get = el('button', { type: 'button', 'data-skill': p.skill }, 'Download the pack');
     get.addEventListener('click', () => void fetchPack(p.skill!, p.license!.token));
     actions.append(get);
@@ -72,7 +76,14 @@ function row(p: Purchase): HTMLElement {
     receipt.addEventListener('click', () => download(`${p.skill ?? p.plan ?? 'purchase'}-receipt.jws`, p.receipt!, 'application/jose'));
     actions.append(receipt);
   }
-  return el('article', { class: 'purchase' }, el('h2', {}, title), el('p', {}, `${HOW[p.how]} · ${price} · ${when} · `, ref), actions);
+  const standing = reversed ? ` · ${p.status === 'refunded' ? 'Refunded' : 'Disputed'}: the pack is no longer delivered` : '';
+  return el(
+    'article',
+    { class: 'purchase' },
+    el('h2', {}, title),
+    el('p', {}, `${HOW[p.how]} · ${price} · ${when} · `, ref, standing),
+    actions,
+  );
 }
 
 function render(body: PurchaseList, append: boolean): void {

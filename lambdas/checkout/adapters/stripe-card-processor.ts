@@ -6,7 +6,7 @@
  */
 import Stripe from 'stripe';
 import { API_ORIGIN } from '../../contract/settings';
-import type { CardProcessor, StripeCheckoutView } from '../ports';
+import type { CardProcessor, StripeChargeView, StripeCheckoutView, StripeDisputeView } from '../ports';
 
 export interface StripeKeys {
   secretKey: string;
@@ -32,12 +32,34 @@ function view(s: Stripe.Checkout.Session): StripeCheckoutView {
     amountTotal: s.amount_total ?? undefined,
     currency: s.currency ?? undefined,
     clientReferenceId: s.client_reference_id ?? undefined,
-    metadata: Object.fromEntries(Object.entries(s.metadata ?? {}).filter(([, v]) => typeof v === 'string')) as Record<string, string>,
-    paymentIntent: str(s.payment_intent) ?? str((s.payment_intent as { id?: unknown } | null)?.id),
+    metadata: stringsOf(s.metadata),
+    paymentIntent: idOf(s.payment_intent),
     livemode: s.livemode,
     expiresAt: s.expires_at,
   };
 }
+
+const stringsOf = (m: Stripe.Metadata | null | undefined): Record<string, string> =>
+  Object.fromEntries(Object.entries(m ?? {}).filter(([, v]) => typeof v === 'string')) as Record<string, string>;
+const idOf = (v: unknown): string | undefined => str(v) ?? str((v as { id?: unknown } | null)?.id);
+const isoOf = (seconds: number): string => new Date(seconds * 1000).toISOString();
+
+const chargeView = (c: Stripe.Charge): StripeChargeView => ({
+  id: c.id,
+  paymentIntent: idOf(c.payment_intent),
+  metadata: stringsOf(c.metadata),
+  amountCents: c.amount,
+  amountRefundedCents: c.amount_refunded,
+});
+
+const disputeView = (d: Stripe.Dispute): StripeDisputeView => ({
+  id: d.id,
+  paymentIntent: idOf(d.payment_intent),
+  amountCents: d.amount,
+  status: d.status,
+  reason: d.reason,
+  created: isoOf(d.created),
+});
 
 /** The card processor backed by Stripe; `apiBase` overrides where the SDK connects. */
 export function stripeCardProcessor(keys: StripeKeys, apiBase?: string): CardProcessor {
@@ -104,7 +126,10 @@ export function stripeCardProcessor(keys: StripeKeys, apiBase?: string): CardPro
       return {
         id: event.id,
         type: event.type,
+        created: isoOf(event.created),
         session: object.object === 'checkout.session' ? view(object as Stripe.Checkout.Session) : undefined,
+        charge: object.object === 'charge' ? chargeView(object as Stripe.Charge) : undefined,
+        dispute: object.object === 'dispute' ? disputeView(object as Stripe.Dispute) : undefined,
       };
     },
   };

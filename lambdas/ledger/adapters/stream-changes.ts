@@ -14,7 +14,9 @@ function factOf(image: Image | undefined): TallyFact | undefined {
   if (!image) return undefined;
   const item = unmarshall(image);
   if (typeof item['pk'] === 'string') return ledgerFact(item as unknown as TalliedRow);
-  if (typeof item['id'] === 'string' && item['status'] === 'paid') return cardSaleFact(item as unknown as TalliedSale);
+  // Every recorded card sale is a sale of its day, whatever Stripe reported later: a refund or a
+  // dispute changes the sale's status, never its fact, so its change folds to nothing here.
+  if (typeof item['id'] === 'string' && typeof item['amountCents'] === 'number') return cardSaleFact(item as unknown as TalliedSale);
   return undefined;
 }
 

@@ -123,8 +123,10 @@ export function productChallenge(
     maxAmountRequired: product.amount,
     amount: product.amount,
     payTo: config.treasury!,
-    asset,
+    // x402 v1's `asset` is the token contract, as in a skill's challenge; the symbol is `symbol`.
+    asset: contract,
     assetContract: contract,
+    symbol: asset,
     decimals: 6 as const,
     resource: product.resource,
     description: product.description,
