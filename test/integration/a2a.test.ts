@@ -17,6 +17,7 @@ import { canonicalize } from 'json-canonicalize';
 import { afterAll, describe, expect, inject, it } from 'vitest';
 import { localChain } from '../../local/local-chain';
 import { chainTools } from '../support/chain';
+import { runReadmeSnippet } from '../support/readme-snippets';
 import { killStarted, runStart } from '../support/spawn-start';
 
 const base = inject('baseUrl');
@@ -152,16 +153,19 @@ describe('A2A 1.0 with the stock 1.x client (default settings)', () => {
     expect(rejected.status?.state).toBe(TaskState.TASK_STATE_REJECTED);
   });
 
-  it("buys a 0.099 USDC skill inside a task with x402's extension: sealed pack, ledger row, balance moved once; a replay charges nothing", async () => {
+  it("buys a 0.099 USDC skill inside a task with x402's extension (the README's snippet): sealed pack, ledger row, balance moved once; a replay charges nothing", async () => {
     const account = await freshBuyer();
-    const client = await new ClientFactory().createFromUrl(base);
-    const extension = { serviceParameters: { 'A2A-Extensions': X402_EXTENSION } };
-    const asked = asTask(await client.sendMessage(send({ parts: [{ data: { skill: SKILL, buy: true } }] }), extension));
-    expect(asked.status?.state).toBe(TaskState.TASK_STATE_INPUT_REQUIRED);
-    const meta = asked.status!.message!.metadata!;
+    const before = await balance(account.address);
+    const { found, asked, payload, paid, pack, receipt } = (await runReadmeSnippet('a2a-1', {
+      baseUrl: base,
+      scope: { account },
+      returns: ['found', 'asked', 'payload', 'paid', 'pack', 'receipt'],
+    })) as Record<string, any>;
+    expect(dataOf(asTask(found), 'ranked-skills').results[0].skill_id).toEqual(expect.any(String));
+    expect(asked.status.state).toBe(TaskState.TASK_STATE_INPUT_REQUIRED);
+    const meta = asked.status.message.metadata;
     expect(meta['x402.payment.status']).toBe('payment-required');
-    const required = meta['x402.payment.required'];
-    expect(required.accepts[0]).toMatchObject({
+    expect(meta['x402.payment.required'].accepts[0]).toMatchObject({
       scheme: 'exact',
       network: 'eip155:8453',
       amount: String(PRICE),
@@ -169,23 +173,10 @@ describe('A2A 1.0 with the stock 1.x client (default settings)', () => {
       payTo: TREASURY,
     });
 
-    const payload = await signer(account).createPaymentPayload(required);
-    const before = await balance(account.address);
-    const payment = { 'x402.payment.status': 'payment-submitted', 'x402.payment.payload': payload };
-    const paid = asTask(
-      await client.sendMessage(
-        send({ taskId: asked.id, contextId: asked.contextId, parts: [{ text: 'Here is the payment.' }], metadata: payment }),
-        extension,
-      ),
-    );
-    expect(paid.status?.state, JSON.stringify(paid.status)).toBe(TaskState.TASK_STATE_COMPLETED);
-    const done = paid.status!.message!.metadata!;
-    expect(done['x402.payment.status']).toBe('payment-completed');
-    const [receipt] = done['x402.payment.receipts'];
+    expect(paid.status.state, JSON.stringify(paid.status)).toBe(TaskState.TASK_STATE_COMPLETED);
+    expect(paid.status.message.metadata['x402.payment.status']).toBe('payment-completed');
     expect(receipt).toMatchObject({ success: true, network: 'eip155:8453' });
     expect(receipt.payer.toLowerCase()).toBe(account.address.toLowerCase());
-
-    const pack = dataOf(paid, 'sealed-pack');
     expect(Object.keys(pack.sealed_pack.files)).toContain('SKILL.md');
     const packs = (await (await fetch(`${base}/api/packs?skill=${SKILL}`)).json()) as any;
     expect(pack.seal).toBe(packs.seal.value);
@@ -196,6 +187,8 @@ describe('A2A 1.0 with the stock 1.x client (default settings)', () => {
     expect(await proofRows(receipt.transaction)).toHaveLength(1);
 
     // The same signed payment in a new buy task: nothing more is charged, no second row.
+    const client = await new ClientFactory().createFromUrl(base);
+    const payment = { 'x402.payment.status': 'payment-submitted', 'x402.payment.payload': payload };
     const again = asTask(await client.sendMessage(send({ parts: [{ data: { skill: SKILL, buy: true } }] })));
     const replayed = asTask(
       await client.sendMessage(
@@ -205,6 +198,21 @@ describe('A2A 1.0 with the stock 1.x client (default settings)', () => {
     expect(replayed.status?.state).not.toBe(TaskState.TASK_STATE_WORKING);
     expect(await balance(account.address)).toBe(before - PRICE);
     expect(await proofRows(receipt.transaction)).toHaveLength(1);
+  });
+
+  it('names the x402 extension back as activated to a client that asks for it', async () => {
+    const res = await fetch(`${base}/api/a2a`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'A2A-Version': '1.0', 'A2A-Extensions': X402_EXTENSION },
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'SendMessage',
+        params: { message: { messageId: crypto.randomUUID(), role: 'ROLE_USER', parts: [{ data: { skill: SKILL, buy: true } }] } },
+      }),
+    });
+    expect(res.headers.get('a2a-extensions')).toBe(X402_EXTENSION);
+    expect(((await res.json()) as any).result.task.status.state).toBe('TASK_STATE_INPUT_REQUIRED');
   });
 
   it('answers JSON-RPC errors in 1.0: -32601, -32602 with data.field, -32001, and a refused ListTasks', async () => {
