@@ -1,6 +1,5 @@
 /** Lambda entry of the agents domain: MCP, A2A and the signed agent card. */
 import { createDomainHandler, loadedOnFirstRequest } from '../platform/domain-handler';
-import { getAgentCard, getJwks } from './card-routes';
 import { rpcRateLimited } from './json-rpc';
 
 export const handler = createDomainHandler('agents', {
@@ -10,9 +9,10 @@ export const handler = createDomainHandler('agents', {
     postMcp: loadedOnFirstRequest(() => import('./mcp').then((m) => m.postMcp)),
     getA2a: loadedOnFirstRequest(() => import('./a2a').then((m) => m.getA2a)),
     postA2a: loadedOnFirstRequest(() => import('./a2a').then((m) => m.postA2a)),
-    getAgentCard,
-    getAgentCardA2a: getAgentCard,
-    getJwks,
+    // The card is signed over the A2A SDK's canonical form, so its routes load the SDK's core (not its server) on first use too.
+    getAgentCard: loadedOnFirstRequest(() => import('./card-routes').then((m) => m.getAgentCard)),
+    getAgentCardA2a: loadedOnFirstRequest(() => import('./card-routes').then((m) => m.getAgentCard)),
+    getJwks: loadedOnFirstRequest(() => import('./card-routes').then((m) => m.getJwks)),
   },
   ports: () => import('./wiring').then((m) => m.agentsPortsFromEnv()),
   // A2A and MCP clients read JSON-RPC errors: over the route table's limit they get -32029, not the REST failure body.
