@@ -22,6 +22,7 @@ import { RELAYER_ACCOUNT_INDEX, testAccount } from '../../local/anvil';
 import { localChain } from '../../local/local-chain';
 import { packFiles, packSeal } from '../../lambdas/contract/pack-seal';
 import { chainTools } from '../support/chain';
+import { runReadmeSnippet } from '../support/readme-snippets';
 
 const base = inject('baseUrl');
 const rpcUrl = inject('rpcUrl');
@@ -205,5 +206,20 @@ describe("x402's MCP transport on unlock_skill", () => {
     const garbage = await unlock({ 'x402/payment': { x402Version: 2, payload: 'nothing' } });
     expect(paymentRequiredOf(garbage)).toMatchObject({ error: 'invalid_payload' });
     expect(await balance(buyer.address)).toBe(before);
+  });
+
+  it("the README's snippet buys through MCP as written", async () => {
+    const buyer = await freshBuyer();
+    const before = await balance(buyer.address);
+    const { pack, settlement } = (await runReadmeSnippet('mcp-x402', {
+      baseUrl: base,
+      scope: { account: buyer },
+      returns: ['pack', 'settlement'],
+    })) as { pack: any; settlement: any };
+    expect(packSeal(packFiles(pack.sealed_pack.files))).toBe(pack.seal);
+    expect(settlement).toMatchObject({ success: true, network: 'eip155:8453' });
+    expect(settlement.payer.toLowerCase()).toBe(buyer.address.toLowerCase());
+    expect(await proofRows(settlement.transaction)).toHaveLength(1);
+    expect(await balance(buyer.address)).toBe(before - PRICE);
   });
 });
