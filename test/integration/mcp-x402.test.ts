@@ -206,6 +206,22 @@ describe("x402's MCP transport on unlock_skill", () => {
     const garbage = await unlock({ 'x402/payment': { x402Version: 2, payload: 'nothing' } });
     expect(paymentRequiredOf(garbage)).toMatchObject({ error: 'invalid_payload' });
     expect(await balance(buyer.address)).toBe(before);
+
+    // One call pays one way: a _meta payment beside a proof argument is refused before anything is read.
+    const both = (await mcp.callTool({
+      name: 'unlock_skill',
+      arguments: { skill_id: SKILL, tx_hash: `0x${'12'.repeat(32)}` },
+      _meta: { 'x402/payment': signed },
+    })) as any;
+    expect([both.isError, both.structuredContent.error_code]).toEqual([true, 'INVALID_REQUEST']);
+  });
+
+  it("a payer short of the price is answered with the PaymentRequired and x402's reason; nothing is sent", async () => {
+    const poor = await freshBuyer(PRICE - 1n);
+    const { paid } = await buy(poor);
+    expect(paymentRequiredOf(paid)).toMatchObject({ x402Version: 2, error: 'invalid_exact_evm_insufficient_balance' });
+    expect(JSON.parse(paid.content[1].text).message).toContain(poor.address);
+    expect(await balance(poor.address)).toBe(PRICE - 1n);
   });
 
   it("the README's snippet buys through MCP as written", async () => {
