@@ -30,7 +30,7 @@ export const X402_META = { payment: 'x402/payment', paymentResponse: 'x402/payme
 
 /** What an MCP client does to pay, where the HTTP answers name headers. */
 export const MCP_PAY_TIP =
-  'Sign an x402 v2 exact (EIP-3009) authorization for an entry of `accepts` (x402Client.createPaymentPayload does) and call unlock_skill again with the same arguments and that PaymentPayload in params._meta["x402/payment"] (x402\'s MCP transport): the service submits the transfer, the wallet needs no ETH. Or transfer the amount to payTo yourself and pass tx_hash.';
+  'Sign x402\'s PaymentRequired (an x402 v2 exact, EIP-3009, authorization for an entry of its `accepts`: x402Client.createPaymentPayload makes it) and call unlock_skill with the skill_id and that PaymentPayload in params._meta["x402/payment"] (x402\'s MCP transport): the service submits the transfer, the wallet needs no ETH. Or transfer the amount to payTo yourself and pass tx_hash.';
 
 /** What a replay asks of an MCP client: the proofs are arguments here, not headers. */
 const MCP_BUYER_PROOF_TIP =
@@ -93,6 +93,8 @@ export function paymentRefusedResult(e: unknown, skill: string, ports: PaymentsP
   const body = failureBody(e);
   return paymentRequiredResult(skill, ports, baseUrl, typeof reason === 'string' ? reason : body.error, {
     ...body,
+    // The payment was read as the PAYMENT-SIGNATURE value it is; here the client sent it in `_meta`.
+    message: body.message.replaceAll('PAYMENT-SIGNATURE', '_meta["x402/payment"]'),
     tip: e.retry ? e.tip : MCP_PAY_TIP,
   });
 }

@@ -205,6 +205,7 @@ describe("x402's MCP transport on unlock_skill", () => {
     // Not a payment payload at all: the same answer, x402's invalid_payload.
     const garbage = await unlock({ 'x402/payment': { x402Version: 2, payload: 'nothing' } });
     expect(paymentRequiredOf(garbage)).toMatchObject({ error: 'invalid_payload' });
+    expect(JSON.parse(garbage.content[1].text).message).toMatch(/^_meta\["x402\/payment"\] is not an x402 v2 exact/);
     expect(await balance(buyer.address)).toBe(before);
 
     // One call pays one way: a _meta payment beside a proof argument is refused before anything is read.
