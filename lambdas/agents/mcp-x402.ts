@@ -32,9 +32,16 @@ export const X402_META = { payment: 'x402/payment', paymentResponse: 'x402/payme
 export const MCP_PAY_TIP =
   'Sign x402\'s PaymentRequired (an x402 v2 exact, EIP-3009, authorization for an entry of its `accepts`: x402Client.createPaymentPayload makes it) and call unlock_skill with the skill_id and that PaymentPayload in params._meta["x402/payment"] (x402\'s MCP transport): the service submits the transfer, the wallet needs no ETH. Or transfer the amount to payTo yourself and pass tx_hash.';
 
-/** What a replay asks of an MCP client: the proofs are arguments here, not headers. */
-const MCP_BUYER_PROOF_TIP =
-  'Pass license_token (license.token of the unlock), or sign_in_with_x signed by the wallet that paid (docs/SECURITY.md). A lost answer can be asked again from the same address for a few minutes.';
+/**
+ * The unlock refusals whose HTTP tip names headers, with the tip an MCP client acts on: the proofs
+ * and the payment are the tool's arguments and `_meta` here.
+ */
+const MCP_TIPS: Readonly<Record<string, string>> = {
+  BUYER_PROOF_REQUIRED:
+    'Pass license_token (license.token of the unlock), or sign_in_with_x signed by the wallet that paid (docs/SECURITY.md). A lost answer can be asked again from the same address for a few minutes.',
+  PAYMENT_REQUIRED:
+    "Pay through x402's MCP transport (unlock_skill with the skill_id alone answers the PaymentRequired to sign), subscribe, or draw from a meter; `details.access.next` lists each.",
+};
 
 /** A JSON value as MCP's tool result: the text, and the object itself as `structuredContent`. */
 export function jsonResult(value: unknown, meta?: Record<string, unknown>): CallToolResult {
@@ -99,8 +106,8 @@ export function paymentRefusedResult(e: unknown, skill: string, ports: PaymentsP
   });
 }
 
-/** A replay's refusal as MCP's tool error, its tip naming the tool's arguments where HTTP's names headers; undefined for any other failure. */
-export function buyerProofResult(e: unknown): CallToolResult | undefined {
-  if (!(e instanceof AppError) || e.code !== 'BUYER_PROOF_REQUIRED') return undefined;
-  return failureResult({ ...failureBody(e), tip: MCP_BUYER_PROOF_TIP });
+/** An unlock refusal as MCP's tool error, its tip naming the tool's arguments where HTTP's names headers; undefined for any other failure. */
+export function refusalResult(e: unknown): CallToolResult | undefined {
+  const tip = e instanceof AppError ? MCP_TIPS[e.code] : undefined;
+  return tip === undefined ? undefined : failureResult({ ...failureBody(e as AppError), tip });
 }

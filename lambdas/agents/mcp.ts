@@ -23,7 +23,6 @@ import { readRpcBody, rpcError, RPC_CODES } from './json-rpc';
 import { servePrompts } from './mcp-prompts';
 import { serveResources } from './mcp-resources';
 import {
-  buyerProofResult,
   failureResult,
   jsonResult,
   MCP_PAY_TIP,
@@ -31,6 +30,7 @@ import {
   paymentRefusedResult,
   paymentRequired,
   paymentSignatureOf,
+  refusalResult,
   X402_META,
 } from './mcp-x402';
 import type { AgentsPorts } from './ports';
@@ -208,7 +208,7 @@ export const TOOLS: readonly ToolDef[] = [
         );
         return viaMeta ? new Formed(paidResult(body, settlement)) : body;
       } catch (e) {
-        const refused = (viaMeta ? paymentRefusedResult(e, skill_id, ports, baseUrl) : undefined) ?? buyerProofResult(e);
+        const refused = (viaMeta ? paymentRefusedResult(e, skill_id, ports, baseUrl) : undefined) ?? refusalResult(e);
         if (refused) return new Formed(refused);
         throw e;
       }
