@@ -65,6 +65,11 @@ try {
   // Since the process started: the launcher's build and the catalog build included.
   const seconds = (performance.now() / 1000).toFixed(1);
   const toolEnv = stack.dynamoEndpoint === `http://127.0.0.1:${DEFAULT_DYNAMODB_PORT}` ? '' : `DYNAMODB_ENDPOINT=${stack.dynamoEndpoint} `;
+  // The unmatched-receipts report also reads the chain and the treasury (local/unmatched.ts finds npm start's own by default).
+  const unmatchedEnv =
+    stack.localChain && stack.rpcUrls[0] === 'http://127.0.0.1:8545'
+      ? toolEnv
+      : `${toolEnv}RPC_URLS=${stack.rpcUrls.join(',')} TREASURY_ADDRESS=${stack.treasury} `;
   const buyer = testAccount(1);
   const lines = [
     '',
@@ -92,7 +97,7 @@ try {
     `  Card checkout   ${cardCheckoutLine(env, stack.baseUrl)}`,
     `  Data            ${dataDir ?? 'in memory (EPHEMERAL=1)'}`,
     // The tools find this DynamoDB Local by its default port; on another one they need its address.
-    `  Operator tools  ${toolEnv}npm run reconcile | ${toolEnv}npm run export | npm run revenue -- <export dir>`,
+    `  Operator tools  ${toolEnv}npm run reconcile | ${toolEnv}npm run export | npm run revenue -- <export dir> | ${unmatchedEnv}npm run unmatched`,
     '',
   ];
   if (stack.localChain) {

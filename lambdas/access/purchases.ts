@@ -6,7 +6,7 @@
  * which a short session token saves the person signing again for each page and download. A card
  * buyer has no wallet: their license opens their purchase (X-LICENSE). docs/ACCESS.md.
  */
-import { CAIP2, formatAtomic } from '../contract/chain';
+import { CAIP2, explorerTx, formatAtomic } from '../contract/chain';
 import { links } from '../contract/links';
 import { invalidRequest } from '../platform/errors';
 import { json, type ApiRequest, type ApiResponse } from '../platform/http';
@@ -87,7 +87,7 @@ async function rowPurchase(row: LedgerRow, ports: AccessPorts, baseUrl: string, 
     payer: row.payer,
     tx_hash: row.txHash,
     recorded_at: row.recordedAt,
-    explorer_tx: explorer ? `${explorer}/tx/${row.txHash}` : null,
+    explorer_tx: explorerTx(explorer, row.txHash),
     receipt,
     ...(license ? { license: { token: license, header: 'X-LICENSE' }, download: { method: 'POST', url: links(baseUrl).pay } } : {}),
   };

@@ -2,6 +2,9 @@
 export const CHAIN_ID = 8453;
 export const NETWORK = 'base';
 export const CAIP2 = `eip155:${CHAIN_ID}`;
+/** A transaction's page on the deployment's block explorer (`explorerUrl` setting), or null when it has none (a local chain). */
+export const explorerTx = (explorerUrl: string | undefined, txHash: string): string | null =>
+  explorerUrl ? `${explorerUrl}/tx/${txHash}` : null;
 /** Both accepted assets are 6-decimal USD stablecoins. */
 export const USD_DECIMALS = 6;
 /** Atomic units in one USD (10^USD_DECIMALS). */

@@ -30,7 +30,7 @@ export const SALE_WRITER: readonly TableGrant[] = [
   { table: TALLIES_TABLE.logicalName, access: 'read' },
 ];
 
-/** A function run on a schedule (EventBridge Scheduler in AWS, a timer locally), with its input. */
+/** A function run on a schedule (EventBridge Scheduler in AWS; locally on demand, through its npm script), with its input. */
 export interface ScheduledRun {
   /** Construct id of the schedule, e.g. `Reconcile`. */
   id: string;

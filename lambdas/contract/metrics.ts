@@ -20,6 +20,8 @@ export const METRICS = {
   checkoutCompletions: 'CheckoutCompletions',
   /** Tally counters the daily reconcile found different from a recount; must stay 0. */
   reconcileDifferences: 'ReconcileDifferences',
+  /** Treasury transfers the daily unmatched-receipts run found with no claim: money received, nothing delivered. */
+  unmatchedTransfers: 'UnmatchedTransfers',
   /** A signed authorization refused before anything was sent, dimension `Reason` (payer_funds_in_flight, payer_cooling_down, settlement_unavailable …). */
   settlementsRefused: 'SettlementsRefused',
   /** A transfer the x402 relayer submitted that reverted: the relayer paid gas and nothing moved. */

@@ -1,8 +1,10 @@
 /**
- * How often the scheduled tasks run: EventBridge Scheduler in AWS, timers in `npm start`.
+ * How often the scheduled tasks run: EventBridge Scheduler in AWS; `npm start` runs none (each has an npm script for on demand).
  * The reconcile job recounts every record; daily, and on demand with `npm run reconcile`.
  */
 export const RECONCILE_EVERY_MINUTES = 24 * 60;
+/** The unmatched-receipts run reads two days of blocks, daily (each transfer is seen twice); on demand with `npm run unmatched`. */
+export const UNMATCHED_EVERY_MINUTES = 24 * 60;
 
 /**
  * The license signing key is replaced this often. A token names its key (kid); the key before

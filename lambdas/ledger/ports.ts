@@ -155,6 +155,28 @@ export interface CardSales {
   scan(): AsyncIterable<CardSale>;
 }
 
+/** A transfer of USDC or USDbC to the treasury, as its Transfer log says. */
+export interface TreasuryTransfer {
+  asset: 'USDC' | 'USDbC';
+  txHash: string;
+  logIndex: number;
+  /** Lower-case sender. */
+  from: string;
+  /** Atomic units (6 decimals), as a decimal string. */
+  amount: string;
+  blockNumber: bigint;
+  /** The block's time. */
+  time: string;
+}
+
+/** The chain's record of money sent to the treasury (eth_getLogs), for the unmatched-receipts report. */
+export interface TreasuryTransfers {
+  /** The chain's head block. */
+  head(): Promise<bigint>;
+  /** Every transfer of the configured tokens to the treasury in blocks `from`..`to` (inclusive), in chain order. */
+  between(from: bigint, to: bigint): Promise<TreasuryTransfer[]>;
+}
+
 /** The figures as readers see them: a few small items per question, whatever the ledger's size. */
 export interface Figures {
   /** All-time counters of every product (one Query). */

@@ -7,6 +7,7 @@ import type { DynamoDBRecord } from 'aws-lambda';
 import { catalogFromEnv } from '../catalog';
 import { INFRA_ENV } from '../contract/env';
 import { readConfigFromEnv } from '../platform/config';
+import { rpcUrlsFromEnv } from '../platform/rpc-urls';
 import { dynamoClient } from '../platform/adapters/dynamo-client';
 import { dynamoCardSales } from './adapters/dynamo-card-sales';
 import { dynamoCounters } from './adapters/dynamo-counters';
@@ -14,9 +15,11 @@ import { dynamoLedger } from './adapters/dynamo-ledger';
 import { keyFileServiceSigner } from './adapters/key-file-service-signer';
 import { kmsServiceSigner } from './adapters/kms-service-signer';
 import { streamChanges } from './adapters/stream-changes';
+import { viemTreasuryTransfers } from './adapters/viem-treasury-transfers';
 import { foldBatch, type FoldSummary } from './fold';
 import type { CardSales, CounterStore, Figures, Ledger, ProofPorts, ServiceSigner } from './ports';
 import type { ReconcilePorts } from './reconcile';
+import type { UnmatchedPorts } from './unmatched';
 
 /** The proof ledger in DynamoDB: a claim is one conditional write; the figures follow from its stream. */
 export const ledgerFromEnv = (): Ledger => dynamoLedger(dynamoClient());
@@ -65,4 +68,22 @@ export const reconcilePortsFromEnv = (): ReconcilePorts => ({
 /** The ledger function's ports (GET /api/proof). */
 export async function proofPortsFromEnv(): Promise<ProofPorts> {
   return { ledger: ledgerFromEnv(), figures: figuresFromEnv(), catalog: await catalogFromEnv(), config: readConfigFromEnv().config };
+}
+
+/**
+ * What the unmatched-receipts report reads (reconcile-handler.ts's `unmatched` task, `npm run
+ * unmatched`): the treasury's transfers on chain, the ledger, the catalog's prices. A configuration
+ * with problems (no treasury, say) is refused: a report over the wrong address would be silent.
+ */
+export async function unmatchedPortsFromEnv(env: NodeJS.ProcessEnv = process.env): Promise<UnmatchedPorts> {
+  const { config, problems } = readConfigFromEnv(env);
+  if (problems.length > 0 || !config.treasury) throw new Error(`the payment configuration is not usable: ${problems.join(' ')}`);
+  return {
+    transfers: viemTreasuryTransfers(rpcUrlsFromEnv(env, config.rpcUrls), config.treasury, config.assets),
+    ledger: ledgerFromEnv(),
+    catalog: await catalogFromEnv(),
+    minConfirmations: config.minConfirmations,
+    explorerUrl: config.explorerUrl,
+    now: () => new Date(),
+  };
 }

@@ -324,7 +324,12 @@ function operationsDashboard(
   dashboard.addWidgets(
     new GraphWidget({ title: 'RPC latency p90 (ms), by provider', left: [by(METRICS.rpcLatency, 'Provider', 'p90')], width: 8 }),
     new GraphWidget({ title: 'RPC provider failures', left: [by(METRICS.rpcProviderFailures, 'Provider', 'Sum')], width: 8 }),
-    new GraphWidget({ title: 'Reconcile differences (must be 0)', left: [total(METRICS.reconcileDifferences, 'differences')], width: 8 }),
+    new GraphWidget({
+      title: 'Books: reconcile differences (must be 0); treasury transfers no claim matches',
+      left: [total(METRICS.reconcileDifferences, 'differences')],
+      right: [total(METRICS.unmatchedTransfers, 'unmatched transfers')],
+      width: 8,
+    }),
   );
   dashboard.addWidgets(
     new GraphWidget({

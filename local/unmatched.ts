@@ -1,0 +1,67 @@
+/**
+ * `npm run unmatched [-- --from-block N --to-block N --grace-seconds S]`: transfers of USDC or USDbC to the treasury
+ * that no claim matches (money received, nothing delivered), with payer, amount, time and the
+ * likely purchase, so support can deliver or refund. Against the running local stack (`npm start`:
+ * its anvil, DynamoDB Local and treasury) by default, or the chain at RPC_URLS and the DynamoDB at
+ * DYNAMODB_ENDPOINT with the payment settings in the environment (TREASURY_ADDRESS, …). Without
+ * blocks, the daily window: two days of blocks up to the confirmed head; transfers younger than
+ * `--grace-seconds` (600 by default: their buyer may still claim) are left out. Prints the report as
+ * JSON; exits 0 when every transfer is matched, 1 when some are not, 2 when it could not run. In
+ * AWS the ledger's scheduled function runs the same daily (task `unmatched`).
+ */
+import { INFRA_ENV } from '../lambdas/contract/env';
+import { SETTINGS } from '../lambdas/contract/settings';
+import { LOCAL_LEGACY_TREASURY, TREASURY_ACCOUNT_INDEX, testAccount } from './anvil';
+import { DEFAULT_DYNAMODB_PORT } from './dynamodb-local';
+
+const env = process.env;
+const local = env[SETTINGS.rpcUrls.env] === undefined;
+env[INFRA_ENV.dynamodbEndpoint] ??= `http://127.0.0.1:${env['DYNAMODB_PORT'] ?? DEFAULT_DYNAMODB_PORT}`;
+env[SETTINGS.rpcUrls.env] ??= `http://127.0.0.1:${env['ANVIL_PORT'] ?? 8545}`;
+if (local) {
+  // npm start's own settings for its anvil (local/stack.ts), unless the environment says otherwise.
+  env[SETTINGS.treasury.env] ??= testAccount(TREASURY_ACCOUNT_INDEX).address;
+  env[SETTINGS.legacyTreasury.env] ??= LOCAL_LEGACY_TREASURY;
+  env[SETTINGS.explorerUrl.env] ??= '';
+}
+env['AWS_REGION'] ??= 'us-east-1';
+// DynamoDB Local accepts any credentials (-sharedDb); the SDK still wants some.
+env['AWS_ACCESS_KEY_ID'] ??= 'local';
+env['AWS_SECRET_ACCESS_KEY'] ??= 'local';
+env['AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED'] ??= 'true';
+env['POWERTOOLS_LOG_LEVEL'] ??= 'ERROR';
+env['POWERTOOLS_METRICS_DISABLED'] ??= 'true';
+
+const args = process.argv.slice(2);
+const flag = (name: string): string | undefined => {
+  const at = args.indexOf(name);
+  return at >= 0 ? args[at + 1] : undefined;
+};
+for (const name of ['--from-block', '--to-block', '--grace-seconds']) {
+  const value = flag(name);
+  if (value !== undefined && !/^\d{1,20}$/.test(value)) {
+    console.error(`${name} must be a whole number, not ${JSON.stringify(value)}`);
+    process.exit(2);
+  }
+}
+
+try {
+  const { handler } = await import('../lambdas/ledger/reconcile-handler.ts');
+  const from = flag('--from-block');
+  const to = flag('--to-block');
+  const grace = flag('--grace-seconds');
+  const report = await handler({
+    task: 'unmatched',
+    ...(from ? { fromBlock: from } : {}),
+    ...(to ? { toBlock: to } : {}),
+    ...(grace ? { graceSeconds: Number(grace) } : {}),
+  });
+  console.log(JSON.stringify(report, null, 2));
+  process.exit('unmatched' in report ? (report.unmatched.length === 0 ? 0 : 1) : 2);
+} catch (e) {
+  console.error(
+    `unmatched could not run (chain ${env[SETTINGS.rpcUrls.env]}, DynamoDB ${env[INFRA_ENV.dynamodbEndpoint]}): ${(e as Error).message}`,
+  );
+  console.error('Is `npm start` running? Set RPC_URLS and DYNAMODB_ENDPOINT (and the payment settings) to reach another deployment.');
+  process.exit(2);
+}
