@@ -1,7 +1,10 @@
 /**
  * MCP's own conformance suite (@modelcontextprotocol/conformance) against /api/mcp on the local
- * stack, run as its CLI runs: with Node 22 (the `node` devDependency; the suite needs it), one
- * scenario at a time, each failing this test when it does not pass.
+ * stack, run as its CLI runs: with Node 22 (the suite needs it), one scenario at a time, each
+ * failing this test when it does not pass. Node 22 comes from npm, the `node` package at a fixed
+ * version through `npm exec` (npm's cache), and is used for the suite alone: as a devDependency
+ * its `node` binary would sit first on every npm script's PATH, and `npm test` and `npm start`
+ * would no longer run on the machine's Node 20.
  *
  * Every server scenario the suite lists is named here: the ones that apply to this server, which
  * must pass, and the ones that do not, with the reason. Those exercise the suite's own fixture
@@ -26,7 +29,9 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 
 const base = inject('baseUrl');
 const run = promisify(execFile);
-const NODE_22 = fileURLToPath(new URL('../../node_modules/node/bin/node', import.meta.url));
+/** The Node the suite runs on: npm's `node` package, which fetches the platform's binary. */
+const NODE_22_PACKAGE = 'node@22.23.3';
+let node22: string;
 const SUITE = fileURLToPath(new URL('../../node_modules/@modelcontextprotocol/conformance/dist/index.js', import.meta.url));
 /** The forwarder's own source address: no other test file calls from it. */
 const SUITE_SOURCE = '127.0.0.53';
@@ -78,7 +83,7 @@ const DOES_NOT_APPLY: Readonly<Record<string, string>> = {
 /** The suite's CLI under Node 22; its exit code and output, whether it succeeded or not. */
 async function suite(...args: string[]): Promise<{ code: number; out: string }> {
   try {
-    const { stdout, stderr } = await run(NODE_22, [SUITE, ...args], { timeout: 60_000, maxBuffer: 8 * 1024 * 1024 });
+    const { stdout, stderr } = await run(node22, [SUITE, ...args], { timeout: 60_000, maxBuffer: 8 * 1024 * 1024 });
     return { code: 0, out: `${stdout}${stderr}` };
   } catch (e) {
     const failed = e as { code?: number | string; stdout?: string; stderr?: string };
@@ -112,7 +117,18 @@ function forwarder(target: URL): Promise<{ server: Server; url: string }> {
 let forward: { server: Server; url: string };
 beforeAll(async () => {
   forward = await forwarder(new URL(base));
-});
+  // Where npm put that Node's binary (fetched once, then from npm's cache): the suite is spawned with it directly.
+  const { stdout } = await run(
+    'npm',
+    ['exec', '--yes', `--package=${NODE_22_PACKAGE}`, '--', 'node', '-p', 'process.execPath + " " + process.version'],
+    {
+      timeout: 240_000,
+    },
+  );
+  const [path, version] = stdout.trim().split(' ');
+  expect(version).toBe(`v${NODE_22_PACKAGE.split('@')[1]}`);
+  node22 = path!;
+}, 300_000);
 afterAll(() => new Promise<void>((resolve) => (forward ? forward.server.close(() => resolve()) : resolve())));
 
 describe("MCP's conformance suite", () => {
