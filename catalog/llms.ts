@@ -102,7 +102,7 @@ export function renderLlmsTxt(entries: readonly CatalogEntry[], canaryId: string
     '',
     LLMS_SECTIONS.agents,
     '',
-    `- MCP (Streamable HTTP, stateless): POST ${l.mcp}; GET ${l.mcp} lists the tools with their input schemas. ${LLMS_MCP_TOOLS.map((t) => `\`${t}\``).join(', ')}. unlock_skill takes payment_signature (the stock-client flow above, no ETH), tx_hash, license_token or sign_in_with_x.`,
+    `- MCP (Streamable HTTP, stateless): POST ${l.mcp}; GET ${l.mcp} lists the tools with their input schemas. ${LLMS_MCP_TOOLS.map((t) => `\`${t}\``).join(', ')}. unlock_skill is paid through x402's MCP transport: called with skill_id alone it answers x402's PaymentRequired as a tool error; call it again with the signed PaymentPayload in params._meta["x402/payment"] (no ETH) and the settlement comes back in _meta["x402/payment-response"]. It also takes payment_signature (the same payment base64-encoded), tx_hash, license_token or sign_in_with_x.`,
     `- A2A 1.0 (JSON-RPC; a stock @a2a-js/sdk 1.x client connects with its defaults, and a v0.3 client sending no A2A-Version header speaks v0.3 on the same endpoint): POST ${l.a2a}; signed agent card at ${l.agent_card_a2a} (and ${l.agent_card}), key at ${l.jwks}. Send a message (SendMessage, or v0.3's message/send) with a data part {"skill":"<id>","buy":true} to get the payment requirements (x402's A2A extension), then the signed payment in the same task, or {"skill":"<id>","txHash":"0x…"} after a transfer; a text part searches.`,
     '',
     '## Featured x402 resources',

@@ -147,8 +147,16 @@ function anvilPackageJson(): string {
   }
 }
 
-/** Base makes a block every 2 seconds; the local chain does too (interval mining). */
+/** Base makes a block every 2 seconds; a local chain that keeps nothing does too (interval mining). */
 export const BASE_BLOCK_SECONDS = 2;
+/**
+ * A chain kept in a state file (`npm start`'s `.data/`) makes an empty block a minute instead:
+ * anvil's state file holds every block (about 1.7 KB an empty one, measured), so Base's pace
+ * would add some 70 MB a day, rewritten every 5 s; a minute adds 2.5 MB. The head's clock is then
+ * at most a minute behind, well inside what a signed authorization allows (x402 v1 clients sign
+ * `validAfter = now - 600`).
+ */
+export const KEPT_CHAIN_BLOCK_SECONDS = 60;
 
 /** Path of the anvil binary. */
 function anvilBinary(): string {
@@ -179,13 +187,14 @@ export async function startAnvil(opts: {
   statePath?: string | undefined;
   initialState?: string | undefined;
   /**
-   * Seconds between blocks when nothing is sent ({@link BASE_BLOCK_SECONDS} unless given); 0 mines
+   * Seconds between blocks when nothing is sent ({@link BASE_BLOCK_SECONDS}, or
+   * {@link KEPT_CHAIN_BLOCK_SECONDS} with a `statePath`, unless given); 0 mines
    * only on a transaction or when asked, for a test whose chain must hold still (a confirmation
    * count, a pool it orders itself).
    */
   blockTime?: number;
 }): Promise<AnvilHandle> {
-  const blockTime = opts.blockTime ?? BASE_BLOCK_SECONDS;
+  const blockTime = opts.blockTime ?? (opts.statePath ? KEPT_CHAIN_BLOCK_SECONDS : BASE_BLOCK_SECONDS);
   const args = [
     '--host',
     '127.0.0.1',
@@ -199,11 +208,11 @@ export async function startAnvil(opts: {
     '10',
     '--balance',
     '10000',
-    // Base's clock: a block every 2 s whether or not anything is sent, so the head's timestamp is
-    // the present (x402 v1 clients sign `validAfter = now - 600`, which a head that stood still
-    // through ten idle minutes would not yet reach). Mixed mining keeps mining each transaction
-    // at once, as before: the interval blocks only add empty blocks, as Base's are between
-    // transactions.
+    // Base's clock: a block every 2 s (a minute on a kept chain) whether or not anything is sent,
+    // so the head's timestamp is the present (x402 v1 clients sign `validAfter = now - 600`, which
+    // a head that stood still through ten idle minutes would not yet reach). Mixed mining keeps
+    // mining each transaction at once, as before: the interval blocks only add empty blocks, as
+    // Base's are between transactions.
     ...(blockTime > 0 ? ['--block-time', String(blockTime), '--mixed-mining'] : []),
   ];
   let fresh = true;

@@ -3,10 +3,11 @@
  * transport per request, which suits a Lambda), built on @modelcontextprotocol/sdk.
  * Every tool calls the same domain functions as the HTTP API, so rules and error codes
  * are the same; a tool failure is an MCP tool error carrying the spec's failure body.
+ * `unlock_skill` is paid through x402's MCP transport (mcp-x402.ts).
  */
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
-import type { ToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
+import type { CallToolResult, ToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
 import * as z from 'zod';
 import { decideAccess, decisionView, mandatesDocument, unlockPack } from '../access';
 import { absoluteEntry, rankSkills, requireSkill } from '../catalog';
@@ -15,12 +16,23 @@ import { links } from '../contract/links';
 import { espCycle } from '../discovery';
 import { PROOF_LIMIT, proofDocument } from '../ledger';
 import { challengeFor, readSignInWithXHeader } from '../payments';
-import { AppError, failureBody, internalError } from '../platform/errors';
+import { AppError, failureBody, internalError, invalidRequest } from '../platform/errors';
 import { json, type ApiRequest, type ApiResponse } from '../platform/http';
 import { logger } from '../platform/logger';
 import { readRpcBody, rpcError, RPC_CODES } from './json-rpc';
 import { servePrompts } from './mcp-prompts';
 import { serveResources } from './mcp-resources';
+import {
+  failureResult,
+  jsonResult,
+  MCP_PAY_TIP,
+  paidResult,
+  paymentRefusedResult,
+  paymentRequired,
+  paymentSignatureOf,
+  refusalResult,
+  X402_META,
+} from './mcp-x402';
 import type { AgentsPorts } from './ports';
 
 export const MCP_SERVER = { name: 'skill-market', version: '1.0.0' } as const;
@@ -31,6 +43,16 @@ const wallet = z.string().regex(ADDRESS, 'must be 0x followed by 40 hex digits')
 /** Who called the tool: MCP requests arrive over HTTP like POST /api/pay, so the same buyer rules apply. */
 interface Caller {
   sourceIp: string;
+  /** The call's `params._meta["x402/payment"]` (x402's MCP transport), as sent: undefined when there is none. */
+  x402Payment?: unknown;
+}
+
+/**
+ * A tool's answer already in MCP's result form: x402's payment-required error, or a result with
+ * `_meta`. Any other value a tool returns is its JSON result.
+ */
+class Formed {
+  constructor(readonly result: CallToolResult) {}
 }
 type Run<Args> = (args: Args, ports: AgentsPorts, baseUrl: string, caller: Caller) => Promise<unknown> | unknown;
 
@@ -112,19 +134,30 @@ export const TOOLS: readonly ToolDef[] = [
     hints: READS,
     title: 'Get the payment challenge',
     description:
-      'The x402 challenge for a skill (what GET /api/pay answers with 402): amount in atomic USDC, payTo, asset contracts on Base.',
+      'The x402 challenge for a skill, as GET /api/pay answers it with 402 (amount in atomic USDC, payTo, asset contracts on Base), with x402 v2\'s PaymentRequired (the PAYMENT-REQUIRED header\'s) under payment_required: sign an entry of its accepts and pass the PaymentPayload to unlock_skill in params._meta["x402/payment"].',
     input: { skill_id: skillId },
-    run: ({ skill_id }, ports, baseUrl) => JSON.parse(challengeFor(skill_id, ports, baseUrl).body) as unknown,
+    run: ({ skill_id }, ports, baseUrl) => {
+      const entry = requireSkill(ports.catalog, skill_id, 'argument `skill_id`');
+      const challenge = challengeFor(entry.id, ports, baseUrl);
+      // The HTTP body's message and tip tell a client which header to send; over MCP the payment goes in `_meta`.
+      return {
+        ...(JSON.parse(challenge.body) as Record<string, unknown>),
+        message: `${entry.name} costs ${entry.price_label} (${entry.x402.amount} atomic USDC on Base): pay it through unlock_skill.`,
+        tip: MCP_PAY_TIP,
+        payment_required: challenge.v2,
+      };
+    },
   }),
   tool({
     name: 'unlock_skill',
-    // Moves money: with payment_signature the service submits the buyer's USDC transfer on Base
-    // (open world, and no undo, so a host should confirm first). Idempotent per transfer: the same
-    // transfer or signature again replays the same pack and charges nothing more.
+    // Moves money: paid through x402's MCP transport (or payment_signature) the service submits the
+    // buyer's USDC transfer on Base (open world, and no undo, so a host should confirm first).
+    // Idempotent per transfer: the same transfer or signature again replays the same pack and
+    // charges nothing more.
     hints: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: true },
     title: 'Unlock a paid skill',
     description:
-      "The sealed pack, exactly as POST /api/pay. Pay either way: transfer the challenge amount yourself and unlock with tx_hash, or sign an x402 v2 exact (EIP-3009) authorization for an entry of the challenge's PAYMENT-REQUIRED and pass it as payment_signature (the PAYMENT-SIGNATURE value): the service submits the transfer and needs no ETH from you. A payment already claimed goes only to its buyer: pass license_token, or sign_in_with_x (the SIGN-IN-WITH-X value signed by the paying wallet). Under an AP2 mandate, pass ap2_mandate and sign_in_with_x signed by its agent. A wallet that already has access (a purchase, a subscription, a meter draw) gets the pack with sign_in_with_x alone, no transfer.",
+      'The sealed pack, exactly as POST /api/pay. Paid with x402\'s MCP transport: called with skill_id alone it answers x402 v2\'s PaymentRequired (isError, structuredContent); call it again with the signed PaymentPayload in params._meta["x402/payment"] and the service submits the transfer (the wallet needs no ETH): the answer carries x402\'s SettleResponse in _meta["x402/payment-response"]. The same payment base64-encoded (the PAYMENT-SIGNATURE value) may be passed as payment_signature instead; or transfer the challenge amount yourself and unlock with tx_hash. A payment already claimed goes only to its buyer: pass license_token, or sign_in_with_x (the SIGN-IN-WITH-X value signed by the paying wallet). Under an AP2 mandate, pass ap2_mandate and sign_in_with_x signed by its agent. A wallet that already has access (a purchase, a subscription, a meter draw) gets the pack with sign_in_with_x alone, or with a fresh payment that is then never settled.',
     input: {
       skill_id: skillId,
       tx_hash: z.string().regex(TX_HASH).optional(),
@@ -139,9 +172,26 @@ export const TOOLS: readonly ToolDef[] = [
         .describe("the PAYMENT-SIGNATURE value: base64 JSON of an x402 v2 exact payment (EIP-3009) for the skill's challenge"),
     },
     // The access domain's unlock, as POST /api/pay calls it: mandates and wallet access hold here too.
-    run: async ({ skill_id, tx_hash, license_token, sign_in_with_x, ap2_mandate, payment_signature }, ports, baseUrl, caller) =>
-      (
-        await unlockPack(
+    run: async ({ skill_id, tx_hash, license_token, sign_in_with_x, ap2_mandate, payment_signature }, ports, baseUrl, caller) => {
+      const viaMeta = caller.x402Payment !== undefined;
+      if (viaMeta && (tx_hash ?? license_token ?? payment_signature) !== undefined) {
+        throw invalidRequest(
+          '_meta["x402/payment"]',
+          'The call carries an x402 payment in _meta and another proof in its arguments; one call pays one way.',
+          'Send the _meta payment alone (sign_in_with_x and ap2_mandate may go with it), or the argument alone.',
+        );
+      }
+      if (
+        !viaMeta &&
+        tx_hash === undefined &&
+        license_token === undefined &&
+        payment_signature === undefined &&
+        sign_in_with_x === undefined
+      ) {
+        return new Formed(paymentRequired(skill_id, ports, baseUrl));
+      }
+      try {
+        const { body, settlement } = await unlockPack(
           {
             proof: {
               skill: skill_id,
@@ -150,13 +200,19 @@ export const TOOLS: readonly ToolDef[] = [
               signInWithX: sign_in_with_x === undefined ? undefined : readSignInWithXHeader(sign_in_with_x, 'argument `sign_in_with_x`'),
             },
             mandate: ap2_mandate,
-            paymentSignature: payment_signature,
+            paymentSignature: viaMeta ? paymentSignatureOf(caller.x402Payment) : payment_signature,
             sourceIp: caller.sourceIp,
           },
           ports.access,
           baseUrl,
-        )
-      ).body,
+        );
+        return viaMeta ? new Formed(paidResult(body, settlement)) : body;
+      } catch (e) {
+        const refused = (viaMeta ? paymentRefusedResult(e, skill_id, ports, baseUrl) : undefined) ?? refusalResult(e);
+        if (refused) return new Formed(refused);
+        throw e;
+      }
+    },
   }),
   tool({
     name: 'check_access',
@@ -208,20 +264,14 @@ function createServer(ports: AgentsPorts, baseUrl: string, caller: Caller): McpS
   const server = new McpServer(MCP_SERVER, { capabilities: { tools: {}, logging: {} } });
   for (const tool of TOOLS) {
     const config = { title: tool.title, description: tool.description, inputSchema: tool.input, annotations: annotations(tool) };
-    server.registerTool(tool.name, config, async (args: unknown) => {
+    server.registerTool(tool.name, config, async (args: unknown, extra) => {
       try {
-        const result = await tool.run(args, ports, baseUrl, caller);
-        const structured =
-          result !== null && typeof result === 'object' && !Array.isArray(result) ? (result as Record<string, unknown>) : { result };
-        return { content: [{ type: 'text' as const, text: JSON.stringify(result) }], structuredContent: structured };
+        const x402Payment = extra._meta?.[X402_META.payment];
+        const result = await tool.run(args, ports, baseUrl, { ...caller, ...(x402Payment !== undefined ? { x402Payment } : {}) });
+        return result instanceof Formed ? result.result : jsonResult(result);
       } catch (e) {
         if (!(e instanceof AppError)) logger.error('mcp tool failed', e as Error);
-        const body = failureBody(e instanceof AppError ? e : internalError());
-        return {
-          isError: true,
-          content: [{ type: 'text' as const, text: JSON.stringify(body) }],
-          structuredContent: body as unknown as Record<string, unknown>,
-        };
+        return failureResult(failureBody(e instanceof AppError ? e : internalError()));
       }
     });
   }

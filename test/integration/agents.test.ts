@@ -130,7 +130,8 @@ describe('MCP', () => {
     expect(unknownTx.isError).toBe(true);
     expect(toolJson(unknownTx)).toMatchObject({ ok: false, error_code: 'PAYMENT_VERIFICATION_FAILED', retry: true });
     const noProof = await mcp.callTool({ name: 'unlock_skill', arguments: { skill_id: 'csv-cleaner' } });
-    expect(toolJson(noProof).error_code).toBe('PROOF_REQUIRED');
+    // Nothing to pay with: x402's MCP transport asks for payment (test/integration/mcp-x402.test.ts).
+    expect([noProof.isError, toolJson(noProof).x402Version, toolJson(noProof).error]).toEqual([true, 2, 'payment_required']);
     const unknownSkill = await mcp.callTool({ name: 'get_skill', arguments: { skill_id: 'nope' } });
     expect([unknownSkill.isError, toolJson(unknownSkill).error_code]).toEqual([true, 'not_found']);
   });

@@ -12,6 +12,9 @@
  * however long the chain sat idle. Buyers are fresh random accounts funded by writing their
  * token balance, so no other file's accounts are touched.
  */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { wrapFetchWithPayment as wrapFetchV2, x402Client } from '@x402/fetch';
 import { registerExactEvmScheme } from '@x402/evm/exact/client';
 import axios, { type AxiosResponse } from 'axios';
@@ -20,7 +23,7 @@ import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { wrapFetchWithPayment } from 'x402-fetch';
 import { withPaymentInterceptor } from 'x402-axios';
 import { describe, expect, inject, it } from 'vitest';
-import { BASE_BLOCK_SECONDS, RELAYER_ACCOUNT_INDEX, startAnvil, testAccount } from '../../local/anvil';
+import { BASE_BLOCK_SECONDS, KEPT_CHAIN_BLOCK_SECONDS, RELAYER_ACCOUNT_INDEX, startAnvil, testAccount } from '../../local/anvil';
 import { localChain } from '../../local/local-chain';
 import { chainTools } from '../support/chain';
 import { readmeSnippet, runReadmeSnippet } from '../support/readme-snippets';
@@ -142,6 +145,22 @@ describe("the local chain's clock", () => {
       await anvil.stop();
     }
   });
+
+  it('on a chain kept in a state file, empty blocks come a minute apart (every block stays in the file)', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'kept-chain-'));
+    const anvil = await startAnvil({ port: 0, statePath: join(dir, 'anvil-state.json') });
+    try {
+      const own = createPublicClient({ chain: localChain(anvil.rpcUrl), transport: http(anvil.rpcUrl) });
+      const first = await own.getBlockNumber();
+      await new Promise((r) => setTimeout(r, 3 * BASE_BLOCK_SECONDS * 1000 + 500));
+      // Base's pace would have made three blocks by now; a minute's makes at most one.
+      expect((await own.getBlockNumber()) - first).toBeLessThanOrEqual(1n);
+      expect(KEPT_CHAIN_BLOCK_SECONDS).toBe(60);
+    } finally {
+      await anvil.stop();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
 });
 
 describe('x402 v1: stock clients', () => {
@@ -150,6 +169,31 @@ describe('x402 v1: stock clients', () => {
     expect(readmeSnippet('x402-fetch-v1')).toContain(`/api/pay?skill=${SKILL}`);
     expect(readmeSnippet('x402-axios-v1')).toContain(`withPaymentInterceptor(axios.create({ baseURL: 'http://127.0.0.1:8787' }), account)`);
     expect(readmeSnippet('x402-axios-v1')).toContain(`/api/pay?skill=${SKILL}`);
+    expect(readmeSnippet('x402-fetch-v2')).toContain(`/api/pay?skill=${SKILL}`);
+  });
+
+  it("the README's x402 v2 snippet (@x402/fetch 2.x) buys the same skill with PAYMENT-SIGNATURE; run again, it is not charged", async () => {
+    const account = await freshBuyer();
+    const before = await balance(account.address);
+    const fromBlock = await pub.getBlockNumber();
+    const buy = async () => {
+      const { res, unlock } = await runReadmeSnippet('x402-fetch-v2', { baseUrl: base, scope: { account }, returns: ['res', 'unlock'] });
+      return { res: res as Response, unlock: unlock as any };
+    };
+    const first = await buy();
+    expect(first.res.status, JSON.stringify(first.unlock)).toBe(200);
+    const packs = (await (await fetch(`${base}/api/packs?skill=${SKILL}`)).json()) as any;
+    expect(first.unlock.seal).toBe(packs.seal.value);
+    const settled = decode(first.res.headers.get('payment-response')!);
+    expect(settled).toMatchObject({ success: true });
+    expect(await proofRows(SKILL, settled.transaction)).toHaveLength(1);
+    expect(await balance(account.address)).toBe(before - PRICE);
+    // The same snippet again: the wallet owns the skill, so it gets the pack and nothing is settled.
+    const again = await buy();
+    expect(again.res.status).toBe(200);
+    expect(again.unlock.seal).toBe(packs.seal.value);
+    expect(await balance(account.address)).toBe(before - PRICE);
+    expect(await transfersFrom(account.address, fromBlock)).toHaveLength(1);
   });
 
   for (const [name, buy] of Object.entries(clients)) {

@@ -171,6 +171,7 @@ describe('prompts', () => {
       'search_skills',
       'get_sample',
       'unlock_skill',
+      '_meta["x402/payment"]',
       'payment_signature',
       'stock x402 client',
       'license_token',
