@@ -11,7 +11,7 @@ import { ClientFactory as ClientFactoryV03 } from 'a2a-sdk-v03/client';
 import { x402Client } from '@x402/core/client';
 import { registerExactEvmScheme } from '@x402/evm/exact/client';
 import { createPublicClient, erc20Abi, http, type Address } from 'viem';
-import { generatePrivateKey, privateKeyToAccount, type PrivateKeyAccount } from 'viem/accounts';
+import type { PrivateKeyAccount } from 'viem/accounts';
 import { compactVerify, createLocalJWKSet, flattenedVerify, importJWK, type JWK } from 'jose';
 import { canonicalize } from 'json-canonicalize';
 import { afterAll, describe, expect, inject, it } from 'vitest';
@@ -41,13 +41,8 @@ const proofRows = async (tx: string) =>
     (r: any) => r.txHash === tx.toLowerCase(),
   );
 
-/** A fresh random buyer holding 1000 test USDC; one block mined so the chain's clock is now (x402 signs validAfter from it). */
-async function freshBuyer(): Promise<PrivateKeyAccount> {
-  const account = privateKeyToAccount(generatePrivateKey());
-  await chain.setTokenBalance(USDC, account.address, 10n ** 9n);
-  await chain.test.mine({ blocks: 1 });
-  return account;
-}
+/** A fresh random buyer holding 1000 test USDC, and no ETH. */
+const freshBuyer = (): Promise<PrivateKeyAccount> => chain.freshWallet(USDC, 10n ** 9n);
 
 /** x402's stock client with the exact EVM scheme, as a wallet would sign the task's payment requirements. */
 function signer(account: PrivateKeyAccount) {

@@ -16,7 +16,6 @@ import { x402Client } from '@x402/core/client';
 import { registerExactEvmScheme } from '@x402/evm/exact/client';
 import { compactVerify, createLocalJWKSet } from 'jose';
 import { createPublicClient, erc20Abi, http, type Address, type Hex, type LocalAccount } from 'viem';
-import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { RELAYER_ACCOUNT_INDEX, testAccount } from '../../local/anvil';
 import { localChain } from '../../local/local-chain';
@@ -35,17 +34,8 @@ const chainTool = chainTools(rpcUrl);
 const SKILL = 'x402-rails-synthetic-monitor';
 const PRICE = 99000n;
 
-/**
- * A fresh buyer holding `amount` of the test USDC. One block is mined first: the local anvil's
- * head stands still while nothing is mined, and x402's exact scheme signs `validAfter` against
- * the present (docs/PAYMENTS.md, "x402 v1").
- */
-async function freshBuyer(amount = 10n ** 9n): Promise<LocalAccount> {
-  const account = privateKeyToAccount(generatePrivateKey());
-  await chainTool.setTokenBalance(USDC, account.address, amount);
-  await chainTool.test.mine({ blocks: 1 });
-  return account;
-}
+/** A fresh buyer holding `amount` of the test USDC, and no ETH. */
+const freshBuyer = (amount = 10n ** 9n): Promise<LocalAccount> => chainTool.freshWallet(USDC, amount);
 const balance = (who: Address) => pub.readContract({ address: USDC, abi: erc20Abi, functionName: 'balanceOf', args: [who] });
 const proofRows = async (tx: string) =>
   ((await (await fetch(`${base}/api/proof?skill=${SKILL}&limit=100`)).json()) as any).recent_unlocks.filter(

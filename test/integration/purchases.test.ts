@@ -36,12 +36,7 @@ async function get(path: string, headers: Record<string, string> = {}): Promise<
 }
 
 /** A new wallet with ETH for gas and `usdcAtomic` test USDC, set in the token's storage (no account's nonce is used). */
-async function freshWallet(usdcAtomic: bigint): Promise<LocalAccount> {
-  const account = privateKeyToAccount(generatePrivateKey());
-  await chain.setEthBalance(account.address, parseEther('1'));
-  await chain.setTokenBalance(usdc, account.address, usdcAtomic);
-  return account;
-}
+const freshWallet = (usdcAtomic: bigint): Promise<LocalAccount> => chain.freshWallet(usdc, usdcAtomic, parseEther('1'));
 
 const price = async (skill: string): Promise<bigint> => BigInt((await get(`/api/pay?skill=${skill}`)).body.maxAmountRequired);
 

@@ -7,7 +7,6 @@
 import { execFile } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { createWalletClient, erc20Abi, http, type Address, type Hex } from 'viem';
-import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { describe, expect, inject, it } from 'vitest';
 import { localChain } from '../../local/local-chain';
 import { chainTools } from '../support/chain';
@@ -24,9 +23,7 @@ const CLAIMED_SKILL = 'article-fact-check';
 
 /** A transfer to the treasury from a fresh wallet holding just enough USDC and ETH. */
 async function payTreasury(amount: bigint): Promise<{ tx: Hex; payer: Address; block: bigint }> {
-  const account = privateKeyToAccount(generatePrivateKey());
-  await tools.setTokenBalance(USDC, account.address, amount);
-  await tools.setEthBalance(account.address, 10n ** 16n);
+  const account = await tools.freshWallet(USDC, amount, 10n ** 16n);
   const wallet = createWalletClient({ account, chain: localChain(rpcUrl), transport: http(rpcUrl) });
   const tx = await wallet.writeContract({ address: USDC, abi: erc20Abi, functionName: 'transfer', args: [TREASURY, amount] });
   const receipt = await tools.pub.waitForTransactionReceipt({ hash: tx, pollingInterval: 50 });

@@ -19,7 +19,6 @@ import { wrapFetchWithPayment as wrapFetchV2, x402Client } from '@x402/fetch';
 import { registerExactEvmScheme } from '@x402/evm/exact/client';
 import axios, { type AxiosResponse } from 'axios';
 import { createPublicClient, erc20Abi, http, type Address, type Hex, type LocalAccount } from 'viem';
-import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { wrapFetchWithPayment } from 'x402-fetch';
 import { withPaymentInterceptor } from 'x402-axios';
 import { describe, expect, inject, it } from 'vitest';
@@ -47,12 +46,8 @@ const DEAR_PRICE = 250000n;
 const DEAREST_SKILL = 'airflow-backfill-runbook';
 const DEAREST_PRICE = 1990000n;
 
-/** A fresh buyer holding `amount` of the test USDC. */
-async function freshBuyer(amount = 10n ** 9n): Promise<LocalAccount> {
-  const account = privateKeyToAccount(generatePrivateKey());
-  await chainTool.setTokenBalance(USDC, account.address, amount);
-  return account;
-}
+/** A fresh buyer holding `amount` of the test USDC, and no ETH. */
+const freshBuyer = (amount = 10n ** 9n): Promise<LocalAccount> => chainTool.freshWallet(USDC, amount);
 const balance = (who: Address) => pub.readContract({ address: USDC, abi: erc20Abi, functionName: 'balanceOf', args: [who] });
 const proofRows = async (skill: string, tx: string) =>
   ((await (await fetch(`${base}/api/proof?skill=${skill}&limit=100`)).json()) as any).recent_unlocks.filter(

@@ -15,6 +15,7 @@ import {
   type Address,
   type Hex,
 } from 'viem';
+import { generatePrivateKey, privateKeyToAccount, type PrivateKeyAccount } from 'viem/accounts';
 import { deployTestStablecoin, TEST_STABLECOIN_ABI, testAccount } from '../../local/anvil';
 import { localChain } from '../../local/local-chain';
 
@@ -38,6 +39,16 @@ export function chainTools(rpcUrl: string) {
   const pub = createPublicClient({ chain, transport: http(rpcUrl) });
   const test = createTestClient({ chain, mode: 'anvil', transport: http(rpcUrl) });
   const wallet = (index: number) => createWalletClient({ account: testAccount(index), chain, transport: http(rpcUrl) });
+  /**
+   * Sets `who`'s balance of a test stablecoin by writing the token's storage (`balanceOf` is
+   * slot 5 of TestStablecoin): a fresh buyer without a mint, so no account's nonce is used.
+   */
+  const setTokenBalance = (token: Address, who: Address, amount: bigint) =>
+    test.setStorageAt({
+      address: token,
+      index: keccak256(encodeAbiParameters([{ type: 'address' }, { type: 'uint256' }], [who, TEST_STABLECOIN_BALANCE_SLOT])),
+      value: pad(toHex(amount), { size: 32 }),
+    });
   const mined = async (hash: Hex) => {
     await pub.waitForTransactionReceipt({ hash, pollingInterval: 50 });
     return hash;
@@ -85,15 +96,17 @@ export function chainTools(rpcUrl: string) {
       const [log] = logs as [(typeof logs)[number]];
       return { from: log.args.from, to: log.args.to, value: log.args.value, token: getAddress(log.address) };
     },
+    setTokenBalance,
     /**
-     * Sets `who`'s balance of a test stablecoin by writing the token's storage (`balanceOf` is
-     * slot 5 of TestStablecoin): a fresh buyer without a mint, so no account's nonce is used.
+     * A fresh random wallet holding `tokens` of `token` (and `eth` for gas, none by default: an x402
+     * buyer needs none), funded by writing balances, so no test account's nonce or funds are used.
+     * No block need be mined first: the local chain makes one every 2 s (local/anvil.ts).
      */
-    setTokenBalance: (token: Address, who: Address, amount: bigint) =>
-      test.setStorageAt({
-        address: token,
-        index: keccak256(encodeAbiParameters([{ type: 'address' }, { type: 'uint256' }], [who, TEST_STABLECOIN_BALANCE_SLOT])),
-        value: pad(toHex(amount), { size: 32 }),
-      }),
+    freshWallet: async (token: Address, tokens: bigint, eth = 0n): Promise<PrivateKeyAccount> => {
+      const account = privateKeyToAccount(generatePrivateKey());
+      await setTokenBalance(token, account.address, tokens);
+      if (eth > 0n) await test.setBalance({ address: account.address, value: eth });
+      return account;
+    },
   };
 }
