@@ -85,7 +85,8 @@ address, pack, amount, block and time) and publishes it on the <a href="/proof/"
 never published, which lets the same caller fetch the pack again for a few minutes; the signed payment authorizations the
 shop submitted for you; the one-time numbers of wallet signatures, until the signature has expired.</li>
 <li>Card purchases: the checkout session (the pack, the price, its status and Stripe's session id), the email address if you
-gave one, the paid sale, and the same pseudonym of the address the pack was first delivered to. Card details are entered on
+gave one, the paid sale with the country of the card's billing address when Stripe reports one (for tax), any refund or
+dispute Stripe reports, and the same pseudonym of the address the pack was first delivered to. Card details are entered on
 Stripe's page and never reach this shop.</li>
 <li>What a wallet holds here: payment mandates, subscriptions and prepaid meters a wallet signed for, with what each has spent.</li>
 <li>Requests from agents: intent bounties as posted (public, 30 days), with a per-caller daily count under a pseudonym; A2A
@@ -129,7 +130,8 @@ with the pack and the Stripe receipt or checkout session id. ${esc(o.legalName)}
 <p class="lead">A skill pack is a digital good delivered the moment its payment is verified. What can be refunded depends on how
 you paid.</p>
 <h2>Paid by card</h2>
-<p>${window}</p>
+<p>${window} A purchase refunded in full, or disputed with your bank, is no longer delivered: its license token stops working
+(it works again if the seller wins the dispute). A partial refund leaves the pack with you.</p>
 <h2>Paid in USDC on Base</h2>
 <p>A transfer on chain is final: it cannot be reversed, and the shop's software never sends one back. Before paying, read the
 pack's outline and free sample, and check the amount and address in the challenge. A wallet that already owns a pack gets it

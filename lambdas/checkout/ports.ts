@@ -125,6 +125,8 @@ export interface StripeCheckoutView {
   paymentIntent: string | undefined;
   livemode: boolean;
   expiresAt: number | undefined;
+  /** The buyer's country (ISO 3166-1 alpha-2) from the billing address Stripe collected, when it has one. */
+  country: string | undefined;
 }
 
 /** A verified webhook event. */

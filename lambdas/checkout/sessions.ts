@@ -24,6 +24,8 @@ import type { CardProcessor, CheckoutPorts, CheckoutSession, Protocol, SessionSt
 import { METRICS } from '../contract/metrics';
 import { countMetric } from '../platform/metrics';
 
+/** ISO 3166-1 alpha-2, as Stripe reports a billing address's country. */
+const COUNTRY_CODE = /^[A-Z]{2}$/;
 /** How long the hosted page takes payment: Stripe's default and longest, so a person an agent sends there has a day. */
 export const SESSION_SECONDS = 24 * 3600;
 /** The states from which a session can still be paid, updated or canceled. */
@@ -220,6 +222,7 @@ export async function fulfil(stripe: StripeCheckoutView, ports: CheckoutPorts): 
     recordedAt: now.toISOString(),
     status: 'paid',
     ...(seal ? { packSeal: seal } : {}),
+    ...(stripe.country && COUNTRY_CODE.test(stripe.country) ? { buyerCountry: stripe.country } : {}),
   });
   if (session.state !== 'completed') {
     if (session.state === 'canceled' || session.state === 'expired') {

@@ -34,7 +34,7 @@ export const EXPORTED_TABLES: readonly ExportedTable[] = [
     table: CARD_SALES_TABLE,
     prefix: 'card-sales',
     view: 'card_sales_export',
-    fields: { id: 'S', skill: 'S', amountCents: 'N', status: 'S', recordedAt: 'S' },
+    fields: { id: 'S', skill: 'S', amountCents: 'N', status: 'S', recordedAt: 'S', buyerCountry: 'S' },
   },
   {
     // The x402 v2 settlements the relayer paid gas for: the cost of that channel.

@@ -131,6 +131,8 @@ export interface CardSale {
   status: CardSaleStatus;
   /** The seal of the pack as sold (the server's catalog when the sale was recorded); absent on older sales. */
   packSeal?: string;
+  /** The buyer's country (ISO 3166-1 alpha-2) from the card's billing address, when Stripe reported one: for tax. */
+  buyerCountry?: string;
   /** What Stripe reported after the sale: cents refunded in all, the dispute, and each reversal of money. */
   refundedCents?: number;
   dispute?: CardDispute;

@@ -114,7 +114,13 @@ export async function startStripeStandIn(opts: { port?: number } = {}): Promise<
 
   const pay = (session: Session): Session => {
     if (session.status === 'open') {
-      Object.assign(session, { status: 'complete', payment_status: 'paid', payment_intent: id('pi') });
+      // Stripe's page collects the card's billing country; the stand-in's buyer pays from the US.
+      Object.assign(session, {
+        status: 'complete',
+        payment_status: 'paid',
+        payment_intent: id('pi'),
+        customer_details: { email: session['customer_email'] ?? null, address: { country: 'US' } },
+      });
     }
     return session;
   };

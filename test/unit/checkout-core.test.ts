@@ -118,6 +118,7 @@ function world(state: SessionState = 'open') {
     paymentIntent: 'pi_1',
     livemode: false,
     expiresAt: undefined,
+    country: 'DE',
     ...over,
   });
   const card: CardProcessor = {
@@ -234,6 +235,8 @@ describe('Stripe events, in any order and more than once', () => {
     expect(w.sessions.all.get('chk_1')!.state).toBe('completed');
     // The pack as sold, from the server's catalog: what the sale's receipt states.
     expect(w.sales.get('chk_1')!.packSeal).toBe(catalog.packMeta('ten-send')!.seal);
+    // The billing country Stripe reported, for tax.
+    expect(w.sales.get('chk_1')!.buyerCountry).toBe('DE');
   });
 
   it('expired after completed changes nothing; completed after expired still records the sale', async () => {

@@ -36,6 +36,7 @@ function view(s: Stripe.Checkout.Session): StripeCheckoutView {
     paymentIntent: idOf(s.payment_intent),
     livemode: s.livemode,
     expiresAt: s.expires_at,
+    country: s.customer_details?.address?.country ?? undefined,
   };
 }
 
