@@ -441,6 +441,10 @@ function plain(v: StreamAttributeValue): AttributeValue {
   if (v.NS !== undefined) return { NS: v.NS };
   if (v.BOOL !== undefined) return { BOOL: v.BOOL };
   if (v.NULL !== undefined) return { NULL: v.NULL };
+  // The streams client hands an empty map over as `{}`, its `M` tag lost (measured: DynamoDB Local's
+  // `{"M":{}}` comes back from GetRecords as `{}`, while `{"L":[]}` keeps its tag). An empty map is
+  // the one value that can lose it, and Lambda's event carries `{"M":{}}`: that is what it was.
+  if (Object.keys(v).length === 0) return { M: {} };
   throw new Error(`a stream record holds an attribute value of an unknown type: ${Object.keys(v).join(', ')}`);
 }
 
