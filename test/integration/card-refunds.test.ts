@@ -6,6 +6,7 @@
  */
 import Stripe from 'stripe';
 import { describe, expect, inject, it } from 'vitest';
+import { stripeEvent } from '../support/stripe-stand-in';
 
 const base = inject('baseUrl');
 const stripeBase = inject('stripeBase');
@@ -125,19 +126,11 @@ describe('card refunds and disputes', () => {
   });
 
   it("another integration's refund on the same Stripe account is acknowledged and changes nothing here", async () => {
-    const foreign = {
-      id: 'evt_foreign_refund',
-      object: 'event',
-      api_version: Stripe.API_VERSION,
-      created: Math.floor(Date.now() / 1000),
-      livemode: false,
-      pending_webhooks: 1,
-      request: { id: null, idempotency_key: null },
-      type: 'charge.refunded',
-      data: {
-        object: { id: 'ch_foreign', object: 'charge', amount: 500, amount_refunded: 500, payment_intent: 'pi_foreign', metadata: {} },
-      },
-    };
+    const foreign = stripeEvent(
+      'charge.refunded',
+      { id: 'ch_foreign', object: 'charge', amount: 500, amount_refunded: 500, payment_intent: 'pi_foreign', metadata: {} },
+      'evt_foreign_refund',
+    );
     expect(await deliver(foreign)).toMatchObject({ outcome: 'not_ours' });
   });
 });

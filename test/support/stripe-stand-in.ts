@@ -61,6 +61,19 @@ export function parseStripeForm(body: string): Record<string, unknown> {
 /** Stripe's ids are a prefix, an underscore and letters and digits. */
 const id = (prefix: string): string => `${prefix}_${randomBytes(16).toString('hex')}`;
 
+/** A Stripe event of `type` about `object`, in the shape Stripe delivers (the webhook signs and parses it as Stripe's own). */
+export const stripeEvent = (type: string, object: Record<string, unknown>, eventId = id('evt')) => ({
+  id: eventId,
+  object: 'event',
+  api_version: Stripe.API_VERSION,
+  created: Math.floor(Date.now() / 1000),
+  livemode: false,
+  pending_webhooks: 1,
+  request: { id: null, idempotency_key: null },
+  type,
+  data: { object },
+});
+
 export async function startStripeStandIn(opts: { port?: number } = {}): Promise<StripeStandIn> {
   const secretKey = `sk_test_${randomBytes(12).toString('hex')}`;
   const webhookSecret = `whsec_${randomBytes(24).toString('base64url')}`;
@@ -100,17 +113,7 @@ export async function startStripeStandIn(opts: { port?: number } = {}): Promise<
     return charge;
   };
 
-  const event = (type: string, session: Record<string, unknown>) => ({
-    id: id('evt'),
-    object: 'event',
-    api_version: Stripe.API_VERSION,
-    created: Math.floor(Date.now() / 1000),
-    livemode: false,
-    pending_webhooks: 1,
-    request: { id: null, idempotency_key: null },
-    type,
-    data: { object: session },
-  });
+  const event = stripeEvent;
 
   const pay = (session: Session): Session => {
     if (session.status === 'open') {
