@@ -5,6 +5,8 @@
  * Finds the newest snapshot of the ledger export under <dir> and the card-sales export of the
  * same snapshot, takes the data files each export's manifest-files.json lists (never a glob of
  * the folder), runs REVENUE_ROLLUP_SQL and writes the CSV of GET /api/revenue?format=csv.
+ * `--transactions` writes the books row by row, `--net` the net rollup (gross, refunds, fees,
+ * gas, net by day and channel), `--relayer-cost` the relayer's gas by day (docs/FINANCE.md).
  */
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
@@ -12,13 +14,21 @@ import { fileURLToPath } from 'node:url';
 import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
 import { formatDecimal } from '../lambdas/contract/chain';
 import {
+  csv,
   duckItemType,
   EXPORTED_TABLES,
+  FINANCE_TRANSACTION_COLUMNS,
+  FINANCE_TRANSACTIONS_SQL,
+  NET_ROLLUP_COLUMNS,
+  NET_ROLLUP_SQL,
+  type FinanceTransactionRow,
+  type NetRollupRow,
   RELAYER_COST_SQL,
   REVENUE_ROLLUP_SQL,
   revenueCsv,
   type RelayerCostRow,
   toMicroUsd,
+  USD_PLACES,
   usdString,
   type ExportedTable,
   type RevenueCsvRow,
@@ -122,18 +132,76 @@ export async function relayerCostFromExport(dir: string): Promise<RelayerCostRow
   });
 }
 
+/** A nullable integer column as an exact decimal string of `places` places. */
+const decimal = (v: unknown, places: number): string | null =>
+  v === null || v === undefined ? null : formatDecimal(BigInt(String(v)), places);
+const usd = (v: unknown): string | null => decimal(v, USD_PLACES);
+
+/** Every row of the books, in time order (FINANCE_TRANSACTIONS_SQL, the `finance-transactions` query in Athena). */
+export async function transactionsFromExport(dir: string): Promise<FinanceTransactionRow[]> {
+  return withExportViews(dir, async (c, snapshot) => {
+    const result = await c.runAndReadAll(FINANCE_TRANSACTIONS_SQL, [snapshot, snapshot, snapshot]);
+    return result.getRowObjectsJS().map((r) => ({
+      time: String(r['time']),
+      day: String(r['day']),
+      type: String(r['type']) as FinanceTransactionRow['type'],
+      channel: String(r['channel']),
+      currency: String(r['currency']),
+      product: String(r['product']),
+      reference: String(r['reference']),
+      payer: r['payer'] === null ? null : String(r['payer']),
+      country: r['country'] === null ? null : String(r['country']),
+      amount: decimal(r['amount_atomic'], Number(r['decimals']))!,
+      gross_usd: usd(r['gross_micro_usd'])!,
+      processor_fee_usd: usd(r['processor_fee_micro_usd']),
+      gas_eth: decimal(r['gas_wei'], 18)!,
+      gas_usd: usd(r['gas_micro_usd']),
+      net_usd: usd(r['net_micro_usd']),
+    }));
+  });
+}
+
+/** The books by day and channel: gross, refunds, fees, gas and net (NET_ROLLUP_SQL, the `net-rollup` query in Athena). */
+export async function netRollupFromExport(dir: string): Promise<NetRollupRow[]> {
+  return withExportViews(dir, async (c, snapshot) => {
+    const result = await c.runAndReadAll(NET_ROLLUP_SQL, [snapshot, snapshot, snapshot]);
+    return result.getRowObjectsJS().map((r) => ({
+      day: String(r['day']),
+      channel: String(r['channel']),
+      sales: Number(r['sales']),
+      reversals: Number(r['reversals']),
+      gross_usd: usd(r['gross_micro_usd'])!,
+      refunds_usd: usd(r['refunds_micro_usd'])!,
+      fees_usd: usd(r['fees_micro_usd'])!,
+      gas_eth: decimal(r['gas_wei'], 18)!,
+      gas_usd: usd(r['gas_micro_usd'])!,
+      net_usd: usd(r['net_micro_usd'])!,
+      unpriced: Number(r['unpriced']),
+    }));
+  });
+}
+
+/** What `npm run revenue` can write, by its flag (none: the gross rollup of GET /api/revenue). */
+const REPORTS: Record<string, (dir: string) => Promise<string>> = {
+  '--relayer-cost': async (dir) => relayerCostCsv(await relayerCostFromExport(dir)),
+  '--transactions': async (dir) => csv(FINANCE_TRANSACTION_COLUMNS, await transactionsFromExport(dir)),
+  '--net': async (dir) => csv(NET_ROLLUP_COLUMNS, await netRollupFromExport(dir)),
+};
+
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const args = process.argv.slice(2);
-  const relayerCost = args.includes('--relayer-cost');
-  const [dir, out] = args.filter((a) => a !== '--relayer-cost');
-  if (!dir) {
-    console.error('usage: npm run revenue -- <export dir> [out.csv] [--relayer-cost]   (npm run export writes one)');
+  const flags = args.filter((a) => a.startsWith('--'));
+  const [dir, out] = args.filter((a) => !a.startsWith('--'));
+  const unknown = flags.filter((f) => !(f in REPORTS));
+  if (!dir || unknown.length > 0 || flags.length > 1) {
+    console.error(`usage: npm run revenue -- <export dir> [out.csv] [${Object.keys(REPORTS).join(' | ')}]   (npm run export writes one)`);
     process.exit(2);
   }
   try {
-    const csv = relayerCost ? relayerCostCsv(await relayerCostFromExport(resolve(dir))) : revenueCsv(await rollupFromExport(resolve(dir)));
-    if (out) writeFileSync(out, csv);
-    else process.stdout.write(csv);
+    const report = flags[0] ? REPORTS[flags[0]]! : async (d: string) => revenueCsv(await rollupFromExport(d));
+    const text = await report(resolve(dir));
+    if (out) writeFileSync(out, text);
+    else process.stdout.write(text);
   } catch (e) {
     if (!(e instanceof ExportReadError)) throw e;
     console.error(e.message);

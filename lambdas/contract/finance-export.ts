@@ -13,6 +13,13 @@
 import { formatDecimal } from './chain';
 import { CARD_SALES_TABLE, LEDGER_TABLE, SETTLEMENTS_TABLE, type TableDefinition } from './tables';
 
+/**
+ * An exported attribute the SQL reads: a scalar by its DynamoDB type descriptor, or a map (`M`)
+ * of records keyed by an id (a sale's reversals or refunds), each record a map of scalars. The
+ * SQL reads each record as a row of its own (`UNNEST(map_values(…))`, in DuckDB and Athena alike).
+ */
+export type ExportedField = 'S' | 'N' | { records: Readonly<Record<string, 'S' | 'N'>> };
+
 /** The fields of an exported item the rollup reads, each with its DynamoDB type descriptor. */
 export interface ExportedTable {
   table: TableDefinition;
@@ -20,7 +27,7 @@ export interface ExportedTable {
   prefix: string;
   /** The name the SQL reads it by: a Glue table in AWS, a DuckDB view locally. */
   view: string;
-  fields: Readonly<Record<string, 'S' | 'N'>>;
+  fields: Readonly<Record<string, ExportedField>>;
 }
 
 export const EXPORTED_TABLES: readonly ExportedTable[] = [
@@ -28,34 +35,80 @@ export const EXPORTED_TABLES: readonly ExportedTable[] = [
     table: LEDGER_TABLE,
     prefix: 'ledger',
     view: 'ledger_export',
-    fields: { pk: 'S', kind: 'S', skill: 'S', amount: 'S', asset: 'S', status: 'S', recordedAt: 'S' },
+    fields: {
+      pk: 'S',
+      kind: 'S',
+      skill: 'S',
+      amount: 'S',
+      asset: 'S',
+      status: 'S',
+      recordedAt: 'S',
+      txHash: 'S',
+      payer: 'S',
+      // Operator refunds of USDC recorded against the sale, keyed by the refund's transaction.
+      refunds: { records: { amount: 'S', txHash: 'S', time: 'S' } },
+    },
   },
   {
     table: CARD_SALES_TABLE,
     prefix: 'card-sales',
     view: 'card_sales_export',
-    fields: { id: 'S', skill: 'S', amountCents: 'N', status: 'S', recordedAt: 'S', buyerCountry: 'S' },
+    fields: {
+      id: 'S',
+      skill: 'S',
+      amountCents: 'N',
+      status: 'S',
+      recordedAt: 'S',
+      buyerCountry: 'S',
+      feeCents: 'N',
+      feeCurrency: 'S',
+      // What Stripe reported after the sale: each refund, dispute withdrawal and reinstatement (core/card-standing.ts).
+      reversals: { records: { kind: 'S', amountCents: 'N', at: 'S', event: 'S', feeCents: 'N' } },
+    },
   },
   {
     // The x402 v2 settlements the relayer paid gas for: the cost of that channel.
     table: SETTLEMENTS_TABLE,
     prefix: 'settlements',
     view: 'settlements_export',
-    fields: { pk: 'S', skill: 'S', state: 'S', txHash: 'S', gasUsed: 'S', gasCostWei: 'S', finishedAt: 'S' },
+    fields: {
+      pk: 'S',
+      skill: 'S',
+      state: 'S',
+      txHash: 'S',
+      gasUsed: 'S',
+      gasCostWei: 'S',
+      finishedAt: 'S',
+      payer: 'S',
+      transferTx: 'S',
+      gasCostUsdMicro: 'S',
+    },
   },
 ];
 
-/** The Glue (Hive) type of the `item` column: `struct<kind:struct<s:string>,…>`. */
-export const glueItemType = (t: ExportedTable): string =>
-  `struct<${Object.entries(t.fields)
-    .map(([name, type]) => `${name.toLowerCase()}:struct<${type.toLowerCase()}:string>`)
+const glueStruct = (fields: Readonly<Record<string, ExportedField>>): string =>
+  `struct<${Object.entries(fields)
+    .map(([name, type]) =>
+      typeof type === 'string'
+        ? `${name.toLowerCase()}:struct<${type.toLowerCase()}:string>`
+        : `${name.toLowerCase()}:struct<m:map<string,struct<m:${glueStruct(type.records)}>>>`,
+    )
     .join(',')}>`;
 
-/** The DuckDB type of the `Item` column: `STRUCT("kind" STRUCT("S" VARCHAR), …)`. */
-export const duckItemType = (t: ExportedTable): string =>
-  `STRUCT(${Object.entries(t.fields)
-    .map(([name, type]) => `"${name}" STRUCT("${type}" VARCHAR)`)
+const duckStruct = (fields: Readonly<Record<string, ExportedField>>): string =>
+  `STRUCT(${Object.entries(fields)
+    .map(([name, type]) =>
+      typeof type === 'string'
+        ? `"${name}" STRUCT("${type}" VARCHAR)`
+        : `"${name}" STRUCT("M" MAP(VARCHAR, STRUCT("M" ${duckStruct(type.records)})))`,
+    )
     .join(', ')})`;
+
+/** The Glue (Hive) type of the `item` column: `struct<kind:struct<s:string>,…>` (a map of records: `struct<m:map<string,struct<m:struct<…>>>>`). */
+export const glueItemType = (t: ExportedTable): string => glueStruct(t.fields);
+
+/** The DuckDB type of the `Item` column: `STRUCT("kind" STRUCT("S" VARCHAR), …)` (a map of records: `STRUCT("M" MAP(VARCHAR, STRUCT("M" STRUCT(…))))`). */
+export const duckItemType = (t: ExportedTable): string => duckStruct(t.fields);
 
 /** When the daily export runs (UTC), as an EventBridge Scheduler cron expression. */
 export const EXPORT_SCHEDULE_CRON = 'cron(0 3 * * ? *)';
@@ -67,14 +120,17 @@ export const EXPORT_SCHEDULE_CRON = 'cron(0 3 * * ? *)';
  * channel, asset and product. Each `?` is the snapshot to read (the same value twice: the
  * ledger's, then the card sales'), which in AWS is the export's scheduled time.
  */
-export const REVENUE_ROLLUP_SQL = `WITH facts AS (
-  SELECT
-    substr(item.recordedat.s, 1, 10) AS day,
-    CASE coalesce(item.kind.s, 'unlock')
+/** A ledger row's channel by its kind (rows written before kinds existed are unlocks). */
+const LEDGER_CHANNEL = `CASE coalesce(item.kind.s, 'unlock')
       WHEN 'unlock' THEN 'x402'
       WHEN 'subscription' THEN 'subscriptions'
       WHEN 'meter_top_up' THEN 'meters'
-    END AS channel,
+    END`;
+
+export const REVENUE_ROLLUP_SQL = `WITH facts AS (
+  SELECT
+    substr(item.recordedat.s, 1, 10) AS day,
+    ${LEDGER_CHANNEL} AS channel,
     item.asset.s AS asset,
     item.skill.s AS product,
     CAST(item.amount.s AS DECIMAL(38, 0)) AS amount
@@ -120,6 +176,157 @@ WHERE snapshot = ? AND item.state.s IN ('settled', 'failed') AND item.gascostwei
 GROUP BY substr(item.finishedat.s, 1, 10)
 ORDER BY day`;
 
+/** Micro-dollars per cent: card amounts and Stripe's fees are in cents, the books' USD figures in micro-dollars. */
+const CENT = 'CAST(10000 AS DECIMAL(38, 0))';
+const ZERO = 'CAST(0 AS DECIMAL(38, 0))';
+const NUM = (expr: string): string => `CAST(${expr} AS DECIMAL(38, 0))`;
+
+/**
+ * The books, one row per money event, as a CTE (`book`) both the transaction report and the net
+ * rollup read. Every figure is an integer: `amount` in the row's currency unit (atomic USDC or
+ * USDbC, cents, wei), the USD figures in micro-dollars (stablecoins at face value, cents × 10⁴,
+ * the relayer's gas at the ETH/USD price recorded at settlement). Types:
+ * - `sale`: a confirmed ledger row (x402 unlock, subscription period, meter top-up) or a card
+ *   sale, with the processor's fee Stripe's balance transaction gave (null while Stripe has not
+ *   given it, or when it is in another currency than USD: the row's net is then null too).
+ * - `refund`: a card refund Stripe reported, or an operator's USDC refund recorded against a
+ *   ledger row; `dispute_withdrawal` and `dispute_reinstatement`: a chargeback's money leaving and
+ *   coming back, with Stripe's dispute fee. Each on the day it happened, so a closed month keeps its rows.
+ * - `relayer_gas`: what a relayer transaction cost in ETH (settled or reverted), and in USD when
+ *   the price was read (null otherwise).
+ * Three `?`: the snapshot of the ledger, the card sales and the settlements (the same value).
+ */
+const BOOK_CTE = `ledger AS (
+  SELECT item FROM ledger_export WHERE snapshot = ? AND item.status.s = 'confirmed'
+),
+card AS (
+  SELECT item FROM card_sales_export WHERE snapshot = ?
+),
+book AS (
+  SELECT
+    item.recordedat.s AS time, 'sale' AS type, ${LEDGER_CHANNEL} AS channel, item.asset.s AS currency,
+    item.skill.s AS product, item.txhash.s AS reference, item.payer.s AS payer, CAST(NULL AS VARCHAR) AS country,
+    ${NUM('item.amount.s')} AS amount, 6 AS decimals, ${NUM('item.amount.s')} AS gross,
+    ${ZERO} AS fee, ${ZERO} AS gas_wei, ${ZERO} AS gas
+  FROM ledger
+  UNION ALL
+  SELECT
+    r.m.time.s, 'refund', ${LEDGER_CHANNEL}, item.asset.s,
+    item.skill.s, r.m.txhash.s, item.payer.s, CAST(NULL AS VARCHAR),
+    -${NUM('r.m.amount.s')}, 6, -${NUM('r.m.amount.s')},
+    ${ZERO}, ${ZERO}, ${ZERO}
+  FROM ledger CROSS JOIN UNNEST(map_values(item.refunds.m)) AS t (r)
+  UNION ALL
+  SELECT
+    item.recordedat.s, 'sale', 'card', 'USD',
+    item.skill.s, item.id.s, CAST(NULL AS VARCHAR), item.buyercountry.s,
+    ${NUM('item.amountcents.n')}, 2, ${NUM('item.amountcents.n')} * ${CENT},
+    CASE WHEN lower(coalesce(item.feecurrency.s, 'usd')) = 'usd' THEN ${NUM('item.feecents.n')} * ${CENT} END, ${ZERO}, ${ZERO}
+  FROM card
+  UNION ALL
+  SELECT
+    r.m.at.s, r.m.kind.s, 'card', 'USD',
+    item.skill.s, item.id.s, CAST(NULL AS VARCHAR), item.buyercountry.s,
+    -${NUM('r.m.amountcents.n')}, 2, -${NUM('r.m.amountcents.n')} * ${CENT},
+    CASE WHEN lower(coalesce(item.feecurrency.s, 'usd')) = 'usd' THEN coalesce(${NUM('r.m.feecents.n')}, ${ZERO}) * ${CENT} END, ${ZERO}, ${ZERO}
+  FROM card CROSS JOIN UNNEST(map_values(item.reversals.m)) AS t (r)
+  UNION ALL
+  SELECT
+    item.finishedat.s, 'relayer_gas', 'x402', 'ETH',
+    item.skill.s, coalesce(item.transfertx.s, item.txhash.s), item.payer.s, CAST(NULL AS VARCHAR),
+    ${NUM('item.gascostwei.s')}, 18, ${ZERO},
+    ${ZERO}, ${NUM('item.gascostwei.s')}, ${NUM('item.gascostusdmicro.s')}
+  FROM settlements_export
+  WHERE snapshot = ? AND item.state.s IN ('settled', 'failed') AND item.gascostwei.s IS NOT NULL AND item.gascostwei.s <> '0'
+)`;
+
+/**
+ * Finance's transaction-level report: every row of the books (see BOOK_CTE) with its figures as
+ * integer text, in time order. `net_micro_usd` = gross − processor fee − gas, null when a cost is
+ * not known in USD. Three `?`: the snapshot, three times.
+ */
+export const FINANCE_TRANSACTIONS_SQL = `WITH ${BOOK_CTE}
+SELECT
+  time,
+  substr(time, 1, 10) AS day,
+  type,
+  channel,
+  currency,
+  product,
+  reference,
+  payer,
+  country,
+  CAST(amount AS VARCHAR) AS amount_atomic,
+  decimals,
+  CAST(gross AS VARCHAR) AS gross_micro_usd,
+  CAST(fee AS VARCHAR) AS processor_fee_micro_usd,
+  CAST(gas_wei AS VARCHAR) AS gas_wei,
+  CAST(gas AS VARCHAR) AS gas_micro_usd,
+  CAST(gross - fee - gas AS VARCHAR) AS net_micro_usd
+FROM book
+ORDER BY time, type, reference`;
+
+/**
+ * The net rollup: the books by UTC day and channel. `gross` is what sales took in, `refunds` what
+ * refunds and disputes gave back (less what won disputes brought back), `fees` Stripe's, `gas` the
+ * relayer's in USD, `net` = gross − refunds − fees − gas over the costs known in USD; `unpriced`
+ * counts the rows whose fee or gas is not known in USD (not in `net`: see the transaction report).
+ * Three `?`: the snapshot, three times.
+ */
+export const NET_ROLLUP_SQL = `WITH ${BOOK_CTE}
+SELECT
+  substr(time, 1, 10) AS day,
+  channel,
+  count_if(type = 'sale') AS sales,
+  count_if(type IN ('refund', 'dispute_withdrawal')) AS reversals,
+  CAST(sum(CASE WHEN type = 'sale' THEN gross ELSE ${ZERO} END) AS VARCHAR) AS gross_micro_usd,
+  CAST(-sum(CASE WHEN type = 'sale' THEN ${ZERO} ELSE gross END) AS VARCHAR) AS refunds_micro_usd,
+  CAST(coalesce(sum(fee), ${ZERO}) AS VARCHAR) AS fees_micro_usd,
+  CAST(sum(gas_wei) AS VARCHAR) AS gas_wei,
+  CAST(coalesce(sum(gas), ${ZERO}) AS VARCHAR) AS gas_micro_usd,
+  CAST(sum(gross) - coalesce(sum(fee), ${ZERO}) - coalesce(sum(gas), ${ZERO}) AS VARCHAR) AS net_micro_usd,
+  count_if(fee IS NULL OR gas IS NULL) AS unpriced
+FROM book
+GROUP BY substr(time, 1, 10), channel
+ORDER BY day, channel`;
+
+/**
+ * The Athena named queries the stack creates in the finance workgroup (lib/constructs/finance-exports.ts),
+ * each with its construct id (kept, so a deployed query is updated in place) and how many times
+ * the snapshot is passed as an execution parameter.
+ */
+export const FINANCE_QUERIES = [
+  {
+    id: 'RevenueRollup',
+    name: 'revenue-rollup',
+    sql: REVENUE_ROLLUP_SQL,
+    snapshotParameters: 2,
+    description: 'Confirmed gross revenue by day, channel, asset and product, as GET /api/revenue?format=csv.',
+  },
+  {
+    id: 'RelayerCost',
+    name: 'relayer-cost',
+    sql: RELAYER_COST_SQL,
+    snapshotParameters: 1,
+    description: "The x402 relayer's gas for settled and reverted signed authorizations, by day, in wei (ETH on Base).",
+  },
+  {
+    id: 'FinanceTransactions',
+    name: 'finance-transactions',
+    sql: FINANCE_TRANSACTIONS_SQL,
+    snapshotParameters: 3,
+    description:
+      'The books row by row: every sale, refund, dispute and relayer transaction with gross, processor fee, gas and net (micro-dollars).',
+  },
+  {
+    id: 'NetRollup',
+    name: 'net-rollup',
+    sql: NET_ROLLUP_SQL,
+    snapshotParameters: 3,
+    description: 'The books by day and channel: sales, gross, refunds, processor fees, relayer gas and net (micro-dollars).',
+  },
+] as const;
+
 /** One line of the relayer cost: a day's settled x402 v2 payments, its reverted transfers, and the gas they cost. */
 export interface RelayerCostRow {
   day: string;
@@ -148,14 +355,90 @@ export interface RevenueCsvRow {
 /** The CSV's columns, in order: `GET /api/revenue?format=csv` and `npm run revenue` write the same. */
 export const REVENUE_CSV_COLUMNS = ['day', 'channel', 'asset', 'product', 'count', 'amount_atomic', 'decimals', 'amount_usd'] as const;
 
-/** RFC 4180: a field with a comma, quote or line break is quoted, quotes doubled; CRLF line ends. */
-export function revenueCsv(rows: readonly RevenueCsvRow[]): string {
-  const field = (v: string | number): string => {
-    const s = String(v);
+/** RFC 4180: a field with a comma, quote or line break is quoted, quotes doubled; CRLF line ends; null is an empty field. */
+export function csv<C extends string>(columns: readonly C[], rows: readonly Readonly<Record<C, string | number | null>>[]): string {
+  const field = (v: string | number | null): string => {
+    const s = v === null ? '' : String(v);
     return /[",\r\n]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
   };
-  return `${[REVENUE_CSV_COLUMNS.join(','), ...rows.map((r) => REVENUE_CSV_COLUMNS.map((c) => field(r[c])).join(','))].join('\r\n')}\r\n`;
+  return `${[columns.join(','), ...rows.map((r) => columns.map((c) => field(r[c])).join(','))].join('\r\n')}\r\n`;
 }
+
+export const revenueCsv = (rows: readonly RevenueCsvRow[]): string => csv(REVENUE_CSV_COLUMNS, rows);
+
+/** One row of the books as finance reads it (FINANCE_TRANSACTIONS_SQL, amounts as exact decimal strings). */
+export interface FinanceTransactionRow {
+  time: string;
+  day: string;
+  type: 'sale' | 'refund' | 'dispute_withdrawal' | 'dispute_reinstatement' | 'relayer_gas';
+  channel: string;
+  /** USDC, USDbC, USD (card) or ETH (the relayer's gas). */
+  currency: string;
+  product: string;
+  /** The transaction hash (on chain) or our checkout session id (card). */
+  reference: string;
+  payer: string | null;
+  /** The card's billing country Stripe reported (ISO 3166-1 alpha-2). */
+  country: string | null;
+  /** In `currency`: negative for money that went back. */
+  amount: string;
+  gross_usd: string;
+  /** Null while Stripe has not given the fee, or when it is not in USD. */
+  processor_fee_usd: string | null;
+  gas_eth: string;
+  /** Null when no ETH/USD price was recorded with the gas. */
+  gas_usd: string | null;
+  /** gross − processor fee − gas; null when one of them is not known in USD. */
+  net_usd: string | null;
+}
+
+export const FINANCE_TRANSACTION_COLUMNS = [
+  'time',
+  'day',
+  'type',
+  'channel',
+  'currency',
+  'product',
+  'reference',
+  'payer',
+  'country',
+  'amount',
+  'gross_usd',
+  'processor_fee_usd',
+  'gas_eth',
+  'gas_usd',
+  'net_usd',
+] as const satisfies readonly (keyof FinanceTransactionRow)[];
+
+/** One day and channel of the net rollup (NET_ROLLUP_SQL, amounts as exact decimal strings). */
+export interface NetRollupRow {
+  day: string;
+  channel: string;
+  sales: number;
+  reversals: number;
+  gross_usd: string;
+  refunds_usd: string;
+  fees_usd: string;
+  gas_eth: string;
+  gas_usd: string;
+  net_usd: string;
+  /** Rows whose fee or gas is not known in USD, so not in `net_usd`. */
+  unpriced: number;
+}
+
+export const NET_ROLLUP_COLUMNS = [
+  'day',
+  'channel',
+  'sales',
+  'reversals',
+  'gross_usd',
+  'refunds_usd',
+  'fees_usd',
+  'gas_eth',
+  'gas_usd',
+  'net_usd',
+  'unpriced',
+] as const satisfies readonly (keyof NetRollupRow)[];
 
 /** Every asset is a US dollar: amounts are summed across assets in micro-dollars (6 places). */
 export const USD_PLACES = 6;

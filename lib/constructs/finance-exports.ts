@@ -7,13 +7,7 @@ import { BlockPublicAccess, Bucket, BucketEncryption, ObjectOwnership, type CfnB
 import { Schedule, ScheduleExpression, ScheduleTargetInput } from 'aws-cdk-lib/aws-scheduler';
 import { Universal } from 'aws-cdk-lib/aws-scheduler-targets';
 import { Construct } from 'constructs';
-import {
-  EXPORT_SCHEDULE_CRON,
-  EXPORTED_TABLES,
-  glueItemType,
-  RELAYER_COST_SQL,
-  REVENUE_ROLLUP_SQL,
-} from '../../lambdas/contract/finance-export';
+import { EXPORT_SCHEDULE_CRON, EXPORTED_TABLES, glueItemType, FINANCE_QUERIES } from '../../lambdas/contract/finance-export';
 
 /**
  * Finance's path to the revenue rollup (docs/FINANCE.md): a daily point-in-time export of the
@@ -139,23 +133,14 @@ export class FinanceExports extends Construct {
         },
       },
     });
-    const query = new CfnNamedQuery(this, 'RevenueRollup', {
-      name: 'revenue-rollup',
-      description:
-        'Confirmed revenue by day, channel, asset and product, as GET /api/revenue?format=csv. Run with the snapshot (the export scheduled time, e.g. 2026-11-24T03:00:00Z) as both execution parameters.',
-      database: this.databaseName,
-      workGroup: this.workGroupName,
-      queryString: REVENUE_ROLLUP_SQL,
-    });
-    const cost = new CfnNamedQuery(this, 'RelayerCost', {
-      name: 'relayer-cost',
-      description:
-        "The x402 relayer's gas for settled signed authorizations, by day, in wei (ETH on Base): the cost of the x402 v2 channel. Run with the snapshot as the execution parameter.",
-      database: this.databaseName,
-      workGroup: this.workGroupName,
-      queryString: RELAYER_COST_SQL,
-    });
-    for (const q of [query, cost]) {
+    for (const f of FINANCE_QUERIES) {
+      const q = new CfnNamedQuery(this, f.id, {
+        name: f.name,
+        description: `${f.description} Run with the snapshot (the export's scheduled time, e.g. 2026-11-24T03:00:00Z) as each of its ${f.snapshotParameters} execution parameter(s).`,
+        database: this.databaseName,
+        workGroup: this.workGroupName,
+        queryString: f.sql,
+      });
       q.node.addDependency(workGroup);
       q.node.addDependency(database);
     }

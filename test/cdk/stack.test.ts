@@ -3,7 +3,15 @@ import { Match, Template } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { FIGURES_CACHE_SECONDS, ROUTES, routeKey } from '../../lambdas/contract/routes';
 import { TABLES } from '../../lambdas/contract/tables';
-import { EXPORT_SCHEDULE_CRON, EXPORTED_TABLES, RELAYER_COST_SQL, REVENUE_ROLLUP_SQL } from '../../lambdas/contract/finance-export';
+import {
+  EXPORT_SCHEDULE_CRON,
+  EXPORTED_TABLES,
+  FINANCE_QUERIES,
+  FINANCE_TRANSACTIONS_SQL,
+  NET_ROLLUP_SQL,
+  RELAYER_COST_SQL,
+  REVENUE_ROLLUP_SQL,
+} from '../../lambdas/contract/finance-export';
 import { METRIC_NAMESPACE, METRICS } from '../../lambdas/contract/metrics';
 import { FIVE_XX_RATE_PERCENT, RELEASE_REFUSAL_PERCENT } from '../../lib/constructs/operations';
 import { CONFIRMATION_RETRY_DELAYS_SECONDS, FINALITY_RETRY_DELAYS_SECONDS } from '../../lambdas/contract/confirmation-policy';
@@ -622,7 +630,11 @@ describe('finance exports', () => {
     expect(queries.map((q) => [q.Name, q.QueryString])).toEqual([
       ['revenue-rollup', REVENUE_ROLLUP_SQL],
       ['relayer-cost', RELAYER_COST_SQL],
+      ['finance-transactions', FINANCE_TRANSACTIONS_SQL],
+      ['net-rollup', NET_ROLLUP_SQL],
     ]);
+    // Each query's parameters are the snapshot, as many times as it has placeholders.
+    for (const q of FINANCE_QUERIES) expect(q.sql.split('?').length - 1).toBe(q.snapshotParameters);
     template.hasResourceProperties('AWS::Athena::WorkGroup', {
       WorkGroupConfiguration: Match.objectLike({ EnforceWorkGroupConfiguration: true }),
     });

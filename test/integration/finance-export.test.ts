@@ -7,7 +7,8 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
-import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { UpdateItemCommand, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { marshall } from '@aws-sdk/util-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EXPORTED_TABLES, revenueCsv } from '../../lambdas/contract/finance-export';
 import { CARD_SALES_TABLE, LEDGER_TABLE, SETTLEMENTS_TABLE, TALLIES_TABLE } from '../../lambdas/contract/tables';
@@ -18,11 +19,11 @@ import { dynamoCounters } from '../../lambdas/ledger/adapters/dynamo-counters';
 import { dynamoLedger } from '../../lambdas/ledger/adapters/dynamo-ledger';
 import type { LedgerRow } from '../../lambdas/ledger';
 import { exportTable } from '../../local/export';
-import { exportFiles, relayerCostFromExport, rollupFromExport } from '../../local/revenue';
+import { exportFiles, netRollupFromExport, relayerCostFromExport, rollupFromExport, transactionsFromExport } from '../../local/revenue';
 import { dynamoSettlements } from '../../lambdas/payments/adapters/dynamo-settlements';
 import { throwawayDynamo, type ThrowawayDynamo } from '../support/dynamodb-local';
 import { foldNow } from '../support/fold';
-import { cardSale, ledgerRow, tx } from '../support/records';
+import { cardSale, ledgerRow, PAYERS, tx } from '../support/records';
 
 let db: ThrowawayDynamo;
 let client: DynamoDBClient;
@@ -157,6 +158,333 @@ describe('the revenue rollup from a DynamoDB export', () => {
     expect(await relayerCostFromExport(cost)).toEqual([
       { day: '2026-11-12', settlements: 2, reverted: 0, gas_used: '146562', gas_cost_wei: '202562000000', gas_cost_eth: '0.000000202562' },
       { day: '2026-11-13', settlements: 1, reverted: 1, gas_used: '119000', gas_cost_wei: '119000000000', gas_cost_eth: '0.000000119' },
+    ]);
+  });
+
+  it('gives the books row by row, and by day and channel with fees, refunds, gas and net, from stored facts only', async () => {
+    // December: no other test of this file writes a row there, so both reports below are this test's rows alone.
+    const ledger = dynamoLedger(client, tableName(LEDGER_TABLE));
+    const sales = dynamoCardSales(client, tableName(CARD_SALES_TABLE));
+    const settlements = dynamoSettlements(client, tableName(SETTLEMENTS_TABLE));
+    /** Sets attributes as the books' writers store them (the fee on a sale, a refund on a row, the gas price on a settlement). */
+    const set = async (
+      t: typeof LEDGER_TABLE | typeof CARD_SALES_TABLE | typeof SETTLEMENTS_TABLE,
+      key: Record<string, string>,
+      fields: Record<string, unknown>,
+    ) => {
+      const names = Object.keys(fields);
+      await client.send(
+        new UpdateItemCommand({
+          TableName: tableName(t),
+          Key: marshall(key),
+          UpdateExpression: `SET ${names.map((n) => `#${n} = :${n}`).join(', ')}`,
+          ExpressionAttributeNames: Object.fromEntries(names.map((n) => [`#${n}`, n])),
+          ExpressionAttributeValues: marshall(Object.fromEntries(names.map((n) => [`:${n}`, fields[n]]))),
+        }),
+      );
+    };
+    // An x402 unlock of 0.099 USDC, and 0.04 of it refunded by the operator two days later.
+    await ledger.claim(ledgerRow(101, { skill: 'books-x402', amount: '99000', recordedAt: '2026-12-01T10:00:00.000Z' }));
+    await set(
+      LEDGER_TABLE,
+      { pk: `base#${tx(101)}` },
+      {
+        refundedAmount: '40000',
+        refunds: { [tx(201)]: { amount: '40000', txHash: tx(201), time: '2026-12-03T08:00:00.000Z' } },
+      },
+    );
+    // A reorged claim is no sale.
+    await ledger.claim(ledgerRow(102, { skill: 'books-x402', amount: '99000', recordedAt: '2026-12-01T11:00:00.000Z' }));
+    await ledger.markReorged('base', tx(102));
+    // A card sale of $19 with Stripe's fee, $5 refunded the next day.
+    await sales.record({ ...cardSale('books_1', 1900, '2026-12-01T09:00:00.000Z'), skill: 'books-card', buyerCountry: 'DE' });
+    await set(CARD_SALES_TABLE, { id: 'books_1' }, { feeCents: 85, feeCurrency: 'usd' });
+    await sales.change('books_1', { kind: 'refund', refundedCents: 500, at: '2026-12-02T09:00:00.000Z', event: 'evt_b1' });
+    // A $9.90 card sale disputed (Stripe's $15 fee on the withdrawal), then won.
+    await sales.record({ ...cardSale('books_2', 990, '2026-12-01T12:00:00.000Z'), skill: 'books-card' });
+    await set(CARD_SALES_TABLE, { id: 'books_2' }, { feeCents: 59, feeCurrency: 'usd' });
+    const dispute = { id: 'dp_b2', amountCents: 990, reason: 'fraudulent', inquiry: false };
+    await sales.change('books_2', { kind: 'dispute_opened', dispute, at: '2026-12-02T10:00:00.000Z', event: 'evt_b2' });
+    await set(
+      CARD_SALES_TABLE,
+      { id: 'books_2' },
+      {
+        reversals: {
+          'dispute:dp_b2:withdrawn': {
+            kind: 'dispute_withdrawal',
+            amountCents: 990,
+            at: '2026-12-02T10:00:00.000Z',
+            event: 'evt_b2',
+            feeCents: 1500,
+          },
+        },
+      },
+    );
+    await sales.change('books_2', {
+      kind: 'dispute_closed',
+      dispute: { ...dispute, openedAt: '2026-12-02T10:00:00.000Z' },
+      outcome: 'won',
+      at: '2026-12-03T10:00:00.000Z',
+      event: 'evt_b3',
+    });
+    // A card sale whose fee Stripe has not given yet: its net is not known.
+    await sales.record({ ...cardSale('books_3', 500, '2026-12-03T12:00:00.000Z'), skill: 'books-card' });
+    // The relayer's gas: 1e11 wei at $3,000.12345678 (300 micro-dollars, as recorded at settlement), and a revert with no price read.
+    const relayed = async (n: number, state: 'settled' | 'failed', day: string, usdMicro?: string) => {
+      const pk = `eip155:8453#0xusdc#0xpayer#${tx(n)}`;
+      await settlements.claim({
+        pk,
+        skill: 'books-x402',
+        payer: '0xpayer',
+        token: '0xusdc',
+        amount: '99000',
+        state: 'claimed',
+        lease: 'l',
+        claimedAt: `${day}T10:00:00.000Z`,
+      });
+      await settlements.signed(pk, 'l', { txHash: tx(n), raw: '0x02' });
+      const gas = { gasUsed: '100000', effectiveGasPrice: '1000000', gasCostWei: '100000000000', finishedAt: `${day}T10:00:01.000Z` };
+      await settlements.finish(pk, state === 'settled' ? { state, ...gas } : { state, failure: 'transaction_failed', ...gas });
+      if (usdMicro) await set(SETTLEMENTS_TABLE, { pk }, { gasCostUsdMicro: usdMicro });
+    };
+    await relayed(301, 'settled', '2026-12-01', '300');
+    await relayed(302, 'failed', '2026-12-02');
+
+    const books = join(dir, 'books');
+    for (const t of EXPORTED_TABLES) await exportTable(client, t, books, new Date('2026-12-04T03:00:00Z'));
+    const december = (await transactionsFromExport(books)).filter((r) => r.day.startsWith('2026-12'));
+    const row = (over: Partial<(typeof december)[number]>) => ({
+      payer: null,
+      country: null,
+      gas_eth: '0',
+      gas_usd: '0',
+      processor_fee_usd: '0',
+      ...over,
+    });
+    expect(december).toEqual([
+      row({
+        time: '2026-12-01T09:00:00.000Z',
+        day: '2026-12-01',
+        type: 'sale',
+        channel: 'card',
+        currency: 'USD',
+        product: 'books-card',
+        reference: 'books_1',
+        country: 'DE',
+        amount: '19',
+        gross_usd: '19',
+        processor_fee_usd: '0.85',
+        net_usd: '18.15',
+      }),
+      row({
+        time: '2026-12-01T10:00:00.000Z',
+        day: '2026-12-01',
+        type: 'sale',
+        channel: 'x402',
+        currency: 'USDC',
+        product: 'books-x402',
+        reference: tx(101),
+        payer: PAYERS[1],
+        amount: '0.099',
+        gross_usd: '0.099',
+        net_usd: '0.099',
+      }),
+      row({
+        time: '2026-12-01T10:00:01.000Z',
+        day: '2026-12-01',
+        type: 'relayer_gas',
+        channel: 'x402',
+        currency: 'ETH',
+        product: 'books-x402',
+        reference: tx(301),
+        payer: '0xpayer',
+        amount: '0.0000001',
+        gross_usd: '0',
+        gas_eth: '0.0000001',
+        gas_usd: '0.0003',
+        net_usd: '-0.0003',
+      }),
+      row({
+        time: '2026-12-01T12:00:00.000Z',
+        day: '2026-12-01',
+        type: 'sale',
+        channel: 'card',
+        currency: 'USD',
+        product: 'books-card',
+        reference: 'books_2',
+        amount: '9.9',
+        gross_usd: '9.9',
+        processor_fee_usd: '0.59',
+        net_usd: '9.31',
+      }),
+      row({
+        time: '2026-12-02T09:00:00.000Z',
+        day: '2026-12-02',
+        type: 'refund',
+        channel: 'card',
+        currency: 'USD',
+        product: 'books-card',
+        reference: 'books_1',
+        country: 'DE',
+        amount: '-5',
+        gross_usd: '-5',
+        net_usd: '-5',
+      }),
+      row({
+        time: '2026-12-02T10:00:00.000Z',
+        day: '2026-12-02',
+        type: 'dispute_withdrawal',
+        channel: 'card',
+        currency: 'USD',
+        product: 'books-card',
+        reference: 'books_2',
+        amount: '-9.9',
+        gross_usd: '-9.9',
+        processor_fee_usd: '15',
+        net_usd: '-24.9',
+      }),
+      row({
+        time: '2026-12-02T10:00:01.000Z',
+        day: '2026-12-02',
+        type: 'relayer_gas',
+        channel: 'x402',
+        currency: 'ETH',
+        product: 'books-x402',
+        reference: tx(302),
+        payer: '0xpayer',
+        amount: '0.0000001',
+        gross_usd: '0',
+        gas_eth: '0.0000001',
+        gas_usd: null,
+        net_usd: null,
+      }),
+      row({
+        time: '2026-12-03T08:00:00.000Z',
+        day: '2026-12-03',
+        type: 'refund',
+        channel: 'x402',
+        currency: 'USDC',
+        product: 'books-x402',
+        reference: tx(201),
+        payer: PAYERS[1],
+        amount: '-0.04',
+        gross_usd: '-0.04',
+        net_usd: '-0.04',
+      }),
+      row({
+        time: '2026-12-03T10:00:00.000Z',
+        day: '2026-12-03',
+        type: 'dispute_reinstatement',
+        channel: 'card',
+        currency: 'USD',
+        product: 'books-card',
+        reference: 'books_2',
+        amount: '9.9',
+        gross_usd: '9.9',
+        net_usd: '9.9',
+      }),
+      row({
+        time: '2026-12-03T12:00:00.000Z',
+        day: '2026-12-03',
+        type: 'sale',
+        channel: 'card',
+        currency: 'USD',
+        product: 'books-card',
+        reference: 'books_3',
+        amount: '5',
+        gross_usd: '5',
+        processor_fee_usd: null,
+        net_usd: null,
+      }),
+    ]);
+    const net = (await netRollupFromExport(books)).filter((r) => r.day.startsWith('2026-12'));
+    expect(net).toEqual([
+      {
+        day: '2026-12-01',
+        channel: 'card',
+        sales: 2,
+        reversals: 0,
+        gross_usd: '28.9',
+        refunds_usd: '0',
+        fees_usd: '1.44',
+        gas_eth: '0',
+        gas_usd: '0',
+        net_usd: '27.46',
+        unpriced: 0,
+      },
+      {
+        day: '2026-12-01',
+        channel: 'x402',
+        sales: 1,
+        reversals: 0,
+        gross_usd: '0.099',
+        refunds_usd: '0',
+        fees_usd: '0',
+        gas_eth: '0.0000001',
+        gas_usd: '0.0003',
+        net_usd: '0.0987',
+        unpriced: 0,
+      },
+      {
+        day: '2026-12-02',
+        channel: 'card',
+        sales: 0,
+        reversals: 2,
+        gross_usd: '0',
+        refunds_usd: '14.9',
+        fees_usd: '15',
+        gas_eth: '0',
+        gas_usd: '0',
+        net_usd: '-29.9',
+        unpriced: 0,
+      },
+      {
+        day: '2026-12-02',
+        channel: 'x402',
+        sales: 0,
+        reversals: 0,
+        gross_usd: '0',
+        refunds_usd: '0',
+        fees_usd: '0',
+        gas_eth: '0.0000001',
+        gas_usd: '0',
+        net_usd: '0',
+        unpriced: 1,
+      },
+      {
+        day: '2026-12-03',
+        channel: 'card',
+        sales: 1,
+        reversals: 0,
+        gross_usd: '5',
+        refunds_usd: '-9.9',
+        fees_usd: '0',
+        gas_eth: '0',
+        gas_usd: '0',
+        net_usd: '14.9',
+        unpriced: 1,
+      },
+      {
+        day: '2026-12-03',
+        channel: 'x402',
+        sales: 0,
+        reversals: 1,
+        gross_usd: '0',
+        refunds_usd: '0.04',
+        fees_usd: '0',
+        gas_eth: '0',
+        gas_usd: '0',
+        net_usd: '-0.04',
+        unpriced: 0,
+      },
+    ]);
+    // The gross rollup (and /api/revenue) still counts each sale once, on its day.
+    expect(
+      (await rollupFromExport(books)).filter((r) => r.day.startsWith('2026-12')).map((r) => [r.channel, r.count, r.amount_usd]),
+    ).toEqual([
+      ['card', 2, '28.9'],
+      ['x402', 1, '0.099'],
+      ['card', 1, '5'],
     ]);
   });
 
