@@ -9,6 +9,7 @@ import { fileURLToPath } from 'node:url';
 import { createWalletClient, erc20Abi, http, type Address, type Hex } from 'viem';
 import { describe, expect, inject, it } from 'vitest';
 import { localChain } from '../../local/local-chain';
+import { stackBooks } from '../support/books';
 import { chainTools } from '../support/chain';
 
 const base = inject('baseUrl');
@@ -92,6 +93,16 @@ describe('unmatched receipts', () => {
     const listed = proof.recent_unlocks.map((r) => r.txHash.toLowerCase());
     expect(listed).not.toContain(stray.tx.toLowerCase());
     expect(listed).not.toContain(odd.tx.toLowerCase());
+    // Nor in finance's books, where the claimed one is a sale.
+    const { transactions } = await stackBooks(dynamo);
+    const references = transactions.map((r) => r.reference.toLowerCase());
+    expect(transactions.find((r) => r.reference === claimed.tx.toLowerCase())).toMatchObject({
+      type: 'sale',
+      amount: '0.49',
+      payer: claimed.payer,
+    });
+    expect(references).not.toContain(stray.tx.toLowerCase());
+    expect(references).not.toContain(odd.tx.toLowerCase());
   });
 
   it('refuses a block that is not a number, and says why when the chain is unreachable', async () => {
