@@ -147,6 +147,7 @@ export async function transactionsFromExport(dir: string): Promise<FinanceTransa
       type: String(r['type']) as FinanceTransactionRow['type'],
       channel: String(r['channel']),
       currency: String(r['currency']),
+      chain: r['chain'] === null ? null : String(r['chain']),
       product: String(r['product']),
       reference: String(r['reference']),
       payer: r['payer'] === null ? null : String(r['payer']),

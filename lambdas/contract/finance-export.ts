@@ -10,7 +10,7 @@
  * is the one `GET /api/revenue?format=csv` (insights) and `npm run revenue` (local/, which may
  * import the contract and the platform but not a domain) both use, so the two cannot drift.
  */
-import { formatDecimal } from './chain';
+import { CAIP2, formatDecimal, NETWORK } from './chain';
 import { CARD_SALES_TABLE, LEDGER_TABLE, SETTLEMENTS_TABLE, type TableDefinition } from './tables';
 
 /**
@@ -45,6 +45,7 @@ export const EXPORTED_TABLES: readonly ExportedTable[] = [
       recordedAt: 'S',
       txHash: 'S',
       payer: 'S',
+      network: 'S',
       // Operator refunds of USDC recorded against the sale, keyed by the refund's transaction.
       refunds: { records: { amount: 'S', txHash: 'S', time: 'S' } },
     },
@@ -196,6 +197,9 @@ const NUM = (expr: string): string => `CAST(${expr} AS DECIMAL(38, 0))`;
  *   the price was read (null otherwise).
  * Three `?`: the snapshot of the ledger, the card sales and the settlements (the same value).
  */
+/** A settlement's network, by the CAIP-2 id its key begins with, named as ledger rows name theirs. */
+const SETTLEMENT_NETWORK = `CASE split_part(item.pk.s, '#', 1) WHEN '${CAIP2}' THEN '${NETWORK}' ELSE split_part(item.pk.s, '#', 1) END`;
+
 const BOOK_CTE = `ledger AS (
   SELECT item FROM ledger_export WHERE snapshot = ? AND item.status.s = 'confirmed'
 ),
@@ -205,35 +209,35 @@ card AS (
 book AS (
   SELECT
     item.recordedat.s AS time, 'sale' AS type, ${LEDGER_CHANNEL} AS channel, item.asset.s AS currency,
-    item.skill.s AS product, item.txhash.s AS reference, item.payer.s AS payer, CAST(NULL AS VARCHAR) AS country,
+    item.network.s AS chain, item.skill.s AS product, item.txhash.s AS reference, item.payer.s AS payer, CAST(NULL AS VARCHAR) AS country,
     ${NUM('item.amount.s')} AS amount, 6 AS decimals, ${NUM('item.amount.s')} AS gross,
     ${ZERO} AS fee, ${ZERO} AS gas_wei, ${ZERO} AS gas
   FROM ledger
   UNION ALL
   SELECT
     r.m.time.s, 'refund', ${LEDGER_CHANNEL}, item.asset.s,
-    item.skill.s, r.m.txhash.s, item.payer.s, CAST(NULL AS VARCHAR),
+    item.network.s, item.skill.s, r.m.txhash.s, item.payer.s, CAST(NULL AS VARCHAR),
     -${NUM('r.m.amount.s')}, 6, -${NUM('r.m.amount.s')},
     ${ZERO}, ${ZERO}, ${ZERO}
   FROM ledger CROSS JOIN UNNEST(map_values(item.refunds.m)) AS t (r)
   UNION ALL
   SELECT
     item.recordedat.s, 'sale', 'card', 'USD',
-    item.skill.s, item.id.s, CAST(NULL AS VARCHAR), item.buyercountry.s,
+    CAST(NULL AS VARCHAR), item.skill.s, item.id.s, CAST(NULL AS VARCHAR), item.buyercountry.s,
     ${NUM('item.amountcents.n')}, 2, ${NUM('item.amountcents.n')} * ${CENT},
     CASE WHEN lower(coalesce(item.feecurrency.s, 'usd')) = 'usd' THEN ${NUM('item.feecents.n')} * ${CENT} END, ${ZERO}, ${ZERO}
   FROM card
   UNION ALL
   SELECT
     r.m.at.s, r.m.kind.s, 'card', 'USD',
-    item.skill.s, item.id.s, CAST(NULL AS VARCHAR), item.buyercountry.s,
+    CAST(NULL AS VARCHAR), item.skill.s, item.id.s, CAST(NULL AS VARCHAR), item.buyercountry.s,
     -${NUM('r.m.amountcents.n')}, 2, -${NUM('r.m.amountcents.n')} * ${CENT},
     CASE WHEN lower(coalesce(item.feecurrency.s, 'usd')) = 'usd' THEN coalesce(${NUM('r.m.feecents.n')}, ${ZERO}) * ${CENT} END, ${ZERO}, ${ZERO}
   FROM card CROSS JOIN UNNEST(map_values(item.reversals.m)) AS t (r)
   UNION ALL
   SELECT
     item.finishedat.s, 'relayer_gas', 'x402', 'ETH',
-    item.skill.s, coalesce(item.transfertx.s, item.txhash.s), item.payer.s, CAST(NULL AS VARCHAR),
+    ${SETTLEMENT_NETWORK}, item.skill.s, coalesce(item.transfertx.s, item.txhash.s), item.payer.s, CAST(NULL AS VARCHAR),
     ${NUM('item.gascostwei.s')}, 18, ${ZERO},
     ${ZERO}, ${NUM('item.gascostwei.s')}, ${NUM('item.gascostusdmicro.s')}
   FROM settlements_export
@@ -252,6 +256,7 @@ SELECT
   type,
   channel,
   currency,
+  chain,
   product,
   reference,
   payer,
@@ -374,6 +379,8 @@ export interface FinanceTransactionRow {
   channel: string;
   /** USDC, USDbC, USD (card) or ETH (the relayer's gas). */
   currency: string;
+  /** The network an on-chain row's money moved on (`base`); null for card. */
+  chain: string | null;
   product: string;
   /** The transaction hash (on chain) or our checkout session id (card). */
   reference: string;
@@ -398,6 +405,7 @@ export const FINANCE_TRANSACTION_COLUMNS = [
   'type',
   'channel',
   'currency',
+  'chain',
   'product',
   'reference',
   'payer',

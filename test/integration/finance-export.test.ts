@@ -254,6 +254,7 @@ describe('the revenue rollup from a DynamoDB export', () => {
     for (const t of EXPORTED_TABLES) await exportTable(client, t, books, new Date('2026-12-04T03:00:00Z'));
     const december = (await transactionsFromExport(books)).filter((r) => r.day.startsWith('2026-12'));
     const row = (over: Partial<(typeof december)[number]>) => ({
+      chain: over.channel === 'card' ? null : 'base',
       payer: null,
       country: null,
       gas_eth: '0',
