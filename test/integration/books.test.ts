@@ -1,0 +1,102 @@
+/**
+ * Finance's books of the running stack, read as finance reads them (the tables exported in
+ * DynamoDB's format, the transaction report and the net rollup run with DuckDB): a card sale, its
+ * refund and a chargeback made through the Stripe stand-in, and an x402 v2 sale the service's
+ * relayer settled, each appear as the rows the money made, with figures equal to the stored facts.
+ */
+import { registerExactEvmScheme } from '@x402/evm/exact/client';
+import { wrapFetchWithPayment, x402Client } from '@x402/fetch';
+import { parseUnits, type Address, type Hex } from 'viem';
+import { describe, expect, inject, it } from 'vitest';
+import { formatDecimal } from '../../lambdas/contract/chain';
+import { toMicroUsd, usdString } from '../../lambdas/contract/finance-export';
+import { stackBooks } from '../support/books';
+import { cardSales } from '../support/card-sales';
+import { chainTools } from '../support/chain';
+
+const base = inject('baseUrl');
+const rpcUrl = inject('rpcUrl');
+const dynamo = inject('dynamoEndpoint');
+const USDC = inject('usdc') as Address;
+const card = cardSales({ base, stripeBase: inject('stripeBase'), webhookSecret: inject('stripeWebhookSecret') });
+const chain = chainTools(rpcUrl);
+
+/** A skill sold by card (its card sales here are told apart from other tests' by their session ids). */
+const CARD_SKILL = 'csv-cleaner';
+/** A 0.49 USDC skill no other test file buys. */
+const X402_SKILL = 'aws-idle-resource-cleanup';
+
+describe("finance's books of the running stack", () => {
+  it('a card sale, its partial refund and a lost chargeback are rows of the books on the days they happened; the net rollup is their sum', async () => {
+    const refunded = await card.cardSale(CARD_SKILL);
+    const partial = await card.stripeTest(`/_test/sessions/${refunded.stripeId}/refund`, { amount: 300 });
+    expect(await card.deliver(partial)).toMatchObject({ outcome: 'refund_recorded' });
+    const disputed = await card.cardSale(CARD_SKILL);
+    const opened = await card.stripeTest(`/_test/sessions/${disputed.stripeId}/dispute`);
+    expect(await card.deliver(opened)).toMatchObject({ outcome: 'dispute_recorded' });
+    const dispute = (opened['data'] as { object: Record<string, unknown> }).object['id'] as string;
+    expect(await card.deliver(await card.stripeTest(`/_test/disputes/${dispute}/close`, { status: 'lost' }))).toMatchObject({
+      outcome: 'dispute_recorded',
+    });
+
+    const { transactions, net } = await stackBooks(dynamo);
+    // By type, not time: Stripe's event times are whole seconds, so a refund made within the second of its sale may sort first.
+    const of = (session: string) =>
+      transactions
+        .filter((r) => r.reference === session)
+        .map((r) => [r.type, r.amount, r.gross_usd])
+        .sort((a, b) => (a[0]! === 'sale' ? -1 : b[0]! === 'sale' ? 1 : 0));
+    const sale = transactions.find((r) => r.reference === refunded.sessionId && r.type === 'sale')!;
+    expect(sale).toMatchObject({ channel: 'card', currency: 'USD', chain: null, product: CARD_SKILL });
+    const price = sale.amount;
+    expect(of(refunded.sessionId)).toEqual([
+      ['sale', price, price],
+      ['refund', '-3', '-3'],
+    ]);
+    expect(of(disputed.sessionId)).toEqual([
+      ['sale', price, price],
+      ['dispute_withdrawal', `-${price}`, `-${price}`],
+    ]);
+    // The net rollup of each day and channel is the sum of the books' rows of that day and channel.
+    const micro = (v: string | null) => parseUnits(v ?? '0', 6);
+    for (const r of net) {
+      const rows = transactions.filter((t) => t.day === r.day && t.channel === r.channel);
+      const sum = (pick: (t: (typeof rows)[number]) => bigint) => usdString(rows.reduce((s, t) => s + pick(t), 0n));
+      expect(r.sales).toBe(rows.filter((t) => t.type === 'sale').length);
+      expect(r.gross_usd).toBe(sum((t) => (t.type === 'sale' ? micro(t.gross_usd) : 0n)));
+      expect(r.refunds_usd).toBe(sum((t) => (t.type === 'sale' ? 0n : -micro(t.gross_usd))));
+      expect(r.fees_usd).toBe(sum((t) => micro(t.processor_fee_usd)));
+      expect(r.gas_usd).toBe(sum((t) => micro(t.gas_usd)));
+      expect(r.net_usd).toBe(sum((t) => micro(t.gross_usd) - micro(t.processor_fee_usd) - micro(t.gas_usd)));
+    }
+  });
+
+  it("an x402 v2 sale is a sale row, and the relayer's transaction a gas row whose ETH is what its receipt says it cost", async () => {
+    const account = await chain.freshWallet(USDC, 10n ** 9n);
+    const client = new x402Client();
+    registerExactEvmScheme(client, { signer: account });
+    const res = await wrapFetchWithPayment(fetch, client)(`${base}/api/pay?skill=${X402_SKILL}`);
+    expect(res.status, await res.clone().text()).toBe(200);
+    const settled = JSON.parse(Buffer.from(res.headers.get('payment-response')!, 'base64').toString()) as { transaction: Hex };
+    const tx = settled.transaction.toLowerCase() as Hex;
+    const receipt = await chain.pub.getTransactionReceipt({ hash: tx });
+
+    const { transactions } = await stackBooks(dynamo);
+    const rows = transactions.filter((r) => r.reference === tx);
+    expect(rows.map((r) => r.type).sort()).toEqual(['relayer_gas', 'sale']);
+    const sale = rows.find((r) => r.type === 'sale')!;
+    expect(sale).toMatchObject({
+      channel: 'x402',
+      currency: 'USDC',
+      chain: 'base',
+      product: X402_SKILL,
+      amount: '0.49',
+      gross_usd: '0.49',
+    });
+    expect(sale.payer?.toLowerCase()).toBe(account.address.toLowerCase());
+    const gas = rows.find((r) => r.type === 'relayer_gas')!;
+    expect(gas.gas_eth).toBe(formatDecimal(receipt.gasUsed * receipt.effectiveGasPrice, 18));
+    expect(gas).toMatchObject({ currency: 'ETH', gross_usd: '0', amount: gas.gas_eth });
+    expect(usdString(toMicroUsd(490_000n, 6))).toBe(sale.net_usd);
+  });
+});
