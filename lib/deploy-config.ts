@@ -1,5 +1,6 @@
 import type { Construct } from 'constructs';
 import { getAddress, isAddress } from 'viem';
+import { isEmail } from '../lambdas/contract/email';
 import { OPERATOR_SETTINGS, readOperator, type OperatorReading, type OperatorSettingName } from '../lambdas/contract/operator';
 import { readMarketConfig, SETTINGS, type AddressCodec, type MarketConfig, type SettingName } from '../lambdas/contract/settings';
 
@@ -127,4 +128,36 @@ export function readEdgeConfig(scope: Construct): EdgeConfig {
   if (problems.length > 0)
     throw new DeployConfigError(`Invalid deployment configuration (CDK context):\n${problems.map((p) => `  - ${p}`).join('\n')}`);
   return config;
+}
+
+/** Who hears the alarms, and what the account may spend a month before someone is told. */
+export interface OperationsConfig {
+  /** `-c alarmEmail=ops@example.com`: subscribed to the alarm topic (AWS mails a confirmation link first). */
+  alarmEmail: string | undefined;
+  /** `-c monthlyBudgetUsd=…`: the AWS Budgets cost budget; the alarm topic hears at 80 % spent and at 100 % forecast. */
+  monthlyBudgetUsd: number;
+}
+
+/**
+ * The default monthly budget: about two and a half times the stack's fixed cost counted from the
+ * template (docs/OPERATIONS.md, "What it costs": $19.00 a month), so a quiet shop stays under it and
+ * a surprise (a runaway loop, a flood of requests the WAF lets through) crosses it within the month.
+ */
+export const MONTHLY_BUDGET_DEFAULT_USD = 50;
+
+export function readOperationsConfig(scope: Construct): OperationsConfig {
+  const read = (key: string): string | undefined => {
+    const v: unknown = scope.node.tryGetContext(key);
+    return v === undefined || v === null || String(v).trim() === '' ? undefined : String(v).trim();
+  };
+  const problems: string[] = [];
+  const alarmEmail = read('alarmEmail');
+  if (alarmEmail !== undefined && !isEmail(alarmEmail)) problems.push(`alarmEmail is not an email address: "${alarmEmail}"`);
+  const budget = read('monthlyBudgetUsd');
+  const monthlyBudgetUsd = budget === undefined ? MONTHLY_BUDGET_DEFAULT_USD : Number(budget);
+  if (!Number.isInteger(monthlyBudgetUsd) || monthlyBudgetUsd < 1)
+    problems.push(`monthlyBudgetUsd must be a whole number of US dollars, 1 or more, got "${budget ?? ''}"`);
+  if (problems.length > 0)
+    throw new DeployConfigError(`Invalid deployment configuration (CDK context):\n${problems.map((p) => `  - ${p}`).join('\n')}`);
+  return { alarmEmail, monthlyBudgetUsd };
 }

@@ -1,7 +1,9 @@
 import { Stack, type StackProps } from 'aws-cdk-lib';
 import type { Construct } from 'constructs';
+import { readOperationsConfig } from './deploy-config';
 import { activeManifests } from './domain-infra';
 import { addApiFunctions, addHttpApi } from './constructs/api';
+import { addBackups } from './constructs/backups';
 import { createBuckets } from './constructs/buckets';
 import { createCdn, publishBaseUrl } from './constructs/cdn';
 import { addConfirmationLoop } from './constructs/confirmation';
@@ -96,6 +98,7 @@ export class MarketplaceStack extends Stack {
       api,
       confirmation: confirmation?.machine,
       dashboardName: `skill-market-${this.stackName}`,
+      reach: readOperationsConfig(this),
       failedRuns: scheduled.failedRuns,
       reconcilers: scheduled.tasks.map((t) => t.domain),
       folds,
@@ -116,6 +119,7 @@ export class MarketplaceStack extends Stack {
     ];
     addReleases(this, { functions: released, apiFunctions: new Set(functions.values()), operations });
     const finance = new FinanceExports(this, 'Finance', { tables, accessLogs: buckets.accessLogs });
+    addBackups(this, tables);
 
     addOutputs(this, { publicBaseUrl: config.publicBaseUrl, cdn, api, siteBucket: buckets.site, secrets, tables, operations, finance });
   }

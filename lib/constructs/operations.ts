@@ -1,4 +1,7 @@
-import { Duration } from 'aws-cdk-lib';
+import { Duration, Stack } from 'aws-cdk-lib';
+import { CfnBudget } from 'aws-cdk-lib/aws-budgets';
+import { PolicyStatement, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
+import { EmailSubscription } from 'aws-cdk-lib/aws-sns-subscriptions';
 import type { HttpApi } from 'aws-cdk-lib/aws-apigatewayv2';
 import {
   Alarm,
@@ -19,6 +22,7 @@ import { METRIC_NAMESPACE, METRICS, type MetricName } from '../../lambdas/contra
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import { domainPartId } from './domain-function';
 import type { StreamFold } from './stream-folds';
+import type { OperationsConfig } from '../deploy-config';
 
 /** Above this share of 5xx answers over 5 minutes, twice in a row, someone is paged. */
 export const FIVE_XX_RATE_PERCENT = 5;
@@ -53,12 +57,15 @@ export class Operations extends Construct {
       folds?: readonly StreamFold[];
       /** The domains whose functions settle signed authorizations from the relayer, and its hourly revert budget in wei. */
       relayer?: { domains: readonly string[]; revertBudgetWei: string } | undefined;
+      /** Who hears the alarms (an email subscription), and the account's monthly cost budget. */
+      reach?: OperationsConfig;
     },
   ) {
     super(scope, id);
     this.alarmTopic = new Topic(this, 'Alarms', { displayName: 'skill-market alarms', enforceSSL: true });
     const notify = new SnsAction(this.alarmTopic);
     this.#notify = notify;
+    if (props.reach) this.#reachPeople(props.reach);
     const period = Duration.minutes(5);
 
     const api = (metricName: string) =>
@@ -256,6 +263,45 @@ export class Operations extends Construct {
     ];
     for (const a of alarms) a.addAlarmAction(this.#notify);
     return alarms;
+  }
+
+  /**
+   * An alarm nobody hears is no alarm: the topic mails the operator's address (AWS sends a
+   * confirmation link first), and an AWS Budgets cost budget for the account publishes to the same
+   * topic at 80 % of the month's budget spent and at 100 % forecast. Budgets publishes only to a
+   * topic whose policy lets its service principal, for this account.
+   */
+  #reachPeople(reach: OperationsConfig): void {
+    if (reach.alarmEmail) this.alarmTopic.addSubscription(new EmailSubscription(reach.alarmEmail));
+    const account = Stack.of(this).account;
+    this.alarmTopic.addToResourcePolicy(
+      new PolicyStatement({
+        sid: 'BudgetsPublish',
+        principals: [new ServicePrincipal('budgets.amazonaws.com')],
+        actions: ['sns:Publish'],
+        resources: [this.alarmTopic.topicArn],
+        conditions: { StringEquals: { 'aws:SourceAccount': account } },
+      }),
+    );
+    const toTopic = [{ subscriptionType: 'SNS', address: this.alarmTopic.topicArn }];
+    new CfnBudget(this, 'MonthlyCost', {
+      budget: {
+        budgetName: `skill-market-${Stack.of(this).stackName}`,
+        budgetType: 'COST',
+        timeUnit: 'MONTHLY',
+        budgetLimit: { amount: reach.monthlyBudgetUsd, unit: 'USD' },
+      },
+      notificationsWithSubscribers: [
+        {
+          notification: { notificationType: 'ACTUAL', comparisonOperator: 'GREATER_THAN', threshold: 80, thresholdType: 'PERCENTAGE' },
+          subscribers: toTopic,
+        },
+        {
+          notification: { notificationType: 'FORECASTED', comparisonOperator: 'GREATER_THAN', threshold: 100, thresholdType: 'PERCENTAGE' },
+          subscribers: toTopic,
+        },
+      ],
+    });
   }
 }
 

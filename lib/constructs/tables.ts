@@ -42,6 +42,9 @@ function createTable(stack: Stack, def: TableDefinition): Table {
     // Point-in-time recovery is what DynamoDB's export to S3 needs: finance reads the rollup from exports.
     pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
     removalPolicy: def.retain ? RemovalPolicy.RETAIN : RemovalPolicy.DESTROY,
+    // A table of money facts cannot be deleted by an API call either (a console click, a script):
+    // the operator turns this off first, on purpose (docs/OPERATIONS.md, "Backups").
+    deletionProtection: def.retain,
     ...(def.ttlAttribute ? { timeToLiveAttribute: def.ttlAttribute } : {}),
     // The figures' fold reads both images: a change's effect is the difference between them.
     ...(def.stream ? { stream: StreamViewType.NEW_AND_OLD_IMAGES } : {}),

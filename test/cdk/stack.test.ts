@@ -15,7 +15,8 @@ import {
 import { METRIC_NAMESPACE, METRICS } from '../../lambdas/contract/metrics';
 import { FIVE_XX_RATE_PERCENT, RELEASE_REFUSAL_PERCENT } from '../../lib/constructs/operations';
 import { CONFIRMATION_RETRY_DELAYS_SECONDS, FINALITY_RETRY_DELAYS_SECONDS } from '../../lambdas/contract/confirmation-policy';
-import { carriesKey, DeployConfigError, readOperatorConfig } from '../../lib/deploy-config';
+import { carriesKey, DeployConfigError, MONTHLY_BUDGET_DEFAULT_USD, readOperatorConfig } from '../../lib/deploy-config';
+import { BACKUP_RETENTION } from '../../lib/constructs/backups';
 import { OPERATOR_SETTINGS } from '../../lambdas/contract/operator';
 import { renderOperatorPages } from '../../catalog/storefront/operator-pages';
 import { MarketplaceStack } from '../../lib/marketplace-stack';
@@ -89,6 +90,8 @@ describe('MarketplaceStack', () => {
       expect(table.Properties.BillingMode).toBe('PAY_PER_REQUEST');
       expect(table.Properties.PointInTimeRecoverySpecification).toEqual({ PointInTimeRecoveryEnabled: true });
       expect(table.DeletionPolicy).toBe(def.retain ? 'Retain' : 'Delete');
+      // A table of money facts cannot be deleted by an API call either; the others can.
+      expect(table.Properties.DeletionProtectionEnabled).toBe(def.retain);
       expect(table.Properties.GlobalSecondaryIndexes?.map((i: any) => i.IndexName) ?? []).toEqual(def.indexes.map((i) => i.name));
     }
   });
@@ -141,7 +144,13 @@ describe('MarketplaceStack', () => {
     // replace the resource: a retained table, secret or key is orphaned with its records, licenses or
     // relayer address, and its replacement starts empty. A new resource is added here; changing an id
     // is a migration of its data, never a refactor.
-    const stateful = ['AWS::DynamoDB::Table', 'AWS::SecretsManager::Secret', 'AWS::KMS::Key', 'AWS::S3::Bucket'];
+    const stateful = [
+      'AWS::DynamoDB::Table',
+      'AWS::SecretsManager::Secret',
+      'AWS::KMS::Key',
+      'AWS::S3::Bucket',
+      'AWS::Backup::BackupVault',
+    ];
     const resources = Object.entries(template.toJSON().Resources as Record<string, { Type: string; DeletionPolicy?: string }>);
     const found = Object.fromEntries(
       resources.filter(([, r]) => stateful.includes(r.Type)).map(([id, r]) => [id, `${r.Type} ${r.DeletionPolicy ?? 'Delete'}`]),
@@ -165,7 +174,47 @@ describe('MarketplaceStack', () => {
       AccessLogs8B620ECA: 'AWS::S3::Bucket Retain',
       FinanceBucketACF20168: 'AWS::S3::Bucket Retain',
       SiteBucket397A1860: 'AWS::S3::Bucket Delete',
+      MoneyTablesVault10AE803C: 'AWS::Backup::BackupVault Retain',
     });
+  });
+
+  it('backs up every retained table daily and monthly with AWS Backup, into a retained vault', () => {
+    const plans = Object.values(template.findResources('AWS::Backup::BackupPlan')) as any[];
+    expect(plans).toHaveLength(1);
+    const rules = plans[0].Properties.BackupPlan.BackupPlanRule as any[];
+    expect(rules.map((r) => [r.RuleName, r.Lifecycle.DeleteAfterDays])).toEqual([
+      ['Daily', BACKUP_RETENTION.daily.toDays()],
+      ['Monthly', BACKUP_RETENTION.monthly.toDays()],
+    ]);
+    const selections = Object.values(template.findResources('AWS::Backup::BackupSelection')) as any[];
+    expect(selections).toHaveLength(1);
+    const selected = JSON.stringify(selections[0].Properties.BackupSelection.Resources);
+    const tables = Object.keys(template.findResources('AWS::DynamoDB::Table'));
+    for (const def of TABLES) {
+      const id = tables.find((t) => t.startsWith(`${def.logicalName}Table`))!;
+      expect(selected.includes(`"${id}"`), def.logicalName).toBe(def.retain);
+    }
+  });
+
+  it('has the alarm topic reach a person: an email subscription when alarmEmail is set, and a monthly AWS Budgets cost budget', () => {
+    expect(Object.keys(template.findResources('AWS::SNS::Subscription'))).toHaveLength(0);
+    template.hasResourceProperties('AWS::Budgets::Budget', {
+      Budget: { BudgetType: 'COST', TimeUnit: 'MONTHLY', BudgetLimit: { Amount: MONTHLY_BUDGET_DEFAULT_USD, Unit: 'USD' } },
+      NotificationsWithSubscribers: [
+        Match.objectLike({ Notification: Match.objectLike({ NotificationType: 'ACTUAL', Threshold: 80 }) }),
+        Match.objectLike({ Notification: Match.objectLike({ NotificationType: 'FORECASTED', Threshold: 100 }) }),
+      ],
+    });
+    template.hasResourceProperties('AWS::SNS::TopicPolicy', {
+      PolicyDocument: Match.objectLike({
+        Statement: Match.arrayWith([Match.objectLike({ Principal: { Service: 'budgets.amazonaws.com' }, Action: 'sns:Publish' })]),
+      }),
+    });
+    const reached = synthTemplate({ treasury: TREASURY, alarmEmail: 'ops@example.com', monthlyBudgetUsd: '120' });
+    reached.hasResourceProperties('AWS::SNS::Subscription', { Protocol: 'email', Endpoint: 'ops@example.com' });
+    reached.hasResourceProperties('AWS::Budgets::Budget', { Budget: Match.objectLike({ BudgetLimit: { Amount: 120, Unit: 'USD' } }) });
+    expect(() => synthTemplate({ treasury: TREASURY, alarmEmail: 'ops at example' })).toThrow(/alarmEmail is not an email address/);
+    expect(() => synthTemplate({ treasury: TREASURY, monthlyBudgetUsd: '0' })).toThrow(/monthlyBudgetUsd must be a whole number/);
   });
 
   it('keeps the bucket private and SSL-only, reached through CloudFront origin access control', () => {
