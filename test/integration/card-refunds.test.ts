@@ -4,54 +4,27 @@
  * operator refunding in the dashboard or a card holder's bank would cause them) change the sale,
  * and the sale's license stops or works again by what they say; redeliveries change nothing.
  */
-import Stripe from 'stripe';
 import { describe, expect, inject, it } from 'vitest';
+import { cardSales } from '../support/card-sales';
 import { stripeEvent } from '../support/stripe-stand-in';
 
 const base = inject('baseUrl');
-const stripeBase = inject('stripeBase');
-const webhookSecret = inject('stripeWebhookSecret');
-const signer = new Stripe('sk_test_signer_only');
+const {
+  stripeTest,
+  deliver,
+  cardSale: sale,
+} = cardSales({
+  base,
+  stripeBase: inject('stripeBase'),
+  webhookSecret: inject('stripeWebhookSecret'),
+});
 
 type Json = Record<string, unknown>;
 const SKILL = 'csv-cleaner';
 const PRICE_CENTS = 1000;
 
-async function stripeTest(path: string, body: Json = {}): Promise<Json> {
-  const res = await fetch(`${stripeBase}${path}`, { method: 'POST', body: JSON.stringify(body) });
-  expect(res.status, path).toBe(200);
-  return (await res.json()) as Json;
-}
-
-/** Delivers an event to the webhook, signed with the endpoint's secret, as Stripe does. */
-async function deliver(event: unknown): Promise<Json> {
-  const payload = JSON.stringify(event);
-  const res = await fetch(`${base}/api/checkout/stripe-webhook`, {
-    method: 'POST',
-    headers: {
-      'content-type': 'application/json',
-      'stripe-signature': signer.webhooks.generateTestHeaderString({ payload, secret: webhookSecret }),
-    },
-    body: payload,
-  });
-  const body = (await res.json()) as Json;
-  expect(res.status, JSON.stringify(body)).toBe(200);
-  return body;
-}
-
-/** A paid card sale: its Stripe session id and the license its success page delivered. */
-async function cardSale(): Promise<{ stripeId: string; license: string }> {
-  const res = await fetch(`${base}/api/acp/checkout_sessions`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ line_items: [{ id: SKILL, quantity: 1 }] }),
-  });
-  const created = (await res.json()) as Json;
-  const stripeId = String(created['continue_url']).split('/').at(-1)!;
-  expect((await deliver(await stripeTest(`/_test/sessions/${stripeId}/pay`)))['outcome']).toBe('recorded');
-  const delivered = (await (await fetch(`${base}/api/checkout/delivery?session_id=${stripeId}`)).json()) as Json;
-  return { stripeId, license: (delivered['license'] as Json)['token'] as string };
-}
+/** A paid card sale of the skill: its Stripe session id and the license its success page delivered. */
+const cardSale = () => sale(SKILL);
 
 /** The license's way back to the pack: POST /api/pay with X-LICENSE. */
 async function redeem(license: string): Promise<{ status: number; body: Json }> {
