@@ -63,7 +63,7 @@ export class MarketplaceStack extends Stack {
       reorgWindowSeconds: config.reorgWindowSeconds,
     });
     const licenseKeyRotation = addLicenseKeyRotation(this, { ...domains, licenseSecret: secrets.licenseSecret });
-    const scheduled = addScheduledTasks(this, { ...domains, provision });
+    const scheduled = addScheduledTasks(this, { ...domains, provision, relayerKey: secrets.relayerKey });
     const folds = addStreamFolds(this, { ...domains, provision, tables });
     const functions = addApiFunctions(this, {
       ...domains,
@@ -100,12 +100,16 @@ export class MarketplaceStack extends Stack {
       dashboardName: `skill-market-${this.stackName}`,
       reach: readOperationsConfig(this),
       failedRuns: scheduled.failedRuns,
-      reconcilers: scheduled.tasks.map((t) => t.domain),
+      reconcilers: manifests.all
+        .filter((m) => m.infra.scheduledTask?.schedules.some((s) => s.input['task'] === 'reconcile'))
+        .map((m) => m.domain),
       folds,
       relayer: secrets.relayerKey
         ? {
             domains: manifests.all.filter((m) => m.infra.relaysPayments).map((m) => m.domain),
             revertBudgetWei: config.relayerRevertBudgetWei,
+            minBalanceWei: config.relayerMinBalanceWei,
+            watchedBy: manifests.all.find((m) => m.infra.scheduledTask?.readsRelayerAddress)?.domain,
           }
         : undefined,
     });

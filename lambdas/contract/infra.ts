@@ -70,7 +70,12 @@ export interface DomainInfra {
    */
   streamFold?: { entry: string; tables: readonly string[] };
   /** A Lambda entry (under the domain's folder) run on schedules, with the domain's grants. */
-  scheduledTask?: { entry: string; schedules: readonly ScheduledRun[] };
+  scheduledTask?: {
+    entry: string;
+    schedules: readonly ScheduledRun[];
+    /** It reads the relayer's address (the KMS key's public key), never signs with it. */
+    readsRelayerAddress?: boolean;
+  };
   /** The Lambda entry Secrets Manager runs to rotate the license signing key, and how often. */
   licenseKeyRotation?: { entry: string; everyDays: number };
   /**

@@ -28,6 +28,8 @@ export const METRICS = {
   relayerReverts: 'RelayerReverts',
   /** The gas those reverted transfers cost the relayer, in gwei (ETH on Base). */
   relayerRevertGasGwei: 'RelayerRevertGasGwei',
+  /** The relayer's ETH balance in gwei, read every few minutes by payments' scheduled task: the gas it has left. */
+  relayerBalanceGwei: 'RelayerBalanceGwei',
 } as const;
 
 export type MetricName = (typeof METRICS)[keyof typeof METRICS];

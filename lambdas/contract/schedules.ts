@@ -3,6 +3,11 @@
  * The reconcile job recounts every record; daily, and on demand with `npm run reconcile`.
  */
 export const RECONCILE_EVERY_MINUTES = 24 * 60;
+/**
+ * The relayer's ETH balance is read and published this often (payments' scheduled task), so its
+ * alarm fires within minutes of the relayer running short, not when a buyer's payment is refused.
+ */
+export const RELAYER_WATCH_EVERY_MINUTES = 5;
 /** The unmatched-receipts run reads two days of blocks, daily (each transfer is seen twice); on demand with `npm run unmatched`. */
 export const UNMATCHED_EVERY_MINUTES = 24 * 60;
 

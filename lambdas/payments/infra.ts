@@ -1,4 +1,4 @@
-import { LICENSE_KEY_ROTATION_DAYS } from '../contract/schedules';
+import { LICENSE_KEY_ROTATION_DAYS, RELAYER_WATCH_EVERY_MINUTES } from '../contract/schedules';
 import { NONCES_TABLE, SETTLEMENTS_TABLE } from '../contract/tables';
 import { SALE_WRITER, type DomainInfra } from '../contract/infra';
 
@@ -24,4 +24,17 @@ export const infra: DomainInfra = {
   relaysPayments: true,
   confirmationTask: 'confirm-handler.ts',
   licenseKeyRotation: { entry: 'license-rotation-handler.ts', everyDays: LICENSE_KEY_ROTATION_DAYS },
+  // The relayer's gas left, published for its alarm (watch-handler.ts).
+  scheduledTask: {
+    entry: 'watch-handler.ts',
+    readsRelayerAddress: true,
+    schedules: [
+      {
+        id: 'RelayerBalance',
+        everyMinutes: RELAYER_WATCH_EVERY_MINUTES,
+        input: { task: 'relayer_balance' },
+        description: "Reads the x402 relayer's ETH balance and publishes it (the RelayerBalanceLow alarm watches it)",
+      },
+    ],
+  },
 };

@@ -82,6 +82,14 @@ function x402FromEnv(env: NodeJS.ProcessEnv, rpcUrls: RpcUrls): X402Settlement |
   };
 }
 
+/** What payments' scheduled watch reads: the relayer (none when not configured) and the balance it must keep. */
+export async function relayerWatchFromEnv(
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<{ relayer: Pick<X402Settlement['relayer'], 'address' | 'balance'> | undefined; minimumWei: string }> {
+  const { config } = readConfigFromEnv(env);
+  return { relayer: x402FromEnv(env, rpcUrlsFromEnv(env, config.rpcUrls))?.relayer, minimumWei: config.relayerMinBalanceWei };
+}
+
 export async function paymentsPortsFromEnv(env: NodeJS.ProcessEnv = process.env): Promise<PaymentsPorts> {
   const reading = readConfigFromEnv(env);
   const { config } = reading;

@@ -35,6 +35,10 @@ function emit(
 export const countMetric = (name: MetricName, dimensions: Readonly<Record<string, string>> = {}, value = 1): void =>
   emit(name, MetricUnit.Count, value, dimensions);
 
+/** Records a level (a balance, a size): a plain number, no unit. */
+export const levelMetric = (name: MetricName, value: number, dimensions: Readonly<Record<string, string>> = {}): void =>
+  emit(name, MetricUnit.NoUnit, value, dimensions);
+
 /** Records a duration in milliseconds. */
 export const durationMetric = (name: MetricName, ms: number, dimensions: Readonly<Record<string, string>> = {}): void =>
   emit(name, MetricUnit.Milliseconds, ms, dimensions);

@@ -60,6 +60,12 @@ export function readsSecret(fn: DomainFunction, secret: Secret, envName: string)
   secret.grantRead(fn.fn);
 }
 
+/** A function that reads `key`'s public key only (an address from it, never a signature): its id in `envName`, and kms:GetPublicKey on it. */
+export function readsPublicKey(fn: DomainFunction, key: Key, envName: string): void {
+  fn.fn.addEnvironment(envName, key.keyArn);
+  fn.fn.addToRolePolicy(new PolicyStatement({ actions: ['kms:GetPublicKey'], resources: [key.keyArn] }));
+}
+
 /** A function that signs with `key`: its id in `envName`, and kms:Sign and kms:GetPublicKey on it only. */
 function signsWith(fn: DomainFunction, key: Key, envName: string): void {
   fn.fn.addEnvironment(envName, key.keyArn);

@@ -27,6 +27,9 @@ import type { OperationsConfig } from '../deploy-config';
 /** Above this share of 5xx answers over 5 minutes, twice in a row, someone is paged. */
 export const FIVE_XX_RATE_PERCENT = 5;
 
+/** The relayer's balance is published every 5 minutes: a 15-minute window with no reading (three runs failed) alarms as a low balance would. */
+export const RELAYER_BALANCE_SILENCE = Duration.minutes(15);
+
 /** A stream fold handed records that waited this long in the stream has fallen behind: the figures lag by as much. */
 export const FOLD_LAG_ALARM = Duration.minutes(5);
 
@@ -56,7 +59,15 @@ export class Operations extends Construct {
       /** The stream folds: each one's batches given up and its lag are alarmed on. */
       folds?: readonly StreamFold[];
       /** The domains whose functions settle signed authorizations from the relayer, and its hourly revert budget in wei. */
-      relayer?: { domains: readonly string[]; revertBudgetWei: string } | undefined;
+      relayer?:
+        | {
+            domains: readonly string[];
+            revertBudgetWei: string;
+            /** The balance it must keep (relayerMinBalanceEth), and the domain whose scheduled task publishes it. */
+            minBalanceWei: string;
+            watchedBy: string | undefined;
+          }
+        | undefined;
       /** Who hears the alarms (an email subscription), and the account's monthly cost budget. */
       reach?: OperationsConfig;
     },
@@ -222,6 +233,24 @@ export class Operations extends Construct {
         evaluationPeriods: 1,
         treatMissingData: TreatMissingData.NOT_BREACHING,
       }).addAlarmAction(notify);
+
+      // The relayer running short of ETH: every signed authorization is then refused. Read every few
+      // minutes by the watch; a run that could not read it publishes nothing, which alarms too.
+      if (props.relayer.watchedBy)
+        new Alarm(this, 'RelayerBalanceLow', {
+          alarmDescription: `The x402 relayer holds less ETH than relayerMinBalanceEth (or its balance could not be read for ${RELAYER_BALANCE_SILENCE.toMinutes()} minutes): top it up before signed authorizations are refused (docs/OPERATIONS.md).`,
+          metric: new Metric({
+            namespace: METRIC_NAMESPACE,
+            metricName: METRICS.relayerBalanceGwei,
+            dimensionsMap: { service: `skill-market-${props.relayer.watchedBy}` },
+            statistic: 'Minimum',
+            period: RELAYER_BALANCE_SILENCE,
+          }),
+          threshold: Number(BigInt(props.relayer.minBalanceWei) / 10n ** 9n),
+          comparisonOperator: ComparisonOperator.LESS_THAN_THRESHOLD,
+          evaluationPeriods: 1,
+          treatMissingData: TreatMissingData.BREACHING,
+        }).addAlarmAction(notify);
     }
 
     this.dashboard = operationsDashboard(this, props, api('Count'), errorRate, period);
@@ -382,12 +411,23 @@ function operationsDashboard(
       title: 'Relayer: reverted transfers and their gas (gwei)',
       left: [total(METRICS.relayerReverts, 'reverts')],
       right: [total(METRICS.relayerRevertGasGwei, 'gwei')],
-      width: 12,
+      width: 8,
+    }),
+    new GraphWidget({
+      title: 'Relayer: ETH balance (gwei), read every 5 minutes',
+      left: [
+        new MathExpression({
+          label: 'balance (gwei)',
+          expression: `MIN(SEARCH('{${METRIC_NAMESPACE},service} MetricName="${METRICS.relayerBalanceGwei}"', 'Minimum', 300))`,
+          period,
+        }),
+      ],
+      width: 8,
     }),
     new GraphWidget({
       title: 'Signed authorizations refused before sending, by reason',
       left: [by(METRICS.settlementsRefused, 'Reason', 'Sum')],
-      width: 12,
+      width: 8,
     }),
   );
   const folds = props.folds ?? [];

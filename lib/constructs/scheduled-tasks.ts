@@ -6,7 +6,9 @@ import { LambdaInvoke } from 'aws-cdk-lib/aws-scheduler-targets';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import type { Manifest } from '../domain-infra';
 import { DomainFunction, domainPartId } from './domain-function';
-import type { Provision } from './grants';
+import { readsPublicKey, type Provision } from './grants';
+import type { Key } from 'aws-cdk-lib/aws-kms';
+import { INFRA_ENV } from '../../lambdas/contract/env';
 
 /**
  * Scheduled tasks (the daily reconcile): EventBridge Scheduler invokes a function of the
@@ -15,7 +17,13 @@ import type { Provision } from './grants';
  */
 export function addScheduledTasks(
   stack: Stack,
-  props: { manifests: readonly Manifest[]; environment: Record<string, string>; provision: Provision },
+  props: {
+    manifests: readonly Manifest[];
+    environment: Record<string, string>;
+    provision: Provision;
+    /** The relayer's KMS key, for a task that reads its address (payments' balance watch). */
+    relayerKey?: Key | undefined;
+  },
 ): { tasks: DomainFunction[]; failedRuns: IQueue[] } {
   const tasks: DomainFunction[] = [];
   const failedRuns: IQueue[] = [];
@@ -34,6 +42,8 @@ export function addScheduledTasks(
     tasks.push(task);
     // A scheduled task (reconciling the figures) never settles a payment: no relayer key for it.
     props.provision(task, { ...infra, relaysPayments: false });
+    // Watching the relayer needs its address, which is the key's public key: no signature.
+    if (infra.scheduledTask.readsRelayerAddress && props.relayerKey) readsPublicKey(task, props.relayerKey, INFRA_ENV.relayerKmsKeyId);
     const schedulerRole = new Role(stack, domainPartId(domain, 'SchedulerRole'), {
       assumedBy: new ServicePrincipal('scheduler.amazonaws.com'),
       description: `EventBridge Scheduler: invokes the ${domain} scheduled task only`,

@@ -3,6 +3,7 @@ import { Match, Template } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { FIGURES_CACHE_SECONDS, ROUTES, routeKey } from '../../lambdas/contract/routes';
 import { TABLES } from '../../lambdas/contract/tables';
+import { RELAYER_WATCH_EVERY_MINUTES } from '../../lambdas/contract/schedules';
 import {
   EXPORT_SCHEDULE_CRON,
   EXPORTED_TABLES,
@@ -558,17 +559,22 @@ describe('figures (issue 33)', () => {
 
   it('reconciles and reports unmatched receipts daily on EventBridge Scheduler through the ledger task alone; nothing folds on a schedule', () => {
     // The task's schedule targets its live alias (a Ref); the finance exports target DynamoDB (universal target).
+    const task = functionId('skill-market ledger reconcile-handler');
+    expect(task).toBeDefined();
     const schedules = (Object.values(template.findResources('AWS::Scheduler::Schedule')) as any[]).filter(
-      (s) => s.Properties.Target.Arn.Ref !== undefined,
+      (s) => s.Properties.Target.Arn.Ref === aliasOf(task!),
     );
     const runs = schedules.map((s) => ({ rate: s.Properties.ScheduleExpression, input: JSON.parse(s.Properties.Target.Input) }));
     expect(runs.sort((a, b) => a.input.task.localeCompare(b.input.task))).toEqual([
       { rate: 'rate(1 day)', input: { task: 'reconcile' } },
       { rate: 'rate(1 day)', input: { task: 'unmatched' } },
     ]);
-    const task = functionId('skill-market ledger reconcile-handler');
-    expect(task).toBeDefined();
-    for (const s of schedules) expect(s.Properties.Target.Arn.Ref).toBe(aliasOf(task!));
+    // The only other function on a schedule is payments' relayer watch.
+    const watch = functionId('skill-market payments watch-handler');
+    const others = (Object.values(template.findResources('AWS::Scheduler::Schedule')) as any[]).filter(
+      (s) => s.Properties.Target.Arn.Ref !== undefined && s.Properties.Target.Arn.Ref !== aliasOf(task!),
+    );
+    expect(others.map((s) => s.Properties.Target.Arn.Ref)).toEqual([aliasOf(watch!)]);
     expect(template.toJSON().Resources[task!].Properties.Timeout).toBe(900);
     // The unmatched run reads the treasury's transfers: the task gets the RPC secret.
     expect(JSON.stringify(statementsOf('skill-market ledger reconcile-handler'))).toContain('secretsmanager:GetSecretValue');
@@ -743,6 +749,7 @@ describe('x402 relayer', () => {
       'skill-market agents routes',
       'skill-market payments confirm-handler',
       'skill-market payments routes',
+      'skill-market payments watch-handler',
     ]);
     for (const f of functions) expect(f.Properties.Environment?.Variables?.RELAYER_PRIVATE_KEY).toBeUndefined();
     const statements = (Object.values(template.findResources('AWS::IAM::Policy')) as any[]).flatMap(
@@ -750,7 +757,31 @@ describe('x402 relayer', () => {
     );
     const onKey = statements.filter((st) => JSON.stringify(st.Resource).includes(keyId));
     expect(onKey.length).toBeGreaterThan(0);
-    for (const st of onKey) expect([st.Action].flat().sort()).toEqual(['kms:GetPublicKey', 'kms:Sign']);
+    // Every function that names the key signs with it, but the balance watch, which reads its address only.
+    expect(onKey.map((st) => [st.Action].flat().sort().join(' ')).sort()).toEqual([
+      'kms:GetPublicKey',
+      ...relaying.slice(1).map(() => 'kms:GetPublicKey kms:Sign'),
+    ]);
+  });
+
+  it("has its balance read every 5 minutes by payments' watch, and an alarm when it is short of relayerMinBalanceEth or unread", () => {
+    template.hasResourceProperties('AWS::Scheduler::Schedule', {
+      ScheduleExpression: `rate(${RELAYER_WATCH_EVERY_MINUTES} minutes)`,
+      Target: Match.objectLike({ Input: JSON.stringify({ task: 'relayer_balance' }) }),
+    });
+    const alarms = Object.entries(template.findResources('AWS::CloudWatch::Alarm')) as [string, any][];
+    const [, low] = alarms.find(([id]) => id.includes('RelayerBalanceLow'))!;
+    expect(low.Properties).toMatchObject({
+      MetricName: 'RelayerBalanceGwei',
+      Dimensions: [{ Name: 'service', Value: 'skill-market-payments' }],
+      Statistic: 'Minimum',
+      Period: 900,
+      // relayerMinBalanceEth's default, 0.002 ETH, in gwei.
+      Threshold: 2_000_000,
+      ComparisonOperator: 'LessThanThreshold',
+      TreatMissingData: 'breaching',
+    });
+    expect(low.Properties.AlarmActions).toHaveLength(1);
   });
 
   it('keeps the settlements (with the gas each cost) in a retained table the settling functions write', () => {

@@ -138,6 +138,11 @@ export const PROBES: Record<string, { event: unknown; check: ProbeCheck; rpcSecr
     event: { task: 'smoke' },
     check: fields({ error: (v) => typeof v === 'string' }),
   },
+  // Payments' scheduled watch: an unknown task is refused before the chain is read.
+  'skill-market payments watch-handler': {
+    event: { task: 'smoke' },
+    check: fields({ error: (v) => typeof v === 'string' && v.includes('relayer_balance') }),
+  },
   // The license key's rotation (Secrets Manager runs it): an event that is not a rotation step touches nothing.
   'skill-market payments license-rotation-handler': {
     event: { Step: 'smoke' },
