@@ -3,7 +3,6 @@ import { Match, Template } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { FIGURES_CACHE_SECONDS, ROUTES, routeKey } from '../../lambdas/contract/routes';
 import { TABLES } from '../../lambdas/contract/tables';
-import { RELAYER_WATCH_EVERY_MINUTES } from '../../lambdas/contract/schedules';
 import {
   EXPORT_SCHEDULE_CRON,
   EXPORTED_TABLES,
@@ -23,7 +22,7 @@ import { renderOperatorPages } from '../../catalog/storefront/operator-pages';
 import { MarketplaceStack } from '../../lib/marketplace-stack';
 import { addMarketplace } from '../../lib/marketplace-app';
 import { WAF_RATE_LIMIT_PER_5_MIN } from '../../lib/constructs/edge-web-acl';
-import { LICENSE_KEY_ROTATION_DAYS, ORIGIN_SECRET_ROTATION_DAYS } from '../../lambdas/contract/schedules';
+import { LICENSE_KEY_ROTATION_DAYS, ORIGIN_SECRET_ROTATION_DAYS, RELAYER_WATCH_EVERY_MINUTES } from '../../lambdas/contract/schedules';
 import { ORIGIN_VERIFY_HEADER, VIEWER_ADDRESS_FUNCTION, VIEWER_ADDRESS_HEADER } from '../../lambdas/contract/edge-identity';
 import { INFRA_ENV } from '../../lambdas/contract/env';
 import { runInNewContext } from 'node:vm';
