@@ -99,6 +99,7 @@ export class MarketplaceStack extends Stack {
       confirmation: confirmation?.machine,
       dashboardName: `skill-market-${this.stackName}`,
       reach: readOperationsConfig(this),
+      signers: manifests.all.filter((m) => m.infra.relaysPayments || m.infra.signsWithServiceKey).map((m) => m.domain),
       failedRuns: scheduled.failedRuns,
       reconcilers: manifests.all
         .filter((m) => m.infra.scheduledTask?.schedules.some((s) => s.input['task'] === 'reconcile'))

@@ -30,6 +30,8 @@ export const METRICS = {
   relayerRevertGasGwei: 'RelayerRevertGasGwei',
   /** The relayer's ETH balance in gwei, read every few minutes by payments' scheduled task: the gas it has left. */
   relayerBalanceGwei: 'RelayerBalanceGwei',
+  /** A KMS signature that failed (throttled, key disabled, access denied), dimension `Key` (relayer, service): nothing it would have signed went out. */
+  signerFailures: 'SignerFailures',
 } as const;
 
 export type MetricName = (typeof METRICS)[keyof typeof METRICS];

@@ -68,6 +68,8 @@ export class Operations extends Construct {
             watchedBy: string | undefined;
           }
         | undefined;
+      /** The domains whose functions sign with a KMS key (the relayer's, the service key): their signer failures are alarmed on. */
+      signers?: readonly string[];
       /** Who hears the alarms (an email subscription), and the account's monthly cost budget. */
       reach?: OperationsConfig;
     },
@@ -253,6 +255,38 @@ export class Operations extends Construct {
         }).addAlarmAction(notify);
     }
 
+    // A KMS key that refuses to sign (disabled, its policy changed, throttled): settlements, receipts
+    // and the agent card stop. One failure pages: a healthy key never fails.
+    const signers = props.signers ?? [];
+    if (signers.length > 0) {
+      const ids = signers.map((_, i) => `s${i}`);
+      new Alarm(this, 'SignerFailures', {
+        alarmDescription:
+          'A KMS signature failed (the relayer key or the service key): signed authorizations, receipts or the agent card could not be signed (docs/OPERATIONS.md).',
+        metric: new MathExpression({
+          label: 'signer failures',
+          expression: ids.join(' + '),
+          usingMetrics: Object.fromEntries(
+            signers.map((domain, i) => [
+              ids[i],
+              new Metric({
+                namespace: METRIC_NAMESPACE,
+                metricName: METRICS.signerFailures,
+                dimensionsMap: { service: `skill-market-${domain}` },
+                statistic: 'Sum',
+                period,
+              }),
+            ]),
+          ),
+          period,
+        }),
+        threshold: 1,
+        comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+        evaluationPeriods: 1,
+        treatMissingData: TreatMissingData.NOT_BREACHING,
+      }).addAlarmAction(notify);
+    }
+
     this.dashboard = operationsDashboard(this, props, api('Count'), errorRate, period);
   }
 
@@ -414,7 +448,7 @@ function operationsDashboard(
       width: 8,
     }),
     new GraphWidget({
-      title: 'Relayer: ETH balance (gwei), read every 5 minutes',
+      title: 'Relayer: ETH balance (gwei), read every 5 minutes; KMS signer failures',
       left: [
         new MathExpression({
           label: 'balance (gwei)',
@@ -422,6 +456,7 @@ function operationsDashboard(
           period,
         }),
       ],
+      right: [total(METRICS.signerFailures, 'signer failures')],
       width: 8,
     }),
     new GraphWidget({

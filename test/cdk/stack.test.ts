@@ -783,6 +783,19 @@ describe('x402 relayer', () => {
     expect(low.Properties.AlarmActions).toHaveLength(1);
   });
 
+  it('alarms on any KMS signer failure of the functions that sign (relayer key, service key)', () => {
+    const alarms = Object.entries(template.findResources('AWS::CloudWatch::Alarm')) as [string, any][];
+    const [, failures] = alarms.find(([id]) => id.includes('SignerFailures'))!;
+    expect(failures.Properties).toMatchObject({ Threshold: 1, ComparisonOperator: 'GreaterThanOrEqualToThreshold' });
+    const services = (failures.Properties.Metrics as any[])
+      .filter((m) => m.MetricStat)
+      .map((m) => m.MetricStat.Metric.Dimensions[0].Value)
+      .sort();
+    expect(services).toEqual(['skill-market-access', 'skill-market-agents', 'skill-market-checkout', 'skill-market-payments']);
+    for (const m of (failures.Properties.Metrics as any[]).filter((m) => m.MetricStat))
+      expect(m.MetricStat.Metric.MetricName).toBe('SignerFailures');
+  });
+
   it('keeps the settlements (with the gas each cost) in a retained table the settling functions write', () => {
     const tables = Object.entries(template.findResources('AWS::DynamoDB::Table')) as [string, any][];
     const [id, table] = tables.find(([logicalId]) => logicalId.startsWith('Settlements'))!;

@@ -4,7 +4,7 @@
  * with no recovery id and, half of the time, the high `s` Ethereum refuses.
  */
 import { GetPublicKeyCommand, SignCommand, type KMSClient } from '@aws-sdk/client-kms';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { hexToBytes, parseGwei, parseTransaction, recoverTransactionAddress, toHex, verifyTypedData, type Hex } from 'viem';
 import { generatePrivateKey, privateKeyToAccount, sign } from 'viem/accounts';
 import { kmsRelayerAccount } from '../../lambdas/payments/adapters/kms-relayer-account';
@@ -84,5 +84,35 @@ describe('kms relayer account', () => {
     const rs = derToJose(der(r, s));
     expect({ r: BigInt(toHex(rs.subarray(0, 32))), s: BigInt(toHex(rs.subarray(32))) }).toEqual({ r, s });
     expect(() => derToJose(hexToBytes('0x01'))).toThrow(/DER/);
+  });
+});
+
+describe('a relayer key KMS refuses to sign with', () => {
+  it('fails the signature and counts it as SignerFailures (Key relayer), which the alarm watches', async () => {
+    const privateKey = generatePrivateKey();
+    const refusing = kmsStandIn(privateKey);
+    const send = refusing.send.bind(refusing);
+    (refusing as unknown as { send: (c: unknown) => Promise<unknown> }).send = async (command) => {
+      if (command instanceof SignCommand) throw Object.assign(new Error('The key is disabled'), { name: 'DisabledException' });
+      return send(command as never);
+    };
+    const account = await kmsRelayerAccount('key-1', refusing);
+    const lines: string[] = [];
+    const write = vi.spyOn(process.stdout, 'write').mockImplementation((chunk) => {
+      lines.push(String(chunk));
+      return true;
+    });
+    const saved = process.env['POWERTOOLS_METRICS_DISABLED'];
+    process.env['POWERTOOLS_METRICS_DISABLED'] = 'false';
+    try {
+      await expect(account.signMessage({ message: 'x' })).rejects.toThrow('The key is disabled');
+    } finally {
+      write.mockRestore();
+      if (saved === undefined) delete process.env['POWERTOOLS_METRICS_DISABLED'];
+      else process.env['POWERTOOLS_METRICS_DISABLED'] = saved;
+    }
+    const emf = lines.map((l) => JSON.parse(l) as Record<string, unknown>).filter((l) => 'SignerFailures' in l);
+    expect(emf).toHaveLength(1);
+    expect(emf[0]).toMatchObject({ SignerFailures: 1, Key: 'relayer' });
   });
 });

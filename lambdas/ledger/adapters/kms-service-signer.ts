@@ -6,14 +6,20 @@ import { createPublicKey, type JsonWebKey } from 'node:crypto';
 import { GetPublicKeyCommand, KMSClient, SignCommand } from '@aws-sdk/client-kms';
 import { derToJose } from '../../platform/adapters/der-signature';
 import type { ServiceSigner } from '../ports';
+import { METRICS } from '../../contract/metrics';
+import { countMetric } from '../../platform/metrics';
 
 export function kmsServiceSigner(keyId: string, client = new KMSClient({})): ServiceSigner {
   let jwk: Promise<JsonWebKey> | undefined;
   return {
     async sign(input) {
-      const out = await client.send(
-        new SignCommand({ KeyId: keyId, Message: input, MessageType: 'RAW', SigningAlgorithm: 'ECDSA_SHA_256' }),
-      );
+      const out = await client
+        .send(new SignCommand({ KeyId: keyId, Message: input, MessageType: 'RAW', SigningAlgorithm: 'ECDSA_SHA_256' }))
+        .catch((e: unknown) => {
+          // No receipt or agent card can be signed: the SignerFailures alarm watches this.
+          countMetric(METRICS.signerFailures, { Key: 'service' });
+          throw e;
+        });
       if (!out.Signature) throw new Error('KMS returned no signature');
       return derToJose(out.Signature);
     },

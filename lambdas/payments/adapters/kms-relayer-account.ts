@@ -21,6 +21,8 @@ import {
 } from 'viem';
 import { publicKeyToAddress, toAccount } from 'viem/accounts';
 import { derToJose } from '../../platform/adapters/der-signature';
+import { METRICS } from '../../contract/metrics';
+import { countMetric } from '../../platform/metrics';
 
 /** The order of secp256k1's group: a signature's `s` above half of it is flipped to `n - s`. */
 const SECP256K1_N = 0xfffffffffffffffffffffffffffffffebaaedce6af48a03bbfd25e8cd0364141n;
@@ -40,14 +42,20 @@ export async function kmsRelayerAccount(keyId: string, client = new KMSClient({}
   const address: Address = publicKeyToAddress(spkiPublicKey(key.PublicKey));
 
   const signHash = async (hash: Hex): Promise<Signature> => {
-    const out = await client.send(
-      new SignCommand({
-        KeyId: keyId,
-        Message: Buffer.from(hash.slice(2), 'hex'),
-        MessageType: 'DIGEST',
-        SigningAlgorithm: 'ECDSA_SHA_256',
-      }),
-    );
+    const out = await client
+      .send(
+        new SignCommand({
+          KeyId: keyId,
+          Message: Buffer.from(hash.slice(2), 'hex'),
+          MessageType: 'DIGEST',
+          SigningAlgorithm: 'ECDSA_SHA_256',
+        }),
+      )
+      .catch((e: unknown) => {
+        // A relayer that cannot sign settles nothing: the SignerFailures alarm watches this.
+        countMetric(METRICS.signerFailures, { Key: 'relayer' });
+        throw e;
+      });
     if (!out.Signature) throw new Error('KMS returned no signature');
     const rs = derToJose(out.Signature);
     const r = BigInt(toHex(rs.subarray(0, 32)));
