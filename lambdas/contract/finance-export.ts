@@ -34,7 +34,20 @@ export const EXPORTED_TABLES: readonly ExportedTable[] = [
     table: CARD_SALES_TABLE,
     prefix: 'card-sales',
     view: 'card_sales_export',
-    fields: { id: 'S', skill: 'S', amountCents: 'N', status: 'S', recordedAt: 'S', buyerCountry: 'S' },
+    fields: {
+      id: 'S',
+      skill: 'S',
+      amountCents: 'N',
+      status: 'S',
+      recordedAt: 'S',
+      buyerCountry: 'S',
+      chargeId: 'S',
+      balanceTransaction: 'S',
+      feeCents: 'N',
+      netCents: 'N',
+      feeCurrency: 'S',
+      exchangeRate: 'S',
+    },
   },
   {
     // The x402 v2 settlements the relayer paid gas for: the cost of that channel.
