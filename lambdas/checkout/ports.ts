@@ -3,7 +3,7 @@
  * Idempotency-Keys, the Stripe events already handled, and the card processor (Stripe).
  * Interfaces only; `wiring.ts` builds them and `adapters/` implements them.
  */
-import type { CardSale } from '../ledger';
+import type { CardSale, ChargeFee, DisputeFees } from '../ledger';
 import type { PaymentsPorts } from '../payments';
 import type { AppError } from '../platform/errors';
 
@@ -152,6 +152,8 @@ export interface StripeChargeView {
   amountCents: number;
   /** Cents refunded so far in all (`amount_refunded`). */
   amountRefundedCents: number;
+  /** The charge's balance transaction id (txn_…), once Stripe has made it (`charge.updated` tells when). */
+  balanceTransaction: string | undefined;
 }
 
 /** What the books need of a Dispute. */
@@ -163,6 +165,14 @@ export interface StripeDisputeView {
   status: string;
   reason: string;
   created: string;
+  /** What the dispute's `balance_transactions` say it moved: the withdrawal's and a reinstatement's fees. */
+  fees: DisputeFees;
+}
+
+/** The charge that paid a PaymentIntent, and its fee once its balance transaction exists. */
+export interface StripeChargeFees {
+  chargeId: string | undefined;
+  fee: ChargeFee | undefined;
 }
 
 export interface CreateCheckoutInput {
@@ -185,6 +195,11 @@ export interface CardProcessor {
   retrieveCheckout(stripeSessionId: string): Promise<StripeCheckoutView>;
   /** Closes the hosted page; `not_open` when Stripe says it is no longer open (paid or expired meanwhile). */
   expireCheckout(stripeSessionId: string): Promise<'expired' | 'not_open'>;
+  /**
+   * The PaymentIntent's charge and its balance transaction's fee (one retrieve, expanded); `fee`
+   * undefined while Stripe has not made the balance transaction yet (asynchronous capture).
+   */
+  chargeFees(paymentIntent: string): Promise<StripeChargeFees>;
   /** The event if its Stripe-Signature holds for this exact body (and is recent), else undefined. */
   verifyEvent(rawBody: string, signature: string): Promise<StripeEventView | undefined>;
 }

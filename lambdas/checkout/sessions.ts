@@ -20,7 +20,7 @@ import type { ApiRequest } from '../platform/http';
 import { logger } from '../platform/logger';
 import { readCreate, readBuyer } from './core/create-request';
 import { checkCreator, hashSecret, type CreatorCheck } from './core/session-secret';
-import type { CardProcessor, CheckoutPorts, CheckoutSession, Protocol, SessionState, StripeCheckoutView } from './ports';
+import type { CardProcessor, CheckoutPorts, CheckoutSession, Protocol, SessionState, StripeChargeFees, StripeCheckoutView } from './ports';
 import { METRICS } from '../contract/metrics';
 import { countMetric } from '../platform/metrics';
 
@@ -178,6 +178,21 @@ export async function updateSession(
   return result.session;
 }
 
+/**
+ * The sale's charge and Stripe's fee on it, for the books. Never a reason not to record the sale:
+ * when Stripe cannot be asked now, or has no balance transaction yet, the sale is recorded without
+ * them and `charge.updated` brings the fee (webhook.ts).
+ */
+export async function chargeFeesOf(paymentIntent: string | undefined, ports: CheckoutPorts): Promise<StripeChargeFees | undefined> {
+  if (!paymentIntent) return undefined;
+  try {
+    return await (await ports.card())?.chargeFees(paymentIntent);
+  } catch (e) {
+    logger.warn('Stripe fee not read at the sale: charge.updated fills it in', { paymentIntent, error: String(e) });
+    return undefined;
+  }
+}
+
 export type Fulfilment = 'recorded' | 'already_recorded' | 'not_ours' | 'unpaid' | 'amount_mismatch';
 
 /**
@@ -209,7 +224,8 @@ export async function fulfil(stripe: StripeCheckoutView, ports: CheckoutPorts): 
   const now = ports.now();
   // The pack as sold, from the server's catalog, kept on the sale: what its receipt states.
   const seal = ports.payments.catalog.packMeta(session.skill)?.seal;
-  const { recorded } = await ports.payments.cardSales.record({
+  const fees = await chargeFeesOf(stripe.paymentIntent, ports);
+  const { recorded, sale } = await ports.payments.cardSales.record({
     id: session.id,
     protocol: session.protocol,
     skill: session.skill,
@@ -223,7 +239,12 @@ export async function fulfil(stripe: StripeCheckoutView, ports: CheckoutPorts): 
     status: 'paid',
     ...(seal ? { packSeal: seal } : {}),
     ...(stripe.country && COUNTRY_CODE.test(stripe.country) ? { buyerCountry: stripe.country } : {}),
+    ...(fees?.chargeId ? { chargeId: fees.chargeId } : {}),
+    ...(fees?.chargeId && fees.fee ? fees.fee : {}),
   });
+  // Recorded before the fee existed (an earlier delivery): this delivery's fee fills it in, once.
+  if (!recorded && sale.feeCents === undefined && fees?.chargeId && fees.fee)
+    await ports.payments.cardSales.recordFee(sale.id, fees.chargeId, fees.fee);
   if (session.state !== 'completed') {
     if (session.state === 'canceled' || session.state === 'expired') {
       logger.warn('a payment completed a session that was closed: the sale stands', { sessionId: session.id, state: session.state });

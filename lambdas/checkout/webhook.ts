@@ -4,16 +4,17 @@
  * each event is handled idempotently (per event id, and per session through the conditional
  * writes), and an event that arrives after a later state changes nothing.
  */
-import type { CardChange } from '../ledger';
+import type { CardChange, CardSale } from '../ledger';
 import { internalError, type AppError } from '../platform/errors';
 import { CHECKOUT_ERRORS } from './errors';
 import { json, type ApiRequest, type ApiResponse } from '../platform/http';
 import { fulfil, markProcessing, requireCard, type Fulfilment } from './sessions';
-import type { CheckoutPorts, StripeEventView } from './ports';
+import type { CheckoutPorts, StripeChargeView, StripeEventView } from './ports';
 
 const invalidSignature = (): AppError => CHECKOUT_ERRORS.INVALID_WEBHOOK_SIGNATURE();
 
-type Outcome = Fulfilment | 'processing' | 'closed' | 'unchanged' | 'ignored' | 'refund_recorded' | 'dispute_recorded' | 'not_ours';
+type Outcome =
+  Fulfilment | 'processing' | 'closed' | 'unchanged' | 'ignored' | 'refund_recorded' | 'dispute_recorded' | 'fee_recorded' | 'not_ours';
 
 /** The `metadata.market` this service sets on its PaymentIntents (stripe-card-processor.ts), which Stripe copies to their charges. */
 const OUR_MARKET = 'skill-market';
@@ -24,11 +25,9 @@ const OUR_MARKET = 'skill-market';
  * Stripe copied from the PaymentIntent to the charge, or else by the PaymentIntent (a dispute
  * names only that).
  */
-async function changeSale(
-  found: { sessionId: string | undefined; paymentIntent: string | undefined; ours: boolean },
-  change: CardChange,
-  ports: CheckoutPorts,
-): Promise<Outcome> {
+type Found = { sessionId: string | undefined; paymentIntent: string | undefined; ours: boolean };
+
+async function saleOf(found: Found, ports: CheckoutPorts): Promise<CardSale | undefined> {
   const sales = ports.payments.cardSales;
   const sale =
     (found.sessionId ? await sales.get(found.sessionId) : undefined) ??
@@ -37,15 +36,42 @@ async function changeSale(
     // A charge of ours whose sale is not recorded yet (Stripe delivers in any order): 503 makes Stripe
     // deliver it again, after the sale. Anything else is another integration's payment.
     if (found.ours) throw internalError('The sale of this charge is not recorded yet; Stripe delivers the event again.');
-    return 'not_ours';
+    return undefined;
   }
-  const result = await sales.change(sale.id, change);
+  return sale;
+}
+
+async function changeSale(found: Found, change: CardChange, ports: CheckoutPorts): Promise<Outcome> {
+  const sale = await saleOf(found, ports);
+  if (!sale) return 'not_ours';
+  const result = await ports.payments.cardSales.change(sale.id, change);
   if (!result?.applied) return 'unchanged';
   return change.kind === 'refund' ? 'refund_recorded' : 'dispute_recorded';
 }
 
+/**
+ * `charge.updated` with a balance transaction: Stripe made it after the sale was recorded
+ * (asynchronous capture), so the fee is read now, by the same expanded retrieve as at the sale,
+ * and written once (`recordFee`'s condition). A sale that has its fee costs no call to Stripe.
+ */
+async function recordLateFee(charge: StripeChargeView, ports: CheckoutPorts): Promise<Outcome> {
+  const sale = await saleOf({ sessionId: charge.metadata['session_id'], paymentIntent: charge.paymentIntent, ours: true }, ports);
+  if (!sale) return 'not_ours';
+  if (sale.feeCents !== undefined || !sale.paymentIntent) return 'unchanged';
+  const { chargeId, fee } = await (await requireCard(ports)).chargeFees(sale.paymentIntent);
+  // The event says the balance transaction exists: a read without it is Stripe not caught up, so Stripe delivers again.
+  if (!fee || !chargeId)
+    throw internalError("Stripe's balance transaction of this charge is not readable yet; Stripe delivers the event again.");
+  return (await ports.payments.cardSales.recordFee(sale.id, chargeId, fee))?.applied ? 'fee_recorded' : 'unchanged';
+}
+
 async function handle(event: StripeEventView, ports: CheckoutPorts): Promise<Outcome> {
   const { charge, dispute } = event;
+  if (event.type === 'charge.updated' && charge) {
+    if (charge.metadata['market'] !== OUR_MARKET) return 'not_ours';
+    // Other updates of a charge (its description, its receipt) say nothing of money.
+    return charge.balanceTransaction ? recordLateFee(charge, ports) : 'ignored';
+  }
   if (event.type === 'charge.refunded' && charge) {
     const ours = charge.metadata['market'] === OUR_MARKET;
     return changeSale(
@@ -61,6 +87,7 @@ async function handle(event: StripeEventView, ports: CheckoutPorts): Promise<Out
       amountCents: dispute.amountCents,
       reason: dispute.reason,
       inquiry: dispute.status.startsWith('warning_'),
+      fees: dispute.fees,
     };
     const change: CardChange =
       event.type === 'charge.dispute.created'

@@ -61,10 +61,15 @@ export const EXPORTED_TABLES: readonly ExportedTable[] = [
       status: 'S',
       recordedAt: 'S',
       buyerCountry: 'S',
+      chargeId: 'S',
+      balanceTransaction: 'S',
       feeCents: 'N',
+      netCents: 'N',
       feeCurrency: 'S',
-      // What Stripe reported after the sale: each refund, dispute withdrawal and reinstatement (core/card-standing.ts).
-      reversals: { records: { kind: 'S', amountCents: 'N', at: 'S', event: 'S', feeCents: 'N' } },
+      exchangeRate: 'S',
+      // What Stripe reported after the sale: each refund, dispute withdrawal and reinstatement, with
+      // Stripe's fee on it where it gave one (core/card-standing.ts).
+      reversals: { records: { kind: 'S', amountCents: 'N', at: 'S', event: 'S', feeCents: 'N', feeCurrency: 'S' } },
     },
   },
   {
@@ -232,7 +237,7 @@ book AS (
     r.m.at.s, r.m.kind.s, 'card', 'USD',
     CAST(NULL AS VARCHAR), item.skill.s, item.id.s, CAST(NULL AS VARCHAR), item.buyercountry.s,
     -${NUM('r.m.amountcents.n')}, 2, -${NUM('r.m.amountcents.n')} * ${CENT},
-    CASE WHEN lower(coalesce(item.feecurrency.s, 'usd')) = 'usd' THEN coalesce(${NUM('r.m.feecents.n')}, ${ZERO}) * ${CENT} END, ${ZERO}, ${ZERO}
+    CASE WHEN lower(coalesce(r.m.feecurrency.s, item.feecurrency.s, 'usd')) = 'usd' THEN coalesce(${NUM('r.m.feecents.n')}, ${ZERO}) * ${CENT} END, ${ZERO}, ${ZERO}
   FROM card CROSS JOIN UNNEST(map_values(item.reversals.m)) AS t (r)
   UNION ALL
   SELECT

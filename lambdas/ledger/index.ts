@@ -30,7 +30,7 @@ export {
   type WalletFigures,
 } from './figures';
 export type { Channel, Counters, TallyAsset } from './core/counters';
-export type { CardChange, CardSaleStatus } from './core/card-standing';
+export type { CardChange, CardSaleStatus, ChargeFee, DisputeFees } from './core/card-standing';
 export { getProof, PROOF_LIMIT, proofDocument, publicRow } from './proof';
 export { noReceipt, receiptClaims, signReceipt } from './receipts';
 export { jwks, jwkThumbprint, serviceJws } from './service-key';

@@ -6,7 +6,7 @@
 import type { JsonWebKey } from 'node:crypto';
 import type { Catalog } from '../catalog';
 import type { MarketConfig } from '../contract/settings';
-import type { CardChange, CardDispute, CardReversal, CardSaleStatus } from './core/card-standing';
+import type { CardChange, CardDispute, CardReversal, CardSaleStatus, ChargeFee } from './core/card-standing';
 import type { Counters, CounterTarget, FoldMark, MetricCounts, TallyDeltas } from './core/counters';
 
 /** What a ledger row paid for: a skill's pack, a subscription period, or a prepaid meter's balance. */
@@ -137,8 +137,20 @@ export interface CardSale {
   refundedCents?: number;
   dispute?: CardDispute;
   reversals?: Record<string, CardReversal>;
-  /** How many reported changes were applied: the condition of the next one's write. */
+  /** How many reported changes were applied (a fee recorded late counts as one): the condition of the next one's write. */
   changes?: number;
+  /** Stripe's charge (ch_…) that paid the sale, when Stripe had made it at recording. */
+  chargeId?: string;
+  /**
+   * Stripe's processing fee and what reached the balance (`ChargeFee`): set with the sale when the
+   * charge's balance transaction existed then, else once by `recordFee` when Stripe reports it
+   * (`charge.updated`). Absent until then: the sale stands without it.
+   */
+  balanceTransaction?: string;
+  feeCents?: number;
+  netCents?: number;
+  feeCurrency?: string;
+  exchangeRate?: string;
 }
 
 export interface CardSales {
@@ -153,6 +165,11 @@ export interface CardSales {
    * sale already reflects it; undefined when there is no such sale.
    */
   change(id: string, change: CardChange): Promise<{ applied: boolean; sale: CardSale } | undefined>;
+  /**
+   * Records Stripe's fee on the sale's charge once, with one conditional write (only while the sale
+   * has no fee). `applied: false` when it already had one; undefined when there is no such sale.
+   */
+  recordFee(id: string, chargeId: string, fee: ChargeFee): Promise<{ applied: boolean } | undefined>;
   /** Every sale, page by page: what the reconcile job recounts. */
   scan(): AsyncIterable<CardSale>;
 }

@@ -121,6 +121,37 @@ describe('card sales', () => {
     expect(lost.sale).toMatchObject(stored);
     expect(await sales.get('chk_sale')).toMatchObject(stored);
   });
+
+  it('a late fee is written once, racing deliveries included, and counts as a change a refund after it keeps', async () => {
+    const sales = dynamoCardSales(client);
+    const sale: CardSale = {
+      id: 'chk_fee',
+      protocol: 'acp',
+      skill: 'ten-send',
+      amountCents: 1900,
+      priceCents: 1900,
+      currency: 'usd',
+      stripeSessionId: 'cs_test_fee',
+      paymentIntent: 'pi_fee',
+      livemode: false,
+      recordedAt: T0.toISOString(),
+      status: 'paid',
+    };
+    await sales.record(sale);
+    const fee = { balanceTransaction: 'txn_fee', feeCents: 85, netCents: 1815, feeCurrency: 'usd' };
+    const results = await Promise.all(
+      Array.from({ length: 5 }, (_, i) => sales.recordFee('chk_fee', 'ch_fee', { ...fee, feeCents: 85 + i, netCents: 1815 - i })),
+    );
+    expect(results.filter((r) => r?.applied)).toHaveLength(1);
+    const withFee = (await sales.get('chk_fee'))!;
+    expect(withFee.feeCents! + withFee.netCents!).toBe(1900);
+    expect(withFee).toMatchObject({ chargeId: 'ch_fee', balanceTransaction: 'txn_fee', feeCurrency: 'usd', changes: 1 });
+    expect(await sales.recordFee('chk_fee', 'ch_fee', fee)).toEqual({ applied: false });
+    expect(await sales.recordFee('chk_none', 'ch_fee', fee)).toBeUndefined();
+    // A refund after it keeps the fee (the refund's write is conditioned on the count the fee bumped).
+    await sales.change('chk_fee', { kind: 'refund', refundedCents: 300, at: T0.toISOString(), event: 'evt_r' });
+    expect(await sales.get('chk_fee')).toMatchObject({ feeCents: withFee.feeCents, refundedCents: 300, changes: 2 });
+  });
 });
 
 describe('Idempotency-Keys', () => {

@@ -17,6 +17,17 @@
  * (`charge.dispute.created`; `warning_needs_response` for an inquiry) and POST
  * /_test/disputes/<id>/close `{"status"}` (`charge.dispute.closed`: `won`, `lost`, `warning_closed`).
  * Charges carry the PaymentIntent's metadata, as Stripe copies it when the PaymentIntent is confirmed.
+ *
+ * Money reaches the balance as Stripe's balance transactions (txn_…) with a fee and a net, by the
+ * stand-in's own fee rule (below): a charge's when it is paid, a dispute's withdrawal (with the
+ * dispute fee) when a chargeback opens, and its reinstatement when it is won. GET
+ * /v1/payment_intents/<id> answers the PaymentIntent, its `latest_charge` and that charge's
+ * `balance_transaction` expanded when asked (`expand[]=latest_charge.balance_transaction`); dispute
+ * objects list theirs in `balance_transactions`, as Stripe includes them. `/_test/sessions/<id>/pay`
+ * with `{"balance_transaction":"later"}` completes the session before the charge's balance
+ * transaction exists (Stripe's asynchronous capture); POST /_test/sessions/<id>/balance then makes
+ * it and answers the `charge.updated` Stripe sends for it, undelivered. GET
+ * /_test/balance_transactions/<id> shows one, as a test compares the books with it.
  */
 import { randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
@@ -58,6 +69,15 @@ export function parseStripeForm(body: string): Record<string, unknown> {
   return out;
 }
 
+/**
+ * The stand-in's fee rule, not Stripe's pricing for any account: Stripe's US list price for a
+ * domestic card, 2.9% + 30¢, the percentage rounded half up to the cent as Stripe rounds fees; and
+ * Stripe's US dispute fee, 15.00, which the stand-in gives back when a dispute is won (Stripe does
+ * so in some countries; in others it keeps it).
+ */
+export const standInFeeCents = (amountCents: number): number => Math.floor((amountCents * 29 + 500) / 1000) + 30;
+export const STAND_IN_DISPUTE_FEE_CENTS = 1500;
+
 /** Stripe's ids are a prefix, an underscore and letters and digits. */
 const id = (prefix: string): string => `${prefix}_${randomBytes(16).toString('hex')}`;
 
@@ -86,8 +106,47 @@ export async function startStripeStandIn(opts: { port?: number } = {}): Promise<
 
   /** Each paid session's charge, and the disputes opened on them. */
   const charges = new Map<string, Record<string, unknown> & { id: string; amount: number; amount_refunded: number }>();
-  const disputes = new Map<string, Record<string, unknown> & { id: string; status: string }>();
+  const disputes = new Map<
+    string,
+    Record<string, unknown> & { id: string; status: string; amount: number; balance_transactions: Record<string, unknown>[] }
+  >();
+  const balanceTransactions = new Map<string, Record<string, unknown>>();
   const now = () => Math.floor(Date.now() / 1000);
+
+  /** Money into (positive) or out of (negative) the balance, less Stripe's fee, as Stripe's balance transaction states it. */
+  const balanceTransaction = (amount: number, fee: number, source: string, type: string, category: string, description: string) => {
+    const txn = {
+      id: id('txn'),
+      object: 'balance_transaction',
+      amount,
+      available_on: now() + 2 * 86400,
+      created: now(),
+      currency: 'usd',
+      description,
+      exchange_rate: null,
+      fee,
+      fee_details: fee === 0 ? [] : [{ amount: fee, application: null, currency: 'usd', description, type: 'stripe_fee' }],
+      net: amount - fee,
+      reporting_category: category,
+      source,
+      status: 'pending',
+      type,
+    };
+    balanceTransactions.set(txn.id, txn);
+    return txn;
+  };
+  /** The charge's balance transaction, made once. */
+  const settle = (charge: { id: string; amount: number } & Record<string, unknown>): void => {
+    if (charge['balance_transaction']) return;
+    charge['balance_transaction'] = balanceTransaction(
+      charge.amount,
+      standInFeeCents(charge.amount),
+      charge.id,
+      'charge',
+      'charge',
+      'Stripe processing fees',
+    ).id;
+  };
 
   const chargeOf = (session: Session) => {
     let charge = charges.get(session.id);
@@ -107,6 +166,7 @@ export async function startStripeStandIn(opts: { port?: number } = {}): Promise<
         status: 'succeeded',
         payment_intent: session['payment_intent'],
         metadata: (session['payment_intent_data'] as { metadata?: unknown } | undefined)?.metadata ?? {},
+        balance_transaction: null,
       };
       charges.set(session.id, charge);
     }
@@ -115,7 +175,8 @@ export async function startStripeStandIn(opts: { port?: number } = {}): Promise<
 
   const event = stripeEvent;
 
-  const pay = (session: Session): Session => {
+  /** Pays the session; its charge's balance transaction exists at once, or (`later`) only once /balance is asked. */
+  const pay = (session: Session, balance: 'now' | 'later' = 'now'): Session => {
     if (session.status === 'open') {
       // Stripe's page collects the card's billing country; the stand-in's buyer pays from the US.
       Object.assign(session, {
@@ -124,8 +185,35 @@ export async function startStripeStandIn(opts: { port?: number } = {}): Promise<
         payment_intent: id('pi'),
         customer_details: { email: session['customer_email'] ?? null, address: { country: 'US' } },
       });
+      const charge = chargeOf(session);
+      if (balance === 'now') settle(charge);
     }
     return session;
+  };
+
+  /** The PaymentIntent of a paid session, with `latest_charge` and its balance transaction expanded as asked. */
+  const paymentIntent = (piId: string, expand: string[]): Record<string, unknown> | undefined => {
+    const session = [...sessions.values()].find((s) => s['payment_intent'] === piId);
+    if (!session) return undefined;
+    const charge = chargeOf(session);
+    const txn = charge['balance_transaction'] as string | null;
+    const expandedCharge = {
+      ...charge,
+      ...(expand.includes('latest_charge.balance_transaction') && txn ? { balance_transaction: balanceTransactions.get(txn) } : {}),
+    };
+    return {
+      id: piId,
+      object: 'payment_intent',
+      amount: charge.amount,
+      amount_received: charge.amount,
+      currency: charge['currency'],
+      capture_method: 'automatic_async',
+      created: charge['created'],
+      livemode: false,
+      metadata: charge['metadata'],
+      status: 'succeeded',
+      latest_charge: expand.includes('latest_charge') || expand.includes('latest_charge.balance_transaction') ? expandedCharge : charge.id,
+    };
   };
 
   /** Delivers an event as Stripe does: the exact body, signed with the endpoint's secret. */
@@ -206,6 +294,15 @@ export async function startStripeStandIn(opts: { port?: number } = {}): Promise<
     const session = one ? sessions.get(one[1]!) : undefined;
     if (one && !session) return stripeError(res, 404, `No such checkout.session: '${one[1]}'`, 'session');
     if (session && req.method === 'GET' && !one![2]) return send(res, 200, session);
+    const pi = /^\/v1\/payment_intents\/([^/]+)$/.exec(path);
+    if (pi && req.method === 'GET') {
+      // The SDK sends `expand` as `expand[0]=…` in the query.
+      const expand = Object.entries(params)
+        .filter(([k]) => k === 'expand' || k.startsWith('expand['))
+        .map(([, v]) => String(v));
+      const found = paymentIntent(pi[1]!, expand);
+      return found ? send(res, 200, found) : stripeError(res, 404, `No such payment_intent: '${pi[1]}'`, 'intent');
+    }
     if (session && req.method === 'POST' && one![2]) {
       if (session.status !== 'open') return stripeError(res, 400, `Only Checkout Sessions with a status of \`open\` can be expired.`);
       session.status = 'expired';
@@ -232,18 +329,33 @@ export async function startStripeStandIn(opts: { port?: number } = {}): Promise<
         const path = url.pathname;
         try {
           if (path === '/_test/requests') return send(res, 200, requests);
+          const txn = /^\/_test\/balance_transactions\/([^/]+)$/.exec(path);
+          if (txn)
+            return balanceTransactions.has(txn[1]!)
+              ? send(res, 200, balanceTransactions.get(txn[1]!))
+              : stripeError(res, 404, 'no such txn');
           const testPay = /^\/_test\/sessions\/([^/]+)\/pay$/.exec(path);
           if (testPay && req.method === 'POST') {
             const session = sessions.get(testPay[1]!);
             if (!session) return stripeError(res, 404, 'no such session');
-            return send(res, 200, event('checkout.session.completed', pay(session)));
+            const asked = (body ? JSON.parse(body) : {}) as { balance_transaction?: 'now' | 'later' };
+            return send(res, 200, event('checkout.session.completed', pay(session, asked.balance_transaction ?? 'now')));
           }
-          const afterPay = /^\/_test\/sessions\/([^/]+)\/(refund|dispute)$/.exec(path);
+          const afterPay = /^\/_test\/sessions\/([^/]+)\/(refund|dispute|balance)$/.exec(path);
           if (afterPay && req.method === 'POST') {
             const session = sessions.get(afterPay[1]!);
             if (!session || session.payment_status !== 'paid') return stripeError(res, 400, 'the session is not paid');
             const charge = chargeOf(session);
             const asked = (body ? JSON.parse(body) : {}) as { amount?: number; status?: string };
+            if (afterPay[2] === 'balance') {
+              // Stripe sends charge.updated when the charge's balance_transaction is set (asynchronous capture).
+              const before = charge['balance_transaction'];
+              settle(charge);
+              return send(res, 200, {
+                ...event('charge.updated', { ...charge }),
+                data: { object: { ...charge }, previous_attributes: { balance_transaction: before ?? null } },
+              });
+            }
             if (afterPay[2] === 'refund') {
               charge.amount_refunded = Math.min(
                 charge.amount,
@@ -252,17 +364,32 @@ export async function startStripeStandIn(opts: { port?: number } = {}): Promise<
               charge.refunded = charge.amount_refunded === charge.amount;
               return send(res, 200, event('charge.refunded', { ...charge }));
             }
+            const status = asked.status ?? 'needs_response';
+            const disputeId = id('dp');
             const dispute = {
-              id: id('dp'),
+              id: disputeId,
               object: 'dispute',
               amount: charge.amount,
+              // A chargeback withdraws the amount and Stripe's dispute fee at once; an inquiry (`warning_*`) moves nothing.
+              balance_transactions: status.startsWith('warning_')
+                ? []
+                : [
+                    balanceTransaction(
+                      -charge.amount,
+                      STAND_IN_DISPUTE_FEE_CENTS,
+                      disputeId,
+                      'adjustment',
+                      'dispute',
+                      `Chargeback withdrawal for ${charge.id}`,
+                    ),
+                  ],
               charge: charge.id,
               currency: charge['currency'],
               created: now(),
               livemode: false,
               payment_intent: charge['payment_intent'],
               reason: 'fraudulent',
-              status: asked.status ?? 'needs_response',
+              status,
               metadata: {},
             };
             disputes.set(dispute.id, dispute);
@@ -272,7 +399,20 @@ export async function startStripeStandIn(opts: { port?: number } = {}): Promise<
           if (close && req.method === 'POST') {
             const dispute = disputes.get(close[1]!);
             if (!dispute) return stripeError(res, 404, 'no such dispute');
+            const wasOpen = !['won', 'lost', 'warning_closed'].includes(dispute.status);
             dispute.status = ((body ? JSON.parse(body) : {}) as { status?: string }).status ?? 'won';
+            // Won: the amount comes back, and the stand-in gives its dispute fee back with it (a negative fee).
+            if (wasOpen && dispute.status === 'won' && dispute.balance_transactions.length > 0)
+              dispute.balance_transactions.push(
+                balanceTransaction(
+                  dispute.amount,
+                  -STAND_IN_DISPUTE_FEE_CENTS,
+                  dispute.id,
+                  'adjustment',
+                  'dispute_reversal',
+                  `Chargeback reversal for ${String(dispute['charge'])}`,
+                ),
+              );
             return send(res, 200, event('charge.dispute.closed', { ...dispute }));
           }
           const page = /^\/c\/pay\/([^/]+)$/.exec(path);

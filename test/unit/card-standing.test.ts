@@ -93,3 +93,47 @@ describe('card sale standing', () => {
     expect(cardSaleStatus({ amountCents: 1900, dispute: { ...dispute, status: 'open' } })).toBe('disputed');
   });
 });
+
+describe("Stripe's dispute fees on the reversals", () => {
+  const withdrawal = { feeCents: 1500, currency: 'usd' };
+  const withFees = (fees: object): CardChange[] => [
+    { kind: 'dispute_opened', dispute: { ...facts, fees: { withdrawal } }, at: '2026-12-03T00:00:00.000Z', event: 'evt_do' },
+    {
+      kind: 'dispute_closed',
+      dispute: { ...facts, openedAt: '2026-12-03T00:00:00.000Z', fees },
+      outcome: 'won',
+      at: '2026-12-20T00:00:00.000Z',
+      event: 'evt_dc',
+    },
+  ];
+
+  it("the withdrawal carries the dispute fee; a won dispute's reinstatement carries what Stripe gave back", () => {
+    const won = after(...withFees({ withdrawal, reinstatement: { feeCents: -1500, currency: 'usd' } }));
+    expect(won.reversals!['dispute:dp_1:withdrawn']).toMatchObject({ amountCents: 1900, feeCents: 1500, feeCurrency: 'usd' });
+    expect(won.reversals!['dispute:dp_1:reinstated']).toMatchObject({ amountCents: -1900, feeCents: -1500, feeCurrency: 'usd' });
+    // Kept: Stripe reported no fee on the reinstatement, so none is recorded (not a zero made up here).
+    const kept = after(...withFees({ withdrawal }));
+    expect(kept.reversals!['dispute:dp_1:reinstated']!.feeCents).toBeUndefined();
+  });
+
+  it('a withdrawal recorded without its fee gets it from the closed dispute; one with its fee keeps it; replays change nothing', () => {
+    const bare = after(opened, withFees({ withdrawal: { feeCents: 1500, currency: 'usd' } })[1]!);
+    expect(bare.reversals!['dispute:dp_1:withdrawn']).toMatchObject({ feeCents: 1500, at: '2026-12-03T00:00:00.000Z', event: 'evt_do' });
+    const [o, c] = withFees({ withdrawal: { feeCents: 9, currency: 'usd' } });
+    expect(after(o!, c!).reversals!['dispute:dp_1:withdrawn']!.feeCents).toBe(1500);
+    const done = after(o!, c!);
+    expect(applyCardChange(done, o!)).toBe('unchanged');
+    expect(applyCardChange(done, c!)).toBe('unchanged');
+  });
+
+  it('closed first, opened after: the withdrawal has its fee once', () => {
+    const [o, c] = withFees({ withdrawal });
+    const closedFirst = after(c!, o!);
+    expect(closedFirst.reversals!['dispute:dp_1:withdrawn']).toMatchObject({ amountCents: 1900, feeCents: 1500 });
+    expect(Object.keys(closedFirst.reversals!)).toHaveLength(2);
+  });
+
+  it('refunds carry no fee of their own unless Stripe reports one', () => {
+    expect(after(refund(1900)).reversals!['refund:1900']!.feeCents).toBeUndefined();
+  });
+});

@@ -24,7 +24,7 @@ import { cancelRoute, createRoute, getRoute } from '../../lambdas/checkout/proto
 import { cancelSession } from '../../lambdas/checkout/sessions';
 import { postStripeWebhook } from '../../lambdas/checkout/webhook';
 import { filePackStore } from '../../lambdas/payments/adapters/file-pack-store';
-import { jwks, type CardSale } from '../../lambdas/ledger';
+import { jwks, type CardSale, type ChargeFee } from '../../lambdas/ledger';
 import { keyFileServiceSigner } from '../../lambdas/ledger/adapters/key-file-service-signer';
 import { callerId, type PaymentsPorts } from '../../lambdas/payments';
 import { AppError } from '../../lambdas/platform/errors';
@@ -106,6 +106,8 @@ function world(state: SessionState = 'open') {
   const handled = new Set<string>();
   const stripeCalls: string[] = [];
   let stripeStatus: 'open' | 'complete' | 'expired' = 'open';
+  /** Stripe's balance transaction of the charge: absent until Stripe makes it; `fail` when Stripe cannot be asked. */
+  const stripeFee: { fee: ChargeFee | undefined; fail: boolean; reads: number } = { fee: undefined, fail: false, reads: 0 };
   const stripeView = (over: Partial<StripeCheckoutView> = {}): StripeCheckoutView => ({
     id: 'cs_test_1',
     url: 'https://checkout.stripe.test/cs_test_1',
@@ -129,6 +131,11 @@ function world(state: SessionState = 'open') {
       if (stripeStatus !== 'open') return 'not_open';
       stripeStatus = 'expired';
       return 'expired';
+    },
+    chargeFees: async () => {
+      stripeFee.reads++;
+      if (stripeFee.fail) throw new Error('Stripe unreachable');
+      return { chargeId: 'ch_1', fee: stripeFee.fee };
     },
     // The signature is the adapter's job (tested through the server); here the body is the event.
     verifyEvent: async (raw) => JSON.parse(raw) as StripeEventView,
@@ -159,6 +166,14 @@ function world(state: SessionState = 'open') {
         return { recorded: true, sale };
       },
       get: async (id: string) => sales.get(id),
+      byPaymentIntent: async (pi: string) => [...sales.values()].find((s) => s.paymentIntent === pi),
+      recordFee: async (id: string, chargeId: string, fee: ChargeFee) => {
+        const sale = sales.get(id);
+        if (!sale) return undefined;
+        if (sale.feeCents !== undefined) return { applied: false };
+        sales.set(id, { ...sale, chargeId, ...fee });
+        return { applied: true };
+      },
     },
   } as unknown as PaymentsPorts;
   const ports: CheckoutPorts = {
@@ -187,10 +202,10 @@ function world(state: SessionState = 'open') {
     expiresAt: '2026-11-24T11:00:00Z',
     secretHash: hashSecret(SECRET),
   });
-  const event = (id: string, type: string, over: Partial<StripeCheckoutView> = {}): Promise<Record<string, unknown>> => {
+  const event = (id: string, type: string, over: Partial<StripeCheckoutView> = {}, charge?: unknown): Promise<Record<string, unknown>> => {
     const req = {
       headers: { 'stripe-signature': 't=1,v1=x' },
-      body: JSON.stringify({ id, type, session: stripeView(over) }),
+      body: JSON.stringify(charge ? { id, type, charge } : { id, type, session: stripeView(over) }),
     } as unknown as ApiRequest;
     return postStripeWebhook(req, ports).then((r) => JSON.parse(String(r.body)) as Record<string, unknown>);
   };
@@ -217,6 +232,7 @@ function world(state: SessionState = 'open') {
     stripeCalls,
     issued,
     request,
+    stripeFee,
     pay: () => (stripeStatus = 'complete'),
     advance: (seconds: number) => (clock = new Date(clock.getTime() + seconds * 1000)),
   };
@@ -272,6 +288,54 @@ describe('Stripe events, in any order and more than once', () => {
     expect((await w.event('evt_4', 'checkout.session.completed', { ...PAID, id: 'cs_test_other' }))['outcome']).toBe('not_ours');
     expect(w.sales.size).toBe(0);
     expect((await w.event('evt_5', 'charge.refunded'))['outcome']).toBe('ignored');
+  });
+});
+
+describe("Stripe's fee on a card sale", () => {
+  const FEE: ChargeFee = { balanceTransaction: 'txn_1', feeCents: 85, netCents: 1815, feeCurrency: 'usd' };
+  const charge = (balanceTransaction: string | null) => ({
+    id: 'ch_1',
+    paymentIntent: 'pi_1',
+    metadata: { market: 'skill-market', session_id: 'chk_1' },
+    amountCents: 1900,
+    amountRefundedCents: 0,
+    balanceTransaction: balanceTransaction ?? undefined,
+  });
+
+  it('is recorded with the sale when the balance transaction exists', async () => {
+    const w = world();
+    w.stripeFee.fee = FEE;
+    expect((await w.event('evt_1', 'checkout.session.completed', PAID))['outcome']).toBe('recorded');
+    expect(w.sales.get('chk_1')).toMatchObject({ chargeId: 'ch_1', ...FEE, status: 'paid' });
+    // A charge.updated after it costs no call to Stripe and changes nothing.
+    const reads = w.stripeFee.reads;
+    expect((await w.event('evt_2', 'charge.updated', {}, charge('txn_1')))['outcome']).toBe('unchanged');
+    expect(w.stripeFee.reads).toBe(reads);
+  });
+
+  it('never holds the sale back: without a balance transaction, or with Stripe unreachable, the sale is recorded; charge.updated fills the fee in once', async () => {
+    for (const fail of [false, true]) {
+      const w = world();
+      w.stripeFee.fail = fail;
+      expect((await w.event('evt_1', 'checkout.session.completed', PAID))['outcome']).toBe('recorded');
+      expect(w.sales.get('chk_1')!.feeCents).toBeUndefined();
+      expect(w.sessions.all.get('chk_1')!.state).toBe('completed');
+      // An update that is not the balance transaction (no txn yet) is no fee.
+      expect((await w.event('evt_2', 'charge.updated', {}, charge(null)))['outcome']).toBe('ignored');
+      w.stripeFee.fail = false;
+      w.stripeFee.fee = FEE;
+      expect((await w.event('evt_3', 'charge.updated', {}, charge('txn_1')))['outcome']).toBe('fee_recorded');
+      expect(w.sales.get('chk_1')).toMatchObject({ chargeId: 'ch_1', ...FEE });
+      expect(await w.event('evt_3', 'charge.updated', {}, charge('txn_1'))).toMatchObject({ duplicate: true });
+      expect((await w.event('evt_4', 'charge.updated', {}, charge('txn_1')))['outcome']).toBe('unchanged');
+    }
+  });
+
+  it("another integration's charge is not ours; ours before its sale is recorded is 503 for Stripe to deliver again", async () => {
+    const w = world();
+    const foreign = { ...charge('txn_9'), metadata: {} };
+    expect((await w.event('evt_1', 'charge.updated', {}, foreign))['outcome']).toBe('not_ours');
+    await expect(w.event('evt_2', 'charge.updated', {}, charge('txn_1'))).rejects.toMatchObject({ status: 503 });
   });
 });
 

@@ -6,6 +6,7 @@
  */
 import Stripe from 'stripe';
 import { API_ORIGIN } from '../../contract/settings';
+import type { ChargeFee, DisputeFees } from '../../ledger';
 import type { CardProcessor, StripeChargeView, StripeCheckoutView, StripeDisputeView } from '../ports';
 
 export interface StripeKeys {
@@ -51,7 +52,32 @@ const chargeView = (c: Stripe.Charge): StripeChargeView => ({
   metadata: stringsOf(c.metadata),
   amountCents: c.amount,
   amountRefundedCents: c.amount_refunded,
+  balanceTransaction: idOf(c.balance_transaction),
 });
+
+/** A balance transaction's fee facts, as Stripe states them (minor units of the settlement currency). */
+const feeOf = (t: Stripe.BalanceTransaction): ChargeFee => ({
+  balanceTransaction: t.id,
+  feeCents: t.fee,
+  netCents: t.net,
+  feeCurrency: t.currency,
+  ...(typeof t.exchange_rate === 'number' ? { exchangeRate: String(t.exchange_rate) } : {}),
+});
+
+/**
+ * The dispute's movements from its `balance_transactions` (always included in the object): the
+ * withdrawal takes money from the balance (a negative amount), a won dispute's reinstatement gives
+ * it back (a positive one).
+ */
+function disputeFees(d: Stripe.Dispute): DisputeFees {
+  const moved = d.balance_transactions ?? [];
+  const withdrawal = moved.find((t) => t.amount < 0);
+  const reinstatement = moved.find((t) => t.amount > 0);
+  return {
+    ...(withdrawal ? { withdrawal: { feeCents: withdrawal.fee, currency: withdrawal.currency } } : {}),
+    ...(reinstatement ? { reinstatement: { feeCents: reinstatement.fee, currency: reinstatement.currency } } : {}),
+  };
+}
 
 const disputeView = (d: Stripe.Dispute): StripeDisputeView => ({
   id: d.id,
@@ -60,6 +86,7 @@ const disputeView = (d: Stripe.Dispute): StripeDisputeView => ({
   status: d.status,
   reason: d.reason,
   created: isoOf(d.created),
+  fees: disputeFees(d),
 });
 
 /** The card processor backed by Stripe; `apiBase` overrides where the SDK connects. */
@@ -114,6 +141,14 @@ export function stripeCardProcessor(keys: StripeKeys, apiBase?: string): CardPro
         if (e instanceof Stripe.errors.StripeInvalidRequestError && e.statusCode === 400) return 'not_open';
         throw e;
       }
+    },
+    async chargeFees(paymentIntent) {
+      // Stripe's documented way to the fee of a PaymentIntent's payment: its latest charge's balance
+      // transaction, expanded in one retrieve. Under asynchronous capture it may not exist yet.
+      const pi = await stripe.paymentIntents.retrieve(paymentIntent, { expand: ['latest_charge.balance_transaction'] });
+      const charge = pi.latest_charge && typeof pi.latest_charge === 'object' ? pi.latest_charge : undefined;
+      const txn = charge?.balance_transaction;
+      return { chargeId: idOf(pi.latest_charge), fee: txn && typeof txn === 'object' ? feeOf(txn) : undefined };
     },
     async verifyEvent(rawBody, signature) {
       let event: Stripe.Event;

@@ -1,4 +1,11 @@
-import { GetItemCommand, PutItemCommand, QueryCommand, type AttributeValue, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import {
+  GetItemCommand,
+  PutItemCommand,
+  QueryCommand,
+  UpdateItemCommand,
+  type AttributeValue,
+  type DynamoDBClient,
+} from '@aws-sdk/client-dynamodb';
 import { marshall, unmarshall } from '@aws-sdk/util-dynamodb';
 import { CARD_SALES_TABLE } from '../../contract/tables';
 import { tableName } from '../../platform/table-names';
@@ -75,6 +82,30 @@ export function dynamoCardSales(client: DynamoDBClient, table = tableName(CARD_S
         } catch (e) {
           if (!isConditionFailure(e) || attempt >= CHANGE_TRIES) throw e;
         }
+      }
+    },
+    async recordFee(id, chargeId, fee) {
+      const fields: Record<string, string | number> = { chargeId, ...fee };
+      const names = Object.keys(fields);
+      try {
+        // The whole idempotency of a late fee: written once, only while the sale has none (a
+        // redelivered charge.updated, or one after the sale was recorded with its fee, changes
+        // nothing). It counts as a change, so a refund or dispute written from a read taken
+        // before it fails its condition and reads the sale again, fee included.
+        await client.send(
+          new UpdateItemCommand({
+            TableName: table,
+            Key: marshall({ id }),
+            UpdateExpression: `SET ${names.map((n) => `#${n} = :${n}`).join(', ')}, #changes = if_not_exists(#changes, :zero) + :one`,
+            ConditionExpression: 'attribute_exists(id) AND attribute_not_exists(feeCents)',
+            ExpressionAttributeNames: Object.fromEntries([...names, 'changes'].map((n) => [`#${n}`, n])),
+            ExpressionAttributeValues: marshall({ ...Object.fromEntries(names.map((n) => [`:${n}`, fields[n]])), ':zero': 0, ':one': 1 }),
+          }),
+        );
+        return { applied: true };
+      } catch (e) {
+        if (!isConditionFailure(e)) throw e;
+        return (await get(id)) ? { applied: false } : undefined;
       }
     },
     async *scan() {

@@ -19,6 +19,15 @@ export type CardSaleStatus = 'paid' | 'refunded' | 'disputed';
 export interface CardReversal {
   kind: 'refund' | 'dispute_withdrawal' | 'dispute_reinstatement';
   amountCents: number;
+  /**
+   * Stripe's fee on this movement, in the minor unit of `feeCurrency` (the account's settlement
+   * currency), from its balance transaction: positive when Stripe charged it (a dispute's
+   * withdrawal carries the dispute fee), negative when Stripe gave it back (a won dispute's
+   * reinstatement, where Stripe returns the fee). Absent when Stripe reported no balance
+   * transaction for the movement (a refund's original processing fee is not returned).
+   */
+  feeCents?: number;
+  feeCurrency?: string;
   /** When Stripe reported it (the event's time). */
   at: string;
   /** Stripe's event that reported it. */
@@ -49,17 +58,57 @@ export interface CardStanding {
   reversals?: Record<string, CardReversal>;
 }
 
+/** Stripe's fee on one movement of money, from its balance transaction (`fee`, `currency`). */
+export interface MovementFee {
+  feeCents: number;
+  currency: string;
+}
+
+/**
+ * What Stripe's dispute object says the dispute moved, from its `balance_transactions`: the
+ * withdrawal (with Stripe's dispute fee) and, once won, the reinstatement (with the fee Stripe
+ * gave back, if it did). Absent parts were not reported.
+ */
+export interface DisputeFees {
+  withdrawal?: MovementFee;
+  reinstatement?: MovementFee;
+}
+
+/**
+ * Stripe's processing fee on the sale's charge, from the charge's balance transaction (what Stripe
+ * added to the balance): `fee` and `net` in the minor unit of `currency`, the account's settlement
+ * currency, and `exchange_rate` when Stripe converted the charge's currency into it.
+ */
+export interface ChargeFee {
+  /** The balance transaction (txn_…). */
+  balanceTransaction: string;
+  feeCents: number;
+  netCents: number;
+  feeCurrency: string;
+  /** Stripe's `exchange_rate` as Stripe gave it (a decimal string); absent when no conversion happened. */
+  exchangeRate?: string;
+}
+
 /** One fact Stripe reported about the sale's payment. */
 export type CardChange =
   | { kind: 'refund'; refundedCents: number; at: string; event: string }
-  | { kind: 'dispute_opened'; dispute: { id: string; amountCents: number; reason: string; inquiry: boolean }; at: string; event: string }
+  | {
+      kind: 'dispute_opened';
+      dispute: { id: string; amountCents: number; reason: string; inquiry: boolean; fees?: DisputeFees };
+      at: string;
+      event: string;
+    }
   | {
       kind: 'dispute_closed';
-      dispute: { id: string; amountCents: number; reason: string; inquiry: boolean; openedAt: string };
+      dispute: { id: string; amountCents: number; reason: string; inquiry: boolean; openedAt: string; fees?: DisputeFees };
       outcome: 'won' | 'lost' | 'closed';
       at: string;
       event: string;
     };
+
+/** A reversal's fee fields from a movement's fee, or none when Stripe reported none. */
+const feeOf = (fee: MovementFee | undefined): Pick<CardReversal, 'feeCents' | 'feeCurrency'> =>
+  fee ? { feeCents: fee.feeCents, feeCurrency: fee.currency } : {};
 
 /** The status the facts give. */
 export function cardSaleStatus(s: Pick<CardStanding, 'amountCents' | 'refundedCents' | 'dispute'>): CardSaleStatus {
@@ -98,23 +147,36 @@ export function applyCardChange<S extends CardStanding>(sale: S, change: CardCha
     }
     case 'dispute_opened': {
       if (sale.dispute?.id === change.dispute.id) return 'unchanged';
-      const { id, amountCents, reason, inquiry } = change.dispute;
-      // A chargeback withdraws the disputed amount when it opens; an inquiry moves nothing.
-      if (!inquiry) reversals[`dispute:${id}:withdrawn`] = { kind: 'dispute_withdrawal', amountCents, at: change.at, event: change.event };
+      const { id, amountCents, reason, inquiry, fees } = change.dispute;
+      // A chargeback withdraws the disputed amount when it opens, and Stripe's dispute fee with it; an inquiry moves nothing.
+      if (!inquiry)
+        reversals[`dispute:${id}:withdrawn`] = {
+          kind: 'dispute_withdrawal',
+          amountCents,
+          ...feeOf(fees?.withdrawal),
+          at: change.at,
+          event: change.event,
+        };
       return next({ dispute: { id, status: 'open', inquiry, amountCents, reason, openedAt: change.at } });
     }
     case 'dispute_closed': {
       const known = sale.dispute?.id === change.dispute.id ? sale.dispute : undefined;
       if (known && known.status !== 'open') return 'unchanged';
-      const { id, amountCents, reason, inquiry, openedAt } = change.dispute;
+      const { id, amountCents, reason, inquiry, openedAt, fees } = change.dispute;
       // A chargeback's withdrawal is on the sale once, whether its opening was seen first, came
       // late (events arrive in any order) or was an inquiry then (an inquiry can become one).
       const withdrawn = `dispute:${id}:withdrawn`;
-      if (!inquiry) reversals[withdrawn] ??= { kind: 'dispute_withdrawal', amountCents, at: openedAt, event: change.event };
+      if (!inquiry)
+        reversals[withdrawn] ??= { kind: 'dispute_withdrawal', amountCents, ...feeOf(fees?.withdrawal), at: openedAt, event: change.event };
+      // The closed dispute still lists the withdrawal's balance transaction: its fee fills in one the opening did not carry.
+      const withdrawal = reversals[withdrawn];
+      if (withdrawal && withdrawal.feeCents === undefined && fees?.withdrawal)
+        reversals[withdrawn] = { ...withdrawal, ...feeOf(fees.withdrawal) };
       if (change.outcome === 'won' && reversals[withdrawn])
         reversals[`dispute:${id}:reinstated`] = {
           kind: 'dispute_reinstatement',
           amountCents: -reversals[withdrawn].amountCents,
+          ...feeOf(fees?.reinstatement),
           at: change.at,
           event: change.event,
         };
