@@ -7,7 +7,9 @@
 import { registerExactEvmScheme } from '@x402/evm/exact/client';
 import { wrapFetchWithPayment, x402Client } from '@x402/fetch';
 import { parseUnits, type Address, type Hex } from 'viem';
-import { describe, expect, inject, it } from 'vitest';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { afterAll, describe, expect, inject, it } from 'vitest';
+import { dynamoCardSales } from '../../lambdas/ledger/adapters/dynamo-card-sales';
 import { formatDecimal } from '../../lambdas/contract/chain';
 import { toMicroUsd, usdString } from '../../lambdas/contract/finance-export';
 import { stackBooks } from '../support/books';
@@ -20,6 +22,9 @@ const dynamo = inject('dynamoEndpoint');
 const USDC = inject('usdc') as Address;
 const card = cardSales({ base, stripeBase: inject('stripeBase'), webhookSecret: inject('stripeWebhookSecret') });
 const chain = chainTools(rpcUrl);
+const db = new DynamoDBClient({ endpoint: dynamo, region: 'us-east-1', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } });
+const stored = dynamoCardSales(db);
+afterAll(() => db.destroy());
 
 /** A skill sold by card (its card sales here are told apart from other tests' by their session ids). */
 const CARD_SKILL = 'csv-cleaner';
@@ -57,6 +62,21 @@ describe("finance's books of the running stack", () => {
       ['sale', price, price],
       ['dispute_withdrawal', `-${price}`, `-${price}`],
     ]);
+    // Fees and net are Stripe's figures as stored on the sale and its reversal, to the cent.
+    const cents = (n: number) => formatDecimal(BigInt(n), 2);
+    for (const session of [refunded.sessionId, disputed.sessionId]) {
+      const item = (await stored.get(session))!;
+      expect(item.feeCents, 'the stand-in gives every sale a fee').toBeGreaterThan(0);
+      expect(transactions.find((r) => r.reference === session && r.type === 'sale')).toMatchObject({
+        processor_fee_usd: cents(item.feeCents!),
+        net_usd: cents(item.amountCents - item.feeCents!),
+      });
+    }
+    const withdrawal = Object.values((await stored.get(disputed.sessionId))!.reversals!).find((r) => r.kind === 'dispute_withdrawal')!;
+    expect(transactions.find((r) => r.reference === disputed.sessionId && r.type === 'dispute_withdrawal')).toMatchObject({
+      processor_fee_usd: cents(withdrawal.feeCents!),
+      net_usd: cents(-withdrawal.amountCents - withdrawal.feeCents!),
+    });
     // The net rollup of each day and channel is the sum of the books' rows of that day and channel.
     const micro = (v: string | null) => parseUnits(v ?? '0', 6);
     for (const r of net) {
