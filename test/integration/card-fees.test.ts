@@ -8,16 +8,15 @@
  * only their items, never a total.
  */
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import Stripe from 'stripe';
 import { afterAll, describe, expect, inject, it } from 'vitest';
 import type { CardSale } from '../../lambdas/ledger';
 import { dynamoCardSales } from '../../lambdas/ledger/adapters/dynamo-card-sales';
+import { cardSales } from '../support/card-sales';
 import { STAND_IN_DISPUTE_FEE_CENTS, standInFeeCents } from '../support/stripe-stand-in';
 
 const base = inject('baseUrl');
 const stripeBase = inject('stripeBase');
 const webhookSecret = inject('stripeWebhookSecret');
-const signer = new Stripe('sk_test_signer_only');
 const db = new DynamoDBClient({
   endpoint: inject('dynamoEndpoint'),
   region: 'us-east-1',
@@ -29,40 +28,12 @@ afterAll(() => db.destroy());
 type Json = Record<string, unknown>;
 const SKILL = 'ten-send';
 
-async function stripeTest(path: string, body: Json = {}): Promise<Json> {
-  const res = await fetch(`${stripeBase}${path}`, { method: 'POST', body: JSON.stringify(body) });
-  expect(res.status, path).toBe(200);
-  return (await res.json()) as Json;
-}
-
-/** Delivers an event to the webhook, signed with the endpoint's secret, as Stripe does. */
-async function deliver(event: unknown): Promise<Json> {
-  const payload = JSON.stringify(event);
-  const res = await fetch(`${base}/api/checkout/stripe-webhook`, {
-    method: 'POST',
-    headers: {
-      'content-type': 'application/json',
-      'stripe-signature': signer.webhooks.generateTestHeaderString({ payload, secret: webhookSecret }),
-    },
-    body: payload,
-  });
-  const body = (await res.json()) as Json;
-  expect(res.status, JSON.stringify(body)).toBe(200);
-  return body;
-}
+const { stripeTest, deliver, cardSale: paidSale } = cardSales({ base, stripeBase, webhookSecret });
 
 /** A paid card sale of its own: its Stripe session id and the stored sale. */
 async function cardSale(balance: 'now' | 'later' = 'now'): Promise<{ stripeId: string; sale: CardSale }> {
-  const res = await fetch(`${base}/api/acp/checkout_sessions`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ line_items: [{ id: SKILL, quantity: 1 }] }),
-  });
-  const created = (await res.json()) as Json;
-  const stripeId = String(created['continue_url']).split('/').at(-1)!;
-  const completed = await stripeTest(`/_test/sessions/${stripeId}/pay`, { balance_transaction: balance });
-  expect((await deliver(completed))['outcome']).toBe('recorded');
-  return { stripeId, sale: (await sales.get(String(created['id'])))! };
+  const { sessionId, stripeId } = await paidSale(SKILL, { balance_transaction: balance });
+  return { stripeId, sale: (await sales.get(sessionId))! };
 }
 
 const balanceTransaction = async (txn: string): Promise<Json> =>

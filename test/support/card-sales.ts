@@ -34,8 +34,11 @@ export function cardSales(o: { base: string; stripeBase: string; webhookSecret: 
     return body;
   }
 
-  /** A paid card sale of `skill`: our session id, Stripe's, and the license its success page delivered. */
-  async function cardSale(skill: string): Promise<{ sessionId: string; stripeId: string; license: string }> {
+  /**
+   * A paid card sale of `skill`: our session id, Stripe's, and the license its success page
+   * delivered. `pay` is the stand-in's payment options (e.g. `{ balance_transaction: 'later' }`).
+   */
+  async function cardSale(skill: string, pay: Json = {}): Promise<{ sessionId: string; stripeId: string; license: string }> {
     const res = await fetch(`${o.base}/api/acp/checkout_sessions`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
@@ -44,7 +47,7 @@ export function cardSales(o: { base: string; stripeBase: string; webhookSecret: 
     const created = (await res.json()) as Json;
     expect(res.status, JSON.stringify(created)).toBe(201);
     const stripeId = String(created['continue_url']).split('/').at(-1)!;
-    expect((await deliver(await stripeTest(`/_test/sessions/${stripeId}/pay`)))['outcome']).toBe('recorded');
+    expect((await deliver(await stripeTest(`/_test/sessions/${stripeId}/pay`, pay)))['outcome']).toBe('recorded');
     const delivered = (await (await fetch(`${o.base}/api/checkout/delivery?session_id=${stripeId}`)).json()) as Json;
     return { sessionId: String(created['id']), stripeId, license: (delivered['license'] as Json)['token'] as string };
   }
