@@ -28,7 +28,7 @@ export const EXPORTED_TABLES: readonly ExportedTable[] = [
     table: LEDGER_TABLE,
     prefix: 'ledger',
     view: 'ledger_export',
-    fields: { pk: 'S', kind: 'S', skill: 'S', amount: 'S', asset: 'S', status: 'S', recordedAt: 'S' },
+    fields: { pk: 'S', kind: 'S', skill: 'S', amount: 'S', asset: 'S', status: 'S', recordedAt: 'S', refundedAmount: 'S' },
   },
   {
     table: CARD_SALES_TABLE,
