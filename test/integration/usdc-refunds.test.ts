@@ -6,9 +6,13 @@
  * transfer from someone else, to someone else or of too much, are refused and change nothing.
  */
 import { execFile } from 'node:child_process';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { fileURLToPath } from 'node:url';
 import { createWalletClient, erc20Abi, http, type Address, type Hex, type PrivateKeyAccount } from 'viem';
-import { describe, expect, inject, it, vi } from 'vitest';
+import { afterAll, describe, expect, inject, it, vi } from 'vitest';
+import { LEDGER_TABLE, REFUNDS_TABLE } from '../../lambdas/contract/tables';
+import { dynamoRefunds } from '../../lambdas/ledger/adapters/dynamo-refunds';
+import { tableName } from '../../lambdas/platform/table-names';
 import { TREASURY_ACCOUNT_INDEX } from '../../local/anvil';
 import { localChain } from '../../local/local-chain';
 import { chainTools } from '../support/chain';
@@ -19,6 +23,10 @@ const dynamo = inject('dynamoEndpoint');
 const USDC = inject('usdc') as Address;
 const TREASURY = inject('treasury') as Address;
 const tools = chainTools(rpcUrl);
+const db = new DynamoDBClient({ endpoint: dynamo, region: 'us-east-1', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } });
+/** The store the CLI writes through, on this run's DynamoDB Local: its conditions, past the CLI's own first read. */
+const store = dynamoRefunds(db, { refunds: tableName(REFUNDS_TABLE, {}), ledger: tableName(LEDGER_TABLE, {}) });
+afterAll(() => db.destroy());
 
 /** A 0.25 USDC skill no other test file buys (every 0.099 featured skill is bought by another file). */
 const SKILL = 'sealed-pack-persistence-and-integrity';
@@ -102,6 +110,15 @@ describe('USDC refunds recorded against a sale', () => {
     const again = await refund(sale, part);
     expect(again.code, again.err).toBe(1);
     expect(JSON.parse(again.out)).toMatchObject({ outcome: 'refused', reason: 'already_recorded' });
+    expect(await proofRow(sale)).toMatchObject({ refunded_amount: '100000', refund_txs: [part.toLowerCase()] });
+
+    // The transaction's own conditions, as two operators racing past that first read would meet them:
+    // the same refund again, or another one written against the total read before the first.
+    const recorded = JSON.parse(first.out).refund;
+    expect(await store.record(recorded, { expectedRefunded: '100000', refundedAmount: '200000', full: false })).toBe('refund_exists');
+    const racing = { ...recorded, tx: `0x${'ab'.repeat(32)}` };
+    expect(await store.record(racing, { expectedRefunded: undefined, refundedAmount: '100000', full: false })).toBe('sale_changed');
+    expect(await store.get('base', racing.tx)).toBeUndefined();
     expect(await proofRow(sale)).toMatchObject({ refunded_amount: '100000', refund_txs: [part.toLowerCase()] });
 
     // Not refunds of this sale: from someone else, to someone else, more than is left.
