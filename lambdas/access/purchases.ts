@@ -10,7 +10,7 @@ import { CAIP2, explorerTx, formatAtomic } from '../contract/chain';
 import { links } from '../contract/links';
 import { invalidRequest } from '../platform/errors';
 import { json, type ApiRequest, type ApiResponse } from '../platform/http';
-import { noReceipt, signReceipt, type CardSale, type LedgerRow } from '../ledger';
+import { noReceipt, refundedInFull, signReceipt, type CardSale, type LedgerRow } from '../ledger';
 import { CARD_NETWORK, checkedSignIn, PAYMENT_ERRORS, signInWithXOf } from '../payments';
 import { ACCESS_ERRORS } from './errors';
 import type { AccessPorts } from './ports';
@@ -70,14 +70,18 @@ async function rowPurchase(row: LedgerRow, ports: AccessPorts, baseUrl: string, 
   const entry = kind === 'unlock' ? ports.catalog.get(row.skill) : undefined;
   const meta = entry ? ports.catalog.packMeta(entry.id) : undefined;
   const explorer = ports.payments.config.explorerUrl;
+  // A sale an operator refunded in full (npm run refund) says so, as a refunded card sale does, and gives no license.
+  const refunded = refundedInFull(row);
   const [license, receipt] = await Promise.all([
-    withLicense && entry && meta
+    withLicense && entry && meta && !refunded
       ? ports.payments.licenses.issue({ network: row.network, txHash: row.txHash, skill: entry.id, payer: row.payer, seal: meta.seal })
       : undefined,
     receiptOf(row, ports, baseUrl),
   ]);
   return {
     how: HOW[kind],
+    status: refunded ? ('refunded' as const) : ('paid' as const),
+    refunded_atomic: row.refundedAmount ?? '0',
     ...(kind === 'unlock' ? { skill: row.skill, name: entry?.name ?? null } : kind === 'subscription' ? { plan: row.skill } : {}),
     amount: formatAtomic(BigInt(row.amount)),
     amount_atomic: row.amount,
@@ -133,7 +137,12 @@ async function byLicense(license: string, ports: AccessPorts, baseUrl: string): 
   }
   const row = await ports.ledger.get(claims.network, claims.txHash);
   if (!row || row.status !== 'confirmed' || row.skill !== claims.skill) throw PAYMENT_ERRORS.INVALID_LICENSE();
-  const item = { ...(await rowPurchase(row, ports, baseUrl, false)), license: { token: license.trim(), header: 'X-LICENSE' } };
+  // A refunded sale is shown as refunded, with the license presented but no download (as a card sale's).
+  const item = {
+    ...(await rowPurchase(row, ports, baseUrl, false)),
+    license: { token: license.trim(), header: 'X-LICENSE' },
+    ...(refundedInFull(row) ? { download: null } : {}),
+  };
   return json(200, { ok: true, wallet: row.payer, purchases: [item], subscriptions: [], next: null });
 }
 

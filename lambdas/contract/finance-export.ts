@@ -46,8 +46,9 @@ export const EXPORTED_TABLES: readonly ExportedTable[] = [
       txHash: 'S',
       payer: 'S',
       network: 'S',
-      // Operator refunds of USDC recorded against the sale, keyed by the refund's transaction.
-      refunds: { records: { amount: 'S', txHash: 'S', time: 'S' } },
+      refundedAmount: 'S',
+      // Operator refunds of USDC recorded against the sale, keyed by the refund's transaction (ledger/refunds.ts).
+      refunds: { records: { amount: 'S', tx: 'S', time: 'S' } },
     },
   },
   {
@@ -221,7 +222,7 @@ book AS (
   UNION ALL
   SELECT
     r.m.time.s, 'refund', ${LEDGER_CHANNEL}, item.asset.s,
-    item.network.s, item.skill.s, r.m.txhash.s, item.payer.s, CAST(NULL AS VARCHAR),
+    item.network.s, item.skill.s, r.m.tx.s, item.payer.s, CAST(NULL AS VARCHAR),
     -${NUM('r.m.amount.s')}, 6, -${NUM('r.m.amount.s')},
     ${ZERO}, ${ZERO}, ${ZERO}
   FROM ledger CROSS JOIN UNNEST(map_values(item.refunds.m)) AS t (r)

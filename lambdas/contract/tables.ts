@@ -256,6 +256,25 @@ export const SETTLEMENTS_TABLE = {
   description: 'x402 authorizations the service settled: the claim before broadcast, the transaction, the gas it cost.',
 } as const satisfies TableDefinition;
 
+/**
+ * Operator refunds of USDC against proof-ledger sales (`npm run refund`, lambdas/ledger/refunds.ts):
+ * one item per refund transaction, `pk = <network>#<lower-case refund tx hash>`, naming the sale
+ * (`saleTx`) it was recorded against. The conditional put on that key, in the same transaction
+ * as the update of the sale's row (its `refunds` map and `refundedAmount`), is what records one
+ * refund transfer against one sale, once. A table of its own rather than a key prefix in the
+ * ledger: every reader of the ledger (the fold of its stream, the recount's scan, the export and
+ * its SQL, the indexes) takes each item for a claimed transfer. No index, no stream: nothing
+ * counts refunds by reading this table; finance reads them from the sale rows.
+ */
+export const REFUNDS_TABLE = {
+  logicalName: 'Refunds',
+  env: 'REFUNDS_TABLE',
+  partitionKey: { name: 'pk', type: 'S' },
+  indexes: [],
+  retain: true,
+  description: 'Operator refunds of USDC, one per refund transaction, each recorded against one proof-ledger sale.',
+} as const satisfies TableDefinition;
+
 /** All tables, in creation order. */
 export const TABLES: readonly TableDefinition[] = [
   LEDGER_TABLE,
@@ -267,4 +286,5 @@ export const TABLES: readonly TableDefinition[] = [
   CARD_SALES_TABLE,
   TALLIES_TABLE,
   SETTLEMENTS_TABLE,
+  REFUNDS_TABLE,
 ];

@@ -248,7 +248,7 @@ const DOCS: Record<OperationId, OperationDoc> = {
     ok: {
       status: 200,
       description:
-        '`confirmed` (the count, from the tallies), one page of `recent_unlocks`, newest first, `next_cursor` (null on the last page), and `explorer_url`: the block explorer a row links to (`<explorer_url>/tx/<txHash>`, `<explorer_url>/address/<payer>`), null where none is configured',
+        '`confirmed` (the count, from the tallies) and `confirmed_counts` (what it counts: refunded sales included), one page of `recent_unlocks`, newest first (a sale an operator refunded carries `refunded_amount`, atomic, and `refund_txs`; other rows neither), `next_cursor` (null on the last page), and `explorer_url`: the block explorer a row links to (`<explorer_url>/tx/<txHash>`, `<explorer_url>/address/<payer>`), null where none is configured',
     },
     errors: [400, 404],
   },

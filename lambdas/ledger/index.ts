@@ -18,7 +18,9 @@ export type {
   PaymentRef,
   ProofPorts,
   ServiceSigner,
+  StoredRefund,
 } from './ports';
+export { refundedInFull } from './core/usdc-refunds';
 export {
   reorgedLines,
   revenueLines,

@@ -8,6 +8,7 @@ import type { Catalog } from '../catalog';
 import type { MarketConfig } from '../contract/settings';
 import type { CardChange, CardDispute, CardReversal, CardSaleStatus, ChargeFee } from './core/card-standing';
 import type { Counters, CounterTarget, FoldMark, MetricCounts, TallyDeltas } from './core/counters';
+import type { RefundReceipt } from './core/usdc-refunds';
 
 /** What a ledger row paid for: a skill's pack, a subscription period, or a prepaid meter's balance. */
 export type LedgerKind = 'unlock' | 'subscription' | 'meter_top_up';
@@ -44,6 +45,27 @@ export interface LedgerRow {
    * receipt states. Absent on rows claimed before it was recorded, and on other kinds.
    */
   packSeal?: string;
+  /**
+   * Unlocks an operator refunded in USDC (lambdas/ledger/refunds.ts): atomic units returned in
+   * all (the sum of `refunds`' amounts), and each refund by its transaction hash. A sale refunded
+   * in full stops giving access but stays `confirmed`: it was a confirmed sale, and is counted so.
+   */
+  refundedAmount?: string;
+  refunds?: Record<string, StoredRefund>;
+}
+
+/** One refund transfer recorded against a sale, as its row's `refunds` map holds it. */
+export interface StoredRefund {
+  /** Atomic units returned (the transaction's Transfers of the sale's asset from the treasury to the payer). */
+  amount: string;
+  /** Lower-case refund transaction hash (also its key in the map). */
+  tx: string;
+  /** The refund's block number, decimal. */
+  block: string;
+  /** The refund block's time (ISO). */
+  time: string;
+  /** When the operator recorded it (ISO). */
+  recordedAt: string;
 }
 
 /**
@@ -194,6 +216,35 @@ export interface TreasuryTransfers {
   head(): Promise<bigint>;
   /** Every transfer of the configured tokens to the treasury in blocks `from`..`to` (inclusive), in chain order. */
   between(from: bigint, to: bigint): Promise<TreasuryTransfer[]>;
+}
+
+/** The chain's word on a refund transaction: its receipt, Transfer logs of the accepted tokens, block time and depth. */
+export interface RefundChain {
+  /** Undefined when the chain has no receipt for it. */
+  receipt(txHash: string): Promise<RefundReceipt | undefined>;
+}
+
+/** A refund as the refunds table holds it: one item per refund transaction, naming the sale it was recorded against. */
+export interface RefundRecord extends StoredRefund {
+  network: string;
+  /** Lower-case hash of the sale (the ledger row) it refunds. */
+  saleTx: string;
+  skill: string;
+  payer: string;
+  asset: 'USDC' | 'USDbC';
+}
+
+export interface Refunds {
+  get(network: string, refundTx: string): Promise<RefundRecord | undefined>;
+  /**
+   * Records a refund with one DynamoDB transaction: the refund's item (only if its transaction
+   * was never recorded) and the sale's row (only if its refunded total is still `expected`, so a
+   * replay or a race changes nothing). `full` also takes the sale out of what its payer owns.
+   */
+  record(
+    record: RefundRecord,
+    sale: { expectedRefunded: string | undefined; refundedAmount: string; full: boolean },
+  ): Promise<'recorded' | 'refund_exists' | 'sale_changed'>;
 }
 
 /** The figures as readers see them: a few small items per question, whatever the ledger's size. */

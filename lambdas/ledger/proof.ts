@@ -19,7 +19,19 @@ export const publicRow = (r: LedgerRow) => ({
   block: Number(r.blockNumber),
   confirmations_at_unlock: r.confirmations,
   time: r.recordedAt,
+  // A sale an operator refunded (in part or in full) says so; other rows carry neither key.
+  ...(r.refundedAmount !== undefined ? { refunded_amount: r.refundedAmount, refund_txs: refundTxs(r) } : {}),
 });
+
+/** A row's refund transactions, oldest first (by block, then hash). */
+const refundTxs = (r: LedgerRow): string[] =>
+  Object.values(r.refunds ?? {})
+    .sort((a, b) => (BigInt(a.block) === BigInt(b.block) ? (a.tx < b.tx ? -1 : 1) : BigInt(a.block) < BigInt(b.block) ? -1 : 1))
+    .map((x) => x.tx);
+
+/** What `confirmed` counts, said beside it: refunds do not take a confirmed sale out of the count. */
+export const CONFIRMED_COUNTS =
+  'Confirmed on-chain transfers claimed for a skill, refunded ones included: a sale an operator refunded stays a confirmed transfer, and its row says so (refunded_amount, refund_txs).';
 
 const badCursor = () =>
   invalidRequest('cursor', 'The cursor is not one this service issued.', 'Use next_cursor from the previous page, or leave it out.');
@@ -41,6 +53,7 @@ export async function proofDocument(ports: ProofPorts, skillParam: string | unde
     explorer_url: ports.config.explorerUrl ?? null,
     skill: skill ?? null,
     confirmed: skill ? (figures.perSkill[skill] ?? 0) : figures.confirmed,
+    confirmed_counts: CONFIRMED_COUNTS,
     recent_unlocks: page.rows.map(publicRow),
     limit,
     next_cursor: page.next ?? null,

@@ -9,12 +9,15 @@ import { links } from '../contract/links';
 import { RECEIPT_TYPE, type ReceiptClaims } from '../contract/receipt';
 import type { CardSale, LedgerRow, ServiceSigner } from './ports';
 import { serviceJws } from './service-key';
+import { refundedInFull } from './core/usdc-refunds';
 
 const isCardSale = (source: LedgerRow | CardSale): source is CardSale => 'amountCents' in source;
 
 /** Why a source has no receipt, or undefined when it has one: only a standing sale is stated. */
 export function noReceipt(source: LedgerRow | CardSale): string | undefined {
   if (source.status === 'reorged') return 'a reorganisation dropped its transfer: it is no sale';
+  // As a card sale refunded in full has none: the money went back (npm run refund).
+  if (source.status === 'confirmed' && refundedInFull(source)) return 'it was refunded in full';
   return source.status === 'confirmed' || source.status === 'paid' ? undefined : `its status is ${String(source.status)}`;
 }
 

@@ -12,13 +12,16 @@ import { dynamoClient } from '../platform/adapters/dynamo-client';
 import { dynamoCardSales } from './adapters/dynamo-card-sales';
 import { dynamoCounters } from './adapters/dynamo-counters';
 import { dynamoLedger } from './adapters/dynamo-ledger';
+import { dynamoRefunds } from './adapters/dynamo-refunds';
 import { keyFileServiceSigner } from './adapters/key-file-service-signer';
 import { kmsServiceSigner } from './adapters/kms-service-signer';
 import { streamChanges } from './adapters/stream-changes';
+import { viemRefundChain } from './adapters/viem-refund-receipts';
 import { viemTreasuryTransfers } from './adapters/viem-treasury-transfers';
 import { foldBatch, type FoldSummary } from './fold';
 import type { CardSales, CounterStore, Figures, Ledger, ProofPorts, ServiceSigner } from './ports';
 import type { ReconcilePorts } from './reconcile';
+import type { RefundPorts } from './refunds';
 import type { UnmatchedPorts } from './unmatched';
 
 /** The proof ledger in DynamoDB: a claim is one conditional write; the figures follow from its stream. */
@@ -84,6 +87,25 @@ export async function unmatchedPortsFromEnv(env: NodeJS.ProcessEnv = process.env
     catalog: await catalogFromEnv(),
     minConfirmations: config.minConfirmations,
     explorerUrl: config.explorerUrl,
+    now: () => new Date(),
+  };
+}
+
+/**
+ * What recording an operator's refund reads and writes (refund-handler.ts, `npm run refund`): the
+ * sale's row, the refunds table, the refund transaction on chain, the treasury it must come from
+ * and the confirmations a payment needs. A configuration with problems is refused, as for the
+ * unmatched report: a refund checked against the wrong treasury would be recorded wrongly.
+ */
+export function refundPortsFromEnv(env: NodeJS.ProcessEnv = process.env): RefundPorts {
+  const { config, problems } = readConfigFromEnv(env);
+  if (problems.length > 0 || !config.treasury) throw new Error(`the payment configuration is not usable: ${problems.join(' ')}`);
+  return {
+    ledger: ledgerFromEnv(),
+    refunds: dynamoRefunds(dynamoClient()),
+    chain: viemRefundChain(rpcUrlsFromEnv(env, config.rpcUrls), config.assets),
+    treasury: config.treasury,
+    minConfirmations: config.minConfirmations,
     now: () => new Date(),
   };
 }

@@ -7,7 +7,7 @@ import { createHash } from 'node:crypto';
 import { requireSkill, skillRequired } from '../catalog';
 import type { CatalogEntry } from '../contract/catalog-data';
 import { links } from '../contract/links';
-import { signReceipt } from '../ledger';
+import { refundedInFull, signReceipt } from '../ledger';
 import { METRICS } from '../contract/metrics';
 import { PLATFORM_ERRORS, notFound, type AppError } from '../platform/errors';
 import { countMetric } from '../platform/metrics';
@@ -132,11 +132,13 @@ export async function unlockWithProof(
     // A card sale's license is checked against its sale, as an x402 license against its ledger row.
     if (valid && claims.network === CARD_NETWORK) return { body: await redeemCardLicense(claims, proof.license, ports, baseUrl) };
     const row = valid ? await ports.ledger.get(claims.network, claims.txHash) : undefined;
-    if (!valid || !row || row.status !== 'confirmed' || row.skill !== claims.skill) {
+    if (!valid || !row || row.status !== 'confirmed' || row.skill !== claims.skill || refundedInFull(row)) {
       throw PAYMENT_ERRORS.INVALID_LICENSE(
         valid && row?.status === 'reorged'
           ? { message: 'The license is revoked: its transfer is no longer on chain (a reorganisation dropped it).' }
-          : {},
+          : valid && row && refundedInFull(row)
+            ? { message: 'The license is revoked: its purchase was refunded in full.' }
+            : {},
       );
     }
     const entry = ports.catalog.get(claims.skill)!;

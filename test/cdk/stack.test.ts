@@ -160,6 +160,7 @@ describe('MarketplaceStack', () => {
       CardSalesTable258E30D1: 'AWS::DynamoDB::Table Retain',
       TalliesTable15CF41D6: 'AWS::DynamoDB::Table Retain',
       SettlementsTable26D9E83A: 'AWS::DynamoDB::Table Retain',
+      RefundsTable1C9DB411: 'AWS::DynamoDB::Table Retain',
       AccessTable13A21DD9: 'AWS::DynamoDB::Table Retain',
       CheckoutTable02A02C64: 'AWS::DynamoDB::Table Retain',
       IntentsTableBE3A67FE: 'AWS::DynamoDB::Table Retain',

@@ -190,7 +190,15 @@ describe('the revenue rollup from a DynamoDB export', () => {
       { pk: `base#${tx(101)}` },
       {
         refundedAmount: '40000',
-        refunds: { [tx(201)]: { amount: '40000', txHash: tx(201), time: '2026-12-03T08:00:00.000Z' } },
+        refunds: {
+          [tx(201)]: {
+            amount: '40000',
+            tx: tx(201),
+            block: '500',
+            time: '2026-12-03T08:00:00.000Z',
+            recordedAt: '2026-12-03T09:00:00.000Z',
+          },
+        },
       },
     );
     // A reorged claim is no sale.

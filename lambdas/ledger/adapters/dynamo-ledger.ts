@@ -14,7 +14,9 @@ import { tableName } from '../../platform/table-names';
 import { conditionally, isConditionFailure, scanItems } from '../../platform/adapters/dynamo-client';
 import type { ClaimResult, LedgerKind, LedgerRow, Ledger, PaymentRef } from '../ports';
 
-const pk = (network: string, txHash: string): string => `${network}#${txHash.toLowerCase()}`;
+/** A row's key: `<network>#<lower-case tx hash>` (also what the refunds adapter updates a sale by). */
+export const ledgerPk = (network: string, txHash: string): string => `${network}#${txHash.toLowerCase()}`;
+const pk = ledgerPk;
 const refOf = (key: string, recordedAt: string): PaymentRef => {
   const at = key.indexOf('#');
   return { network: key.slice(0, at), txHash: key.slice(at + 1), recordedAt };
@@ -153,6 +155,41 @@ export function dynamoLedger(client: DynamoDBClient, table = tableName(LEDGER_TA
     return undefined;
   };
 
+  /** Items by key, one BatchGetItem (at most 100 keys), `projection` only if given. */
+  const batchGet = async (keys: string[], projection?: string): Promise<Map<string, LedgerRow>> => {
+    const byKey = new Map<string, LedgerRow>();
+    let pending: Record<string, AttributeValue>[] = keys.map((k) => marshall({ pk: k }));
+    for (let attempt = 0; pending.length > 0; attempt++) {
+      // Keys DynamoDB left unprocessed (throttling) are asked again after a growing pause, as AWS advises.
+      if (attempt > 0) await new Promise((r) => setTimeout(r, Math.min(1000, 50 * 2 ** attempt)));
+      const out = await client.send(
+        new BatchGetItemCommand({
+          RequestItems: { [table]: { Keys: pending, ...(projection ? { ProjectionExpression: projection } : {}) } },
+        }),
+      );
+      for (const item of out.Responses?.[table] ?? []) byKey.set(item['pk']!.S!, toRow(unmarshall(item)));
+      pending = (out.UnprocessedKeys?.[table]?.Keys as Record<string, AttributeValue>[] | undefined) ?? [];
+    }
+    return byKey;
+  };
+
+  /**
+   * Adds each listed row's refunds (`refundedAmount`, `refunds`), which the list indexes do not
+   * copy: one BatchGetItem of the page's rows, those two attributes only. Not a projection of the
+   * indexes: CloudFormation cannot change an existing index's projection, and refunds are rare.
+   */
+  const withRefunds = async (rows: LedgerRow[]): Promise<LedgerRow[]> => {
+    if (rows.length === 0) return rows;
+    const refunds = await batchGet(
+      rows.map((r) => pk(r.network, r.txHash)),
+      'pk, refundedAmount, refunds',
+    );
+    return rows.map((r) => {
+      const got = refunds.get(pk(r.network, r.txHash));
+      return got?.refundedAmount !== undefined ? { ...r, refundedAmount: got.refundedAmount, refunds: got.refunds ?? {} } : r;
+    });
+  };
+
   return {
     async claim(row): Promise<ClaimResult> {
       // One transfer is claimed once: by the first of these two conditional writes that holds.
@@ -213,7 +250,7 @@ export function dynamoLedger(client: DynamoDBClient, table = tableName(LEDGER_TA
       const rows = merged.slice(0, limit);
       const more = merged.length > limit || pages.some((p) => p.more);
       const last = rows.at(-1);
-      return { rows, next: more && last ? cursorOf(listSort(last)) : undefined };
+      return { rows: await withRefunds(rows), next: more && last ? cursorOf(listSort(last)) : undefined };
     },
     async owned(payer, product, which) {
       if (!isAddress(payer, { strict: false })) return undefined;
@@ -247,15 +284,7 @@ export function dynamoLedger(client: DynamoDBClient, table = tableName(LEDGER_TA
       } while (startKey && keys.length <= size);
       const more = keys.length > size || startKey !== undefined;
       const wanted = keys.slice(0, size);
-      const byKey = new Map<string, LedgerRow>();
-      let pending: Record<string, AttributeValue>[] = wanted.map((k) => marshall({ pk: k.pk }));
-      for (let attempt = 0; pending.length > 0; attempt++) {
-        // Keys DynamoDB left unprocessed (throttling) are asked again after a growing pause, as AWS advises.
-        if (attempt > 0) await new Promise((r) => setTimeout(r, Math.min(1000, 50 * 2 ** attempt)));
-        const out = await client.send(new BatchGetItemCommand({ RequestItems: { [table]: { Keys: pending } } }));
-        for (const item of out.Responses?.[table] ?? []) byKey.set(item['pk']!.S!, toRow(unmarshall(item)));
-        pending = (out.UnprocessedKeys?.[table]?.Keys as Record<string, AttributeValue>[] | undefined) ?? [];
-      }
+      const byKey = await batchGet(wanted.map((k) => k.pk));
       // A row reorged between the two reads is left out: it no longer belongs to the wallet.
       const rows = wanted.map((k) => byKey.get(k.pk)).filter((r): r is LedgerRow => r !== undefined && r.status === 'confirmed');
       const last = wanted.at(-1);

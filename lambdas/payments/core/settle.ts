@@ -9,6 +9,7 @@
  * retry window (the lost-response retry the spec promises). Licenses are checked by the caller.
  */
 import { NETWORK } from '../../contract/chain';
+import { refundedInFull } from '../../ledger';
 import type { Catalog } from '../../catalog';
 import type { MarketConfig } from '../../contract/settings';
 import type { ChainRead, ChainReader, ConfirmationScheduler, Ledger, LedgerRow, Relayer } from '../ports';
@@ -35,7 +36,15 @@ export interface Claimant {
 }
 
 export type RefusalReason =
-  FailureReason | 'already_used' | 'reorged' | 'payer_mismatch' | 'payer_proof_required' | 'too_old' | 'relayed' | 'authorized_transfer';
+  | FailureReason
+  | 'already_used'
+  | 'reorged'
+  | 'refunded'
+  | 'payer_mismatch'
+  | 'payer_proof_required'
+  | 'too_old'
+  | 'relayed'
+  | 'authorized_transfer';
 
 /** A verified transfer as a purchase policy (an AP2 mandate) sees it, before it is claimed or delivered again. */
 export interface Purchase {
@@ -248,6 +257,14 @@ async function replay(
       kind: 'refused',
       reason: 'already_used',
       message: `Transfer already used for ${existing.skill}: one transfer pays for one thing, once. Pay again for another.`,
+    };
+  }
+  if (refundedInFull(existing)) {
+    // The operator sent the whole transfer back (npm run refund): the sale no longer gives the pack.
+    return {
+      kind: 'refused',
+      reason: 'refunded',
+      message: 'The transfer was refunded in full to its payer; it no longer unlocks. Pay again to buy the skill.',
     };
   }
   if (admit) {
