@@ -41,7 +41,21 @@ export const EXPORTED_TABLES: readonly ExportedTable[] = [
     table: SETTLEMENTS_TABLE,
     prefix: 'settlements',
     view: 'settlements_export',
-    fields: { pk: 'S', skill: 'S', state: 'S', txHash: 'S', gasUsed: 'S', gasCostWei: 'S', finishedAt: 'S' },
+    fields: {
+      pk: 'S',
+      skill: 'S',
+      state: 'S',
+      txHash: 'S',
+      gasUsed: 'S',
+      gasCostWei: 'S',
+      finishedAt: 'S',
+      ethUsdFeed: 'S',
+      ethUsdRound: 'S',
+      ethUsdAnswer: 'S',
+      ethUsdDecimals: 'N',
+      ethUsdUpdatedAt: 'S',
+      gasCostUsdMicro: 'S',
+    },
   },
 ];
 
