@@ -31,12 +31,14 @@ export const SNAPSHOT_DIR = join(LOCAL_CACHE_DIR, 'chain');
 export const SET_UP_SOURCES: readonly string[] = [
   'local/anvil.ts',
   'local/identity-registry.ts',
+  'local/price-feed.ts',
   'local/local-chain.ts',
   'local/stack.ts',
   'lambdas/contract/chain.ts',
   'local/contracts/test-stablecoin.artifact.json',
   'local/contracts/multicall.artifact.json',
   'local/contracts/identity-registry.artifact.json',
+  'local/contracts/test-price-feed.artifact.json',
 ];
 
 /** A snapshot unused this long, under another key, is removed when a new one is written. */

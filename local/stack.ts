@@ -19,6 +19,7 @@ import { LOCAL_LEGACY_TREASURY, TREASURY_ACCOUNT_INDEX, ensureRelayer, ensureTes
 import { chainSnapshot } from './chain-snapshot';
 import { createTables } from './create-tables';
 import { ensureIdentityRegistry, type LocalIdentityRegistry } from './identity-registry';
+import { ensureEthUsdFeed } from './price-feed';
 import { JAVA_REQUIRED, startDynamoDbLocal } from './dynamodb-local';
 import { startEdgeServer } from './edge-server';
 
@@ -130,6 +131,8 @@ export async function startStack(opts: StackOptions): Promise<RunningStack> {
         // Its own deployer account, so it cannot move the tokens' deterministic addresses.
         ensureIdentityRegistry(anvil.rpcUrl),
         ensureRelayer(anvil.rpcUrl),
+        // Its own owner account too; at Chainlink's ETH / USD address, where the relayer's gas is priced.
+        ensureEthUsdFeed(anvil.rpcUrl),
       ]);
       // Before anything else can reach the chain: it holds the set-up and nothing more.
       if (anvil.fresh) {

@@ -12,6 +12,12 @@ export const ATOMIC_PER_USD = 10n ** BigInt(USD_DECIMALS);
 /** Base mainnet contract addresses, the defaults for a cloud deployment. */
 export const BASE_MAINNET_USDC = '0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913';
 export const BASE_MAINNET_USDBC = '0xd9aAEc86B65D86f6A7B5B1b0c42FFA531710b6CA';
+/**
+ * Chainlink's ETH / USD feed on Base mainnet (the proxy, EACAggregatorProxy, listed in Chainlink's
+ * data feeds addresses for Base): what the relayer's gas is priced with at settlement. The local
+ * run puts its test feed (local/contracts/TestPriceFeed.sol) at the same address.
+ */
+export const BASE_MAINNET_ETH_USD_FEED = '0x71041dddad3595F9CEd3DcCFBe3D1F4b0a16Bb70';
 /** Multicall3, at the same address on Base and on most EVM chains (the local run puts its own there). */
 export const MULTICALL3 = '0xcA11bde05977b3631167028862bE2a173976CA11';
 

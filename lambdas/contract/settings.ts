@@ -6,7 +6,7 @@
  * arguments, the EIP-55 codec included, and stay here because lib/ (which may import only the
  * contract) validates the CDK context with the same rules the Lambdas use at run time.
  */
-import { BASE_MAINNET_USDBC, BASE_MAINNET_USDC } from './chain';
+import { BASE_MAINNET_ETH_USD_FEED, BASE_MAINNET_USDBC, BASE_MAINNET_USDC } from './chain';
 
 export type Address = `0x${string}`;
 
@@ -126,6 +126,13 @@ export const SETTINGS = {
       'ERC-8004 Identity Registry on chain 8453 that `GET /api/agent-identity?agent_id=` checks. Locally, the one `npm start` deploys.',
     cloudDefault: '0x8004A169FB4a3325136EB29fA0ceB6D2e539a432',
   },
+  ethUsdFeed: {
+    context: 'ethUsdFeed',
+    env: 'ETH_USD_FEED_ADDRESS',
+    description:
+      "Chainlink ETH / USD feed (AggregatorV3Interface) on chain 8453, read at each relayed settlement's block to record the relayer's gas in US dollars. Default: Chainlink's ETH / USD proxy on Base mainnet; locally, the test feed `npm start` places at that address.",
+    cloudDefault: BASE_MAINNET_ETH_USD_FEED,
+  },
   stripeApiBase: {
     context: 'stripeApiBase',
     env: 'STRIPE_API_BASE',
@@ -167,6 +174,8 @@ export interface MarketConfig {
   /** Wei the relayer may lose to reverted transfers in one UTC hour (a decimal string). */
   relayerRevertBudgetWei: string;
   identityRegistry: Address | undefined;
+  /** The ETH / USD feed the relayer's gas is priced with at settlement. */
+  ethUsdFeed: Address | undefined;
   /** The Stripe API's origin when it is not Stripe's own (tests); undefined for api.stripe.com. */
   stripeApiBase: string | undefined;
   /** The block explorer the ledger links rows to, without a trailing slash; undefined for none. */
@@ -324,6 +333,14 @@ export function readMarketConfig(
     false,
   );
 
+  const ethUsdFeed = readAddress(
+    codec,
+    'ethUsdFeed',
+    blank(raw.ethUsdFeed) ? SETTINGS.ethUsdFeed.cloudDefault : raw.ethUsdFeed,
+    problems,
+    false,
+  );
+
   let stripeApiBase: string | undefined;
   if (!blank(raw.stripeApiBase)) {
     const v = raw.stripeApiBase.trim().replace(/\/+$/, '');
@@ -364,6 +381,7 @@ export function readMarketConfig(
       relayerRevertCooldownSeconds: seconds('relayerRevertCooldownSeconds', 0, 30 * 86400),
       relayerRevertBudgetWei,
       identityRegistry,
+      ethUsdFeed,
       stripeApiBase,
       explorerUrl,
     },
@@ -398,6 +416,7 @@ export function configToEnv(config: MarketConfig): Record<string, string> {
   if (config.assets.USDbC) env[SETTINGS.usdbc.env] = config.assets.USDbC;
   if (config.publicBaseUrl) env[SETTINGS.publicBaseUrl.env] = config.publicBaseUrl;
   if (config.identityRegistry) env[SETTINGS.identityRegistry.env] = config.identityRegistry;
+  if (config.ethUsdFeed) env[SETTINGS.ethUsdFeed.env] = config.ethUsdFeed;
   if (config.stripeApiBase) env[SETTINGS.stripeApiBase.env] = config.stripeApiBase;
   env[SETTINGS.explorerUrl.env] = config.explorerUrl ?? '';
   return env;

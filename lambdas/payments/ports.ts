@@ -7,6 +7,7 @@ import type { Catalog } from '../catalog';
 import type { CatalogEntry, PackMeta, SealedPack } from '../contract/catalog-data';
 import type { ConfigReading, MarketConfig } from '../contract/settings';
 import type { ReceiptView } from './core/verify-transfer';
+import type { FeedRound, GasUsdFields } from './core/gas-usd';
 import type { PaymentRequiredV2, PaymentRequirementsV2 } from './core/challenge';
 import type { SignInWithXFields } from '../contract/sign-in-with-x';
 import type { RpcUrls } from '../platform/rpc-urls';
@@ -209,6 +210,12 @@ export interface RelayedReceipt {
   effectiveGasPrice: bigint;
 }
 
+/** A Chainlink-compatible price feed (AggregatorV3Interface) on chain 8453. */
+export interface PriceFeed {
+  /** `latestRoundData()` and `decimals()` of `feed` as they were at `blockNumber`: one RPC call. */
+  roundAt(feed: string, blockNumber: bigint): Promise<FeedRound>;
+}
+
 /** What the relayer's `submit` did. */
 export type Submission =
   /** Stored, then broadcast (or known to the node already). */
@@ -302,6 +309,13 @@ export interface SettlementRecord {
   effectiveGasPrice?: string | undefined;
   /** Wei the relayer paid for it (gasUsed × effectiveGasPrice), whether it settled or reverted. */
   gasCostWei?: string | undefined;
+  /** The ETH / USD round at the receipt's block and the gas in micro-dollars; absent when the read failed (core/gas-usd.ts). */
+  ethUsdFeed?: string | undefined;
+  ethUsdRound?: string | undefined;
+  ethUsdAnswer?: string | undefined;
+  ethUsdDecimals?: number | undefined;
+  ethUsdUpdatedAt?: string | undefined;
+  gasCostUsdMicro?: string | undefined;
   failure?: string | undefined;
   finishedAt?: string | undefined;
   /** The authorization's `validBefore` (Unix seconds): after it, nothing can settle it any more. */
@@ -354,28 +368,30 @@ export type HoldOutcome = { kind: 'held'; othersInFlight: bigint } | { kind: 'ov
 
 /** How a settlement ended. */
 export type SettlementOutcome =
-  | {
+  | ({
       state: 'settled';
       gasUsed: string;
       effectiveGasPrice: string;
       gasCostWei: string;
       finishedAt: string;
       transferTx?: string | undefined;
-    }
-  | {
+    } & Partial<GasUsdFields>)
+  | ({
       state: 'failed';
       failure: string;
       finishedAt: string;
       gasUsed?: string | undefined;
       effectiveGasPrice?: string | undefined;
       gasCostWei?: string | undefined;
-    };
+    } & Partial<GasUsdFields>);
 
 /** What x402 v2 settlement needs beyond the payments ports; absent where no relayer is configured. */
 export interface X402Settlement {
   verifier: AuthorizationVerifier;
   relayer: Relayer;
   settlements: Settlements;
+  /** Prices the relayer's gas at settlement (the `ethUsdFeed` setting's feed). */
+  priceFeed: PriceFeed;
 }
 
 /** x402 v2's `PaymentRequired` as the `PAYMENT-REQUIRED` header carries it (base64 of its JSON). */

@@ -29,6 +29,7 @@ import { viemSiwe } from './adapters/viem-siwe';
 import { dynamoSettlements } from './adapters/dynamo-settlements';
 import { kmsRelayerAccount } from './adapters/kms-relayer-account';
 import { privateKeyRelayerAccount, viemRelayer } from './adapters/viem-relayer';
+import { viemPriceFeed } from './adapters/viem-price-feed';
 import { x402AuthorizationVerifier } from './adapters/x402-authorization-verifier';
 import { x402PaymentRequiredHeader } from './adapters/x402-payment-required';
 import { x402BazaarExtension } from './adapters/x402-bazaar';
@@ -79,6 +80,7 @@ function x402FromEnv(env: NodeJS.ProcessEnv, rpcUrls: RpcUrls): X402Settlement |
     verifier: x402AuthorizationVerifier(rpcUrls, account),
     relayer: viemRelayer(rpcUrls, account),
     settlements: dynamoSettlements(dynamoClient()),
+    priceFeed: viemPriceFeed(rpcUrls),
   };
 }
 

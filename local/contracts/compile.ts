@@ -1,5 +1,5 @@
 /**
- * Compiles the local chain's contracts (TestStablecoin.sol, Multicall.sol, TestSmartWallet.sol, IdentityRegistry.sol) with solc-js
+ * Compiles the local chain's contracts (TestStablecoin.sol, Multicall.sol, TestSmartWallet.sol, IdentityRegistry.sol, TestPriceFeed.sol) with solc-js
  * and writes (or, with --check, verifies) the committed artifacts beside them. The artifacts are
  * committed so `npm start` needs no compiler; the test suite compares them with a fresh compile
  * so source and artifact cannot drift.
@@ -26,6 +26,7 @@ const CONTRACTS = [
   { sourceName: 'TestSmartWallet.sol', contractName: 'TestSmartWallet', artifact: 'test-smart-wallet.artifact.json' },
   { sourceName: 'TestSmartWallet.sol', contractName: 'TestWalletFactory', artifact: 'test-wallet-factory.artifact.json' },
   { sourceName: 'IdentityRegistry.sol', contractName: 'IdentityRegistry', artifact: 'identity-registry.artifact.json' },
+  { sourceName: 'TestPriceFeed.sol', contractName: 'TestPriceFeed', artifact: 'test-price-feed.artifact.json' },
 ] as const;
 
 /**
@@ -76,6 +77,11 @@ export function compileTestWalletFactory(): CompiledContract {
 /** The local stand-in of the ERC-8004 Identity Registry. */
 export function compileIdentityRegistry(): CompiledContract {
   return compile('IdentityRegistry.sol', 'IdentityRegistry');
+}
+
+/** The Chainlink-compatible ETH / USD feed placed at Chainlink's Base address on the local chain. */
+export function compileTestPriceFeed(): CompiledContract {
+  return compile('TestPriceFeed.sol', 'TestPriceFeed');
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {

@@ -19,9 +19,10 @@ import {
   testAccount,
   type AnvilHandle,
 } from '../../local/anvil';
-import { chainSnapshot, setUpKey } from '../../local/chain-snapshot';
+import { SET_UP_SOURCES, chainSnapshot, setUpKey } from '../../local/chain-snapshot';
 import { IDENTITY_REGISTRY_ABI, ensureIdentityRegistry } from '../../local/identity-registry';
 import { localChain } from '../../local/local-chain';
+import { LOCAL_ETH_USD_FEED, TEST_PRICE_FEED_ABI, ensureEthUsdFeed } from '../../local/price-feed';
 import { BASE_MAINNET_USDBC, BASE_MAINNET_USDC, MULTICALL3 } from '../../lambdas/contract/chain';
 
 const dir = mkdtempSync(join(tmpdir(), 'chain-snapshot-'));
@@ -31,7 +32,8 @@ const start = async (opts: Parameters<typeof startAnvil>[0]): Promise<AnvilHandl
   started.push(anvil);
   return anvil;
 };
-const setUp = (rpcUrl: string) => Promise.all([ensureTestTokens(rpcUrl), ensureIdentityRegistry(rpcUrl), ensureRelayer(rpcUrl)]);
+const setUp = (rpcUrl: string) =>
+  Promise.all([ensureTestTokens(rpcUrl), ensureIdentityRegistry(rpcUrl), ensureRelayer(rpcUrl), ensureEthUsdFeed(rpcUrl)]);
 
 /** What the set-up leaves on a chain, read back: code, balances, the test agent, the history. */
 async function contents(rpcUrl: string) {
@@ -46,10 +48,13 @@ async function contents(rpcUrl: string) {
   const registry = (await ensureIdentityRegistry(rpcUrl)).registry;
   return {
     code: await Promise.all(
-      ([BASE_MAINNET_USDC, BASE_MAINNET_USDBC, MULTICALL3, registry] as Address[]).map((address) => pub.getCode({ address })),
+      ([BASE_MAINNET_USDC, BASE_MAINNET_USDBC, MULTICALL3, registry, LOCAL_ETH_USD_FEED] as Address[]).map((address) =>
+        pub.getCode({ address }),
+      ),
     ),
     balances: await Promise.all(BUYER_ACCOUNT_INDEXES.flatMap((i) => [balance(BASE_MAINNET_USDC, i), balance(BASE_MAINNET_USDBC, i)])),
     agentURI: await pub.readContract({ address: registry, abi: IDENTITY_REGISTRY_ABI, functionName: 'tokenURI', args: [1n] }),
+    ethUsd: await pub.readContract({ address: LOCAL_ETH_USD_FEED, abi: TEST_PRICE_FEED_ABI, functionName: 'latestRoundData' }),
     relayerWei: await pub.getBalance({ address: testAccount(RELAYER_ACCOUNT_INDEX).address }),
     block: await pub.getBlockNumber(),
     logs: (await pub.getLogs({ fromBlock: 0n, toBlock: 'latest' })).length,
@@ -81,8 +86,8 @@ describe('the chain set-up snapshot', () => {
     const loaded = await start({ port: 0, initialState: snapshot.path });
     expect(loaded.fresh).toBe(false);
     expect(await contents(loaded.rpcUrl)).toEqual(made);
-    const [tokens, identity] = await setUp(loaded.rpcUrl);
-    expect([tokens.reused, identity.reused]).toEqual([true, true]);
+    const [tokens, identity, , feed] = await setUp(loaded.rpcUrl);
+    expect([tokens.reused, identity.reused, feed.reused]).toEqual([true, true, true]);
     // Nothing was sent again: the deployer's nonce and the chain's height are the snapshot's.
     expect(await contents(loaded.rpcUrl)).toEqual(made);
   });
@@ -130,6 +135,8 @@ describe('the chain set-up snapshot', () => {
     expect(key()).not.toBe(before);
     // The real key reads files that exist: a source renamed without updating the list fails here.
     expect(setUpKey()).toMatch(/^[0-9a-f]{32}$/);
+    // The ETH / USD test feed is part of the set-up: its contract and its placing name the snapshot.
+    expect(SET_UP_SOURCES).toEqual(expect.arrayContaining(['local/price-feed.ts', 'local/contracts/test-price-feed.artifact.json']));
     expect(existsSync(snapshot.path)).toBe(true);
   });
 });

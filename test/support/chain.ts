@@ -18,6 +18,7 @@ import {
 import { generatePrivateKey, privateKeyToAccount, type PrivateKeyAccount } from 'viem/accounts';
 import { deployTestStablecoin, TEST_STABLECOIN_ABI, testAccount } from '../../local/anvil';
 import { localChain } from '../../local/local-chain';
+import { setEthUsdAnswer } from '../../local/price-feed';
 
 /** EIP-3009's typed data, as x402's exact scheme and USDC define it. */
 export const TRANSFER_WITH_AUTHORIZATION_TYPES = {
@@ -97,6 +98,11 @@ export function chainTools(rpcUrl: string) {
       return { from: log.args.from, to: log.args.to, value: log.args.value, token: getAddress(log.address) };
     },
     setTokenBalance,
+    /**
+     * Starts a new round of the local ETH / USD test feed (at Chainlink's Base address) with
+     * `answer` at 8 decimals, from the feed's own owner account; its round id and block once mined.
+     */
+    setEthUsdAnswer: (answer: bigint) => setEthUsdAnswer(rpcUrl, answer),
     /**
      * A fresh random wallet holding `tokens` of `token` (and `eth` for gas, none by default: an x402
      * buyer needs none), funded by writing balances, so no test account's nonce or funds are used.

@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { loadCatalogFiles } from '../../lambdas/catalog/adapters/catalog-files';
 import { readMarketConfig } from '../../lambdas/platform/config';
 import { AppError } from '../../lambdas/platform/errors';
-import { unlockWithAuthorization } from '../../lambdas/payments/authorization';
+import { PRICE_READ_MS, unlockWithAuthorization } from '../../lambdas/payments/authorization';
 import { x402PaymentRequiredHeader } from '../../lambdas/payments/adapters/x402-payment-required';
 import { x402BazaarExtension } from '../../lambdas/payments/adapters/x402-bazaar';
 import { settleResponse, settlementHeaders } from '../../lambdas/payments/unlock-response';
@@ -15,6 +15,7 @@ import type {
   ConfirmationJob,
   FundsHold,
   PaymentsPorts,
+  PriceFeed,
   Relayer,
   RelayedReceipt,
   SettlementRecord,
@@ -160,14 +161,27 @@ function fakeRelayer(chain: { balance: bigint; pendingBalance?: bigint; receipt?
   return { relayer, sent };
 }
 
-function portsWith(relayer: Relayer, settlements: Settlements, scheduled: ConfirmationJob[] = [], now = () => NOW): PaymentsPorts {
+/** The `ethUsdFeed` setting pointed at an address with no code: every read fails, as viem's multicall does there. */
+const feedWithoutCode: PriceFeed = {
+  roundAt: async (feed) => {
+    throw new Error(`The contract function "decimals" returned no data ("0x") at ${feed}.`);
+  },
+};
+
+function portsWith(
+  relayer: Relayer,
+  settlements: Settlements,
+  scheduled: ConfirmationJob[] = [],
+  now = () => NOW,
+  priceFeed: PriceFeed = feedWithoutCode,
+): PaymentsPorts {
   return {
     config: reading.config,
     configReading: reading,
     catalog,
     now,
     confirmations: { schedule: async (job: ConfirmationJob) => (scheduled.push(job), 'started' as const) },
-    x402: { verifier: { verify: async () => ({ ok: true as const }) }, relayer, settlements },
+    x402: { verifier: { verify: async () => ({ ok: true as const }) }, relayer, settlements, priceFeed },
     paymentRequiredHeader: x402PaymentRequiredHeader,
     discoveryExtension: x402BazaarExtension,
   } as unknown as PaymentsPorts;
@@ -260,6 +274,73 @@ describe('unlockWithAuthorization', () => {
     expect(again).toMatchObject({ status: 402, retry: false, details: { reason: 'payer_cooling_down' } });
     expect(sent).toHaveLength(1);
     expect(settlements.items.size).toBe(1);
+  });
+
+  describe("the relayer's gas in US dollars", () => {
+    const receipt: RelayedReceipt = { status: 'reverted', blockNumber: 77n, gasUsed: 63_000n, effectiveGasPrice: 2_000_000_003n };
+    const gasCostWei = 63_000n * 2_000_000_003n;
+    const PRICE_FIELDS = ['ethUsdFeed', 'ethUsdRound', 'ethUsdAnswer', 'ethUsdDecimals', 'ethUsdUpdatedAt', 'gasCostUsdMicro'];
+    const settle = async (priceFeed: PriceFeed, sourceIp: string) => {
+      const settlements = fakeSettlements();
+      const { relayer } = fakeRelayer({ balance: PRICE, receipt });
+      const started = Date.now();
+      const e = await refusal(
+        unlockWithAuthorization(
+          header(),
+          SKILL,
+          portsWith(relayer, settlements, [], () => NOW, priceFeed),
+          BASE,
+          { sourceIp },
+        ),
+      );
+      const [record] = [...settlements.items.values()];
+      return { e, record: record!, ms: Date.now() - started };
+    };
+
+    it("records the feed's round at the receipt's block beside the gas, and the gas in micro-dollars from them", async () => {
+      const asked: [string, bigint][] = [];
+      const feed: PriceFeed = {
+        roundAt: async (address, blockNumber) => {
+          asked.push([address, blockNumber]);
+          return { roundId: 18446744073709562301n, answer: 312_345_678_901n, decimals: 8, updatedAt: 1_764_064_800n };
+        },
+      };
+      const { record } = await settle(feed, '10.0.0.20');
+      expect(asked).toEqual([[reading.config.ethUsdFeed, 77n]]);
+      expect(record).toMatchObject({
+        state: 'failed',
+        gasCostWei: gasCostWei.toString(),
+        ethUsdFeed: '0x71041dddad3595F9CEd3DcCFBe3D1F4b0a16Bb70',
+        ethUsdRound: '18446744073709562301',
+        ethUsdAnswer: '312345678901',
+        ethUsdDecimals: 8,
+        ethUsdUpdatedAt: '2025-11-25T10:00:00.000Z',
+      });
+      // 126000000189000 wei × 3123.45678901 USD = 0.39355... USD: 393555.555... micro-dollars, half up.
+      const exact = (gasCostWei * 312_345_678_901n * 2n + 10n ** 20n) / (2n * 10n ** 20n);
+      expect(record.gasCostUsdMicro).toBe(exact.toString());
+      expect(record.gasCostUsdMicro).toBe('393556');
+    });
+
+    it('a feed with no code at the configured address: the settlement is recorded all the same, with its gas and no price', async () => {
+      const { e, record } = await settle(feedWithoutCode, '10.0.0.21');
+      expect(e).toMatchObject({ status: 402, details: { reason: 'transaction_failed' } });
+      expect(record).toMatchObject({ state: 'failed', gasCostWei: gasCostWei.toString() });
+      for (const field of PRICE_FIELDS) expect(record, field).not.toHaveProperty(field);
+    });
+
+    it('an answer of zero or less prices nothing', async () => {
+      const { record } = await settle({ roundAt: async () => ({ roundId: 5n, answer: 0n, decimals: 8, updatedAt: 1n }) }, '10.0.0.22');
+      expect(record).toMatchObject({ state: 'failed', gasCostWei: gasCostWei.toString() });
+      for (const field of PRICE_FIELDS) expect(record, field).not.toHaveProperty(field);
+    });
+
+    it(`a feed that never answers holds the settlement up ${PRICE_READ_MS} ms at most, then it is recorded unpriced`, async () => {
+      const { record, ms } = await settle({ roundAt: () => new Promise(() => undefined) }, '10.0.0.23');
+      expect(ms).toBeLessThan(PRICE_READ_MS + 1_500);
+      expect(record).toMatchObject({ state: 'failed', gasCostWei: gasCostWei.toString() });
+      for (const field of PRICE_FIELDS) expect(record, field).not.toHaveProperty(field);
+    });
   });
 
   it("the hour's revert budget spent: nothing is sent for anyone until the next hour", async () => {

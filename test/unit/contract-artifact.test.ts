@@ -4,6 +4,7 @@ import {
   compileIdentityRegistry,
   compileMulticall,
   compileTestSmartWallet,
+  compileTestPriceFeed,
   compileTestStablecoin,
   compileTestWalletFactory,
   type CompiledContract,
@@ -15,6 +16,7 @@ const cases: [name: string, artifact: string, compile: () => CompiledContract][]
   ['test smart wallet', 'local/contracts/test-smart-wallet.artifact.json', compileTestSmartWallet],
   ['test wallet factory', 'local/contracts/test-wallet-factory.artifact.json', compileTestWalletFactory],
   ['identity registry', 'local/contracts/identity-registry.artifact.json', compileIdentityRegistry],
+  ['test price feed', 'local/contracts/test-price-feed.artifact.json', compileTestPriceFeed],
 ];
 
 describe.each(cases)('%s artifact', (_name, artifact, compile) => {
