@@ -15,6 +15,7 @@ import { toMicroUsd, usdString } from '../../lambdas/contract/finance-export';
 import { stackBooks } from '../support/books';
 import { cardSales } from '../support/card-sales';
 import { chainTools } from '../support/chain';
+import { LOCAL_ETH_USD_FEED, TEST_PRICE_FEED_ABI } from '../../local/price-feed';
 
 const base = inject('baseUrl');
 const rpcUrl = inject('rpcUrl');
@@ -118,5 +119,16 @@ describe("finance's books of the running stack", () => {
     expect(gas.gas_eth).toBe(formatDecimal(receipt.gasUsed * receipt.effectiveGasPrice, 18));
     expect(gas).toMatchObject({ currency: 'ETH', gross_usd: '0', amount: gas.gas_eth });
     expect(usdString(toMicroUsd(490_000n, 6))).toBe(sale.net_usd);
+    // In dollars at the ETH/USD feed's answer at the receipt's block, half up to the micro-dollar; net is minus that.
+    const [, answer] = (await chain.pub.readContract({
+      address: LOCAL_ETH_USD_FEED,
+      abi: TEST_PRICE_FEED_ABI,
+      functionName: 'latestRoundData',
+      blockNumber: receipt.blockNumber,
+    })) as [bigint, bigint, bigint, bigint, bigint];
+    const divisor = 10n ** BigInt(18 + 8 - 6);
+    const micro = (receipt.gasUsed * receipt.effectiveGasPrice * answer * 2n + divisor) / (2n * divisor);
+    expect(gas.gas_usd).toBe(usdString(micro));
+    expect(gas.net_usd).toBe(usdString(-micro));
   });
 });

@@ -15,7 +15,9 @@ import { dynamoRefunds } from '../../lambdas/ledger/adapters/dynamo-refunds';
 import { tableName } from '../../lambdas/platform/table-names';
 import { TREASURY_ACCOUNT_INDEX } from '../../local/anvil';
 import { localChain } from '../../local/local-chain';
+import { stackBooks } from '../support/books';
 import { chainTools } from '../support/chain';
+import { formatDecimal } from '../../lambdas/contract/chain';
 
 const base = inject('baseUrl');
 const rpcUrl = inject('rpcUrl');
@@ -154,6 +156,13 @@ describe('USDC refunds recorded against a sale', () => {
     expect([...(row!['refund_txs'] as string[])].sort()).toEqual([part.toLowerCase(), rest.toLowerCase()].sort());
     const purchases = (await (await fetch(`${base}/api/purchases`, { headers: { 'x-license': license } })).json()) as { purchases: Json[] };
     expect(purchases.purchases[0]).toMatchObject({ status: 'refunded', refunded_atomic: String(PRICE), download: null });
+
+    // Finance's books: the sale, and each refund as a row of its own, negative, at its block's time.
+    const { transactions } = await stackBooks(dynamo);
+    expect(transactions.find((r) => r.reference === sale.toLowerCase())).toMatchObject({ type: 'sale', amount: formatDecimal(PRICE, 6) });
+    const refunds = transactions.filter((r) => r.type === 'refund' && [part, rest].some((t) => t.toLowerCase() === r.reference));
+    expect(refunds.map((r) => r.amount).sort()).toEqual([formatDecimal(-100_000n, 6), formatDecimal(-(PRICE - 100_000n), 6)].sort());
+    for (const r of refunds) expect(r).toMatchObject({ channel: 'x402', currency: 'USDC', net_usd: r.amount, gross_usd: r.amount });
 
     // The figures still count the confirmed sale: every figure equals a recount of the records.
     await vi.waitFor(
