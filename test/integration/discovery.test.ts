@@ -6,6 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { Validator } from '@seriousme/openapi-schema-validator';
 import type { Address } from 'viem';
 import { afterAll, describe, expect, inject, it, vi } from 'vitest';
+import { FINANCE_TRANSACTION_COLUMNS, NET_ROLLUP_COLUMNS } from '../../lambdas/contract/finance-export';
 import { EspCycleSchema } from '../../lambdas/contract/esp-cycle-schema';
 import { LLMS_MCP_TOOLS } from '../../catalog/llms';
 import { chainTools } from '../support/chain';
@@ -533,11 +534,28 @@ describe('honesty', () => {
         const served = await (await fetch(`${s.baseUrl}/api/revenue?format=csv&to=${today}`)).text();
         expect(rollup.out).toBe(served);
         expect(rollup.out.trim().split('\r\n')).toHaveLength(4);
+        // The books and the net rollup from the same export: four sales, and the net rollup's gross their sum.
+        const books = await tool('local/revenue.ts', [exportDir, '--transactions']);
+        expect(books.code, books.err).toBe(0);
+        const [header, ...rows] = books.out.trim().split('\r\n');
+        expect(header).toBe(FINANCE_TRANSACTION_COLUMNS.join(','));
+        expect(rows.filter((r) => r.split(',')[2] === 'sale')).toHaveLength(4);
+        const net = await tool('local/revenue.ts', [exportDir, '--net']);
+        expect(net.code, net.err).toBe(0);
+        expect(net.out.split('\r\n')[0]).toBe(NET_ROLLUP_COLUMNS.join(','));
+        expect(
+          net.out
+            .trim()
+            .split('\r\n')
+            .slice(1)
+            .reduce((n, r) => n + Number(r.split(',')[2]), 0),
+        ).toBe(4);
+        expect((await tool('local/revenue.ts', [exportDir, '--gross-margin'])).code).toBe(2);
       } finally {
         rmSync(exportDir, { recursive: true, force: true });
       }
     } finally {
       await s.interrupt();
     }
-  }, 120_000);
+  }, 180_000);
 });
