@@ -30,6 +30,38 @@ export const FIVE_XX_RATE_PERCENT = 5;
 /** The relayer's balance is published every 5 minutes: a 15-minute window with no reading (three runs failed) alarms as a low balance would. */
 export const RELAYER_BALANCE_SILENCE = Duration.minutes(15);
 
+/**
+ * One business metric summed over the domains whose functions publish it (each under its service,
+ * `skill-market-<domain>`): an alarm cannot read a SEARCH expression, so each domain's series is
+ * named (`ids`, kept as deployed) and added.
+ */
+function acrossDomains(o: {
+  domains: readonly string[];
+  ids: readonly string[];
+  metric: MetricName;
+  statistic: string;
+  period: Duration;
+  label: string;
+}): MathExpression {
+  return new MathExpression({
+    label: o.label,
+    expression: o.ids.join(' + '),
+    usingMetrics: Object.fromEntries(
+      o.domains.map((domain, i) => [
+        o.ids[i]!,
+        new Metric({
+          namespace: METRIC_NAMESPACE,
+          metricName: o.metric,
+          dimensionsMap: { service: `skill-market-${domain}` },
+          statistic: o.statistic,
+          period: o.period,
+        }),
+      ]),
+    ),
+    period: o.period,
+  });
+}
+
 /** A stream fold handed records that waited this long in the stream has fallen behind: the figures lag by as much. */
 export const FOLD_LAG_ALARM = Duration.minutes(5);
 
@@ -160,22 +192,13 @@ export class Operations extends Construct {
       new Alarm(this, 'ReconcileDifferences', {
         alarmDescription:
           'The daily reconcile found figures that differ from a recount of the ledger and card sales (docs/ARCHITECTURE.md, Figures).',
-        metric: new MathExpression({
-          label: 'reconcile differences',
-          expression: ids.join(' + '),
-          usingMetrics: Object.fromEntries(
-            reconcilers.map((domain, i) => [
-              ids[i],
-              new Metric({
-                namespace: METRIC_NAMESPACE,
-                metricName: METRICS.reconcileDifferences,
-                dimensionsMap: { service: `skill-market-${domain}` },
-                statistic: 'Maximum',
-                period: day,
-              }),
-            ]),
-          ),
+        metric: acrossDomains({
+          domains: reconcilers,
+          ids,
+          metric: METRICS.reconcileDifferences,
+          statistic: 'Maximum',
           period: day,
+          label: 'reconcile differences',
         }),
         threshold: 0,
         comparisonOperator: ComparisonOperator.GREATER_THAN_THRESHOLD,
@@ -213,22 +236,13 @@ export class Operations extends Construct {
       const ids = props.relayer.domains.map((_, i) => `g${i}`);
       new Alarm(this, 'RelayerRevertedGas', {
         alarmDescription: `The x402 relayer paid for reverted transfers worth half or more of its hourly budget (relayerRevertBudgetEth) in the last hour; at the budget, signed authorizations are refused until the next hour (docs/OPERATIONS.md).`,
-        metric: new MathExpression({
-          label: 'reverted gas (gwei), 1 h',
-          expression: ids.join(' + '),
-          usingMetrics: Object.fromEntries(
-            props.relayer.domains.map((domain, i) => [
-              ids[i],
-              new Metric({
-                namespace: METRIC_NAMESPACE,
-                metricName: METRICS.relayerRevertGasGwei,
-                dimensionsMap: { service: `skill-market-${domain}` },
-                statistic: 'Sum',
-                period: hour,
-              }),
-            ]),
-          ),
+        metric: acrossDomains({
+          domains: props.relayer.domains,
+          ids,
+          metric: METRICS.relayerRevertGasGwei,
+          statistic: 'Sum',
           period: hour,
+          label: 'reverted gas (gwei), 1 h',
         }),
         threshold: Number(BigInt(props.relayer.revertBudgetWei) / 2n) / 1e9,
         comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
@@ -263,22 +277,13 @@ export class Operations extends Construct {
       new Alarm(this, 'SignerFailures', {
         alarmDescription:
           'A KMS signature failed (the relayer key or the service key): signed authorizations, receipts or the agent card could not be signed (docs/OPERATIONS.md).',
-        metric: new MathExpression({
-          label: 'signer failures',
-          expression: ids.join(' + '),
-          usingMetrics: Object.fromEntries(
-            signers.map((domain, i) => [
-              ids[i],
-              new Metric({
-                namespace: METRIC_NAMESPACE,
-                metricName: METRICS.signerFailures,
-                dimensionsMap: { service: `skill-market-${domain}` },
-                statistic: 'Sum',
-                period,
-              }),
-            ]),
-          ),
+        metric: acrossDomains({
+          domains: signers,
+          ids,
+          metric: METRICS.signerFailures,
+          statistic: 'Sum',
           period,
+          label: 'signer failures',
         }),
         threshold: 1,
         comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
