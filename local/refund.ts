@@ -13,30 +13,10 @@ import { INFRA_ENV } from '../lambdas/contract/env';
 import { SETTINGS } from '../lambdas/contract/settings';
 import { LEDGER_TABLE, REFUNDS_TABLE } from '../lambdas/contract/tables';
 import { TX_HASH } from '../lambdas/contract/chain';
-import { LOCAL_LEGACY_TREASURY, TREASURY_ACCOUNT_INDEX, testAccount } from './anvil';
-import { DEFAULT_DYNAMODB_PORT } from './dynamodb-local';
+import { chainToolEnv } from './chain-tool-env';
 
 const env = process.env;
-const local = env[SETTINGS.rpcUrls.env] === undefined;
-// A deployment named by its tables is reached with the caller's AWS credentials; otherwise DynamoDB Local.
-const aws = env[INFRA_ENV.dynamodbEndpoint] === undefined && env[LEDGER_TABLE.env] !== undefined && env[REFUNDS_TABLE.env] !== undefined;
-if (!aws) env[INFRA_ENV.dynamodbEndpoint] ??= `http://127.0.0.1:${env['DYNAMODB_PORT'] ?? DEFAULT_DYNAMODB_PORT}`;
-env[SETTINGS.rpcUrls.env] ??= `http://127.0.0.1:${env['ANVIL_PORT'] ?? 8545}`;
-if (local) {
-  // npm start's own settings for its anvil (local/stack.ts), unless the environment says otherwise.
-  env[SETTINGS.treasury.env] ??= testAccount(TREASURY_ACCOUNT_INDEX).address;
-  env[SETTINGS.legacyTreasury.env] ??= LOCAL_LEGACY_TREASURY;
-  env[SETTINGS.explorerUrl.env] ??= '';
-}
-env['AWS_REGION'] ??= 'us-east-1';
-if (!aws) {
-  // DynamoDB Local accepts any credentials (-sharedDb); the SDK still wants some.
-  env['AWS_ACCESS_KEY_ID'] ??= 'local';
-  env['AWS_SECRET_ACCESS_KEY'] ??= 'local';
-}
-env['AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED'] ??= 'true';
-env['POWERTOOLS_LOG_LEVEL'] ??= 'ERROR';
-env['POWERTOOLS_METRICS_DISABLED'] ??= 'true';
+chainToolEnv(env, [LEDGER_TABLE, REFUNDS_TABLE]);
 
 const [saleTx, refundTx, ...rest] = process.argv.slice(2);
 if (saleTx === undefined || refundTx === undefined || rest.length > 0 || !TX_HASH.test(saleTx) || !TX_HASH.test(refundTx)) {
