@@ -94,7 +94,9 @@ export class DomainFunction extends Construct {
       invokedBy === 'schedule' ? new Queue(this, 'DeadLetters', { retentionPeriod: Duration.days(14), enforceSSL: true }) : undefined;
     this.fn = new LambdaFunction(this, 'Fn', {
       role,
-      // X-Ray: a request's path through API Gateway, the function, DynamoDB and the RPC providers.
+      // X-Ray: a request's path through API Gateway and the function, with each AWS SDK call (DynamoDB,
+      // KMS, Secrets Manager, Step Functions) as a subsegment (Powertools Tracer, lambdas/platform/tracer.ts).
+      // Calls to the RPC providers and Stripe are not traced: their URLs may carry a key.
       tracing: Tracing.ACTIVE,
       // A scheduled run that still fails after Lambda's two retries is kept, with its error, for an alarm and a look.
       ...(this.deadLetterQueue ? { onFailure: new SqsDestination(this.deadLetterQueue), retryAttempts: 2 } : {}),

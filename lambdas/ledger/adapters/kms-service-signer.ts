@@ -8,8 +8,9 @@ import { derToJose } from '../../platform/adapters/der-signature';
 import type { ServiceSigner } from '../ports';
 import { METRICS } from '../../contract/metrics';
 import { countMetric } from '../../platform/metrics';
+import { traced } from '../../platform/tracer';
 
-export function kmsServiceSigner(keyId: string, client = new KMSClient({})): ServiceSigner {
+export function kmsServiceSigner(keyId: string, client = traced(new KMSClient({}))): ServiceSigner {
   let jwk: Promise<JsonWebKey> | undefined;
   return {
     async sign(input) {

@@ -23,6 +23,7 @@ import { publicKeyToAddress, toAccount } from 'viem/accounts';
 import { derToJose } from '../../platform/adapters/der-signature';
 import { METRICS } from '../../contract/metrics';
 import { countMetric } from '../../platform/metrics';
+import { traced } from '../../platform/tracer';
 
 /** The order of secp256k1's group: a signature's `s` above half of it is flipped to `n - s`. */
 const SECP256K1_N = 0xfffffffffffffffffffffffffffffffebaaedce6af48a03bbfd25e8cd0364141n;
@@ -35,7 +36,7 @@ export function spkiPublicKey(spki: Uint8Array): Hex {
 }
 
 /** A viem account whose signatures are made by the KMS key `keyId` (kms:GetPublicKey once, kms:Sign per signature). */
-export async function kmsRelayerAccount(keyId: string, client = new KMSClient({})): Promise<LocalAccount> {
+export async function kmsRelayerAccount(keyId: string, client = traced(new KMSClient({}))): Promise<LocalAccount> {
   const key = await client.send(new GetPublicKeyCommand({ KeyId: keyId }));
   if (!key.PublicKey) throw new Error('KMS returned no public key');
   if (key.KeySpec && key.KeySpec !== 'ECC_SECG_P256K1') throw new Error(`the relayer key is ${key.KeySpec}, not ECC_SECG_P256K1`);

@@ -8,9 +8,10 @@
 import { CloudFrontClient, GetDistributionConfigCommand, UpdateDistributionCommand } from '@aws-sdk/client-cloudfront';
 import { ORIGIN_VERIFY_HEADER } from '../../contract/edge-identity';
 import { originHeaders, type OriginHeaderTarget } from '../origin-secret-rotation';
+import { traced } from '../tracer';
 
 let client: CloudFrontClient | undefined;
-const cloudFront = (): CloudFrontClient => (client ??= new CloudFrontClient({}));
+const cloudFront = (): CloudFrontClient => (client ??= traced(new CloudFrontClient({})));
 
 export function cloudFrontOriginHeader(distributionId: string, headerName: string = ORIGIN_VERIFY_HEADER): OriginHeaderTarget {
   const get = () => cloudFront().send(new GetDistributionConfigCommand({ Id: distributionId }));

@@ -1,5 +1,6 @@
 import { DynamoDBClient, ScanCommand, type AttributeValue } from '@aws-sdk/client-dynamodb';
 import { INFRA_ENV } from '../../contract/env';
+import { traced } from '../tracer';
 
 let client: DynamoDBClient | undefined;
 
@@ -11,12 +12,14 @@ let client: DynamoDBClient | undefined;
 export function dynamoClient(env: NodeJS.ProcessEnv = process.env): DynamoDBClient {
   if (client) return client;
   const endpoint = env[INFRA_ENV.dynamodbEndpoint];
-  client = new DynamoDBClient({
-    region: env['AWS_REGION'] ?? 'us-east-1',
-    maxAttempts: 3,
-    requestHandler: { connectionTimeout: 1_000, requestTimeout: 3_000 },
-    ...(endpoint ? { endpoint, credentials: { accessKeyId: 'local', secretAccessKey: 'local' } } : {}),
-  });
+  client = traced(
+    new DynamoDBClient({
+      region: env['AWS_REGION'] ?? 'us-east-1',
+      maxAttempts: 3,
+      requestHandler: { connectionTimeout: 1_000, requestTimeout: 3_000 },
+      ...(endpoint ? { endpoint, credentials: { accessKeyId: 'local', secretAccessKey: 'local' } } : {}),
+    }),
+  );
   return client;
 }
 

@@ -1,4 +1,5 @@
 import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
+import { traced } from '../tracer';
 
 let client: SecretsManagerClient | undefined;
 
@@ -7,7 +8,7 @@ let client: SecretsManagerClient | undefined;
  * an absent string reads as `{}`. `what` names the secret in the error when it is not JSON.
  */
 export async function secretsManagerJson(arn: string, what: string): Promise<unknown> {
-  const out = await (client ??= new SecretsManagerClient({})).send(new GetSecretValueCommand({ SecretId: arn }));
+  const out = await (client ??= traced(new SecretsManagerClient({}))).send(new GetSecretValueCommand({ SecretId: arn }));
   try {
     return JSON.parse(out.SecretString ?? '{}') as unknown;
   } catch {

@@ -13,9 +13,10 @@ import {
 } from '@aws-sdk/client-secrets-manager';
 import { ACCEPTED_ORIGIN_SECRET_STAGES } from '../../contract/edge-identity';
 import type { SecretVersions } from '../secret-rotation';
+import { traced } from '../tracer';
 
 let client: SecretsManagerClient | undefined;
-const sm = (): SecretsManagerClient => (client ??= new SecretsManagerClient({}));
+const sm = (): SecretsManagerClient => (client ??= traced(new SecretsManagerClient({})));
 
 /** A version's value, or undefined when the secret has no such version or label. */
 export async function secretValue(arn: string, of: { versionId: string } | { stage: string }): Promise<string | undefined> {
