@@ -32,6 +32,8 @@ export const METRICS = {
   relayerBalanceGwei: 'RelayerBalanceGwei',
   /** A KMS signature that failed (throttled, key disabled, access denied), dimension `Key` (relayer, service): nothing it would have signed went out. */
   signerFailures: 'SignerFailures',
+  /** x402 settlements claimed more than a few minutes ago and still not finished (payments' scheduled task): a buyer's payment stuck in flight. */
+  stuckSettlements: 'StuckSettlements',
 } as const;
 
 export type MetricName = (typeof METRICS)[keyof typeof METRICS];

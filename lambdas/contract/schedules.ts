@@ -8,6 +8,16 @@ export const RECONCILE_EVERY_MINUTES = 24 * 60;
  * alarm fires within minutes of the relayer running short, not when a buyer's payment is refused.
  */
 export const RELAYER_WATCH_EVERY_MINUTES = 5;
+/**
+ * An x402 settlement is stuck when it is still in flight (claimed or signed, no outcome) this long
+ * after its claim: a buyer's request follows it for 20 s and takes over a claim left for 30 s, so
+ * one still open after 10 minutes has no request driving it (the buyer gave up, a transaction is
+ * stuck in the pool, or the function died between the broadcast and the receipt). The payments
+ * watch counts them every RELAYER_WATCH_EVERY_MINUTES over the last STUCK_SETTLEMENT_WINDOW_HOURS;
+ * older ones leave the count (a transfer that moved money by then is in the daily unmatched report).
+ */
+export const STUCK_SETTLEMENT_AFTER_MINUTES = 10;
+export const STUCK_SETTLEMENT_WINDOW_HOURS = 24;
 /** The unmatched-receipts run reads two days of blocks, daily (each transfer is seen twice); on demand with `npm run unmatched`. */
 export const UNMATCHED_EVERY_MINUTES = 24 * 60;
 

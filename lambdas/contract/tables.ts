@@ -250,7 +250,18 @@ export const SETTLEMENTS_TABLE = {
   logicalName: 'Settlements',
   env: 'SETTLEMENTS_TABLE',
   partitionKey: { name: 'pk', type: 'S' },
-  indexes: [],
+  indexes: [
+    // The settlements in flight (claimed or signed, not finished): sparse, an item is in it from its
+    // claim until its outcome is written, when `inFlightShard` is removed. Sharded by the last hex
+    // digit of the authorization's random nonce (16 partitions), so no index partition takes every
+    // purchase's write; the payments watch reads the 16 to find settlements stuck in flight.
+    {
+      name: 'inFlight',
+      partitionKey: { name: 'inFlightShard', type: 'S' },
+      sortKey: { name: 'claimedAt', type: 'S' },
+      projection: { type: 'KEYS_ONLY' },
+    },
+  ],
   ttlAttribute: 'expiresAt',
   retain: true,
   description: 'x402 authorizations the service settled: the claim before broadcast, the transaction, the gas it cost.',

@@ -24,7 +24,7 @@ export const infra: DomainInfra = {
   relaysPayments: true,
   confirmationTask: 'confirm-handler.ts',
   licenseKeyRotation: { entry: 'license-rotation-handler.ts', everyDays: LICENSE_KEY_ROTATION_DAYS },
-  // The relayer's gas left, published for its alarm (watch-handler.ts).
+  // The relayer's gas left and the settlements stuck in flight, published for their alarms (watch-handler.ts).
   scheduledTask: {
     entry: 'watch-handler.ts',
     readsRelayerAddress: true,
@@ -34,6 +34,12 @@ export const infra: DomainInfra = {
         everyMinutes: RELAYER_WATCH_EVERY_MINUTES,
         input: { task: 'relayer_balance' },
         description: "Reads the x402 relayer's ETH balance and publishes it (the RelayerBalanceLow alarm watches it)",
+      },
+      {
+        id: 'StuckSettlements',
+        everyMinutes: RELAYER_WATCH_EVERY_MINUTES,
+        input: { task: 'stuck_settlements' },
+        description: 'Counts the x402 settlements stuck in flight and publishes the count (the StuckSettlements alarm watches it)',
       },
     ],
   },

@@ -363,6 +363,12 @@ export interface Settlements {
   revertedGas(hour: string): Promise<bigint>;
 }
 
+/** The x402 settlements still in flight (claimed or signed, no outcome yet), for the payments watch. */
+export interface InFlightSettlements {
+  /** Those claimed at or after `from` and before `to` (ISO times), oldest first. */
+  claimedBetween(from: string, to: string): Promise<Array<{ pk: string; claimedAt: string }>>;
+}
+
 /** What asking for a hold gave: held (with what the payer's other settlements hold of the token), or why not. */
 export type HoldOutcome = { kind: 'held'; othersInFlight: bigint } | { kind: 'over_balance' } | { kind: 'cooling'; until: number };
 

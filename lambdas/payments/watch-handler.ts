@@ -1,14 +1,18 @@
 /**
- * Lambda entry of payments' scheduled task (EventBridge Scheduler in AWS, every few minutes):
- * `relayer_balance` reads the x402 relayer's ETH balance and publishes it as `RelayerBalanceGwei`,
- * which the `RelayerBalanceLow` alarm watches. /api/ready says the same when someone asks; this
- * tells the operator when nobody does (a drained relayer refuses every signed authorization).
- * A balance that cannot be read fails the run: the scheduler retries it, its failed-runs queue and
- * the alarm's missing data both say so.
+ * Lambda entry of payments' scheduled tasks (EventBridge Scheduler in AWS, every few minutes):
+ * - `relayer_balance` reads the x402 relayer's ETH balance and publishes it as `RelayerBalanceGwei`,
+ *   which the `RelayerBalanceLow` alarm watches. /api/ready says the same when someone asks; this
+ *   tells the operator when nobody does (a drained relayer refuses every signed authorization).
+ * - `stuck_settlements` counts the x402 settlements still in flight STUCK_SETTLEMENT_AFTER_MINUTES
+ *   after their claim (within the last STUCK_SETTLEMENT_WINDOW_HOURS) and publishes the count as
+ *   `StuckSettlements`, which the `StuckSettlements` alarm watches; it logs their keys.
+ * A balance or an index that cannot be read fails the run: the scheduler retries it, and its
+ * failed-runs queue (and, for the balance, the alarm's missing data) says so.
  */
 import type { Context } from 'aws-lambda';
 import { formatDecimal } from '../contract/chain';
 import { METRICS } from '../contract/metrics';
+import { STUCK_SETTLEMENT_AFTER_MINUTES, STUCK_SETTLEMENT_WINDOW_HOURS } from '../contract/schedules';
 import { logger } from '../platform/logger';
 import { levelMetric } from '../platform/metrics';
 
@@ -20,16 +24,22 @@ export interface WatchTask {
 export type WatchReport =
   | { task: 'relayer_balance'; relayer: null; reason: string }
   | { task: 'relayer_balance'; relayer: string; balance_wei: string; balance_eth: string; minimum_wei: string; short: boolean }
+  | { task: 'stuck_settlements'; from: string; to: string; stuck: number; oldest: string | null; keys: string[] }
   | { error: string };
+
+const TASKS = ['relayer_balance', 'stuck_settlements'] as const;
+/** At most this many stuck settlements' keys are logged and returned: enough to start with. */
+const KEYS_SHOWN = 20;
 
 const WEI_PER_GWEI = 10n ** 9n;
 
 export async function handler(event?: WatchTask | null, context?: Context): Promise<WatchReport> {
   if (context) logger.addContext(context);
   const task = event?.task;
+  if (task === 'stuck_settlements') return stuckSettlements();
   if (task !== 'relayer_balance') {
     logger.error('unknown task', { task: String(task) });
-    return { error: `unknown task ${JSON.stringify(task)}: expected "relayer_balance"` };
+    return { error: `unknown task ${JSON.stringify(task)}: expected one of ${TASKS.map((t) => `"${t}"`).join(', ')}` };
   }
   // The adapters load from their own chunk, as the routes' ports do.
   const watch = await (await import('./wiring')).relayerWatchFromEnv();
@@ -53,5 +63,25 @@ export async function handler(event?: WatchTask | null, context?: Context): Prom
   } as const;
   if (report.short) logger.error('the relayer is short of ETH for gas: top it up (docs/OPERATIONS.md)', { ...report });
   else logger.info('relayer balance', { ...report });
+  return report;
+}
+
+async function stuckSettlements(now = Date.now()): Promise<WatchReport> {
+  const from = new Date(now - STUCK_SETTLEMENT_WINDOW_HOURS * 3_600_000).toISOString();
+  const to = new Date(now - STUCK_SETTLEMENT_AFTER_MINUTES * 60_000).toISOString();
+  const inFlight = (await import('./wiring')).inFlightSettlementsFromEnv();
+  const rows = await inFlight.claimedBetween(from, to);
+  levelMetric(METRICS.stuckSettlements, rows.length);
+  const report = {
+    task: 'stuck_settlements',
+    from,
+    to,
+    stuck: rows.length,
+    oldest: rows[0]?.claimedAt ?? null,
+    keys: rows.slice(0, KEYS_SHOWN).map((r) => r.pk),
+  } as const;
+  if (rows.length > 0)
+    logger.error('x402 settlements stuck in flight: see docs/OPERATIONS.md, "A settlement stuck in flight"', { ...report });
+  else logger.info('no x402 settlement stuck in flight', { from, to });
   return report;
 }

@@ -26,7 +26,7 @@ import { sfnConfirmations } from './adapters/sfn-confirmations';
 import { viemChainIdProbe } from './adapters/viem-chain-id-probe';
 import { viemChainReader } from './adapters/viem-chain-reader';
 import { viemSiwe } from './adapters/viem-siwe';
-import { dynamoSettlements } from './adapters/dynamo-settlements';
+import { dynamoInFlightSettlements, dynamoSettlements } from './adapters/dynamo-settlements';
 import { kmsRelayerAccount } from './adapters/kms-relayer-account';
 import { privateKeyRelayerAccount, viemRelayer } from './adapters/viem-relayer';
 import { viemPriceFeed } from './adapters/viem-price-feed';
@@ -34,7 +34,7 @@ import { x402AuthorizationVerifier } from './adapters/x402-authorization-verifie
 import { x402PaymentRequiredHeader } from './adapters/x402-payment-required';
 import { x402BazaarExtension } from './adapters/x402-bazaar';
 import { challengeAnswer } from './challenge-answer';
-import type { PaymentsPorts, SecretVersions, X402Settlement } from './ports';
+import type { InFlightSettlements, PaymentsPorts, SecretVersions, X402Settlement } from './ports';
 import { rpcUrlsFromEnv, type RpcUrls } from '../platform/rpc-urls';
 
 /** How long /api/ready's probes of tables and RPC providers are shared between callers. */
@@ -90,6 +90,11 @@ export async function relayerWatchFromEnv(
 ): Promise<{ relayer: Pick<X402Settlement['relayer'], 'address' | 'balance'> | undefined; minimumWei: string }> {
   const { config } = readConfigFromEnv(env);
   return { relayer: x402FromEnv(env, rpcUrlsFromEnv(env, config.rpcUrls))?.relayer, minimumWei: config.relayerMinBalanceWei };
+}
+
+/** What the watch's `stuck_settlements` task reads: the settlements in flight, from their table's sparse index. */
+export function inFlightSettlementsFromEnv(): InFlightSettlements {
+  return dynamoInFlightSettlements(dynamoClient());
 }
 
 export async function paymentsPortsFromEnv(env: NodeJS.ProcessEnv = process.env): Promise<PaymentsPorts> {

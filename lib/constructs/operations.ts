@@ -19,6 +19,7 @@ import { Topic } from 'aws-cdk-lib/aws-sns';
 import type { StateMachine } from 'aws-cdk-lib/aws-stepfunctions';
 import { Construct } from 'constructs';
 import { METRIC_NAMESPACE, METRICS, type MetricName } from '../../lambdas/contract/metrics';
+import { RELAYER_WATCH_EVERY_MINUTES, STUCK_SETTLEMENT_AFTER_MINUTES } from '../../lambdas/contract/schedules';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import { domainPartId } from './domain-function';
 import type { StreamFold } from './stream-folds';
@@ -266,6 +267,25 @@ export class Operations extends Construct {
           comparisonOperator: ComparisonOperator.LESS_THAN_THRESHOLD,
           evaluationPeriods: 1,
           treatMissingData: TreatMissingData.BREACHING,
+        }).addAlarmAction(notify);
+
+      // A buyer's payment stuck in flight: a settlement claimed STUCK_SETTLEMENT_AFTER_MINUTES ago
+      // and still without an outcome, counted by the same watch. No count is not a page here: the
+      // watch's silence already breaches RelayerBalanceLow, and a failed run is in its failed-runs queue.
+      if (props.relayer.watchedBy)
+        new Alarm(this, 'StuckSettlements', {
+          alarmDescription: `An x402 settlement has been in flight (claimed or signed, no outcome) for more than ${STUCK_SETTLEMENT_AFTER_MINUTES} minutes: a buyer's payment may be stuck (docs/OPERATIONS.md, "A settlement stuck in flight").`,
+          metric: new Metric({
+            namespace: METRIC_NAMESPACE,
+            metricName: METRICS.stuckSettlements,
+            dimensionsMap: { service: `skill-market-${props.relayer.watchedBy}` },
+            statistic: 'Maximum',
+            period: Duration.minutes(RELAYER_WATCH_EVERY_MINUTES),
+          }),
+          threshold: 1,
+          comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+          evaluationPeriods: 1,
+          treatMissingData: TreatMissingData.NOT_BREACHING,
         }).addAlarmAction(notify);
     }
 

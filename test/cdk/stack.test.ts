@@ -784,6 +784,36 @@ describe('x402 relayer', () => {
     expect(low.Properties.AlarmActions).toHaveLength(1);
   });
 
+  it('counts the settlements stuck in flight every 5 minutes from a sparse, sharded index, and alarms on one', () => {
+    template.hasResourceProperties('AWS::Scheduler::Schedule', {
+      ScheduleExpression: `rate(${RELAYER_WATCH_EVERY_MINUTES} minutes)`,
+      Target: Match.objectLike({ Input: JSON.stringify({ task: 'stuck_settlements' }) }),
+    });
+    template.hasResourceProperties('AWS::DynamoDB::Table', {
+      GlobalSecondaryIndexes: [
+        {
+          IndexName: 'inFlight',
+          KeySchema: [
+            { AttributeName: 'inFlightShard', KeyType: 'HASH' },
+            { AttributeName: 'claimedAt', KeyType: 'RANGE' },
+          ],
+          Projection: { ProjectionType: 'KEYS_ONLY' },
+        },
+      ],
+    });
+    const alarms = Object.entries(template.findResources('AWS::CloudWatch::Alarm')) as [string, any][];
+    const [, stuck] = alarms.find(([id]) => id.includes('StuckSettlements'))!;
+    expect(stuck.Properties).toMatchObject({
+      MetricName: 'StuckSettlements',
+      Dimensions: [{ Name: 'service', Value: 'skill-market-payments' }],
+      Statistic: 'Maximum',
+      Period: RELAYER_WATCH_EVERY_MINUTES * 60,
+      Threshold: 1,
+      ComparisonOperator: 'GreaterThanOrEqualToThreshold',
+    });
+    expect(stuck.Properties.AlarmActions).toHaveLength(1);
+  });
+
   it('alarms on any KMS signer failure of the functions that sign (relayer key, service key)', () => {
     const alarms = Object.entries(template.findResources('AWS::CloudWatch::Alarm')) as [string, any][];
     const [, failures] = alarms.find(([id]) => id.includes('SignerFailures'))!;

@@ -3,11 +3,15 @@
  * reads the relayer's ETH balance on the chain and says whether it is short of the minimum the
  * RelayerBalanceLow alarm is set at; a balance it cannot read fails the run (so the alarm, which
  * treats no reading as a low balance, fires). Run on the local chain with a relayer of its own.
+ * Its second task counts the x402 settlements stuck in flight, from the local stack's table.
  */
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { afterEach, describe, expect, inject, it } from 'vitest';
 import { INFRA_ENV } from '../../lambdas/contract/env';
 import { SETTINGS } from '../../lambdas/contract/settings';
+import { SETTLEMENTS_TABLE } from '../../lambdas/contract/tables';
+import { dynamoSettlements } from '../../lambdas/payments/adapters/dynamo-settlements';
+import { dynamoClient } from '../../lambdas/platform/adapters/dynamo-client';
 import { handler } from '../../lambdas/payments/watch-handler';
 import { chainTools } from '../support/chain';
 
@@ -55,6 +59,40 @@ describe("payments' relayer watch", () => {
     delete process.env[INFRA_ENV.relayerPrivateKey];
     delete process.env[INFRA_ENV.relayerKmsKeyId];
     expect(await handler({ task: 'relayer_balance' })).toMatchObject({ relayer: null });
-    expect(await handler({ task: 'top_up' })).toEqual({ error: 'unknown task "top_up": expected "relayer_balance"' });
+    expect(await handler({ task: 'top_up' })).toEqual({
+      error: 'unknown task "top_up": expected one of "relayer_balance", "stuck_settlements"',
+    });
+  });
+
+  it('counts a settlement claimed more than 10 minutes ago and still in flight, until its outcome is written', async () => {
+    process.env[INFRA_ENV.dynamodbEndpoint] = inject('dynamoEndpoint');
+    const settlements = dynamoSettlements(dynamoClient());
+    const nonce = `0x${[...crypto.getRandomValues(new Uint8Array(32))].map((b) => b.toString(16).padStart(2, '0')).join('')}`;
+    const payer = privateKeyToAccount(generatePrivateKey()).address.toLowerCase();
+    const pk = `eip155:8453#${inject('usdc').toLowerCase()}#${payer}#${nonce}`;
+    const claimedAt = new Date(Date.now() - 11 * 60_000).toISOString();
+    await settlements.claim({
+      pk,
+      skill: 'csv-cleaner',
+      payer,
+      token: inject('usdc').toLowerCase(),
+      amount: '1',
+      state: 'claimed',
+      lease: 'l',
+      claimedAt,
+    });
+    const stuck = await handler({ task: 'stuck_settlements' });
+    expect(stuck).toMatchObject({ task: 'stuck_settlements' });
+    expect((stuck as { keys: string[] }).keys).toContain(pk);
+    expect((stuck as { stuck: number }).stuck).toBeGreaterThanOrEqual(1);
+
+    await settlements.finish(pk, { state: 'failed', failure: 'authorization_expired', finishedAt: new Date().toISOString() });
+    expect(((await handler({ task: 'stuck_settlements' })) as { keys: string[] }).keys).not.toContain(pk);
+  });
+
+  it('fails the stuck-settlements run when the table cannot be read', async () => {
+    process.env[INFRA_ENV.dynamodbEndpoint] = inject('dynamoEndpoint');
+    process.env[SETTLEMENTS_TABLE.env] = 'no-such-table';
+    await expect(handler({ task: 'stuck_settlements' })).rejects.toThrow();
   });
 });

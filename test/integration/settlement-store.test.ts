@@ -1,12 +1,13 @@
 /**
  * The settlements table's payer and hour items against a DynamoDB Local of their own: the conditional
  * hold that keeps what the relayer has in flight for a payer within the payer's balance, however
- * many settlements (on however many instances) ask at once; release once; the cool-down.
+ * many settlements (on however many instances) ask at once; release once; the cool-down; and the
+ * sparse index of the settlements still in flight, which the stuck-settlements watch reads.
  */
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SETTLEMENTS_TABLE } from '../../lambdas/contract/tables';
-import { dynamoSettlements } from '../../lambdas/payments/adapters/dynamo-settlements';
+import { dynamoInFlightSettlements, dynamoSettlements } from '../../lambdas/payments/adapters/dynamo-settlements';
 import type { FundsHold, SettlementRecord } from '../../lambdas/payments/ports';
 import { throwawayDynamo, type ThrowawayDynamo } from '../support/dynamodb-local';
 
@@ -82,5 +83,64 @@ describe('dynamoSettlements: what the relayer holds for a payer', () => {
     await store.claim(record);
     await store.signed(record.pk, 'mine', { txHash: '0x01', raw: '0x02' });
     expect(await store.abandon(record.pk, 'mine')).toBe(false);
+  });
+});
+
+describe('dynamoInFlightSettlements: the settlements stuck in flight', () => {
+  const settlement = (nonce: string, claimedAt: string): SettlementRecord => ({
+    pk: `eip155:8453#${TOKEN.toLowerCase()}#0x00000000000000000000000000000000000000b1#${nonce}`,
+    skill: 'csv-cleaner',
+    payer: '0x00000000000000000000000000000000000000b1',
+    token: TOKEN.toLowerCase(),
+    amount: '1000',
+    state: 'claimed',
+    lease: 'mine',
+    claimedAt,
+  });
+
+  it('holds a settlement from its claim (claimed or signed) until its outcome, in any of its 16 shards, within the window only', async () => {
+    const store = dynamoSettlements(client);
+    const inFlight = dynamoInFlightSettlements(client);
+    const day = '2026-11-20T';
+    // One nonce ending in each hex digit, so every shard holds one; claimed a minute apart.
+    const records = [...'0123456789abcdef'].map((d, i) =>
+      settlement(`0x${'7'.repeat(63)}${d}`, `${day}10:${String(i).padStart(2, '0')}:00.000Z`),
+    );
+    for (const r of records) expect(await store.claim(r)).toEqual({ claimed: true });
+    const window = (): Promise<string[]> =>
+      inFlight.claimedBetween(`${day}10:00:00.000Z`, `${day}10:16:00.000Z`).then((rows) => rows.map((r) => r.pk));
+    expect(await window()).toEqual(records.map((r) => r.pk));
+    // The window is half-open and by claim time.
+    expect((await inFlight.claimedBetween(`${day}10:01:00.000Z`, `${day}10:03:00.000Z`)).map((r) => r.claimedAt)).toEqual([
+      `${day}10:01:00.000Z`,
+      `${day}10:02:00.000Z`,
+    ]);
+
+    // Signed is still in flight; settled, failed and abandoned are not.
+    expect(await store.signed(records[0]!.pk, 'mine', { txHash: `0x${'1'.repeat(64)}`, raw: '0x02' })).toBe(true);
+    expect(await store.signed(records[1]!.pk, 'mine', { txHash: `0x${'2'.repeat(64)}`, raw: '0x03' })).toBe(true);
+    expect(
+      await store.finish(records[0]!.pk, {
+        state: 'settled',
+        gasUsed: '1',
+        effectiveGasPrice: '1',
+        gasCostWei: '1',
+        finishedAt: `${day}10:30:00.000Z`,
+      }),
+    ).toBe(true);
+    expect(
+      await store.finish(records[2]!.pk, { state: 'failed', failure: 'authorization_expired', finishedAt: `${day}10:30:00.000Z` }),
+    ).toBe(true);
+    expect(await store.abandon(records[3]!.pk, 'mine')).toBe(true);
+    expect(await window()).toEqual(
+      records
+        .slice(1)
+        .filter((_, i) => i !== 1 && i !== 2)
+        .map((r) => r.pk),
+    );
+    // A taken-over claim moves to its new claim time.
+    expect(await store.takeOver(records[4]!.pk, 'mine', { lease: 'next', claimedAt: `${day}11:00:00.000Z` })).toBe(true);
+    expect(await window()).not.toContain(records[4]!.pk);
+    expect((await inFlight.claimedBetween(`${day}11:00:00.000Z`, `${day}11:00:01.000Z`)).map((r) => r.pk)).toEqual([records[4]!.pk]);
   });
 });

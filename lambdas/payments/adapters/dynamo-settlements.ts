@@ -1,9 +1,17 @@
-import { DeleteItemCommand, GetItemCommand, PutItemCommand, UpdateItemCommand, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import {
+  DeleteItemCommand,
+  GetItemCommand,
+  PutItemCommand,
+  QueryCommand,
+  UpdateItemCommand,
+  type AttributeValue,
+  type DynamoDBClient,
+} from '@aws-sdk/client-dynamodb';
 import { marshall, unmarshall } from '@aws-sdk/util-dynamodb';
 import { SETTLEMENTS_TABLE } from '../../contract/tables';
 import { tableName } from '../../platform/table-names';
 import { conditionally, isConditionFailure } from '../../platform/adapters/dynamo-client';
-import type { FundsHold, SettlementRecord, Settlements } from '../ports';
+import type { FundsHold, InFlightSettlements, SettlementRecord, Settlements } from '../ports';
 
 /** A payer's item: what the relayer has in flight for it, per token, and its cool-down. Lower case. */
 const payerKey = (payer: string): string => `PAYER#${payer.toLowerCase()}`;
@@ -11,6 +19,12 @@ const payerKey = (payer: string): string => `PAYER#${payer.toLowerCase()}`;
 const hourKey = (hour: string): string => `REVERTS#${hour}`;
 /** One hold in the payer's `held` set: token, amount and settlement, so it can be released without reading the settlement. */
 const entryOf = (h: FundsHold): string => `${h.token.toLowerCase()}|${h.amount}|${h.pk}`;
+/**
+ * The settlement's shard of the sparse `inFlight` index: the last hex digit of its key, which ends
+ * with the authorization's random 32-byte nonce, so claims spread evenly over 16 index partitions.
+ */
+const inFlightShard = (pk: string): string => pk.slice(-1);
+const IN_FLIGHT_SHARDS = [...'0123456789abcdef'];
 /** Payer and hour items go after a week without a write (TTL); a hold lasts minutes. */
 const KEEP_SECONDS = 7 * 86400;
 
@@ -50,7 +64,8 @@ export function dynamoSettlements(client: DynamoDBClient, table = tableName(SETT
         await client.send(
           new PutItemCommand({
             TableName: table,
-            Item: marshall(record, { removeUndefinedValues: true }),
+            // In the `inFlight` index until the outcome is written (finish removes the shard).
+            Item: marshall({ ...record, inFlightShard: inFlightShard(record.pk) }, { removeUndefinedValues: true }),
             ConditionExpression: 'attribute_not_exists(pk)',
           }),
         );
@@ -134,10 +149,15 @@ export function dynamoSettlements(client: DynamoDBClient, table = tableName(SETT
           new UpdateItemCommand({
             TableName: table,
             Key: marshall({ pk }),
-            UpdateExpression: `SET #state = :state, ${fields.map(([k]) => `#${k} = :${k}`).join(', ')}`,
+            // Written out of the `inFlight` index in the same write (no shard, no index entry).
+            UpdateExpression: `SET #state = :state, ${fields.map(([k]) => `#${k} = :${k}`).join(', ')} REMOVE #shard`,
             ConditionExpression: '#state IN (:signed, :claimed)',
             // Every name through a placeholder: DynamoDB reserves hundreds of words (`raw` among them).
-            ExpressionAttributeNames: { '#state': 'state', ...Object.fromEntries(fields.map(([k]) => [`#${k}`, k])) },
+            ExpressionAttributeNames: {
+              '#state': 'state',
+              '#shard': 'inFlightShard',
+              ...Object.fromEntries(fields.map(([k]) => [`#${k}`, k])),
+            },
             ExpressionAttributeValues: marshall({
               ':state': outcome.state,
               ':signed': 'signed',
@@ -258,6 +278,43 @@ export function dynamoSettlements(client: DynamoDBClient, table = tableName(SETT
       const out = await client.send(new GetItemCommand({ TableName: table, Key: marshall({ pk: hourKey(hour) }) }));
       const wei = out.Item?.['wei']?.N;
       return wei === undefined ? 0n : BigInt(wei);
+    },
+  };
+}
+
+/**
+ * The settlements in flight, from the sparse `inFlight` index: one Query per shard (16, in
+ * parallel), each only the keys and claim times in the window. An empty shard costs 0.5 RCU.
+ */
+export function dynamoInFlightSettlements(client: DynamoDBClient, table = tableName(SETTLEMENTS_TABLE)): InFlightSettlements {
+  return {
+    async claimedBetween(from, to) {
+      const shards = await Promise.all(
+        IN_FLIGHT_SHARDS.map(async (shard) => {
+          const rows: Array<{ pk: string; claimedAt: string }> = [];
+          let startKey: Record<string, AttributeValue> | undefined;
+          do {
+            const out = await client.send(
+              new QueryCommand({
+                TableName: table,
+                IndexName: 'inFlight',
+                KeyConditionExpression: '#shard = :shard AND #at BETWEEN :from AND :to',
+                ExpressionAttributeNames: { '#shard': 'inFlightShard', '#at': 'claimedAt' },
+                ExpressionAttributeValues: marshall({ ':shard': shard, ':from': from, ':to': to }),
+                ...(startKey ? { ExclusiveStartKey: startKey } : {}),
+              }),
+            );
+            for (const item of out.Items ?? []) {
+              const row = unmarshall(item) as { pk: string; claimedAt: string };
+              // BETWEEN includes `to`; the window is half-open.
+              if (row.claimedAt < to) rows.push({ pk: row.pk, claimedAt: row.claimedAt });
+            }
+            startKey = out.LastEvaluatedKey;
+          } while (startKey);
+          return rows;
+        }),
+      );
+      return shards.flat().sort((a, b) => a.claimedAt.localeCompare(b.claimedAt));
     },
   };
 }
