@@ -36,11 +36,11 @@ export interface ApiRequest {
 
 export type ApiResponse = APIGatewayProxyStructuredResultV2 & { statusCode: number; headers: Record<string, string> };
 
-/** Headers every API answer carries; the payment headers are exposed so browsers can read the challenge. */
+/** Headers every API answer carries; the payment headers (and checkout's WWW-Authenticate on a 401) are exposed so browsers can read the challenge. */
 export const BASE_HEADERS: Readonly<Record<string, string>> = {
   'access-control-allow-origin': '*',
   'access-control-expose-headers':
-    'PAYMENT-REQUIRED, PAYMENT-RESPONSE, X-PAYMENT-REQUIRED, X-PAYMENT-RESPONSE, X-Request-Id, Retry-After, Location, Idempotency-Key, Idempotent-Replayed',
+    'PAYMENT-REQUIRED, PAYMENT-RESPONSE, X-PAYMENT-REQUIRED, X-PAYMENT-RESPONSE, X-Request-Id, Retry-After, Location, Idempotency-Key, Idempotent-Replayed, WWW-Authenticate',
   'x-content-type-options': 'nosniff',
 };
 

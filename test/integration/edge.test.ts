@@ -72,7 +72,10 @@ describe('API through the local edge server', () => {
     // The spec's proof header, x402 v2's signed authorization, and the wallet sign-in a buyer re-accesses with.
     expect(allowed).toEqual(expect.arrayContaining(['X-PAYMENT', 'PAYMENT-SIGNATURE', 'SIGN-IN-WITH-X']));
     const exposed = (await fetch(`${base}/api/pay?skill=agent-x402-first-buy`)).headers.get('access-control-expose-headers')!.split(', ');
-    expect(exposed).toEqual(expect.arrayContaining(['PAYMENT-REQUIRED', 'PAYMENT-RESPONSE', 'X-PAYMENT-REQUIRED', 'X-PAYMENT-RESPONSE']));
+    // The payment headers, and the challenge of a checkout session's 401 (WWW-Authenticate).
+    expect(exposed).toEqual(
+      expect.arrayContaining(['PAYMENT-REQUIRED', 'PAYMENT-RESPONSE', 'X-PAYMENT-REQUIRED', 'X-PAYMENT-RESPONSE', 'WWW-Authenticate']),
+    );
   });
 
   it('refuses an oversized body with a JSON 413', async () => {
