@@ -32,6 +32,11 @@ export const METRICS = {
   relayerBalanceGwei: 'RelayerBalanceGwei',
   /** A KMS signature that failed (throttled, key disabled, access denied), dimension `Key` (relayer, service): nothing it would have signed went out. */
   signerFailures: 'SignerFailures',
+  /**
+   * A synthetic purchase of the canary that failed (1, dimension `Step`: setup, fund, buy, seal, ledger)
+   * or passed (0, no dimension), published by every run of payments' synthetic purchase.
+   */
+  syntheticPurchaseFailures: 'SyntheticPurchaseFailures',
 } as const;
 
 export type MetricName = (typeof METRICS)[keyof typeof METRICS];
