@@ -161,3 +161,34 @@ export function readOperationsConfig(scope: Construct): OperationsConfig {
     throw new DeployConfigError(`Invalid deployment configuration (CDK context):\n${problems.map((p) => `  - ${p}`).join('\n')}`);
   return { alarmEmail, monthlyBudgetUsd };
 }
+
+/** Context key that turns the synthetic purchase's schedule on or off (`on` | `off`). */
+export const SYNTHETIC_PURCHASE_CONTEXT = 'syntheticPurchase';
+
+/**
+ * The deployment's stage (context `stage`: `production`, the default, or `staging`). The networks
+ * work adds and checks the setting; this reads it alone so the lead can point it at that reading.
+ */
+export function readStage(scope: Construct): 'production' | 'staging' {
+  const v: unknown = scope.node.tryGetContext('stage');
+  const stage = v === undefined || v === null || String(v).trim() === '' ? 'production' : String(v).trim();
+  if (stage !== 'production' && stage !== 'staging')
+    throw new DeployConfigError(`Invalid deployment configuration (CDK context):\n  - stage must be production or staging, got "${stage}"`);
+  return stage;
+}
+
+/**
+ * Whether the synthetic purchase runs on its schedule: context `syntheticPurchase` (`on` | `off`),
+ * by default on in staging and off in production (each run buys the canary: its price and a
+ * transfer's gas). The function exists either way, for the pipeline's post-deploy check.
+ */
+export function syntheticPurchaseScheduled(scope: Construct): boolean {
+  const v: unknown = scope.node.tryGetContext(SYNTHETIC_PURCHASE_CONTEXT);
+  const setting = v === undefined || v === null || String(v).trim() === '' ? undefined : String(v).trim();
+  if (setting === undefined) return readStage(scope) === 'staging';
+  if (setting !== 'on' && setting !== 'off')
+    throw new DeployConfigError(
+      `Invalid deployment configuration (CDK context):\n  - ${SYNTHETIC_PURCHASE_CONTEXT} must be on or off, got "${setting}"`,
+    );
+  return setting === 'on';
+}

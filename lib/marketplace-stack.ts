@@ -1,6 +1,6 @@
-import { Stack, type StackProps } from 'aws-cdk-lib';
+import { Stack, type CfnOutput, type StackProps } from 'aws-cdk-lib';
 import type { Construct } from 'constructs';
-import { readOperationsConfig } from './deploy-config';
+import { readOperationsConfig, syntheticPurchaseScheduled } from './deploy-config';
 import { activeManifests } from './domain-infra';
 import { addApiFunctions, addHttpApi } from './constructs/api';
 import { addBackups } from './constructs/backups';
@@ -15,7 +15,7 @@ import { Operations } from './constructs/operations';
 import { addOutputs } from './constructs/outputs';
 import { addReleases } from './constructs/releases';
 import { addLicenseKeyRotation, addOriginSecretRotation } from './constructs/rotations';
-import { addScheduledTasks } from './constructs/scheduled-tasks';
+import { addScheduledTasks, addSyntheticPurchase } from './constructs/scheduled-tasks';
 import { createSecrets } from './constructs/secrets';
 import { addStreamFolds } from './constructs/stream-folds';
 import { deploySite } from './constructs/site-deployment';
@@ -43,6 +43,9 @@ export interface MarketplaceStackProps extends StackProps {
  * it is the order of the template's resources and of the statements in each role's policy.
  */
 export class MarketplaceStack extends Stack {
+  /** The synthetic purchase's function: the pipeline invokes it after a deploy (FunctionError means the money path is broken). */
+  public readonly syntheticPurchaseFunctionName: CfnOutput;
+
   constructor(scope: Construct, id: string, props?: MarketplaceStackProps) {
     super(scope, id, props);
     const { config, edge, env, baseUrlParameter } = deploySettings(this, props?.webAclArn);
@@ -64,6 +67,8 @@ export class MarketplaceStack extends Stack {
     });
     const licenseKeyRotation = addLicenseKeyRotation(this, { ...domains, licenseSecret: secrets.licenseSecret });
     const scheduled = addScheduledTasks(this, { ...domains, provision, relayerKey: secrets.relayerKey });
+    const synthetic = addSyntheticPurchase(this, { ...domains, provision, scheduled: syntheticPurchaseScheduled(this) });
+    if (!synthetic) throw new Error('No domain manifest declares the synthetic purchase (lambdas/payments/infra.ts)');
     const folds = addStreamFolds(this, { ...domains, provision, tables });
     const functions = addApiFunctions(this, {
       ...domains,
@@ -113,11 +118,13 @@ export class MarketplaceStack extends Stack {
             watchedBy: manifests.all.find((m) => m.infra.scheduledTask?.readsRelayerAddress)?.domain,
           }
         : undefined,
+      syntheticPurchase: synthetic.scheduled ? { domain: synthetic.task.domain, everyMinutes: synthetic.everyMinutes } : undefined,
     });
     const released: DomainFunction[] = [
       ...(confirmation ? [confirmation.task] : []),
       ...(licenseKeyRotation ? [licenseKeyRotation] : []),
       ...scheduled.tasks,
+      synthetic.task,
       ...folds.map((f) => f.fn),
       ...functions.values(),
       originSecretRotation,
@@ -126,6 +133,17 @@ export class MarketplaceStack extends Stack {
     const finance = new FinanceExports(this, 'Finance', { tables, accessLogs: buckets.accessLogs });
     addBackups(this, tables);
 
-    addOutputs(this, { publicBaseUrl: config.publicBaseUrl, cdn, api, siteBucket: buckets.site, secrets, tables, operations, finance });
+    const outputs = addOutputs(this, {
+      publicBaseUrl: config.publicBaseUrl,
+      cdn,
+      api,
+      siteBucket: buckets.site,
+      secrets,
+      tables,
+      operations,
+      finance,
+      syntheticPurchase: synthetic,
+    });
+    this.syntheticPurchaseFunctionName = outputs.syntheticPurchaseFunctionName;
   }
 }

@@ -41,9 +41,18 @@ export const INFRA_ENV = {
   originSecretFile: 'ORIGIN_SECRET_FILE',
   /** The CloudFront distribution whose API origin carries the origin secret (the rotation function only). */
   originDistributionId: 'ORIGIN_DISTRIBUTION_ID',
+  /**
+   * Secrets Manager ARN of the synthetic purchase's funding wallet (AWS): a JSON object whose
+   * {@link SYNTHETIC_FUNDER_KEY_FIELD} is the private key of a Base wallet the operator funds with
+   * USDC and ETH; each run sends a fresh buyer the canary's price from it (docs/OPERATIONS.md).
+   */
+  syntheticFunderSecretArn: 'SYNTHETIC_FUNDER_SECRET_ARN',
   /** DynamoDB endpoint override: DynamoDB Local locally; unset in AWS. */
   dynamodbEndpoint: 'DYNAMODB_ENDPOINT',
 } as const;
+
+/** The field of the synthetic purchase's secret that holds the funding wallet's private key (0x + 64 hex). */
+export const SYNTHETIC_FUNDER_KEY_FIELD = 'FUNDER_PRIVATE_KEY';
 
 /** Built data directories a bundle may carry, and the variable that says where each is. */
 export const DATA_ENV = { catalog: 'CATALOG_DATA_DIR', sealed: 'SEALED_DATA_DIR' } as const;

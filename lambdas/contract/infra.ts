@@ -76,6 +76,13 @@ export interface DomainInfra {
     /** It reads the relayer's address (the KMS key's public key), never signs with it. */
     readsRelayerAddress?: boolean;
   };
+  /**
+   * The Lambda entry (under the domain's folder) that buys the canary end to end as an outside
+   * buyer would (a fresh wallet funded from the operator's synthetic purchase secret) and checks
+   * the seal and the proof ledger; it reads public HTTP and the chain only, so it gets the RPC
+   * secret, the base URL and that secret, and no table or key. Scheduled where the stage says so.
+   */
+  syntheticPurchase?: { entry: string; everyMinutes: number };
   /** The Lambda entry Secrets Manager runs to rotate the license signing key, and how often. */
   licenseKeyRotation?: { entry: string; everyDays: number };
   /**

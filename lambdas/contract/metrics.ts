@@ -34,6 +34,11 @@ export const METRICS = {
   signerFailures: 'SignerFailures',
   /** x402 settlements claimed more than a few minutes ago and still not finished (payments' scheduled task): a buyer's payment stuck in flight. */
   stuckSettlements: 'StuckSettlements',
+  /**
+   * A synthetic purchase of the canary that failed (1, dimension `Step`: setup, fund, buy, seal, ledger)
+   * or passed (0, no dimension), published by every run of payments' synthetic purchase.
+   */
+  syntheticPurchaseFailures: 'SyntheticPurchaseFailures',
 } as const;
 
 export type MetricName = (typeof METRICS)[keyof typeof METRICS];

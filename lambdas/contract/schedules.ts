@@ -18,6 +18,11 @@ export const RELAYER_WATCH_EVERY_MINUTES = 5;
  */
 export const STUCK_SETTLEMENT_AFTER_MINUTES = 10;
 export const STUCK_SETTLEMENT_WINDOW_HOURS = 24;
+/**
+ * The synthetic purchase buys the canary end to end this often where its schedule is on (staging
+ * by default): each run costs the canary's price (paid to the treasury) and one USDC transfer's gas.
+ */
+export const SYNTHETIC_PURCHASE_EVERY_MINUTES = 60;
 /** The unmatched-receipts run reads two days of blocks, daily (each transfer is seen twice); on demand with `npm run unmatched`. */
 export const UNMATCHED_EVERY_MINUTES = 24 * 60;
 

@@ -1,4 +1,4 @@
-import { LICENSE_KEY_ROTATION_DAYS, RELAYER_WATCH_EVERY_MINUTES } from '../contract/schedules';
+import { LICENSE_KEY_ROTATION_DAYS, RELAYER_WATCH_EVERY_MINUTES, SYNTHETIC_PURCHASE_EVERY_MINUTES } from '../contract/schedules';
 import { NONCES_TABLE, SETTLEMENTS_TABLE } from '../contract/tables';
 import { SALE_WRITER, type DomainInfra } from '../contract/infra';
 
@@ -43,4 +43,6 @@ export const infra: DomainInfra = {
       },
     ],
   },
+  // The money path checked from outside: a fresh wallet buys the canary (synthetic-handler.ts).
+  syntheticPurchase: { entry: 'synthetic-handler.ts', everyMinutes: SYNTHETIC_PURCHASE_EVERY_MINUTES },
 };

@@ -46,6 +46,8 @@ export interface DomainFunctionProps {
    * batch that ran out of retries (stream-folds.ts). Default `api`.
    */
   invokedBy?: 'api' | 'state-machine' | 'schedule' | 'secrets-manager' | 'stream';
+  /** Lambda's retries of a failed scheduled run (default 2); 0 for a run whose every attempt costs money (the synthetic purchase). */
+  asyncRetries?: number;
 }
 
 /**
@@ -99,7 +101,7 @@ export class DomainFunction extends Construct {
       // Calls to the RPC providers and Stripe are not traced: their URLs may carry a key.
       tracing: Tracing.ACTIVE,
       // A scheduled run that still fails after Lambda's two retries is kept, with its error, for an alarm and a look.
-      ...(this.deadLetterQueue ? { onFailure: new SqsDestination(this.deadLetterQueue), retryAttempts: 2 } : {}),
+      ...(this.deadLetterQueue ? { onFailure: new SqsDestination(this.deadLetterQueue), retryAttempts: props.asyncRetries ?? 2 } : {}),
       code: Code.fromAsset(root, {
         // Hashed by what is built, as NodejsFunction does: the project directory is not fingerprinted.
         assetHashType: AssetHashType.OUTPUT,

@@ -105,6 +105,8 @@ export class Operations extends Construct {
       signers?: readonly string[];
       /** Who hears the alarms (an email subscription), and the account's monthly cost budget. */
       reach?: OperationsConfig;
+      /** The synthetic purchase's schedule, when it runs: the domain whose function publishes its result, and how often. */
+      syntheticPurchase?: { domain: string; everyMinutes: number } | undefined;
     },
   ) {
     super(scope, id);
@@ -312,6 +314,26 @@ export class Operations extends Construct {
       }).addAlarmAction(notify);
     }
 
+    // The money path checked from outside: a scheduled run that failed (any step), or no run at all
+    // over two of its intervals (the function did not start, the schedule stopped), pages someone.
+    if (props.syntheticPurchase) {
+      const window = Duration.minutes(2 * props.syntheticPurchase.everyMinutes);
+      new Alarm(this, 'SyntheticPurchaseFailed', {
+        alarmDescription: `The synthetic purchase of the canary failed (its Step dimension says where: setup, fund, buy, seal, ledger) or did not run for ${window.toMinutes()} minutes: the money path may be broken for buyers (docs/OPERATIONS.md, "Synthetic purchase").`,
+        metric: new Metric({
+          namespace: METRIC_NAMESPACE,
+          metricName: METRICS.syntheticPurchaseFailures,
+          dimensionsMap: { service: `skill-market-${props.syntheticPurchase.domain}` },
+          statistic: 'Maximum',
+          period: window,
+        }),
+        threshold: 1,
+        comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+        evaluationPeriods: 1,
+        treatMissingData: TreatMissingData.BREACHING,
+      }).addAlarmAction(notify);
+    }
+
     this.dashboard = operationsDashboard(this, props, api('Count'), errorRate, period);
   }
 
@@ -487,6 +509,20 @@ function operationsDashboard(
     new GraphWidget({
       title: 'Signed authorizations refused before sending, by reason',
       left: [by(METRICS.settlementsRefused, 'Reason', 'Sum')],
+      width: 8,
+    }),
+  );
+  dashboard.addWidgets(
+    new GraphWidget({
+      title: 'Synthetic purchase of the canary: 1 a failed run, by step (0 a passed one)',
+      left: [by(METRICS.syntheticPurchaseFailures, 'Step', 'Maximum')],
+      right: [
+        new MathExpression({
+          label: 'runs (0 passed, 1 failed)',
+          expression: `MAX(SEARCH('{${METRIC_NAMESPACE},service} MetricName="${METRICS.syntheticPurchaseFailures}"', 'Maximum', 300))`,
+          period,
+        }),
+      ],
       width: 8,
     }),
   );

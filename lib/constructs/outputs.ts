@@ -3,11 +3,13 @@ import type { HttpApi } from 'aws-cdk-lib/aws-apigatewayv2';
 import type { Table } from 'aws-cdk-lib/aws-dynamodb';
 import type { IBucket } from 'aws-cdk-lib/aws-s3';
 import { links } from '../../lambdas/contract/links';
+import { SYNTHETIC_FUNDER_KEY_FIELD } from '../../lambdas/contract/env';
 import { SECRET_SETTINGS, SETTINGS } from '../../lambdas/contract/settings';
 import type { Cdn } from './cdn';
 import type { FinanceExports } from './finance-exports';
 import type { Operations } from './operations';
 import type { StackSecrets } from './secrets';
+import type { SyntheticPurchase } from './scheduled-tasks';
 
 /**
  * The stack's outputs: what the operator reads after a deploy (docs/OPERATIONS.md, "After the
@@ -25,8 +27,9 @@ export function addOutputs(
     tables: ReadonlyMap<string, Table>;
     operations: Operations;
     finance: FinanceExports;
+    syntheticPurchase: SyntheticPurchase;
   },
-): void {
+): { syntheticPurchaseFunctionName: CfnOutput } {
   const { cdn, secrets, finance } = props;
   new CfnOutput(stack, 'BaseUrl', {
     value: cdn.customDomain ? `https://${cdn.customDomain.name}` : `https://${cdn.distribution.distributionDomainName}`,
@@ -64,4 +67,13 @@ export function addOutputs(
     value: finance.workGroupName,
     description: `Athena workgroup with the revenue-rollup named query over database ${finance.databaseName}`,
   });
+  new CfnOutput(stack, 'SyntheticPurchaseSecretArn', {
+    value: props.syntheticPurchase.secret.secretArn,
+    description: `Put the synthetic purchase's funding wallet key here (JSON: ${SYNTHETIC_FUNDER_KEY_FIELD}); docs/OPERATIONS.md, "Synthetic purchase"`,
+  });
+  const syntheticPurchaseFunctionName = new CfnOutput(stack, 'SyntheticPurchaseFunctionName', {
+    value: props.syntheticPurchase.task.fn.functionName,
+    description: `Invoke it (no payload) to buy the canary end to end: { ok: true, ... }, or a FunctionError naming the failed step; scheduled: ${props.syntheticPurchase.scheduled ? 'on' : 'off'}`,
+  });
+  return { syntheticPurchaseFunctionName };
 }

@@ -6,9 +6,11 @@ import { LambdaInvoke } from 'aws-cdk-lib/aws-scheduler-targets';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import type { Manifest } from '../domain-infra';
 import { DomainFunction, domainPartId } from './domain-function';
-import { readsPublicKey, type Provision } from './grants';
+import { readsPublicKey, readsSecret, type Provision } from './grants';
 import type { Key } from 'aws-cdk-lib/aws-kms';
-import { INFRA_ENV } from '../../lambdas/contract/env';
+import type { Secret } from 'aws-cdk-lib/aws-secretsmanager';
+import { INFRA_ENV, SYNTHETIC_FUNDER_KEY_FIELD } from '../../lambdas/contract/env';
+import { operatorSecret } from './secrets';
 
 /**
  * Scheduled tasks (the daily reconcile): EventBridge Scheduler invokes a function of the
@@ -65,4 +67,71 @@ export function addScheduledTasks(
     });
   }
   return { tasks, failedRuns };
+}
+
+/** What the synthetic purchase is in the stack: its function, the funding wallet's secret, and whether its schedule runs. */
+export interface SyntheticPurchase {
+  task: DomainFunction;
+  secret: Secret;
+  scheduled: boolean;
+  everyMinutes: number;
+}
+
+/**
+ * The synthetic purchase (the manifest that declares one, payments): a function that buys the canary
+ * as an outside buyer would, with a secret the operator fills with a funded wallet's key. It reads
+ * the public base URL, the chain (the RPC secret) and that secret, nothing else: no table, no key.
+ * Its schedule runs only when `scheduled` (the stage decides, lib/deploy-config.ts); the function
+ * exists either way, for the pipeline's post-deploy invoke.
+ */
+export function addSyntheticPurchase(
+  stack: Stack,
+  props: { manifests: readonly Manifest[]; environment: Record<string, string>; provision: Provision; scheduled: boolean },
+): SyntheticPurchase | undefined {
+  const owner = props.manifests.find((m) => m.infra.syntheticPurchase);
+  if (!owner?.infra.syntheticPurchase) return undefined;
+  const { domain } = owner;
+  const { entry, everyMinutes } = owner.infra.syntheticPurchase;
+  const task = new DomainFunction(stack, 'SyntheticPurchase', {
+    domain,
+    entryFile: entry,
+    environment: props.environment,
+    // A funding transfer mined, a settlement mined, the ledger read: a few blocks; the rest is room for slow providers.
+    timeout: Duration.minutes(5),
+    invokedBy: 'schedule',
+    // Each attempt is another purchase: a failed run is reported (its metric, the alarm, the queue), not repeated.
+    asyncRetries: 0,
+  });
+  // An outside buyer: the base URL and the chain, as any payments function reads them; no table, no signing key.
+  props.provision(task, { tables: [], readsChain: true });
+  const secret = operatorSecret(
+    stack,
+    'SyntheticPurchaseSecret',
+    `The synthetic purchase's funding wallet: JSON field ${SYNTHETIC_FUNDER_KEY_FIELD}, the private key of a Base wallet holding USDC and ETH for gas (docs/OPERATIONS.md, "Synthetic purchase")`,
+    [SYNTHETIC_FUNDER_KEY_FIELD],
+    "It holds the private key of the operator's own funding wallet, made and funded outside AWS; a rotation Lambda cannot make and fund a new wallet. The operator replaces it by writing another funded wallet's key (docs/OPERATIONS.md).",
+  );
+  readsSecret(task, secret, INFRA_ENV.syntheticFunderSecretArn);
+  if (props.scheduled) {
+    const role = new Role(stack, 'SyntheticPurchaseSchedulerRole', {
+      assumedBy: new ServicePrincipal('scheduler.amazonaws.com'),
+      description: 'EventBridge Scheduler: invokes the synthetic purchase only',
+    });
+    new Schedule(stack, 'SyntheticPurchaseSchedule', {
+      description:
+        'Buys the canary with a fresh wallet and checks the seal and the proof ledger (the SyntheticPurchaseFailed alarm watches it)',
+      schedule: ScheduleExpression.rate(Duration.minutes(everyMinutes)),
+      target: new LambdaInvoke(task.live, {
+        input: ScheduleTargetInput.fromObject({ task: 'synthetic_purchase' }),
+        // A run that failed is reported, not repeated at once: each attempt is another purchase.
+        retryAttempts: 0,
+        role,
+      }),
+    });
+    Validations.of(role).acknowledge({
+      id: `AwsSolutions-IAM5[Resource::<${stack.getLogicalId(task.alias.node.defaultChild as CfnAlias)}>:*]`,
+      reason: "lambda:InvokeFunction on this one function's live alias and its qualifiers (`:*`); nothing else.",
+    });
+  }
+  return { task, secret, scheduled: props.scheduled, everyMinutes };
 }

@@ -99,7 +99,7 @@ export function createSecrets(stack: Stack, needs: (need: SharedNeed) => boolean
  * through the template). Its keys are issued by an outside provider, so no rotation Lambda can
  * make one: `whyNoRotation` acknowledges SMG4.
  */
-function operatorSecret(stack: Stack, id: string, description: string, fields: readonly string[], whyNoRotation: string): Secret {
+export function operatorSecret(stack: Stack, id: string, description: string, fields: readonly string[], whyNoRotation: string): Secret {
   const secret = new Secret(stack, id, {
     description,
     secretObjectValue: Object.fromEntries(fields.map((f) => [f, SecretValue.unsafePlainText('')])),

@@ -54,6 +54,15 @@ describe('cdk-nag (AwsSolutions, Serverless)', () => {
     expect(findings()).toEqual([]);
   }, 120_000);
 
+  it("finds nothing either with the synthetic purchase's schedule on (its scheduler role, its alarm)", () => {
+    expect(
+      findings((app) => {
+        app.node.setContext('syntheticPurchase', 'on');
+        new MarketplaceStack(app, 'Nag');
+      }),
+    ).toEqual([]);
+  }, 120_000);
+
   it('finds nothing either for a deploy with an account and a region outside us-east-1 (the us-east-1 edge stack, the cross-region reference)', () => {
     expect(findings((app) => addMarketplace(app, { account: '111111111111', region: 'eu-west-1' }))).toEqual([]);
   }, 120_000);

@@ -22,7 +22,12 @@ import { renderOperatorPages } from '../../catalog/storefront/operator-pages';
 import { MarketplaceStack } from '../../lib/marketplace-stack';
 import { addMarketplace } from '../../lib/marketplace-app';
 import { WAF_RATE_LIMIT_PER_5_MIN } from '../../lib/constructs/edge-web-acl';
-import { LICENSE_KEY_ROTATION_DAYS, ORIGIN_SECRET_ROTATION_DAYS, RELAYER_WATCH_EVERY_MINUTES } from '../../lambdas/contract/schedules';
+import {
+  LICENSE_KEY_ROTATION_DAYS,
+  ORIGIN_SECRET_ROTATION_DAYS,
+  RELAYER_WATCH_EVERY_MINUTES,
+  SYNTHETIC_PURCHASE_EVERY_MINUTES,
+} from '../../lambdas/contract/schedules';
 import { ORIGIN_VERIFY_HEADER, VIEWER_ADDRESS_FUNCTION, VIEWER_ADDRESS_HEADER } from '../../lambdas/contract/edge-identity';
 import { INFRA_ENV } from '../../lambdas/contract/env';
 import { runInNewContext } from 'node:vm';
@@ -169,6 +174,7 @@ describe('MarketplaceStack', () => {
       LicenseSecretBF18429E: 'AWS::SecretsManager::Secret Retain',
       StripeSecret80A38A68: 'AWS::SecretsManager::Secret Retain',
       RpcSecret2AB20147: 'AWS::SecretsManager::Secret Retain',
+      SyntheticPurchaseSecret938B329F: 'AWS::SecretsManager::Secret Retain',
       OriginSecret5DDC59F1: 'AWS::SecretsManager::Secret Delete',
       AgentCardKeyADA4BD08: 'AWS::KMS::Key Retain',
       RelayerKey4F9E34D9: 'AWS::KMS::Key Retain',
@@ -1309,5 +1315,87 @@ describe('RPC URLs with keys (issue 17)', () => {
     }
     expect(carriesKey('https://1rpc.io/base')).toBe(false);
     expect(carriesKey('https://base-rpc.publicnode.com')).toBe(false);
+  });
+});
+
+describe('the synthetic purchase (issue 37)', () => {
+  const SYNTHETIC = 'skill-market payments synthetic-handler';
+  const parts = (t: Template) => {
+    const fnId = Object.keys(t.findResources('AWS::Lambda::Function', { Properties: { Description: SYNTHETIC } }))[0]!;
+    const aliasId = Object.entries(t.findResources('AWS::Lambda::Alias')).find(([, a]: [string, any]) =>
+      JSON.stringify(a.Properties.FunctionName).includes(`"${fnId}"`),
+    )![0];
+    const schedules = (Object.values(t.findResources('AWS::Scheduler::Schedule')) as any[]).filter(
+      (s) => s.Properties.Target.Arn.Ref === aliasId,
+    );
+    const alarms = Object.entries(t.findResources('AWS::CloudWatch::Alarm')).filter(([id]) => id.includes('SyntheticPurchaseFailed'));
+    return { fnId, schedules, alarms };
+  };
+  const staging = () => synthTemplate({ treasury: TREASURY, stage: 'staging', network: 'base-sepolia' });
+
+  it('exists in production, unscheduled and unalarmed, with its function name as the output the pipeline invokes', () => {
+    const { fnId, schedules, alarms } = parts(template);
+    expect(schedules).toEqual([]);
+    expect(alarms).toEqual([]);
+    expect(template.toJSON().Outputs['SyntheticPurchaseFunctionName'].Value).toEqual({ Ref: fnId });
+    const app = new App({ context: { 'aws:cdk:bundling-stacks': [], treasury: TREASURY } });
+    const stack = new MarketplaceStack(app, 'Output');
+    expect(stack.resolve(stack.syntheticPurchaseFunctionName.logicalId)).toBe('SyntheticPurchaseFunctionName');
+    // Every attempt is a purchase: a failed run is not retried by Lambda.
+    template.hasResourceProperties('AWS::Lambda::EventInvokeConfig', {
+      FunctionName: { Ref: fnId },
+      MaximumRetryAttempts: 0,
+    });
+  });
+
+  it('reads its own secret and the RPC secret (read only) and the base URL, and no table or key: it is an outside buyer', () => {
+    const fn = template.toJSON().Resources[parts(template).fnId];
+    const secretId = Object.keys(template.findResources('AWS::SecretsManager::Secret')).find((id) =>
+      id.startsWith('SyntheticPurchaseSecret'),
+    )!;
+    expect(fn.Properties.Environment.Variables[INFRA_ENV.syntheticFunderSecretArn]).toEqual({ Ref: secretId });
+    const role = fn.Properties.Role['Fn::GetAtt'][0];
+    const statements = (Object.values(template.findResources('AWS::IAM::Policy')) as any[])
+      .filter((p) => p.Properties.Roles.some((r: any) => r.Ref === role))
+      .flatMap((p) => p.Properties.PolicyDocument.Statement);
+    const actions = statements.flatMap((st) => [st.Action].flat() as string[]);
+    expect(actions.filter((a) => /^(dynamodb|kms|states|lambda|s3):/.test(a))).toEqual([]);
+    const onSecrets = statements.filter((st) => [st.Action].flat().some((a: string) => a.startsWith('secretsmanager:')));
+    expect(onSecrets.map((st) => [st.Action].flat().sort().join(' '))).toEqual([
+      'secretsmanager:DescribeSecret secretsmanager:GetSecretValue',
+      'secretsmanager:DescribeSecret secretsmanager:GetSecretValue',
+    ]);
+    expect(onSecrets.map((st) => st.Resource.Ref).sort()).toEqual(
+      [secretId, Object.keys(template.findResources('AWS::SecretsManager::Secret')).find((id) => id.startsWith('RpcSecret'))!].sort(),
+    );
+    expect(actions).toContain('ssm:GetParameter');
+  });
+
+  it('runs every hour in staging, with an alarm that fires on a failed run or on no run (missing data breaches)', () => {
+    const t = staging();
+    const { schedules, alarms } = parts(t);
+    expect(schedules.map((s) => ({ rate: s.Properties.ScheduleExpression, input: JSON.parse(s.Properties.Target.Input) }))).toEqual([
+      { rate: `rate(${SYNTHETIC_PURCHASE_EVERY_MINUTES / 60} hour)`, input: { task: 'synthetic_purchase' } },
+    ]);
+    expect(alarms).toHaveLength(1);
+    expect(alarms[0]![1].Properties).toMatchObject({
+      Namespace: METRIC_NAMESPACE,
+      MetricName: METRICS.syntheticPurchaseFailures,
+      Dimensions: [{ Name: 'service', Value: 'skill-market-payments' }],
+      Statistic: 'Maximum',
+      Period: 2 * SYNTHETIC_PURCHASE_EVERY_MINUTES * 60,
+      Threshold: 1,
+      ComparisonOperator: 'GreaterThanOrEqualToThreshold',
+      TreatMissingData: 'breaching',
+    });
+    expect(alarms[0]![1].Properties.AlarmActions).toHaveLength(1);
+  });
+
+  it('follows syntheticPurchase=on|off over the stage, and refuses another value', () => {
+    const prodOn = parts(synthTemplate({ treasury: TREASURY, syntheticPurchase: 'on' }));
+    expect([prodOn.schedules.length, prodOn.alarms.length]).toEqual([1, 1]);
+    const stagingOff = parts(synthTemplate({ treasury: TREASURY, stage: 'staging', network: 'base-sepolia', syntheticPurchase: 'off' }));
+    expect([stagingOff.schedules.length, stagingOff.alarms.length]).toEqual([0, 0]);
+    expect(() => synthTemplate({ treasury: TREASURY, syntheticPurchase: 'yes' })).toThrow(/syntheticPurchase must be on or off/);
   });
 });

@@ -143,6 +143,11 @@ export const PROBES: Record<string, { event: unknown; check: ProbeCheck; rpcSecr
     event: { task: 'smoke' },
     check: fields({ error: (v) => typeof v === 'string' && v.includes('relayer_balance') }),
   },
+  // Payments' synthetic purchase: an unknown task is refused before its secret, the site or the chain is read.
+  'skill-market payments synthetic-handler': {
+    event: { task: 'smoke' },
+    check: fields({ error: (v) => typeof v === 'string' && v.includes('synthetic_purchase') }),
+  },
   // The license key's rotation (Secrets Manager runs it): an event that is not a rotation step touches nothing.
   'skill-market payments license-rotation-handler': {
     event: { Step: 'smoke' },
