@@ -495,7 +495,7 @@ function operationsDashboard(
       width: 8,
     }),
     new GraphWidget({
-      title: 'Relayer: ETH balance (gwei), read every 5 minutes; KMS signer failures',
+      title: 'Relayer: ETH balance (gwei), read every 5 minutes; KMS signer failures; settlements stuck in flight',
       left: [
         new MathExpression({
           label: 'balance (gwei)',
@@ -503,7 +503,14 @@ function operationsDashboard(
           period,
         }),
       ],
-      right: [total(METRICS.signerFailures, 'signer failures')],
+      right: [
+        total(METRICS.signerFailures, 'signer failures'),
+        new MathExpression({
+          label: 'stuck settlements',
+          expression: `MAX(SEARCH('{${METRIC_NAMESPACE},service} MetricName="${METRICS.stuckSettlements}"', 'Maximum', 300))`,
+          period,
+        }),
+      ],
       width: 8,
     }),
     new GraphWidget({

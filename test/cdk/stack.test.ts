@@ -575,12 +575,12 @@ describe('figures (issue 33)', () => {
       { rate: 'rate(1 day)', input: { task: 'reconcile' } },
       { rate: 'rate(1 day)', input: { task: 'unmatched' } },
     ]);
-    // The only other function on a schedule is payments' relayer watch.
+    // The only other function on a schedule is payments' watch (the relayer's balance, the stuck settlements).
     const watch = functionId('skill-market payments watch-handler');
     const others = (Object.values(template.findResources('AWS::Scheduler::Schedule')) as any[]).filter(
       (s) => s.Properties.Target.Arn.Ref !== undefined && s.Properties.Target.Arn.Ref !== aliasOf(task!),
     );
-    expect(others.map((s) => s.Properties.Target.Arn.Ref)).toEqual([aliasOf(watch!)]);
+    expect(others.map((s) => s.Properties.Target.Arn.Ref)).toEqual([aliasOf(watch!), aliasOf(watch!)]);
     expect(template.toJSON().Resources[task!].Properties.Timeout).toBe(900);
     // The unmatched run reads the treasury's transfers: the task gets the RPC secret.
     expect(JSON.stringify(statementsOf('skill-market ledger reconcile-handler'))).toContain('secretsmanager:GetSecretValue');
