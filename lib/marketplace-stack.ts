@@ -1,4 +1,4 @@
-import { Stack, type StackProps } from 'aws-cdk-lib';
+import { CfnOutput, Stack, type StackProps } from 'aws-cdk-lib';
 import type { Construct } from 'constructs';
 import { readOperationsConfig } from './deploy-config';
 import { activeManifests } from './domain-infra';
@@ -43,6 +43,9 @@ export interface MarketplaceStackProps extends StackProps {
  * it is the order of the template's resources and of the statements in each role's policy.
  */
 export class MarketplaceStack extends Stack {
+  /** The synthetic purchase's function name (output `SyntheticPurchaseFunctionName`): the pipeline invokes it after the staging deploy. */
+  public readonly syntheticPurchaseFunctionName: CfnOutput;
+
   constructor(scope: Construct, id: string, props?: MarketplaceStackProps) {
     super(scope, id, props);
     const { config, edge, env, baseUrlParameter } = deploySettings(this, props?.webAclArn);
@@ -127,5 +130,10 @@ export class MarketplaceStack extends Stack {
     addBackups(this, tables);
 
     addOutputs(this, { publicBaseUrl: config.publicBaseUrl, cdn, api, siteBucket: buckets.site, secrets, tables, operations, finance });
+    // Stands in until the synthetic purchase lands: that work creates the function and this output from it.
+    this.syntheticPurchaseFunctionName = new CfnOutput(this, 'SyntheticPurchaseFunctionName', {
+      value: 'synthetic-purchase-not-merged',
+      description: 'The synthetic purchase: invoke it (no payload) to buy the canary end to end; it fails loudly',
+    });
   }
 }
