@@ -182,6 +182,44 @@ describe('the release pipeline', () => {
   });
 });
 
+describe('the release pipeline with a region outside us-east-1 and production in another account', () => {
+  it("deploys each stage's us-east-1 edge stack before its marketplace, each in its own account, with keys that account can use", () => {
+    const app = newApp({ ...PIPELINE, production: { treasury: PRODUCTION_TREASURY, account: '222222222222' } });
+    const release = new PipelineStack(app, 'Release', {
+      env: { account: '111111111111', region: 'eu-west-1' },
+      config: readPipelineConfig(app, '111111111111'),
+    });
+    const t = Template.fromStack(release);
+    const [pipeline] = Object.values(t.findResources('AWS::CodePipeline::Pipeline')) as { Properties: { Stages: PipelineStage[] } }[];
+    const deploys = (name: string) =>
+      pipeline!.Properties.Stages.find((s) => s.Name === name)!
+        .Actions.filter((a) => a.Name.endsWith('.Deploy'))
+        .sort((a, b) => a.RunOrder - b.RunOrder)
+        .map((a) => [
+          a.Name,
+          (a as Action & { Region?: string }).Region ?? 'eu-west-1',
+          JSON.stringify((a as Action & { RoleArn?: unknown }).RoleArn).match(/iam::(\d{12})/)?.[1],
+        ]);
+    expect(deploys('Staging')).toEqual([
+      ['SkillMarketEdge.Deploy', 'us-east-1', '111111111111'],
+      ['SkillMarket.Deploy', 'eu-west-1', '111111111111'],
+    ]);
+    expect(deploys('Production')).toEqual([
+      ['SkillMarketEdge.Deploy', 'us-east-1', '222222222222'],
+      ['SkillMarket.Deploy', 'eu-west-1', '222222222222'],
+    ]);
+    // Another account reads the artifacts: they are encrypted with a key of the pipeline's, which rotates.
+    t.hasResourceProperties('AWS::KMS::Key', { EnableKeyRotation: true });
+    // The purchase may invoke staging's functions in staging's account and region.
+    const invoke = Object.values(t.findResources('AWS::IAM::Policy'))
+      .flatMap((p: any) => p.Properties.PolicyDocument.Statement as { Action: unknown; Resource: unknown }[])
+      .filter((st) => st.Action === 'lambda:InvokeFunction');
+    expect(invoke.map((st) => JSON.stringify(st.Resource))).toEqual([
+      expect.stringContaining(':lambda:eu-west-1:111111111111:function:Staging-SkillMarket-*'),
+    ]);
+  }, 120_000);
+});
+
 describe('the pipeline settings', () => {
   const problems = (context: Record<string, unknown>, account?: string): string => {
     try {
