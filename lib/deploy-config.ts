@@ -192,3 +192,142 @@ export function syntheticPurchaseScheduled(scope: Construct): boolean {
     );
   return setting === 'on';
 }
+
+/** The two stages the pipeline deploys, in order, with the chain each runs against (context `stage`, `network`). */
+export const PIPELINE_STAGES = {
+  staging: { id: 'Staging', stage: 'staging', network: 'base-sepolia' },
+  production: { id: 'Production', stage: 'production', network: 'base' },
+} as const;
+export type PipelineStageName = keyof typeof PIPELINE_STAGES;
+
+/** A stage's own settings: context keys set on its Stage before its stacks exist, and where it deploys. */
+export interface PipelineStageConfig {
+  /** Context for the stage's stacks (`treasury`, `rpcUrls`, `alarmEmail`, …): it overrides the app's. */
+  readonly context: Readonly<Record<string, string | number | boolean | string[]>>;
+  readonly account: string | undefined;
+  readonly region: string | undefined;
+}
+
+/** What `-c pipeline=on` builds: the source, and each stage's settings (docs/OPERATIONS.md, "The pipeline"). */
+export interface PipelineConfig {
+  /** `owner/name` of the repository the connection reads. */
+  readonly repo: string;
+  readonly branch: string;
+  /** A CodeConnections (or CodeStar Connections) connection to the repository's host, made once in the console. */
+  readonly connectionArn: string;
+  readonly stages: Readonly<Record<PipelineStageName, PipelineStageConfig>>;
+}
+
+/** The context keys of the pipeline itself; the synth step passes them again, so the pipeline rebuilds itself as it is. */
+export const PIPELINE_CONTEXT_KEYS = ['pipelineRepo', 'pipelineBranch', 'pipelineConnectionArn', 'staging', 'production'] as const;
+
+/**
+ * The keys a stage's object may hold: the settings, the edge's and the alarms' keys, the stack's
+ * name, and where it deploys. Not `stage` nor `network` (the pipeline sets them), nor the operator's
+ * keys (the site is built once for both stages, from the app's context).
+ */
+const STAGE_KEYS = new Set<string>([
+  ...Object.values(SETTINGS).map((s) => s.context),
+  'domainName',
+  'certificateArn',
+  'webAclArn',
+  'apiRateLimit',
+  'apiBurstLimit',
+  'alarmEmail',
+  'monthlyBudgetUsd',
+  'stackName',
+  'account',
+  'region',
+]);
+
+const REPO = /^[A-Za-z0-9_.-]+\/[A-Za-z0-9_.-]+$/;
+// A git branch name, as far as a build command needs it: no spaces, no `..`, no leading `-`.
+const BRANCH = /^(?!-)(?!.*\.\.)[A-Za-z0-9._/-]{1,200}$/;
+const CONNECTION = /^arn:aws[a-z-]*:(codeconnections|codestar-connections):[a-z0-9-]+:\d{12}:connection\/[0-9a-f-]{36}$/;
+const ACCOUNT = /^\d{12}$/;
+const REGION = /^[a-z]{2}(-[a-z]+)+-\d$/;
+
+/** Whether the app is asked for the pipeline (`-c pipeline=on`); without it the app is what it always was. */
+export function wantsPipeline(scope: Construct): boolean {
+  const v: unknown = scope.node.tryGetContext('pipeline');
+  return v === true || v === 'on' || v === 'true';
+}
+
+/**
+ * Reads the pipeline's context: the source (`pipelineRepo`, `pipelineBranch`, `pipelineConnectionArn`)
+ * and an object of settings per stage (`staging`, `production`: in cdk.json, or `-c staging='{…}'`
+ * as JSON). `pipelineAccount` is the account the pipeline deploys to (the CLI's); staging deploys
+ * there too, as the post-deploy purchase invokes its function from the pipeline's account. Every
+ * problem is listed at once.
+ */
+export function readPipelineConfig(scope: Construct, pipelineAccount: string | undefined): PipelineConfig {
+  const problems: string[] = [];
+  const read = (key: string): string | undefined => {
+    const v: unknown = scope.node.tryGetContext(key);
+    return v === undefined || v === null || String(v).trim() === '' ? undefined : String(v).trim();
+  };
+  const repo = read('pipelineRepo') ?? '';
+  if (!REPO.test(repo)) problems.push(`pipelineRepo must be the repository as owner/name, got "${repo}"`);
+  const branch = read('pipelineBranch') ?? 'main';
+  if (!BRANCH.test(branch)) problems.push(`pipelineBranch is not a branch name: "${branch}"`);
+  const connectionArn = read('pipelineConnectionArn') ?? '';
+  if (!CONNECTION.test(connectionArn))
+    problems.push(
+      `pipelineConnectionArn must be a CodeConnections connection's ARN (arn:aws:codeconnections:<region>:<account>:connection/<id>), got "${connectionArn}"`,
+    );
+
+  const stage = (name: PipelineStageName): PipelineStageConfig => {
+    let raw: unknown = scope.node.tryGetContext(name);
+    if (typeof raw === 'string') {
+      try {
+        raw = JSON.parse(raw);
+      } catch {
+        problems.push(`${name} must be a JSON object of settings, e.g. {"treasury":"0x…"}`);
+        raw = {};
+      }
+    }
+    if (raw === undefined || raw === null) raw = {};
+    if (typeof raw !== 'object' || Array.isArray(raw)) {
+      problems.push(`${name} must be an object of settings, e.g. {"treasury":"0x…"}`);
+      raw = {};
+    }
+    const context: Record<string, string | number | boolean | string[]> = {};
+    for (const [key, value] of Object.entries(raw as Record<string, unknown>)) {
+      if (!STAGE_KEYS.has(key)) {
+        problems.push(
+          key === 'stage' || key === 'network'
+            ? `${name}.${key}: the pipeline sets it (${name} is stage "${PIPELINE_STAGES[name].stage}" on network "${PIPELINE_STAGES[name].network}")`
+            : `${name}.${key} is not a setting a stage takes (${[...STAGE_KEYS].join(', ')})`,
+        );
+      } else if (
+        typeof value === 'string' ||
+        typeof value === 'number' ||
+        typeof value === 'boolean' ||
+        (Array.isArray(value) && value.every((v) => typeof v === 'string'))
+      ) {
+        context[key] = value as string | number | boolean | string[];
+      } else problems.push(`${name}.${key} must be a string, a number or a boolean`);
+    }
+    const { account, region, ...settings } = context;
+    if (account !== undefined && !ACCOUNT.test(String(account)))
+      problems.push(`${name}.account must be 12 digits, got "${String(account)}"`);
+    if (region !== undefined && !REGION.test(String(region))) problems.push(`${name}.region is not an AWS region: "${String(region)}"`);
+    // A pipeline passes no CloudFormation parameters: the treasury must be known at synth.
+    if (settings['treasury'] === undefined && read('treasury') === undefined)
+      problems.push(`${name}.treasury is required: a pipeline cannot give the TreasuryAddress parameter at deploy time`);
+    return {
+      context: settings,
+      account: account === undefined ? undefined : String(account),
+      region: region === undefined ? undefined : String(region),
+    };
+  };
+  const staging = stage('staging');
+  const production = stage('production');
+  if (staging.account !== undefined && staging.account !== pipelineAccount)
+    problems.push(
+      `staging.account: staging deploys to the pipeline's account (${pipelineAccount ?? 'the CLI account'}), where the post-deploy purchase invokes its function; leave it out`,
+    );
+  if (problems.length > 0)
+    throw new DeployConfigError(`Invalid pipeline configuration (CDK context):\n${problems.map((p) => `  - ${p}`).join('\n')}`);
+  return { repo, branch, connectionArn, stages: { staging, production } };
+}

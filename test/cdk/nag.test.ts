@@ -13,6 +13,8 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { MarketplaceStack } from '../../lib/marketplace-stack';
 import { addMarketplace } from '../../lib/marketplace-app';
+import { readPipelineConfig } from '../../lib/deploy-config';
+import { PipelineStack } from '../../lib/pipeline-stack';
 
 const TREASURY = '0xa0Ee7A142d267C1f36714E4a8F75612F20a79720';
 
@@ -65,6 +67,22 @@ describe('cdk-nag (AwsSolutions, Serverless)', () => {
 
   it('finds nothing either for a deploy with an account and a region outside us-east-1 (the us-east-1 edge stack, the cross-region reference)', () => {
     expect(findings((app) => addMarketplace(app, { account: '111111111111', region: 'eu-west-1' }))).toEqual([]);
+  }, 120_000);
+
+  it("finds nothing either in the release pipeline's stack (-c pipeline=on; its stages hold the marketplace stack checked above)", () => {
+    const found = findings((app) => {
+      const context = {
+        // The stages' stacks are the marketplace stack checked above; their bundles are not what is checked here.
+        'aws:cdk:bundling-stacks': [],
+        pipelineRepo: 'acme/skill-market',
+        pipelineConnectionArn: 'arn:aws:codeconnections:eu-west-1:111111111111:connection/12345678-1234-1234-1234-123456789012',
+        staging: { treasury: TREASURY },
+        production: { treasury: TREASURY },
+      };
+      for (const [key, value] of Object.entries(context)) app.node.setContext(key, value);
+      new PipelineStack(app, 'NagPipeline', { config: readPipelineConfig(app, undefined) });
+    });
+    expect(found).toEqual([]);
   }, 120_000);
 
   it('fails when a finding is introduced: a bucket without access logs or TLS-only access, a property CloudFormation does not know', () => {
