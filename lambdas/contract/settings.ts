@@ -6,7 +6,7 @@
  * arguments, the EIP-55 codec included, and stay here because lib/ (which may import only the
  * contract) validates the CDK context with the same rules the Lambdas use at run time.
  */
-import { BASE_MAINNET_ETH_USD_FEED, BASE_MAINNET_USDBC, BASE_MAINNET_USDC } from './chain';
+import { chainLabel, NETWORK_NAMES, NETWORKS, STAGE_NAMES, type Network, type Stage } from './networks';
 
 export type Address = `0x${string}`;
 
@@ -44,8 +44,8 @@ export const SETTINGS = {
   rpcUrls: {
     context: 'rpcUrls',
     env: 'RPC_URLS',
-    description: 'Comma-separated JSON-RPC URLs for chain 8453, tried in order during verification.',
-    cloudDefault: 'https://mainnet.base.org',
+    description:
+      "Comma-separated JSON-RPC URLs for the `network`'s chain, tried in order during verification. Default: the network's public RPC (`https://mainnet.base.org`, `https://sepolia.base.org`).",
   },
   minConfirmations: {
     context: 'minConfirmations',
@@ -56,14 +56,13 @@ export const SETTINGS = {
   usdc: {
     context: 'usdcAddress',
     env: 'USDC_ADDRESS',
-    description: 'USDC contract on chain 8453.',
-    cloudDefault: BASE_MAINNET_USDC,
+    description: "USDC contract on the `network`'s chain. Default: Circle's USDC on that network.",
   },
   usdbc: {
     context: 'usdbcAddress',
     env: 'USDBC_ADDRESS',
-    description: 'USDbC (bridged USDC) contract on chain 8453, also accepted.',
-    cloudDefault: BASE_MAINNET_USDBC,
+    description:
+      "USDbC (bridged USDC) contract, also accepted. Default: Base's USDbC; Base Sepolia has none, so a staging challenge offers USDC only.",
   },
   paymentsEnabled: {
     context: 'paymentsEnabled',
@@ -123,15 +122,13 @@ export const SETTINGS = {
     context: 'identityRegistry',
     env: 'IDENTITY_REGISTRY_ADDRESS',
     description:
-      'ERC-8004 Identity Registry on chain 8453 that `GET /api/agent-identity?agent_id=` checks. Locally, the one `npm start` deploys.',
-    cloudDefault: '0x8004A169FB4a3325136EB29fA0ceB6D2e539a432',
+      "ERC-8004 Identity Registry on the `network`'s chain that `GET /api/agent-identity?agent_id=` checks. Default: the registry's deterministic address on that network. Locally, the one `npm start` deploys.",
   },
   ethUsdFeed: {
     context: 'ethUsdFeed',
     env: 'ETH_USD_FEED_ADDRESS',
     description:
-      "Chainlink ETH / USD feed (AggregatorV3Interface) on chain 8453, read at each relayed settlement's block to record the relayer's gas in US dollars. Default: Chainlink's ETH / USD proxy on Base mainnet; locally, the test feed `npm start` places at that address.",
-    cloudDefault: BASE_MAINNET_ETH_USD_FEED,
+      "Chainlink ETH / USD feed (AggregatorV3Interface) on the `network`'s chain, read at each relayed settlement's block to record the relayer's gas in US dollars. Default: Chainlink's ETH / USD proxy on that network; locally, the test feed `npm start` places at Base's address.",
   },
   stripeApiBase: {
     context: 'stripeApiBase',
@@ -143,8 +140,21 @@ export const SETTINGS = {
     context: 'explorerUrl',
     env: 'EXPLORER_URL',
     description:
-      'Block explorer for chain 8453 that the proof ledger links each row to (`<url>/tx/<hash>`, `<url>/address/<payer>`), as `explorer_url` on `/api/proof`. Empty: no links (the local chain has none).',
-    cloudDefault: 'https://basescan.org',
+      "Block explorer for the `network`'s chain that the proof ledger links each row to (`<url>/tx/<hash>`, `<url>/address/<payer>`), as `explorer_url` on `/api/proof`. Default: the network's (`https://basescan.org`, `https://sepolia.basescan.org`). Empty: no links (the local chain has none).",
+  },
+  network: {
+    context: 'network',
+    env: 'SETTLEMENT_NETWORK',
+    description:
+      'The chain payments settle on: `base` (Base mainnet, chain 8453) or `base-sepolia` (Base Sepolia, chain 84532, for a staging stage). Sets the chain id, the advertised network, the default token, feed, explorer and RPC.',
+    cloudDefault: 'base',
+  },
+  stage: {
+    context: 'stage',
+    env: 'DEPLOY_STAGE',
+    description:
+      '`production` (real money: refuses a testnet `network`) or `staging` (a rehearsal: refuses mainnet, so it can never take real money).',
+    cloudDefault: 'production',
   },
   publicBaseUrl: {
     context: 'publicBaseUrl',
@@ -156,6 +166,9 @@ export const SETTINGS = {
 export type SettingName = keyof typeof SETTINGS;
 
 export interface MarketConfig {
+  /** The chain payments settle on, with its facts (contract/networks.ts). */
+  network: Network;
+  stage: Stage;
   treasury: Address | undefined;
   legacyTreasury: Address | undefined;
   rpcUrls: string[];
@@ -262,6 +275,27 @@ export function readMarketConfig(
   codec: AddressCodec,
 ): ConfigReading {
   const problems: string[] = [];
+  const choice = <T extends string>(name: 'network' | 'stage', allowed: readonly T[]): T => {
+    const spec = SETTINGS[name];
+    const v = blank(raw[name]) ? spec.cloudDefault : raw[name].trim();
+    if ((allowed as readonly string[]).includes(v)) return v as T;
+    problems.push(`${spec.context} (${spec.env}) must be one of ${allowed.join(', ')}, got "${v}"`);
+    return spec.cloudDefault as T;
+  };
+  const networkName = choice('network', NETWORK_NAMES);
+  const network = NETWORKS[networkName];
+  const stage = choice('stage', STAGE_NAMES);
+  // A production stack takes real money: a testnet there would sell packs for coins of no value.
+  // A staging stack rehearses: on mainnet it could take real money from a buyer who found it.
+  if (stage === 'production' && network.testnet)
+    problems.push(
+      `network ${network.name} is a testnet and stage is production: a production stack settles on mainnet (network base). Use -c stage=staging to rehearse on ${network.label}.`,
+    );
+  if (stage === 'staging' && !network.testnet)
+    problems.push(
+      `network ${network.name} is mainnet and stage is staging: a staging stack must never take real money. Use -c network=base-sepolia.`,
+    );
+
   const treasury = readAddress(codec, 'treasury', raw.treasury, problems, opts.requireTreasury);
   const legacyTreasury = readAddress(codec, 'legacyTreasury', raw.legacyTreasury, problems, false);
   if (treasury !== undefined && legacyTreasury !== undefined && treasury === legacyTreasury) {
@@ -270,9 +304,9 @@ export function readMarketConfig(
     );
   }
 
-  const { urls: rpcUrls, invalid: badRpcUrls } = parseRpcUrls(raw.rpcUrls ?? SETTINGS.rpcUrls.cloudDefault);
+  const { urls: rpcUrls, invalid: badRpcUrls } = parseRpcUrls(raw.rpcUrls ?? network.publicRpcUrl);
   if (rpcUrls.length + badRpcUrls.length === 0)
-    problems.push('rpcUrls (RPC_URLS) is empty: give at least one JSON-RPC URL for chain 8453.');
+    problems.push(`rpcUrls (RPC_URLS) is empty: give at least one JSON-RPC URL for ${chainLabel(network)}.`);
   for (const url of badRpcUrls) problems.push(`rpcUrls (RPC_URLS) has an invalid URL: "${url}"`);
 
   const confRaw = blank(raw.minConfirmations) ? SETTINGS.minConfirmations.cloudDefault : raw.minConfirmations.trim();
@@ -281,8 +315,13 @@ export function readMarketConfig(
     problems.push(`minConfirmations (MIN_CONFIRMATIONS) must be an integer from 1 to 64, got "${confRaw}"`);
   }
 
-  const usdc = readAddress(codec, 'usdc', blank(raw.usdc) ? SETTINGS.usdc.cloudDefault : raw.usdc, problems, true);
-  const usdbc = readAddress(codec, 'usdbc', blank(raw.usdbc) ? SETTINGS.usdbc.cloudDefault : raw.usdbc, problems, true);
+  const usdc = readAddress(codec, 'usdc', blank(raw.usdc) ? network.assets.USDC.address : raw.usdc, problems, true);
+  // USDbC is accepted where the network has it (Base); Base Sepolia has none, so nothing to configure there.
+  const usdbc = network.assets.USDbC
+    ? readAddress(codec, 'usdbc', blank(raw.usdbc) ? network.assets.USDbC.address : raw.usdbc, problems, true)
+    : undefined;
+  if (!network.assets.USDbC && !blank(raw.usdbc))
+    problems.push(`usdbcAddress (USDBC_ADDRESS) is set, but ${network.label} has no USDbC: its challenge offers USDC only. Remove it.`);
   if (usdc !== undefined && usdc === usdbc) problems.push('usdcAddress and usdbcAddress must differ.');
   for (const [label, asset] of [
     ['usdcAddress', usdc],
@@ -328,18 +367,12 @@ export function readMarketConfig(
   const identityRegistry = readAddress(
     codec,
     'identityRegistry',
-    blank(raw.identityRegistry) ? SETTINGS.identityRegistry.cloudDefault : raw.identityRegistry,
+    blank(raw.identityRegistry) ? network.identityRegistry : raw.identityRegistry,
     problems,
     false,
   );
 
-  const ethUsdFeed = readAddress(
-    codec,
-    'ethUsdFeed',
-    blank(raw.ethUsdFeed) ? SETTINGS.ethUsdFeed.cloudDefault : raw.ethUsdFeed,
-    problems,
-    false,
-  );
+  const ethUsdFeed = readAddress(codec, 'ethUsdFeed', blank(raw.ethUsdFeed) ? network.ethUsdFeed : raw.ethUsdFeed, problems, false);
 
   let stripeApiBase: string | undefined;
   if (!blank(raw.stripeApiBase)) {
@@ -350,7 +383,7 @@ export function readMarketConfig(
 
   // Unset: the cloud default; set but empty: no explorer (the local chain).
   let explorerUrl: string | undefined;
-  const explorerRaw = raw.explorerUrl ?? SETTINGS.explorerUrl.cloudDefault;
+  const explorerRaw = raw.explorerUrl ?? network.explorerUrl;
   if (!blank(explorerRaw)) {
     const v = explorerRaw.trim().replace(/\/+$/, '');
     if (BASE_URL.test(v)) explorerUrl = v;
@@ -366,6 +399,8 @@ export function readMarketConfig(
 
   return {
     config: {
+      network,
+      stage,
       treasury,
       legacyTreasury,
       rpcUrls,
@@ -399,6 +434,8 @@ function weiToEth(wei: string): string {
 /** The environment variables that carry a validated configuration to a Lambda. */
 export function configToEnv(config: MarketConfig): Record<string, string> {
   const env: Record<string, string> = {
+    [SETTINGS.network.env]: config.network.name,
+    [SETTINGS.stage.env]: config.stage,
     [SETTINGS.rpcUrls.env]: config.rpcUrls.join(','),
     [SETTINGS.minConfirmations.env]: String(config.minConfirmations),
     [SETTINGS.paymentsEnabled.env]: String(config.paymentsEnabled),

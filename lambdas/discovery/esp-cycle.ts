@@ -2,7 +2,7 @@
  * The ESP (Evaluate, Settle, Prove) cycle of one skill, composed from the catalog, the
  * challenge builder and the ledger: every number in it is read from those, none is made up.
  */
-import { CAIP2, NETWORK } from '../contract/chain';
+import { chainLabel, networkAssets } from '../contract/networks';
 import { links } from '../contract/links';
 import { absoluteEntry, type Catalog } from '../catalog';
 import type { CatalogEntry } from '../contract/catalog-data';
@@ -23,7 +23,8 @@ export async function espCycle(entry: CatalogEntry, ports: EspCyclePorts, baseUr
   const abs = absoluteEntry(entry, baseUrl);
   const s = links(baseUrl).skill(entry.id);
   const meta = ports.catalog.packMeta(entry.id)!;
-  const sound = ports.config.treasury !== undefined && ports.config.assets.USDC !== undefined && ports.config.assets.USDbC !== undefined;
+  const sound =
+    ports.config.treasury !== undefined && networkAssets(ports.config.network).every((a) => ports.config.assets[a] !== undefined);
   const [totals, page] = await Promise.all([ports.figures.totals(), ports.ledger.recent(20, entry.id)]);
   const confirmed = unlockFigures(totals).perSkill[entry.id] ?? 0;
   const rows = page?.rows ?? [];
@@ -47,7 +48,7 @@ export async function espCycle(entry: CatalogEntry, ports: EspCyclePorts, baseUr
       challenge_shape: sound ? buildChallenge(entry, ports.config, baseUrl) : null,
     },
     settle: {
-      cost: `${entry.price_label} in USDC on Base (chain 8453)`,
+      cost: `${entry.price_label} in USDC on ${chainLabel(ports.config.network)}`,
       amount: entry.x402.amount,
       price_usd: entry.price_usd,
       regular_price_usd: entry.regular_price_usd,
@@ -55,8 +56,8 @@ export async function espCycle(entry: CatalogEntry, ports: EspCyclePorts, baseUr
       asset: 'USDC',
       asset_contract: ports.config.assets.USDC ?? null,
       also_accepted: ports.config.assets.USDbC ? [{ asset: 'USDbC', asset_contract: ports.config.assets.USDbC }] : [],
-      network: NETWORK,
-      network_caip2: CAIP2,
+      network: ports.config.network.name,
+      network_caip2: ports.config.network.caip2,
       min_confirmations: ports.config.minConfirmations,
       challenge: abs.x402.resource,
       how: `Transfer \`amount\` to \`pay_to\`, wait for ${ports.config.minConfirmations} confirmation(s), then POST ${links(baseUrl).pay} with header X-PAYMENT: {"txHash":"0x…","skill":"${entry.id}"}.`,

@@ -3,7 +3,7 @@
  * with `skill` the skill's full cycle; with `phase` one slice; `phase=prove&tx=` one
  * transaction's ledger row. Every figure is read from the ledger; none is invented.
  */
-import { CAIP2, formatAtomic, NETWORK, TX_HASH } from '../contract/chain';
+import { formatAtomic, NETWORK, TX_HASH } from '../contract/chain';
 import { invalidRequest } from '../platform/errors';
 import { json, type ApiRequest, type ApiResponse } from '../platform/http';
 import { requireSkill, skillRequired } from '../catalog';
@@ -38,8 +38,8 @@ export async function confirmedActivity(ports: Pick<DiscoveryPorts, 'ledger' | '
 export function moneySafety(ports: Pick<DiscoveryPorts, 'config'>) {
   const { config } = ports;
   return {
-    network: NETWORK,
-    network_caip2: CAIP2,
+    network: config.network.name,
+    network_caip2: config.network.caip2,
     asset: 'USDC',
     asset_contract: config.assets.USDC ?? null,
     also_accepted: config.assets.USDbC ? [{ asset: 'USDbC', asset_contract: config.assets.USDbC }] : [],
@@ -47,7 +47,7 @@ export function moneySafety(ports: Pick<DiscoveryPorts, 'config'>) {
     // The treasury is stored in its EIP-55 form (contract/settings.ts checksums every address it accepts).
     pay_to_canonical: config.treasury ?? null,
     legacy_treasury_banned: config.legacyTreasury ?? null,
-    rule: 'Pay only the payTo of the live 402 challenge; a transfer to the banned legacy treasury never unlocks. Gas is paid in ETH on Base.',
+    rule: `Pay only the payTo of the live 402 challenge; a transfer to the banned legacy treasury never unlocks. Gas is paid in ETH on ${config.network.label}.`,
   };
 }
 

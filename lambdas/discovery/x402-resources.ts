@@ -1,4 +1,4 @@
-import { CAIP2 } from '../contract/chain';
+import { networkAssets } from '../contract/networks';
 import { cheapestFirst, type CatalogEntry } from '../contract/catalog-data';
 import { links } from '../contract/links';
 import type { Catalog } from '../catalog';
@@ -13,7 +13,7 @@ function resourceEntry(e: CatalogEntry, config: MarketConfig, base: string) {
     resource: links(base).skill(e.id).challenge,
     method: 'GET' as const,
     scheme: 'exact' as const,
-    network: CAIP2,
+    network: config.network.caip2,
     asset: config.assets.USDC ?? null,
     amount: e.x402.amount,
     price_usd: e.price_usd,
@@ -61,7 +61,7 @@ function discoveryOrder(catalog: Catalog): readonly CatalogEntry[] {
  */
 export function x402Discovery(catalog: Catalog, config: MarketConfig, base: string, limit: number, offset: number) {
   const all = discoveryOrder(catalog);
-  const payable = config.treasury !== undefined && config.assets.USDC !== undefined && config.assets.USDbC !== undefined;
+  const payable = config.treasury !== undefined && networkAssets(config.network).every((a) => config.assets[a] !== undefined);
   const pay = links(base).pay;
   return {
     x402Version: X402_V2,

@@ -81,7 +81,10 @@ export function challengeAnswer(req: ApiRequest, ports: PaymentsPorts): ApiRespo
   // The sign-in challenge is fresh per answer (its nonce and time); the rest, the Bazaar extension with it, is the memoised challenge.
   const v2 = {
     ...hit.v2,
-    extensions: { ...hit.v2.extensions, ...signInExtension(hit.v2.resource.url, req.baseUrl, freshNonce(), ports.now()) },
+    extensions: {
+      ...hit.v2.extensions,
+      ...signInExtension(ports.config.network, hit.v2.resource.url, req.baseUrl, freshNonce(), ports.now()),
+    },
   };
   return jsonText(402, hit.body, { 'payment-required': ports.paymentRequiredHeader(v2), 'x-payment-required': hit.encoded });
 }

@@ -10,7 +10,8 @@
  * An authorization signed for another token fails x402's signature check, before anything is claimed.
  */
 import * as z from 'zod/mini';
-import { ADDRESS, NETWORK } from '../contract/chain';
+import { ADDRESS } from '../contract/chain';
+import { NETWORK_NAMES, NETWORKS } from '../contract/networks';
 import { parseJsonHeaderValue } from '../platform/json';
 import { safeParse } from '../platform/validation';
 import { challengeFor } from './challenge-answer';
@@ -86,10 +87,12 @@ export function signedPaymentFromV1(
     );
   }
   const { scheme, network, payload } = parsed.data;
-  if (scheme !== 'exact' || network !== NETWORK) {
+  // The v1 name of the network the challenge was built for (its v2 requirement carries the CAIP-2 id).
+  const expected = NETWORK_NAMES.find((n) => NETWORKS[n].caip2 === requirement.network);
+  if (scheme !== 'exact' || network !== expected) {
     throw paymentRefused(
       'unsupported_scheme',
-      `X-PAYMENT pays with ${scheme} on ${network}; this resource accepts exact on ${NETWORK} (see accepts[] in the 402 body).`,
+      `X-PAYMENT pays with ${scheme} on ${network}; this resource accepts exact on ${expected} (see accepts[] in the 402 body).`,
       headers,
     );
   }

@@ -4,7 +4,8 @@
  * It lives with payments because its checks need what only the payments bundle holds.
  */
 import { CATALOG_SIZE_EXPECTED } from '../contract/catalog-data';
-import { CHAIN_ID, formatDecimal } from '../contract/chain';
+import { formatDecimal } from '../contract/chain';
+import { networkAssets } from '../contract/networks';
 import { packFiles, packSeal } from '../contract/pack-seal';
 import { json, type ApiRequest, type ApiResponse } from '../platform/http';
 import { redactUrl } from '../platform/redact';
@@ -82,15 +83,20 @@ export async function checkReadiness(ports: ReadinessPorts, baseUrl: string): Pr
   );
 
   const reachable = providers.filter((p) => p.chainId !== undefined);
-  const wrongChain = reachable.filter((p) => p.chainId !== CHAIN_ID);
+  const { chainId } = config.network;
+  const wrongChain = reachable.filter((p) => p.chainId !== chainId);
   const chainOk = reachable.length > 0 && wrongChain.length === 0;
   checks.push(
     check(
       'money_safety',
-      sound && chainOk && config.assets.USDC !== undefined && config.assets.USDbC !== undefined,
+      sound && chainOk && networkAssets(config.network).every((a) => config.assets[a] !== undefined),
       problems.length > 0
         ? problems.join(' ')
-        : `treasury ${config.treasury}${config.legacyTreasury ? ` (legacy ${config.legacyTreasury} banned)` : ''}; USDC ${config.assets.USDC}, USDbC ${config.assets.USDbC}; ${chainOk ? `chain id ${CHAIN_ID}` : 'chain id not confirmed as 8453'}`,
+        : `treasury ${config.treasury}${config.legacyTreasury ? ` (legacy ${config.legacyTreasury} banned)` : ''}; ${networkAssets(
+            config.network,
+          )
+            .map((a) => `${a} ${config.assets[a]}`)
+            .join(', ')}; ${chainOk ? `chain id ${chainId}` : `chain id not confirmed as ${chainId}`}`,
     ),
   );
 
@@ -108,7 +114,7 @@ export async function checkReadiness(ports: ReadinessPorts, baseUrl: string): Pr
       providers
         .map(
           (p) =>
-            `${redactUrl(p.url)}: ${p.chainId !== undefined ? `chain id ${p.chainId}${p.chainId === CHAIN_ID ? '' : ` (expected ${CHAIN_ID})`}` : `unreachable (${p.error})`}`,
+            `${redactUrl(p.url)}: ${p.chainId !== undefined ? `chain id ${p.chainId}${p.chainId === chainId ? '' : ` (expected ${chainId})`}` : `unreachable (${p.error})`}`,
         )
         .join('; ') || 'no RPC provider configured',
     ),

@@ -35,6 +35,7 @@ import { x402PaymentRequiredHeader } from './adapters/x402-payment-required';
 import { x402BazaarExtension } from './adapters/x402-bazaar';
 import { challengeAnswer } from './challenge-answer';
 import type { InFlightSettlements, PaymentsPorts, SecretVersions, X402Settlement } from './ports';
+import type { Network } from '../contract/networks';
 import { rpcUrlsFromEnv, type RpcUrls } from '../platform/rpc-urls';
 
 /** How long /api/ready's probes of tables and RPC providers are shared between callers. */
@@ -71,16 +72,16 @@ function liveChallenge(ports: PaymentsPorts) {
  * x402 v2 settlement: the relayer (a KMS key in AWS, read on first use; a test key locally), x402's
  * verification, the settlements table; none without a relayer.
  */
-function x402FromEnv(env: NodeJS.ProcessEnv, rpcUrls: RpcUrls): X402Settlement | undefined {
+function x402FromEnv(env: NodeJS.ProcessEnv, rpcUrls: RpcUrls, network: Network): X402Settlement | undefined {
   const kmsKey = env[INFRA_ENV.relayerKmsKeyId];
   const key = env[INFRA_ENV.relayerPrivateKey];
   if (!kmsKey && !key) return undefined;
   const account = kmsKey ? cacheUntilFailure(() => kmsRelayerAccount(kmsKey)) : privateKeyRelayerAccount(key!);
   return {
-    verifier: x402AuthorizationVerifier(rpcUrls, account),
-    relayer: viemRelayer(rpcUrls, account),
+    verifier: x402AuthorizationVerifier(rpcUrls, account, network),
+    relayer: viemRelayer(rpcUrls, account, network),
     settlements: dynamoSettlements(dynamoClient()),
-    priceFeed: viemPriceFeed(rpcUrls),
+    priceFeed: viemPriceFeed(rpcUrls, network),
   };
 }
 
@@ -89,7 +90,10 @@ export async function relayerWatchFromEnv(
   env: NodeJS.ProcessEnv = process.env,
 ): Promise<{ relayer: Pick<X402Settlement['relayer'], 'address' | 'balance'> | undefined; minimumWei: string }> {
   const { config } = readConfigFromEnv(env);
-  return { relayer: x402FromEnv(env, rpcUrlsFromEnv(env, config.rpcUrls))?.relayer, minimumWei: config.relayerMinBalanceWei };
+  return {
+    relayer: x402FromEnv(env, rpcUrlsFromEnv(env, config.rpcUrls), config.network)?.relayer,
+    minimumWei: config.relayerMinBalanceWei,
+  };
 }
 
 /** What the watch's `stuck_settlements` task reads: the settlements in flight, from their table's sparse index. */
@@ -104,7 +108,7 @@ export async function paymentsPortsFromEnv(env: NodeJS.ProcessEnv = process.env)
   const stateMachine = env[INFRA_ENV.confirmationStateMachineArn];
   // The providers, with the keyed ones from the RPC secret (AWS) read on first use.
   const rpcUrls = rpcUrlsFromEnv(env, config.rpcUrls);
-  const x402 = x402FromEnv(env, rpcUrls);
+  const x402 = x402FromEnv(env, rpcUrls, config.network);
   const ports: PaymentsPorts = {
     config,
     configReading: reading,
@@ -123,7 +127,7 @@ export async function paymentsPortsFromEnv(env: NodeJS.ProcessEnv = process.env)
       }
     }),
     catalog: await catalogFromEnv(),
-    chain: withNegativeCache(viemChainReader(rpcUrls)),
+    chain: withNegativeCache(viemChainReader(rpcUrls, config.network.chainId)),
     ledger: await ledgerFromEnv(),
     cardSales: await cardSalesFromEnv(),
     figures: await figuresFromEnv(),
@@ -133,7 +137,7 @@ export async function paymentsPortsFromEnv(env: NodeJS.ProcessEnv = process.env)
     ),
     // In AWS a Step Functions execution re-verifies; locally the same task runs in-process.
     confirmations: stateMachine ? sfnConfirmations(stateMachine) : localConfirmations(() => ports),
-    signatures: viemSiwe(rpcUrls),
+    signatures: viemSiwe(rpcUrls, config.network),
     nonces: dynamoNonces(dynamoClient()),
     x402,
     paymentRequiredHeader: x402PaymentRequiredHeader,

@@ -11,6 +11,7 @@ import type { SignedPayment } from '../../lambdas/payments/ports';
 import { ensureRelayer, ensureTestTokens, startAnvil, testAccount, type AnvilHandle } from '../../local/anvil';
 import { localChain } from '../../local/local-chain';
 import { ASSET_EIP712, CHAIN_ID } from '../../lambdas/contract/chain';
+import { NETWORKS } from '../../lambdas/contract/networks';
 import { chainTools, TRANSFER_WITH_AUTHORIZATION_TYPES } from '../support/chain';
 
 let anvil: AnvilHandle;
@@ -59,8 +60,8 @@ async function payment(from: number, value: bigint): Promise<SignedPayment> {
 describe('relayer', () => {
   it('two instances signing at once: the refused transaction is signed again with the next nonce and recorded as its replacement', async () => {
     // Two relayer adapters with one key: two Lambda instances, each serialising only its own submissions.
-    const a = viemRelayer(fixedRpcUrls([anvil.rpcUrl]), privateKeyRelayerAccount(key), { pollingIntervalMs: 50 });
-    const b = viemRelayer(fixedRpcUrls([anvil.rpcUrl]), privateKeyRelayerAccount(key), { pollingIntervalMs: 50 });
+    const a = viemRelayer(fixedRpcUrls([anvil.rpcUrl]), privateKeyRelayerAccount(key), NETWORKS.base, { pollingIntervalMs: 50 });
+    const b = viemRelayer(fixedRpcUrls([anvil.rpcUrl]), privateKeyRelayerAccount(key), NETWORKS.base, { pollingIntervalMs: 50 });
     const records: { who: string; txHash: string; replaces?: string }[] = [];
     const record = (who: string) => async (tx: { txHash: string }, replaces?: string) => {
       records.push({ who, txHash: tx.txHash, ...(replaces ? { replaces } : {}) });

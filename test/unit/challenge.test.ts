@@ -105,7 +105,7 @@ describe('the 402 of GET /api/pay', () => {
           ...buildPaymentRequired(entry, reading.config, base),
           extensions: {
             ...x402BazaarExtension(entry, catalog.packMeta(entry.id), resource),
-            ...signInExtension(resource, base, nonce, at),
+            ...signInExtension(reading.config.network, resource, base, nonce, at),
           },
         });
       }

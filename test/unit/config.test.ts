@@ -71,4 +71,57 @@ describe('readMarketConfig', () => {
     expect(back.problems).toEqual([]);
     expect(back.config).toEqual(config);
   });
+
+  it('defaults to Base mainnet in production, with the spec values', () => {
+    const { config } = readMarketConfig({}, { requireTreasury: false });
+    expect(config.stage).toBe('production');
+    expect(config.network).toMatchObject({ name: 'base', chainId: 8453, caip2: 'eip155:8453', label: 'Base', testnet: false });
+    expect(config.ethUsdFeed).toBe('0x71041dddad3595F9CEd3DcCFBe3D1F4b0a16Bb70');
+    expect(config.identityRegistry).toBe('0x8004A169FB4a3325136EB29fA0ceB6D2e539a432');
+  });
+
+  it('takes the chain, tokens, feed, explorer and RPC of base-sepolia from the network, USDC only', () => {
+    const { config, problems } = readMarketConfig({ network: 'base-sepolia', stage: 'staging' }, { requireTreasury: false });
+    expect(problems).toEqual([]);
+    expect(config.network).toMatchObject({
+      name: 'base-sepolia',
+      chainId: 84532,
+      caip2: 'eip155:84532',
+      label: 'Base Sepolia',
+      testnet: true,
+    });
+    expect(config.assets).toEqual({ USDC: '0x036CbD53842c5426634e7929541eC2318f3dCF7e', USDbC: undefined });
+    expect(config.rpcUrls).toEqual(['https://sepolia.base.org']);
+    expect(config.explorerUrl).toBe('https://sepolia.basescan.org');
+    expect(config.ethUsdFeed).toBe('0x4aDC67696bA383F43DD60A9e78F2C97Fbbfc7cb1');
+    expect(config.identityRegistry).toBe('0x8004A818BFB912233c491871b3d84c89A494BD9e');
+    // A deployment may still override a default.
+    expect(
+      readMarketConfig({ network: 'base-sepolia', stage: 'staging', explorerUrl: '' }, { requireTreasury: false }).config.explorerUrl,
+    ).toBeUndefined();
+    // Both survive the trip to a Lambda's environment.
+    const back = readConfigFromEnv(configToEnv({ ...config, treasury: TREASURY }));
+    expect(back.problems).toEqual([]);
+    expect(back.config.network.name).toBe('base-sepolia');
+    expect(back.config.stage).toBe('staging');
+  });
+
+  it('refuses a testnet in production and mainnet in staging', () => {
+    expect(readMarketConfig({ network: 'base-sepolia' }, { requireTreasury: false }).problems.join(' ')).toMatch(
+      /network base-sepolia is a testnet and stage is production/,
+    );
+    expect(readMarketConfig({ stage: 'staging' }, { requireTreasury: false }).problems.join(' ')).toMatch(
+      /network base is mainnet and stage is staging/,
+    );
+    expect(readMarketConfig({ network: 'base', stage: 'staging' }, { requireTreasury: false }).problems).toHaveLength(1);
+  });
+
+  it('refuses an unknown network or stage, and a USDbC on a network without one', () => {
+    const text = readMarketConfig({ network: 'ethereum', stage: 'dev' }, { requireTreasury: false }).problems.join('\n');
+    expect(text).toMatch(/network \(SETTLEMENT_NETWORK\) must be one of base, base-sepolia, got "ethereum"/);
+    expect(text).toMatch(/stage \(DEPLOY_STAGE\) must be one of production, staging, got "dev"/);
+    expect(
+      readMarketConfig({ network: 'base-sepolia', stage: 'staging', usdbc: TREASURY }, { requireTreasury: false }).problems.join(' '),
+    ).toMatch(/Base Sepolia has no USDbC/);
+  });
 });

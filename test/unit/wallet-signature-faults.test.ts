@@ -7,6 +7,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { NETWORKS } from '../../lambdas/contract/networks';
 import { getAddress } from 'viem';
 import { privateKeyToAccount, generatePrivateKey } from 'viem/accounts';
 import { createSiweMessage } from 'viem/siwe';
@@ -68,10 +69,10 @@ describe('wallet signatures when the chain cannot be asked', () => {
     const eoa = privateKeyToAccount(key);
     const own = { ...fields, address: eoa.address };
     const signature = await eoa.signMessage({ message: createSiweMessage(siweParameters(own)) });
-    expect(await viemSiwe(DOWN).verify({ ...own, signature })).toBe(true);
+    expect(await viemSiwe(DOWN, NETWORKS.base).verify({ ...own, signature })).toBe(true);
 
-    expect(await viemSiwe(answering).verify({ ...fields, signature: CONTRACT_SIGNATURE })).toBe(false);
-    await expect(viemSiwe(DOWN).verify({ ...fields, signature: CONTRACT_SIGNATURE })).rejects.toThrow();
+    expect(await viemSiwe(answering, NETWORKS.base).verify({ ...fields, signature: CONTRACT_SIGNATURE })).toBe(false);
+    await expect(viemSiwe(DOWN, NETWORKS.base).verify({ ...fields, signature: CONTRACT_SIGNATURE })).rejects.toThrow();
   });
 
   it('EIP-712 (mandates, wallet actions): the same', async () => {

@@ -5,7 +5,8 @@
  * (chain id checked, a budget for the whole look-up).
  */
 import { createPublicClient, type Transport } from 'viem';
-import { base } from 'viem/chains';
+import { base, baseSepolia } from 'viem/chains';
+import type { Network } from '../../contract/networks';
 import { rpcTransport } from '../../platform/adapters/viem-rpc-transport';
 import type { RpcUrls } from '../../platform/rpc-urls';
 
@@ -16,10 +17,13 @@ const PROVIDER_TIMEOUT_MS = 5_000;
 export const baseTransport = (rpcUrls: RpcUrls, opts: { batch?: boolean } = {}): Transport =>
   rpcTransport(rpcUrls, { timeout: PROVIDER_TIMEOUT_MS, ...(opts.batch ? { batch: { wait: 0 } } : {}) });
 
-/** A public client on Base over {@link baseTransport}. */
-export const basePublicClient = (rpcUrls: RpcUrls, pollingIntervalMs?: number, opts: { batch?: boolean } = {}) =>
+/** viem's definition of the configured network's chain (its id is what a signed transaction commits to). */
+export const viemChainOf = (network: Network) => (network.name === 'base-sepolia' ? baseSepolia : base);
+
+/** A public client on the configured network over {@link baseTransport}. */
+export const basePublicClient = (rpcUrls: RpcUrls, network: Network, pollingIntervalMs?: number, opts: { batch?: boolean } = {}) =>
   createPublicClient({
-    chain: base,
+    chain: viemChainOf(network),
     transport: baseTransport(rpcUrls, opts),
     ...(pollingIntervalMs ? { pollingInterval: pollingIntervalMs } : {}),
   });

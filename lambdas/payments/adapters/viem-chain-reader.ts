@@ -5,7 +5,6 @@
  * to the next provider; the whole look-up is bounded in time.
  */
 import { createPublicClient, decodeEventLog, http, parseAbiItem, TransactionReceiptNotFoundError, type PublicClient } from 'viem';
-import { CHAIN_ID } from '../../contract/chain';
 import { cacheUntilFailure } from '../../platform/memo';
 import { PROVIDER_TIMEOUT_MS, VERIFICATION_BUDGET_MS } from '../../contract/confirmation-policy';
 import { redactUrl } from '../../platform/redact';
@@ -33,7 +32,7 @@ function withTimeout<T>(p: Promise<T>, ms: number): Promise<T> {
   ]).finally(() => clearTimeout(timer));
 }
 
-export function viemChainReader(urls: RpcUrls, opts: { budgetMs?: number; providerTimeoutMs?: number } = {}): ChainReader {
+export function viemChainReader(urls: RpcUrls, chainId: number, opts: { budgetMs?: number; providerTimeoutMs?: number } = {}): ChainReader {
   const budget = opts.budgetMs ?? VERIFICATION_BUDGET_MS;
   const perProvider = opts.providerTimeoutMs ?? PROVIDER_TIMEOUT_MS;
   // One client per URL for the life of the process (its chain-id check is cached); the list itself
@@ -46,7 +45,7 @@ export function viemChainReader(urls: RpcUrls, opts: { budgetMs?: number; provid
     const client = createPublicClient({ transport: http(url, { batch: { wait: 0 }, timeout: perProvider, retryCount: 0 }) });
     const checkChain = cacheUntilFailure(async () => {
       const id = await client.getChainId();
-      return id === CHAIN_ID ? undefined : `chain id ${id}, not ${CHAIN_ID}`;
+      return id === chainId ? undefined : `chain id ${id}, not ${chainId}`;
     });
     known.set(url, (p = { url, client, checkChain }));
     return p;

@@ -8,6 +8,7 @@ import { MULTICALL3 } from '../../contract/chain';
 import type { RpcUrls } from '../../platform/rpc-urls';
 import type { PriceFeed } from '../ports';
 import { basePublicClient } from './viem-base-transport';
+import type { Network } from '../../contract/networks';
 
 /** The two reads of Chainlink's AggregatorV3Interface that price a settlement. */
 export const AGGREGATOR_V3_ABI = parseAbi([
@@ -15,8 +16,8 @@ export const AGGREGATOR_V3_ABI = parseAbi([
   'function latestRoundData() view returns (uint80 roundId, int256 answer, uint256 startedAt, uint256 updatedAt, uint80 answeredInRound)',
 ]);
 
-export function viemPriceFeed(rpcUrls: RpcUrls): PriceFeed {
-  const pub = basePublicClient(rpcUrls);
+export function viemPriceFeed(rpcUrls: RpcUrls, network: Network): PriceFeed {
+  const pub = basePublicClient(rpcUrls, network);
   return {
     async roundAt(feed, blockNumber) {
       const address = getAddress(feed) as Address;

@@ -16,9 +16,9 @@ import {
   type Hex,
 } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
-import { base } from 'viem/chains';
 import type { Relayer, SignedPayment } from '../ports';
-import { basePublicClient, baseTransport } from './viem-base-transport';
+import { basePublicClient, baseTransport, viemChainOf } from './viem-base-transport';
+import type { Network } from '../../contract/networks';
 import type { RpcUrls } from '../../platform/rpc-urls';
 
 /** EIP-3009 as USDC implements it: the v/r/s form for an EOA's 65-byte signature, the bytes form otherwise (ERC-1271). */
@@ -84,11 +84,16 @@ export function transferWithAuthorizationData(payment: SignedPayment): Hex {
  * custom account), providers in order as the chain reader uses them. Within a process,
  * submissions run one at a time so each takes the next nonce the node reports as pending.
  */
-export function viemRelayer(rpcUrls: RpcUrls, relayerAccount: () => Promise<Account>, opts: { pollingIntervalMs?: number } = {}): Relayer {
-  const chain = base;
-  const pub = basePublicClient(rpcUrls, opts.pollingIntervalMs ?? 500);
+export function viemRelayer(
+  rpcUrls: RpcUrls,
+  relayerAccount: () => Promise<Account>,
+  network: Network,
+  opts: { pollingIntervalMs?: number } = {},
+): Relayer {
+  const chain = viemChainOf(network);
+  const pub = basePublicClient(rpcUrls, network, opts.pollingIntervalMs ?? 500);
   // The reads just before a broadcast go in one batch: one round trip on the purchase's path.
-  const reads = basePublicClient(rpcUrls, undefined, { batch: true });
+  const reads = basePublicClient(rpcUrls, network, undefined, { batch: true });
   const wallet = createWalletClient({ chain, transport: baseTransport(rpcUrls) });
   let queue: Promise<unknown> = Promise.resolve();
   const serially = <T>(work: () => Promise<T>): Promise<T> => {

@@ -9,7 +9,7 @@
  */
 import { authorizationTypes } from '@x402/evm';
 import { getAddress, recoverMessageAddress, recoverTypedDataAddress, type Hex } from 'viem';
-import { CHAIN_ID } from '../../contract/chain';
+import type { Network } from '../../contract/networks';
 import { createSiweMessage } from 'viem/siwe';
 import { siweParameters } from '../../contract/sign-in-with-x';
 import type { Requirement, SignedPayment, SignInWithX, WalletSignatures } from '../ports';
@@ -20,8 +20,8 @@ import type { RpcUrls } from '../../platform/rpc-urls';
 /** The EIP-4361 message text a wallet signs for these fields. */
 const siweMessage = (f: Omit<SignInWithX, 'signature'>): string => createSiweMessage(siweParameters(f));
 
-export function viemSiwe(rpcUrls: RpcUrls): WalletSignatures {
-  const pub = basePublicClient(rpcUrls);
+export function viemSiwe(rpcUrls: RpcUrls, network: Network): WalletSignatures {
+  const pub = basePublicClient(rpcUrls, network);
   return {
     async verify(f: SignInWithX) {
       let checksummed: Hex;
@@ -61,7 +61,7 @@ export function viemSiwe(rpcUrls: RpcUrls): WalletSignatures {
         domain: {
           name: requirement.extra.name,
           version: requirement.extra.version,
-          chainId: CHAIN_ID,
+          chainId: network.chainId,
           verifyingContract: requirement.asset as Hex,
         },
         types: authorizationTypes,

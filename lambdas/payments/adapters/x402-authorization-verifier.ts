@@ -6,6 +6,7 @@ import { cacheUntilFailure } from '../../platform/memo';
 import type { RpcUrls } from '../../platform/rpc-urls';
 import type { AuthorizationVerifier } from '../ports';
 import { basePublicClient } from './viem-base-transport';
+import type { Network as MarketNetwork } from '../../contract/networks';
 
 /**
  * x402's own `exact` verification (@x402/evm's facilitator scheme), so a signed payment is judged
@@ -15,8 +16,12 @@ import { basePublicClient } from './viem-base-transport';
  * unused), with x402's invalid reasons. Only verification is used: the settlement steps are
  * the service's own (authorization.ts), so that each is claimed and stored before it happens.
  */
-export function x402AuthorizationVerifier(rpcUrls: RpcUrls, relayer: () => Promise<Account>): AuthorizationVerifier {
-  const pub = basePublicClient(rpcUrls);
+export function x402AuthorizationVerifier(
+  rpcUrls: RpcUrls,
+  relayer: () => Promise<Account>,
+  network: MarketNetwork,
+): AuthorizationVerifier {
+  const pub = basePublicClient(rpcUrls, network);
   // Built on first use: the relayer's address (a KMS key's, in AWS) is read once, when needed.
   const scheme = cacheUntilFailure(async () => new ExactEvmScheme(signerFor((await relayer()).address)));
   const signerFor = (address: Account['address']) =>

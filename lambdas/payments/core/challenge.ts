@@ -3,7 +3,7 @@
  * catalog and configuration: amount from the price source, payTo from the treasury setting,
  * assets from the configured contracts.
  */
-import { ASSET_EIP712, CAIP2, CHAIN_ID, NETWORK } from '../../contract/chain';
+import { chainLabel, networkAssets, type AssetSymbol, type Network } from '../../contract/networks';
 import { links } from '../../contract/links';
 import type { CatalogEntry } from '../../contract/catalog-data';
 import type { MarketConfig } from '../../contract/settings';
@@ -57,13 +57,24 @@ export type Challenge = Omit<PaymentOption, 'asset' | 'assetContract' | 'symbol'
   accepts: PaymentOption[];
 };
 
+/** The EIP-712 domain (name, version) of an asset on the network: what an EIP-3009 authorization is signed against. */
+const eip712 = (network: Network, asset: AssetSymbol): { name: string; version: string } => {
+  const a = network.assets[asset];
+  if (!a) throw new Error(`${network.label} has no ${asset}`);
+  return { ...a.eip712 };
+};
+
+/** How a tip names what may be paid: "USDC (or USDbC)" on Base, "USDC" where USDbC does not exist. */
+const assetWords = (network: Network): string => (network.assets.USDbC ? 'USDC (or USDbC)' : 'USDC');
+
 /** Builds the challenge; the configuration must be sound (treasury and both assets set). */
 export function buildChallenge(entry: CatalogEntry, config: MarketConfig, baseUrl: string): Challenge {
-  const option = (asset: 'USDC' | 'USDbC', contract: string): PaymentOption => ({
+  const net = config.network;
+  const option = (asset: AssetSymbol, contract: string): PaymentOption => ({
     scheme: 'exact',
-    network: NETWORK,
-    network_caip2: CAIP2,
-    chainId: CHAIN_ID,
+    network: net.name,
+    network_caip2: net.caip2,
+    chainId: net.chainId,
     maxAmountRequired: entry.x402.amount,
     amount: entry.x402.amount,
     payTo: config.treasury!,
@@ -82,9 +93,9 @@ export function buildChallenge(entry: CatalogEntry, config: MarketConfig, baseUr
     extra: {
       minConfirmations: config.minConfirmations,
       legacyTreasuryBanned: config.legacyTreasury ?? null,
-      gas: 'A transfer you send yourself needs ETH on Base (chain 8453) for gas; an x402 client that signs the payment (PAYMENT-SIGNATURE, or X-PAYMENT v1) needs USDC only: the service sends the transfer and pays its gas.',
+      gas: `A transfer you send yourself needs ETH on ${chainLabel(net)} for gas; an x402 client that signs the payment (PAYMENT-SIGNATURE, or X-PAYMENT v1) needs USDC only: the service sends the transfer and pays its gas.`,
       // The token's EIP-712 domain: what a standard x402 client signs its authorization against.
-      ...ASSET_EIP712[asset],
+      ...eip712(net, asset),
     },
   });
   const usdc = option('USDC', config.assets.USDC!);
@@ -95,14 +106,19 @@ export function buildChallenge(entry: CatalogEntry, config: MarketConfig, baseUr
     ok: false,
     error: 'payment_required',
     error_code: 'PAYMENT_REQUIRED',
-    message: `${entry.name} costs ${entry.price_label} (${entry.x402.amount} atomic USDC on Base). Transfer it to payTo, then POST /api/pay with X-PAYMENT: {"txHash","skill"}.`,
+    message: `${entry.name} costs ${entry.price_label} (${entry.x402.amount} atomic USDC on ${net.label}). Transfer it to payTo, then POST /api/pay with X-PAYMENT: {"txHash","skill"}.`,
     retry: false,
-    tip: 'Evaluate first (outline, sample). Pay exactly maxAmountRequired of USDC (or USDbC) to payTo on chain 8453, wait for 1 confirmation, then POST /api/pay.',
+    tip: `Evaluate first (outline, sample). Pay exactly maxAmountRequired of ${assetWords(net)} to payTo on ${chainLabel(net)}, wait for 1 confirmation, then POST /api/pay.`,
     x402Version: X402_VERSION,
     ...common,
     asset: 'USDC',
     assetContract: usdc.assetContract,
-    accepts: [usdc, option('USDbC', config.assets.USDbC!)],
+    accepts: [
+      usdc,
+      ...networkAssets(net)
+        .slice(1)
+        .map((a) => option(a, config.assets[a]!)),
+    ],
   };
 }
 
@@ -115,11 +131,11 @@ export function productChallenge(
   product: { amount: string; resource: string; description: string; extra?: Record<string, unknown> },
   config: MarketConfig,
 ) {
-  const option = (asset: 'USDC' | 'USDbC', contract: string) => ({
+  const option = (asset: AssetSymbol, contract: string) => ({
     scheme: 'exact' as const,
-    network: NETWORK,
-    network_caip2: CAIP2,
-    chainId: CHAIN_ID,
+    network: config.network.name,
+    network_caip2: config.network.caip2,
+    chainId: config.network.chainId,
     maxAmountRequired: product.amount,
     amount: product.amount,
     payTo: config.treasury!,
@@ -134,7 +150,7 @@ export function productChallenge(
     maxTimeoutSeconds: MAX_TIMEOUT_SECONDS,
     extra: { minConfirmations: config.minConfirmations, legacyTreasuryBanned: config.legacyTreasury ?? null, ...product.extra },
   });
-  return { x402Version: X402_VERSION, accepts: [option('USDC', config.assets.USDC!), option('USDbC', config.assets.USDbC!)] };
+  return { x402Version: X402_VERSION, accepts: networkAssets(config.network).map((a) => option(a, config.assets[a]!)) };
 }
 
 /** One payment option of an x402 v2 `PaymentRequired` (x402's `PaymentRequirements`). */
@@ -170,10 +186,10 @@ export const SIGN_IN_CHALLENGE_SECONDS = 300;
  * wallets answer through EIP-1271 or ERC-6492). `nonce` and `issuedAt` are the caller's, fresh
  * per answer; the service accepts each nonce once, whoever made it.
  */
-export function signInExtension(resourceUrl: string, baseUrl: string, nonce: string, issuedAt: Date) {
+export function signInExtension(network: Network, resourceUrl: string, baseUrl: string, nonce: string, issuedAt: Date) {
   return {
     'sign-in-with-x': {
-      supportedChains: [{ chainId: CAIP2, type: 'eip191' }],
+      supportedChains: [{ chainId: network.caip2, type: 'eip191' }],
       schema: {
         $schema: 'https://json-schema.org/draft/2020-12/schema',
         type: 'object',
@@ -198,14 +214,14 @@ export function signInExtension(resourceUrl: string, baseUrl: string, nonce: str
  * receiver and assets as {@link buildChallenge}, one entry per asset, in the same order.
  */
 export function buildPaymentRequired(entry: CatalogEntry, config: MarketConfig, baseUrl: string): PaymentRequiredV2 {
-  const option = (asset: 'USDC' | 'USDbC'): PaymentRequirementsV2 => ({
+  const option = (asset: AssetSymbol): PaymentRequirementsV2 => ({
     scheme: 'exact',
-    network: CAIP2,
+    network: config.network.caip2,
     amount: entry.x402.amount,
     asset: config.assets[asset]!,
     payTo: config.treasury!,
     maxTimeoutSeconds: MAX_TIMEOUT_SECONDS,
-    extra: { ...ASSET_EIP712[asset] },
+    extra: { ...eip712(config.network, asset) },
   });
   return {
     x402Version: X402_V2,
@@ -214,6 +230,6 @@ export function buildPaymentRequired(entry: CatalogEntry, config: MarketConfig, 
       description: `${entry.name}: ${entry.summary}`,
       mimeType: 'application/json',
     },
-    accepts: [option('USDC'), option('USDbC')],
+    accepts: networkAssets(config.network).map(option),
   };
 }
