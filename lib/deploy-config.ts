@@ -3,6 +3,7 @@ import { getAddress, isAddress } from 'viem';
 import { isEmail } from '../lambdas/contract/email';
 import { OPERATOR_SETTINGS, readOperator, type OperatorReading, type OperatorSettingName } from '../lambdas/contract/operator';
 import { readMarketConfig, SETTINGS, type AddressCodec, type MarketConfig, type SettingName } from '../lambdas/contract/settings';
+import type { Stage } from '../lambdas/contract/networks';
 
 /** EIP-55 checks for the synth: the same rules the Lambdas apply (contract/settings.ts). */
 const addressCodec: AddressCodec = { isValid: (v) => isAddress(v, { strict: true }), checksum: (v) => getAddress(v) };
@@ -166,26 +167,15 @@ export function readOperationsConfig(scope: Construct): OperationsConfig {
 export const SYNTHETIC_PURCHASE_CONTEXT = 'syntheticPurchase';
 
 /**
- * The deployment's stage (context `stage`: `production`, the default, or `staging`). The networks
- * work adds and checks the setting; this reads it alone so the lead can point it at that reading.
- */
-export function readStage(scope: Construct): 'production' | 'staging' {
-  const v: unknown = scope.node.tryGetContext('stage');
-  const stage = v === undefined || v === null || String(v).trim() === '' ? 'production' : String(v).trim();
-  if (stage !== 'production' && stage !== 'staging')
-    throw new DeployConfigError(`Invalid deployment configuration (CDK context):\n  - stage must be production or staging, got "${stage}"`);
-  return stage;
-}
-
-/**
  * Whether the synthetic purchase runs on its schedule: context `syntheticPurchase` (`on` | `off`),
  * by default on in staging and off in production (each run buys the canary: its price and a
- * transfer's gas). The function exists either way, for the pipeline's post-deploy check.
+ * transfer's gas). The function exists either way, for the pipeline's post-deploy check. `stage` is
+ * the checked `stage` setting (contract/settings.ts).
  */
-export function syntheticPurchaseScheduled(scope: Construct): boolean {
+export function syntheticPurchaseScheduled(scope: Construct, stage: Stage): boolean {
   const v: unknown = scope.node.tryGetContext(SYNTHETIC_PURCHASE_CONTEXT);
   const setting = v === undefined || v === null || String(v).trim() === '' ? undefined : String(v).trim();
-  if (setting === undefined) return readStage(scope) === 'staging';
+  if (setting === undefined) return stage === 'staging';
   if (setting !== 'on' && setting !== 'off')
     throw new DeployConfigError(
       `Invalid deployment configuration (CDK context):\n  - ${SYNTHETIC_PURCHASE_CONTEXT} must be on or off, got "${setting}"`,

@@ -67,7 +67,7 @@ export class MarketplaceStack extends Stack {
     });
     const licenseKeyRotation = addLicenseKeyRotation(this, { ...domains, licenseSecret: secrets.licenseSecret });
     const scheduled = addScheduledTasks(this, { ...domains, provision, relayerKey: secrets.relayerKey });
-    const synthetic = addSyntheticPurchase(this, { ...domains, provision, scheduled: syntheticPurchaseScheduled(this) });
+    const synthetic = addSyntheticPurchase(this, { ...domains, provision, scheduled: syntheticPurchaseScheduled(this, config.stage) });
     if (!synthetic) throw new Error('No domain manifest declares the synthetic purchase (lambdas/payments/infra.ts)');
     const folds = addStreamFolds(this, { ...domains, provision, tables });
     const functions = addApiFunctions(this, {
