@@ -217,7 +217,9 @@ export const PIPELINE_CONTEXT_KEYS = ['pipelineRepo', 'pipelineBranch', 'pipelin
  * keys (the site is built once for both stages, from the app's context).
  */
 const STAGE_KEYS = new Set<string>([
-  ...Object.values(SETTINGS).map((s) => s.context),
+  ...Object.values(SETTINGS)
+    .map((s) => s.context)
+    .filter((key) => key !== SETTINGS.stage.context && key !== SETTINGS.network.context),
   'domainName',
   'certificateArn',
   'webAclArn',

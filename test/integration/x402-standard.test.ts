@@ -386,7 +386,7 @@ describe('x402 v2 with a stock client', () => {
     const stranger = privateKeyToAccount(generatePrivateKey());
     const broke = privateKeyToAccount(generatePrivateKey());
     await chainTool.setTokenBalance(USDC, account.address, 10n ** 9n);
-    const [relayed, treasuryBefore] = [await relayerWatch(), await balance(TREASURY)];
+    const relayed = await relayerWatch();
     const challenge = await fetch(`${base}/api/pay?skill=${SKILL}`);
     const required = JSON.parse(Buffer.from(challenge.headers.get('payment-required')!, 'base64').toString('utf8'));
     const accepted = required.accepts[0];
@@ -463,7 +463,8 @@ describe('x402 v2 with a stock client', () => {
         );
     }
     for (const who of [account, stranger, broke]) expect(await relayed(who.address)).toBe(0);
-    expect(await balance(TREASURY)).toBe(treasuryBefore);
+    // No money left the payer (the treasury's own balance moves with other files' purchases running beside this one).
+    expect(await balance(account.address)).toBe(10n ** 9n);
   }, 60_000);
 
   it('a malformed or foreign header is a 402 with the reason, in the body and in PAYMENT-REQUIRED', async () => {
