@@ -1,7 +1,14 @@
-/** Facts about the settlement chain that never vary by deployment, and the formats of its values. */
-export const CHAIN_ID = 8453;
-export const NETWORK = 'base';
-export const CAIP2 = `eip155:${CHAIN_ID}`;
+/**
+ * Base mainnet's facts, taken from the network table (networks.ts, the one source), for the code
+ * that does not yet take the configured network (the ledger, receipts, sign-in; issue 37) and for
+ * the local chain, which is Base; and the formats of chain values.
+ */
+import { NETWORKS } from './networks';
+
+const BASE = NETWORKS.base;
+export const CHAIN_ID = BASE.chainId;
+export const NETWORK = BASE.name;
+export const CAIP2 = BASE.caip2;
 /** A transaction's page on the deployment's block explorer (`explorerUrl` setting), or null when it has none (a local chain). */
 export const explorerTx = (explorerUrl: string | undefined, txHash: string): string | null =>
   explorerUrl ? `${explorerUrl}/tx/${txHash}` : null;
@@ -10,27 +17,15 @@ export const USD_DECIMALS = 6;
 /** Atomic units in one USD (10^USD_DECIMALS). */
 export const ATOMIC_PER_USD = 10n ** BigInt(USD_DECIMALS);
 /** Base mainnet contract addresses, the defaults for a cloud deployment. */
-export const BASE_MAINNET_USDC = '0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913';
-export const BASE_MAINNET_USDBC = '0xd9aAEc86B65D86f6A7B5B1b0c42FFA531710b6CA';
-/**
- * Chainlink's ETH / USD feed on Base mainnet (the proxy, EACAggregatorProxy, listed in Chainlink's
- * data feeds addresses for Base): what the relayer's gas is priced with at settlement. The local
- * run puts its test feed (local/contracts/TestPriceFeed.sol) at the same address.
- */
-export const BASE_MAINNET_ETH_USD_FEED = '0x71041dddad3595F9CEd3DcCFBe3D1F4b0a16Bb70';
+export const BASE_MAINNET_USDC = BASE.assets.USDC.address;
+export const BASE_MAINNET_USDBC = BASE.assets.USDbC!.address;
+/** Chainlink's ETH / USD feed on Base mainnet; the local run puts its test feed (local/contracts/TestPriceFeed.sol) there. */
+export const BASE_MAINNET_ETH_USD_FEED = BASE.ethUsdFeed!;
 /** Multicall3, at the same address on Base and on most EVM chains (the local run puts its own there). */
 export const MULTICALL3 = '0xcA11bde05977b3631167028862bE2a173976CA11';
 
-/**
- * The EIP-712 domain (name, version) of each accepted asset, which an EIP-3009 authorization is
- * signed against and x402 v2 clients read from `extra`. USDC's is Base USDC's own ("USD Coin",
- * "2"); USDbC's is what the local test token uses (docs/PAYMENTS.md says what is known of the
- * mainnet contract).
- */
-export const ASSET_EIP712 = {
-  USDC: { name: 'USD Coin', version: '2' },
-  USDbC: { name: 'USD Base Coin', version: '1' },
-} as const;
+/** The EIP-712 domain (name, version) of each asset on Base (networks.ts says where each comes from). */
+export const ASSET_EIP712 = { USDC: BASE.assets.USDC.eip712, USDbC: BASE.assets.USDbC!.eip712 };
 
 /** A transaction hash: 0x and 64 hex digits, either case (stored lower-case). */
 export const TX_HASH = /^0x[0-9a-fA-F]{64}$/;

@@ -82,12 +82,6 @@ export const NETWORKS: Readonly<Record<NetworkName, Network>> = {
   },
 };
 
-/** Whether a string names a known network. */
-export const isNetworkName = (v: string): v is NetworkName => (NETWORK_NAMES as readonly string[]).includes(v);
-
-/** The networks' CAIP-2 ids, for schemas that accept any configured network. */
-export const NETWORK_CAIP2S = NETWORK_NAMES.map((n) => NETWORKS[n].caip2);
-
 /** The assets a network accepts, USDC first: what a challenge on it advertises. */
 export const networkAssets = (network: Network): AssetSymbol[] => (network.assets.USDbC ? ['USDC', 'USDbC'] : ['USDC']);
 
