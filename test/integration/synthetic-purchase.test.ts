@@ -12,7 +12,7 @@ import { afterEach, describe, expect, inject, it } from 'vitest';
 import { INFRA_ENV } from '../../lambdas/contract/env';
 import { handler } from '../../lambdas/payments/synthetic-handler';
 import { runSyntheticPurchase, SyntheticPurchaseFailure } from '../../lambdas/payments/synthetic/core';
-import type { SyntheticPurchasePorts } from '../../lambdas/payments/synthetic/ports';
+import type { Delivery, SyntheticPurchasePorts } from '../../lambdas/payments/synthetic/ports';
 import { syntheticPurchasePorts } from '../../lambdas/payments/synthetic/wiring';
 import { chainTools } from '../support/chain';
 
@@ -47,6 +47,17 @@ async function failureOf(run: Promise<unknown>): Promise<SyntheticPurchaseFailur
   return e as SyntheticPurchaseFailure;
 }
 
+/** The ports with every delivery the fresh buyer receives passed through `after` (to alter or to note it). */
+function deliveriesThrough(p: SyntheticPurchasePorts, after: (d: Delivery) => Delivery): SyntheticPurchasePorts {
+  return {
+    ...p,
+    freshBuyer: () => {
+      const buyer = p.freshBuyer();
+      return { address: buyer.address, buy: async (url) => after(await buyer.buy(url)) };
+    },
+  };
+}
+
 const saved = { ...process.env };
 afterEach(() => {
   process.env = { ...saved };
@@ -70,21 +81,11 @@ describe('the synthetic purchase', () => {
 
   it('fails at seal when the delivered pack bytes differ from the sealed ones', async () => {
     const p = await ports();
-    const altered: SyntheticPurchasePorts = {
-      ...p,
-      freshBuyer: () => {
-        const buyer = p.freshBuyer();
-        return {
-          address: buyer.address,
-          buy: async (url) => {
-            const d = await buyer.buy(url);
-            const files = { ...(d.files as Record<string, string>) };
-            files['SKILL.md'] = `${files['SKILL.md']} `;
-            return { ...d, files };
-          },
-        };
-      },
-    };
+    const altered = deliveriesThrough(p, (d) => {
+      const files = { ...(d.files as Record<string, string>) };
+      files['SKILL.md'] = `${files['SKILL.md']} `;
+      return { ...d, files };
+    });
     const failure = await failureOf(runSyntheticPurchase(altered));
     expect(failure.step).toBe('seal');
     expect(failure.message).toMatch(/^synthetic purchase failed at seal: the files hash to [0-9a-f]{64}, the answer's seal is/);
@@ -94,19 +95,11 @@ describe('the synthetic purchase', () => {
     const p = await ports();
     let bought: string | undefined;
     const withoutIt: SyntheticPurchasePorts = {
-      ...p,
       // The purchase's hash, to leave its row out.
-      freshBuyer: () => {
-        const buyer = p.freshBuyer();
-        return {
-          address: buyer.address,
-          buy: async (url) => {
-            const d = await buyer.buy(url);
-            bought = d.txHash;
-            return d;
-          },
-        };
-      },
+      ...deliveriesThrough(p, (d) => {
+        bought = d.txHash;
+        return d;
+      }),
       // The ledger as it would read had the claim never been recorded: every row but this purchase's.
       storefront: {
         ...p.storefront,
