@@ -4,7 +4,7 @@
  * its ERC-8004 registration is read from the configured Identity Registry and `verified` only
  * when the registry names the address as the agent's owner or agent wallet.
  */
-import { CAIP2, formatAtomic } from '../contract/chain';
+import { formatAtomic } from '../contract/chain';
 import { invalidRequest } from '../platform/errors';
 import { json, type ApiRequest, type ApiResponse } from '../platform/http';
 import { walletFigures } from '../ledger';
@@ -29,7 +29,7 @@ async function erc8004(agentIdRaw: string | undefined, address: string, ports: A
   if (!registry)
     return { checked: false, agent_id: agentId.toString(), reason: 'No Identity Registry is configured (IDENTITY_REGISTRY_ADDRESS).' };
   const lookup = await ports.identity.lookup(agentId);
-  const where = { registry: `${CAIP2}:${registry}`, agent_id: agentId.toString() };
+  const where = { registry: `${ports.payments.config.network.caip2}:${registry}`, agent_id: agentId.toString() };
   if (lookup.kind === 'unavailable')
     return { checked: false, ...where, verified: null, reason: `The registry could not be read: ${lookup.error}` };
   if (lookup.kind === 'not_found') return { checked: true, ...where, verified: false, reason: 'The registry has no agent with this id.' };

@@ -169,6 +169,7 @@ export async function mandatePolicy(
         amount: purchase.amount,
         skill: entry,
         treasury: ports.payments.config.treasury!,
+        chain: ports.payments.config.network.caip2,
         now: ports.now(),
       });
       if (problem) return { ok: false, message: `AP2 mandate rejected: ${problem}` };

@@ -7,7 +7,6 @@
  * paid for the skill (GET, x402's sign-in-with-x).
  */
 import { requireSkill } from '../catalog';
-import { NETWORK } from '../contract/chain';
 import { links } from '../contract/links';
 import { noReceipt, signReceipt } from '../ledger';
 import { notFound } from '../platform/errors';
@@ -43,7 +42,7 @@ import type { AccessPorts } from './ports';
  */
 async function purchaseReceipt(decision: AccessDecision, ports: AccessPorts, baseUrl: string): Promise<{ receipt?: string }> {
   if (!decision.granted || decision.via !== 'one-time' || decision.source !== 'transfer') return {};
-  const row = await ports.payments.ledger.get(NETWORK, decision.txHash);
+  const row = await ports.payments.ledger.get(ports.payments.config.network.name, decision.txHash);
   return row && !noReceipt(row) ? { receipt: await signReceipt(row, baseUrl, ports.payments.serviceSigner) } : {};
 }
 

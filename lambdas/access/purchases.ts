@@ -6,7 +6,8 @@
  * which a short session token saves the person signing again for each page and download. A card
  * buyer has no wallet: their license opens their purchase (X-LICENSE). docs/ACCESS.md.
  */
-import { CAIP2, explorerTx, formatAtomic } from '../contract/chain';
+import { explorerTx, formatAtomic } from '../contract/chain';
+import { caip2Of } from '../contract/networks';
 import { links } from '../contract/links';
 import { invalidRequest } from '../platform/errors';
 import { json, type ApiRequest, type ApiResponse } from '../platform/http';
@@ -87,7 +88,7 @@ async function rowPurchase(row: LedgerRow, ports: AccessPorts, baseUrl: string, 
     amount_atomic: row.amount,
     asset: row.asset,
     asset_contract: row.assetContract,
-    network: CAIP2,
+    network: caip2Of(row.network),
     payer: row.payer,
     tx_hash: row.txHash,
     recorded_at: row.recordedAt,

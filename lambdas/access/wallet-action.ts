@@ -60,7 +60,7 @@ export async function requireWalletAction<T extends WalletActionType>(
   type: T,
   fields: SignedFields,
   action: Omit<WalletActionMessages[T], 'wallet' | 'audience' | 'nonce' | 'deadline'>,
-  ports: Pick<AccessPorts, 'signatures' | 'nonces' | 'now'>,
+  ports: Pick<AccessPorts, 'signatures' | 'nonces' | 'now' | 'payments'>,
   baseUrl: string,
 ): Promise<WalletActionMessages[T]> {
   const nowSeconds = BigInt(Math.floor(ports.now().getTime() / 1000));
@@ -75,7 +75,7 @@ export async function requireWalletAction<T extends WalletActionType>(
     nonce: fields.nonce,
     deadline: fields.deadline,
   } as WalletActionMessages[T];
-  const typed = walletActionTypedData(type, message);
+  const typed = walletActionTypedData(type, message, ports.payments.config.network.chainId);
   let valid: boolean;
   try {
     valid = await ports.signatures.verify({

@@ -32,9 +32,6 @@ export const TX_HASH = /^0x[0-9a-fA-F]{64}$/;
 /** An EVM address: 0x and 40 hex digits (checksum checked separately where it matters). */
 export const ADDRESS = /^0x[0-9a-fA-F]{40}$/;
 
-/** The sign-in-with-x `resources` entry that binds a wallet signature to one transaction on Base. */
-export const txResource = (txHash: string): string => `${CAIP2}:tx:${txHash.toLowerCase()}`;
-
 /** Formats atomic units of a 6-decimal stablecoin, e.g. 99000n → "0.099". */
 export function formatAtomic(value: bigint): string {
   return formatDecimal(value, USD_DECIMALS);

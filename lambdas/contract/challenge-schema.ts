@@ -5,15 +5,17 @@
  */
 import * as z from 'zod';
 import { ADDRESS } from './chain';
+import { NETWORK_CAIP2S, NETWORK_CHAIN_IDS, NETWORK_NAMES } from './networks';
 
 const address = z.string().regex(ADDRESS);
 const atomic = z.string().regex(/^[1-9][0-9]*$/);
 
 export const PaymentOptionSchema = z.object({
   scheme: z.literal('exact'),
-  network: z.literal('base'),
-  network_caip2: z.literal('eip155:8453'),
-  chainId: z.literal(8453),
+  // One of the networks a deployment can settle on (contract/networks.ts): `base` unless it is a staging stack.
+  network: z.enum(NETWORK_NAMES),
+  network_caip2: z.enum(NETWORK_CAIP2S),
+  chainId: z.literal(NETWORK_CHAIN_IDS),
   maxAmountRequired: atomic,
   amount: atomic,
   payTo: address,

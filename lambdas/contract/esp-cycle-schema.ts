@@ -1,5 +1,6 @@
 /** The JSON Schema of an ESP cycle (GET /api/esp?skill=…), written by the build to /esp/cycle.schema.json. */
 import * as z from 'zod';
+import { NETWORK_CAIP2S, NETWORK_NAMES } from './networks';
 
 const url = z.string().url();
 const row = z.object({
@@ -43,8 +44,8 @@ export const EspCycleSchema = z.object({
     asset: z.literal('USDC'),
     asset_contract: z.string().nullable(),
     also_accepted: z.array(z.object({ asset: z.literal('USDbC'), asset_contract: z.string() })),
-    network: z.literal('base'),
-    network_caip2: z.literal('eip155:8453'),
+    network: z.enum(NETWORK_NAMES),
+    network_caip2: z.enum(NETWORK_CAIP2S),
     min_confirmations: z.number().int().min(1),
     challenge: url,
     how: z.string(),

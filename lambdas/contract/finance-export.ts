@@ -10,7 +10,8 @@
  * is the one `GET /api/revenue?format=csv` (insights) and `npm run revenue` (local/, which may
  * import the contract and the platform but not a domain) both use, so the two cannot drift.
  */
-import { CAIP2, formatDecimal, NETWORK } from './chain';
+import { formatDecimal } from './chain';
+import { NETWORKS } from './networks';
 import { CARD_SALES_TABLE, LEDGER_TABLE, SETTLEMENTS_TABLE, type TableDefinition } from './tables';
 
 /**
@@ -208,8 +209,10 @@ const NUM = (expr: string): string => `CAST(${expr} AS DECIMAL(38, 0))`;
  *   the price was read (null otherwise).
  * Three `?`: the snapshot of the ledger, the card sales and the settlements (the same value).
  */
-/** A settlement's network, by the CAIP-2 id its key begins with, named as ledger rows name theirs. */
-const SETTLEMENT_NETWORK = `CASE split_part(item.pk.s, '#', 1) WHEN '${CAIP2}' THEN '${NETWORK}' ELSE split_part(item.pk.s, '#', 1) END`;
+/** A settlement's network, by the CAIP-2 id its key begins with, named as ledger rows name theirs (every network of the table). */
+const SETTLEMENT_NETWORK = `CASE split_part(item.pk.s, '#', 1) ${Object.values(NETWORKS)
+  .map((n) => `WHEN '${n.caip2}' THEN '${n.name}'`)
+  .join(' ')} ELSE split_part(item.pk.s, '#', 1) END`;
 
 const BOOK_CTE = `ledger AS (
   SELECT item FROM ledger_export WHERE snapshot = ? AND item.status.s = 'confirmed'

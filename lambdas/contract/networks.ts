@@ -88,8 +88,16 @@ export const networkAssets = (network: Network): AssetSymbol[] => (network.asset
 /** How messages name the chain: "Base (chain 8453)". */
 export const chainLabel = (network: Network): string => `${network.label} (chain ${network.chainId})`;
 
+/** Every network's CAIP-2 id and chain id, in NETWORK_NAMES order: what a published schema allows. */
+export const NETWORK_CAIP2S = NETWORK_NAMES.map((n) => NETWORKS[n].caip2) as [Network['caip2'], ...Network['caip2'][]];
+export const NETWORK_CHAIN_IDS = NETWORK_NAMES.map((n) => NETWORKS[n].chainId) as [number, ...number[]];
+
+/** The CAIP-2 chain of a ledger row's `network` (a network name); a name outside the table is given as it is. */
+export const caip2Of = (name: string): string =>
+  (NETWORK_NAMES as readonly string[]).includes(name) ? NETWORKS[name as NetworkName].caip2 : name;
+
 /** The sign-in-with-x `resources` entry that binds a wallet signature to one transaction on the network. */
-export const txResource = (network: Network, txHash: string): string => `${network.caip2}:tx:${txHash.toLowerCase()}`;
+export const txResource = (caip2: Network['caip2'], txHash: string): string => `${caip2}:tx:${txHash.toLowerCase()}`;
 
 /** The stages a deployment can be (the `stage` setting): production takes real money, staging rehearses on a testnet. */
 export const STAGE_NAMES = ['production', 'staging'] as const;

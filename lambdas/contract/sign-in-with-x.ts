@@ -6,8 +6,8 @@
  * (catalog/storefront/browser/wallet-siwx.ts). Pure: each passes the parameters to viem's
  * `createSiweMessage`. docs/SECURITY.md describes the fields.
  */
-import { CAIP2, txResource } from './chain';
 import { links } from './links';
+import { NETWORKS, txResource } from './networks';
 
 /** The fields, as they travel (JSON, base64, in SIGN-IN-WITH-X), without the signature. */
 export interface SignInWithXFields {
@@ -69,6 +69,11 @@ export interface SignInWithXRequest {
   issuedAt: Date;
   /** EIP-4361: at least 8 alphanumerics; {@link nonceHex} of 12 random bytes. */
   nonce: string;
+  /**
+   * The CAIP-2 chain the service settles on (its challenge's `network`); Base by default. A
+   * staging stack on Base Sepolia checks `eip155:84532`.
+   */
+  chain?: `eip155:${number}` | undefined;
 }
 
 /** A nonce from the caller's random bytes, in hex (12 bytes give 24 characters). */
@@ -76,17 +81,18 @@ export const nonceHex = (random: Uint8Array): string => Array.from(random, (b) =
 
 /** The fields a buyer signs for `skill` (and the transfer, if any). */
 export function signInWithXFields(r: SignInWithXRequest): SignInWithXFields {
+  const chain = r.chain ?? NETWORKS.base.caip2;
   return {
     domain: new URL(r.baseUrl).host,
     address: r.address,
     uri: links(r.baseUrl).skill(r.skill).challenge,
     version: '1',
-    chainId: CAIP2,
+    chainId: chain,
     type: 'eip191',
     nonce: r.nonce,
     issuedAt: r.issuedAt.toISOString(),
     statement: r.txHash ? `Claim ${r.skill} with transaction ${r.txHash.toLowerCase()}` : `Get ${r.skill} again`,
-    ...(r.txHash ? { resources: [txResource(r.txHash)] } : {}),
+    ...(r.txHash ? { resources: [txResource(chain, r.txHash)] } : {}),
   };
 }
 
@@ -104,7 +110,7 @@ export function purchasesSignInFields(r: Omit<SignInWithXRequest, 'skill' | 'txH
     address: r.address,
     uri: links(r.baseUrl).purchases,
     version: '1',
-    chainId: CAIP2,
+    chainId: r.chain ?? NETWORKS.base.caip2,
     type: 'eip191',
     nonce: r.nonce,
     issuedAt: r.issuedAt.toISOString(),

@@ -7,10 +7,13 @@
  * URL, so a signature for one deployment is useless at another), a single-use `nonce` and a
  * `deadline` (Unix seconds) after which it is refused.
  */
-import { CHAIN_ID } from './chain';
+import { NETWORKS } from './networks';
 
-/** EIP-712 domain of every wallet action; no verifying contract (the service checks, not a chain contract). */
-export const WALLET_ACTION_DOMAIN = { name: 'Skill Market', version: '1', chainId: CHAIN_ID } as const;
+/**
+ * EIP-712 domain of every wallet action on the chain the service settles on (a wallet signs typed
+ * data only for the chain it is on); no verifying contract (the service checks, not a chain contract).
+ */
+export const walletActionDomain = (chainId: number) => ({ name: 'Skill Market', version: '1', chainId }) as const;
 
 /** A signed action may name a deadline at most this far ahead: a signature is short-lived. */
 export const WALLET_ACTION_MAX_LIFETIME_SECONDS = 3_600;
@@ -56,10 +59,14 @@ export interface WalletActionMessages {
   DrawMeter: WalletActionCommon & { skill: string; maxPrice: bigint };
 }
 
-/** The full EIP-712 payload of an action, as `signTypedData` and `verifyTypedData` take it. */
-export function walletActionTypedData<T extends WalletActionType>(primaryType: T, message: WalletActionMessages[T]) {
+/** The full EIP-712 payload of an action, as `signTypedData` and `verifyTypedData` take it; Base's chain id unless told. */
+export function walletActionTypedData<T extends WalletActionType>(
+  primaryType: T,
+  message: WalletActionMessages[T],
+  chainId: number = NETWORKS.base.chainId,
+) {
   return {
-    domain: WALLET_ACTION_DOMAIN,
+    domain: walletActionDomain(chainId),
     types: { [primaryType]: WALLET_ACTION_TYPES[primaryType] } as { [K in T]: (typeof WALLET_ACTION_TYPES)[T] },
     primaryType,
     message,

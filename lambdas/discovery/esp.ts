@@ -3,7 +3,8 @@
  * with `skill` the skill's full cycle; with `phase` one slice; `phase=prove&tx=` one
  * transaction's ledger row. Every figure is read from the ledger; none is invented.
  */
-import { formatAtomic, NETWORK, TX_HASH } from '../contract/chain';
+import { formatAtomic, TX_HASH } from '../contract/chain';
+import { chainLabel } from '../contract/networks';
 import { invalidRequest } from '../platform/errors';
 import { json, type ApiRequest, type ApiResponse } from '../platform/http';
 import { requireSkill, skillRequired } from '../catalog';
@@ -86,7 +87,7 @@ export async function espRoot(ports: DiscoveryPorts, base: string, known?: Await
         endpoints: [s.evaluate, s.outline, s.sample, s.packs],
       },
       settle: {
-        cost: `the skill's price in USDC on Base (chain 8453), e.g. ${canary.price_label} (amount ${canary.x402.amount}) for the canary`,
+        cost: `the skill's price in USDC on ${chainLabel(ports.config.network)}, e.g. ${canary.price_label} (amount ${canary.x402.amount}) for the canary`,
         description:
           'One USDC (or USDbC) transfer to the challenge payTo, then POST the transaction hash; one transfer unlocks one skill, once, and a replay returns the same pack.',
         endpoints: [s.challenge, `${l.pay} (POST, X-PAYMENT)`, `${l.recover} (POST)`],
@@ -148,7 +149,7 @@ export async function espRoot(ports: DiscoveryPorts, base: string, known?: Await
       `GET ${l.catalog}?q=<need>&max_price=<usd> and choose a skill id`,
       `GET ${s.outline} (free evaluation)`,
       `GET ${s.challenge} and expect 402`,
-      'Transfer maxAmountRequired of USDC to payTo on chain 8453 (keep a little ETH for gas)',
+      `Transfer maxAmountRequired of USDC to payTo on ${chainLabel(ports.config.network)} (keep a little ETH for gas)`,
       `POST ${l.pay} with X-PAYMENT: {"txHash":"<TX_HASH>","skill":"<SKILL_ID>"}`,
     ],
   };
@@ -169,7 +170,7 @@ export async function getEsp(req: ApiRequest, ports: DiscoveryPorts): Promise<Ap
     if (phase !== 'prove') throw invalidRequest('tx', '`tx` goes with phase=prove.', `GET /api/esp?skill=${entry.id}&phase=prove&tx=0x…`);
     if (!TX_HASH.test(tx))
       throw invalidRequest('tx', '`tx` must be 0x followed by 64 hex digits.', 'Use the transaction hash of the transfer.');
-    const row = await ports.ledger.get(NETWORK, tx.toLowerCase());
+    const row = await ports.ledger.get(ports.config.network.name, tx.toLowerCase());
     const recorded = row !== undefined && row.status === 'confirmed' && row.skill === entry.id;
     return json(200, {
       ok: true,

@@ -277,5 +277,5 @@ export interface ProofPorts {
   ledger: Pick<Ledger, 'recent'>;
   figures: Pick<Figures, 'totals'>;
   catalog: Catalog;
-  config: Pick<MarketConfig, 'explorerUrl'>;
+  config: Pick<MarketConfig, 'explorerUrl' | 'network'>;
 }

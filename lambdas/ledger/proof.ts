@@ -1,4 +1,4 @@
-import { formatAtomic, NETWORK } from '../contract/chain';
+import { formatAtomic } from '../contract/chain';
 import { json, type ApiRequest, type ApiResponse } from '../platform/http';
 import { invalidRequest } from '../platform/errors';
 import { optionalInteger, optionalString } from '../platform/query';
@@ -48,7 +48,7 @@ export async function proofDocument(ports: ProofPorts, skillParam: string | unde
   return {
     ok: true,
     source: 'ledger',
-    network: NETWORK,
+    network: ports.config.network.name,
     // Where a person checks a row: `<explorer_url>/tx/<txHash>`, `<explorer_url>/address/<payer>` (null: none configured).
     explorer_url: ports.config.explorerUrl ?? null,
     skill: skill ?? null,

@@ -4,7 +4,7 @@
  * The claims are a function of the books, so a receipt signed again later (the purchases page)
  * states the same sale; only `iat` says when it was signed.
  */
-import { CAIP2, NETWORK } from '../contract/chain';
+import { caip2Of } from '../contract/networks';
 import { links } from '../contract/links';
 import { RECEIPT_TYPE, type ReceiptClaims } from '../contract/receipt';
 import type { CardSale, LedgerRow, ServiceSigner } from './ports';
@@ -46,7 +46,7 @@ export function receiptClaims(source: LedgerRow | CardSale, baseUrl: string, now
     kind,
     ...(kind === 'unlock' ? pack : {}),
     amount: source.amount,
-    asset: { symbol: source.asset, contract: source.assetContract, network: source.network === NETWORK ? CAIP2 : source.network },
+    asset: { symbol: source.asset, contract: source.assetContract, network: caip2Of(source.network) },
     payer: source.payer,
     tx: source.txHash,
     time: source.recordedAt,

@@ -6,7 +6,7 @@
  * DynamoDB transaction. A sale refunded in full leaves what its payer owns and its license stops;
  * it stays `confirmed`, so the figures and the recount keep it as the confirmed sale it was.
  */
-import { NETWORK } from '../contract/chain';
+import type { NetworkName } from '../contract/networks';
 import { decideRefund, type RefundRefusal } from './core/usdc-refunds';
 import type { Ledger, RefundChain, RefundRecord, Refunds } from './ports';
 
@@ -15,6 +15,8 @@ export interface RefundPorts {
   refunds: Refunds;
   chain: RefundChain;
   treasury: string;
+  /** The ledger partition the sale and the refund are on: the network the service settles on. */
+  network: NetworkName;
   minConfirmations: number;
   now: () => Date;
 }
@@ -43,15 +45,15 @@ export async function recordRefund(ports: RefundPorts, saleTx: string, refundTx:
         ? `The refund ${refund_tx} is already recorded against this sale (${existing.amount} atomic units at ${existing.recordedAt}); nothing changed.`
         : `The refund ${refund_tx} is already recorded against another sale, ${existing.saleTx}: one refund transfer refunds one sale.`,
     );
-  const existing = await ports.refunds.get(NETWORK, refund_tx);
+  const existing = await ports.refunds.get(ports.network, refund_tx);
   if (existing) return alreadyRecorded(existing);
   const receipt = await ports.chain.receipt(refund_tx);
   for (let tries = 0; tries < MAX_TRIES; tries++) {
-    const sale = await ports.ledger.get(NETWORK, sale_tx);
+    const sale = await ports.ledger.get(ports.network, sale_tx);
     const decision = decideRefund(sale, receipt, { treasury: ports.treasury, minConfirmations: ports.minConfirmations });
     if (decision.kind === 'refused') return refusedAs(decision.reason, decision.message);
     const record: RefundRecord = {
-      network: NETWORK,
+      network: ports.network,
       saleTx: sale_tx,
       skill: sale!.skill,
       payer: sale!.payer,
@@ -77,7 +79,7 @@ export async function recordRefund(ports: RefundPorts, saleTx: string, refundTx:
         refunded_in_full: decision.full,
       };
     if (written === 'refund_exists') {
-      const now = await ports.refunds.get(NETWORK, refund_tx);
+      const now = await ports.refunds.get(ports.network, refund_tx);
       if (now) return alreadyRecorded(now);
     }
     // The sale's refunded total moved (another refund recorded meanwhile): decide again from the row as it is now.

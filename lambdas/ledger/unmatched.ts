@@ -10,7 +10,8 @@
  * not listed. The likely purchase is what the catalog sells at exactly that amount.
  */
 import type { Catalog } from '../catalog';
-import { explorerTx, formatDecimal, NETWORK, USD_DECIMALS } from '../contract/chain';
+import { explorerTx, formatDecimal, USD_DECIMALS } from '../contract/chain';
+import type { NetworkName } from '../contract/networks';
 import type { Ledger, TreasuryTransfer, TreasuryTransfers } from './ports';
 
 /** How far back the daily run looks: two days of Base blocks (2 s each), so each transfer is seen by two runs. */
@@ -22,6 +23,8 @@ export interface UnmatchedPorts {
   transfers: TreasuryTransfers;
   ledger: Pick<Ledger, 'get'>;
   catalog: Pick<Catalog, 'entries' | 'pricing'>;
+  /** The ledger partition a claim of these transfers is on: the network the service settles on. */
+  network: NetworkName;
   /** Blocks a transfer needs above it before it is judged (the payment setting). */
   minConfirmations: number;
   /** `https://basescan.org` or none (a local chain). */
@@ -80,7 +83,7 @@ export async function unmatchedReceipts(
 
   // One ledger read per transaction (a transaction with two transfers to the treasury is one claim at most).
   const claimed = new Map<string, boolean>();
-  for (const tx of new Set(seen.map((t) => t.txHash))) claimed.set(tx, (await ports.ledger.get(NETWORK, tx)) !== undefined);
+  for (const tx of new Set(seen.map((t) => t.txHash))) claimed.set(tx, (await ports.ledger.get(ports.network, tx)) !== undefined);
   const unmatched = seen.filter((t) => !claimed.get(t.txHash));
 
   const total = (asset: TreasuryTransfer['asset']): string =>

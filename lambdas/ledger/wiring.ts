@@ -85,6 +85,7 @@ export async function unmatchedPortsFromEnv(env: NodeJS.ProcessEnv = process.env
     transfers: viemTreasuryTransfers(rpcUrlsFromEnv(env, config.rpcUrls), config.treasury, config.assets),
     ledger: ledgerFromEnv(),
     catalog: await catalogFromEnv(),
+    network: config.network.name,
     minConfirmations: config.minConfirmations,
     explorerUrl: config.explorerUrl,
     now: () => new Date(),
@@ -105,6 +106,7 @@ export function refundPortsFromEnv(env: NodeJS.ProcessEnv = process.env): Refund
     refunds: dynamoRefunds(dynamoClient()),
     chain: viemRefundChain(rpcUrlsFromEnv(env, config.rpcUrls), config.assets),
     treasury: config.treasury,
+    network: config.network.name,
     minConfirmations: config.minConfirmations,
     now: () => new Date(),
   };

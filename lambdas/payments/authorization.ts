@@ -28,7 +28,7 @@
  * (`isBuyer`: the caller that claimed, within the retry window, or a wallet signature).
  */
 import { randomUUID } from 'node:crypto';
-import { CAIP2, formatAtomic, NETWORK } from '../contract/chain';
+import { formatAtomic } from '../contract/chain';
 import { links } from '../contract/links';
 import { METRICS } from '../contract/metrics';
 import { requireSkill } from '../catalog';
@@ -73,8 +73,11 @@ export const settlementKey = (payment: SignedPayment, requirement: Requirement):
   `${requirement.network}#${requirement.asset}#${payment.payload.authorization.from}#${payment.payload.authorization.nonce}`.toLowerCase();
 
 /** x402 v2's `PAYMENT-RESPONSE` of a settlement that did not (yet) unlock: it rides on the refusal, its network by CAIP-2. */
-const paymentResponse = (s: { success: boolean; transaction: string; payer: string; errorReason?: string }): Record<string, string> => ({
-  'payment-response': settlementHeader(s, CAIP2),
+const paymentResponse = (
+  s: { success: boolean; transaction: string; payer: string; errorReason?: string },
+  ctx: Ctx,
+): Record<string, string> => ({
+  'payment-response': settlementHeader(s, ctx.ports.config.network.caip2),
 });
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -451,14 +454,14 @@ async function conclude(record: SettlementRecord, ctx: Ctx): Promise<Answer> {
   const pending = (message: string, tx: string): AppError =>
     ctx.refuse('settlement_pending', message, {
       retry: true,
-      headers: { ...paymentResponse({ success: false, transaction: tx, payer, errorReason: 'settlement_pending' }), 'retry-after': '2' },
+      headers: { ...paymentResponse({ success: false, transaction: tx, payer, errorReason: 'settlement_pending' }, ctx), 'retry-after': '2' },
     });
   if (record.state === 'signed') {
     const receipt = await ctx.x402.relayer.receipt(txHash!, RECEIPT_WAIT_MS);
     if (!receipt) {
       // Not mined within the request: the confirmation loop claims it for this caller when it is.
       const scheduled = await ctx.ports.confirmations.schedule({
-        network: NETWORK,
+        network: ctx.ports.config.network.name,
         txHash: txHash!,
         skill: ctx.entry.id,
         relayed: true,
@@ -489,7 +492,7 @@ async function conclude(record: SettlementRecord, ctx: Ctx): Promise<Answer> {
   if (record.state === 'failed') {
     const failure = record.failure ?? 'transaction_failed';
     throw ctx.refuse(failure, `The authorization could not be settled: ${FAILURES[failure] ?? failure}.`, {
-      headers: txHash ? paymentResponse({ success: false, transaction: txHash, payer, errorReason: failure }) : {},
+      headers: txHash ? paymentResponse({ success: false, transaction: txHash, payer, errorReason: failure }, ctx) : {},
       ...(txHash ? { details: { transaction: txHash } } : {}),
     });
   }
@@ -516,7 +519,7 @@ async function conclude(record: SettlementRecord, ctx: Ctx): Promise<Answer> {
   }
   const { row, replayed } = claimed;
   const { body } = await deliverClaim(ctx.entry, row, replayed, ctx.ports, ctx.baseUrl);
-  return { body, settlement: { transaction: row.txHash, payer: row.payer, from: 'authorization' } };
+  return { body, settlement: { transaction: row.txHash, payer: row.payer, network: row.network, from: 'authorization' } };
 }
 
 async function current(ctx: Ctx): Promise<SettlementRecord> {

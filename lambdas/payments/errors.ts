@@ -59,7 +59,7 @@ export const PAYMENT_ERRORS = errorCatalog({
   INVALID_WALLET_SIGNATURE: {
     status: 403,
     message: 'The wallet signature does not hold.',
-    tip: "Sign a fresh EIP-4361 message: this domain, uri = the skill's /api/pay?skill= URL, resources including eip155:8453:tx:<txHash>, chain 8453, a new nonce, issuedAt now.",
+    tip: "Sign a fresh EIP-4361 message: this domain, uri = the skill's /api/pay?skill= URL, resources including eip155:<chain>:tx:<txHash>, the service's chain (8453 on Base; a staging stack's challenge names its own), a new nonce, issuedAt now.",
   },
   /** A first claim not signed by the paying wallet where one is required, was offered, or the transfer was made by its signature. */
   PAYER_PROOF_REQUIRED: {

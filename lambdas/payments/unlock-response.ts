@@ -1,4 +1,5 @@
-import { CAIP2, formatAtomic, NETWORK } from '../contract/chain';
+import { formatAtomic } from '../contract/chain';
+import { caip2Of } from '../contract/networks';
 import type { CatalogEntry, PackMeta, SealedPack } from '../contract/catalog-data';
 import { links } from '../contract/links';
 import { SEAL_VERIFY_COMMAND } from '../contract/pack-seal';
@@ -11,7 +12,8 @@ export interface UnlockBodyInput {
   license: string;
   /** The sale's signed receipt (the ledger's `signReceipt`): a compact JWS. */
   receipt: string;
-  payment: { txHash: string; payer: string; row: LedgerRow | undefined };
+  /** `network`: the ledger row's (the x402 v1 network name, `base` or `base-sepolia`). */
+  payment: { txHash: string; payer: string; network: string; row: LedgerRow | undefined };
   ledger: { recorded: boolean; replayed: boolean; via: 'verification' | 'replay' | 'license' };
   baseUrl: string;
 }
@@ -50,8 +52,8 @@ export function unlockBody(i: UnlockBodyInput) {
     },
     payment: {
       txHash: i.payment.txHash,
-      network: NETWORK,
-      network_caip2: CAIP2,
+      network: i.payment.network,
+      network_caip2: caip2Of(i.payment.network),
       payer: i.payment.payer,
       ...(row
         ? {
@@ -122,10 +124,7 @@ export function cardSaleBody(i: {
  * x402's settlement response, base64 of {success, transaction, network, payer, errorReason?}: the
  * spec's `X-PAYMENT-RESPONSE` names the network `base`, x402 v2's `PAYMENT-RESPONSE` by CAIP-2.
  */
-export function settlementHeader(
-  s: { success: boolean; transaction: string; payer: string; errorReason?: string },
-  network: string = NETWORK,
-): string {
+export function settlementHeader(s: { success: boolean; transaction: string; payer: string; errorReason?: string }, network: string): string {
   const { success, transaction, payer, errorReason } = s;
   return Buffer.from(JSON.stringify({ success, transaction, network, payer, ...(errorReason ? { errorReason } : {}) })).toString('base64');
 }
@@ -138,6 +137,8 @@ export interface Settlement {
   /** The transfer's hash. */
   transaction: string;
   payer: string;
+  /** The network it is on, as the ledger names it (`base`, `base-sepolia`). */
+  network: string;
   /**
    * `authorization`: settled by this service, in this request, from x402 v2's PAYMENT-SIGNATURE
    * (answered with x402 v2's PAYMENT-RESPONSE too); `proof`: a transfer the buyer proved (a txHash,
@@ -153,10 +154,10 @@ export interface Unlocked<Body> {
 }
 
 /** x402's settlement response of a successful settlement (x402 v2's `SettleResponse`), the network by CAIP-2 unless named. */
-export const settleResponse = (s: Settlement, network: string = CAIP2) => ({
+export const settleResponse = (s: Settlement) => ({
   success: true as const,
   transaction: s.transaction,
-  network,
+  network: caip2Of(s.network),
   payer: s.payer,
 });
 
@@ -168,8 +169,8 @@ export function settlementHeaders(s: Settlement | undefined): Record<string, str
   if (!s) return {};
   const ok = { success: true, transaction: s.transaction, payer: s.payer };
   return {
-    'x-payment-response': settlementHeader(ok),
-    ...(s.from === 'authorization' ? { 'payment-response': settlementHeader(ok, CAIP2) } : {}),
+    'x-payment-response': settlementHeader(ok, s.network),
+    ...(s.from === 'authorization' ? { 'payment-response': settlementHeader(ok, caip2Of(s.network)) } : {}),
   };
 }
 

@@ -70,12 +70,12 @@ export interface SignedIn {
  */
 export async function checkedSignIn(
   p: SignInWithX,
-  ports: Pick<PaymentsPorts, 'now' | 'signatures' | 'nonces'>,
+  ports: Pick<PaymentsPorts, 'now' | 'signatures' | 'nonces' | 'config'>,
   baseUrl: string,
   txHash: string | undefined,
   uri: string,
 ): Promise<SignedIn> {
-  const problem = proofProblem(p, { domain: new URL(baseUrl).host, uri, txHash, now: ports.now() });
+  const problem = proofProblem(p, { domain: new URL(baseUrl).host, uri, txHash, network: ports.config.network, now: ports.now() });
   if (problem) throw invalidSignature(problem);
   if (!(await ports.signatures.verify(p))) throw invalidSignature('the signature does not recover to `address`');
   return {
@@ -92,7 +92,7 @@ export async function checkedSignIn(
 /** The address a wallet signature proves, after every field, the signature and the nonce's single use are checked. */
 export async function provenSigner(
   p: SignInWithX,
-  ports: Pick<PaymentsPorts, 'now' | 'signatures' | 'nonces'>,
+  ports: Pick<PaymentsPorts, 'now' | 'signatures' | 'nonces' | 'config'>,
   baseUrl: string,
   txHash: string | undefined,
   uri: string,
@@ -152,11 +152,11 @@ export async function unlockWithProof(
         license: proof.license,
         // The sale's receipt, signed again from its row: the same claims the first answer carried.
         receipt: await signReceipt(row, baseUrl, ports.serviceSigner),
-        payment: { txHash: claims.txHash, payer: claims.payer, row },
+        payment: { txHash: claims.txHash, payer: claims.payer, network: claims.network, row },
         ledger: { recorded: true, replayed: true, via: 'license' },
         baseUrl,
       }),
-      settlement: { transaction: claims.txHash, payer: claims.payer, from: 'proof' },
+      settlement: { transaction: claims.txHash, payer: claims.payer, network: claims.network, from: 'proof' },
     };
   }
 
@@ -230,11 +230,11 @@ export async function deliverClaim(
       meta,
       license,
       receipt,
-      payment: { txHash: row.txHash, payer: row.payer, row },
+      payment: { txHash: row.txHash, payer: row.payer, network: row.network, row },
       ledger: { recorded: true, replayed, via: replayed ? 'replay' : 'verification' },
       baseUrl,
     }),
-    settlement: { transaction: row.txHash, payer: row.payer, from: 'proof' },
+    settlement: { transaction: row.txHash, payer: row.payer, network: row.network, from: 'proof' },
   };
 }
 

@@ -112,6 +112,7 @@ const purchase = (over: Partial<MandatedPurchase> = {}): MandatedPurchase => ({
   amount: BigInt(csv.x402.amount),
   skill: csv,
   treasury: TREASURY,
+  chain: 'eip155:8453',
   now: NOW,
   ...over,
 });

@@ -427,17 +427,23 @@ describe("an unlock's settlement, as data and as x402's headers", () => {
   const tx = `0x${'ab'.repeat(32)}`;
 
   it('answers a proven transfer with the spec\'s X-PAYMENT-RESPONSE only, its network "base"', () => {
-    const headers = settlementHeaders({ transaction: tx, payer: PAYER, from: 'proof' });
+    const headers = settlementHeaders({ transaction: tx, payer: PAYER, network: 'base', from: 'proof' });
     expect(Object.keys(headers)).toEqual(['x-payment-response']);
     expect(decode(headers['x-payment-response'])).toEqual({ success: true, transaction: tx, network: 'base', payer: PAYER });
   });
 
   it("answers a settled PAYMENT-SIGNATURE with x402 v2's PAYMENT-RESPONSE too, the network by CAIP-2, as A2A's receipt", () => {
-    const settlement = { transaction: tx, payer: PAYER, from: 'authorization' } as const;
+    const settlement = { transaction: tx, payer: PAYER, network: 'base', from: 'authorization' } as const;
     const headers = settlementHeaders(settlement);
     expect(decode(headers['x-payment-response'])).toEqual({ success: true, transaction: tx, network: 'base', payer: PAYER });
     expect(decode(headers['payment-response'])).toEqual({ success: true, transaction: tx, network: 'eip155:8453', payer: PAYER });
     expect(settleResponse(settlement)).toEqual(decode(headers['payment-response']));
+  });
+
+  it('names the network the sale is on: a Base Sepolia sale (a staging stack) says base-sepolia and eip155:84532', () => {
+    const headers = settlementHeaders({ transaction: tx, payer: PAYER, network: 'base-sepolia', from: 'authorization' });
+    expect(decode(headers['x-payment-response'])).toMatchObject({ network: 'base-sepolia' });
+    expect(decode(headers['payment-response'])).toMatchObject({ network: 'eip155:84532' });
   });
 
   it('adds no header to an unlock that settled nothing (a card sale, a wallet with access)', () => {

@@ -89,6 +89,32 @@ function ports(reads: ChainRead[], now = NOW) {
 }
 
 describe('settle', () => {
+  it("keeps the ledger on the configured network: a staging stack's claim, job and row say base-sepolia, never base", async () => {
+    const sepolia = readMarketConfig(
+      { treasury: TREASURY, minConfirmations: '3', network: 'base-sepolia', stage: 'staging' },
+      { requireTreasury: true },
+    ).config;
+    const t = ports([found(99000n, 10n, 10n)]);
+    const asked: string[] = [];
+    const get = t.ledger.get;
+    t.ledger.get = async (n, tx) => (asked.push(n), get(n, tx));
+    const read = (r: ChainRead): ChainRead =>
+      r.kind === 'found'
+        ? { ...r, receipt: { ...r.receipt, transferLogs: r.receipt.transferLogs.map((l) => ({ ...l, address: sepolia.assets.USDC! })) } }
+        : r;
+    const p = { ...t.p, config: sepolia, chain: { readTransfer: async () => read(found(99000n, 10n, 10n)) } };
+    const pending = await settle({ txHash: TX, product: skillProduct(judge) }, p, { schedule: true, claimant: BUYER });
+    expect(pending).toMatchObject({ kind: 'pending', scheduled: true });
+    expect(t.scheduled[0]).toMatchObject({ network: 'base-sepolia' });
+    const deep = { ...p, chain: { readTransfer: async () => read(found(99000n, 10n, 12n)) } };
+    const out = await settle({ txHash: TX, product: skillProduct(judge) }, deep, { schedule: true, claimant: BUYER });
+    expect(out).toMatchObject({ kind: 'unlocked', row: { network: 'base-sepolia' } });
+    expect(t.scheduled[1]).toMatchObject({ network: 'base-sepolia', kind: 'finality' });
+    expect(asked).toEqual(['base-sepolia', 'base-sepolia']);
+    // A job for another network's partition is not this stack's to settle.
+    expect(await confirmationAttempt({ network: 'base', txHash: TX, skill: judge.id }, deep)).toMatchObject({ status: 'failed' });
+  });
+
   it('claims a verified transfer once; a replay inside the reorg window re-reads the chain, after it does not', async () => {
     const t = ports([found(), found()]);
     expect(await settle({ txHash: TX, product: skillProduct(judge) }, t.p, { schedule: true, claimant: BUYER })).toMatchObject({

@@ -104,6 +104,7 @@ function fakes(row: LedgerRow, chain: RefundReceipt | undefined) {
     refunds,
     chain: { receipt: async () => chain },
     treasury: TREASURY,
+    network: 'base',
     minConfirmations: 3,
     now: () => new Date('2026-11-26T12:00:00.000Z'),
   };

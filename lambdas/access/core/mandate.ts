@@ -12,7 +12,7 @@ import { createHash } from 'node:crypto';
 import { canonicalize } from 'json-canonicalize';
 import * as z from 'zod/mini';
 import { safeParse } from '../../platform/validation';
-import { ADDRESS, ATOMIC_PER_USD, CAIP2, formatAtomic } from '../../contract/chain';
+import { ADDRESS, ATOMIC_PER_USD, formatAtomic } from '../../contract/chain';
 import type { CatalogEntry } from '../../contract/catalog-data';
 import type { MandateConstraint, MandateDocument, MandateRecord } from '../ports';
 
@@ -148,6 +148,8 @@ export interface MandatedPurchase {
   amount: bigint;
   skill: CatalogEntry;
   treasury: string;
+  /** The CAIP-2 chain the service settles on: a payee may be named as `<chain>:<address>` (CAIP-10). */
+  chain: string;
   now: Date;
 }
 
@@ -172,7 +174,7 @@ export function mandateProblem(record: MandateRecord, p: MandatedPurchase): stri
     return `payment.amount_range: ${formatAtomic(p.amount)} USDC is under the minimum of ${formatAtomic(BigInt(range.min))}`;
   }
   const payees = constraint(doc, 'payment.allowed_payees');
-  if (payees && !payees.allowed.some((m) => same(m.id, p.treasury) || same(m.id, `${CAIP2}:${p.treasury}`))) {
+  if (payees && !payees.allowed.some((m) => same(m.id, p.treasury) || same(m.id, `${p.chain}:${p.treasury}`))) {
     return `payment.allowed_payees does not list this service's treasury ${p.treasury}`;
   }
   const dates = constraint(doc, 'payment.execution_date');

@@ -1,10 +1,11 @@
 /**
  * What a wallet signature must say to count as the buyer's (x402 sign-in-with-x, EIP-4361):
  * this service's domain, the skill's x402 resource as `uri`, the transaction among `resources`,
- * Base's chain id, a fresh issue time and a well-formed nonce. Pure: the signature itself and
+ * the configured network's chain id, a fresh issue time and a well-formed nonce. Pure: the signature itself and
  * the nonce's single use are checked through ports by the caller.
  */
-import { ADDRESS, CAIP2, txResource } from '../../contract/chain';
+import { ADDRESS } from '../../contract/chain';
+import { txResource, type Network } from '../../contract/networks';
 import type { SignInWithX } from '../ports';
 
 /** A signature is fresh for this long after `issuedAt` (x402's default challenge lifetime). */
@@ -26,6 +27,8 @@ export interface ExpectedProof {
   uri: string;
   /** The transfer being claimed; undefined when the wallet asks for what it already has access to (no transfer). */
   txHash: string | undefined;
+  /** The chain the service settles on: a signature for another chain is not for this service. */
+  network: Network;
   now: Date;
 }
 
@@ -33,10 +36,10 @@ export interface ExpectedProof {
 export function proofProblem(p: SignInWithX, expected: ExpectedProof): string | undefined {
   if (p.domain !== expected.domain) return `domain must be ${expected.domain}`;
   if (p.uri !== expected.uri) return `uri must be ${expected.uri}`;
-  if (expected.txHash !== undefined && !p.resources?.includes(txResource(expected.txHash)))
-    return `resources must include ${txResource(expected.txHash)}`;
+  if (expected.txHash !== undefined && !p.resources?.includes(txResource(expected.network.caip2, expected.txHash)))
+    return `resources must include ${txResource(expected.network.caip2, expected.txHash)}`;
   if (p.version !== '1') return 'version must be "1"';
-  if (p.chainId !== CAIP2) return `chainId must be ${CAIP2}`;
+  if (p.chainId !== expected.network.caip2) return `chainId must be ${expected.network.caip2}`;
   if (p.type !== 'eip191') return 'type must be eip191';
   if (!ADDRESS.test(p.address)) return 'address must be 0x followed by 40 hex digits';
   if (!NONCE.test(p.nonce)) return 'nonce must be 8 to 64 letters and digits';

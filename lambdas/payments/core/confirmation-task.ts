@@ -1,4 +1,4 @@
-import { NETWORK, TX_HASH } from '../../contract/chain';
+import { TX_HASH } from '../../contract/chain';
 import type { ConfirmationJob } from '../ports';
 import { productFor } from './product';
 import { dropped, settle, type SettlePorts } from './settle';
@@ -13,7 +13,7 @@ export type TaskStatus = 'unlocked' | 'pending' | 'failed' | 'final' | 'reorged'
  */
 export async function confirmationAttempt(job: ConfirmationJob, ports: SettlePorts): Promise<{ status: TaskStatus; message: string }> {
   const product = productFor(ports.catalog, job.product, job.skill);
-  if (!product || job.network !== NETWORK || !TX_HASH.test(job.txHash)) return { status: 'failed', message: 'invalid job' };
+  if (!product || job.network !== ports.config.network.name || !TX_HASH.test(job.txHash)) return { status: 'failed', message: 'invalid job' };
   if (job.kind === 'finality') return finalityAttempt(job, ports);
   const claimant = { source: job.source, payer: job.payer };
   const outcome = await settle({ txHash: job.txHash as `0x${string}`, product }, ports, {
@@ -41,16 +41,17 @@ export async function confirmationAttempt(job: ConfirmationJob, ports: SettlePor
  * or failing provider) decides nothing and is tried again.
  */
 async function finalityAttempt(job: ConfirmationJob, ports: SettlePorts): Promise<{ status: TaskStatus; message: string }> {
-  const row = await ports.ledger.get(NETWORK, job.txHash.toLowerCase());
+  const network = ports.config.network.name;
+  const row = await ports.ledger.get(network, job.txHash.toLowerCase());
   if (!row || row.status !== 'confirmed') return { status: 'failed', message: 'no confirmed claim to check' };
   if (row.final) return { status: 'final', message: 'already final' };
   const read = await ports.chain.readTransfer(row.txHash as `0x${string}`);
   if (dropped(row, read, ports)) {
-    await ports.ledger.markReorged(NETWORK, row.txHash);
+    await ports.ledger.markReorged(network, row.txHash);
     return { status: 'reorged', message: `the transfer of ${row.txHash} is no longer on chain; the claim is revoked` };
   }
   if (read.kind === 'found') {
-    await ports.ledger.markFinal(NETWORK, row.txHash);
+    await ports.ledger.markFinal(network, row.txHash);
     return { status: 'final', message: `still on chain in block ${read.receipt.blockNumber}` };
   }
   return { status: 'pending', message: read.kind === 'unavailable' ? 'no provider answered' : 'providers are behind the claimed block' };

@@ -8,7 +8,7 @@
  * the payer, proven by a wallet signature, or the caller that made the first claim, within the
  * retry window (the lost-response retry the spec promises). Licenses are checked by the caller.
  */
-import { NETWORK } from '../../contract/chain';
+import { chainLabel } from '../../contract/networks';
 import { refundedInFull } from '../../ledger';
 import type { Catalog } from '../../catalog';
 import type { MarketConfig } from '../../contract/settings';
@@ -115,7 +115,9 @@ export async function settle(
   const txHash = proof.txHash.toLowerCase() as `0x${string}`;
   const product = proof.product;
   const { claimant } = opts;
-  const existing = await ports.ledger.get(NETWORK, txHash);
+  // The ledger's partition is the configured network's: a staging stack's rows say base-sepolia.
+  const network = ports.config.network;
+  const existing = await ports.ledger.get(network.name, txHash);
 
   if (existing?.status === 'confirmed') return replay(existing, product, ports, claimant, opts.admit);
 
@@ -123,11 +125,11 @@ export async function settle(
 
   const read = await ports.chain.readTransfer(txHash, { blockTime: true });
   if (read.kind === 'unavailable')
-    return { kind: 'unavailable', message: 'No RPC provider for chain 8453 answered; nothing was recorded.' };
+    return { kind: 'unavailable', message: `No RPC provider for ${chainLabel(network)} answered; nothing was recorded.` };
   if (read.kind === 'not_found') {
     return {
       kind: 'pending',
-      message: `Transaction ${txHash} was not found on chain 8453 (network base). If you just sent it, it may not be mined yet.`,
+      message: `Transaction ${txHash} was not found on ${chainLabel(network)} (network ${network.name}). If you just sent it, it may not be mined yet.`,
       confirmations: undefined,
       scheduled: false,
     };
@@ -137,7 +139,7 @@ export async function settle(
   if (!verdict.ok) {
     if (verdict.reason === 'too_few_confirmations') {
       const job = {
-        network: NETWORK,
+        network: network.name,
         txHash,
         skill: product.id,
         ...(product.kind !== 'unlock' ? { product: product.kind } : {}),
@@ -208,7 +210,7 @@ export async function settle(
   const seal = product.kind === 'unlock' ? ports.catalog.packMeta(product.id)?.seal : undefined;
   const row: LedgerRow = {
     ...(product.kind !== 'unlock' ? { kind: product.kind } : {}),
-    network: NETWORK,
+    network: network.name,
     txHash,
     skill: product.id,
     amount: verdict.amount.toString(),
@@ -230,7 +232,7 @@ export async function settle(
     // Finality is checked, not hoped for: the claim is re-verified once it is older than the reorg window.
     if (opts.schedule) {
       await ports.confirmations.schedule({
-        network: NETWORK,
+        network: network.name,
         txHash,
         skill: product.id,
         ...(product.kind !== 'unlock' ? { product: product.kind } : {}),
@@ -276,11 +278,11 @@ async function replay(
   // Young claim: re-checked on chain; it is revoked only on agreement that the transfer is gone.
   const read = await ports.chain.readTransfer(existing.txHash as `0x${string}`);
   if (dropped(existing, read, ports)) {
-    await ports.ledger.markReorged(NETWORK, existing.txHash);
+    await ports.ledger.markReorged(ports.config.network.name, existing.txHash);
     return {
       kind: 'refused',
       reason: 'reorged',
-      message: 'The transfer is no longer on chain 8453 (a reorganisation dropped it); it cannot unlock. The service issues no refund.',
+      message: `The transfer is no longer on ${chainLabel(ports.config.network)} (a reorganisation dropped it); it cannot unlock. The service issues no refund.`,
     };
   }
   return { kind: 'unlocked', row: existing, replayed: true };
