@@ -51,6 +51,26 @@ export default tseslint.config(
     },
   },
   {
+    // A stack settles on its configured network (`MarketConfig.network`): Base's constants in
+    // contract/chain.ts are for the local chain and the static site, never for a Lambda's answer.
+    files: ['lambdas/**/*.ts'],
+    ignores: ['lambdas/contract/chain.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              group: ['**/contract/chain', './chain'],
+              importNames: ['CHAIN_ID', 'NETWORK', 'CAIP2'],
+              message: 'Take the network from the configuration (config.network: name, caip2, chainId), so a staging stack names its own.',
+            },
+          ],
+        },
+      ],
+    },
+  },
+  {
     // The storefront's browser code (bundled by esbuild at catalog build) runs in a page, not in node.
     files: ['catalog/storefront/browser/**/*.ts'],
     languageOptions: { globals: { ...globals.browser } },

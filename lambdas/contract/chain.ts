@@ -1,7 +1,8 @@
 /**
- * Base mainnet's facts, taken from the network table (networks.ts, the one source), for the code
- * that does not yet take the configured network (the ledger, receipts, sign-in; issue 37) and for
- * the local chain, which is Base; and the formats of chain values.
+ * Base mainnet's facts, taken from the network table (networks.ts, the one source), for the local
+ * chain (which is Base) and the static site built before any stack's network is known; and the
+ * formats of chain values. The Lambdas take the configured network (`MarketConfig.network`), never
+ * these: the linter holds that (eslint.config.mjs).
  */
 import { NETWORKS } from './networks';
 

@@ -454,7 +454,10 @@ async function conclude(record: SettlementRecord, ctx: Ctx): Promise<Answer> {
   const pending = (message: string, tx: string): AppError =>
     ctx.refuse('settlement_pending', message, {
       retry: true,
-      headers: { ...paymentResponse({ success: false, transaction: tx, payer, errorReason: 'settlement_pending' }, ctx), 'retry-after': '2' },
+      headers: {
+        ...paymentResponse({ success: false, transaction: tx, payer, errorReason: 'settlement_pending' }, ctx),
+        'retry-after': '2',
+      },
     });
   if (record.state === 'signed') {
     const receipt = await ctx.x402.relayer.receipt(txHash!, RECEIPT_WAIT_MS);

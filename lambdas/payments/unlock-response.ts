@@ -124,7 +124,10 @@ export function cardSaleBody(i: {
  * x402's settlement response, base64 of {success, transaction, network, payer, errorReason?}: the
  * spec's `X-PAYMENT-RESPONSE` names the network `base`, x402 v2's `PAYMENT-RESPONSE` by CAIP-2.
  */
-export function settlementHeader(s: { success: boolean; transaction: string; payer: string; errorReason?: string }, network: string): string {
+export function settlementHeader(
+  s: { success: boolean; transaction: string; payer: string; errorReason?: string },
+  network: string,
+): string {
   const { success, transaction, payer, errorReason } = s;
   return Buffer.from(JSON.stringify({ success, transaction, network, payer, ...(errorReason ? { errorReason } : {}) })).toString('base64');
 }

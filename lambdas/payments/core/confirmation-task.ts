@@ -13,7 +13,8 @@ export type TaskStatus = 'unlocked' | 'pending' | 'failed' | 'final' | 'reorged'
  */
 export async function confirmationAttempt(job: ConfirmationJob, ports: SettlePorts): Promise<{ status: TaskStatus; message: string }> {
   const product = productFor(ports.catalog, job.product, job.skill);
-  if (!product || job.network !== ports.config.network.name || !TX_HASH.test(job.txHash)) return { status: 'failed', message: 'invalid job' };
+  if (!product || job.network !== ports.config.network.name || !TX_HASH.test(job.txHash))
+    return { status: 'failed', message: 'invalid job' };
   if (job.kind === 'finality') return finalityAttempt(job, ports);
   const claimant = { source: job.source, payer: job.payer };
   const outcome = await settle({ txHash: job.txHash as `0x${string}`, product }, ports, {
