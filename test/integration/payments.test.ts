@@ -242,7 +242,7 @@ describe('POST /api/pay', () => {
     });
     it('a reverted transfer', async () => refused(await chain.revertedTransfer(BUYER, USDC, TREASURY), CANARY, /reverted/));
     it('an unknown hash, with retry true', async () =>
-      refused(`0x${randomBytes(32).toString('hex')}`, CANARY, /not found on chain 8453/, true));
+      refused(`0x${randomBytes(32).toString('hex')}`, CANARY, /not found on Base \(chain 8453\)/, true));
   });
 
   describe('proof input', () => {

@@ -129,7 +129,7 @@ export async function settle(
   if (read.kind === 'not_found') {
     return {
       kind: 'pending',
-      message: `Transaction ${txHash} was not found on ${chainLabel(network)} (network ${network.name}). If you just sent it, it may not be mined yet.`,
+      message: `Transaction ${txHash} was not found on ${chainLabel(network)}. If you just sent it, it may not be mined yet.`,
       confirmations: undefined,
       scheduled: false,
     };
