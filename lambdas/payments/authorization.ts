@@ -459,6 +459,8 @@ async function conclude(record: SettlementRecord, ctx: Ctx): Promise<Answer> {
         'retry-after': '2',
       },
     });
+  // The relayer's receipt of its transaction, when this request read it: the claim is judged from it.
+  let mined: RelayedReceipt | undefined;
   if (record.state === 'signed') {
     const receipt = await ctx.x402.relayer.receipt(txHash!, RECEIPT_WAIT_MS);
     if (!receipt) {
@@ -485,6 +487,7 @@ async function conclude(record: SettlementRecord, ctx: Ctx): Promise<Answer> {
       });
       await ctx.x402.settlements.release(holdOf(record));
       record = { ...record, state: 'settled' };
+      mined = receipt;
     } else {
       // Reverted. If the authorization is used anyway, a copy of it was mined first: the buyer paid.
       const a = ctx.payment.payload.authorization;
@@ -511,9 +514,14 @@ async function conclude(record: SettlementRecord, ctx: Ctx): Promise<Answer> {
       { txHash: transfer as `0x${string}`, product: skillProduct(ctx.entry), resource: ctx.resource },
       ctx.ports,
       ctx.baseUrl,
-      holder
-        ? { sourceIp: ctx.caller.sourceIp, relayed: true, provenPayer: payer }
-        : { sourceIp: ctx.caller.sourceIp, signInWithX: ctx.caller.signInWithX, relayed: true },
+      {
+        ...(holder
+          ? { sourceIp: ctx.caller.sourceIp, provenPayer: payer }
+          : { sourceIp: ctx.caller.sourceIp, signInWithX: ctx.caller.signInWithX }),
+        relayed: true,
+        // No second read of what the relayer's receipt already says (status, logs, block): one receipt is enough.
+        ...(mined && transfer === txHash ? { relayedReceipt: mined } : {}),
+      },
     );
   } catch (e) {
     // Mined but short of the confirmations required: the loop claims it (started by the claim), and this caller resends.

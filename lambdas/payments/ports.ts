@@ -202,9 +202,8 @@ export interface AuthorizationVerifier {
 }
 
 /** A mined relayed transaction, as far as settlement needs it. */
-export interface RelayedReceipt {
-  status: 'success' | 'reverted';
-  blockNumber: bigint;
+/** The relayer's receipt of its own transaction: what the ledger claim is judged from (no second read), and its gas. */
+export interface RelayedReceipt extends ReceiptView {
   gasUsed: bigint;
   /** Wei per gas actually paid. */
   effectiveGasPrice: bigint;

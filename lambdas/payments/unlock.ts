@@ -18,6 +18,7 @@ import { rowKind, skillProduct, type Product } from './core/product';
 import { settle, type Admission } from './core/settle';
 import { PAYMENT_ERRORS } from './errors';
 import type { LedgerRow, PaymentsPorts, SignInWithX } from './ports';
+import type { ReceiptView } from './core/verify-transfer';
 import type { ProofInput } from './proof-input';
 import { verificationFailed } from './refusals';
 import { unlockBody, type cardSaleBody, type Settlement, type Unlocked } from './unlock-response';
@@ -38,6 +39,8 @@ export interface Caller {
   provenPayer?: string | undefined;
   /** The claim is made by the x402 v2 settlement that submitted the transfer. */
   relayed?: boolean | undefined;
+  /** That settlement's receipt of the transfer, read in this request: the claim is judged from it, not read again. */
+  relayedReceipt?: ReceiptView | undefined;
 }
 
 /** The rules a caller's AP2 mandate adds to a purchase; see access/. */
@@ -260,6 +263,7 @@ export async function claimPayment(
     claimant,
     admit: caller.policy?.admit,
     relayed: caller.relayed,
+    relayedReceipt: caller.relayedReceipt,
   });
 
   if (outcome.kind === 'unlocked' && !outcome.replayed) countMetric(METRICS.unlocks);

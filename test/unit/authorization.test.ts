@@ -258,7 +258,14 @@ describe('unlockWithAuthorization', () => {
 
   it('a reverted transfer: the payer cools down, the gas counts against the hour, and its next authorization is not sent', async () => {
     const settlements = fakeSettlements();
-    const receipt: RelayedReceipt = { status: 'reverted', blockNumber: 10n, gasUsed: 63_000n, effectiveGasPrice: 2_000_000_000n };
+    const receipt: RelayedReceipt = {
+      status: 'reverted',
+      blockNumber: 10n,
+      blockHash: '0xb10c',
+      transferLogs: [],
+      gasUsed: 63_000n,
+      effectiveGasPrice: 2_000_000_000n,
+    };
     const { relayer, sent } = fakeRelayer({ balance: PRICE, receipt });
     const ports = portsWith(relayer, settlements);
     const first = await refusal(unlockWithAuthorization(header(), SKILL, ports, BASE, { sourceIp: '10.0.0.4' }));
@@ -277,7 +284,14 @@ describe('unlockWithAuthorization', () => {
   });
 
   describe("the relayer's gas in US dollars", () => {
-    const receipt: RelayedReceipt = { status: 'reverted', blockNumber: 77n, gasUsed: 63_000n, effectiveGasPrice: 2_000_000_003n };
+    const receipt: RelayedReceipt = {
+      status: 'reverted',
+      blockNumber: 77n,
+      blockHash: '0xb10c',
+      transferLogs: [],
+      gasUsed: 63_000n,
+      effectiveGasPrice: 2_000_000_003n,
+    };
     const gasCostWei = 63_000n * 2_000_000_003n;
     const PRICE_FIELDS = ['ethUsdFeed', 'ethUsdRound', 'ethUsdAnswer', 'ethUsdDecimals', 'ethUsdUpdatedAt', 'gasCostUsdMicro'];
     const settle = async (priceFeed: PriceFeed, sourceIp: string) => {

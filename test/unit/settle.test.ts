@@ -115,6 +115,49 @@ describe('settle', () => {
     expect(await confirmationAttempt({ network: 'base', txHash: TX, skill: judge.id }, deep)).toMatchObject({ status: 'failed' });
   });
 
+  it("judges a relayed settlement from the relayer's own receipt: no second read of the receipt, the head or the block", async () => {
+    const t = ports([]);
+    const mined = found(99000n, 10n, 10n, undefined);
+    if (mined.kind !== 'found') throw new Error('unreachable');
+    const out = await settle({ txHash: TX, product: skillProduct(judge) }, t.p, {
+      schedule: true,
+      claimant: { source: 'caller-a', payer: PAYER },
+      relayed: true,
+      relayedReceipt: mined.receipt,
+    });
+    expect(out).toMatchObject({ kind: 'unlocked', row: { blockNumber: '10', confirmations: 1 } });
+    expect(t.calls).toEqual([]);
+    // Without the receipt (a retry, the loop) the chain is read, and a relayed transfer's block time is not asked.
+    const asked: { blockTime?: boolean | undefined }[] = [];
+    const u = ports([]);
+    const chain = {
+      readTransfer: async (_h: string, o: { blockTime?: boolean } = {}) => (asked.push(o), found(99000n, 10n, 10n, undefined)),
+    };
+    expect(
+      await settle({ txHash: TX, product: skillProduct(judge) }, { ...u.p, chain }, { schedule: true, claimant: BUYER, relayed: true }),
+    ).toMatchObject({ kind: 'unlocked' });
+    expect(asked).toEqual([{ blockTime: false }]);
+  });
+
+  it('reads the chain for a relayed settlement that needs more confirmations than its own block', async () => {
+    const strict = readMarketConfig({ treasury: TREASURY, minConfirmations: '3' }, { requireTreasury: true }).config;
+    const t = ports([found(99000n, 10n, 12n)]);
+    const mined = found(99000n, 10n, 10n);
+    if (mined.kind !== 'found') throw new Error('unreachable');
+    const out = await settle(
+      { txHash: TX, product: skillProduct(judge) },
+      { ...t.p, config: strict },
+      {
+        schedule: true,
+        claimant: BUYER,
+        relayed: true,
+        relayedReceipt: mined.receipt,
+      },
+    );
+    expect(out).toMatchObject({ kind: 'unlocked', row: { confirmations: 3 } });
+    expect(t.calls).toHaveLength(1);
+  });
+
   it('claims a verified transfer once; a replay inside the reorg window re-reads the chain, after it does not', async () => {
     const t = ports([found(), found()]);
     expect(await settle({ txHash: TX, product: skillProduct(judge) }, t.p, { schedule: true, claimant: BUYER })).toMatchObject({

@@ -4,18 +4,15 @@
  * batched JSON-RPC request. A provider error, a wrong chain, or a `null` receipt moves on
  * to the next provider; the whole look-up is bounded in time.
  */
-import { createPublicClient, decodeEventLog, http, parseAbiItem, TransactionReceiptNotFoundError, type PublicClient } from 'viem';
+import { createPublicClient, http, TransactionReceiptNotFoundError, type PublicClient } from 'viem';
 import { cacheUntilFailure } from '../../platform/memo';
 import { PROVIDER_TIMEOUT_MS, VERIFICATION_BUDGET_MS } from '../../contract/confirmation-policy';
 import { redactUrl } from '../../platform/redact';
 import type { RpcUrls } from '../../platform/rpc-urls';
 import type { ChainReader } from '../ports';
-import type { AuthorizationLog, TransferLog } from '../core/verify-transfer';
+import { receiptView } from './viem-receipt-view';
 import { METRICS } from '../../contract/metrics';
 import { countMetric, durationMetric } from '../../platform/metrics';
-
-const TRANSFER = parseAbiItem('event Transfer(address indexed from, address indexed to, uint256 value)');
-const AUTHORIZATION_USED = parseAbiItem('event AuthorizationUsed(address indexed authorizer, bytes32 indexed nonce)');
 
 interface Provider {
   url: string;
@@ -95,36 +92,9 @@ export function viemChainReader(urls: RpcUrls, chainId: number, opts: { budgetMs
                 Math.max(1, Math.min(deadline - Date.now(), perProvider)),
               )
             : undefined;
-          const transferLogs: TransferLog[] = [];
-          const authorizationLogs: AuthorizationLog[] = [];
-          for (const log of receipt.logs) {
-            // ERC-20 Transfer has exactly three topics (ERC-721's has four), as has EIP-3009's AuthorizationUsed; decode and keep the emitter.
-            if (log.topics.length !== 3) continue;
-            try {
-              const ev = decodeEventLog({ abi: [TRANSFER, AUTHORIZATION_USED], data: log.data, topics: log.topics });
-              if (ev.eventName === 'Transfer')
-                transferLogs.push({
-                  address: log.address,
-                  from: ev.args.from,
-                  to: ev.args.to,
-                  value: ev.args.value,
-                  logIndex: log.logIndex,
-                });
-              else authorizationLogs.push({ address: log.address, authorizer: ev.args.authorizer, nonce: ev.args.nonce });
-            } catch {
-              /* another event */
-            }
-          }
           return {
             kind: 'found',
-            receipt: {
-              status: receipt.status,
-              blockNumber: receipt.blockNumber,
-              blockHash: receipt.blockHash,
-              transferLogs,
-              authorizationLogs,
-              sender: receipt.from,
-            },
+            receipt: receiptView(receipt),
             head,
             provider: redactUrl(p.url),
             ...(block ? { blockTimestamp: block.timestamp } : {}),

@@ -18,6 +18,7 @@ import {
 import { privateKeyToAccount } from 'viem/accounts';
 import type { Relayer, SignedPayment } from '../ports';
 import { basePublicClient, baseTransport, viemChainOf } from './viem-base-transport';
+import { receiptView } from './viem-receipt-view';
 import type { Network } from '../../contract/networks';
 import type { RpcUrls } from '../../platform/rpc-urls';
 
@@ -146,7 +147,7 @@ export function viemRelayer(
     async receipt(txHash, timeoutMs) {
       try {
         const r = await pub.waitForTransactionReceipt({ hash: txHash as Hex, timeout: timeoutMs });
-        return { status: r.status, blockNumber: r.blockNumber, gasUsed: r.gasUsed, effectiveGasPrice: r.effectiveGasPrice };
+        return { ...receiptView(r), gasUsed: r.gasUsed, effectiveGasPrice: r.effectiveGasPrice };
       } catch (e) {
         if (e instanceof WaitForTransactionReceiptTimeoutError) return undefined;
         throw e;

@@ -14,7 +14,15 @@ import type { Catalog } from '../../catalog';
 import type { MarketConfig } from '../../contract/settings';
 import type { ChainRead, ChainReader, ConfirmationScheduler, Ledger, LedgerRow, Relayer } from '../ports';
 import { rowKind, type Product } from './product';
-import { authorizationOf, same, verifyTransfer, type AcceptedAsset, type FailureReason, type Verdict } from './verify-transfer';
+import {
+  authorizationOf,
+  same,
+  verifyTransfer,
+  type AcceptedAsset,
+  type FailureReason,
+  type ReceiptView,
+  type Verdict,
+} from './verify-transfer';
 
 export interface SettlePorts {
   config: MarketConfig;
@@ -110,6 +118,13 @@ export async function settle(
     admit?: Admission | undefined;
     /** The claim comes from the x402 v2 settlement that submitted this transfer (or its confirmation loop). */
     relayed?: boolean | undefined;
+    /**
+     * With `relayed`: the relayer's own receipt of the transfer, read in this request. The claim is
+     * judged from it (status, logs, block) instead of reading the receipt, the head and the block
+     * again: the receipt exists, so its block is the first confirmation. Only when more are required
+     * is the chain read (receipt and head in one batch).
+     */
+    relayedReceipt?: ReceiptView | undefined;
   },
 ): Promise<SettleOutcome> {
   const txHash = proof.txHash.toLowerCase() as `0x${string}`;
@@ -123,7 +138,11 @@ export async function settle(
 
   if (!ports.config.paymentsEnabled) return { kind: 'disabled', message: 'Payments are switched off by the operator.' };
 
-  const read = await ports.chain.readTransfer(txHash, { blockTime: true });
+  // A relayed transfer's age is not asked (below), so its block's time is not read either.
+  const read: ChainRead =
+    opts.relayed && opts.relayedReceipt && ports.config.minConfirmations <= 1
+      ? { kind: 'found', receipt: opts.relayedReceipt, head: opts.relayedReceipt.blockNumber, provider: 'relayer' }
+      : await ports.chain.readTransfer(txHash, { blockTime: !opts.relayed });
   if (read.kind === 'unavailable')
     return { kind: 'unavailable', message: `No RPC provider for ${chainLabel(network)} answered; nothing was recorded.` };
   if (read.kind === 'not_found') {
@@ -192,8 +211,11 @@ export async function settle(
     };
   }
   // Asked for above; a reader that cannot tell the block's time makes the transfer too old to trust.
+  // The age rule keeps an old transfer to the treasury from being claimed by whoever finds it; a
+  // relayed transfer has an owner already (the settlement that claimed its authorization before
+  // signing), so its age is not asked: a claim the loop finishes late is still its buyer's.
   const ageSeconds = read.blockTimestamp === undefined ? Infinity : ports.now().getTime() / 1000 - Number(read.blockTimestamp);
-  if (ageSeconds > ports.config.maxTransferAgeSeconds) {
+  if (!opts.relayed && ageSeconds > ports.config.maxTransferAgeSeconds) {
     return {
       kind: 'refused',
       reason: 'too_old',
