@@ -26,6 +26,7 @@
  */
 import { execFileSync, spawn } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
+import { cpus, loadavg } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { wrapFetchWithPayment, x402Client } from '@x402/fetch';
 import { registerExactEvmScheme } from '@x402/evm/exact/client';
@@ -42,6 +43,7 @@ const withStock = process.argv[3] === 'stock';
 const ROUND = 10;
 const SKILL = 'agent-x402-first-buy';
 const PURCHASE_TIMEOUT_MS = 60_000;
+const loadAtStart = loadavg()[0]!.toFixed(1);
 
 // ---- CPU time of a process, from /proc ---------------------------------------------------------
 
@@ -259,7 +261,10 @@ try {
       .sort(([a], [b]) => a.localeCompare(b))
       .map(([m, c]) => `\`${m}\` ${(c / t.attempts).toFixed(2)}`)
       .join(', ');
-  console.log(`\n${purchases} purchases from each seller at each concurrency, rounds of ${ROUND}, ${new Date().toISOString()}\n`);
+  console.log(
+    `\n${purchases} purchases from each seller at each concurrency, rounds of ${ROUND}, ${new Date().toISOString()}, ` +
+      `load average ${loadAtStart} at the start, ${loadavg()[0]!.toFixed(1)} at the end (${cpus().length} cores)\n`,
+  );
   console.log(table(f(at1), f(at8)));
   console.log('');
   for (const p of [at1, at8]) {
@@ -275,7 +280,8 @@ try {
     const s = figures(stock8.reference);
     console.log(
       `\nstock reference (no nonce manager) at concurrency 8: ${s.failed}/${s.attempts} failed, p50 ${s.p50Ms.toFixed(0)} ms, ` +
-        `${s.perSecond.toFixed(1)} purchases/s, ${s.rpcPerPurchase.toFixed(1)} JSON-RPC requests per purchase`,
+        `${s.perSecond.toFixed(1)} purchases/s, ${s.rpcPerPurchase.toFixed(1)} JSON-RPC requests per purchase; ` +
+        `the project's background meanwhile: ${stock8.projectBackground} JSON-RPC requests`,
     );
   }
   console.log('\nissue 38, goal 3:');
