@@ -173,6 +173,9 @@ try {
     Promise.all(Array.from({ length: n }, () => chain.freshWallet(tokens.USDC as Address, 10n ** 9n)));
 
   const failures: string[] = [];
+  /** The marketplace's JSON-RPC requests outside its rounds, and its DynamoDB Local's CPU in them, in the phase under way. */
+  let projectBackground = 0;
+  let projectDynamoCpuMs = 0;
   async function buy(seller: Seller, account: PrivateKeyAccount): Promise<number | undefined> {
     const client = new x402Client();
     registerExactEvmScheme(client, { signer: account });
@@ -217,9 +220,6 @@ try {
     tally.rpcRequests += requests;
     for (const [m, c] of Object.entries(methods)) tally.methods[m] = (tally.methods[m] ?? 0) + c;
   }
-  let projectBackground = 0;
-  let projectDynamoCpuMs = 0;
-
   interface Phase {
     concurrency: number;
     project: Tally;
