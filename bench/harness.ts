@@ -13,7 +13,8 @@ export interface Served {
   output: () => string;
 }
 
-const waitFor = (child: ChildProcess, pattern: RegExp): Promise<string> =>
+/** Resolves with the first group of `pattern` once the child printed it on stdout; rejects if the child exits first. */
+export const waitFor = (child: ChildProcess, pattern: RegExp): Promise<string> =>
   new Promise((resolve, reject) => {
     let out = '';
     const onData = (c: Buffer): void => {
@@ -26,7 +27,8 @@ const waitFor = (child: ChildProcess, pattern: RegExp): Promise<string> =>
     child.once('exit', (code) => reject(new Error(`exited ${code}: ${out}`)));
   });
 
-const stopper = (child: ChildProcess, signal: NodeJS.Signals) => (): Promise<void> =>
+/** Stops `child` with `signal` and resolves once it exited. */
+export const stopper = (child: ChildProcess, signal: NodeJS.Signals) => (): Promise<void> =>
   new Promise((resolve) => {
     if (child.exitCode !== null) return resolve();
     child.once('exit', () => resolve());
