@@ -151,6 +151,7 @@ export async function unlockWithAuthorization(
   const resource = links(baseUrl).skill(entry.id).challenge;
   const ctx: Ctx = { ports, x402, baseUrl, caller, entry, payment, requirement, pk, source, refuse, resource };
 
+  // Read before anything is verified: a replayed authorization (public once mined) costs no RPC.
   const known = await x402.settlements.get(pk);
   if (known) return follow(known, ctx);
 
@@ -254,7 +255,12 @@ async function submit(record: SettlementRecord, ctx: Ctx): Promise<Answer> {
     throw error;
   };
 
-  const funds = await relayer.fundsAhead(ctx.requirement.asset, a.from, a.nonce);
+  // The chain's view of the payer and the hour's revert budget are independent: one round trip each, at once.
+  const hour = revertHour(ctx.ports.now());
+  const [funds, revertedThisHour] = await Promise.all([
+    relayer.fundsAhead(ctx.requirement.asset, a.from, a.nonce),
+    settlements.revertedGas(hour),
+  ]);
   const problem = judgeFunds(funds, a, now);
   if (problem?.kind === 'used') return usedElsewhere(record, ctx);
   if (problem?.kind === 'expired') return end(record, ctx, { failure: 'authorization_expired' });
@@ -267,8 +273,7 @@ async function submit(record: SettlementRecord, ctx: Ctx): Promise<Answer> {
     );
   if (problem?.kind === 'insufficient') return end(record, ctx, { failure: 'invalid_exact_evm_insufficient_balance' });
 
-  const hour = revertHour(ctx.ports.now());
-  if (budgetSpent(await settlements.revertedGas(hour), ctx.ports.config.relayerRevertBudgetWei)) {
+  if (budgetSpent(revertedThisHour, ctx.ports.config.relayerRevertBudgetWei)) {
     const wait = secondsToNextHour(ctx.ports.now());
     return giveUp(
       ctx.refuse(
@@ -461,6 +466,9 @@ async function conclude(record: SettlementRecord, ctx: Ctx): Promise<Answer> {
     });
   // The relayer's receipt of its transaction, when this request read it: the claim is judged from it.
   let mined: RelayedReceipt | undefined;
+  // The settlement's own bookkeeping once mined (its gas, priced; the payer's hold released): it runs
+  // beside the ledger claim, which does not depend on it, and is awaited before the answer.
+  let bookkeeping: Promise<void> | undefined;
   if (record.state === 'signed') {
     const receipt = await ctx.x402.relayer.receipt(txHash!, RECEIPT_WAIT_MS);
     if (!receipt) {
@@ -479,13 +487,14 @@ async function conclude(record: SettlementRecord, ctx: Ctx): Promise<Answer> {
       );
     }
     if (receipt.status === 'success') {
-      await ctx.x402.settlements.finish(ctx.pk, {
-        state: 'settled',
-        ...gasOf(receipt),
-        ...(await gasUsdOf(ctx, receipt)),
-        finishedAt: ctx.ports.now().toISOString(),
-      });
-      await ctx.x402.settlements.release(holdOf(record));
+      // A crash between these writes and the claim leaves `signed` or `settled`: either way a retry
+      // reads the receipt again and claims, and the claim is one conditional write.
+      const finishedAt = ctx.ports.now().toISOString();
+      const held = holdOf(record);
+      bookkeeping = (async () => {
+        await ctx.x402.settlements.finish(ctx.pk, { state: 'settled', ...gasOf(receipt), ...(await gasUsdOf(ctx, receipt)), finishedAt });
+        await ctx.x402.settlements.release(held);
+      })();
       record = { ...record, state: 'settled' };
       mined = receipt;
     } else {
@@ -510,18 +519,21 @@ async function conclude(record: SettlementRecord, ctx: Ctx): Promise<Answer> {
   const holder = record.source !== undefined && record.source === ctx.source;
   let claimed: Awaited<ReturnType<typeof claimPayment>>;
   try {
-    claimed = await claimPayment(
-      { txHash: transfer as `0x${string}`, product: skillProduct(ctx.entry), resource: ctx.resource },
-      ctx.ports,
-      ctx.baseUrl,
-      {
-        ...(holder
-          ? { sourceIp: ctx.caller.sourceIp, provenPayer: payer }
-          : { sourceIp: ctx.caller.sourceIp, signInWithX: ctx.caller.signInWithX }),
-        relayed: true,
-        // No second read of what the relayer's receipt already says (status, logs, block): one receipt is enough.
-        ...(mined && transfer === txHash ? { relayedReceipt: mined } : {}),
-      },
+    claimed = await alongside(
+      bookkeeping,
+      claimPayment(
+        { txHash: transfer as `0x${string}`, product: skillProduct(ctx.entry), resource: ctx.resource },
+        ctx.ports,
+        ctx.baseUrl,
+        {
+          ...(holder
+            ? { sourceIp: ctx.caller.sourceIp, provenPayer: payer }
+            : { sourceIp: ctx.caller.sourceIp, signInWithX: ctx.caller.signInWithX }),
+          relayed: true,
+          // No second read of what the relayer's receipt already says (status, logs, block): one receipt is enough.
+          ...(mined && transfer === txHash ? { relayedReceipt: mined } : {}),
+        },
+      ),
     );
   } catch (e) {
     // Mined but short of the confirmations required: the loop claims it (started by the claim), and this caller resends.
@@ -531,6 +543,14 @@ async function conclude(record: SettlementRecord, ctx: Ctx): Promise<Answer> {
   const { row, replayed } = claimed;
   const { body } = await deliverClaim(ctx.entry, row, replayed, ctx.ports, ctx.baseUrl);
   return { body, settlement: { transaction: row.txHash, payer: row.payer, network: row.network, from: 'authorization' } };
+}
+
+/** `work`'s result once `beside` has finished too; the first failure of either, after both ended (nothing is left running). */
+async function alongside<T>(beside: Promise<void> | undefined, work: Promise<T>): Promise<T> {
+  const [b, w] = await Promise.allSettled([beside, work]);
+  if (w.status === 'rejected') throw w.reason;
+  if (b.status === 'rejected') throw b.reason;
+  return w.value;
 }
 
 async function current(ctx: Ctx): Promise<SettlementRecord> {

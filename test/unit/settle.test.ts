@@ -117,6 +117,9 @@ describe('settle', () => {
 
   it("judges a relayed settlement from the relayer's own receipt: no second read of the receipt, the head or the block", async () => {
     const t = ports([]);
+    let gets = 0;
+    const get = t.ledger.get;
+    t.ledger.get = async (n, tx) => (gets++, get(n, tx));
     const mined = found(99000n, 10n, 10n, undefined);
     if (mined.kind !== 'found') throw new Error('unreachable');
     const out = await settle({ txHash: TX, product: skillProduct(judge) }, t.p, {
@@ -127,6 +130,8 @@ describe('settle', () => {
     });
     expect(out).toMatchObject({ kind: 'unlocked', row: { blockNumber: '10', confirmations: 1 } });
     expect(t.calls).toEqual([]);
+    // Nor is the ledger read before the claim: the conditional write answers a race by itself.
+    expect(gets).toBe(0);
     // Without the receipt (a retry, the loop) the chain is read, and a relayed transfer's block time is not asked.
     const asked: { blockTime?: boolean | undefined }[] = [];
     const u = ports([]);

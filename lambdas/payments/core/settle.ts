@@ -132,7 +132,10 @@ export async function settle(
   const { claimant } = opts;
   // The ledger's partition is the configured network's: a staging stack's rows say base-sepolia.
   const network = ports.config.network;
-  const existing = await ports.ledger.get(network.name, txHash);
+  // A transfer the relayer just had mined has no row yet but in a race, which the claim's
+  // conditional write settles on its own (the row it loses to is answered as a replay below): not read first.
+  const fresh = opts.relayed === true && opts.relayedReceipt !== undefined;
+  const existing = fresh ? undefined : await ports.ledger.get(network.name, txHash);
 
   if (existing?.status === 'confirmed') return replay(existing, product, ports, claimant, opts.admit);
 
