@@ -22,19 +22,31 @@ export function x402AuthorizationVerifier(
   network: MarketNetwork,
 ): AuthorizationVerifier {
   const pub = basePublicClient(rpcUrls, network);
-  // Built on first use: the relayer's address (a KMS key's, in AWS) is read once, when needed.
-  const scheme = cacheUntilFailure(async () => new ExactEvmScheme(signerFor((await relayer()).address)));
-  const signerFor = (address: Account['address']) =>
-    toFacilitatorEvmSigner({
+  // Read on first use: the relayer's address (a KMS key's, in AWS), once, when needed.
+  const relayerAddress = cacheUntilFailure(async () => (await relayer()).address);
+  /**
+   * The scheme's signer for one verification. The scheme asks for the payer's code twice in a row
+   * (is it a counterfactual ERC-6492 wallet, then EOA or ERC-1271 for the signature): within one
+   * verification the answer cannot differ, so it is asked of the chain once.
+   */
+  const signerFor = (address: Account['address']) => {
+    const codes = new Map<string, ReturnType<typeof pub.getCode>>();
+    return toFacilitatorEvmSigner({
       address,
       readContract: (args) => pub.readContract(args as never),
       verifyTypedData: (args) => pub.verifyTypedData(args as never),
-      getCode: (args) => pub.getCode(args),
+      getCode: (args) => {
+        const key = args.address.toLowerCase();
+        let code = codes.get(key);
+        if (!code) codes.set(key, (code = pub.getCode(args)));
+        return code;
+      },
       waitForTransactionReceipt: (args) => pub.waitForTransactionReceipt(args as never),
       // The scheme's settle is not used (see above): it would send without the service's claim first.
       writeContract: () => Promise.reject(new Error('settlement goes through the relayer, not the x402 scheme')),
       sendTransaction: () => Promise.reject(new Error('settlement goes through the relayer, not the x402 scheme')),
     });
+  };
   return {
     async verify(payment, requirement) {
       const requirements: PaymentRequirements = { ...requirement, network: requirement.network as Network };
@@ -43,7 +55,8 @@ export function x402AuthorizationVerifier(
         accepted: { ...payment.accepted, network: payment.accepted.network as Network },
         payload: { ...payment.payload },
       };
-      const result = await (await scheme()).verify(payload, requirements);
+      // A scheme per verification holds only that verification's signer; x402's token-code check keeps its own cache.
+      const result = await new ExactEvmScheme(signerFor(await relayerAddress())).verify(payload, requirements);
       return result.isValid
         ? { ok: true }
         : { ok: false, reason: result.invalidReason ?? 'invalid_payment', message: result.invalidMessage };
