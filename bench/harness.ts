@@ -51,8 +51,15 @@ export function percentile(sorted: readonly number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
 }
 
-/** A JSON-RPC proxy in front of `target` that counts HTTP requests (a batch is one) and methods. */
-export async function startRpcCounter(target: string): Promise<{
+/**
+ * A JSON-RPC proxy in front of `target` that counts HTTP requests (a batch is one) and methods.
+ * `delayMs` holds each request that long before it goes on: a provider's round trip (a keyed
+ * Base provider answers in tens of milliseconds; anvil on the same machine in under one).
+ */
+export async function startRpcCounter(
+  target: string,
+  opts: { delayMs?: number } = {},
+): Promise<{
   url: string;
   /** Counts since the last reset, and resets them. */
   take: () => { requests: number; methods: Record<string, number> };
@@ -69,22 +76,25 @@ export async function startRpcCounter(target: string): Promise<{
       requests++;
       const parsed = JSON.parse(body.toString()) as { method: string } | { method: string }[];
       for (const m of [parsed].flat()) methods.set(m.method, (methods.get(m.method) ?? 0) + 1);
-      const up = request(
-        {
-          host: upstream.hostname,
-          port: upstream.port,
-          method: 'POST',
-          path: '/',
-          headers: { 'content-type': 'application/json', 'content-length': body.length },
-        },
-        (r) => {
-          res.writeHead(r.statusCode ?? 502, r.headers);
-          r.pipe(res);
-        },
-      );
-      up.end(body);
+      setTimeout(() => forward(body, res), opts.delayMs ?? 0);
     });
   });
+  const forward = (body: Buffer, res: import('node:http').ServerResponse): void => {
+    const up = request(
+      {
+        host: upstream.hostname,
+        port: upstream.port,
+        method: 'POST',
+        path: '/',
+        headers: { 'content-type': 'application/json', 'content-length': body.length },
+      },
+      (r) => {
+        res.writeHead(r.statusCode ?? 502, r.headers);
+        r.pipe(res);
+      },
+    );
+    up.end(body);
+  };
   await new Promise<void>((r) => proxy.listen(0, '127.0.0.1', r));
   return {
     url: `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`,

@@ -22,7 +22,8 @@
  *   whole wrapped fetch: challenge, signature, paid request; successful purchases), purchases per
  *   second (successful purchases over the rounds' wall time), CPU per purchase tried, failed
  *   purchases (anything but a 200 with the resource, a throw, or 60 s without an answer).
- * Linux only for the CPU figures (/proc). Usage: npx tsx bench/x402-reference.ts [purchases=60] [stock]
+ * Linux only for the CPU figures (/proc). Usage: [RPC_LATENCY_MS=0] npx tsx bench/x402-reference.ts [purchases=60] [stock]
+ * (RPC_LATENCY_MS holds each JSON-RPC request at both proxies, a provider's round trip on Base.)
  */
 import { execFileSync, spawn } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
@@ -40,6 +41,8 @@ import { emptyTally, figures, goals, ratio, table, type Figures, type Tally } fr
 
 const purchases = Number(process.argv[2] ?? '60');
 const withStock = process.argv[3] === 'stock';
+/** RPC_LATENCY_MS: each JSON-RPC request to anvil is held this long at both sellers' proxies, as a real provider's round trip (default 0). */
+const rpcLatencyMs = Number(process.env['RPC_LATENCY_MS'] ?? '0');
 const ROUND = 10;
 const SKILL = 'agent-x402-first-buy';
 const PURCHASE_TIMEOUT_MS = 60_000;
@@ -95,8 +98,8 @@ try {
     ensureEthUsdFeed(anvil.rpcUrl),
   ]);
   const treasury = testAccount(TREASURY_ACCOUNT_INDEX).address;
-  const projectRpc = await startRpcCounter(anvil.rpcUrl);
-  const referenceRpc = await startRpcCounter(anvil.rpcUrl);
+  const projectRpc = await startRpcCounter(anvil.rpcUrl, { delayMs: rpcLatencyMs });
+  const referenceRpc = await startRpcCounter(anvil.rpcUrl, { delayMs: rpcLatencyMs });
   stops.push(projectRpc.stop, referenceRpc.stop);
 
   const market = await startMarket({
@@ -263,7 +266,8 @@ try {
       .join(', ');
   console.log(
     `\n${purchases} purchases from each seller at each concurrency, rounds of ${ROUND}, ${new Date().toISOString()}, ` +
-      `load average ${loadAtStart} at the start, ${loadavg()[0]!.toFixed(1)} at the end (${cpus().length} cores)\n`,
+      `load average ${loadAtStart} at the start, ${loadavg()[0]!.toFixed(1)} at the end (${cpus().length} cores), ` +
+      `RPC round trip added at the proxies: ${rpcLatencyMs} ms\n`,
   );
   console.log(table(f(at1), f(at8)));
   console.log('');
