@@ -165,7 +165,7 @@ export async function unlockWithAuthorization(
     // A parallel request may have claimed and settled it meanwhile (its nonce is then used on chain): follow that one.
     const settledMeanwhile = await x402.settlements.get(pk);
     if (settledMeanwhile) return follow(settledMeanwhile, ctx);
-    throw refuse(verdict.reason, verdictSentence(verdict, payment, requirement, entry.id));
+    throw refuse(verdict.reason, verdictSentence(verdict, payment, requirement, entry.id, ports.config.network.label));
   }
   const record: SettlementRecord = {
     pk,
@@ -196,9 +196,10 @@ function verdictSentence(
   payment: SignedPayment,
   requirement: Requirement,
   skill: string,
+  chain: string,
 ): string {
   if (verdict.reason === INSUFFICIENT_BALANCE)
-    return `${payment.payload.authorization.from} holds less than ${formatAtomic(BigInt(requirement.amount))} ${requirement.extra.name} on Base, the price of ${skill}: add it to that wallet, then pay again.`;
+    return `${payment.payload.authorization.from} holds less than ${formatAtomic(BigInt(requirement.amount))} ${requirement.extra.name} on ${chain}, the price of ${skill}: add it to that wallet, then pay again.`;
   const detail = (verdict.message ?? verdict.reason).split('\n')[0]!.slice(0, 200);
   return `The signed authorization does not pay for ${skill}: ${detail}.`;
 }
