@@ -12,7 +12,15 @@ const MIN = 10n;
 /** A clock the test moves; sleeping moves it. */
 function clock() {
   let t = 1_000_000;
-  return { now: () => t, sleep: async (ms: number) => void (t += ms), advance: (ms: number) => void (t += ms) };
+  return {
+    now: () => t,
+    // Yields to what else runs (the submissions holding keys), as a real wait would.
+    sleep: async (ms: number) => {
+      t += ms;
+      await new Promise((r) => setImmediate(r));
+    },
+    advance: (ms: number) => void (t += ms),
+  };
 }
 
 /** The lease table: what DynamoDB's conditional write decides, with a count of writes. */
@@ -141,6 +149,58 @@ describe('relayer key pool', () => {
     // The spare one went back for other instances; one stays held.
     expect(events.filter((e) => e.event === 'released').map((e) => (e as { why: string }).why)).toEqual(['spare']);
     expect(l.items.size).toBe(1);
+  });
+
+  it('never lends one key to two submissions of a holder that look for a key at the same moment', async () => {
+    const c = clock();
+    const l = fakeLeases();
+    const ch = fakeChain();
+    // Time moves only as the waiting submissions sleep: a wait long enough for the work to end.
+    const p = relayerPool(KEYS, l.leases, ch.chain, { holder: 'one', minBalanceWei: MIN, waitMs: 600_000, now: c.now, sleep: c.sleep });
+    const inUse = new Set<string>();
+    const twice: string[] = [];
+    const used = await Promise.all(
+      [...KEYS, ...KEYS].map(() =>
+        p.withKey(async (key) => {
+          if (inUse.has(key.address)) twice.push(key.address);
+          inUse.add(key.address);
+          for (let i = 0; i < 5; i++) await new Promise((r) => setImmediate(r));
+          inUse.delete(key.address);
+          return key.address;
+        }),
+      ),
+    );
+    expect(twice).toEqual([]);
+    expect(used).toHaveLength(2 * KEYS.length);
+  });
+
+  it('signs only under a lease the table holds for it, even while a spare key is being given back', async () => {
+    const c = clock();
+    const l = fakeLeases();
+    const { take, release } = l.leases;
+    // Writes take a while (as DynamoDB's do): submissions look for keys meanwhile.
+    l.leases.release = async (address, holder) => {
+      for (let i = 0; i < 3; i++) await new Promise((r) => setImmediate(r));
+      await release(address, holder);
+    };
+    l.leases.take = async (...args) => {
+      await new Promise((r) => setImmediate(r));
+      return take(...args);
+    };
+    const ch = fakeChain();
+    const p = relayerPool(KEYS, l.leases, ch.chain, { holder: 'one', minBalanceWei: MIN, waitMs: 600_000, now: c.now, sleep: c.sleep });
+    const unleased: string[] = [];
+    await Promise.all(
+      Array.from({ length: 12 }, () =>
+        p.withKey(async (key) => {
+          for (let i = 0; i < 8; i++) {
+            if (l.items.get(key.address)?.holder !== 'one') unleased.push(key.address);
+            await new Promise((r) => setImmediate(r));
+          }
+        }),
+      ),
+    );
+    expect(unleased).toEqual([]);
   });
 
   it('waits for a key while every key is leased elsewhere, then fails within the bound', async () => {

@@ -145,11 +145,19 @@ export function relayerPool(
       if ((shortUntil.get(address) ?? 0) > now()) continue;
       const at = now();
       const until = at + o.leaseMs;
+      // Marked as ours and busy before the write: another submission of this holder, looking at
+      // the same moment, must not take it too (the table would say yes to the same holder).
       // Ours but run out: taken again like any free key, and its nonce read again (someone may have used it meanwhile).
-      held.delete(address);
-      if (!(await leases.take(address, o.holder, at, until))) continue;
-      const h: Held = { until, nonce: undefined, busy: true };
+      const h: Held = { until: 0, nonce: undefined, busy: true };
       held.set(address, h);
+      let taken = false;
+      try {
+        taken = await leases.take(address, o.holder, at, until);
+      } finally {
+        if (!taken) held.delete(address);
+      }
+      if (!taken) continue;
+      h.until = until;
       try {
         const state = await chain.state(address);
         if (state.balanceWei < o.minBalanceWei) {
@@ -157,7 +165,8 @@ export function relayerPool(
           continue;
         }
         h.nonce = state.nonce;
-        tell({ event: 'taken', address, holder: o.holder, at, until, nonce: state.nonce });
+        // `at`: when this holder may sign with it (the write was applied); `until` counts from before the write.
+        tell({ event: 'taken', address, holder: o.holder, at: now(), until, nonce: state.nonce });
         return address;
       } catch (e) {
         h.busy = false;
@@ -168,13 +177,22 @@ export function relayerPool(
   }
 
   async function giveUp(address: string, why: 'short_of_eth' | 'spare', balance?: bigint): Promise<void> {
-    held.delete(address);
+    // Kept marked busy until the release is written: a submission of this holder taking it again
+    // meanwhile would find the table still saying "yours", then lose it to the release.
+    const h = held.get(address);
+    if (h) h.busy = true;
     if (why === 'short_of_eth') {
       shortUntil.set(address, now() + o.shortRecheckMs);
       tell({ event: 'short', address, holder: o.holder, at: now(), balanceWei: String(balance) });
     }
-    await leases.release(address, o.holder);
-    tell({ event: 'released', address, holder: o.holder, at: now(), why });
+    // `at`: when this holder stopped signing with it, before the write that frees it for others.
+    const at = now();
+    try {
+      await leases.release(address, o.holder);
+      tell({ event: 'released', address, holder: o.holder, at, why });
+    } finally {
+      if (held.get(address) === h) held.delete(address);
+    }
   }
 
   async function take(): Promise<string> {
