@@ -392,9 +392,9 @@ export async function ensureTestTokens(rpcUrl: string): Promise<TestTokens> {
 }
 
 /**
- * The local relayer: a test account of the mnemonic, topped up with ETH for gas when it runs
- * low. Its key goes to the handlers as RELAYER_PRIVATE_KEY (a public test key; in AWS the
- * relayer is a KMS key).
+ * Key `index` of the local relayer pool: a test account of the mnemonic, topped up with ETH for
+ * gas when it runs low. The pool's keys go to the handlers as RELAYER_PRIVATE_KEYS (public test
+ * keys; in AWS each pool key is a KMS key).
  */
 export async function ensureRelayer(rpcUrl: string, index = 0): Promise<{ address: Address; privateKey: Hex; balance: bigint }> {
   const chain = localChain(rpcUrl);
