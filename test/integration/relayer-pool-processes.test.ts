@@ -84,6 +84,15 @@ describe('the relayer key pool shared by four processes', () => {
       }),
     );
     console.log(`relayer pool: ${PURCHASES} purchases over ${PROCESSES} processes in ${Date.now() - t0} ms`);
+    if (purchases.some((p) => p.status !== 200))
+      for (const s of started)
+        console.log(
+          s
+            .output()
+            .split('\n')
+            .filter((l) => l.includes('"level":"ERROR"') || l.includes('"level":"WARN"'))
+            .join('\n'),
+        );
     expect(purchases.map((p) => p.status)).toEqual(purchases.map(() => 200));
 
     // On chain: 40 transfers, each from a key of the pool, each mined successfully.

@@ -77,7 +77,7 @@ interface Held {
 export const RELAYER_LEASE_DEFAULTS = {
   leaseMs: 20_000,
   marginMs: 3_000,
-  waitMs: 8_000,
+  waitMs: 15_000,
   pollMs: 50,
   shortRecheckMs: 60_000,
 } as const;
