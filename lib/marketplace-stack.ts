@@ -110,15 +110,14 @@ export class MarketplaceStack extends Stack {
         .filter((m) => m.infra.scheduledTask?.schedules.some((s) => s.input['task'] === 'reconcile'))
         .map((m) => m.domain),
       folds,
-      relayer:
-        secrets.relayerKeys.length > 0
-          ? {
-              domains: manifests.all.filter((m) => m.infra.relaysPayments).map((m) => m.domain),
-              revertBudgetWei: config.relayerRevertBudgetWei,
-              minBalanceWei: config.relayerMinBalanceWei,
-              watchedBy: manifests.all.find((m) => m.infra.scheduledTask?.readsRelayerAddress)?.domain,
-            }
-          : undefined,
+      relayer: secrets.relayerKeys[0]
+        ? {
+            domains: manifests.all.filter((m) => m.infra.relaysPayments).map((m) => m.domain),
+            revertBudgetWei: config.relayerRevertBudgetWei,
+            minBalanceWei: config.relayerMinBalanceWei,
+            watchedBy: manifests.all.find((m) => m.infra.scheduledTask?.readsRelayerAddress)?.domain,
+          }
+        : undefined,
       syntheticPurchase: synthetic.scheduled ? { domain: synthetic.task.domain, everyMinutes: synthetic.everyMinutes } : undefined,
     });
     const released: DomainFunction[] = [
