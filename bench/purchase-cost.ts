@@ -106,7 +106,7 @@ const market = await startMarket({
   USDC_ADDRESS: tokens.USDC,
   USDBC_ADDRESS: tokens.USDbC,
   TREASURY_ADDRESS: treasury,
-  RELAYER_PRIVATE_KEY: relayer.privateKey,
+  RELAYER_PRIVATE_KEYS: relayer.privateKey,
   // Print the embedded-metric lines too: in Lambda they are log bytes like any other.
   POWERTOOLS_METRICS_DISABLED: 'false',
 });

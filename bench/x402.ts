@@ -25,7 +25,7 @@ const market = await startMarket({
   USDC_ADDRESS: tokens.USDC,
   USDBC_ADDRESS: tokens.USDbC,
   TREASURY_ADDRESS: testAccount(TREASURY_ACCOUNT_INDEX).address,
-  RELAYER_PRIVATE_KEY: relayer.privateKey,
+  RELAYER_PRIVATE_KEYS: relayer.privateKey,
 });
 
 const calls: number[] = [];

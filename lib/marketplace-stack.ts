@@ -52,7 +52,7 @@ export class MarketplaceStack extends Stack {
     const tables = createTables(this, env);
     // Resources exist only if some domain's manifest asks for them.
     const manifests = activeManifests();
-    const secrets = createSecrets(this, manifests.needs);
+    const secrets = createSecrets(this, manifests.needs, config.relayerKeys);
     const provision = provisioner({ baseUrlParameterArn: config.publicBaseUrl ? undefined : baseUrlParameter.arn, tables, secrets });
     const domains = { manifests: manifests.all, environment: env };
 
@@ -66,7 +66,7 @@ export class MarketplaceStack extends Stack {
       reorgWindowSeconds: config.reorgWindowSeconds,
     });
     const licenseKeyRotation = addLicenseKeyRotation(this, { ...domains, licenseSecret: secrets.licenseSecret });
-    const scheduled = addScheduledTasks(this, { ...domains, provision, relayerKey: secrets.relayerKey });
+    const scheduled = addScheduledTasks(this, { ...domains, provision, relayerKeys: secrets.relayerKeys });
     const synthetic = addSyntheticPurchase(this, { ...domains, provision, scheduled: syntheticPurchaseScheduled(this, config.stage) });
     if (!synthetic) throw new Error('No domain manifest declares the synthetic purchase (lambdas/payments/infra.ts)');
     const folds = addStreamFolds(this, { ...domains, provision, tables });
@@ -110,7 +110,7 @@ export class MarketplaceStack extends Stack {
         .filter((m) => m.infra.scheduledTask?.schedules.some((s) => s.input['task'] === 'reconcile'))
         .map((m) => m.domain),
       folds,
-      relayer: secrets.relayerKey
+      relayer: secrets.relayerKeys[0]
         ? {
             domains: manifests.all.filter((m) => m.infra.relaysPayments).map((m) => m.domain),
             revertBudgetWei: config.relayerRevertBudgetWei,

@@ -24,6 +24,7 @@ import { pbkdf2Sync } from 'node:crypto';
 import { HDKey, hdKeyToAccount, privateKeyToAccount, type PrivateKeyAccount } from 'viem/accounts';
 import { ASSET_EIP712, BASE_MAINNET_USDBC, BASE_MAINNET_USDC, CHAIN_ID, MULTICALL3 } from '../lambdas/contract/chain';
 import { localChain } from './local-chain';
+import { MAX_RELAYER_KEYS } from '../lambdas/contract/settings';
 
 /** The standard test mnemonic every Ethereum dev tool uses; its keys are public, never use them on a real chain. */
 export const TEST_MNEMONIC = 'test test test test test test test test test test test junk';
@@ -35,6 +36,10 @@ export const BUYER_ACCOUNT_INDEXES = [1, 2, 3, 4, 5, 6, 7, 8] as const;
 export const TREASURY_ACCOUNT_INDEX = 9;
 /** The local relayer that submits x402 authorizations (account 11; anvil funds only 0-9, so it is funded here). */
 export const RELAYER_ACCOUNT_INDEX = 11;
+/** The local relayer pool's other keys: accounts 200, 201, ... (the first key is account 11, as before the pool). */
+export const RELAYER_POOL_ACCOUNT_INDEX = 200;
+/** The test account of the local relayer pool's key `i` (0-based). */
+export const relayerAccountIndex = (i: number): number => (i === 0 ? RELAYER_ACCOUNT_INDEX : RELAYER_POOL_ACCOUNT_INDEX + i - 1);
 /** ETH the local relayer is topped up to when it holds less. */
 export const RELAYER_LOCAL_BALANCE = parseEther('10');
 
@@ -387,13 +392,13 @@ export async function ensureTestTokens(rpcUrl: string): Promise<TestTokens> {
 }
 
 /**
- * The local relayer: a test account of the mnemonic, topped up with ETH for gas when it runs
- * low. Its key goes to the handlers as RELAYER_PRIVATE_KEY (a public test key; in AWS the
- * relayer is a KMS key).
+ * Key `index` of the local relayer pool: a test account of the mnemonic, topped up with ETH for
+ * gas when it runs low. The pool's keys go to the handlers as RELAYER_PRIVATE_KEYS (public test
+ * keys; in AWS each pool key is a KMS key).
  */
-export async function ensureRelayer(rpcUrl: string): Promise<{ address: Address; privateKey: Hex; balance: bigint }> {
+export async function ensureRelayer(rpcUrl: string, index = 0): Promise<{ address: Address; privateKey: Hex; balance: bigint }> {
   const chain = localChain(rpcUrl);
-  const account = testAccount(RELAYER_ACCOUNT_INDEX);
+  const account = testAccount(relayerAccountIndex(index));
   const pub = createPublicClient({ chain, transport: http(rpcUrl) });
   let balance = await pub.getBalance({ address: account.address });
   if (balance < RELAYER_LOCAL_BALANCE / 10n) {
@@ -405,3 +410,12 @@ export async function ensureRelayer(rpcUrl: string): Promise<{ address: Address;
   }
   return { address: account.address, privateKey: account.privateKey, balance };
 }
+
+/** The local relayer pool: `count` test accounts, each funded as the single relayer was (RELAYER_PRIVATE_KEYS). */
+export async function ensureRelayers(rpcUrl: string, count: number): Promise<{ address: Address; privateKey: Hex; balance: bigint }[]> {
+  return Promise.all(Array.from({ length: count }, (_, i) => ensureRelayer(rpcUrl, i)));
+}
+
+/** Every address the local relayer pool may hold (the most keys relayerKeys allows), lower case: who a relayed transfer may come from. */
+export const localRelayerAddresses = (count = MAX_RELAYER_KEYS): string[] =>
+  Array.from({ length: count }, (_, i) => testAccount(relayerAccountIndex(i)).address.toLowerCase());

@@ -9,13 +9,13 @@ import { join } from 'node:path';
 import type { Server } from 'node:http';
 import type { Address } from 'viem';
 import { INFRA_ENV } from '../lambdas/contract/env';
-import { SETTINGS } from '../lambdas/contract/settings';
+import { MAX_RELAYER_KEYS, SETTINGS } from '../lambdas/contract/settings';
 import { startStreamFolds } from './stream-poller';
 import { readConfigFromEnv } from '../lambdas/platform/config';
 import { dynamoClient } from '../lambdas/platform/adapters/dynamo-client';
 import { readOrCreateOriginSecret } from '../lambdas/platform/adapters/file-origin-secret';
 import { TABLES } from '../lambdas/contract/tables';
-import { LOCAL_LEGACY_TREASURY, TREASURY_ACCOUNT_INDEX, ensureRelayer, ensureTestTokens, startAnvil, testAccount } from './anvil';
+import { LOCAL_LEGACY_TREASURY, TREASURY_ACCOUNT_INDEX, ensureRelayers, ensureTestTokens, startAnvil, testAccount } from './anvil';
 import { chainSnapshot } from './chain-snapshot';
 import { createTables } from './create-tables';
 import { ensureIdentityRegistry, type LocalIdentityRegistry } from './identity-registry';
@@ -53,8 +53,8 @@ export interface RunningStack {
   minConfirmations: number;
   /** The ERC-8004 Identity Registry deployed on the local chain, with its one test agent (undefined off anvil). */
   identity: LocalIdentityRegistry | undefined;
-  /** The local relayer of x402 v2 settlements (on anvil only): its address and ETH balance in wei. */
-  relayer: { address: string; balance: bigint } | undefined;
+  /** The local relayer pool of x402 v2 settlements (on anvil only): each key's address and ETH balance in wei. */
+  relayers: { address: string; balance: bigint }[] | undefined;
   stop: () => Promise<void>;
 }
 
@@ -125,12 +125,15 @@ export async function startStack(opts: StackOptions): Promise<RunningStack> {
       (a) => stops.push(a.stop),
       () => undefined,
     );
+    // The relayer pool's size (relayerKeys): that many test accounts are funded and handed to the handlers.
+    const keysSetting = Number(env[SETTINGS.relayerKeys.env] ?? process.env[SETTINGS.relayerKeys.env] ?? SETTINGS.relayerKeys.cloudDefault);
+    const relayerKeyCount = Number.isInteger(keysSetting) ? Math.min(Math.max(keysSetting, 1), MAX_RELAYER_KEYS) : 1;
     const chainSetUp = anvilUp?.then(async (anvil) => {
       const done = await Promise.all([
         ensureTestTokens(anvil.rpcUrl),
         // Its own deployer account, so it cannot move the tokens' deterministic addresses.
         ensureIdentityRegistry(anvil.rpcUrl),
-        ensureRelayer(anvil.rpcUrl),
+        ensureRelayers(anvil.rpcUrl, relayerKeyCount),
         // Its own owner account too; at Chainlink's ETH / USD address, where the relayer's gas is priced.
         ensureEthUsdFeed(anvil.rpcUrl),
       ]);
@@ -151,7 +154,7 @@ export async function startStack(opts: StackOptions): Promise<RunningStack> {
     const [dynamoDone, anvilDone, chainDone, tablesDone] = await Promise.allSettled([dynamoUp, anvilUp, chainSetUp, tablesUp]);
     for (const done of [dynamoDone, anvilDone, chainDone, tablesDone]) if (done.status === 'rejected') throw done.reason;
     const anvil = anvilDone.status === 'fulfilled' ? anvilDone.value : undefined;
-    const [tokens, identity, relayer] = chainDone.status === 'fulfilled' && chainDone.value ? chainDone.value : [];
+    const [tokens, identity, relayers] = chainDone.status === 'fulfilled' && chainDone.value ? chainDone.value : [];
     const dynamoEndpoint = process.env[INFRA_ENV.dynamodbEndpoint]!;
     const rpcUrls = externalRpc ? externalRpc.split(',').map((s) => s.trim()) : [anvil!.rpcUrl];
     process.env[SETTINGS.rpcUrls.env] = rpcUrls.join(',');
@@ -167,8 +170,8 @@ export async function startStack(opts: StackOptions): Promise<RunningStack> {
     setDefault(SETTINGS.identityRegistry.env, identity?.registry);
     // A local chain has no block explorer: the ledger links nowhere unless the user names one.
     setDefault(SETTINGS.explorerUrl.env, anvil ? '' : undefined);
-    // x402 v2 settlement: the relayer that submits signed authorizations (an anvil test account).
-    setDefault(INFRA_ENV.relayerPrivateKey, relayer?.privateKey);
+    // x402 v2 settlement: the relayer pool that submits signed authorizations (anvil test accounts).
+    setDefault(INFRA_ENV.relayerPrivateKeys, relayers?.map((r) => r.privateKey).join(','));
     for (const name of [SETTINGS.minConfirmations.env, SETTINGS.paymentsEnabled.env]) setDefault(name, undefined);
     // Keys every handler shares, as Lambdas share Secrets Manager and KMS: under the data dir,
     // or for an in-memory run in a temporary directory removed on stop.
@@ -235,7 +238,7 @@ export async function startStack(opts: StackOptions): Promise<RunningStack> {
       legacyTreasury: config.legacyTreasury,
       minConfirmations: config.minConfirmations,
       identity,
-      relayer: relayer && { address: relayer.address, balance: relayer.balance },
+      relayers: relayers?.map((r) => ({ address: r.address, balance: r.balance })),
       stop: stopAll,
     };
   } catch (e) {

@@ -85,9 +85,12 @@ try {
     `  Treasury        ${stack.treasury}  (payTo of every challenge)`,
     `  Legacy (banned) ${stack.legacyTreasury}`,
     `  Confirmations   ${stack.minConfirmations}`,
-    ...(stack.relayer
-      ? [`  x402 relayer    ${stack.relayer.address}  (${formatEther(stack.relayer.balance)} ETH; settles PAYMENT-SIGNATURE)`]
-      : ['  x402 relayer    none (PAYMENT-SIGNATURE is refused; set RELAYER_PRIVATE_KEY)']),
+    ...(stack.relayers && stack.relayers.length > 0
+      ? stack.relayers.map(
+          (r, i) =>
+            `  x402 relayer    ${r.address}  (${formatEther(r.balance)} ETH; key ${i + 1} of ${stack.relayers!.length}; settles PAYMENT-SIGNATURE)`,
+        )
+      : ['  x402 relayer    none (PAYMENT-SIGNATURE is refused; set RELAYER_PRIVATE_KEYS)']),
     ...(stack.identity
       ? [
           `  ERC-8004        ${stack.identity.registry}  (Identity Registry)`,

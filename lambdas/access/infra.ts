@@ -1,4 +1,4 @@
-import { ACCESS_TABLE, NONCES_TABLE, SETTLEMENTS_TABLE } from '../contract/tables';
+import { ACCESS_TABLE, NONCES_TABLE, RELAYER_LEASES_TABLE, SETTLEMENTS_TABLE } from '../contract/tables';
 import { SALE_WRITER, type DomainInfra } from '../contract/infra';
 
 /**
@@ -13,6 +13,7 @@ export const infra: DomainInfra = {
     { table: ACCESS_TABLE.logicalName, access: 'readWrite' },
     // x402 v2: each signed authorization is claimed, stored signed, and its gas recorded.
     { table: SETTLEMENTS_TABLE.logicalName, access: 'readWrite' },
+    { table: RELAYER_LEASES_TABLE.logicalName, access: 'readWrite' },
   ],
   data: ['catalog', 'sealed'],
   licenseKey: true,

@@ -1,4 +1,4 @@
-import { A2A_TASKS_TABLE, ACCESS_TABLE, NONCES_TABLE, SETTLEMENTS_TABLE } from '../contract/tables';
+import { A2A_TASKS_TABLE, ACCESS_TABLE, NONCES_TABLE, RELAYER_LEASES_TABLE, SETTLEMENTS_TABLE } from '../contract/tables';
 import { SALE_WRITER, type DomainInfra } from '../contract/infra';
 
 /** MCP's unlock tool settles like POST /api/pay (ledger, packs, licenses, confirmations, mandates); A2A keeps tasks; unlocks answer signed receipts and the card is signed, with the service key. */
@@ -12,6 +12,7 @@ export const infra: DomainInfra = {
     { table: ACCESS_TABLE.logicalName, access: 'readWrite' },
     // MCP's unlock_skill and A2A's buy settle x402 v2 authorizations as POST /api/pay does.
     { table: SETTLEMENTS_TABLE.logicalName, access: 'readWrite' },
+    { table: RELAYER_LEASES_TABLE.logicalName, access: 'readWrite' },
   ],
   data: ['catalog', 'sealed'],
   licenseKey: true,

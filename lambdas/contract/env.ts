@@ -25,12 +25,12 @@ export const INFRA_ENV = {
   /** SSM parameter holding the advertised base URL (the CloudFront domain), when no custom domain is set. */
   publicBaseUrlParameter: 'PUBLIC_BASE_URL_PARAMETER',
   /**
-   * Private key of the relayer that submits x402 authorizations (local run only: an anvil test
-   * account). In AWS the relayer is a KMS key and no private key exists.
+   * Private keys of the relayer key pool that submits x402 authorizations, comma-separated (local
+   * run only: anvil test accounts). In AWS each pool key is a KMS key and no private key exists.
    */
-  relayerPrivateKey: 'RELAYER_PRIVATE_KEY',
-  /** KMS key (ECC_SECG_P256K1) of the relayer that submits x402 authorizations (AWS): it may only Sign and GetPublicKey. */
-  relayerKmsKeyId: 'RELAYER_KMS_KEY_ID',
+  relayerPrivateKeys: 'RELAYER_PRIVATE_KEYS',
+  /** KMS keys (ECC_SECG_P256K1) of the relayer key pool, comma-separated (AWS): each may only Sign and GetPublicKey. */
+  relayerKmsKeyIds: 'RELAYER_KMS_KEY_IDS',
   /**
    * Secrets Manager ARN of the origin secret CloudFront adds to every API request (AWS, every API
    * function). With it or the file below the API serves only requests that carry the secret, and

@@ -30,6 +30,9 @@ export interface SettingSpec {
 }
 
 /** Every setting, in the order the README's configuration table shows them. */
+/** The most keys the relayer pool may hold: each is a KMS key (a monthly fee) and an address to fund. */
+export const MAX_RELAYER_KEYS = 32;
+
 export const SETTINGS = {
   treasury: {
     context: 'treasury',
@@ -103,6 +106,13 @@ export const SETTINGS = {
     description:
       'ETH the x402 relayer must hold for `GET /api/ready` to say ready: it pays the gas of every signed authorization it settles.',
     cloudDefault: '0.002',
+  },
+  relayerKeys: {
+    context: 'relayerKeys',
+    env: 'RELAYER_KEYS',
+    description:
+      'How many keys the x402 relayer pool holds (1 to 32): KMS keys in AWS, anvil test accounts locally. Each key signs for one function instance at a time (a lease), so about this many settlements are signed at once; fund every key (docs/OPERATIONS.md).',
+    cloudDefault: '4',
   },
   relayerRevertCooldownSeconds: {
     context: 'relayerRevertCooldownSeconds',
@@ -182,6 +192,8 @@ export interface MarketConfig {
   reorgWindowSeconds: number;
   /** The relayer's ETH balance below which /api/ready is not ready, in wei (a decimal string). */
   relayerMinBalanceWei: string;
+  /** How many keys the relayer pool holds. */
+  relayerKeys: number;
   /** How long a payer whose relayed transfer reverted gets no further settlement, in seconds. */
   relayerRevertCooldownSeconds: number;
   /** Wei the relayer may lose to reverted transfers in one UTC hour (a decimal string). */
@@ -363,6 +375,14 @@ export function readMarketConfig(
   };
   const relayerMinBalanceWei = ether('relayerMinBalanceEth');
   const relayerRevertBudgetWei = ether('relayerRevertBudgetEth');
+  const relayerKeys = ((): number => {
+    const spec = SETTINGS.relayerKeys;
+    const v = blank(raw.relayerKeys) ? spec.cloudDefault : raw.relayerKeys.trim();
+    const n = Number(v);
+    if (Number.isInteger(n) && n >= 1 && n <= MAX_RELAYER_KEYS) return n;
+    problems.push(`${spec.context} (${spec.env}) must be a whole number from 1 to ${MAX_RELAYER_KEYS}, got "${v}"`);
+    return Number(spec.cloudDefault);
+  })();
 
   const identityRegistry = readAddress(
     codec,
@@ -413,6 +433,7 @@ export function readMarketConfig(
       retryWindowSeconds: seconds('retryWindowSeconds', 0, 86400),
       reorgWindowSeconds: seconds('reorgWindowSeconds', 1, 3600),
       relayerMinBalanceWei,
+      relayerKeys,
       relayerRevertCooldownSeconds: seconds('relayerRevertCooldownSeconds', 0, 30 * 86400),
       relayerRevertBudgetWei,
       identityRegistry,
@@ -444,6 +465,7 @@ export function configToEnv(config: MarketConfig): Record<string, string> {
     [SETTINGS.retryWindowSeconds.env]: String(config.retryWindowSeconds),
     [SETTINGS.reorgWindowSeconds.env]: String(config.reorgWindowSeconds),
     [SETTINGS.relayerMinBalanceEth.env]: weiToEth(config.relayerMinBalanceWei),
+    [SETTINGS.relayerKeys.env]: String(config.relayerKeys),
     [SETTINGS.relayerRevertCooldownSeconds.env]: String(config.relayerRevertCooldownSeconds),
     [SETTINGS.relayerRevertBudgetEth.env]: weiToEth(config.relayerRevertBudgetWei),
   };

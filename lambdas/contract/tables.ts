@@ -287,6 +287,22 @@ export const REFUNDS_TABLE = {
 } as const satisfies TableDefinition;
 
 /** All tables, in creation order. */
+/**
+ * The leases of the relayer key pool, one item per key (`pk` = the key's lower-case address):
+ * who holds it (`holder`, one function instance) and until when (`expiresAt`, ms). A conditional
+ * write takes a free or expired lease, or renews one's own, so one key signs for one holder at a
+ * time and its nonce is counted by that holder alone. A handful of items, rewritten about once
+ * per half lease per busy key; nothing to keep when the stack goes.
+ */
+export const RELAYER_LEASES_TABLE = {
+  logicalName: 'RelayerLeases',
+  env: 'RELAYER_LEASES_TABLE',
+  partitionKey: { name: 'pk', type: 'S' },
+  indexes: [],
+  retain: false,
+  description: "Leases of the x402 relayer's pool keys: which function instance signs with each key, until when.",
+} as const satisfies TableDefinition;
+
 export const TABLES: readonly TableDefinition[] = [
   LEDGER_TABLE,
   INTENTS_TABLE,
@@ -298,4 +314,5 @@ export const TABLES: readonly TableDefinition[] = [
   TALLIES_TABLE,
   SETTLEMENTS_TABLE,
   REFUNDS_TABLE,
+  RELAYER_LEASES_TABLE,
 ];

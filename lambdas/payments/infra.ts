@@ -1,5 +1,5 @@
 import { LICENSE_KEY_ROTATION_DAYS, RELAYER_WATCH_EVERY_MINUTES, SYNTHETIC_PURCHASE_EVERY_MINUTES } from '../contract/schedules';
-import { NONCES_TABLE, SETTLEMENTS_TABLE } from '../contract/tables';
+import { NONCES_TABLE, RELAYER_LEASES_TABLE, SETTLEMENTS_TABLE } from '../contract/tables';
 import { SALE_WRITER, type DomainInfra } from '../contract/infra';
 
 /**
@@ -15,6 +15,7 @@ export const infra: DomainInfra = {
     { table: NONCES_TABLE.logicalName, access: 'readWrite' },
     // x402 v2: each signed authorization is claimed, stored signed, and its gas recorded.
     { table: SETTLEMENTS_TABLE.logicalName, access: 'readWrite' },
+    { table: RELAYER_LEASES_TABLE.logicalName, access: 'readWrite' },
   ],
   describesAllTables: true,
   data: ['catalog', 'sealed'],

@@ -154,8 +154,8 @@ export interface ReadinessPorts {
   probeChainIds: (urls: readonly string[]) => Promise<ProviderChainId[]>;
   /** The challenge GET /api/pay serves for the canary right now: its status and body. */
   liveChallenge: (baseUrl: string) => Promise<{ status: number; body: string }>;
-  /** The x402 relayer and its ETH balance (wei), or why it cannot be read; undefined when there is no relayer. */
-  probeRelayer: () => Promise<{ address: string; balanceWei: bigint } | { address?: string | undefined; error: string } | undefined>;
+  /** Each key of the x402 relayer's pool and its ETH balance (wei), or why it cannot be read; undefined when there is no relayer. */
+  probeRelayer: () => Promise<RelayerKeyBalance[] | undefined>;
 }
 
 /** An EIP-3009 `TransferWithAuthorization` as x402 v2's `exact` scheme carries it (values as decimal strings). */
@@ -234,9 +234,22 @@ export interface FundsAhead {
   authorizationUsed: boolean;
 }
 
-/** The service's relayer account, which submits `transferWithAuthorization` and pays its gas. */
+/** A signed relayer transaction: its hash, its bytes and the pool key that signed it (`from`). */
+export interface SignedTransaction {
+  txHash: string;
+  raw: string;
+  from: string;
+}
+
+/**
+ * The service's relayer, which submits `transferWithAuthorization` and pays its gas: a pool of
+ * keys (core/relayer-pool.ts), each signing for one holder at a time under a lease.
+ */
 export interface Relayer {
-  address(): Promise<string>;
+  /** Every pool key's address, those short of ETH included. */
+  addresses(): Promise<string[]>;
+  /** Whether `address` is one of the pool's keys (funded or not): a transfer it sent is the relayer's own. */
+  isRelayer(address: string): Promise<boolean>;
   /**
    * Signs `transferWithAuthorization` for the payment, hands the transaction to `record` (which
    * stores it) and broadcasts it only if `record` answers true: a transaction is never on the
@@ -248,7 +261,7 @@ export interface Relayer {
   submit(
     token: string,
     payment: SignedPayment,
-    record: (tx: { txHash: string; raw: string }, replaces?: string) => Promise<boolean>,
+    record: (tx: SignedTransaction, replaces?: string) => Promise<boolean>,
   ): Promise<Submission>;
   /**
    * Sends a stored signed transaction again: `sent` (or the node already has it), or
@@ -268,8 +281,35 @@ export interface Relayer {
    * head); undefined if it is not found there (used long ago, or cancelled).
    */
   authorizationTransfer(token: string, authorizer: string, nonce: string, toBlock?: bigint): Promise<string | undefined>;
-  /** The relayer's native balance, in wei. */
-  balance(): Promise<bigint>;
+  /** Each pool key's native balance, in wei (or why it could not be read). */
+  balances(): Promise<RelayerKeyBalance[]>;
+}
+
+/** One pool key's ETH, as the watch and readiness read it. */
+export type RelayerKeyBalance = { address: string; balanceWei: bigint } | { address: string; error: string };
+
+/**
+ * The leases of the relayer's pool keys (one item per key, conditional writes): a key signs for
+ * one holder at a time, so its nonce is counted by that holder alone. Times are epoch ms.
+ */
+export interface RelayerLeases {
+  /**
+   * Takes `address`'s lease for `holder` until `until` when it is free or expired at `now`, or
+   * renews it when `holder` already holds it unexpired; false when another holder has it (or,
+   * for a renewal, when ours ran out). One conditional write.
+   */
+  take(address: string, holder: string, now: number, until: number): Promise<boolean>;
+  /** Gives the lease up if `holder` still has it (nothing otherwise). */
+  release(address: string, holder: string): Promise<void>;
+}
+
+/** What the pool reads of a key when it takes its lease: its next nonce (pending) and ETH, in one round trip. */
+export interface RelayerKeyChain {
+  state(address: string): Promise<{ nonce: number; balanceWei: bigint }>;
+  /** Its next nonce alone (pending), after a gap. */
+  nonce(address: string): Promise<number>;
+  /** Its ETH alone, at a renewal. */
+  balance(address: string): Promise<bigint>;
 }
 
 /**
@@ -304,6 +344,8 @@ export interface SettlementRecord {
   txHash?: string | undefined;
   /** The signed transaction, kept so that a retry re-sends the very same one. */
   raw?: string | undefined;
+  /** The relayer pool key that signed it (lower case): whose ETH paid its gas. */
+  relayer?: string | undefined;
   gasUsed?: string | undefined;
   effectiveGasPrice?: string | undefined;
   /** Wei the relayer paid for it (gasUsed × effectiveGasPrice), whether it settled or reverted. */
@@ -333,9 +375,9 @@ export interface Settlements {
   /** Takes over a stale claim: succeeds only if the record still holds `lease` in state `claimed`. */
   takeOver(pk: string, lease: string, next: { lease: string; claimedAt: string; source?: string | undefined }): Promise<boolean>;
   /** Stores the signed transaction, only while `lease` holds the claim. */
-  signed(pk: string, lease: string, tx: { txHash: string; raw: string }): Promise<boolean>;
+  signed(pk: string, lease: string, tx: { txHash: string; raw: string; from?: string }): Promise<boolean>;
   /** Replaces a signed transaction the node refused (its nonce was taken), only while `replaces` is still the stored one. */
-  replaced(pk: string, replaces: string, tx: { txHash: string; raw: string }): Promise<boolean>;
+  replaced(pk: string, replaces: string, tx: { txHash: string; raw: string; from?: string }): Promise<boolean>;
   /**
    * Records the outcome once: `settled` with the gas it cost (and the transfer that moved the
    * money, when it was not the relayer's own), or `failed` with why (and the gas, when a

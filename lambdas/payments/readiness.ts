@@ -34,7 +34,7 @@ export async function checkReadiness(ports: ReadinessPorts, baseUrl: string): Pr
     ports.probeTables(),
     ports.rpcUrls().then(ports.probeChainIds),
     ports.liveChallenge(baseUrl).catch((e: unknown) => ({ status: 0, body: (e as Error).message })),
-    ports.probeRelayer().catch((e: unknown) => ({ address: undefined, error: (e as Error).message })),
+    ports.probeRelayer().catch((e: unknown) => [{ address: 'the relayer pool', error: (e as Error).message }]),
   ]);
   const checks: ReadinessCheck[] = [];
 
@@ -119,22 +119,28 @@ export async function checkReadiness(ports: ReadinessPorts, baseUrl: string): Pr
         .join('; ') || 'no RPC provider configured',
     ),
   );
-  // Every challenge offers x402 v2's signed authorization, which only the relayer can settle.
+  // Every challenge offers x402 v2's signed authorization, which only the relayer can settle: ready
+  // while one key of its pool at least holds the minimum (a short key only leaves the pool).
   const minimum = BigInt(config.relayerMinBalanceWei);
+  const keys = relayer ?? [];
+  const funded = keys.filter((k) => 'balanceWei' in k && k.balanceWei >= minimum);
+  const described = keys
+    .map((k) =>
+      'error' in k ? `${k.address}: balance unreadable (${k.error})` : `${k.address} holds ${formatDecimal(k.balanceWei, 18)} ETH`,
+    )
+    .join('; ');
   checks.push(
-    relayer === undefined
+    keys.length === 0
       ? check(
           'relayer',
           false,
-          'no relayer: signed authorizations (PAYMENT-SIGNATURE) are refused; set RELAYER_KMS_KEY_ID (AWS) or RELAYER_PRIVATE_KEY',
+          'no relayer: signed authorizations (PAYMENT-SIGNATURE) are refused; set RELAYER_KMS_KEY_IDS (AWS) or RELAYER_PRIVATE_KEYS',
         )
-      : 'error' in relayer
-        ? check('relayer', false, `${relayer.address ?? 'the relayer'}: balance unreadable (${relayer.error})`)
-        : check(
-            'relayer',
-            relayer.balanceWei >= minimum,
-            `${relayer.address} holds ${formatDecimal(relayer.balanceWei, 18)} ETH for gas (minimum ${formatDecimal(minimum, 18)})`,
-          ),
+      : check(
+          'relayer',
+          funded.length > 0,
+          `${funded.length} of ${keys.length} relayer keys hold the minimum for gas (${formatDecimal(minimum, 18)} ETH): ${described}`,
+        ),
   );
   return { ready: checks.every((c) => c.ok), checks };
 }

@@ -23,7 +23,12 @@ export interface WatchTask {
 
 export type WatchReport =
   | { task: 'relayer_balance'; relayer: null; reason: string }
-  | { task: 'relayer_balance'; relayer: string; balance_wei: string; balance_eth: string; minimum_wei: string; short: boolean }
+  | {
+      task: 'relayer_balance';
+      keys: { relayer: string; balance_wei: string; balance_eth: string; short: boolean }[];
+      minimum_wei: string;
+      short: boolean;
+    }
   | { task: 'stuck_settlements'; from: string; to: string; stuck: number; oldest: string | null; keys: string[] }
   | { error: string };
 
@@ -48,20 +53,40 @@ export async function handler(event?: WatchTask | null, context?: Context): Prom
     logger.warn(reason);
     return { task, relayer: null, reason };
   }
-  const address = await watch.relayer.address();
-  const balance = await watch.relayer.balance();
   const minimum = BigInt(watch.minimumWei);
-  // Gwei as a number: exact below 2^53 gwei (9 million ETH), and CloudWatch's alarm compares numbers.
-  levelMetric(METRICS.relayerBalanceGwei, Number(balance / WEI_PER_GWEI));
+  const keys = await watch.relayer.balances();
+  const unread = keys.filter((k) => 'error' in k);
   const report = {
-    task,
-    relayer: address,
-    balance_wei: balance.toString(),
-    balance_eth: formatDecimal(balance, 18),
+    task: 'relayer_balance' as const,
+    // Each key of the pool: a short one leaves the pool (it settles nothing new) until it is topped up.
+    keys: keys.flatMap((k) =>
+      'error' in k
+        ? []
+        : [
+            {
+              relayer: k.address,
+              balance_wei: k.balanceWei.toString(),
+              balance_eth: formatDecimal(k.balanceWei, 18),
+              short: k.balanceWei < minimum,
+            },
+          ],
+    ),
     minimum_wei: minimum.toString(),
-    short: balance < minimum,
-  } as const;
-  if (report.short) logger.error('the relayer is short of ETH for gas: top it up (docs/OPERATIONS.md)', { ...report });
+    short: keys.some((k) => 'balanceWei' in k && k.balanceWei < minimum),
+  };
+  // A key whose balance cannot be read fails the run before anything is published: no reading,
+  // which RelayerBalanceLow treats as a low balance.
+  if (unread.length > 0)
+    throw new Error(`relayer balance unreadable: ${unread.map((k) => `${k.address} (${'error' in k ? k.error : ''})`).join('; ')}`);
+  // Gwei as a number: exact below 2^53 gwei (9 million ETH), and CloudWatch's alarm compares numbers.
+  // Each key under its own dimension (`key`, the dashboard) and under the service alone, where
+  // RelayerBalanceLow's Minimum is the lowest key: one alarm covers every key, whatever the pool's size.
+  for (const k of report.keys) levelMetric(METRICS.relayerBalanceGwei, Number(BigInt(k.balance_wei) / WEI_PER_GWEI), { key: k.relayer });
+  if (report.short)
+    logger.error('a relayer key is short of ETH for gas: top it up (docs/OPERATIONS.md)', {
+      ...report,
+      short_keys: report.keys.filter((k) => k.short).map((k) => k.relayer),
+    });
   else logger.info('relayer balance', { ...report });
   return report;
 }

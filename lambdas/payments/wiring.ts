@@ -6,7 +6,9 @@
  */
 import { catalogFromEnv } from '../catalog';
 import { cardSalesFromEnv, figuresFromEnv, ledgerFromEnv, serviceSignerFromEnv } from '../ledger';
+import { randomUUID } from 'node:crypto';
 import { INFRA_ENV } from '../contract/env';
+import type { MarketConfig } from '../contract/settings';
 import { TABLES } from '../contract/tables';
 import { dynamoClient } from '../platform/adapters/dynamo-client';
 import { readConfigFromEnv } from '../platform/config';
@@ -28,6 +30,7 @@ import { viemChainReader } from './adapters/viem-chain-reader';
 import { viemSiwe } from './adapters/viem-siwe';
 import { dynamoInFlightSettlements, dynamoSettlements } from './adapters/dynamo-settlements';
 import { kmsRelayerAccount } from './adapters/kms-relayer-account';
+import { dynamoRelayerLeases } from './adapters/dynamo-relayer-leases';
 import { privateKeyRelayerAccount, viemRelayer } from './adapters/viem-relayer';
 import { viemPriceFeed } from './adapters/viem-price-feed';
 import { x402AuthorizationVerifier } from './adapters/x402-authorization-verifier';
@@ -35,7 +38,6 @@ import { x402PaymentRequiredHeader } from './adapters/x402-payment-required';
 import { x402BazaarExtension } from './adapters/x402-bazaar';
 import { challengeAnswer } from './challenge-answer';
 import type { InFlightSettlements, PaymentsPorts, SecretVersions, X402Settlement } from './ports';
-import type { Network } from '../contract/networks';
 import { rpcUrlsFromEnv, type RpcUrls } from '../platform/rpc-urls';
 
 /** How long /api/ready's probes of tables and RPC providers are shared between callers. */
@@ -68,30 +70,46 @@ function liveChallenge(ports: PaymentsPorts) {
   };
 }
 
+/** A comma-separated list in one variable, blanks dropped. */
+const listOf = (v: string | undefined): string[] =>
+  (v ?? '')
+    .split(',')
+    .map((x) => x.trim())
+    .filter(Boolean);
+
 /**
- * x402 v2 settlement: the relayer (a KMS key in AWS, read on first use; a test key locally), x402's
- * verification, the settlements table; none without a relayer.
+ * x402 v2 settlement: the relayer's key pool (KMS keys in AWS, each read on first use; test keys
+ * locally) with its leases, x402's verification, the settlements table; none without a key.
  */
-function x402FromEnv(env: NodeJS.ProcessEnv, rpcUrls: RpcUrls, network: Network): X402Settlement | undefined {
-  const kmsKey = env[INFRA_ENV.relayerKmsKeyId];
-  const key = env[INFRA_ENV.relayerPrivateKey];
-  if (!kmsKey && !key) return undefined;
-  const account = kmsKey ? cacheUntilFailure(() => kmsRelayerAccount(kmsKey)) : privateKeyRelayerAccount(key!);
+function x402FromEnv(env: NodeJS.ProcessEnv, rpcUrls: RpcUrls, config: MarketConfig): X402Settlement | undefined {
+  const kmsKeys = listOf(env[INFRA_ENV.relayerKmsKeyIds]);
+  const keys = listOf(env[INFRA_ENV.relayerPrivateKeys]);
+  const accounts =
+    kmsKeys.length > 0 ? kmsKeys.map((id) => cacheUntilFailure(() => kmsRelayerAccount(id))) : keys.map((k) => privateKeyRelayerAccount(k));
+  if (accounts.length === 0) return undefined;
+  const relayer = viemRelayer(rpcUrls, accounts, config.network, {
+    leases: dynamoRelayerLeases(dynamoClient()),
+    // One holder per process: a Lambda instance, or the local server (whose submissions each take their own key).
+    holder: randomUUID(),
+    minBalanceWei: BigInt(config.relayerMinBalanceWei),
+    onLease: (event) => logger.info('relayer lease', { ...event }),
+  });
   return {
-    verifier: x402AuthorizationVerifier(rpcUrls, account, network),
-    relayer: viemRelayer(rpcUrls, account, network),
+    // x402's verifier only simulates the transfer from the relayer: any pool key does.
+    verifier: x402AuthorizationVerifier(rpcUrls, accounts[0]!, config.network),
+    relayer,
     settlements: dynamoSettlements(dynamoClient()),
-    priceFeed: viemPriceFeed(rpcUrls, network),
+    priceFeed: viemPriceFeed(rpcUrls, config.network),
   };
 }
 
-/** What payments' scheduled watch reads: the relayer (none when not configured) and the balance it must keep. */
+/** What payments' scheduled watch reads: the relayer's pool (none when not configured) and the balance each key must keep. */
 export async function relayerWatchFromEnv(
   env: NodeJS.ProcessEnv = process.env,
-): Promise<{ relayer: Pick<X402Settlement['relayer'], 'address' | 'balance'> | undefined; minimumWei: string }> {
+): Promise<{ relayer: Pick<X402Settlement['relayer'], 'balances'> | undefined; minimumWei: string }> {
   const { config } = readConfigFromEnv(env);
   return {
-    relayer: x402FromEnv(env, rpcUrlsFromEnv(env, config.rpcUrls), config.network)?.relayer,
+    relayer: x402FromEnv(env, rpcUrlsFromEnv(env, config.rpcUrls), config)?.relayer,
     minimumWei: config.relayerMinBalanceWei,
   };
 }
@@ -108,7 +126,7 @@ export async function paymentsPortsFromEnv(env: NodeJS.ProcessEnv = process.env)
   const stateMachine = env[INFRA_ENV.confirmationStateMachineArn];
   // The providers, with the keyed ones from the RPC secret (AWS) read on first use.
   const rpcUrls = rpcUrlsFromEnv(env, config.rpcUrls);
-  const x402 = x402FromEnv(env, rpcUrls, config.network);
+  const x402 = x402FromEnv(env, rpcUrls, config);
   const ports: PaymentsPorts = {
     config,
     configReading: reading,
@@ -117,15 +135,7 @@ export async function paymentsPortsFromEnv(env: NodeJS.ProcessEnv = process.env)
     rpcUrls,
     probeChainIds: cacheFor(READY_PROBE_TTL_MS, viemChainIdProbe()),
     liveChallenge: (baseUrl) => liveChallenge(ports)(baseUrl),
-    probeRelayer: cacheFor(READY_PROBE_TTL_MS, async () => {
-      if (!x402) return undefined;
-      const address = await x402.relayer.address();
-      try {
-        return { address, balanceWei: await x402.relayer.balance() };
-      } catch (e) {
-        return { address, error: (e as Error).message };
-      }
-    }),
+    probeRelayer: cacheFor(READY_PROBE_TTL_MS, async () => x402?.relayer.balances()),
     catalog: await catalogFromEnv(),
     chain: withNegativeCache(viemChainReader(rpcUrls, config.network.chainId)),
     ledger: await ledgerFromEnv(),

@@ -50,20 +50,26 @@ export function provisioner(props: {
     if (infra.readsChain && secrets.rpcSecret) readsSecret(fn, secrets.rpcSecret, INFRA_ENV.rpcSecretArn);
     if (infra.stripeKeys && secrets.stripeSecret) readsSecret(fn, secrets.stripeSecret, INFRA_ENV.stripeSecretArn);
     if (infra.signsWithServiceKey && secrets.serviceKey) signsWith(fn, secrets.serviceKey, INFRA_ENV.serviceKeyKmsKeyId);
-    if (infra.relaysPayments && secrets.relayerKey) signsWith(fn, secrets.relayerKey, INFRA_ENV.relayerKmsKeyId);
+    if (infra.relaysPayments && secrets.relayerKeys.length > 0) signsWithPool(fn, secrets.relayerKeys, INFRA_ENV.relayerKmsKeyIds);
   };
+}
+
+/** A function that signs with any key of a pool (the relayer's): their ids in `envName`, comma-separated, and kms:Sign and kms:GetPublicKey on them only. */
+function signsWithPool(fn: DomainFunction, keys: readonly Key[], envName: string): void {
+  fn.fn.addEnvironment(envName, keys.map((k) => k.keyArn).join(','));
+  fn.fn.addToRolePolicy(new PolicyStatement({ actions: ['kms:Sign', 'kms:GetPublicKey'], resources: keys.map((k) => k.keyArn) }));
+}
+
+/** A function that reads the public keys of a pool only (addresses, never a signature): their ids in `envName`, and kms:GetPublicKey on them. */
+export function readsPoolPublicKeys(fn: DomainFunction, keys: readonly Key[], envName: string): void {
+  fn.fn.addEnvironment(envName, keys.map((k) => k.keyArn).join(','));
+  fn.fn.addToRolePolicy(new PolicyStatement({ actions: ['kms:GetPublicKey'], resources: keys.map((k) => k.keyArn) }));
 }
 
 /** A function that reads `secret`: its ARN in `envName`, and read access to it only. */
 export function readsSecret(fn: DomainFunction, secret: Secret, envName: string): void {
   fn.fn.addEnvironment(envName, secret.secretArn);
   secret.grantRead(fn.fn);
-}
-
-/** A function that reads `key`'s public key only (an address from it, never a signature): its id in `envName`, and kms:GetPublicKey on it. */
-export function readsPublicKey(fn: DomainFunction, key: Key, envName: string): void {
-  fn.fn.addEnvironment(envName, key.keyArn);
-  fn.fn.addToRolePolicy(new PolicyStatement({ actions: ['kms:GetPublicKey'], resources: [key.keyArn] }));
 }
 
 /** A function that signs with `key`: its id in `envName`, and kms:Sign and kms:GetPublicKey on it only. */

@@ -257,7 +257,7 @@ export class Operations extends Construct {
       // minutes by the watch; a run that could not read it publishes nothing, which alarms too.
       if (props.relayer.watchedBy)
         new Alarm(this, 'RelayerBalanceLow', {
-          alarmDescription: `The x402 relayer holds less ETH than relayerMinBalanceEth (or its balance could not be read for ${RELAYER_BALANCE_SILENCE.toMinutes()} minutes): top it up before signed authorizations are refused (docs/OPERATIONS.md).`,
+          alarmDescription: `A key of the x402 relayer pool holds less ETH than relayerMinBalanceEth (or a balance could not be read for ${RELAYER_BALANCE_SILENCE.toMinutes()} minutes): that key has left the pool; top it up (the payments watch's log names it) before every key is short and signed authorizations are refused (docs/OPERATIONS.md, "The relayer key pool").`,
           metric: new Metric({
             namespace: METRIC_NAMESPACE,
             metricName: METRICS.relayerBalanceGwei,
@@ -298,7 +298,7 @@ export class Operations extends Construct {
       const ids = signers.map((_, i) => `s${i}`);
       new Alarm(this, 'SignerFailures', {
         alarmDescription:
-          'A KMS signature failed (the relayer key or the service key): signed authorizations, receipts or the agent card could not be signed (docs/OPERATIONS.md).',
+          'A KMS signature failed (a key of the relayer pool or the service key): signed authorizations, receipts or the agent card could not be signed (docs/OPERATIONS.md).',
         metric: acrossDomains({
           domains: signers,
           ids,

@@ -6,7 +6,7 @@ import { LambdaInvoke } from 'aws-cdk-lib/aws-scheduler-targets';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import type { Manifest } from '../domain-infra';
 import { DomainFunction, domainPartId } from './domain-function';
-import { readsPublicKey, readsSecret, type Provision } from './grants';
+import { readsPoolPublicKeys, readsSecret, type Provision } from './grants';
 import type { Key } from 'aws-cdk-lib/aws-kms';
 import type { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import { INFRA_ENV, SYNTHETIC_FUNDER_KEY_FIELD } from '../../lambdas/contract/env';
@@ -23,8 +23,8 @@ export function addScheduledTasks(
     manifests: readonly Manifest[];
     environment: Record<string, string>;
     provision: Provision;
-    /** The relayer's KMS key, for a task that reads its address (payments' balance watch). */
-    relayerKey?: Key | undefined;
+    /** The relayer pool's KMS keys, for a task that reads their addresses (payments' balance watch). */
+    relayerKeys?: readonly Key[] | undefined;
   },
 ): { tasks: DomainFunction[]; failedRuns: IQueue[] } {
   const tasks: DomainFunction[] = [];
@@ -45,7 +45,8 @@ export function addScheduledTasks(
     // A scheduled task (reconciling the figures) never settles a payment: no relayer key for it.
     props.provision(task, { ...infra, relaysPayments: false });
     // Watching the relayer needs its address, which is the key's public key: no signature.
-    if (infra.scheduledTask.readsRelayerAddress && props.relayerKey) readsPublicKey(task, props.relayerKey, INFRA_ENV.relayerKmsKeyId);
+    if (infra.scheduledTask.readsRelayerAddress && props.relayerKeys && props.relayerKeys.length > 0)
+      readsPoolPublicKeys(task, props.relayerKeys, INFRA_ENV.relayerKmsKeyIds);
     const schedulerRole = new Role(stack, domainPartId(domain, 'SchedulerRole'), {
       assumedBy: new ServicePrincipal('scheduler.amazonaws.com'),
       description: `EventBridge Scheduler: invokes the ${domain} scheduled task only`,

@@ -17,8 +17,8 @@ export interface StackSecrets {
   readonly rpcSecret: Secret | undefined;
   /** Signs the A2A agent card (KMS, P-256). */
   readonly serviceKey: Key | undefined;
-  /** The x402 relayer's key (KMS, secp256k1). */
-  readonly relayerKey: Key | undefined;
+  /** The x402 relayer's key pool (KMS, secp256k1), `relayerKeys` of them; none when no domain relays. */
+  readonly relayerKeys: readonly Key[];
 }
 
 /**
@@ -26,7 +26,7 @@ export interface StackSecrets {
  * and the keys are retained (a new one would void every license issued, lose what the operator
  * wrote, or change the relayer's address), so their logical ids are their construct ids.
  */
-export function createSecrets(stack: Stack, needs: (need: SharedNeed) => boolean): StackSecrets {
+export function createSecrets(stack: Stack, needs: (need: SharedNeed) => boolean, relayerKeyCount = 1): StackSecrets {
   // Signs license tokens; retained, because deleting it would void every license already issued.
   const licenseSecret = needs('licenseKey')
     ? new Secret(stack, 'LicenseSecret', {
@@ -82,16 +82,20 @@ export function createSecrets(stack: Stack, needs: (need: SharedNeed) => boolean
     : undefined;
   // The x402 relayer: submits signed authorizations and pays their gas; fund its address
   // (GET /api/ready shows it and its balance) with ETH on Base.
-  const relayerKey = needs('relaysPayments')
-    ? signingKey(
-        stack,
-        'RelayerKey',
-        KeySpec.ECC_SECG_P256K1,
-        'secp256k1 key of the skill-market x402 relayer (submits EIP-3009 authorizations on Base)',
+  // A pool of them (core/relayer-pool.ts): each signs for one function instance at a time. The first
+  // keeps the id it had before the pool (its address, already funded, stays); fund every one.
+  const relayerKeys = needs('relaysPayments')
+    ? Array.from({ length: relayerKeyCount }, (_, i) =>
+        signingKey(
+          stack,
+          i === 0 ? 'RelayerKey' : `RelayerKey${i + 1}`,
+          KeySpec.ECC_SECG_P256K1,
+          `secp256k1 key ${i + 1} of ${relayerKeyCount} of the skill-market x402 relayer pool (submits EIP-3009 authorizations on Base)`,
+        ),
       )
-    : undefined;
+    : [];
 
-  return { licenseSecret, originSecret, stripeSecret, rpcSecret, serviceKey, relayerKey };
+  return { licenseSecret, originSecret, stripeSecret, rpcSecret, serviceKey, relayerKeys };
 }
 
 /**

@@ -18,6 +18,7 @@ import { CONFIRMATION_RETRY_DELAYS_SECONDS, FINALITY_RETRY_DELAYS_SECONDS } from
 import { carriesKey, DeployConfigError, MONTHLY_BUDGET_DEFAULT_USD, readOperatorConfig } from '../../lib/deploy-config';
 import { BACKUP_RETENTION } from '../../lib/constructs/backups';
 import { OPERATOR_SETTINGS } from '../../lambdas/contract/operator';
+import { SETTINGS } from '../../lambdas/contract/settings';
 import { renderOperatorPages } from '../../catalog/storefront/operator-pages';
 import { MarketplaceStack } from '../../lib/marketplace-stack';
 import { addMarketplace } from '../../lib/marketplace-app';
@@ -171,6 +172,7 @@ describe('MarketplaceStack', () => {
       IntentsTableBE3A67FE: 'AWS::DynamoDB::Table Retain',
       NoncesTableEF27B597: 'AWS::DynamoDB::Table Delete',
       A2ATasksTable366A5229: 'AWS::DynamoDB::Table Delete',
+      RelayerLeasesTable7C265B6B: 'AWS::DynamoDB::Table Delete',
       LicenseSecretBF18429E: 'AWS::SecretsManager::Secret Retain',
       StripeSecret80A38A68: 'AWS::SecretsManager::Secret Retain',
       RpcSecret2AB20147: 'AWS::SecretsManager::Secret Retain',
@@ -178,6 +180,9 @@ describe('MarketplaceStack', () => {
       OriginSecret5DDC59F1: 'AWS::SecretsManager::Secret Delete',
       AgentCardKeyADA4BD08: 'AWS::KMS::Key Retain',
       RelayerKey4F9E34D9: 'AWS::KMS::Key Retain',
+      RelayerKey299449076: 'AWS::KMS::Key Retain',
+      RelayerKey3837F5AD8: 'AWS::KMS::Key Retain',
+      RelayerKey48E02DED4: 'AWS::KMS::Key Retain',
       AccessLogs8B620ECA: 'AWS::S3::Bucket Retain',
       FinanceBucketACF20168: 'AWS::S3::Bucket Retain',
       SiteBucket397A1860: 'AWS::S3::Bucket Delete',
@@ -740,16 +745,20 @@ describe('agents', () => {
 });
 
 describe('x402 relayer', () => {
-  it('is a retained secp256k1 KMS key that only the functions settling authorizations may sign with, and no private key anywhere', () => {
+  it('is a pool of relayerKeys retained secp256k1 KMS keys that only the functions settling authorizations may sign with, and no private key anywhere', () => {
     const keys = template.findResources('AWS::KMS::Key', { Properties: { KeySpec: 'ECC_SECG_P256K1' } }) as Record<string, any>;
     const entries = Object.entries(keys) as [string, any][];
-    expect(entries).toHaveLength(1);
-    const [keyId, key] = entries[0]!;
-    expect(key.Properties.KeyUsage).toBe('SIGN_VERIFY');
-    expect(key.DeletionPolicy).toBe('Retain');
+    // relayerKeys' default; the first key keeps the id (and address) it had before the pool.
+    expect(entries).toHaveLength(Number(SETTINGS.relayerKeys.cloudDefault));
+    expect(entries.map(([id]) => id)).toContain('RelayerKey4F9E34D9');
+    for (const [, key] of entries) {
+      expect(key.Properties.KeyUsage).toBe('SIGN_VERIFY');
+      expect(key.DeletionPolicy).toBe('Retain');
+    }
+    const keyIds = entries.map(([id]) => id).sort();
     const functions = Object.values(template.findResources('AWS::Lambda::Function')) as any[];
-    const relaying = functions.filter((f) => f.Properties.Environment?.Variables?.RELAYER_KMS_KEY_ID !== undefined);
-    // The confirmation task reads the relayer's address: a transfer it sent is claimed only for its own settlement.
+    const relaying = functions.filter((f) => f.Properties.Environment?.Variables?.RELAYER_KMS_KEY_IDS !== undefined);
+    // The confirmation task reads the relayer's addresses: a transfer a pool key sent is claimed only for its own settlement.
     expect(relaying.map((f) => f.Properties.Description).sort()).toEqual([
       'skill-market access routes',
       'skill-market agents routes',
@@ -757,17 +766,45 @@ describe('x402 relayer', () => {
       'skill-market payments routes',
       'skill-market payments watch-handler',
     ]);
-    for (const f of functions) expect(f.Properties.Environment?.Variables?.RELAYER_PRIVATE_KEY).toBeUndefined();
+    // Each carries every key of the pool, comma-separated.
+    for (const f of relaying) {
+      const named = JSON.stringify(f.Properties.Environment.Variables.RELAYER_KMS_KEY_IDS);
+      expect(keyIds.filter((id) => named.includes(id))).toEqual(keyIds);
+    }
+    for (const f of functions) {
+      expect(f.Properties.Environment?.Variables?.RELAYER_PRIVATE_KEYS).toBeUndefined();
+      expect(f.Properties.Environment?.Variables?.RELAYER_KMS_KEY_ID).toBeUndefined();
+    }
     const statements = (Object.values(template.findResources('AWS::IAM::Policy')) as any[]).flatMap(
       (p) => p.Properties.PolicyDocument.Statement as any[],
     );
-    const onKey = statements.filter((st) => JSON.stringify(st.Resource).includes(keyId));
-    expect(onKey.length).toBeGreaterThan(0);
-    // Every function that names the key signs with it, but the balance watch, which reads its address only.
-    expect(onKey.map((st) => [st.Action].flat().sort().join(' ')).sort()).toEqual([
+    const onPool = statements.filter((st) => keyIds.some((id) => JSON.stringify(st.Resource).includes(id)));
+    // One statement per function naming every key: all sign with each, but the balance watch, which reads their addresses only.
+    for (const st of onPool) expect(keyIds.filter((id) => JSON.stringify(st.Resource).includes(id))).toEqual(keyIds);
+    expect(onPool.map((st) => [st.Action].flat().sort().join(' ')).sort()).toEqual([
       'kms:GetPublicKey',
       ...relaying.slice(1).map(() => 'kms:GetPublicKey kms:Sign'),
     ]);
+  });
+
+  it('has a lease table of its own, which the functions that relay read and write', () => {
+    const tables = Object.entries(template.findResources('AWS::DynamoDB::Table')) as [string, any][];
+    const [leasesId, leases] = tables.find(([id]) => id.startsWith('RelayerLeasesTable'))!;
+    expect(leases.Properties.KeySchema).toEqual([{ AttributeName: 'pk', KeyType: 'HASH' }]);
+    expect(leases.DeletionPolicy ?? 'Delete').toBe('Delete');
+    const functions = Object.values(template.findResources('AWS::Lambda::Function')) as any[];
+    const withTable = functions.filter((f) => f.Properties.Environment?.Variables?.RELAYER_LEASES_TABLE !== undefined);
+    const signing = functions.filter(
+      (f) => f.Properties.Environment?.Variables?.RELAYER_KMS_KEY_IDS !== undefined && !/watch-handler/.test(f.Properties.Description),
+    );
+    for (const f of signing) expect(withTable).toContain(f);
+    const statements = (Object.values(template.findResources('AWS::IAM::Policy')) as any[]).flatMap(
+      (p) => p.Properties.PolicyDocument.Statement as any[],
+    );
+    const writes = statements.filter(
+      (st) => JSON.stringify(st.Resource).includes(leasesId) && [st.Action].flat().some((a: string) => a === 'dynamodb:PutItem'),
+    );
+    expect(writes.length).toBeGreaterThanOrEqual(3);
   });
 
   it("has its balance read every 5 minutes by payments' watch, and an alarm when it is short of relayerMinBalanceEth or unread", () => {
@@ -788,6 +825,8 @@ describe('x402 relayer', () => {
       TreatMissingData: 'breaching',
     });
     expect(low.Properties.AlarmActions).toHaveLength(1);
+    // One alarm for every key: the watch publishes each key's balance under the service too, whose Minimum is the lowest key.
+    expect(low.Properties.AlarmDescription).toMatch(/A key of the x402 relayer pool/);
   });
 
   it('counts the settlements stuck in flight every 5 minutes from a sparse, sharded index, and alarms on one', () => {

@@ -74,11 +74,12 @@ describe('confirmations and providers', () => {
     const anvil = await startAnvil({ port: 0, blockTime: 0 });
     stopAfter.push(anvil.stop);
     await ensureTestTokens(anvil.rpcUrl);
-    const relayer = await ensureRelayer(anvil.rpcUrl);
+    // A relayer key of its own (a pool of one): the shared stack's pool leases its keys in the same table.
+    const relayer = await ensureRelayer(anvil.rpcUrl, 41);
     const chain = chainTools(anvil.rpcUrl);
     const buyer = testAccount(40);
     await chain.setTokenBalance(USDC, buyer.address, 10n ** 8n);
-    const env = { ...shared, RPC_URLS: anvil.rpcUrl, MIN_CONFIRMATIONS: '2', RELAYER_PRIVATE_KEY: relayer.privateKey };
+    const env = { ...shared, RPC_URLS: anvil.rpcUrl, MIN_CONFIRMATIONS: '2', RELAYER_PRIVATE_KEYS: relayer.privateKey };
     await withStarted(env, async (s) => {
       const url = `${s.baseUrl}/api/pay?skill=market-x402-merchant-os`;
       const client = new x402Client();

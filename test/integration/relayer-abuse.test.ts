@@ -42,7 +42,8 @@ async function ownChain(): Promise<{ anvil: AnvilHandle; relayer: { address: Add
   const proxy = await headEstimatingRpc(anvil.rpcUrl);
   stopAfter.push(proxy.close);
   await ensureTestTokens(anvil.rpcUrl);
-  return { anvil, relayer: await ensureRelayer(anvil.rpcUrl), provider: proxy.url };
+  // A relayer key of its own (a pool of one): the shared stack's pool leases its keys in the same table.
+  return { anvil, relayer: await ensureRelayer(anvil.rpcUrl, 40), provider: proxy.url };
 }
 
 /** `n` PAYMENT-SIGNATURE headers a stock x402 client makes for the skill's live challenge, each a fresh authorization. */
@@ -93,7 +94,7 @@ describe('the relayer never pays for more than the payer can cover', () => {
     await chain.setTokenBalance(USDC, wallets[0]!.address, PRICE);
     await chain.setEthBalance(wallets[0]!.address, parseEther('0.01'));
     await chain.setEthBalance(funder.address, parseEther('1'));
-    const env = { ...shared, RPC_URLS: provider, RELAYER_PRIVATE_KEY: relayer.privateKey };
+    const env = { ...shared, RPC_URLS: provider, RELAYER_PRIVATE_KEYS: relayer.privateKey };
     await withStarted(env, async (s) => {
       const url = `${s.baseUrl}/api/pay?skill=${SKILL}`;
       const walletOf = (account: ReturnType<typeof testAccount>) =>
@@ -189,7 +190,7 @@ describe('a relayed transfer belongs to its signer', () => {
     const observer = testAccount(46);
     await chain.setTokenBalance(USDC, buyer.address, 10n * PRICE);
     await chain.setEthBalance(observer.address, parseEther('1'));
-    const env = { ...shared, RPC_URLS: provider, RELAYER_PRIVATE_KEY: relayer.privateKey };
+    const env = { ...shared, RPC_URLS: provider, RELAYER_PRIVATE_KEYS: relayer.privateKey };
     await withStarted(env, async (s) => {
       const url = `${s.baseUrl}/api/pay?skill=${SKILL}`;
       const [header] = await signedHeaders(url, buyer, 1);

@@ -22,30 +22,37 @@ afterEach(() => {
   process.env = { ...saved };
 });
 
-/** The watch's environment: this chain, and a relayer key of its own holding `wei`. */
-async function relayerWith(wei: bigint): Promise<string> {
-  const key = generatePrivateKey();
-  const address = privateKeyToAccount(key).address;
-  await chain.test.setBalance({ address, value: wei });
+/** The watch's environment: this chain, and a relayer pool of its own, one key per balance in `wei`. */
+async function relayerWith(...wei: bigint[]): Promise<string[]> {
+  const keys = wei.map(() => generatePrivateKey());
+  const addresses = keys.map((k) => privateKeyToAccount(k).address);
+  await Promise.all(addresses.map((address, i) => chain.test.setBalance({ address, value: wei[i]! })));
   process.env[SETTINGS.rpcUrls.env] = rpcUrl;
-  process.env[INFRA_ENV.relayerPrivateKey] = key;
+  process.env[INFRA_ENV.relayerPrivateKeys] = keys.join(',');
   process.env[SETTINGS.relayerMinBalanceEth.env] = '0.002';
-  return address;
+  return addresses;
 }
 
 describe("payments' relayer watch", () => {
-  it('reads the balance and says it is enough, then short once it falls under relayerMinBalanceEth', async () => {
-    const address = await relayerWith(5n * 10n ** 15n);
+  it("reads every pool key's balance and says they are enough, then short once one falls under relayerMinBalanceEth", async () => {
+    const [first, second] = await relayerWith(5n * 10n ** 15n, 3n * 10n ** 15n);
     expect(await handler({ task: 'relayer_balance' })).toEqual({
       task: 'relayer_balance',
-      relayer: address,
-      balance_wei: '5000000000000000',
-      balance_eth: '0.005',
+      keys: [
+        { relayer: first, balance_wei: '5000000000000000', balance_eth: '0.005', short: false },
+        { relayer: second, balance_wei: '3000000000000000', balance_eth: '0.003', short: false },
+      ],
       minimum_wei: '2000000000000000',
       short: false,
     });
-    await chain.test.setBalance({ address: address as `0x${string}`, value: 10n ** 15n });
-    expect(await handler({ task: 'relayer_balance' })).toMatchObject({ balance_eth: '0.001', short: true });
+    await chain.test.setBalance({ address: second as `0x${string}`, value: 10n ** 15n });
+    expect(await handler({ task: 'relayer_balance' })).toMatchObject({
+      keys: [
+        { relayer: first, short: false },
+        { relayer: second, balance_eth: '0.001', short: true },
+      ],
+      short: true,
+    });
   });
 
   it('fails the run when the balance cannot be read (the alarm sees no reading)', async () => {
@@ -56,8 +63,8 @@ describe("payments' relayer watch", () => {
 
   it('says there is nothing to watch without a relayer, and refuses an unknown task', async () => {
     process.env[SETTINGS.rpcUrls.env] = rpcUrl;
-    delete process.env[INFRA_ENV.relayerPrivateKey];
-    delete process.env[INFRA_ENV.relayerKmsKeyId];
+    delete process.env[INFRA_ENV.relayerPrivateKeys];
+    delete process.env[INFRA_ENV.relayerKmsKeyIds];
     expect(await handler({ task: 'relayer_balance' })).toMatchObject({ relayer: null });
     expect(await handler({ task: 'top_up' })).toEqual({
       error: 'unknown task "top_up": expected one of "relayer_balance", "stuck_settlements"',

@@ -7,7 +7,7 @@ import { fixedRpcUrls } from '../../lambdas/platform/rpc-urls';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createPublicClient, http, keccak256, toHex, type Address } from 'viem';
 import { privateKeyRelayerAccount, viemRelayer } from '../../lambdas/payments/adapters/viem-relayer';
-import type { SignedPayment } from '../../lambdas/payments/ports';
+import type { RelayerLeases, SignedPayment } from '../../lambdas/payments/ports';
 import { ensureRelayer, ensureTestTokens, startAnvil, testAccount, type AnvilHandle } from '../../local/anvil';
 import { localChain } from '../../local/local-chain';
 import { ASSET_EIP712, CHAIN_ID } from '../../lambdas/contract/chain';
@@ -59,9 +59,16 @@ async function payment(from: number, value: bigint): Promise<SignedPayment> {
 
 describe('relayer', () => {
   it('two instances signing at once: the refused transaction is signed again with the next nonce and recorded as its replacement', async () => {
-    // Two relayer adapters with one key: two Lambda instances, each serialising only its own submissions.
-    const a = viemRelayer(fixedRpcUrls([anvil.rpcUrl]), privateKeyRelayerAccount(key), NETWORKS.base, { pollingIntervalMs: 50 });
-    const b = viemRelayer(fixedRpcUrls([anvil.rpcUrl]), privateKeyRelayerAccount(key), NETWORKS.base, { pollingIntervalMs: 50 });
+    // Two relayer adapters with one key: two Lambda instances whose leases both say "yours" (the
+    // fallback a lease cannot rule out: a count gone wrong), each counting the key's nonce itself.
+    const everyoneHolds: RelayerLeases = { take: async () => true, release: async () => undefined };
+    const pool = (holder: string) => ({ leases: everyoneHolds, holder, minBalanceWei: 0n });
+    const a = viemRelayer(fixedRpcUrls([anvil.rpcUrl]), [privateKeyRelayerAccount(key)], NETWORKS.base, pool('a'), {
+      pollingIntervalMs: 50,
+    });
+    const b = viemRelayer(fixedRpcUrls([anvil.rpcUrl]), [privateKeyRelayerAccount(key)], NETWORKS.base, pool('b'), {
+      pollingIntervalMs: 50,
+    });
     const records: { who: string; txHash: string; replaces?: string }[] = [];
     const record = (who: string) => async (tx: { txHash: string }, replaces?: string) => {
       records.push({ who, txHash: tx.txHash, ...(replaces ? { replaces } : {}) });

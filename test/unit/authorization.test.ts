@@ -139,15 +139,18 @@ const header = (opts: { validBefore?: string } = {}): string =>
     }),
   ).toString('base64');
 
+const RELAYER_KEY = '0x71bE63f3384f5fb98995898A86B02Fb2426c5788';
+
 /** A relayer on a chain the test describes: the payer's balance, and what a sent transaction's receipt says. */
 function fakeRelayer(chain: { balance: bigint; pendingBalance?: bigint; receipt?: RelayedReceipt | undefined; wouldRevert?: boolean }) {
   const sent: string[] = [];
   const relayer: Relayer = {
-    address: async () => '0x71bE63f3384f5fb98995898A86B02Fb2426c5788',
+    addresses: async () => [RELAYER_KEY],
+    isRelayer: async (address) => address.toLowerCase() === RELAYER_KEY.toLowerCase(),
     async submit(_token, payment, record) {
       if (chain.wouldRevert) return { kind: 'would_revert', message: 'execution reverted' };
       const txHash = `0x${payment.payload.authorization.nonce.slice(2, 66)}`;
-      if (!(await record({ txHash, raw: '0x01' }))) return { kind: 'declined' };
+      if (!(await record({ txHash, raw: '0x01', from: RELAYER_KEY }))) return { kind: 'declined' };
       sent.push(txHash);
       return { kind: 'sent', txHash, raw: '0x01' };
     },
@@ -156,7 +159,7 @@ function fakeRelayer(chain: { balance: bigint; pendingBalance?: bigint; receipt?
     authorizationUsed: async () => false,
     fundsAhead: async () => ({ balance: chain.balance, pendingBalance: chain.pendingBalance ?? chain.balance, authorizationUsed: false }),
     authorizationTransfer: async () => undefined,
-    balance: async () => 10n ** 18n,
+    balances: async () => [{ address: RELAYER_KEY, balanceWei: 10n ** 18n }],
   };
   return { relayer, sent };
 }
@@ -203,8 +206,8 @@ describe('unlockWithAuthorization', () => {
     // A relayer whose first transaction's nonce another instance took: it signs again, naming the refused one.
     const { relayer } = fakeRelayer({ balance: PRICE });
     relayer.submit = async (_token, _payment, record) => {
-      if (!(await record({ txHash: first, raw: '0x01' }))) return { kind: 'declined' };
-      if (!(await record({ txHash: second, raw: '0x02' }, first))) return { kind: 'declined' };
+      if (!(await record({ txHash: first, raw: '0x01', from: RELAYER_KEY }))) return { kind: 'declined' };
+      if (!(await record({ txHash: second, raw: '0x02', from: RELAYER_KEY }, first))) return { kind: 'declined' };
       return { kind: 'sent', txHash: second, raw: '0x02' };
     };
     const scheduled: ConfirmationJob[] = [];

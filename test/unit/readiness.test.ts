@@ -30,7 +30,7 @@ function ports(over: Partial<ReadinessPorts> = {}): ReadinessPorts {
       status: 402,
       body: JSON.stringify(buildChallenge(catalog.get('agent-x402-first-buy')!, sound.config, BASE)),
     }),
-    probeRelayer: async () => ({ address: '0x1CBd3b2770909D4e10f157cABC84C7264073C9Ec', balanceWei: 10n ** 18n }),
+    probeRelayer: async () => [{ address: '0x1CBd3b2770909D4e10f157cABC84C7264073C9Ec', balanceWei: 10n ** 18n }],
     ...over,
   };
 }
@@ -67,13 +67,37 @@ describe('checkReadiness', () => {
   it('is not ready without a relayer, below its minimum ETH, or when its balance cannot be read', async () => {
     const none = await checkReadiness(ports({ probeRelayer: async () => undefined }), BASE);
     expect(find(none, 'relayer')).toMatchObject({ ok: false, detail: expect.stringMatching(/no relayer/) });
-    const poor = await checkReadiness(ports({ probeRelayer: async () => ({ address: '0xabc', balanceWei: 10n ** 15n }) }), BASE);
-    expect(find(poor, 'relayer')).toMatchObject({ ok: false, detail: '0xabc holds 0.001 ETH for gas (minimum 0.002)' });
+    const poor = await checkReadiness(ports({ probeRelayer: async () => [{ address: '0xabc', balanceWei: 10n ** 15n }] }), BASE);
+    expect(find(poor, 'relayer')).toMatchObject({
+      ok: false,
+      detail: '0 of 1 relayer keys hold the minimum for gas (0.002 ETH): 0xabc holds 0.001 ETH',
+    });
     expect(poor.ready).toBe(false);
-    const down = await checkReadiness(ports({ probeRelayer: async () => ({ address: '0xabc', error: 'timeout' }) }), BASE);
+    const down = await checkReadiness(ports({ probeRelayer: async () => [{ address: '0xabc', error: 'timeout' }] }), BASE);
     expect(find(down, 'relayer')).toMatchObject({ ok: false, detail: expect.stringMatching(/unreadable \(timeout\)/) });
-    const rich = await checkReadiness(ports({ probeRelayer: async () => ({ address: '0xabc', balanceWei: 2n * 10n ** 15n }) }), BASE);
+    const rich = await checkReadiness(ports({ probeRelayer: async () => [{ address: '0xabc', balanceWei: 2n * 10n ** 15n }] }), BASE);
     expect(find(rich, 'relayer').ok).toBe(true);
+  });
+
+  it('stays ready while one key of the relayer pool at least is funded', async () => {
+    const pool =
+      (...wei: bigint[]) =>
+      async () =>
+        wei.map((balanceWei, i) => ({ address: `0x${i}`, balanceWei }));
+    const one = await checkReadiness(ports({ probeRelayer: pool(0n, 10n ** 15n, 3n * 10n ** 15n, 0n) }), BASE);
+    expect(find(one, 'relayer')).toMatchObject({ ok: true, detail: expect.stringMatching(/^1 of 4 relayer keys hold/) });
+    const mixed = await checkReadiness(
+      ports({
+        probeRelayer: async () => [
+          { address: '0x1', error: 'timeout' },
+          { address: '0x2', balanceWei: 10n ** 18n },
+        ],
+      }),
+      BASE,
+    );
+    expect(find(mixed, 'relayer').ok).toBe(true);
+    const none = await checkReadiness(ports({ probeRelayer: pool(0n, 10n ** 15n) }), BASE);
+    expect(find(none, 'relayer').ok).toBe(false);
   });
 
   it('fails sealed_pack when the canary pack is missing or altered', async () => {

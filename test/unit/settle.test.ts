@@ -218,7 +218,9 @@ describe('settle', () => {
       return { ...read, receipt: { ...read.receipt, sender: RELAYER.toLowerCase() } };
     };
     const t = ports([relayed(), relayed()]);
-    const p = { ...t.p, x402: { relayer: { address: async () => RELAYER } } };
+    // Any key of the relayer's pool: the fake knows one other besides.
+    const pool = [RELAYER, '0x71bE63f3384f5fb98995898A86B02Fb2426c5788'].map((a) => a.toLowerCase());
+    const p = { ...t.p, x402: { relayer: { isRelayer: async (address: string) => pool.includes(address.toLowerCase()) } } };
     // Anyone who saw the transfer on chain, racing the buyer's own request: refused, nothing stored.
     expect(await settle({ txHash: TX, product: skillProduct(judge) }, p, { schedule: true, claimant: { source: 'racer' } })).toMatchObject({
       kind: 'refused',

@@ -108,13 +108,14 @@ export function dynamoSettlements(client: DynamoDBClient, table = tableName(SETT
           new UpdateItemCommand({
             TableName: table,
             Key: marshall({ pk }),
-            UpdateExpression: 'SET #state = :signed, #tx = :tx, #raw = :raw',
+            UpdateExpression: 'SET #state = :signed, #tx = :tx, #raw = :raw, #relayer = :relayer',
             ConditionExpression: '#state = :claimed AND #lease = :lease',
-            ExpressionAttributeNames: { '#state': 'state', '#tx': 'txHash', '#raw': 'raw', '#lease': 'lease' },
+            ExpressionAttributeNames: { '#state': 'state', '#tx': 'txHash', '#raw': 'raw', '#lease': 'lease', '#relayer': 'relayer' },
             ExpressionAttributeValues: marshall({
               ':signed': 'signed',
               ':tx': tx.txHash.toLowerCase(),
               ':raw': tx.raw,
+              ':relayer': tx.from?.toLowerCase() ?? null,
               ':claimed': 'claimed',
               ':lease': lease,
             }),
@@ -128,13 +129,14 @@ export function dynamoSettlements(client: DynamoDBClient, table = tableName(SETT
           new UpdateItemCommand({
             TableName: table,
             Key: marshall({ pk }),
-            UpdateExpression: 'SET #tx = :tx, #raw = :raw',
+            UpdateExpression: 'SET #tx = :tx, #raw = :raw, #relayer = :relayer',
             ConditionExpression: '#state = :signed AND #tx = :old',
-            ExpressionAttributeNames: { '#state': 'state', '#tx': 'txHash', '#raw': 'raw' },
+            ExpressionAttributeNames: { '#state': 'state', '#tx': 'txHash', '#raw': 'raw', '#relayer': 'relayer' },
             ExpressionAttributeValues: marshall({
               ':signed': 'signed',
               ':tx': tx.txHash.toLowerCase(),
               ':raw': tx.raw,
+              ':relayer': tx.from?.toLowerCase() ?? null,
               ':old': replaces.toLowerCase(),
             }),
           }),

@@ -16,7 +16,8 @@ import {
   type Hex,
 } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
-import type { Relayer, SignedPayment } from '../ports';
+import type { Relayer, RelayerKeyChain, RelayerLeases, SignedPayment } from '../ports';
+import { relayerPool, type LeaseEvent, type RelayerPool, type RelayerPoolOptions } from '../core/relayer-pool';
 import { basePublicClient, baseTransport, viemChainOf } from './viem-base-transport';
 import { receiptView } from './viem-receipt-view';
 import type { Network } from '../../contract/networks';
@@ -81,14 +82,24 @@ export function transferWithAuthorizationData(payment: SignedPayment): Hex {
 }
 
 /**
- * The relayer on viem: any account that can sign a transaction (a local key, or a KMS key as a
- * custom account), providers in order as the chain reader uses them. Within a process,
- * submissions run one at a time so each takes the next nonce the node reports as pending.
+ * The relayer on viem: a pool of accounts that can sign a transaction (local keys, or KMS keys as
+ * custom accounts), providers in order as the chain reader uses them. Which key signs and with
+ * which nonce is the pool's (core/relayer-pool.ts): a key leased to this instance, its nonce
+ * counted here while the lease holds, so no pending-nonce read per purchase and no race with
+ * other instances. A taken nonce (the count was wrong) is read again and the transaction signed
+ * again, as before the pool.
  */
 export function viemRelayer(
   rpcUrls: RpcUrls,
-  relayerAccount: () => Promise<Account>,
+  relayerAccounts: readonly (() => Promise<Account>)[],
   network: Network,
+  pool: {
+    leases: RelayerLeases;
+    holder: string;
+    minBalanceWei: bigint;
+    onLease?: (event: LeaseEvent) => void;
+    options?: Partial<RelayerPoolOptions>;
+  },
   opts: { pollingIntervalMs?: number } = {},
 ): Relayer {
   const chain = viemChainOf(network);
@@ -96,12 +107,33 @@ export function viemRelayer(
   // The reads just before a broadcast go in one batch: one round trip on the purchase's path.
   const reads = basePublicClient(rpcUrls, network, undefined, { batch: true });
   const wallet = createWalletClient({ chain, transport: baseTransport(rpcUrls) });
-  let queue: Promise<unknown> = Promise.resolve();
-  const serially = <T>(work: () => Promise<T>): Promise<T> => {
-    const run = queue.then(work, work);
-    queue = run.catch(() => undefined);
-    return run;
-  };
+  let loaded: Promise<{ accounts: Map<string, Account>; keys: RelayerPool }> | undefined;
+  const load = () =>
+    (loaded ??= (async () => {
+      const list = await Promise.all(relayerAccounts.map((a) => a()));
+      const accounts = new Map(list.map((a) => [a.address.toLowerCase(), a]));
+      const keyChain: RelayerKeyChain = {
+        async state(address) {
+          const [nonce, balanceWei] = await Promise.all([
+            reads.getTransactionCount({ address: getAddress(address), blockTag: 'pending' }),
+            reads.getBalance({ address: getAddress(address) }),
+          ]);
+          return { nonce, balanceWei };
+        },
+        nonce: (address) => pub.getTransactionCount({ address: getAddress(address), blockTag: 'pending' }),
+        balance: (address) => pub.getBalance({ address: getAddress(address) }),
+      };
+      const keys = relayerPool([...accounts.keys()], pool.leases, keyChain, {
+        ...pool.options,
+        holder: pool.holder,
+        minBalanceWei: pool.minBalanceWei,
+        ...(pool.onLease ? { onLease: pool.onLease } : {}),
+      });
+      return { accounts, keys };
+    })().catch((e: unknown) => {
+      loaded = undefined;
+      throw e;
+    }));
   const send = async (raw: string): Promise<'sent' | 'nonce_taken'> => {
     try {
       await pub.sendRawTransaction({ serializedTransaction: raw as Hex });
@@ -113,10 +145,12 @@ export function viemRelayer(
     }
   };
   return {
-    address: async () => (await relayerAccount()).address,
-    submit: (token, payment, record) =>
-      serially(async () => {
-        const account = await relayerAccount();
+    addresses: async () => [...(await load()).accounts.values()].map((a) => a.address),
+    isRelayer: async (address) => (await load()).accounts.has(address.toLowerCase()),
+    async submit(token, payment, record) {
+      const { accounts, keys } = await load();
+      return keys.withKey(async (key) => {
+        const account = accounts.get(key.address)!;
         if (!account.signTransaction) throw new Error('the relayer account cannot sign transactions');
         let replaces: string | undefined;
         for (let attempt = 1; attempt <= NONCE_ATTEMPTS; attempt++) {
@@ -127,7 +161,7 @@ export function viemRelayer(
               chain,
               to: getAddress(token),
               data: transferWithAuthorizationData(payment),
-              nonce: await pub.getTransactionCount({ address: account.address, blockTag: 'pending' }),
+              nonce: await key.nonce(),
             });
           } catch (e) {
             // The gas estimate says the call reverts: nothing is signed, stored or sent for it.
@@ -135,14 +169,30 @@ export function viemRelayer(
             if (message !== undefined) return { kind: 'would_revert' as const, message };
             throw e;
           }
+          // Only while the lease is still ours: another instance may hold the key after it runs out.
+          key.check();
           const raw = await account.signTransaction(request as never);
-          const tx = { txHash: keccak256(raw), raw };
+          const tx = { txHash: keccak256(raw), raw, from: account.address };
           if (!(await record(tx, replaces))) return { kind: 'declined' as const };
-          if ((await send(raw)) === 'sent') return { kind: 'sent' as const, ...tx };
+          let sent: 'sent' | 'nonce_taken';
+          try {
+            sent = await send(raw);
+          } catch (e) {
+            // Whether the node took it is unknown: the nonce is read again next time (the stored transaction is rebroadcast by a retry).
+            key.gap();
+            throw e;
+          }
+          if (sent === 'sent') {
+            key.sent();
+            return { kind: 'sent' as const, txHash: tx.txHash, raw };
+          }
+          // The count was wrong (a transaction of this key not counted here): read the nonce again.
+          key.gap();
           replaces = tx.txHash;
         }
         throw new Error(`the relayer's nonce was taken ${NONCE_ATTEMPTS} times in a row`);
-      }),
+      });
+    },
     rebroadcast: send,
     async receipt(txHash, timeoutMs) {
       try {
@@ -189,6 +239,17 @@ export function viemRelayer(
       });
       return logs[0]?.transactionHash ?? undefined;
     },
-    balance: async () => pub.getBalance({ address: (await relayerAccount()).address }),
+    async balances() {
+      const { accounts } = await load();
+      return Promise.all(
+        [...accounts.values()].map(async ({ address }) => {
+          try {
+            return { address, balanceWei: await pub.getBalance({ address }) };
+          } catch (e) {
+            return { address, error: (e as Error).message };
+          }
+        }),
+      );
+    },
   };
 }

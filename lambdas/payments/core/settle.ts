@@ -31,8 +31,8 @@ export interface SettlePorts {
   ledger: Ledger;
   confirmations: ConfirmationScheduler;
   now: () => Date;
-  /** The relayer that submits x402 v2 authorizations, where there is one. */
-  x402?: { relayer: Pick<Relayer, 'address'> } | undefined;
+  /** The relayer that submits x402 v2 authorizations (every key of its pool), where there is one. */
+  x402?: { relayer: Pick<Relayer, 'isRelayer'> } | undefined;
 }
 
 /** Who is asking: what they proved, never what they merely know. */
@@ -178,7 +178,8 @@ export async function settle(
   // The first claim. Whoever saw the transfer on chain could send it; bind it to the payer where possible.
   // A transfer the service's relayer submitted was paid with a signed authorization: it belongs to
   // the request that brought the signature, so nobody who merely saw it on chain can race that buyer.
-  if (!opts.relayed && ports.x402 && read.receipt.sender !== undefined && same(read.receipt.sender, await ports.x402.relayer.address())) {
+  // Any key of the relayer's pool counts, one short of ETH (out of the pool for new settlements) too.
+  if (!opts.relayed && ports.x402 && read.receipt.sender !== undefined && (await ports.x402.relayer.isRelayer(read.receipt.sender))) {
     return {
       kind: 'refused',
       reason: 'relayed',
