@@ -1,6 +1,6 @@
 /** Shared pieces of the benchmarks: the marketplace under test, and proxies that count what it asks of anvil and DynamoDB. */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { createServer, request } from 'node:http';
+import { createServer, request, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createPublicClient, createWalletClient, erc20Abi, http, type Address, type Hex, type LocalAccount } from 'viem';
 import { localChain } from '../local/local-chain';
@@ -79,7 +79,7 @@ export async function startRpcCounter(
       setTimeout(() => forward(body, res), opts.delayMs ?? 0);
     });
   });
-  const forward = (body: Buffer, res: import('node:http').ServerResponse): void => {
+  const forward = (body: Buffer, res: ServerResponse): void => {
     const up = request(
       {
         host: upstream.hostname,
