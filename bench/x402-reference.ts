@@ -33,9 +33,10 @@ import { wrapFetchWithPayment, x402Client } from '@x402/fetch';
 import { registerExactEvmScheme } from '@x402/evm/exact/client';
 import { parseEther, type Address } from 'viem';
 import { generatePrivateKey, privateKeyToAccount, type PrivateKeyAccount } from 'viem/accounts';
-import { ensureRelayer, ensureTestTokens, startAnvil, testAccount, TREASURY_ACCOUNT_INDEX } from '../local/anvil';
+import { ensureRelayers, ensureTestTokens, startAnvil, testAccount, TREASURY_ACCOUNT_INDEX } from '../local/anvil';
 import { ensureEthUsdFeed } from '../local/price-feed';
 import { chainTools } from '../test/support/chain';
+import { SETTINGS } from '../lambdas/contract/settings';
 import { startMarket, startRpcCounter, stopper, waitFor } from './harness';
 import { emptyTally, figures, goals, ratio, table, type Figures, type Tally } from './side-by-side';
 
@@ -92,9 +93,10 @@ const stopAll = async (): Promise<void> => {
 process.once('SIGINT', () => void stopAll().then(() => process.exit(130)));
 
 try {
-  const [tokens, relayer] = await Promise.all([
+  // The marketplace's relayer pool as `npm start` has it (the relayerKeys setting's default).
+  const [tokens, relayers] = await Promise.all([
     ensureTestTokens(anvil.rpcUrl),
-    ensureRelayer(anvil.rpcUrl),
+    ensureRelayers(anvil.rpcUrl, Number(SETTINGS.relayerKeys.cloudDefault)),
     ensureEthUsdFeed(anvil.rpcUrl),
   ]);
   const treasury = testAccount(TREASURY_ACCOUNT_INDEX).address;
@@ -107,7 +109,7 @@ try {
     USDC_ADDRESS: tokens.USDC,
     USDBC_ADDRESS: tokens.USDbC,
     TREASURY_ADDRESS: treasury,
-    RELAYER_PRIVATE_KEY: relayer.privateKey,
+    RELAYER_PRIVATE_KEYS: relayers.map((r) => r.privateKey).join(','),
   });
   stops.push(market.stop);
   const projectUrl = `${market.url}/api/pay?skill=${SKILL}`;
