@@ -30,6 +30,8 @@ export interface RelayerPoolOptions {
   pollMs?: number;
   /** A key found short of ETH is not tried again for this long. */
   shortRecheckMs?: number;
+  /** A holder's second (third, ...) key goes back after it has been idle this long: kept across a burst, returned after it. */
+  spareIdleMs?: number;
   now?: () => number;
   sleep?: (ms: number) => Promise<void>;
   /** Told of each lease taken and given up (the operators' log; the 4-process test reads it). */
@@ -69,6 +71,8 @@ export class RelayerLeaseLost extends Error {}
 
 interface Held {
   until: number;
+  /** When its last submission ended. */
+  idleSince?: number | undefined;
   /** The next nonce, while counted; undefined after a gap. */
   nonce: number | undefined;
   busy: boolean;
@@ -80,6 +84,7 @@ export const RELAYER_LEASE_DEFAULTS = {
   waitMs: 15_000,
   pollMs: 50,
   shortRecheckMs: 60_000,
+  spareIdleMs: 2_000,
 } as const;
 
 export interface RelayerPool {
@@ -232,10 +237,20 @@ export function relayerPool(
         return await work(key);
       } finally {
         h.busy = false;
+        h.idleSince = now();
         // A holder keeps one lease between submissions (a Lambda instance's steady state: no write per
-        // purchase); one more, taken while several submissions ran here at once (the local server),
-        // goes back after its submission, so a busy process does not keep keys other instances wait for.
-        if (held.get(address) === h && held.size > 1) await giveUp(address, 'spare').catch(() => undefined);
+        // purchase). One more, taken while several submissions ran here at once (the local server), is
+        // kept while the burst lasts (the next submission reuses it: no lease write, no nonce read)
+        // and goes back once idle for `spareIdleMs`, off the purchase's path, so an idle process keeps
+        // no key other instances wait for.
+        if (held.size > 1) {
+          const idleSince = h.idleSince;
+          const timer = setTimeout(() => {
+            if (held.get(address) === h && !h.busy && h.idleSince === idleSince && held.size > 1)
+              void giveUp(address, 'spare').catch(() => undefined);
+          }, o.spareIdleMs);
+          timer.unref?.();
+        }
       }
     },
   };
