@@ -37,7 +37,8 @@ describe('API through the local edge server', () => {
     ]);
     for (const c of checks) expect(c, c.name).toMatchObject({ ok: true });
     expect(checks.find((c) => c.name === 'relayer')!.detail).toMatch(
-      /^0x71bE63f3384f5fb98995898A86B02Fb2426c5788 holds \d+(\.\d+)? ETH for gas \(minimum 0\.002\)$/,
+      // The pool of 4 keys (relayerKeys' default), the first still the relayer's one-key address.
+      /^4 of 4 relayer keys hold the minimum for gas \(0\.002 ETH\): 0x71bE63f3384f5fb98995898A86B02Fb2426c5788 holds \d+(\.\d+)? ETH(; 0x[0-9a-fA-F]{40} holds \d+(\.\d+)? ETH){3}$/,
     );
     expect(checks.find((c) => c.name === 'chain')!.detail).toMatch(/chain id 8453/);
     expect(checks.find((c) => c.name === 'catalog')!.detail).toMatch(/^250 skills/);
