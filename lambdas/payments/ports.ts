@@ -246,8 +246,6 @@ export interface SignedTransaction {
  * keys (core/relayer-pool.ts), each signing for one holder at a time under a lease.
  */
 export interface Relayer {
-  /** Every pool key's address, those short of ETH included. */
-  addresses(): Promise<string[]>;
   /** Whether `address` is one of the pool's keys (funded or not): a transfer it sent is the relayer's own. */
   isRelayer(address: string): Promise<boolean>;
   /**

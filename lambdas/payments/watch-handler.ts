@@ -54,34 +54,28 @@ export async function handler(event?: WatchTask | null, context?: Context): Prom
     return { task, relayer: null, reason };
   }
   const minimum = BigInt(watch.minimumWei);
-  const keys = await watch.relayer.balances();
-  const unread = keys.filter((k) => 'error' in k);
+  const balances = await watch.relayer.balances();
+  // A key whose balance cannot be read fails the run before anything is published: no reading,
+  // which RelayerBalanceLow treats as a low balance.
+  const unread = balances.flatMap((k) => ('error' in k ? [`${k.address} (${k.error})`] : []));
+  if (unread.length > 0) throw new Error(`relayer balance unreadable: ${unread.join('; ')}`);
+  const keys = balances.flatMap((k) => ('balanceWei' in k ? [k] : []));
   const report = {
     task: 'relayer_balance' as const,
     // Each key of the pool: a short one leaves the pool (it settles nothing new) until it is topped up.
-    keys: keys.flatMap((k) =>
-      'error' in k
-        ? []
-        : [
-            {
-              relayer: k.address,
-              balance_wei: k.balanceWei.toString(),
-              balance_eth: formatDecimal(k.balanceWei, 18),
-              short: k.balanceWei < minimum,
-            },
-          ],
-    ),
+    keys: keys.map((k) => ({
+      relayer: k.address,
+      balance_wei: k.balanceWei.toString(),
+      balance_eth: formatDecimal(k.balanceWei, 18),
+      short: k.balanceWei < minimum,
+    })),
     minimum_wei: minimum.toString(),
-    short: keys.some((k) => 'balanceWei' in k && k.balanceWei < minimum),
+    short: keys.some((k) => k.balanceWei < minimum),
   };
-  // A key whose balance cannot be read fails the run before anything is published: no reading,
-  // which RelayerBalanceLow treats as a low balance.
-  if (unread.length > 0)
-    throw new Error(`relayer balance unreadable: ${unread.map((k) => `${k.address} (${'error' in k ? k.error : ''})`).join('; ')}`);
   // Gwei as a number: exact below 2^53 gwei (9 million ETH), and CloudWatch's alarm compares numbers.
   // Each key under its own dimension (`key`, the dashboard) and under the service alone, where
   // RelayerBalanceLow's Minimum is the lowest key: one alarm covers every key, whatever the pool's size.
-  for (const k of report.keys) levelMetric(METRICS.relayerBalanceGwei, Number(BigInt(k.balance_wei) / WEI_PER_GWEI), { key: k.relayer });
+  for (const k of keys) levelMetric(METRICS.relayerBalanceGwei, Number(k.balanceWei / WEI_PER_GWEI), { key: k.address });
   if (report.short)
     logger.error('a relayer key is short of ETH for gas: top it up (docs/OPERATIONS.md)', {
       ...report,

@@ -145,7 +145,6 @@ const RELAYER_KEY = '0x71bE63f3384f5fb98995898A86B02Fb2426c5788';
 function fakeRelayer(chain: { balance: bigint; pendingBalance?: bigint; receipt?: RelayedReceipt | undefined; wouldRevert?: boolean }) {
   const sent: string[] = [];
   const relayer: Relayer = {
-    addresses: async () => [RELAYER_KEY],
     isRelayer: async (address) => address.toLowerCase() === RELAYER_KEY.toLowerCase(),
     async submit(_token, payment, record) {
       if (chain.wouldRevert) return { kind: 'would_revert', message: 'execution reverted' };

@@ -145,7 +145,6 @@ export function viemRelayer(
     }
   };
   return {
-    addresses: async () => [...(await load()).accounts.values()].map((a) => a.address),
     isRelayer: async (address) => (await load()).accounts.has(address.toLowerCase()),
     async submit(token, payment, record) {
       const { accounts, keys } = await load();
