@@ -2,7 +2,8 @@
  * What the three access-table adapters share: attribute constructors, the wallet's partition
  * on gsi1, and the query of one kind of item in it.
  */
-import { QueryCommand, type AttributeValue, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { type AttributeValue, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { queryItems } from '../../platform/adapters/dynamo-client';
 
 export type Item = Record<string, AttributeValue>;
 
@@ -25,20 +26,13 @@ export async function queryWalletItems(
   opts: { newestFirst: boolean },
 ): Promise<Item[]> {
   const items: Item[] = [];
-  let startKey: Item | undefined;
-  do {
-    const out = await client.send(
-      new QueryCommand({
-        TableName: table,
-        IndexName: 'gsi1',
-        KeyConditionExpression: 'gsi1pk = :p AND begins_with(gsi1sk, :prefix)',
-        ExpressionAttributeValues: { ':p': s(walletPartition(wallet)), ':prefix': s(prefix) },
-        ScanIndexForward: !opts.newestFirst,
-        ...(startKey ? { ExclusiveStartKey: startKey } : {}),
-      }),
-    );
-    items.push(...(out.Items ?? []));
-    startKey = out.LastEvaluatedKey;
-  } while (startKey);
+  for await (const item of queryItems(client, {
+    TableName: table,
+    IndexName: 'gsi1',
+    KeyConditionExpression: 'gsi1pk = :p AND begins_with(gsi1sk, :prefix)',
+    ExpressionAttributeValues: { ':p': s(walletPartition(wallet)), ':prefix': s(prefix) },
+    ScanIndexForward: !opts.newestFirst,
+  }))
+    items.push(item);
   return items;
 }

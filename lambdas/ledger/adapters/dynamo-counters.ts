@@ -1,7 +1,7 @@
-import { QueryCommand, UpdateItemCommand, type AttributeValue, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { UpdateItemCommand, type AttributeValue, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { TALLIES_TABLE } from '../../contract/tables';
 import { tableName } from '../../platform/table-names';
-import { conditionally, isConditionFailure, scanItems } from '../../platform/adapters/dynamo-client';
+import { conditionally, isConditionFailure, queryItems, scanItems } from '../../platform/adapters/dynamo-client';
 import { addDays, daysBetween } from '../../contract/days';
 import {
   addLine,
@@ -32,22 +32,15 @@ export function dynamoCounters(client: DynamoDBClient, table = tableName(TALLIES
   /** Every item of one partition, optionally within a sort-key range: one Query (more only past 1 MB). */
   const query = async (pk: string, range?: { from: string; to: string }) => {
     const items: Record<string, AttributeValue>[] = [];
-    let startKey: Record<string, AttributeValue> | undefined;
-    do {
-      const out = await client.send(
-        new QueryCommand({
-          TableName: table,
-          KeyConditionExpression: range ? 'pk = :pk AND sk BETWEEN :from AND :to' : 'pk = :pk',
-          ExpressionAttributeValues: {
-            ':pk': { S: pk },
-            ...(range ? { ':from': { S: range.from }, ':to': { S: range.to } } : {}),
-          },
-          ...(startKey ? { ExclusiveStartKey: startKey } : {}),
-        }),
-      );
-      items.push(...(out.Items ?? []));
-      startKey = out.LastEvaluatedKey;
-    } while (startKey);
+    for await (const item of queryItems(client, {
+      TableName: table,
+      KeyConditionExpression: range ? 'pk = :pk AND sk BETWEEN :from AND :to' : 'pk = :pk',
+      ExpressionAttributeValues: {
+        ':pk': { S: pk },
+        ...(range ? { ':from': { S: range.from }, ':to': { S: range.to } } : {}),
+      },
+    }))
+      items.push(item);
     return items;
   };
 

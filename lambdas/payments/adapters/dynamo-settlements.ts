@@ -1,16 +1,8 @@
-import {
-  DeleteItemCommand,
-  GetItemCommand,
-  PutItemCommand,
-  QueryCommand,
-  UpdateItemCommand,
-  type AttributeValue,
-  type DynamoDBClient,
-} from '@aws-sdk/client-dynamodb';
+import { DeleteItemCommand, GetItemCommand, PutItemCommand, UpdateItemCommand, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { marshall, unmarshall } from '@aws-sdk/util-dynamodb';
 import { SETTLEMENTS_TABLE } from '../../contract/tables';
 import { tableName } from '../../platform/table-names';
-import { conditionally, isConditionFailure } from '../../platform/adapters/dynamo-client';
+import { conditionally, isConditionFailure, queryItems } from '../../platform/adapters/dynamo-client';
 import type { FundsHold, InFlightSettlements, SettlementRecord, Settlements } from '../ports';
 
 /** A payer's item: what the relayer has in flight for it, per token, and its cool-down. Lower case. */
@@ -294,25 +286,17 @@ export function dynamoInFlightSettlements(client: DynamoDBClient, table = tableN
       const shards = await Promise.all(
         IN_FLIGHT_SHARDS.map(async (shard) => {
           const rows: Array<{ pk: string; claimedAt: string }> = [];
-          let startKey: Record<string, AttributeValue> | undefined;
-          do {
-            const out = await client.send(
-              new QueryCommand({
-                TableName: table,
-                IndexName: 'inFlight',
-                KeyConditionExpression: '#shard = :shard AND #at BETWEEN :from AND :to',
-                ExpressionAttributeNames: { '#shard': 'inFlightShard', '#at': 'claimedAt' },
-                ExpressionAttributeValues: marshall({ ':shard': shard, ':from': from, ':to': to }),
-                ...(startKey ? { ExclusiveStartKey: startKey } : {}),
-              }),
-            );
-            for (const item of out.Items ?? []) {
-              const row = unmarshall(item) as { pk: string; claimedAt: string };
-              // BETWEEN includes `to`; the window is half-open.
-              if (row.claimedAt < to) rows.push({ pk: row.pk, claimedAt: row.claimedAt });
-            }
-            startKey = out.LastEvaluatedKey;
-          } while (startKey);
+          for await (const item of queryItems(client, {
+            TableName: table,
+            IndexName: 'inFlight',
+            KeyConditionExpression: '#shard = :shard AND #at BETWEEN :from AND :to',
+            ExpressionAttributeNames: { '#shard': 'inFlightShard', '#at': 'claimedAt' },
+            ExpressionAttributeValues: marshall({ ':shard': shard, ':from': from, ':to': to }),
+          })) {
+            const row = unmarshall(item) as { pk: string; claimedAt: string };
+            // BETWEEN includes `to`; the window is half-open.
+            if (row.claimedAt < to) rows.push({ pk: row.pk, claimedAt: row.claimedAt });
+          }
           return rows;
         }),
       );

@@ -1,4 +1,4 @@
-import { DynamoDBClient, ScanCommand, type AttributeValue } from '@aws-sdk/client-dynamodb';
+import { DynamoDBClient, QueryCommand, ScanCommand, type AttributeValue, type QueryCommandInput } from '@aws-sdk/client-dynamodb';
 import { INFRA_ENV } from '../../contract/env';
 import { traced } from '../tracer';
 
@@ -38,6 +38,16 @@ export async function conditionally(write: Promise<unknown>): Promise<boolean> {
     if (isConditionFailure(e)) return false;
     throw e;
   }
+}
+
+/** Every item a Query matches, page by page (a page ends at 1 MB): the whole of a partition or an index range. */
+export async function* queryItems(client: DynamoDBClient, input: QueryCommandInput): AsyncGenerator<Record<string, AttributeValue>> {
+  let startKey: Record<string, AttributeValue> | undefined;
+  do {
+    const out = await client.send(new QueryCommand({ ...input, ...(startKey ? { ExclusiveStartKey: startKey } : {}) }));
+    yield* out.Items ?? [];
+    startKey = out.LastEvaluatedKey;
+  } while (startKey);
 }
 
 /** Every item of a table, page by page (strongly consistent): for the recount, the export and local table rebuilds. */
