@@ -488,8 +488,9 @@ async function conclude(record: SettlementRecord, ctx: Ctx): Promise<Answer> {
       );
     }
     if (receipt.status === 'success') {
-      // A crash between these writes and the claim leaves `signed` or `settled`: either way a retry
-      // reads the receipt again and claims, and the claim is one conditional write.
+      // A crash between these writes and the claim leaves `signed` (a retry reads the receipt again)
+      // or `settled` (a retry reads the transfer from the chain); either way it claims, and the claim
+      // is one conditional write.
       const finishedAt = ctx.ports.now().toISOString();
       const held = holdOf(record);
       bookkeeping = (async () => {
