@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import type { Server } from 'node:http';
 import type { Address } from 'viem';
 import { INFRA_ENV } from '../lambdas/contract/env';
-import { MAX_RELAYER_KEYS, SETTINGS } from '../lambdas/contract/settings';
+import { readRelayerKeys, SETTINGS } from '../lambdas/contract/settings';
 import { startStreamFolds } from './stream-poller';
 import { readConfigFromEnv } from '../lambdas/platform/config';
 import { dynamoClient } from '../lambdas/platform/adapters/dynamo-client';
@@ -126,8 +126,8 @@ export async function startStack(opts: StackOptions): Promise<RunningStack> {
       () => undefined,
     );
     // The relayer pool's size (relayerKeys): that many test accounts are funded and handed to the handlers.
-    const keysSetting = Number(env[SETTINGS.relayerKeys.env] ?? process.env[SETTINGS.relayerKeys.env] ?? SETTINGS.relayerKeys.cloudDefault);
-    const relayerKeyCount = Number.isInteger(keysSetting) ? Math.min(Math.max(keysSetting, 1), MAX_RELAYER_KEYS) : 1;
+    // Read by the settings' own rule (an invalid value: the default, and the handlers report it).
+    const relayerKeyCount = readRelayerKeys(env[SETTINGS.relayerKeys.env] ?? process.env[SETTINGS.relayerKeys.env]).keys;
     const chainSetUp = anvilUp?.then(async (anvil) => {
       const done = await Promise.all([
         ensureTestTokens(anvil.rpcUrl),

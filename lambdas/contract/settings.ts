@@ -29,10 +29,10 @@ export interface SettingSpec {
   cloudDefault?: string;
 }
 
-/** Every setting, in the order the README's configuration table shows them. */
 /** The most keys the relayer pool may hold: each is a KMS key (a monthly fee) and an address to fund. */
 export const MAX_RELAYER_KEYS = 32;
 
+/** Every setting, in the order the README's configuration table shows them. */
 export const SETTINGS = {
   treasury: {
     context: 'treasury',
@@ -375,14 +375,9 @@ export function readMarketConfig(
   };
   const relayerMinBalanceWei = ether('relayerMinBalanceEth');
   const relayerRevertBudgetWei = ether('relayerRevertBudgetEth');
-  const relayerKeys = ((): number => {
-    const spec = SETTINGS.relayerKeys;
-    const v = blank(raw.relayerKeys) ? spec.cloudDefault : raw.relayerKeys.trim();
-    const n = Number(v);
-    if (Number.isInteger(n) && n >= 1 && n <= MAX_RELAYER_KEYS) return n;
-    problems.push(`${spec.context} (${spec.env}) must be a whole number from 1 to ${MAX_RELAYER_KEYS}, got "${v}"`);
-    return Number(spec.cloudDefault);
-  })();
+  const keysRead = readRelayerKeys(raw.relayerKeys);
+  if (keysRead.problem) problems.push(keysRead.problem);
+  const relayerKeys = keysRead.keys;
 
   const identityRegistry = readAddress(
     codec,
@@ -450,6 +445,21 @@ function weiToEth(wei: string): string {
   const v = BigInt(wei);
   const frac = (v % 10n ** 18n).toString().padStart(18, '0').replace(/0+$/, '');
   return `${v / 10n ** 18n}${frac ? `.${frac}` : ''}`;
+}
+
+/**
+ * The relayer pool's size from its raw setting: the default when unset; an invalid value is a
+ * problem, and the default stands in for it (what the Lambdas and the local run's funding both use).
+ */
+export function readRelayerKeys(raw: string | undefined): { keys: number; problem?: string } {
+  const spec = SETTINGS.relayerKeys;
+  const v = blank(raw) ? spec.cloudDefault : raw.trim();
+  const n = Number(v);
+  if (Number.isInteger(n) && n >= 1 && n <= MAX_RELAYER_KEYS) return { keys: n };
+  return {
+    keys: Number(spec.cloudDefault),
+    problem: `${spec.context} (${spec.env}) must be a whole number from 1 to ${MAX_RELAYER_KEYS}, got "${v}"`,
+  };
 }
 
 /** The environment variables that carry a validated configuration to a Lambda. */
