@@ -6,7 +6,7 @@
  * arguments, the EIP-55 codec included, and stay here because lib/ (which may import only the
  * contract) validates the CDK context with the same rules the Lambdas use at run time.
  */
-import { chainLabel, NETWORK_NAMES, NETWORKS, STAGE_NAMES, type Network, type Stage } from './networks';
+import { chainLabel, NETWORK_NAMES, NETWORKS, networkAssets, STAGE_NAMES, type Network, type Stage } from './networks';
 
 export type Address = `0x${string}`;
 
@@ -446,6 +446,10 @@ function weiToEth(wei: string): string {
   const frac = (v % 10n ** 18n).toString().padStart(18, '0').replace(/0+$/, '');
   return `${v / 10n ** 18n}${frac ? `.${frac}` : ''}`;
 }
+
+/** Whether a challenge can be built: a treasury to pay, and every asset the network accepts configured. */
+export const challengeable = (config: Pick<MarketConfig, 'treasury' | 'network' | 'assets'>): boolean =>
+  config.treasury !== undefined && networkAssets(config.network).every((a) => config.assets[a] !== undefined);
 
 /**
  * The relayer pool's size from its raw setting: the default when unset; an invalid value is a

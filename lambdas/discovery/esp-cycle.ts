@@ -2,11 +2,11 @@
  * The ESP (Evaluate, Settle, Prove) cycle of one skill, composed from the catalog, the
  * challenge builder and the ledger: every number in it is read from those, none is made up.
  */
-import { chainLabel, networkAssets } from '../contract/networks';
+import { chainLabel } from '../contract/networks';
 import { links } from '../contract/links';
 import { absoluteEntry, type Catalog } from '../catalog';
 import type { CatalogEntry } from '../contract/catalog-data';
-import type { MarketConfig } from '../contract/settings';
+import { challengeable, type MarketConfig } from '../contract/settings';
 import { publicRow, unlockFigures, type Figures, type Ledger } from '../ledger';
 import { buildChallenge } from '../payments';
 
@@ -23,8 +23,7 @@ export async function espCycle(entry: CatalogEntry, ports: EspCyclePorts, baseUr
   const abs = absoluteEntry(entry, baseUrl);
   const s = links(baseUrl).skill(entry.id);
   const meta = ports.catalog.packMeta(entry.id)!;
-  const sound =
-    ports.config.treasury !== undefined && networkAssets(ports.config.network).every((a) => ports.config.assets[a] !== undefined);
+  const sound = challengeable(ports.config);
   const [totals, page] = await Promise.all([ports.figures.totals(), ports.ledger.recent(20, entry.id)]);
   const confirmed = unlockFigures(totals).perSkill[entry.id] ?? 0;
   const rows = page?.rows ?? [];

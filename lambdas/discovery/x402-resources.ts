@@ -1,8 +1,7 @@
-import { networkAssets } from '../contract/networks';
 import { cheapestFirst, type CatalogEntry } from '../contract/catalog-data';
 import { links } from '../contract/links';
 import type { Catalog } from '../catalog';
-import type { MarketConfig } from '../contract/settings';
+import { challengeable, type MarketConfig } from '../contract/settings';
 import { buildPaymentRequired, X402_V2 } from '../payments';
 
 /** The spec's x402 resource entry of one skill, its price from the catalog's price source. */
@@ -61,7 +60,7 @@ function discoveryOrder(catalog: Catalog): readonly CatalogEntry[] {
  */
 export function x402Discovery(catalog: Catalog, config: MarketConfig, base: string, limit: number, offset: number) {
   const all = discoveryOrder(catalog);
-  const payable = config.treasury !== undefined && networkAssets(config.network).every((a) => config.assets[a] !== undefined);
+  const payable = challengeable(config);
   const pay = links(base).pay;
   return {
     x402Version: X402_V2,

@@ -6,6 +6,7 @@
 import { CATALOG_SIZE_EXPECTED } from '../contract/catalog-data';
 import { formatDecimal } from '../contract/chain';
 import { networkAssets } from '../contract/networks';
+import { challengeable } from '../contract/settings';
 import { packFiles, packSeal } from '../contract/pack-seal';
 import { json, type ApiRequest, type ApiResponse } from '../platform/http';
 import { redactUrl } from '../platform/redact';
@@ -89,7 +90,7 @@ export async function checkReadiness(ports: ReadinessPorts, baseUrl: string): Pr
   checks.push(
     check(
       'money_safety',
-      sound && chainOk && networkAssets(config.network).every((a) => config.assets[a] !== undefined),
+      sound && chainOk && challengeable(config),
       problems.length > 0
         ? problems.join(' ')
         : `treasury ${config.treasury}${config.legacyTreasury ? ` (legacy ${config.legacyTreasury} banned)` : ''}; ${networkAssets(
