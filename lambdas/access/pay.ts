@@ -12,7 +12,6 @@ import { noReceipt, signReceipt } from '../ledger';
 import { notFound } from '../platform/errors';
 import { json, type ApiRequest, type ApiResponse } from '../platform/http';
 import {
-  authorizationSigner,
   challengeAnswer,
   challengeFor,
   checkedSignIn,
@@ -25,7 +24,9 @@ import {
   isV1Payment,
   paymentSignatureFromV1,
   settlementHeaders,
+  signedPaymentCheck,
   type ProofInput,
+  type SettlementRead,
   type Settlement,
   type SignInWithX,
   PAYMENT_ERRORS,
@@ -81,15 +82,22 @@ async function unlockByAccess(proof: ProofInput & { skill: string; signInWithX: 
  * A wallet that already has access and answers the 402 with a signed payment (a stock x402 v2
  * client does, whatever it owns) gets the pack, and the authorization is never settled: its
  * signature proves the wallet, and its nonce is used up here, so a copy of the header gets
- * nothing. Undefined when the header proves no wallet here or the wallet has no access (or only
- * a meter that would charge): the authorization then settles as a purchase.
+ * nothing. No `owned` when the header proves no wallet here or the wallet has no access (or only
+ * a meter that would charge): the authorization then settles as a purchase, reusing `read`.
  */
-async function unlockBySignedPayment(header: string, skill: string | undefined, ports: AccessPorts, baseUrl: string) {
+async function unlockBySignedPayment(
+  header: string,
+  skill: string | undefined,
+  ports: AccessPorts,
+  baseUrl: string,
+): Promise<{ owned?: unknown; read?: SettlementRead | undefined }> {
   const entry = requireSkill(ports.catalog, skill);
-  const signer = await authorizationSigner(header, entry.id, ports.payments, baseUrl);
-  if (!signer) return undefined;
-  const decision = await decideAccess(signer.address, entry, ports.now(), ports);
-  if (!decision.granted || decision.via === 'meter') return undefined;
+  const check = await signedPaymentCheck(header, entry.id, ports.payments, baseUrl);
+  if (!check) return {};
+  // One round of reads, not two: what the named wallet owns is read beside the signature's check
+  // and counts only if the signature is that wallet's.
+  const [{ signer, read }, decision] = await Promise.all([check.prove(), decideAccess(check.from, entry, ports.now(), ports)]);
+  if (!signer || !decision.granted || decision.via === 'meter') return { read };
   if (!(await signer.spend()))
     throw PAYMENT_ERRORS.INVALID_WALLET_SIGNATURE({
       message: `This signed payment already got ${signer.address} the pack of ${entry.id}, which it owns; a copy of it gets nothing and is never settled.`,
@@ -98,7 +106,7 @@ async function unlockBySignedPayment(header: string, skill: string | undefined, 
   const { ok: _ok, ...access } = decisionView(decision, entry, signer.address, ports, baseUrl);
   const body = deliverPack(ports.payments, entry.id, { ...access, charged_atomic: '0' });
   if (!body) throw notFound(`The pack of ${entry.id} is missing from this deployment.`);
-  return { ...body, ...(await purchaseReceipt(decision, ports, baseUrl)) };
+  return { owned: { ...body, ...(await purchaseReceipt(decision, ports, baseUrl)) } };
 }
 
 /** What an unlock request carries, from any surface (HTTP, MCP). */
@@ -124,16 +132,16 @@ export async function unlockPack(
   const { proof } = request;
   if (request.paymentSignature !== undefined) {
     // An owner's signed payment proves its wallet: the pack, and nothing settled (a mandate's purchase always settles).
-    if (request.mandate === undefined) {
-      const owned = await unlockBySignedPayment(request.paymentSignature, proof.skill, ports, baseUrl);
-      if (owned) return { body: owned };
-    }
+    const { owned, read } =
+      request.mandate === undefined ? await unlockBySignedPayment(request.paymentSignature, proof.skill, ports, baseUrl) : {};
+    if (owned) return { body: owned };
     // x402 v2: a signed authorization the service settles itself, under the mandate when one is sent.
     const policy = request.mandate !== undefined ? await mandatePolicy(request.mandate, proof.skill, ports, baseUrl) : undefined;
     return unlockWithAuthorization(request.paymentSignature, proof.skill, ports.payments, baseUrl, {
       sourceIp: request.sourceIp,
       signInWithX: proof.signInWithX,
       policy,
+      settlementRead: read,
     });
   }
   if (proof.txHash === undefined && proof.license === undefined && proof.signInWithX !== undefined && proof.skill !== undefined) {

@@ -151,8 +151,9 @@ export async function unlockWithAuthorization(
   const resource = links(baseUrl).skill(entry.id).challenge;
   const ctx: Ctx = { ports, x402, baseUrl, caller, entry, payment, requirement, pk, source, refuse, resource };
 
-  // Read before anything is verified: a replayed authorization (public once mined) costs no RPC.
-  const known = await x402.settlements.get(pk);
+  // Read before anything is verified: a replayed authorization (public once mined) costs no RPC. The
+  // owner check may have read it already in this request; the claim below is what decides anyway.
+  const known = caller.settlementRead?.pk === pk ? caller.settlementRead.record : await x402.settlements.get(pk);
   if (known) return follow(known, ctx);
 
   // A mandate is decided first: whose purchase this is. The authorization's own EIP-712 signature

@@ -6,10 +6,10 @@
  * imported from outside it (the linter holds this).
  */
 import type { unlockWithAuthorization as UnlockWithAuthorization } from './authorization';
-import type { authorizationSigner as AuthorizationSignerOf } from './owner-proof';
+import type { signedPaymentCheck as SignedPaymentCheckOf } from './owner-proof';
 import type { PaymentsPorts } from './ports';
 
-export type { NonceStore, PaymentsPorts, SignInWithX } from './ports';
+export type { NonceStore, PaymentsPorts, SettlementRead, SignInWithX } from './ports';
 export { CARD_NETWORK, deliverCardSale } from './card-sale';
 export { buildChallenge, buildPaymentRequired, MAX_TIMEOUT_SECONDS, productChallenge, X402_V2, X402_VERSION } from './core/challenge';
 export { METER_PRODUCT, productFor, rowKind, skillProduct, type Product } from './core/product';
@@ -27,10 +27,10 @@ export { readProof, signInWithXOf, type ProofInput } from './proof-input';
  */
 export const unlockWithAuthorization: typeof UnlockWithAuthorization = async (...args) =>
   (await import('./authorization')).unlockWithAuthorization(...args);
-/** The wallet a PAYMENT-SIGNATURE proves (owner-proof.ts), loaded with the settlement path it precedes. */
-export const authorizationSigner: typeof AuthorizationSignerOf = async (...args) =>
-  (await import('./owner-proof')).authorizationSigner(...args);
-export type { AuthorizationSigner } from './owner-proof';
+/** A PAYMENT-SIGNATURE as an owner's proof (owner-proof.ts), loaded with the settlement path it precedes. */
+export const signedPaymentCheck = async (...args: Parameters<typeof SignedPaymentCheckOf>): Promise<ReturnType<typeof SignedPaymentCheckOf>> =>
+  (await import('./owner-proof')).signedPaymentCheck(...args);
+export type { AuthorizationSigner, SignedPaymentCheck } from './owner-proof';
 /** x402 v1's X-PAYMENT (base64, told from the spec's JSON by its first character) as the v2 payment it settles as. */
 export { isV1Payment, paymentSignatureFromV1 } from './payment-v1';
 export { deliverPack, settleResponse, settlementHeaders, type Settlement, type Unlocked } from './unlock-response';

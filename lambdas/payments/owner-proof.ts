@@ -14,7 +14,7 @@ import { same } from './core/verify-transfer';
 import { settlementKey } from './authorization';
 import { challengeFor } from './challenge-answer';
 import { readSignedPayment } from './payment-signature';
-import type { PaymentsPorts } from './ports';
+import type { PaymentsPorts, SettlementRead } from './ports';
 
 /** The wallet a PAYMENT-SIGNATURE proves, and the one use of its authorization. */
 export interface AuthorizationSigner {
@@ -24,17 +24,33 @@ export interface AuthorizationSigner {
   spend(): Promise<boolean>;
 }
 
+/** A PAYMENT-SIGNATURE made out for this skill's challenge, before anything is read of it. */
+export interface SignedPaymentCheck {
+  /**
+   * The wallet the authorization names (`from`, lower case). Not proven yet: what it owns may be
+   * read alongside `prove`, and is used only if `prove` finds the signature its.
+   */
+  from: string;
+  /**
+   * The authorization's settlement record and its signature, checked at once: the signer, or
+   * undefined when the signature is not `from`'s or the authorization was already settled here
+   * (a purchase, answered to its buyer as one). `read` is what the settlement read found, so the
+   * settlement path of the same request need not read it again.
+   */
+  prove(): Promise<{ signer: AuthorizationSigner | undefined; read: SettlementRead | undefined }>;
+}
+
 /**
- * The wallet that signed a PAYMENT-SIGNATURE for this skill's challenge, or undefined when the
- * header proves no wallet here (malformed, made out for something else, outside its window, or
- * the signature is not `from`'s): the settlement path then judges and answers it as always.
+ * The check of a PAYMENT-SIGNATURE as an owner's proof, or undefined when the header proves no
+ * wallet here (malformed, made out for something else, or outside its window): the settlement
+ * path then judges and answers it as always. Nothing is read until `prove`.
  */
-export async function authorizationSigner(
+export function signedPaymentCheck(
   header: string,
   skill: string | undefined,
   ports: PaymentsPorts,
   baseUrl: string,
-): Promise<AuthorizationSigner | undefined> {
+): SignedPaymentCheck | undefined {
   const challenge = challengeFor(skill, ports, baseUrl);
   let payment;
   try {
@@ -51,12 +67,10 @@ export async function authorizationSigner(
   const a = payment.payload.authorization;
   const now = BigInt(Math.floor(ports.now().getTime() / 1000));
   if (!same(a.to, requirement.payTo) || a.value !== requirement.amount) return undefined;
-  // An authorization this service already settled is a purchase, answered (to its buyer) as one.
-  if (ports.x402 && (await ports.x402.settlements.get(settlementKey(payment, requirement)))) return undefined;
   if (BigInt(a.validAfter) > now || now >= BigInt(a.validBefore)) return undefined;
-  if (!(await ports.signatures.authorizationSigned(payment, requirement))) return undefined;
   const address = a.from.toLowerCase();
-  return {
+  const pk = settlementKey(payment, requirement);
+  const signer: AuthorizationSigner = {
     address,
     // Kept as long as the authorization could be settled: until its validBefore.
     spend: () =>
@@ -65,5 +79,22 @@ export async function authorizationSigner(
         `eip3009:${requirement.asset.toLowerCase()}:${a.nonce.toLowerCase()}`,
         new Date(Number(a.validBefore) * 1000),
       ),
+  };
+  return {
+    from: address,
+    async prove() {
+      const x402 = ports.x402;
+      // Independent, so at once: the record (one GetItem) and the signature (recovered locally for an EOA).
+      const [record, signed] = await Promise.all([
+        x402 ? x402.settlements.get(pk) : undefined,
+        ports.signatures.authorizationSigned(payment, requirement).catch((e: unknown) => e as Error),
+      ]);
+      const read = x402 ? { pk, record } : undefined;
+      // An authorization this service already settled is a purchase, answered (to its buyer) as one,
+      // whatever the signature check said (a contract wallet's asks the chain, which may have failed).
+      if (record) return { signer: undefined, read };
+      if (signed instanceof Error) throw signed;
+      return { signer: signed ? signer : undefined, read };
+    },
   };
 }

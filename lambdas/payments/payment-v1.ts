@@ -102,7 +102,7 @@ export function signedPaymentFromV1(
 
 /**
  * A v1 `X-PAYMENT` for a skill as the v2 `PAYMENT-SIGNATURE` value the settlement path reads
- * (`unlockWithAuthorization`, `authorizationSigner`); refusals carry the challenge, as v2's do.
+ * (`unlockWithAuthorization`, `signedPaymentCheck`); refusals carry the challenge, as v2's do.
  */
 export function paymentSignatureFromV1(xPayment: string, skill: string | undefined, ports: PaymentsPorts, baseUrl: string): string {
   const challenge = challengeFor(skill, ports, baseUrl);

@@ -324,6 +324,15 @@ export interface FundsHold {
   amount: bigint;
 }
 
+/**
+ * What one read of the settlements found for an authorization (`pk`): the owner check reads it
+ * before the settlement path of the same request, which then need not read it again.
+ */
+export interface SettlementRead {
+  pk: string;
+  record: SettlementRecord | undefined;
+}
+
 /** One x402 settlement the service makes (SETTLEMENTS_TABLE). */
 export interface SettlementRecord {
   /** `<caip2>#<token>#<from>#<nonce>`, lower case. */

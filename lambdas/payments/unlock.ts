@@ -17,7 +17,7 @@ import { proofProblem, SIGNATURE_MAX_AGE_SECONDS } from './core/buyer-proof';
 import { rowKind, skillProduct, type Product } from './core/product';
 import { settle, type Admission } from './core/settle';
 import { PAYMENT_ERRORS } from './errors';
-import type { LedgerRow, PaymentsPorts, SignInWithX } from './ports';
+import type { LedgerRow, PaymentsPorts, SettlementRead, SignInWithX } from './ports';
 import type { ReceiptView } from './core/verify-transfer';
 import type { ProofInput } from './proof-input';
 import { verificationFailed } from './refusals';
@@ -41,6 +41,8 @@ export interface Caller {
   relayed?: boolean | undefined;
   /** That settlement's receipt of the transfer, read in this request: the claim is judged from it, not read again. */
   relayedReceipt?: ReceiptView | undefined;
+  /** The signed authorization's settlement record as the owner check of this request read it: not read again. */
+  settlementRead?: SettlementRead | undefined;
 }
 
 /** The rules a caller's AP2 mandate adds to a purchase; see access/. */

@@ -221,6 +221,35 @@ describe('unlockWithAuthorization', () => {
     expect(scheduled).toEqual([expect.objectContaining({ txHash: second, skill: SKILL, relayed: true })]);
   });
 
+  it("the owner check's read of the settlement is not made again, and a stale one sends nothing twice: the claim decides", async () => {
+    const settlements = fakeSettlements();
+    let reads = 0;
+    const get = settlements.get;
+    settlements.get = (pk) => (reads++, get(pk));
+    const { relayer, sent } = fakeRelayer({ balance: 2n * PRICE, receipt: undefined });
+    const ports = portsWith(relayer, settlements);
+    const h = header();
+    const a = (JSON.parse(Buffer.from(h, 'base64').toString()) as { payload: { authorization: { from: string; nonce: string } } }).payload
+      .authorization;
+    const pk = `eip155:8453#${reading.config.assets.USDC}#${a.from}#${a.nonce}`.toLowerCase();
+    // What the owner check found before it: nothing stored for this authorization.
+    const read = { pk, record: undefined };
+    const first = await refusal(unlockWithAuthorization(h, SKILL, ports, BASE, { sourceIp: '10.0.0.11', settlementRead: read }));
+    expect(first.details).toEqual({ reason: 'settlement_pending' });
+    expect(reads).toBe(0);
+    expect(settlements.items.get(pk)).toMatchObject({ state: 'signed' });
+    // The same read again, stale now (the transfer has since failed on chain): the claim finds the
+    // stored settlement and the request answers its outcome, sending nothing.
+    settlements.items.set(pk, { ...settlements.items.get(pk)!, state: 'failed', failure: 'transaction_failed' });
+    const again = await refusal(unlockWithAuthorization(h, SKILL, ports, BASE, { sourceIp: '10.0.0.11', settlementRead: read }));
+    expect(again.details).toMatchObject({ reason: 'transaction_failed' });
+    expect(sent).toHaveLength(1);
+    // A read made for another authorization is not taken for this one's.
+    reads = 0;
+    await refusal(unlockWithAuthorization(header(), SKILL, ports, BASE, { sourceIp: '10.0.0.11', settlementRead: read }));
+    expect(reads).toBeGreaterThan(0);
+  });
+
   it('40 authorizations over a balance of one price: one is sent, the rest are refused before anything is held or signed', async () => {
     const settlements = fakeSettlements();
     const { relayer, sent } = fakeRelayer({ balance: PRICE, receipt: undefined });
