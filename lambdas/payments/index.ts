@@ -28,8 +28,9 @@ export { readProof, signInWithXOf, type ProofInput } from './proof-input';
 export const unlockWithAuthorization: typeof UnlockWithAuthorization = async (...args) =>
   (await import('./authorization')).unlockWithAuthorization(...args);
 /** A PAYMENT-SIGNATURE as an owner's proof (owner-proof.ts), loaded with the settlement path it precedes. */
-export const signedPaymentCheck = async (...args: Parameters<typeof SignedPaymentCheckOf>): Promise<ReturnType<typeof SignedPaymentCheckOf>> =>
-  (await import('./owner-proof')).signedPaymentCheck(...args);
+export const signedPaymentCheck = async (
+  ...args: Parameters<typeof SignedPaymentCheckOf>
+): Promise<ReturnType<typeof SignedPaymentCheckOf>> => (await import('./owner-proof')).signedPaymentCheck(...args);
 export type { AuthorizationSigner, SignedPaymentCheck } from './owner-proof';
 /** x402 v1's X-PAYMENT (base64, told from the spec's JSON by its first character) as the v2 payment it settles as. */
 export { isV1Payment, paymentSignatureFromV1 } from './payment-v1';

@@ -136,6 +136,8 @@ describe('relayer key pool', () => {
     const l = fakeLeases();
     const ch = fakeChain();
     const events: LeaseEvent[] = [];
+    // The pool's timers, run when the test says their time has come.
+    const timers: { at: number; fn: () => void }[] = [];
     const p = relayerPool(KEYS, l.leases, ch.chain, {
       holder: 'one',
       minBalanceWei: MIN,
@@ -143,6 +145,7 @@ describe('relayer key pool', () => {
       spareIdleMs: 10,
       now: c.now,
       sleep: c.sleep,
+      later: (ms, fn) => void timers.push({ at: c.now() + ms, fn }),
       onLease: (e) => events.push(e),
     });
     let release!: () => void;
@@ -156,7 +159,13 @@ describe('relayer key pool', () => {
     expect(await first).not.toBe(second);
     // Kept while the burst may go on; then the spare one goes back for other instances, and one stays held.
     expect(l.items.size).toBe(2);
-    await new Promise((r) => setTimeout(r, 30));
+    c.advance(9);
+    for (const t of timers.filter((t) => t.at <= c.now())) t.fn();
+    await new Promise((r) => setImmediate(r));
+    expect(l.items.size).toBe(2);
+    c.advance(1);
+    for (const t of timers.filter((t) => t.at <= c.now())) t.fn();
+    await new Promise((r) => setImmediate(r));
     expect(events.filter((e) => e.event === 'released').map((e) => (e as { why: string }).why)).toEqual(['spare']);
     expect(l.items.size).toBe(1);
   });

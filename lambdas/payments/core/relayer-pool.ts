@@ -34,6 +34,8 @@ export interface RelayerPoolOptions {
   spareIdleMs?: number;
   now?: () => number;
   sleep?: (ms: number) => Promise<void>;
+  /** Runs `fn` after `ms`, off any submission's path and keeping no process alive: a spare key's return. */
+  later?: (ms: number, fn: () => void) => void;
   /** Told of each lease taken and given up (the operators' log; the 4-process test reads it). */
   onLease?: (event: LeaseEvent) => void;
 }
@@ -76,6 +78,8 @@ interface Held {
   /** The next nonce, while counted; undefined after a gap. */
   nonce: number | undefined;
   busy: boolean;
+  /** Its release is being written: it no longer counts as the key this holder keeps. */
+  leaving?: boolean;
 }
 
 export const RELAYER_LEASE_DEFAULTS = {
@@ -101,6 +105,7 @@ export function relayerPool(
   const o = { ...RELAYER_LEASE_DEFAULTS, ...opts };
   const now = o.now ?? Date.now;
   const sleep = o.sleep ?? ((ms: number) => new Promise<void>((r) => setTimeout(r, ms)));
+  const later = o.later ?? ((ms: number, fn: () => void) => void setTimeout(fn, ms).unref?.());
   const tell = o.onLease ?? (() => undefined);
   const keys = addresses.map((a) => a.toLowerCase());
   const held = new Map<string, Held>();
@@ -185,7 +190,10 @@ export function relayerPool(
     // Kept marked busy until the release is written: a submission of this holder taking it again
     // meanwhile would find the table still saying "yours", then lose it to the release.
     const h = held.get(address);
-    if (h) h.busy = true;
+    if (h) {
+      h.busy = true;
+      h.leaving = true;
+    }
     if (why === 'short_of_eth') {
       shortUntil.set(address, now() + o.shortRecheckMs);
       tell({ event: 'short', address, holder: o.holder, at: now(), balanceWei: String(balance) });
@@ -245,11 +253,12 @@ export function relayerPool(
         // no key other instances wait for.
         if (held.size > 1) {
           const idleSince = h.idleSince;
-          const timer = setTimeout(() => {
-            if (held.get(address) === h && !h.busy && h.idleSince === idleSince && held.size > 1)
+          // Another key must stay: two spares idle since the same moment each see the other until one is leaving.
+          const another = (): boolean => [...held].some(([a, other]) => a !== address && !other.leaving);
+          later(o.spareIdleMs, () => {
+            if (held.get(address) === h && !h.busy && h.idleSince === idleSince && another())
               void giveUp(address, 'spare').catch(() => undefined);
-          }, o.spareIdleMs);
-          timer.unref?.();
+          });
         }
       }
     },
