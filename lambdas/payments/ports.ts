@@ -238,6 +238,7 @@ export interface FundsAhead {
 export interface SignedTransaction {
   txHash: string;
   raw: string;
+  /** The relayer key that signed it (the settlement records it as `relayer`). */
   from: string;
 }
 
@@ -382,9 +383,9 @@ export interface Settlements {
   /** Takes over a stale claim: succeeds only if the record still holds `lease` in state `claimed`. */
   takeOver(pk: string, lease: string, next: { lease: string; claimedAt: string; source?: string | undefined }): Promise<boolean>;
   /** Stores the signed transaction, only while `lease` holds the claim. */
-  signed(pk: string, lease: string, tx: { txHash: string; raw: string; from?: string }): Promise<boolean>;
+  signed(pk: string, lease: string, tx: SignedTransaction): Promise<boolean>;
   /** Replaces a signed transaction the node refused (its nonce was taken), only while `replaces` is still the stored one. */
-  replaced(pk: string, replaces: string, tx: { txHash: string; raw: string; from?: string }): Promise<boolean>;
+  replaced(pk: string, replaces: string, tx: SignedTransaction): Promise<boolean>;
   /**
    * Records the outcome once: `settled` with the gas it cost (and the transfer that moved the
    * money, when it was not the relayer's own), or `failed` with why (and the gas, when a

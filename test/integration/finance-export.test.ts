@@ -39,6 +39,9 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
+/** The relayer key that signed (any address: the store records it as the settlement's `relayer`). */
+const RELAYER_KEY = '0x71bE63f3384f5fb98995898A86B02Fb2426c5788';
+
 /** Transfer `n`: two skills, both assets, four days, amounts that differ. */
 const row = (n: number, over: Partial<LedgerRow> = {}): LedgerRow =>
   ledgerRow(n, {
@@ -118,7 +121,7 @@ describe('the revenue rollup from a DynamoDB export', () => {
         lease,
         claimedAt: `${day}T10:00:00.000Z`,
       });
-      await settlements.signed(pk, lease, { txHash: `0x${n.toString(16).padStart(64, '0')}`, raw: '0x02' });
+      await settlements.signed(pk, lease, { txHash: `0x${n.toString(16).padStart(64, '0')}`, raw: '0x02', from: RELAYER_KEY });
       const finishedAt = `${day}T10:00:01.000Z`;
       if (outcome === 'settled')
         await settlements.finish(pk, {
@@ -250,7 +253,7 @@ describe('the revenue rollup from a DynamoDB export', () => {
         lease: 'l',
         claimedAt: `${day}T10:00:00.000Z`,
       });
-      await settlements.signed(pk, 'l', { txHash: tx(n), raw: '0x02' });
+      await settlements.signed(pk, 'l', { txHash: tx(n), raw: '0x02', from: RELAYER_KEY });
       const gas = { gasUsed: '100000', effectiveGasPrice: '1000000', gasCostWei: '100000000000', finishedAt: `${day}T10:00:01.000Z` };
       await settlements.finish(pk, state === 'settled' ? { state, ...gas } : { state, failure: 'transaction_failed', ...gas });
       if (usdMicro) await set(SETTLEMENTS_TABLE, { pk }, { gasCostUsdMicro: usdMicro });

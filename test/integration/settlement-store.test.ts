@@ -22,6 +22,8 @@ afterAll(() => db?.stop());
 
 const TOKEN = '0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913';
 const NOW = 1_795_000_000;
+/** The relayer key that signed (any address: the store records it as the settlement's `relayer`). */
+const RELAYER_KEY = '0x71bE63f3384f5fb98995898A86B02Fb2426c5788';
 const hold = (payer: string, i: number, amount = 99_000n): FundsHold => ({
   pk: `eip155:8453#usdc#${payer}#${i}`,
   token: TOKEN,
@@ -81,7 +83,7 @@ describe('dynamoSettlements: what the relayer holds for a payer', () => {
     expect(await store.abandon(record.pk, 'mine')).toBe(true);
     expect(await store.get(record.pk)).toBeUndefined();
     await store.claim(record);
-    await store.signed(record.pk, 'mine', { txHash: '0x01', raw: '0x02' });
+    await store.signed(record.pk, 'mine', { txHash: '0x01', raw: '0x02', from: RELAYER_KEY });
     expect(await store.abandon(record.pk, 'mine')).toBe(false);
   });
 });
@@ -117,8 +119,8 @@ describe('dynamoInFlightSettlements: the settlements stuck in flight', () => {
     ]);
 
     // Signed is still in flight; settled, failed and abandoned are not.
-    expect(await store.signed(records[0]!.pk, 'mine', { txHash: `0x${'1'.repeat(64)}`, raw: '0x02' })).toBe(true);
-    expect(await store.signed(records[1]!.pk, 'mine', { txHash: `0x${'2'.repeat(64)}`, raw: '0x03' })).toBe(true);
+    expect(await store.signed(records[0]!.pk, 'mine', { txHash: `0x${'1'.repeat(64)}`, raw: '0x02', from: RELAYER_KEY })).toBe(true);
+    expect(await store.signed(records[1]!.pk, 'mine', { txHash: `0x${'2'.repeat(64)}`, raw: '0x03', from: RELAYER_KEY })).toBe(true);
     expect(
       await store.finish(records[0]!.pk, {
         state: 'settled',
