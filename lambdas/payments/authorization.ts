@@ -53,16 +53,10 @@ import { paymentRefused, readSignedPayment } from './payment-signature';
 import { settlementHeader, type Settlement } from './unlock-response';
 import type { PaymentsPorts, RelayedReceipt, Requirement, SettlementRecord, SignedPayment, X402Settlement } from './ports';
 import type { CatalogEntry } from '../contract/catalog-data';
-import { gasUsdFields, type GasUsdFields } from './core/gas-usd';
-import { logger } from '../platform/logger';
+import { gasOf, gasUsdOf, recordSettled } from './settlement-end';
 
 /** How long a request waits for its transfer's receipt before handing it to the confirmation loop. */
 export const RECEIPT_WAIT_MS = 12_000;
-/**
- * How long pricing the relayer's gas may take (docs/FINANCE.md, "The relayer's gas in US
- * dollars"): past it the settlement is recorded without a price, never later.
- */
-export const PRICE_READ_MS = 2_000;
 /** How long a duplicate waits for the request that holds the claim. */
 const FOLLOW_WAIT_MS = 20_000;
 const FOLLOW_POLL_MS = 150;
@@ -368,7 +362,7 @@ async function usedElsewhere(record: SettlementRecord, ctx: Ctx, receipt?: Relay
       state: 'settled',
       transferTx: other.toLowerCase(),
       ...gasOf(receipt),
-      ...(await gasUsdOf(ctx, receipt)),
+      ...(await gasUsdFor(ctx, receipt)),
       finishedAt: finishedAt.toISOString(),
     });
     await ctx.x402.settlements.release(holdOf(record));
@@ -387,42 +381,9 @@ async function usedElsewhere(record: SettlementRecord, ctx: Ctx, receipt?: Relay
   );
 }
 
-/** The gas a mined relayer transaction cost, as the settlement records it ('0' when the relayer sent nothing). */
-const gasOf = (receipt: RelayedReceipt | undefined) => ({
-  gasUsed: (receipt?.gasUsed ?? 0n).toString(),
-  effectiveGasPrice: (receipt?.effectiveGasPrice ?? 0n).toString(),
-  gasCostWei: ((receipt?.gasUsed ?? 0n) * (receipt?.effectiveGasPrice ?? 0n)).toString(),
-});
-
-/**
- * The relayer's gas in US dollars: the configured ETH / USD feed's round at the receipt's block
- * (one RPC call), as facts beside the gas. A read that fails or takes longer than
- * {@link PRICE_READ_MS}, or an answer of zero or less, leaves the settlement unpriced (a warn
- * line says why): the price is bookkeeping and never holds up or fails a settlement.
- */
-async function gasUsdOf(ctx: Ctx, receipt: RelayedReceipt | undefined): Promise<Partial<GasUsdFields>> {
-  const feed = ctx.ports.config.ethUsdFeed;
-  if (!receipt || !feed) return {};
-  const gasCostWei = receipt.gasUsed * receipt.effectiveGasPrice;
-  const unpriced = (reason: string): Partial<GasUsdFields> => {
-    logger.warn(`relayer gas left unpriced: ${reason}`, { settlement: ctx.pk, feed, blockNumber: receipt.blockNumber.toString() });
-    return {};
-  };
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  try {
-    const round = await Promise.race([
-      ctx.x402.priceFeed.roundAt(feed, receipt.blockNumber),
-      new Promise<never>((_, reject) => {
-        timer = setTimeout(() => reject(new Error(`no answer within ${PRICE_READ_MS} ms`)), PRICE_READ_MS);
-      }),
-    ]);
-    return gasUsdFields(feed, gasCostWei, round) ?? unpriced(`the feed's answer ${round.answer} is not a price`);
-  } catch (e) {
-    return unpriced(`reading the ETH / USD feed failed: ${(e as Error).message?.split('\n')[0] ?? String(e)}`);
-  } finally {
-    clearTimeout(timer);
-  }
-}
+/** The gas in US dollars, priced by the configured feed (settlement-end.ts). */
+const gasUsdFor = (ctx: Ctx, receipt: RelayedReceipt | undefined) =>
+  gasUsdOf({ x402: ctx.x402, feed: ctx.ports.config.ethUsdFeed }, ctx.pk, receipt);
 
 /**
  * A relayer transaction that reverted and moved nothing: the payer's funds left first (or it
@@ -435,7 +396,7 @@ async function reverted(record: SettlementRecord, ctx: Ctx, receipt: RelayedRece
     state: 'failed',
     failure,
     ...gasOf(receipt),
-    ...(await gasUsdOf(ctx, receipt)),
+    ...(await gasUsdFor(ctx, receipt)),
     finishedAt: finishedAt.toISOString(),
   });
   const cooldown = ctx.ports.config.relayerRevertCooldownSeconds;
@@ -482,6 +443,8 @@ async function conclude(record: SettlementRecord, ctx: Ctx): Promise<Answer> {
         relayed: true,
         payer,
         ...(record.source ? { source: record.source } : {}),
+        // The loop ends this settlement too when it claims the transfer (settlement-end.ts).
+        settlement: ctx.pk,
       });
       throw pending(
         `The transfer ${txHash} was sent and is not mined yet${scheduled === 'started' ? '; it will be recorded when it is' : ''}. Send the same request again shortly.`,
@@ -492,12 +455,7 @@ async function conclude(record: SettlementRecord, ctx: Ctx): Promise<Answer> {
       // A crash between these writes and the claim leaves `signed` (a retry reads the receipt again)
       // or `settled` (a retry reads the transfer from the chain); either way it claims, and the claim
       // is one conditional write.
-      const finishedAt = ctx.ports.now().toISOString();
-      const held = holdOf(record);
-      bookkeeping = (async () => {
-        await ctx.x402.settlements.finish(ctx.pk, { state: 'settled', ...gasOf(receipt), ...(await gasUsdOf(ctx, receipt)), finishedAt });
-        await ctx.x402.settlements.release(held);
-      })();
+      bookkeeping = recordSettled(ctx.x402, ctx.ports.config.ethUsdFeed, record, receipt, ctx.ports.now().toISOString());
       record = { ...record, state: 'settled' };
       mined = receipt;
     } else {

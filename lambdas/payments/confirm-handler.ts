@@ -2,7 +2,8 @@
 import type { Context } from 'aws-lambda';
 import { logger } from '../platform/logger';
 import { cacheUntilFailure } from '../platform/memo';
-import { confirmationAttempt, type TaskStatus } from './core/confirmation-task';
+import type { TaskStatus } from './core/confirmation-task';
+import { confirmationTask } from './confirmation';
 import type { ConfirmationJob } from './ports';
 
 // The adapters (AWS SDK, viem) load from their own chunk on the first job, as the routes' ports do.
@@ -10,7 +11,7 @@ const ports = cacheUntilFailure(() => import('./wiring').then((m) => m.paymentsP
 
 export async function handler(job: ConfirmationJob, context: Context): Promise<{ status: TaskStatus; message: string }> {
   logger.addContext(context);
-  const result = await confirmationAttempt(job, await ports());
+  const result = await confirmationTask(job, await ports());
   logger.info('confirmation attempt', { ...job, ...result });
   return result;
 }

@@ -60,6 +60,8 @@ export interface ConfirmationJob {
   payer?: string;
   /** Set for a transfer the service's relayer submitted (x402 v2): only this loop or its request may claim it. */
   relayed?: boolean;
+  /** With `relayed`: the x402 settlement (its key) that sent the transfer, which the loop ends when it claims it. */
+  settlement?: string;
 }
 
 export interface ConfirmationScheduler {

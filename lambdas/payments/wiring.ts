@@ -37,6 +37,7 @@ import { x402AuthorizationVerifier } from './adapters/x402-authorization-verifie
 import { x402PaymentRequiredHeader } from './adapters/x402-payment-required';
 import { x402BazaarExtension } from './adapters/x402-bazaar';
 import { challengeAnswer } from './challenge-answer';
+import { confirmationTask } from './confirmation';
 import type { InFlightSettlements, PaymentsPorts, SecretVersions, X402Settlement } from './ports';
 import { rpcUrlsFromEnv, type RpcUrls } from '../platform/rpc-urls';
 
@@ -146,7 +147,12 @@ export async function paymentsPortsFromEnv(env: NodeJS.ProcessEnv = process.env)
       secretArn ? secretsManagerLicenseSecret(secretArn) : fileLicenseSecret(env[INFRA_ENV.licenseSecretFile], (m) => logger.warn(m)),
     ),
     // In AWS a Step Functions execution re-verifies; locally the same task runs in-process.
-    confirmations: stateMachine ? sfnConfirmations(stateMachine) : localConfirmations(() => ports),
+    confirmations: stateMachine
+      ? sfnConfirmations(stateMachine)
+      : localConfirmations(
+          (job) => confirmationTask(job, ports),
+          () => ports.config.reorgWindowSeconds,
+        ),
     signatures: viemSiwe(rpcUrls, config.network),
     nonces: dynamoNonces(dynamoClient()),
     x402,

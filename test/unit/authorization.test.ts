@@ -7,12 +7,16 @@ import { describe, expect, it } from 'vitest';
 import { loadCatalogFiles } from '../../lambdas/catalog/adapters/catalog-files';
 import { readMarketConfig } from '../../lambdas/platform/config';
 import { AppError } from '../../lambdas/platform/errors';
-import { PRICE_READ_MS, unlockWithAuthorization } from '../../lambdas/payments/authorization';
+import { unlockWithAuthorization } from '../../lambdas/payments/authorization';
+import { PRICE_READ_MS } from '../../lambdas/payments/settlement-end';
+import { confirmationTask } from '../../lambdas/payments/confirmation';
 import { x402PaymentRequiredHeader } from '../../lambdas/payments/adapters/x402-payment-required';
 import { x402BazaarExtension } from '../../lambdas/payments/adapters/x402-bazaar';
 import { settleResponse, settlementHeaders } from '../../lambdas/payments/unlock-response';
 import type {
+  ChainRead,
   ConfirmationJob,
+  LedgerRow,
   FundsHold,
   PaymentsPorts,
   PriceFeed,
@@ -464,6 +468,73 @@ describe('unlockWithAuthorization', () => {
     expect(e).toMatchObject({ status: 402, retry: false, details: { reason: 'authorization_expired' } });
     expect(settlements.items.get(pk)).toMatchObject({ state: 'failed', failure: 'authorization_expired' });
     expect(sent).toHaveLength(0);
+  });
+});
+
+describe('a receipt later than the request waits for it: the confirmation loop', () => {
+  /** The relayer's transaction of the stored settlement, mined: the payer's transfer to the treasury, its gas. */
+  const minedReceipt = (): RelayedReceipt => ({
+    status: 'success',
+    blockNumber: 10n,
+    blockHash: '0xb10c',
+    transferLogs: [{ address: reading.config.assets.USDC!, from: PAYER, to: reading.config.treasury!, value: PRICE, logIndex: 0 }],
+    sender: RELAYER_KEY,
+    gasUsed: 60_000n,
+    effectiveGasPrice: 1_000_000n,
+  });
+
+  /** A settlement the request handed to the loop (its receipt had not come), and the loop's ports once the chain has it. */
+  async function handedToLoop() {
+    const settlements = fakeSettlements();
+    const chain = { receipt: undefined as RelayedReceipt | undefined };
+    const { relayer } = fakeRelayer({ balance: PRICE, receipt: undefined });
+    relayer.receipt = async () => chain.receipt;
+    const scheduled: ConfirmationJob[] = [];
+    const ports = portsWith(relayer, settlements, scheduled);
+    const e = await refusal(unlockWithAuthorization(header(), SKILL, ports, BASE, { sourceIp: '10.0.0.12' }));
+    expect(e.details).toEqual({ reason: 'settlement_pending' });
+    const rows = new Map<string, LedgerRow>();
+    const loopPorts = {
+      ...ports,
+      ledger: {
+        get: async (_network: string, tx: string) => rows.get(tx),
+        claim: async (row: LedgerRow) =>
+          rows.has(row.txHash) ? { claimed: false, existing: rows.get(row.txHash)! } : (rows.set(row.txHash, row), { claimed: true }),
+      },
+      chain: {
+        readTransfer: async (): Promise<ChainRead> =>
+          chain.receipt
+            ? { kind: 'found', receipt: chain.receipt, head: 10n, provider: 'fake' }
+            : { kind: 'not_found', answered: 1, head: 9n },
+      },
+    } as unknown as PaymentsPorts;
+    const [stored] = [...settlements.items.values()];
+    return { settlements, chain, job: scheduled[0]!, stored: stored!, loopPorts, rows };
+  }
+
+  it('claims the transfer for its buyer and ends the settlement that sent it: its gas written, the hold released, nothing left in flight', async () => {
+    const t = await handedToLoop();
+    expect(t.job).toMatchObject({ relayed: true, settlement: t.stored.pk, txHash: t.stored.txHash, payer: PAYER.toLowerCase() });
+    expect(t.settlements.payers.get(PAYER.toLowerCase())!.held.size).toBe(1);
+    t.chain.receipt = minedReceipt();
+    expect(await confirmationTask(t.job, t.loopPorts)).toMatchObject({ status: 'unlocked' });
+    expect(t.rows.get(t.stored.txHash!)).toMatchObject({ payer: PAYER, skill: SKILL, status: 'confirmed' });
+    expect(t.settlements.items.get(t.stored.pk)).toMatchObject({ state: 'settled', gasUsed: '60000', gasCostWei: '60000000000' });
+    expect(t.settlements.payers.get(PAYER.toLowerCase())!.held.size).toBe(0);
+    // A second attempt (a retried task) replays the claim and writes nothing more.
+    expect(await confirmationTask(t.job, t.loopPorts)).toMatchObject({ status: 'unlocked' });
+  });
+
+  it("a receipt the relayer's provider cannot give yet keeps the loop trying; the settlement stays in flight until it ends", async () => {
+    const t = await handedToLoop();
+    t.chain.receipt = minedReceipt();
+    const relayer = (t.loopPorts.x402 as { relayer: Relayer }).relayer;
+    relayer.receipt = async () => undefined;
+    expect(await confirmationTask(t.job, t.loopPorts)).toMatchObject({ status: 'pending' });
+    expect(t.settlements.items.get(t.stored.pk)).toMatchObject({ state: 'signed' });
+    relayer.receipt = async () => t.chain.receipt;
+    expect(await confirmationTask(t.job, t.loopPorts)).toMatchObject({ status: 'unlocked' });
+    expect(t.settlements.items.get(t.stored.pk)).toMatchObject({ state: 'settled' });
   });
 });
 

@@ -1,8 +1,7 @@
 import { CONFIRMATION_RETRY_DELAYS_SECONDS, FINALITY_RETRY_DELAYS_SECONDS } from '../../contract/confirmation-policy';
 import { logger } from '../../platform/logger';
-import { confirmationAttempt } from '../core/confirmation-task';
+import type { TaskStatus } from '../core/confirmation-task';
 import { executionName } from '../core/execution-name';
-import type { SettlePorts } from '../core/settle';
 import type { ConfirmationJob, ConfirmationScheduler } from '../ports';
 
 const sleep = (seconds: number): Promise<void> => new Promise((r) => setTimeout(r, seconds * 1000).unref());
@@ -15,16 +14,18 @@ const sleep = (seconds: number): Promise<void> => new Promise((r) => setTimeout(
  * needs Node 22; machines here run Node 20.
  */
 export function localConfirmations(
-  ports: () => SettlePorts,
+  /** One attempt, as the state machine's task runs it (payments' confirmation.ts). */
+  attempt: (job: ConfirmationJob) => Promise<{ status: TaskStatus; message: string }>,
+  reorgWindowSeconds: () => number,
   delays: readonly number[] = CONFIRMATION_RETRY_DELAYS_SECONDS,
 ): ConfirmationScheduler {
   const running = new Set<string>();
 
   const finality = async (job: ConfirmationJob): Promise<string> => {
     const check = { ...job, kind: 'finality' as const };
-    await sleep(ports().config.reorgWindowSeconds);
+    await sleep(reorgWindowSeconds());
     for (const retry of [...FINALITY_RETRY_DELAYS_SECONDS, undefined]) {
-      const { status, message } = await confirmationAttempt(check, ports());
+      const { status, message } = await attempt(check);
       if (status !== 'pending') return `${status}: ${message}`;
       if (retry === undefined) break;
       await sleep(retry);
@@ -35,7 +36,7 @@ export function localConfirmations(
   const confirm = async (job: ConfirmationJob): Promise<string> => {
     for (const delay of delays) {
       await sleep(delay);
-      const { status, message } = await confirmationAttempt(job, ports());
+      const { status, message } = await attempt(job);
       if (status === 'unlocked') return finality(job);
       if (status !== 'pending') return `${status}: ${message}`;
     }
