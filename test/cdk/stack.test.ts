@@ -592,6 +592,18 @@ describe('figures (issue 33)', () => {
     expect(functionId('skill-market payments tally-handler')).toBeUndefined();
   });
 
+  it('lets the confirmation task end the x402 settlements it claims: the Settlements table, read and written', () => {
+    const task = 'skill-market payments confirm-handler';
+    const on = (action: string): string =>
+      JSON.stringify(
+        statementsOf(task).filter((st) => [st.Action].flat().includes(action) && JSON.stringify(st.Resource).includes('SettlementsTable')),
+      );
+    expect(on('dynamodb:GetItem')).not.toBe('[]');
+    expect(on('dynamodb:UpdateItem')).not.toBe('[]');
+    const fn = domainFunctions().find((f) => f.Properties['Description'] === task)!;
+    expect(fn.Properties['Environment'].Variables.SETTLEMENTS_TABLE).toBeDefined();
+  });
+
   it('lets the functions that record sales write the ledger and card sales but only read the figures, which only the ledger domain writes', () => {
     const can = (description: string, action: string): string =>
       JSON.stringify(statementsOf(description).filter((st) => [st.Action].flat().includes(action)));
