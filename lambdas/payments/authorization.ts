@@ -53,7 +53,8 @@ import { paymentRefused, readSignedPayment } from './payment-signature';
 import { settlementHeader, type Settlement } from './unlock-response';
 import type { PaymentsPorts, RelayedReceipt, Requirement, SettlementRecord, SignedPayment, X402Settlement } from './ports';
 import type { CatalogEntry } from '../contract/catalog-data';
-import { gasOf, gasUsdOf, recordSettled } from './settlement-end';
+import { gasOf, gasUsdOf, lostGas, recordReverted, recordSettled } from './settlement-end';
+import { settlementKey } from './core/settlement-key';
 
 /** How long a request waits for its transfer's receipt before handing it to the confirmation loop. */
 export const RECEIPT_WAIT_MS = 12_000;
@@ -62,9 +63,6 @@ const FOLLOW_WAIT_MS = 20_000;
 const FOLLOW_POLL_MS = 150;
 /** A claim that was never signed after this long belongs to a request that died: it is taken over. */
 const STALE_CLAIM_MS = 30_000;
-
-export const settlementKey = (payment: SignedPayment, requirement: Requirement): string =>
-  `${requirement.network}#${requirement.asset}#${payment.payload.authorization.from}#${payment.payload.authorization.nonce}`.toLowerCase();
 
 /** x402 v2's `PAYMENT-RESPONSE` of a settlement that did not (yet) unlock: it rides on the refusal, its network by CAIP-2. */
 const paymentResponse = (
@@ -367,7 +365,7 @@ async function usedElsewhere(record: SettlementRecord, ctx: Ctx, receipt?: Relay
     });
     await ctx.x402.settlements.release(holdOf(record));
     // The relayer's own call reverted: its gas was lost all the same (the payer paid, so no cool-down).
-    if (first && receipt) await lostGas(ctx, finishedAt, receipt);
+    if (first && receipt) await lostGas(ctx.x402, finishedAt, receipt);
     return conclude({ ...record, state: 'settled', transferTx: other.toLowerCase() }, ctx);
   }
   if (receipt) return reverted(record, ctx, receipt, 'authorization_used_elsewhere');
@@ -387,31 +385,12 @@ const gasUsdFor = (ctx: Ctx, receipt: RelayedReceipt | undefined) =>
 
 /**
  * A relayer transaction that reverted and moved nothing: the payer's funds left first (or it
- * cancelled the authorization). The relayer paid for it, so the payer cools down, the gas counts
- * against the hour's budget, and an alarm watches the total.
+ * cancelled the authorization). Recorded as the loop records it (settlement-end.ts): failed with
+ * its gas, the payer cooling down, the gas against the hour's budget.
  */
 async function reverted(record: SettlementRecord, ctx: Ctx, receipt: RelayedReceipt, failure: string): Promise<Answer> {
-  const finishedAt = ctx.ports.now();
-  const first = await ctx.x402.settlements.finish(record.pk, {
-    state: 'failed',
-    failure,
-    ...gasOf(receipt),
-    ...(await gasUsdFor(ctx, receipt)),
-    finishedAt: finishedAt.toISOString(),
-  });
-  const cooldown = ctx.ports.config.relayerRevertCooldownSeconds;
-  await ctx.x402.settlements.release(holdOf(record), { coolUntil: nowSeconds(ctx) + cooldown });
-  // Counted by the request that recorded the outcome only: a follower seeing the same receipt adds nothing.
-  if (first) await lostGas(ctx, finishedAt, receipt);
+  await recordReverted(ctx.x402, ctx.ports.config, record, receipt, ctx.ports.now(), failure);
   return conclude({ ...record, state: 'failed', failure }, ctx);
-}
-
-/** A reverted relayer transaction's gas: against the hour's budget, and as the metrics its alarm watches. */
-async function lostGas(ctx: Ctx, at: Date, receipt: RelayedReceipt): Promise<void> {
-  const wei = receipt.gasUsed * receipt.effectiveGasPrice;
-  await ctx.x402.settlements.addRevertedGas(revertHour(at), wei);
-  countMetric(METRICS.relayerReverts);
-  countMetric(METRICS.relayerRevertGasGwei, {}, Number(wei) / 1e9);
 }
 
 /** A signed settlement: its receipt, then the ledger claim and the unlock (or the failure, or the loop). */

@@ -11,7 +11,7 @@
  * sees the request) gets nothing more, and is never settled afterwards to charge the owner.
  */
 import { same } from './core/verify-transfer';
-import { settlementKey } from './authorization';
+import { settlementKey } from './core/settlement-key';
 import { challengeFor } from './challenge-answer';
 import { readSignedPayment } from './payment-signature';
 import type { PaymentsPorts, SettlementRead } from './ports';

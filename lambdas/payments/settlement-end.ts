@@ -1,13 +1,18 @@
 /**
- * The end of an x402 settlement whose relayer transaction was mined and succeeded: its gas (priced
- * in US dollars by the configured feed), its state `settled` (out of the in-flight index), and the
- * payer's hold released. The request that reads the receipt writes it (authorization.ts); when the
- * receipt came after the request stopped waiting, the confirmation loop writes it once it has
- * claimed the transfer (confirmation.ts), so no delivered sale is left "in flight".
+ * The end of an x402 settlement whose relayer transaction was mined: its gas (priced in US dollars
+ * by the configured feed), its state (`settled`, or `failed` for a revert, with the payer cooling
+ * down and the gas against the hour's budget), out of the in-flight index, and the payer's hold
+ * released. The request that reads the receipt writes it (authorization.ts); when the receipt came
+ * after the request stopped waiting, the confirmation loop writes it (confirmation.ts), so no
+ * settlement whose transaction is mined is left "in flight".
  */
+import type { MarketConfig } from '../contract/settings';
+import { METRICS } from '../contract/metrics';
 import { logger } from '../platform/logger';
+import { countMetric } from '../platform/metrics';
 import { gasUsdFields, type GasUsdFields } from './core/gas-usd';
-import { holdOf } from './core/relayer-funds';
+import { holdOf, revertHour } from './core/relayer-funds';
+import { authorizationOfKey } from './core/settlement-key';
 import type { PaymentsPorts, RelayedReceipt, SettlementRecord, X402Settlement } from './ports';
 
 /**
@@ -83,12 +88,48 @@ export async function recordSettled(
   await x402.settlements.release(holdOf(record));
 }
 
+/** A reverted relayer transaction's gas: against the hour's budget, and as the metrics its alarm watches. */
+export async function lostGas(x402: X402Settlement, at: Date, receipt: RelayedReceipt): Promise<void> {
+  const wei = receipt.gasUsed * receipt.effectiveGasPrice;
+  await x402.settlements.addRevertedGas(revertHour(at), wei);
+  countMetric(METRICS.relayerReverts);
+  countMetric(METRICS.relayerRevertGasGwei, {}, Number(wei) / 1e9);
+}
+
 /**
- * The confirmation loop's part: once it has claimed a relayed transfer for its buyer, the
- * settlement that sent it ends as the request would have ended it. Nothing to do when no
- * settlement is signed with this transaction (a request ended it already, or stored a
- * replacement). `receipt_missing`: the relayer's receipt could not be read now (a lagging
- * provider, or a receipt that no longer says success); the loop tries again.
+ * Writes a signed settlement's end from a receipt that reverted and moved nothing (the payer's
+ * funds left first, or it cancelled the authorization): `failed` with the gas the relayer paid
+ * anyway, the hold released with the payer cooling down, and the gas against the hour's budget,
+ * counted by the writer of the outcome only (a second writer seeing the same receipt adds nothing).
+ */
+export async function recordReverted(
+  x402: X402Settlement,
+  config: Pick<MarketConfig, 'ethUsdFeed' | 'relayerRevertCooldownSeconds'>,
+  record: SettlementRecord,
+  receipt: RelayedReceipt,
+  now: Date,
+  failure: string,
+): Promise<void> {
+  const first = await x402.settlements.finish(record.pk, {
+    state: 'failed',
+    failure,
+    ...gasOf(receipt),
+    ...(await gasUsdOf({ x402, feed: config.ethUsdFeed }, record.pk, receipt)),
+    finishedAt: now.toISOString(),
+  });
+  const coolUntil = Math.floor(now.getTime() / 1000) + config.relayerRevertCooldownSeconds;
+  await x402.settlements.release(holdOf(record), { coolUntil });
+  if (first) await lostGas(x402, now, receipt);
+}
+
+/**
+ * The confirmation loop's part, once its attempt has decided on a relayed transfer: the settlement
+ * that sent it ends as the request would have ended it. Mined and successful (the loop claimed
+ * it): `settled`. Reverted with the authorization unused: `failed`, as a request records a revert.
+ * Left alone: a settlement not signed with this transaction (a request ended it already, or
+ * stored a replacement), and a revert whose authorization was used anyway (a copy was mined first:
+ * the transfer that used it is found when the buyer sends the same header again). `receipt_missing`:
+ * the relayer's receipt could not be read now (a provider behind the one that answered).
  */
 export async function endRelayedSettlement(
   pk: string,
@@ -100,7 +141,14 @@ export async function endRelayedSettlement(
   const record = await x402.settlements.get(pk);
   if (record?.state !== 'signed' || record.txHash?.toLowerCase() !== txHash.toLowerCase()) return 'nothing_to_end';
   const receipt = await x402.relayer.receipt(txHash, LOOP_RECEIPT_WAIT_MS);
-  if (receipt?.status !== 'success') return 'receipt_missing';
-  await recordSettled(x402, ports.config.ethUsdFeed, record, receipt, ports.now().toISOString());
+  if (!receipt) return 'receipt_missing';
+  if (receipt.status === 'success') {
+    await recordSettled(x402, ports.config.ethUsdFeed, record, receipt, ports.now().toISOString());
+    return 'ended';
+  }
+  const authorization = authorizationOfKey(pk);
+  if (!authorization || (await x402.relayer.authorizationUsed(authorization.token, authorization.from, authorization.nonce)))
+    return 'nothing_to_end';
+  await recordReverted(x402, ports.config, record, receipt, ports.now(), 'transaction_failed');
   return 'ended';
 }

@@ -525,6 +525,31 @@ describe('a receipt later than the request waits for it: the confirmation loop',
     expect(await confirmationTask(t.job, t.loopPorts)).toMatchObject({ status: 'unlocked' });
   });
 
+  it('a relayed transfer the loop finds reverted ends its settlement as a request would: failed with its gas, the payer cooling down, the gas against the hour', async () => {
+    const t = await handedToLoop();
+    t.chain.receipt = { ...minedReceipt(), status: 'reverted', transferLogs: [] };
+    expect(await confirmationTask(t.job, t.loopPorts)).toMatchObject({ status: 'failed' });
+    expect(t.rows.size).toBe(0);
+    expect(t.settlements.items.get(t.stored.pk)).toMatchObject({
+      state: 'failed',
+      failure: 'transaction_failed',
+      gasCostWei: '60000000000',
+    });
+    const payer = t.settlements.payers.get(PAYER.toLowerCase())!;
+    expect(payer.held.size).toBe(0);
+    expect(payer.coolUntil).toBe(nowSeconds + reading.config.relayerRevertCooldownSeconds);
+    expect([...t.settlements.hours.values()]).toEqual([60_000_000_000n]);
+  });
+
+  it('a revert whose authorization was used anyway (a copy mined first) is left for the buyer to resolve: nothing is ended or counted', async () => {
+    const t = await handedToLoop();
+    t.chain.receipt = { ...minedReceipt(), status: 'reverted', transferLogs: [] };
+    (t.loopPorts.x402 as { relayer: Relayer }).relayer.authorizationUsed = async () => true;
+    expect(await confirmationTask(t.job, t.loopPorts)).toMatchObject({ status: 'failed' });
+    expect(t.settlements.items.get(t.stored.pk)).toMatchObject({ state: 'signed' });
+    expect(t.settlements.hours.size).toBe(0);
+  });
+
   it("a receipt the relayer's provider cannot give yet keeps the loop trying; the settlement stays in flight until it ends", async () => {
     const t = await handedToLoop();
     t.chain.receipt = minedReceipt();
