@@ -10,6 +10,7 @@ import { AppError } from '../../lambdas/platform/errors';
 import { unlockWithAuthorization } from '../../lambdas/payments/authorization';
 import { PRICE_READ_MS } from '../../lambdas/payments/settlement-end';
 import { confirmationTask } from '../../lambdas/payments/confirmation';
+import { authorizationOfKey, settlementKey } from '../../lambdas/payments/core/settlement-key';
 import { x402PaymentRequiredHeader } from '../../lambdas/payments/adapters/x402-payment-required';
 import { x402BazaarExtension } from '../../lambdas/payments/adapters/x402-bazaar';
 import { settleResponse, settlementHeaders } from '../../lambdas/payments/unlock-response';
@@ -22,7 +23,9 @@ import type {
   PriceFeed,
   Relayer,
   RelayedReceipt,
+  Requirement,
   SettlementRecord,
+  SignedPayment,
   Settlements,
 } from '../../lambdas/payments/ports';
 import type { PurchasePolicy } from '../../lambdas/payments/unlock';
@@ -560,6 +563,20 @@ describe('a receipt later than the request waits for it: the confirmation loop',
     relayer.receipt = async () => t.chain.receipt;
     expect(await confirmationTask(t.job, t.loopPorts)).toMatchObject({ status: 'unlocked' });
     expect(t.settlements.items.get(t.stored.pk)).toMatchObject({ state: 'settled' });
+  });
+});
+
+describe("a settlement's key", () => {
+  it('names the authorization it was made from, so the loop can ask the token about it', () => {
+    const payment = JSON.parse(Buffer.from(header(), 'base64').toString()) as SignedPayment;
+    const requirement = { network: 'eip155:8453', asset: reading.config.assets.USDC! } as Requirement;
+    const pk = settlementKey(payment, requirement);
+    expect(authorizationOfKey(pk)).toEqual({
+      token: reading.config.assets.USDC!.toLowerCase(),
+      from: PAYER.toLowerCase(),
+      nonce: payment.payload.authorization.nonce.toLowerCase(),
+    });
+    expect(authorizationOfKey('PAYER#0xabc')).toBeUndefined();
   });
 });
 
