@@ -22,7 +22,7 @@ import type { PaymentsPorts, RelayedReceipt, SettlementRecord, X402Settlement } 
 export const PRICE_READ_MS = 2_000;
 
 /**
- * How long the loop waits for a receipt its own claim has just read (a provider that lags behind
+ * How long the loop waits for a receipt its own attempt has just read (a provider that lags behind
  * the one that answered): short, as the loop tries again.
  */
 const LOOP_RECEIPT_WAIT_MS = 2_000;
