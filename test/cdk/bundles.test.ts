@@ -14,10 +14,12 @@ import { ACCEPTED_ORIGIN_SECRET_STAGES } from '../../lambdas/contract/edge-ident
 import { apiEvent, checksOrigin, PROBES, SMOKE_ORIGIN_SECRET, stageFunctions, type StagedFunction } from '../support/lambda-bundles';
 import { startSecretsManagerStandIn, type SecretsManagerStandIn } from '../support/secrets-manager-stand-in';
 
+// The context Lambda passes: the time left counts down from the function's configured timeout.
 const runner = `
-const [file, eventJson] = process.argv.slice(1);
+const [file, eventJson, timeoutMs] = process.argv.slice(1);
 const mod = await import(file);
-const context = { awsRequestId: 'smoke', functionName: 'smoke', getRemainingTimeInMillis: () => 10000, callbackWaitsForEmptyEventLoop: true };
+const deadline = Date.now() + Number(timeoutMs);
+const context = { awsRequestId: 'smoke', functionName: 'smoke', getRemainingTimeInMillis: () => deadline - Date.now(), callbackWaitsForEmptyEventLoop: true };
 const result = await mod.handler(JSON.parse(eventJson), context);
 process.stdout.write('\\n@@RESULT@@' + JSON.stringify(result));
 process.exit(0);
@@ -42,7 +44,7 @@ function runBundle(fn: StagedFunction, event: unknown): Promise<{ result: unknow
   return new Promise((resolve, reject) => {
     execFile(
       process.execPath,
-      ['--input-type=module', '-e', runner, join(fn.taskDir, 'index.mjs'), JSON.stringify(event)],
+      ['--input-type=module', '-e', runner, join(fn.taskDir, 'index.mjs'), JSON.stringify(event), String(fn.timeoutSeconds * 1000)],
       { cwd: fn.taskDir, env: fn.env, timeout: 30_000 },
       (err, stdout, stderr) => {
         const marker = stdout.lastIndexOf('@@RESULT@@');

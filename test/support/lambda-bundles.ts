@@ -35,6 +35,8 @@ export interface StagedFunction {
   taskDir: string;
   /** The environment the function runs with. */
   env: Record<string, string>;
+  /** Its configured timeout (Lambda's default of 3 s when the template sets none): the time an invocation has. */
+  timeoutSeconds: number;
 }
 
 interface LambdaResource {
@@ -44,6 +46,7 @@ interface LambdaResource {
     Code: { S3Key: unknown };
     Description?: string;
     Environment?: { Variables?: Record<string, unknown> };
+    Timeout?: number;
   };
 }
 
@@ -245,7 +248,14 @@ export function stageFunctions(secretsManager?: string): { functions: StagedFunc
         }
         if (secretsManager && env[INFRA_ENV.originSecretArn]) env['AWS_ENDPOINT_URL_SECRETS_MANAGER'] = `${secretsManager}/${id}`;
         env['POWERTOOLS_LOG_LEVEL'] = 'SILENT';
-        return { id, description: r.Properties.Description!, handler: r.Properties.Handler, taskDir, env };
+        return {
+          id,
+          description: r.Properties.Description!,
+          handler: r.Properties.Handler,
+          taskDir,
+          env,
+          timeoutSeconds: r.Properties.Timeout ?? 3,
+        };
       });
     return { functions, dispose };
   } catch (e) {
