@@ -380,8 +380,7 @@ async function usedElsewhere(record: SettlementRecord, ctx: Ctx, receipt?: Relay
 }
 
 /** The gas in US dollars, priced by the configured feed (settlement-end.ts). */
-const gasUsdFor = (ctx: Ctx, receipt: RelayedReceipt | undefined) =>
-  gasUsdOf({ x402: ctx.x402, feed: ctx.ports.config.ethUsdFeed }, ctx.pk, receipt);
+const gasUsdFor = (ctx: Ctx, receipt: RelayedReceipt | undefined) => gasUsdOf(ctx.x402, ctx.ports.config.ethUsdFeed, ctx.pk, receipt);
 
 /**
  * A relayer transaction that reverted and moved nothing: the payer's funds left first (or it
@@ -434,7 +433,7 @@ async function conclude(record: SettlementRecord, ctx: Ctx): Promise<Answer> {
       // A crash between these writes and the claim leaves `signed` (a retry reads the receipt again)
       // or `settled` (a retry reads the transfer from the chain); either way it claims, and the claim
       // is one conditional write.
-      bookkeeping = recordSettled(ctx.x402, ctx.ports.config.ethUsdFeed, record, receipt, ctx.ports.now().toISOString());
+      bookkeeping = recordSettled(ctx.x402, ctx.ports.config, record, receipt, ctx.ports.now());
       record = { ...record, state: 'settled' };
       mined = receipt;
     } else {

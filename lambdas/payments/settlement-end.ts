@@ -34,17 +34,18 @@ export const gasOf = (receipt: RelayedReceipt | undefined) => ({
   gasCostWei: ((receipt?.gasUsed ?? 0n) * (receipt?.effectiveGasPrice ?? 0n)).toString(),
 });
 
-/** What pricing the gas needs: the feed port and the configured feed. */
-type Pricing = { x402: Pick<X402Settlement, 'priceFeed'>; feed: string | undefined };
-
 /**
  * The relayer's gas in US dollars: the configured ETH / USD feed's round at the receipt's block
  * (one RPC call), as facts beside the gas. A read that fails or takes longer than
  * {@link PRICE_READ_MS}, or an answer of zero or less, leaves the settlement unpriced (a warn
  * line says why): the price is bookkeeping and never holds up or fails a settlement.
  */
-export async function gasUsdOf(pricing: Pricing, pk: string, receipt: RelayedReceipt | undefined): Promise<Partial<GasUsdFields>> {
-  const { feed } = pricing;
+export async function gasUsdOf(
+  x402: Pick<X402Settlement, 'priceFeed'>,
+  feed: string | undefined,
+  pk: string,
+  receipt: RelayedReceipt | undefined,
+): Promise<Partial<GasUsdFields>> {
   if (!receipt || !feed) return {};
   const gasCostWei = receipt.gasUsed * receipt.effectiveGasPrice;
   const unpriced = (reason: string): Partial<GasUsdFields> => {
@@ -54,7 +55,7 @@ export async function gasUsdOf(pricing: Pricing, pk: string, receipt: RelayedRec
   let timer: ReturnType<typeof setTimeout> | undefined;
   try {
     const round = await Promise.race([
-      pricing.x402.priceFeed.roundAt(feed, receipt.blockNumber),
+      x402.priceFeed.roundAt(feed, receipt.blockNumber),
       new Promise<never>((_, reject) => {
         timer = setTimeout(() => reject(new Error(`no answer within ${PRICE_READ_MS} ms`)), PRICE_READ_MS);
       }),
@@ -74,16 +75,16 @@ export async function gasUsdOf(pricing: Pricing, pk: string, receipt: RelayedRec
  */
 export async function recordSettled(
   x402: X402Settlement,
-  feed: string | undefined,
+  config: Pick<MarketConfig, 'ethUsdFeed'>,
   record: SettlementRecord,
   receipt: RelayedReceipt,
-  finishedAt: string,
+  now: Date,
 ): Promise<void> {
   await x402.settlements.finish(record.pk, {
     state: 'settled',
     ...gasOf(receipt),
-    ...(await gasUsdOf({ x402, feed }, record.pk, receipt)),
-    finishedAt,
+    ...(await gasUsdOf(x402, config.ethUsdFeed, record.pk, receipt)),
+    finishedAt: now.toISOString(),
   });
   await x402.settlements.release(holdOf(record));
 }
@@ -114,7 +115,7 @@ export async function recordReverted(
     state: 'failed',
     failure,
     ...gasOf(receipt),
-    ...(await gasUsdOf({ x402, feed: config.ethUsdFeed }, record.pk, receipt)),
+    ...(await gasUsdOf(x402, config.ethUsdFeed, record.pk, receipt)),
     finishedAt: now.toISOString(),
   });
   const coolUntil = Math.floor(now.getTime() / 1000) + config.relayerRevertCooldownSeconds;
@@ -143,7 +144,7 @@ export async function endRelayedSettlement(
   const receipt = await x402.relayer.receipt(txHash, LOOP_RECEIPT_WAIT_MS);
   if (!receipt) return 'receipt_missing';
   if (receipt.status === 'success') {
-    await recordSettled(x402, ports.config.ethUsdFeed, record, receipt, ports.now().toISOString());
+    await recordSettled(x402, ports.config, record, receipt, ports.now());
     return 'ended';
   }
   const authorization = authorizationOfKey(pk);
