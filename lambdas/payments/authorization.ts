@@ -421,7 +421,7 @@ async function conclude(record: SettlementRecord, ctx: Ctx): Promise<Answer> {
         relayed: true,
         payer,
         ...(record.source ? { source: record.source } : {}),
-        // The loop ends this settlement too when it claims the transfer (settlement-end.ts).
+        // The loop ends this settlement too once it has decided (settlement-end.ts).
         settlement: ctx.pk,
       });
       throw pending(

@@ -60,7 +60,7 @@ export interface ConfirmationJob {
   payer?: string;
   /** Set for a transfer the service's relayer submitted (x402 v2): only this loop or its request may claim it. */
   relayed?: boolean;
-  /** With `relayed`: the x402 settlement (its key) that sent the transfer, which the loop ends when it claims it. */
+  /** With `relayed`: the x402 settlement (its key) that sent the transfer, which the loop ends once it has decided (claimed, or reverted). */
   settlement?: string;
 }
 
@@ -203,7 +203,6 @@ export interface AuthorizationVerifier {
   ): Promise<{ ok: true } | { ok: false; reason: string; message?: string | undefined }>;
 }
 
-/** A mined relayed transaction, as far as settlement needs it. */
 /** The relayer's receipt of its own transaction: what the ledger claim is judged from (no second read), and its gas. */
 export interface RelayedReceipt extends ReceiptView {
   gasUsed: bigint;
