@@ -11,7 +11,7 @@
  *    simulation) against the server's requirement for this resource, never the client's.
  * 4. One conditional write claims the authorization before anything is signed.
  * 5. Before any money moves: the payer's balance and the authorization's state at the pending
- *    block, the hour's revert budget, one conditional hold of the value on the payer's own item
+ *    block and the hour's revert budget (read beside step 3), one conditional hold of the value on the payer's own item
  *    (at most its balance in flight, never while it cools down after a revert), and the
  *    mandate's constraints and spend. A refusal here leaves nothing claimed or held.
  * 6. The relayer signs the call; its hash and raw bytes are stored (while the claim holds)
@@ -51,7 +51,7 @@ import { challengeFor } from './challenge-answer';
 import { callerId, claimPayment, deliverClaim, provenSigner, type Caller, type PurchasePolicy } from './unlock';
 import { paymentRefused, readSignedPayment } from './payment-signature';
 import { settlementHeader, type Settlement } from './unlock-response';
-import type { PaymentsPorts, RelayedReceipt, Requirement, SettlementRecord, SignedPayment, X402Settlement } from './ports';
+import type { FundsAhead, PaymentsPorts, RelayedReceipt, Requirement, SettlementRecord, SignedPayment, X402Settlement } from './ports';
 import type { CatalogEntry } from '../contract/catalog-data';
 import { gasOf, gasUsdOf, lostGas, recordReverted, recordSettled } from './settlement-end';
 import { settlementKey } from './core/settlement-key';
@@ -153,6 +153,10 @@ export async function unlockWithAuthorization(
   // skill's resource (no transaction can be named yet: none exists before settlement).
   if (caller.policy) ctx.policy = await mandateFor(caller.policy, ctx);
 
+  // The payer's funds and the hour's revert budget are read beside x402's verification, not after
+  // the claim: reads only, and a round trip (RPC and DynamoDB) off each purchase's path. Wasted
+  // only when the verification or the claim refuses; what they say is acted on after the claim.
+  const ahead = readAhead(ctx);
   const verdict = await x402.verifier.verify(payment, requirement);
   if (!verdict.ok) {
     // A parallel request may have claimed and settled it meanwhile (its nonce is then used on chain): follow that one.
@@ -174,7 +178,26 @@ export async function unlockWithAuthorization(
   };
   const claim = await x402.settlements.claim(record);
   if (!claim.claimed) return follow(claim.existing, ctx);
-  return submit(record, ctx);
+  return submit(record, ctx, ahead);
+}
+
+/** What `submit` decides on before anything is held: the payer's funds at the pending block, and the reverted gas of the hour. */
+type Ahead = { funds: FundsAhead; revertedThisHour: bigint };
+
+/**
+ * The chain's view of the payer and the hour's revert budget, read at once (independent: one round
+ * trip each, side by side). The promise is marked handled, as a refusal may leave it unread; a
+ * failure still reaches the `await` that reads it.
+ */
+function readAhead(ctx: Ctx): Promise<Ahead> {
+  const a = ctx.payment.payload.authorization;
+  const hour = revertHour(ctx.ports.now());
+  const ahead = Promise.all([
+    ctx.x402.relayer.fundsAhead(ctx.requirement.asset, a.from, a.nonce),
+    ctx.x402.settlements.revertedGas(hour),
+  ]).then(([funds, revertedThisHour]) => ({ funds, revertedThisHour }));
+  ahead.catch(() => undefined);
+  return ahead;
 }
 
 /** x402's reason for a payer whose balance is short of the price. */
@@ -238,7 +261,7 @@ const nowSeconds = (ctx: Ctx): number => Math.floor(ctx.ports.now().getTime() / 
  * before any money moves (funds at the pending block, the revert budget, the payer's hold, the
  * mandate); then sign, store, broadcast, and wait for the receipt.
  */
-async function submit(record: SettlementRecord, ctx: Ctx): Promise<Answer> {
+async function submit(record: SettlementRecord, ctx: Ctx, ahead: Promise<Ahead> = readAhead(ctx)): Promise<Answer> {
   const { settlements, relayer } = ctx.x402;
   const a = ctx.payment.payload.authorization;
   const now = nowSeconds(ctx);
@@ -249,12 +272,7 @@ async function submit(record: SettlementRecord, ctx: Ctx): Promise<Answer> {
     throw error;
   };
 
-  // The chain's view of the payer and the hour's revert budget are independent: one round trip each, at once.
-  const hour = revertHour(ctx.ports.now());
-  const [funds, revertedThisHour] = await Promise.all([
-    relayer.fundsAhead(ctx.requirement.asset, a.from, a.nonce),
-    settlements.revertedGas(hour),
-  ]);
+  const { funds, revertedThisHour } = await ahead;
   const problem = judgeFunds(funds, a, now);
   if (problem?.kind === 'used') return usedElsewhere(record, ctx);
   if (problem?.kind === 'expired') return end(record, ctx, { failure: 'authorization_expired' });

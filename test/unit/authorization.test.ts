@@ -257,6 +257,32 @@ describe('unlockWithAuthorization', () => {
     expect(reads).toBeGreaterThan(0);
   });
 
+  it("the payer's funds and the hour's budget are read beside x402's verification, not after the claim", async () => {
+    const settlements = fakeSettlements();
+    const { relayer } = fakeRelayer({ balance: PRICE, receipt: undefined });
+    const order: string[] = [];
+    const funds = relayer.fundsAhead;
+    relayer.fundsAhead = (...args) => (order.push('funds'), funds(...args));
+    const budget = settlements.revertedGas;
+    settlements.revertedGas = (hour) => (order.push('budget'), budget(hour));
+    const claim = settlements.claim;
+    settlements.claim = (record) => (order.push('claim'), claim(record));
+    const ports = portsWith(relayer, settlements);
+    ports.x402!.verifier = { verify: async () => (order.push('verify'), { ok: true as const }) };
+    const e = await refusal(unlockWithAuthorization(header(), SKILL, ports, BASE, { sourceIp: '10.0.0.12' }));
+    expect(e.details).toEqual({ reason: 'settlement_pending' });
+    expect(order).toEqual(['funds', 'budget', 'verify', 'claim']);
+    // The verification refuses while a read fails: its refusal is the answer, nothing is claimed,
+    // and the failed read is no unhandled rejection (vitest fails the run on one).
+    relayer.fundsAhead = async () => {
+      throw new Error('provider down');
+    };
+    ports.x402!.verifier = { verify: async () => ({ ok: false as const, reason: 'invalid_exact_evm_payload_signature' }) };
+    const refused = await refusal(unlockWithAuthorization(header(), SKILL, ports, BASE, { sourceIp: '10.0.0.12' }));
+    expect(refused.details).toMatchObject({ reason: 'invalid_exact_evm_payload_signature' });
+    expect(settlements.items.size).toBe(1);
+  });
+
   it('40 authorizations over a balance of one price: one is sent, the rest are refused before anything is held or signed', async () => {
     const settlements = fakeSettlements();
     const { relayer, sent } = fakeRelayer({ balance: PRICE, receipt: undefined });
