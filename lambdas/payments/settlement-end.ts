@@ -70,8 +70,11 @@ export async function gasUsdOf(
 
 /**
  * Writes a signed settlement's successful end from its relayer's receipt: the outcome once (a
- * second writer finds it written), then the hold's release (once). A crash between the two leaves
- * the hold to `releaseEnded`, which frees holds of ended settlements.
+ * second writer finds it written) and the hold's release (once), side by side, so the release
+ * does not wait for the gas's price. Either may be left undone by a crash: a hold of an ended
+ * settlement is freed by `releaseEnded`, and a settlement still `signed` without its hold is
+ * ended by the next reader of its receipt (a resend of the same header, or the loop when it holds
+ * the job), as before; the transfer is mined, so the payer's funds are no longer in flight.
  */
 export async function recordSettled(
   x402: X402Settlement,
@@ -80,13 +83,17 @@ export async function recordSettled(
   receipt: RelayedReceipt,
   now: Date,
 ): Promise<void> {
-  await x402.settlements.finish(record.pk, {
-    state: 'settled',
-    ...gasOf(receipt),
-    ...(await gasUsdOf(x402, config.ethUsdFeed, record.pk, receipt)),
-    finishedAt: now.toISOString(),
-  });
-  await x402.settlements.release(holdOf(record));
+  const finished = (async () =>
+    x402.settlements.finish(record.pk, {
+      state: 'settled',
+      ...gasOf(receipt),
+      ...(await gasUsdOf(x402, config.ethUsdFeed, record.pk, receipt)),
+      finishedAt: now.toISOString(),
+    }))();
+  // Both end before this does; the first failure is thrown once both have (nothing left running).
+  const [outcome, release] = await Promise.allSettled([finished, x402.settlements.release(holdOf(record))]);
+  if (outcome.status === 'rejected') throw outcome.reason;
+  if (release.status === 'rejected') throw release.reason;
 }
 
 /** A reverted relayer transaction's gas: against the hour's budget, and as the metrics its alarm watches. */

@@ -8,7 +8,8 @@ import { loadCatalogFiles } from '../../lambdas/catalog/adapters/catalog-files';
 import { readMarketConfig } from '../../lambdas/platform/config';
 import { AppError } from '../../lambdas/platform/errors';
 import { unlockWithAuthorization } from '../../lambdas/payments/authorization';
-import { PRICE_READ_MS } from '../../lambdas/payments/settlement-end';
+import { PRICE_READ_MS, recordSettled } from '../../lambdas/payments/settlement-end';
+import { holdOf } from '../../lambdas/payments/core/relayer-funds';
 import { confirmationTask } from '../../lambdas/payments/confirmation';
 import { authorizationOfKey, settlementKey } from '../../lambdas/payments/core/settlement-key';
 import { x402PaymentRequiredHeader } from '../../lambdas/payments/adapters/x402-payment-required';
@@ -27,6 +28,7 @@ import type {
   SettlementRecord,
   SignedPayment,
   Settlements,
+  X402Settlement,
 } from '../../lambdas/payments/ports';
 import type { PurchasePolicy } from '../../lambdas/payments/unlock';
 
@@ -418,6 +420,42 @@ describe('unlockWithAuthorization', () => {
       expect(ms).toBeLessThan(PRICE_READ_MS + 1_500);
       expect(record).toMatchObject({ state: 'failed', gasCostWei: gasCostWei.toString() });
       for (const field of PRICE_FIELDS) expect(record, field).not.toHaveProperty(field);
+    });
+
+    it("a settled transfer's hold is released while its gas is priced, not after the price's read", async () => {
+      const settlements = fakeSettlements();
+      const record: SettlementRecord = {
+        pk: 'eip155:8453#usdc#payer#0x01',
+        skill: SKILL,
+        payer: PAYER.toLowerCase(),
+        token: reading.config.assets.USDC!.toLowerCase(),
+        amount: PRICE.toString(),
+        state: 'signed',
+        lease: 'l',
+        claimedAt: NOW.toISOString(),
+        validBefore: '9999999999',
+        txHash: `0x${'cd'.repeat(32)}`,
+      };
+      settlements.items.set(record.pk, record);
+      await settlements.hold(holdOf(record), PRICE, nowSeconds);
+      let heldWhilePricing: number | undefined;
+      const feed: PriceFeed = {
+        roundAt: async () => {
+          // A provider's round trip: the release, started beside this read, is done by its end.
+          await new Promise((resolve) => setTimeout(resolve, 20));
+          heldWhilePricing = settlements.payers.get(PAYER.toLowerCase())!.held.size;
+          return { roundId: 1n, answer: 300_000_000_000n, decimals: 8, updatedAt: 1n };
+        },
+      };
+      await recordSettled(
+        { settlements, priceFeed: feed } as unknown as X402Settlement,
+        reading.config,
+        record,
+        { ...receipt, status: 'success' },
+        NOW,
+      );
+      expect(heldWhilePricing).toBe(0);
+      expect(settlements.items.get(record.pk)).toMatchObject({ state: 'settled', gasCostWei: gasCostWei.toString(), ethUsdRound: '1' });
     });
   });
 
