@@ -51,7 +51,16 @@ import { challengeFor } from './challenge-answer';
 import { callerId, claimPayment, deliverClaim, provenSigner, type Caller, type PurchasePolicy } from './unlock';
 import { paymentRefused, readSignedPayment } from './payment-signature';
 import { settlementHeader, type Settlement } from './unlock-response';
-import type { FundsAhead, PaymentsPorts, RelayedReceipt, Requirement, SettlementRecord, SignedPayment, X402Settlement } from './ports';
+import type {
+  FundsAhead,
+  PaymentsPorts,
+  PreparedCall,
+  RelayedReceipt,
+  Requirement,
+  SettlementRecord,
+  SignedPayment,
+  X402Settlement,
+} from './ports';
 import type { CatalogEntry } from '../contract/catalog-data';
 import { gasOf, gasUsdOf, lostGas, recordReverted, recordSettled } from './settlement-end';
 import { settlementKey } from './core/settlement-key';
@@ -153,9 +162,10 @@ export async function unlockWithAuthorization(
   // skill's resource (no transaction can be named yet: none exists before settlement).
   if (caller.policy) ctx.policy = await mandateFor(caller.policy, ctx);
 
-  // The payer's funds and the hour's revert budget are read beside x402's verification, not after
-  // the claim: reads only, and a round trip (RPC and DynamoDB) off each purchase's path. Wasted
-  // only when the verification or the claim refuses; what they say is acted on after the claim.
+  // The payer's funds and the hour's revert budget are read, and the relayer's call prepared,
+  // beside x402's verification, not after the claim: reads only, and round trips (RPC and
+  // DynamoDB) off each purchase's path. Wasted only when the verification or the claim refuses;
+  // what they say is acted on after the claim.
   const ahead = readAhead(ctx);
   const verdict = await x402.verifier.verify(payment, requirement);
   if (!verdict.ok) {
@@ -181,23 +191,27 @@ export async function unlockWithAuthorization(
   return submit(record, ctx, ahead);
 }
 
-/** What `submit` decides on before anything is held: the payer's funds at the pending block, and the reverted gas of the hour. */
-type Ahead = { funds: FundsAhead; revertedThisHour: bigint };
+/**
+ * What `submit` decides on before anything is held (the payer's funds at the pending block, the
+ * reverted gas of the hour), and the relayer's call being prepared (its gas and fees).
+ */
+type Ahead = { reads: Promise<{ funds: FundsAhead; revertedThisHour: bigint }>; call: PreparedCall };
 
 /**
  * The chain's view of the payer and the hour's revert budget, read at once (independent: one round
- * trip each, side by side). The promise is marked handled, as a refusal may leave it unread; a
- * failure still reaches the `await` that reads it.
+ * trip each, side by side), and the relayer's call prepared beside them: reads only. The reads'
+ * promise is marked handled, as a refusal may leave it unread; a failure still reaches the `await`
+ * that reads it (the relayer's preparation never fails: what it could not read is read again).
  */
-function readAhead(ctx: Ctx): Promise<Ahead> {
+function readAhead(ctx: Ctx): Ahead {
   const a = ctx.payment.payload.authorization;
   const hour = revertHour(ctx.ports.now());
-  const ahead = Promise.all([
+  const reads = Promise.all([
     ctx.x402.relayer.fundsAhead(ctx.requirement.asset, a.from, a.nonce),
     ctx.x402.settlements.revertedGas(hour),
   ]).then(([funds, revertedThisHour]) => ({ funds, revertedThisHour }));
-  ahead.catch(() => undefined);
-  return ahead;
+  reads.catch(() => undefined);
+  return { reads, call: ctx.x402.relayer.prepare(ctx.requirement.asset, ctx.payment) };
 }
 
 /** x402's reason for a payer whose balance is short of the price. */
@@ -261,7 +275,7 @@ const nowSeconds = (ctx: Ctx): number => Math.floor(ctx.ports.now().getTime() / 
  * before any money moves (funds at the pending block, the revert budget, the payer's hold, the
  * mandate); then sign, store, broadcast, and wait for the receipt.
  */
-async function submit(record: SettlementRecord, ctx: Ctx, ahead: Promise<Ahead> = readAhead(ctx)): Promise<Answer> {
+async function submit(record: SettlementRecord, ctx: Ctx, ahead: Ahead = readAhead(ctx)): Promise<Answer> {
   const { settlements, relayer } = ctx.x402;
   const a = ctx.payment.payload.authorization;
   const now = nowSeconds(ctx);
@@ -272,7 +286,7 @@ async function submit(record: SettlementRecord, ctx: Ctx, ahead: Promise<Ahead> 
     throw error;
   };
 
-  const { funds, revertedThisHour } = await ahead;
+  const { funds, revertedThisHour } = await ahead.reads;
   const problem = judgeFunds(funds, a, now);
   if (problem?.kind === 'used') return usedElsewhere(record, ctx);
   if (problem?.kind === 'expired') return end(record, ctx, { failure: 'authorization_expired' });
@@ -344,8 +358,12 @@ async function submit(record: SettlementRecord, ctx: Ctx, ahead: Promise<Ahead> 
     }
   }
 
-  const sent = await relayer.submit(ctx.requirement.asset, ctx.payment, (signed, replaces) =>
-    replaces === undefined ? settlements.signed(record.pk, record.lease, signed) : settlements.replaced(record.pk, replaces, signed),
+  const sent = await relayer.submit(
+    ctx.requirement.asset,
+    ctx.payment,
+    (signed, replaces) =>
+      replaces === undefined ? settlements.signed(record.pk, record.lease, signed) : settlements.replaced(record.pk, replaces, signed),
+    ahead.call,
   );
   // Another request took the claim over while this one was slow: it settles; this one follows it.
   if (sent.kind === 'declined') return follow(await current(ctx), ctx);

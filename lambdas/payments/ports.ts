@@ -244,12 +244,27 @@ export interface SignedTransaction {
 }
 
 /**
+ * A relayer call whose gas and fees are being read from the node ahead of its submission
+ * (`Relayer.prepare`). Only the relayer that made it reads what it holds.
+ */
+export interface PreparedCall {
+  /** The payment it was prepared for (its authorization's nonce): `submit` uses it for that payment only. */
+  readonly nonce: string;
+}
+
+/**
  * The service's relayer, which submits `transferWithAuthorization` and pays its gas: a pool of
  * keys (core/relayer-pool.ts), each signing for one holder at a time under a lease.
  */
 export interface Relayer {
   /** Whether `address` is one of the pool's keys (funded or not): a transfer it sent is the relayer's own. */
   isRelayer(address: string): Promise<boolean>;
+  /**
+   * Starts reading the call's gas and fees for `payment` (the node's estimate, which also says
+   * whether it would revert now), before it may be sent: reads only, nothing is signed and no key
+   * is taken. `submit` given it uses what it read instead of reading again while it holds a key.
+   */
+  prepare(token: string, payment: SignedPayment): PreparedCall;
   /**
    * Signs `transferWithAuthorization` for the payment, hands the transaction to `record` (which
    * stores it) and broadcasts it only if `record` answers true: a transaction is never on the
@@ -262,6 +277,7 @@ export interface Relayer {
     token: string,
     payment: SignedPayment,
     record: (tx: SignedTransaction, replaces?: string) => Promise<boolean>,
+    prepared?: PreparedCall,
   ): Promise<Submission>;
   /**
    * Sends a stored signed transaction again: `sent` (or the node already has it), or

@@ -1,14 +1,17 @@
 /**
  * The relayer when two function instances sign at once: both take the same pending nonce, the
  * node refuses the second transaction, and that one is signed again with the next nonce and
- * recorded as replacing the refused one. Its own chain, so other files' settlements stay apart.
+ * recorded as replacing the refused one. And a call prepared ahead of its submission: what is
+ * read under a key, and which key signs. Its own chain, so other files' settlements stay apart.
  */
+import { createServer, request as httpRequest } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { fixedRpcUrls } from '../../lambdas/platform/rpc-urls';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createPublicClient, http, keccak256, toHex, type Address } from 'viem';
 import { privateKeyRelayerAccount, viemRelayer } from '../../lambdas/payments/adapters/viem-relayer';
 import type { RelayerLeases, SignedPayment } from '../../lambdas/payments/ports';
-import { ensureRelayer, ensureTestTokens, startAnvil, testAccount, type AnvilHandle } from '../../local/anvil';
+import { ensureRelayer, ensureRelayers, ensureTestTokens, startAnvil, testAccount, type AnvilHandle } from '../../local/anvil';
 import { localChain } from '../../local/local-chain';
 import { ASSET_EIP712, CHAIN_ID } from '../../lambdas/contract/chain';
 import { NETWORKS } from '../../lambdas/contract/networks';
@@ -57,7 +60,87 @@ async function payment(from: number, value: bigint): Promise<SignedPayment> {
   };
 }
 
+/** A JSON-RPC proxy in front of `target` that writes down each method it passes on, in order (a batch's one by one). */
+async function recordingRpc(target: string): Promise<{ url: string; methods: string[]; close: () => Promise<void> }> {
+  const upstream = new URL(target);
+  const methods: string[] = [];
+  const server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      const body = Buffer.concat(chunks).toString();
+      const calls = JSON.parse(body) as { method: string } | { method: string }[];
+      for (const call of Array.isArray(calls) ? calls : [calls]) methods.push(call.method);
+      const out = httpRequest(
+        {
+          host: upstream.hostname,
+          port: upstream.port,
+          path: upstream.pathname,
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+        },
+        (answer) => {
+          res.writeHead(answer.statusCode ?? 502, { 'content-type': 'application/json' });
+          answer.pipe(res);
+        },
+      );
+      out.end(body);
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return { url: `http://127.0.0.1:${port}`, methods, close: () => new Promise((resolve) => server.close(() => resolve())) };
+}
+
 describe('relayer', () => {
+  it('a call prepared ahead: under the key only the signature, the record and the send; another key of the pool may sign it; a revert takes no key', async () => {
+    const rpc = await recordingRpc(anvil.rpcUrl);
+    try {
+      const [first, second] = await ensureRelayers(anvil.rpcUrl, 2);
+      // The first key is leased to another instance: this holder gets the second, while nothing it
+      // leases yet, its preparation names the first (any key's estimate is the call's).
+      const taken: string[] = [];
+      const leases: RelayerLeases = {
+        take: async (address) => (taken.push(address), address.toLowerCase() !== first!.address.toLowerCase()),
+        release: async () => undefined,
+      };
+      const relayer = viemRelayer(
+        fixedRpcUrls([rpc.url]),
+        [privateKeyRelayerAccount(first!.privateKey), privateKeyRelayerAccount(second!.privateKey)],
+        NETWORKS.base,
+        { leases, holder: 'prepared', minBalanceWei: 0n },
+        { pollingIntervalMs: 50 },
+      );
+      const paid = await payment(32, 5000n);
+      const prepared = relayer.prepare(usdc, paid);
+      // Submitted once the preparation has read the call's gas and fees.
+      for (let i = 0; i < 200 && !rpc.methods.includes('eth_fillTransaction'); i++) await new Promise((r) => setTimeout(r, 10));
+      await new Promise((r) => setTimeout(r, 50));
+      const from = rpc.methods.length;
+      const recorded: string[] = [];
+      const sent = await relayer.submit(usdc, paid, async (tx) => (recorded.push(tx.from), true), prepared);
+      expect(sent.kind).toBe('sent');
+      const underKey = rpc.methods.slice(from);
+      expect(underKey).toContain('eth_sendRawTransaction');
+      expect(underKey).not.toContain('eth_fillTransaction');
+      expect(underKey).not.toContain('eth_estimateGas');
+      expect(recorded).toEqual([second!.address]);
+      const receipt = await relayer.receipt((sent as { txHash: string }).txHash, 5_000);
+      expect(receipt?.status).toBe('success');
+
+      // A payment over the payer's balance: the preparation says it reverts, and the submission
+      // answers so without taking a key, signing or recording anything.
+      const over = await payment(33, 10n ** 9n);
+      const tries = taken.length;
+      const refused = await relayer.submit(usdc, over, async () => (recorded.push('never'), true), relayer.prepare(usdc, over));
+      expect(refused.kind).toBe('would_revert');
+      expect(taken.length).toBe(tries);
+      expect(recorded).toEqual([second!.address]);
+    } finally {
+      await rpc.close();
+    }
+  });
+
   it('two instances signing at once: the refused transaction is signed again with the next nonce and recorded as its replacement', async () => {
     // Two relayer adapters with one key: two Lambda instances whose leases both say "yours" (the
     // fallback a lease cannot rule out: a count gone wrong), each counting the key's nonce itself.

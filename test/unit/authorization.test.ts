@@ -155,6 +155,7 @@ function fakeRelayer(chain: { balance: bigint; pendingBalance?: bigint; receipt?
   const sent: string[] = [];
   const relayer: Relayer = {
     isRelayer: async (address) => address.toLowerCase() === RELAYER_KEY.toLowerCase(),
+    prepare: (_token, payment) => ({ nonce: payment.payload.authorization.nonce }),
     async submit(_token, payment, record) {
       if (chain.wouldRevert) return { kind: 'would_revert', message: 'execution reverted' };
       const txHash = `0x${payment.payload.authorization.nonce.slice(2, 66)}`;
@@ -259,7 +260,7 @@ describe('unlockWithAuthorization', () => {
     expect(reads).toBeGreaterThan(0);
   });
 
-  it("the payer's funds and the hour's budget are read beside x402's verification, not after the claim", async () => {
+  it("the payer's funds and the hour's budget are read, and the relayer's call prepared, beside x402's verification, not after the claim", async () => {
     const settlements = fakeSettlements();
     const { relayer } = fakeRelayer({ balance: PRICE, receipt: undefined });
     const order: string[] = [];
@@ -269,11 +270,21 @@ describe('unlockWithAuthorization', () => {
     settlements.revertedGas = (hour) => (order.push('budget'), budget(hour));
     const claim = settlements.claim;
     settlements.claim = (record) => (order.push('claim'), claim(record));
+    const prepare = relayer.prepare;
+    relayer.prepare = (token, payment) => (order.push('prepare'), prepare(token, payment));
+    const submit = relayer.submit;
+    const handed: unknown[] = [];
+    relayer.submit = (token, payment, record, prepared) => (order.push('submit'), handed.push(prepared), submit(token, payment, record));
     const ports = portsWith(relayer, settlements);
     ports.x402!.verifier = { verify: async () => (order.push('verify'), { ok: true as const }) };
-    const e = await refusal(unlockWithAuthorization(header(), SKILL, ports, BASE, { sourceIp: '10.0.0.12' }));
+    const h = header();
+    const e = await refusal(unlockWithAuthorization(h, SKILL, ports, BASE, { sourceIp: '10.0.0.12' }));
     expect(e.details).toEqual({ reason: 'settlement_pending' });
-    expect(order).toEqual(['funds', 'budget', 'verify', 'claim']);
+    expect(order).toEqual(['funds', 'budget', 'prepare', 'verify', 'claim', 'submit']);
+    // The relayer's call prepared beside the verification is the one its submission is given.
+    const nonce = (JSON.parse(Buffer.from(h, 'base64').toString()) as { payload: { authorization: { nonce: string } } }).payload
+      .authorization.nonce;
+    expect(handed).toEqual([{ nonce }]);
     // The verification refuses while a read fails: its refusal is the answer, nothing is claimed,
     // and the failed read is no unhandled rejection (vitest fails the run on one).
     relayer.fundsAhead = async () => {

@@ -105,6 +105,27 @@ describe('relayer key pool', () => {
     expect(ch.reads).toEqual({ state: 1, nonce: 0, balance: 0 });
   });
 
+  it('names the key it leases idle, the one a submission would get, and none while it is lent or running out', async () => {
+    const c = clock();
+    const l = fakeLeases();
+    const ch = fakeChain();
+    const p = pool('one', l.leases, ch.chain, c);
+    expect(p.idle()).toBeUndefined();
+    const { address } = await submitOnce(p, ch);
+    expect(p.idle()).toBe(address);
+    let during: string | undefined = 'not asked';
+    await p.withKey(async () => void (during = p.idle()));
+    expect(during).toBeUndefined();
+    // Naming it takes nothing: no lease write, and the next submission gets that key.
+    const writes = l.writes();
+    expect(p.idle()).toBe(address);
+    expect(l.writes()).toBe(writes);
+    expect((await submitOnce(p, ch)).address).toBe(address);
+    // Within the safety margin of its lease's end it is not signed with, so not named either.
+    c.advance(17_500);
+    expect(p.idle()).toBeUndefined();
+  });
+
   it('renews a lease with less than half its life left (reading the balance), and keeps the counted nonce', async () => {
     const c = clock();
     const l = fakeLeases();

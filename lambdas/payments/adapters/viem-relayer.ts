@@ -16,7 +16,7 @@ import {
   type Hex,
 } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
-import type { Relayer, RelayerKeyChain, RelayerLeases, SignedPayment } from '../ports';
+import type { PreparedCall, Relayer, RelayerKeyChain, RelayerLeases, SignedPayment } from '../ports';
 import { relayerPool, type LeaseEvent, type RelayerPool, type RelayerPoolOptions } from '../core/relayer-pool';
 import { basePublicClient, baseTransport, viemChainOf } from './viem-base-transport';
 import { receiptView } from './viem-receipt-view';
@@ -134,6 +134,25 @@ export function viemRelayer(
       loaded = undefined;
       throw e;
     }));
+  /** A call's gas and fees as the node filled them ahead of its submission; `again` when they are read under the key instead. */
+  type Fill =
+    { kind: 'filled'; request: Awaited<ReturnType<typeof fillAhead>> } | { kind: 'would_revert'; message: string } | { kind: 'again' };
+  /**
+   * The node fills gas, fees and type (eth_fillTransaction, or the separate reads where a provider
+   * lacks it); not the nonce, which is the pool's. Any key of the pool may be named as the sender:
+   * `transferWithAuthorization` checks the authorization's signature and never its caller, so its
+   * gas is the same whoever sends it. The key this holder leases idle is named first (it had the
+   * ETH when leased); a key short of ETH for the estimate makes it fail, and it is read again.
+   */
+  const fillAhead = (account: Account, token: string, payment: SignedPayment) =>
+    wallet.prepareTransactionRequest({
+      account,
+      chain,
+      to: getAddress(token),
+      data: transferWithAuthorizationData(payment),
+      parameters: ['chainId', 'fees', 'gas', 'type'],
+    });
+  const prepared = new WeakMap<PreparedCall, Promise<Fill>>();
   const send = async (raw: string): Promise<'sent' | 'nonce_taken'> => {
     try {
       await pub.sendRawTransaction({ serializedTransaction: raw as Hex });
@@ -146,7 +165,27 @@ export function viemRelayer(
   };
   return {
     isRelayer: async (address) => (await load()).accounts.has(address.toLowerCase()),
-    async submit(token, payment, record) {
+    prepare(token, payment) {
+      const call: PreparedCall = { nonce: payment.payload.authorization.nonce };
+      const fill = (async (): Promise<Fill> => {
+        try {
+          const { accounts, keys } = await load();
+          const account = accounts.get(keys.idle() ?? [...accounts.keys()][0]!)!;
+          return { kind: 'filled', request: await fillAhead(account, token, payment) };
+        } catch (e) {
+          // Anything but a revert (a provider's failure, a key short of ETH) is read again under the key, as without `prepare`.
+          const message = reverts(e);
+          return message !== undefined ? { kind: 'would_revert', message } : { kind: 'again' };
+        }
+      })();
+      prepared.set(call, fill);
+      return call;
+    },
+    async submit(token, payment, record, ahead) {
+      // What `prepare` read is awaited before a key is taken: a key is held only to sign, store and send.
+      const early = ahead && ahead.nonce === payment.payload.authorization.nonce ? await prepared.get(ahead) : undefined;
+      // The gas estimate says the call reverts: nothing is signed, stored or sent for it.
+      if (early?.kind === 'would_revert') return { kind: 'would_revert' as const, message: early.message };
       const { accounts, keys } = await load();
       return keys.withKey(async (key) => {
         const account = accounts.get(key.address)!;
@@ -154,19 +193,23 @@ export function viemRelayer(
         let replaces: string | undefined;
         for (let attempt = 1; attempt <= NONCE_ATTEMPTS; attempt++) {
           let request;
-          try {
-            request = await wallet.prepareTransactionRequest({
-              account,
-              chain,
-              to: getAddress(token),
-              data: transferWithAuthorizationData(payment),
-              nonce: await key.nonce(),
-            });
-          } catch (e) {
-            // The gas estimate says the call reverts: nothing is signed, stored or sent for it.
-            const message = reverts(e);
-            if (message !== undefined) return { kind: 'would_revert' as const, message };
-            throw e;
+          if (attempt === 1 && early?.kind === 'filled') {
+            // Filled ahead, perhaps naming another key of the pool: this key signs it, with its nonce.
+            request = { ...early.request, account, from: account.address, nonce: await key.nonce() };
+          } else {
+            try {
+              request = await wallet.prepareTransactionRequest({
+                account,
+                chain,
+                to: getAddress(token),
+                data: transferWithAuthorizationData(payment),
+                nonce: await key.nonce(),
+              });
+            } catch (e) {
+              const message = reverts(e);
+              if (message !== undefined) return { kind: 'would_revert' as const, message };
+              throw e;
+            }
           }
           // Only while the lease is still ours: another instance may hold the key after it runs out.
           key.check();

@@ -94,6 +94,8 @@ export const RELAYER_LEASE_DEFAULTS = {
 export interface RelayerPool {
   /** Runs `work` with a key leased to this holder and lent to it alone; the key is free for the next submission after. */
   withKey<T>(work: (key: KeyInUse) => Promise<T>): Promise<T>;
+  /** A key this holder leases and nobody uses now (the one a submission would likely get): nothing is taken or written. */
+  idle(): string | undefined;
 }
 
 export function relayerPool(
@@ -220,6 +222,7 @@ export function relayerPool(
   }
 
   return {
+    idle: () => [...held].find(([, h]) => !h.busy && !h.leaving && usable(h))?.[0],
     async withKey(work) {
       const address = await take();
       const h = held.get(address)!;
