@@ -55,12 +55,14 @@ await build({
   nodePaths: [join(root, 'node_modules')],
 });
 
+// The context Lambda passes: the time left counts down from the function's configured timeout (as test/cdk/bundles.test.ts gives it).
 const runner = `
-const [file, eventJson] = process.argv.slice(1);
+const [file, eventJson, timeoutMs] = process.argv.slice(1);
 const t0 = performance.now();
+const deadline = Date.now() + Number(timeoutMs);
 const mod = await import(file);
 const t1 = performance.now();
-const context = { awsRequestId: 'cold', functionName: 'cold', getRemainingTimeInMillis: () => 10000, callbackWaitsForEmptyEventLoop: true };
+const context = { awsRequestId: 'cold', functionName: 'cold', getRemainingTimeInMillis: () => deadline - Date.now(), callbackWaitsForEmptyEventLoop: true };
 const result = await mod.handler(JSON.parse(eventJson), context);
 const t2 = performance.now();
 process.stdout.write('\\n@@RESULT@@' + JSON.stringify({ importMs: t1 - t0, answerMs: t2 - t0, result }));
@@ -77,10 +79,18 @@ interface Run {
  * One fresh process: imports `dir/index.mjs` and answers `event`; throws if it does not. Not
  * synchronous: the Secrets Manager stand-in answers from this process's event loop.
  */
-async function run(dir: string, env: Record<string, string>, event: unknown): Promise<Run> {
+async function run(dir: string, env: Record<string, string>, event: unknown, timeoutSeconds = 3): Promise<Run> {
   const { stdout: out } = await promisify(execFile)(
     process.execPath,
-    ['--enable-source-maps', '--input-type=module', '-e', runner, join(dir, 'index.mjs'), JSON.stringify(event)],
+    [
+      '--enable-source-maps',
+      '--input-type=module',
+      '-e',
+      runner,
+      join(dir, 'index.mjs'),
+      JSON.stringify(event),
+      String(timeoutSeconds * 1000),
+    ],
     { cwd: dir, env, timeout: 30_000 },
   );
   const marker = out.lastIndexOf('@@RESULT@@');
@@ -101,13 +111,13 @@ for (const f of functions) {
   const size = `${kib(bytesLoadedAtImport(f.taskDir))} of ${(bytesOf(f.taskDir) / 1024 / 1024).toFixed(1)} MiB`;
   try {
     if (!probe) throw new Error('no probe in test/support/lambda-bundles.ts');
-    const wrong = probe.check((await run(f.taskDir, f.env, probe.event)).result);
+    const wrong = probe.check((await run(f.taskDir, f.env, probe.event, f.timeoutSeconds)).result);
     if (wrong) throw new Error(wrong);
     const own: Run[] = [];
     const floor: Run[] = [];
     for (let i = 0; i < pairs; i++) {
       floor.push(await run(floorDir, floorEnv, floorEvent));
-      own.push(await run(f.taskDir, f.env, probe.event));
+      own.push(await run(f.taskDir, f.env, probe.event, f.timeoutSeconds));
     }
     const ratio = (k: 'importMs' | 'answerMs'): string =>
       `${median(own.map((o, i) => o[k] / floor[i]![k])).toFixed(1)}× (${median(own.map((o) => o[k])).toFixed(0)} ms vs ${median(floor.map((o) => o[k])).toFixed(0)})`;
