@@ -11,11 +11,13 @@
  *    simulation) against the server's requirement for this resource, never the client's.
  * 4. One conditional write claims the authorization before anything is signed.
  * 5. Before any money moves: the payer's balance and the authorization's state at the pending
- *    block and the hour's revert budget (read beside step 3), one conditional hold of the value on the payer's own item
- *    (at most its balance in flight, never while it cools down after a revert), and the
- *    mandate's constraints and spend. A refusal here leaves nothing claimed or held.
- * 6. The relayer signs the call; its hash and raw bytes are stored (while the claim holds)
- *    before it is broadcast, so a retry re-sends that very transaction, never a second one.
+ *    block and the hour's revert budget (read beside step 3), one conditional hold of the value
+ *    on the payer's own item (at most its balance in flight, never while it cools down after a
+ *    revert), and the mandate's constraints and spend. A refusal here leaves nothing claimed or
+ *    held.
+ * 6. The relayer signs the call (its gas and fees read beside step 3 too); its hash and raw bytes
+ *    are stored (while the claim holds) before it is broadcast, so a retry re-sends that very
+ *    transaction, never a second one.
  * 7. The receipt, waited for within the request's budget; then the ledger row through the same
  *    claim as a transfer's txHash (`claimPayment`, relayed), and the unlock. A reverted call
  *    whose authorization was used anyway (someone had the same authorization mined first) is

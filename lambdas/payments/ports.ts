@@ -248,7 +248,8 @@ export interface SignedTransaction {
  * (`Relayer.prepare`). Only the relayer that made it reads what it holds.
  */
 export interface PreparedCall {
-  /** The payment it was prepared for (its authorization's nonce): `submit` uses it for that payment only. */
+  /** The payment it was prepared for (its authorization's payer and nonce): `submit` uses it for that payment only. */
+  readonly from: string;
   readonly nonce: string;
 }
 

@@ -128,6 +128,15 @@ describe('relayer', () => {
       const receipt = await relayer.receipt((sent as { txHash: string }).txHash, 5_000);
       expect(receipt?.status).toBe('success');
 
+      // Fees move block by block: a call prepared more than a block ago (a long wait for a key) is filled again under the key.
+      const later = await payment(34, 5000n);
+      const stale = relayer.prepare(usdc, later);
+      await new Promise((r) => setTimeout(r, 2_100));
+      const before = rpc.methods.length;
+      expect((await relayer.submit(usdc, later, async (tx) => (recorded.push(tx.from), true), stale)).kind).toBe('sent');
+      expect(rpc.methods.slice(before)).toContain('eth_fillTransaction');
+      recorded.pop();
+
       // A payment over the payer's balance: the preparation says it reverts, and the submission
       // answers so without taking a key, signing or recording anything.
       const over = await payment(33, 10n ** 9n);

@@ -155,7 +155,7 @@ function fakeRelayer(chain: { balance: bigint; pendingBalance?: bigint; receipt?
   const sent: string[] = [];
   const relayer: Relayer = {
     isRelayer: async (address) => address.toLowerCase() === RELAYER_KEY.toLowerCase(),
-    prepare: (_token, payment) => ({ nonce: payment.payload.authorization.nonce }),
+    prepare: (_token, payment) => ({ from: payment.payload.authorization.from, nonce: payment.payload.authorization.nonce }),
     async submit(_token, payment, record) {
       if (chain.wouldRevert) return { kind: 'would_revert', message: 'execution reverted' };
       const txHash = `0x${payment.payload.authorization.nonce.slice(2, 66)}`;
@@ -282,9 +282,10 @@ describe('unlockWithAuthorization', () => {
     expect(e.details).toEqual({ reason: 'settlement_pending' });
     expect(order).toEqual(['funds', 'budget', 'prepare', 'verify', 'claim', 'submit']);
     // The relayer's call prepared beside the verification is the one its submission is given.
-    const nonce = (JSON.parse(Buffer.from(h, 'base64').toString()) as { payload: { authorization: { nonce: string } } }).payload
-      .authorization.nonce;
-    expect(handed).toEqual([{ nonce }]);
+    const { from, nonce } = (
+      JSON.parse(Buffer.from(h, 'base64').toString()) as { payload: { authorization: { from: string; nonce: string } } }
+    ).payload.authorization;
+    expect(handed).toEqual([{ from, nonce }]);
     // The verification refuses while a read fails: its refusal is the answer, nothing is claimed,
     // and the failed read is no unhandled rejection (vitest fails the run on one).
     relayer.fundsAhead = async () => {

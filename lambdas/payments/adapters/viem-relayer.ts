@@ -51,6 +51,8 @@ const alreadyKnown = (e: unknown): boolean => /already known|already imported|kn
 const nonceTaken = (e: unknown): boolean =>
   (e instanceof BaseError && e.walk((err) => err instanceof NonceTooLowError) !== null) ||
   /nonce too low|nonce.*(already|lower than)|replacement transaction underpriced|already used/i.test(String((e as Error)?.message ?? e));
+/** How long a call's gas and fees read ahead of its submission (`prepare`) are signed with: one Base block. */
+const FILL_FRESH_MS = 2_000;
 /** Signing again after a taken nonce: at most this many times, then the request fails (503) and a retry resumes it. */
 const NONCE_ATTEMPTS = 3;
 /** Whether the node refused to estimate the call because it reverts (the authorization cannot run now), not because it failed. */
@@ -136,7 +138,9 @@ export function viemRelayer(
     }));
   /** A call's gas and fees as the node filled them ahead of its submission; `again` when they are read under the key instead. */
   type Fill =
-    { kind: 'filled'; request: Awaited<ReturnType<typeof fillAhead>> } | { kind: 'would_revert'; message: string } | { kind: 'again' };
+    | { kind: 'filled'; request: Awaited<ReturnType<typeof fillAhead>>; at: number }
+    | { kind: 'would_revert'; message: string }
+    | { kind: 'again' };
   /**
    * The node fills gas, fees and type (eth_fillTransaction, or the separate reads where a provider
    * lacks it); not the nonce, which is the pool's. Any key of the pool may be named as the sender:
@@ -166,12 +170,13 @@ export function viemRelayer(
   return {
     isRelayer: async (address) => (await load()).accounts.has(address.toLowerCase()),
     prepare(token, payment) {
-      const call: PreparedCall = { nonce: payment.payload.authorization.nonce };
+      const { from, nonce } = payment.payload.authorization;
+      const call: PreparedCall = { from, nonce };
       const fill = (async (): Promise<Fill> => {
         try {
           const { accounts, keys } = await load();
           const account = accounts.get(keys.idle() ?? [...accounts.keys()][0]!)!;
-          return { kind: 'filled', request: await fillAhead(account, token, payment) };
+          return { kind: 'filled', request: await fillAhead(account, token, payment), at: Date.now() };
         } catch (e) {
           // Anything but a revert (a provider's failure, a key short of ETH) is read again under the key, as without `prepare`.
           const message = reverts(e);
@@ -183,7 +188,8 @@ export function viemRelayer(
     },
     async submit(token, payment, record, ahead) {
       // What `prepare` read is awaited before a key is taken: a key is held only to sign, store and send.
-      const early = ahead && ahead.nonce === payment.payload.authorization.nonce ? await prepared.get(ahead) : undefined;
+      const a = payment.payload.authorization;
+      const early = ahead && ahead.from === a.from && ahead.nonce === a.nonce ? await prepared.get(ahead) : undefined;
       // The gas estimate says the call reverts: nothing is signed, stored or sent for it.
       if (early?.kind === 'would_revert') return { kind: 'would_revert' as const, message: early.message };
       const { accounts, keys } = await load();
@@ -193,7 +199,8 @@ export function viemRelayer(
         let replaces: string | undefined;
         for (let attempt = 1; attempt <= NONCE_ATTEMPTS; attempt++) {
           let request;
-          if (attempt === 1 && early?.kind === 'filled') {
+          // Fees move block by block: a fill older than FILL_FRESH_MS (a long wait for a key) is read again.
+          if (attempt === 1 && early?.kind === 'filled' && Date.now() - early.at <= FILL_FRESH_MS) {
             // Filled ahead, perhaps naming another key of the pool: this key signs it, with its nonce.
             request = { ...early.request, account, from: account.address, nonce: await key.nonce() };
           } else {
