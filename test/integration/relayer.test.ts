@@ -4,8 +4,6 @@
  * recorded as replacing the refused one. And a call prepared ahead of its submission: what is
  * read under a key, and which key signs. Its own chain, so other files' settlements stay apart.
  */
-import { createServer, request as httpRequest } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { fixedRpcUrls } from '../../lambdas/platform/rpc-urls';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createPublicClient, http, keccak256, toHex, type Address } from 'viem';
@@ -16,6 +14,7 @@ import { localChain } from '../../local/local-chain';
 import { ASSET_EIP712, CHAIN_ID } from '../../lambdas/contract/chain';
 import { NETWORKS } from '../../lambdas/contract/networks';
 import { chainTools, TRANSFER_WITH_AUTHORIZATION_TYPES } from '../support/chain';
+import { passThrough, rpcProxy } from '../support/rpc-proxy';
 
 let anvil: AnvilHandle;
 let usdc: Address;
@@ -62,34 +61,12 @@ async function payment(from: number, value: bigint): Promise<SignedPayment> {
 
 /** A JSON-RPC proxy in front of `target` that writes down each method it passes on, in order (a batch's one by one). */
 async function recordingRpc(target: string): Promise<{ url: string; methods: string[]; close: () => Promise<void> }> {
-  const upstream = new URL(target);
   const methods: string[] = [];
-  const server = createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => {
-      const body = Buffer.concat(chunks).toString();
-      const calls = JSON.parse(body) as { method: string } | { method: string }[];
-      for (const call of Array.isArray(calls) ? calls : [calls]) methods.push(call.method);
-      const out = httpRequest(
-        {
-          host: upstream.hostname,
-          port: upstream.port,
-          path: upstream.pathname,
-          method: 'POST',
-          headers: { 'content-type': 'application/json' },
-        },
-        (answer) => {
-          res.writeHead(answer.statusCode ?? 502, { 'content-type': 'application/json' });
-          answer.pipe(res);
-        },
-      );
-      out.end(body);
-    });
+  const proxy = await rpcProxy(target, (calls, forward) => {
+    for (const call of calls) methods.push(call.method ?? '');
+    return passThrough(calls, forward);
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  return { url: `http://127.0.0.1:${port}`, methods, close: () => new Promise((resolve) => server.close(() => resolve())) };
+  return { ...proxy, methods };
 }
 
 describe('relayer', () => {
