@@ -64,7 +64,7 @@ import type {
   X402Settlement,
 } from './ports';
 import type { CatalogEntry } from '../contract/catalog-data';
-import { gasOf, gasUsdOf, lostGas, recordReverted, recordSettled } from './settlement-end';
+import { alongside, gasOf, gasUsdOf, lostGas, recordReverted, recordSettled } from './settlement-end';
 import { settlementKey } from './core/settlement-key';
 
 /** How long a request waits for its transfer's receipt before handing it to the confirmation loop. */
@@ -520,14 +520,6 @@ async function conclude(record: SettlementRecord, ctx: Ctx): Promise<Answer> {
   const { row, replayed } = claimed;
   const { body } = await deliverClaim(ctx.entry, row, replayed, ctx.ports, ctx.baseUrl);
   return { body, settlement: { transaction: row.txHash, payer: row.payer, network: row.network, from: 'authorization' } };
-}
-
-/** `work`'s result once `beside` has finished too; the first failure of either, after both ended (nothing is left running). */
-async function alongside<T>(beside: Promise<void> | undefined, work: Promise<T>): Promise<T> {
-  const [b, w] = await Promise.allSettled([beside, work]);
-  if (w.status === 'rejected') throw w.reason;
-  if (b.status === 'rejected') throw b.reason;
-  return w.value;
 }
 
 async function current(ctx: Ctx): Promise<SettlementRecord> {

@@ -90,10 +90,15 @@ export async function recordSettled(
       ...(await gasUsdOf(x402, config.ethUsdFeed, record.pk, receipt)),
       finishedAt: now.toISOString(),
     }))();
-  // Both end before this does; the first failure is thrown once both have (nothing left running).
-  const [outcome, release] = await Promise.allSettled([finished, x402.settlements.release(holdOf(record))]);
-  if (outcome.status === 'rejected') throw outcome.reason;
-  if (release.status === 'rejected') throw release.reason;
+  await alongside(x402.settlements.release(holdOf(record)), finished);
+}
+
+/** `work`'s result once `beside` has finished too; the first failure of either, after both ended (nothing is left running). */
+export async function alongside<T>(beside: Promise<void> | undefined, work: Promise<T>): Promise<T> {
+  const [b, w] = await Promise.allSettled([beside, work]);
+  if (w.status === 'rejected') throw w.reason;
+  if (b.status === 'rejected') throw b.reason;
+  return w.value;
 }
 
 /** A reverted relayer transaction's gas: against the hour's budget, and as the metrics its alarm watches. */
