@@ -390,6 +390,26 @@ describe('settle: a claimed transfer goes only to its buyer', () => {
     expect(t.ledger.rows.size).toBe(0);
   });
 
+  it('an unsigned first claim of more than the price (a plan or a top-up raced by an observer) gets no pack; the payer signing gets it (issue 50, I5)', async () => {
+    const price = BigInt(judge.x402.amount);
+    // 9 USDC sent for a subscription, claimed as this pack by whoever saw it on chain first.
+    const t = ports([found(9_000_000n), found(9_000_000n), found(price)]);
+    expect(await settle({ txHash: TX, product: skillProduct(judge) }, t.p, { schedule: true, claimant: BUYER })).toMatchObject({
+      kind: 'refused',
+      reason: 'payer_proof_required',
+    });
+    expect(t.ledger.rows.size).toBe(0);
+    // The payer's own signature makes an over-payment its choice: it buys the pack.
+    expect(
+      await settle({ txHash: TX, product: skillProduct(judge) }, t.p, { schedule: true, claimant: { source: 'caller-a', payer: PAYER } }),
+    ).toMatchObject({ kind: 'unlocked' });
+    // The exact price needs no signature by default, as before.
+    const other = `0x${'cd'.repeat(32)}` as const;
+    expect(await settle({ txHash: other, product: skillProduct(judge) }, t.p, { schedule: true, claimant: BUYER })).toMatchObject({
+      kind: 'unlocked',
+    });
+  });
+
   it('refuses a first claim of a transfer older than the maximum age, by block timestamp', async () => {
     const old = BigInt(NOW.getTime() / 1000 - config.maxTransferAgeSeconds - 5);
     const t = ports([found(99000n, 10n, 10n, old)]);

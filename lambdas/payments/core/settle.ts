@@ -214,6 +214,17 @@ export async function settle(
       message: 'This deployment requires the paying wallet to sign the first claim (header SIGN-IN-WITH-X).',
     };
   }
+  // A transfer of more than the pack's price was made for something else (a plan, a top-up, a
+  // second pack): whoever saw it on chain could otherwise claim it as this pack before its payer
+  // claims what it paid for. Over-paying is the payer's choice only when the payer signs (I5).
+  // Plans and top-ups credit the payer's own wallet, so an unsigned claim of one gives a racer nothing.
+  if (!opts.relayed && product.kind === 'unlock' && claimant.payer === undefined && verdict.amount !== BigInt(product.price)) {
+    return {
+      kind: 'refused',
+      reason: 'payer_proof_required',
+      message: `The transfer moved ${verdict.amount} atomic units, not this pack's price of ${product.price}: only the paying wallet can claim it as this pack (header SIGN-IN-WITH-X).`,
+    };
+  }
   // Asked for above; a reader that cannot tell the block's time makes the transfer too old to trust.
   // The age rule keeps an old transfer to the treasury from being claimed by whoever finds it; a
   // relayed transfer has an owner already (the settlement that claimed its authorization before
