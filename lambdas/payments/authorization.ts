@@ -66,6 +66,7 @@ import type {
 import type { CatalogEntry } from '../contract/catalog-data';
 import { alongside, gasOf, gasUsdOf, lostGas, recordReverted, recordSettled } from './settlement-end';
 import { settlementKey } from './core/settlement-key';
+import { CONSUMED, validBeforeTooFar } from './core/authorization-life';
 
 /** How long a request waits for its transfer's receipt before handing it to the confirmation loop. */
 export const RECEIPT_WAIT_MS = 12_000;
@@ -146,8 +147,21 @@ export async function unlockWithAuthorization(
       'The payment names a scheme, network or asset this resource does not accept (see PAYMENT-REQUIRED).',
     );
   }
-  if (payment.resource?.url !== undefined && payment.resource.url !== challenge.v2.resource.url) {
+  // x402 v2 names the resource a payment is for; the signature does not cover it, so a payment
+  // without one is refused rather than taken for whichever resource it was sent to (I4).
+  if (payment.resource?.url === undefined) {
+    throw refuse('invalid_payload', 'The payment names no resource (x402 v2 `resource.url`); send the one PAYMENT-REQUIRED gives.');
+  }
+  if (payment.resource.url !== challenge.v2.resource.url) {
     throw refuse('invalid_payload', `The payment was made out for ${payment.resource.url}, not for this resource.`);
+  }
+  const validBefore = payment.payload.authorization.validBefore;
+  if (validBeforeTooFar(validBefore, Math.floor(ports.now().getTime() / 1000), requirement.maxTimeoutSeconds)) {
+    // Refused before anything is read or stored: a life the challenge does not allow (I7).
+    throw refuse(
+      'invalid_exact_evm_payload_authorization_valid_before',
+      `The authorization is valid until ${validBefore}, further ahead than this challenge's ${requirement.maxTimeoutSeconds} s allow; sign one that ends within them.`,
+    );
   }
   const pk = settlementKey(payment, requirement);
   const source = callerId(caller.sourceIp);
@@ -553,6 +567,13 @@ async function releaseEnded(ctx: Ctx, token: string, payer: string, except: stri
  * endless retry.
  */
 async function follow(record: SettlementRecord, ctx: Ctx): Promise<Answer> {
+  if (record.failure === CONSUMED) {
+    // An owner's signed payment that already got its wallet the pack free: ended, for every resource (I4).
+    throw PAYMENT_ERRORS.INVALID_WALLET_SIGNATURE({
+      message: `This signed payment already got ${record.payer} the pack of ${record.skill}, which it owns; a copy of it gets nothing and is never settled.`,
+      tip: 'Send a new request: your x402 client signs a fresh authorization, or sign in with SIGN-IN-WITH-X.',
+    });
+  }
   if (record.skill !== ctx.entry.id) {
     throw ctx.refuse('authorization_used', 'This authorization was already used for another resource; sign a new one.');
   }

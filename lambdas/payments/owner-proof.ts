@@ -5,13 +5,18 @@
  * an owner gets the pack with no settlement submitted (docs/ACCESS.md).
  *
  * Only a signature made out for this very resource counts (to the treasury, the exact price, the
- * challenge's token, inside its validity window, and not one already settled, which is a purchase
- * and is answered as one), and it is used once: its authorization nonce is
- * recorded when the pack is given, so a copy of the header (it travels in the clear to whoever
- * sees the request) gets nothing more, and is never settled afterwards to charge the owner.
+ * challenge's token, inside its validity window and no further ahead than the challenge allows,
+ * and not one already settled, which is a purchase and is answered as one), and it is used once:
+ * when the pack is given, the authorization is recorded as consumed in the settlements table, under
+ * the very key and condition a settlement claims it by (issue 50, I4). The signature names no
+ * resource, so a copy of the header (it travels in the clear to whoever sees the request) could
+ * otherwise be settled for another skill of the same price, by either protocol version, and
+ * charge the owner: the record ends it for every resource, and expires when the authorization does.
  */
 import { same } from './core/verify-transfer';
+import { CONSUMED, consumedExpiry, validBeforeTooFar } from './core/authorization-life';
 import { settlementKey } from './core/settlement-key';
+import { requireSkill } from '../catalog';
 import { challengeFor } from './challenge-answer';
 import { readSignedPayment } from './payment-signature';
 import type { PaymentsPorts, SettlementRead } from './ports';
@@ -52,6 +57,7 @@ export function signedPaymentCheck(
   baseUrl: string,
 ): SignedPaymentCheck | undefined {
   const challenge = challengeFor(skill, ports, baseUrl);
+  const entry = requireSkill(ports.catalog, skill);
   let payment;
   try {
     payment = readSignedPayment(header, {});
@@ -68,17 +74,35 @@ export function signedPaymentCheck(
   const now = BigInt(Math.floor(ports.now().getTime() / 1000));
   if (!same(a.to, requirement.payTo) || a.value !== requirement.amount) return undefined;
   if (BigInt(a.validAfter) > now || now >= BigInt(a.validBefore)) return undefined;
+  // A life the challenge does not allow is the settlement path's refusal (a 402 naming it), never a row.
+  if (validBeforeTooFar(a.validBefore, Number(now), requirement.maxTimeoutSeconds)) return undefined;
   const address = a.from.toLowerCase();
   const pk = settlementKey(payment, requirement);
+  const expiresAt = consumedExpiry(a.validBefore);
   const signer: AuthorizationSigner = {
     address,
-    // Kept as long as the authorization could be settled: until its validBefore.
-    spend: () =>
-      ports.nonces.use(
-        address,
-        `eip3009:${requirement.asset.toLowerCase()}:${a.nonce.toLowerCase()}`,
-        new Date(Number(a.validBefore) * 1000),
-      ),
+    async spend() {
+      const x402 = ports.x402;
+      // No relayer here: nothing can settle it, so the nonce's single use is all there is to record.
+      if (!x402)
+        return ports.nonces.use(address, `eip3009:${requirement.asset.toLowerCase()}:${a.nonce.toLowerCase()}`, new Date(expiresAt * 1000));
+      const at = ports.now().toISOString();
+      const out = await x402.settlements.consume({
+        pk,
+        skill: entry.id,
+        payer: address,
+        token: requirement.asset.toLowerCase(),
+        amount: requirement.amount,
+        state: 'failed',
+        failure: CONSUMED,
+        lease: '',
+        claimedAt: at,
+        finishedAt: at,
+        validBefore: a.validBefore,
+        expiresAt,
+      });
+      return out.consumed;
+    },
   };
   return {
     from: address,

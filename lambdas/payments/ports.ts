@@ -393,11 +393,24 @@ export interface SettlementRecord {
    * the signer's, so this settlement claims it for its buyer.
    */
   transferTx?: string | undefined;
+  /**
+   * Unix seconds after which DynamoDB may delete the record (TTL): only on a record of an
+   * authorization answered without settlement (`authorization_consumed`), which matters no longer
+   * than the authorization could move money. A settlement that sent anything is kept for the books.
+   */
+  expiresAt?: number | undefined;
 }
 
 export interface Settlements {
   /** Claims the authorization with one conditional write; the existing record when it is claimed already. */
   claim(record: SettlementRecord): Promise<{ claimed: true } | { claimed: false; existing: SettlementRecord }>;
+  /**
+   * Records an authorization the service answered without settling it (an owner's signed payment)
+   * as ended, in one conditional write that any claim of the same authorization also contends for:
+   * whichever comes first decides, so it is either consumed or settled, never both. The existing
+   * record when one was there first.
+   */
+  consume(record: SettlementRecord): Promise<{ consumed: true } | { consumed: false; existing: SettlementRecord }>;
   /** Takes over a stale claim: succeeds only if the record still holds `lease` in state `claimed`. */
   takeOver(pk: string, lease: string, next: { lease: string; claimedAt: string; source?: string | undefined }): Promise<boolean>;
   /** Stores the signed transaction, only while `lease` holds the claim. */

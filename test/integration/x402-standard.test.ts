@@ -48,6 +48,8 @@ const pub = createPublicClient({ chain, transport: http(rpcUrl) });
 /** A skill no other file buys, so their counts and this file's never meet (payments.test.ts counts the canary's unlocks). */
 const SKILL = 'agent-spend-policy-guard';
 const PRICE = 490000n;
+/** Another 0.49 USDC skill no other file buys: where a copied owner's authorization is spent (issue 50, finding 5). */
+const SAME_PRICE = 'peer-review-response-letter';
 const chainTool = chainTools(rpcUrl);
 
 /** A fresh buyer (mnemonic index `index`) holding `amount` of the test USDC, written straight into the token's storage. */
@@ -179,6 +181,35 @@ describe('x402 v2 with a stock client', () => {
     const copy = await requestFrom('127.0.0.9', `${base}/api/pay?skill=${SKILL}`, { headers: { 'PAYMENT-SIGNATURE': second.header! } });
     expect(copy.status, copy.text).toBe(403);
     expect(copy.body).toMatchObject({ ok: false, error_code: 'INVALID_WALLET_SIGNATURE' });
+    expect(await balance(owner.address)).toBe(start - PRICE);
+    expect(await relayed(owner.address)).toBe(1);
+
+    // The same copy spent elsewhere (issue 50, finding 5): on another skill of the same price, three
+    // ways (v1 X-PAYMENT, v2 with `resource` deleted, v2 re-wrapped as v1). The authorization signs
+    // no resource, so only the record of its one use stands between the copy and the owner's USDC.
+    const decoded = JSON.parse(Buffer.from(second.header!, 'base64').toString()) as any;
+    const asV1 = Buffer.from(JSON.stringify({ x402Version: 1, scheme: 'exact', network: 'base', payload: decoded.payload })).toString(
+      'base64',
+    );
+    const { resource: _resource, ...withoutResource } = decoded;
+    const ways: Array<[string, Record<string, string>]> = [
+      ['v1 X-PAYMENT', { 'X-PAYMENT': asV1 }],
+      ['v2 without resource', { 'PAYMENT-SIGNATURE': Buffer.from(JSON.stringify(withoutResource)).toString('base64') }],
+      [
+        'v2 naming the other skill',
+        {
+          'PAYMENT-SIGNATURE': Buffer.from(
+            JSON.stringify({ ...decoded, resource: { url: `${base}/api/pay?skill=${SAME_PRICE}` } }),
+          ).toString('base64'),
+        },
+      ],
+    ];
+    for (const [way, headers] of ways) {
+      const stolen = await requestFrom('127.0.0.9', `${base}/api/pay?skill=${SAME_PRICE}`, { headers });
+      expect(stolen.status, `${way}: ${stolen.text}`).toBeGreaterThanOrEqual(400);
+      expect(stolen.status, `${way}: ${stolen.text}`).toBeLessThan(500);
+      expect(stolen.body.sealed_pack, way).toBeUndefined();
+    }
     expect(await balance(owner.address)).toBe(start - PRICE);
     expect(await relayed(owner.address)).toBe(1);
 

@@ -68,6 +68,12 @@ function fakeSettlements(): Settlements & {
       items.set(record.pk, record);
       return { claimed: true };
     },
+    async consume(record) {
+      const existing = items.get(record.pk);
+      if (existing) return { consumed: false, existing };
+      items.set(record.pk, record);
+      return { consumed: true };
+    },
     async takeOver(pk, lease, next) {
       const r = items.get(pk);
       if (!r || r.state !== 'claimed' || r.lease !== lease) return false;
@@ -125,6 +131,7 @@ const header = (opts: { validBefore?: string } = {}): string =>
   Buffer.from(
     JSON.stringify({
       x402Version: 2,
+      resource: { url: `${BASE}/api/pay?skill=${SKILL}` },
       accepted: {
         scheme: 'exact',
         network: 'eip155:8453',
@@ -141,7 +148,7 @@ const header = (opts: { validBefore?: string } = {}): string =>
           to: reading.config.treasury,
           value: PRICE.toString(),
           validAfter: '0',
-          validBefore: opts.validBefore ?? '9999999999',
+          validBefore: opts.validBefore ?? String(nowSeconds + 60),
           nonce: `0x${(++nonces).toString(16).padStart(64, '0')}`,
         },
       },
@@ -229,6 +236,62 @@ describe('unlockWithAuthorization', () => {
     const [stored] = [...settlements.items.values()];
     expect(stored).toMatchObject({ state: 'signed', txHash: second, raw: '0x02' });
     expect(scheduled).toEqual([expect.objectContaining({ txHash: second, skill: SKILL, relayed: true })]);
+  });
+
+  it('a payment without its resource, or valid further ahead than the challenge allows, is a 402 before anything is read or sent (I4, I7)', async () => {
+    const settlements = fakeSettlements();
+    const { relayer, sent } = fakeRelayer({ balance: PRICE });
+    const ports = portsWith(relayer, settlements);
+    const decoded = JSON.parse(Buffer.from(header(), 'base64').toString());
+    const { resource: _r, ...bare } = decoded;
+    const noResource = await refusal(unlockWithAuthorization(Buffer.from(JSON.stringify(bare)).toString('base64'), SKILL, ports, BASE));
+    expect(noResource).toMatchObject({ status: 402, details: { reason: 'invalid_payload' } });
+    for (const validBefore of ['99999999999999', (2n ** 256n - 1n).toString(), String(nowSeconds + 3600)]) {
+      const far = await refusal(unlockWithAuthorization(header({ validBefore }), SKILL, ports, BASE));
+      expect(far, validBefore).toMatchObject({ status: 402, details: { reason: 'invalid_exact_evm_payload_authorization_valid_before' } });
+    }
+    expect(settlements.items.size).toBe(0);
+    expect(sent).toEqual([]);
+  });
+
+  it("an authorization consumed by an owner's free download is never settled, for any skill, by anyone (I4)", async () => {
+    const settlements = fakeSettlements();
+    const { relayer, sent } = fakeRelayer({ balance: PRICE * 10n });
+    const ports = portsWith(relayer, settlements);
+    const h = header();
+    const payment = JSON.parse(Buffer.from(h, 'base64').toString());
+    const requirement = { ...payment.accepted, network: 'eip155:8453', asset: reading.config.assets.USDC! };
+    const pk = settlementKey(payment, requirement);
+    expect(
+      (
+        await settlements.consume({
+          pk,
+          skill: SKILL,
+          payer: PAYER.toLowerCase(),
+          token: requirement.asset.toLowerCase(),
+          amount: PRICE.toString(),
+          state: 'failed',
+          failure: 'authorization_consumed',
+          lease: '',
+          claimedAt: NOW.toISOString(),
+        })
+      ).consumed,
+    ).toBe(true);
+    const other = catalog.entries.find((e) => e.id !== SKILL)!;
+    const elsewhere = Buffer.from(JSON.stringify({ ...payment, resource: { url: `${BASE}/api/pay?skill=${other.id}` } })).toString(
+      'base64',
+    );
+    for (const [skill, value] of [
+      [SKILL, h],
+      [other.id, elsewhere],
+    ] as const) {
+      for (const caller of [{ sourceIp: '10.0.0.1' }, { sourceIp: '10.0.0.9' }]) {
+        const e = await refusal(unlockWithAuthorization(value, skill, ports, BASE, caller));
+        expect(e, skill).toMatchObject({ status: 403, code: 'INVALID_WALLET_SIGNATURE' });
+      }
+    }
+    expect(sent).toEqual([]);
+    expect([...settlements.items.values()]).toEqual([expect.objectContaining({ pk, state: 'failed', failure: 'authorization_consumed' })]);
   });
 
   it("the owner check's read of the settlement is not made again, and a stale one sends nothing twice: the claim decides", async () => {

@@ -69,6 +69,25 @@ export function dynamoSettlements(client: DynamoDBClient, table = tableName(SETT
         return { claimed: false, existing };
       }
     },
+    async consume(record) {
+      try {
+        // The same key and condition as a claim, so one of the two wins; never in the `inFlight`
+        // index (nothing is in flight), with its TTL so it goes once the authorization is void.
+        await client.send(
+          new PutItemCommand({
+            TableName: table,
+            Item: marshall(record, { removeUndefinedValues: true }),
+            ConditionExpression: 'attribute_not_exists(pk)',
+          }),
+        );
+        return { consumed: true };
+      } catch (e) {
+        if (!isConditionFailure(e)) throw e;
+        const existing = await get(record.pk);
+        if (!existing) throw new Error(`settlement ${record.pk} refused the record but cannot be read`, { cause: e });
+        return { consumed: false, existing };
+      }
+    },
     takeOver(pk, lease, next) {
       return conditionally(
         client.send(
