@@ -22,7 +22,7 @@ export const METRICS = {
   reconcileDifferences: 'ReconcileDifferences',
   /** Treasury transfers the daily unmatched-receipts run found with no claim: money received, nothing delivered. */
   unmatchedTransfers: 'UnmatchedTransfers',
-  /** A signed authorization refused before anything was sent, dimension `Reason` (payer_funds_in_flight, payer_cooling_down, settlement_unavailable …). */
+  /** A signed authorization refused before anything was sent, dimension `Reason` (payer_settlement_in_flight, payer_cooling_down, payer_funds_pending …). */
   settlementsRefused: 'SettlementsRefused',
   /** A transfer the x402 relayer submitted that reverted: the relayer paid gas and nothing moved. */
   relayerReverts: 'RelayerReverts',

@@ -125,7 +125,7 @@ export const SETTINGS = {
     context: 'relayerRevertBudgetEth',
     env: 'RELAYER_REVERT_BUDGET_ETH',
     description:
-      'ETH the x402 relayer may lose to reverted transfers in one UTC hour; past it, signed authorizations are refused (402 `settlement_unavailable`, retry) until the next hour and an alarm fires. Payment by transfer is unaffected.',
+      'ETH the x402 relayer may lose to reverted transfers in one UTC hour before the `RelayerRevertedGas` alarm fires. It refuses nobody: a refusal for everyone would be an off switch any attacker could flip (issue 50, I3); each payer whose transfer reverted cools down instead.',
     cloudDefault: '0.001',
   },
   identityRegistry: {

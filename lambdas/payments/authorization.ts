@@ -39,22 +39,14 @@ import { PAYMENT_ERRORS } from './errors';
 import { countMetric } from '../platform/metrics';
 import { same } from './core/verify-transfer';
 import { skillProduct } from './core/product';
-import {
-  budgetSpent,
-  holdEnded,
-  holdOf,
-  judgeFunds,
-  pendingShortfall,
-  revertHour,
-  secondsToNextHour,
-  VALIDITY_MARGIN_SECONDS,
-} from './core/relayer-funds';
+import { holdEnded, holdOf, judgeFunds, pendingShortfall, VALIDITY_MARGIN_SECONDS } from './core/relayer-funds';
 import { challengeFor } from './challenge-answer';
 import { callerId, claimPayment, deliverClaim, provenSigner, type Caller, type PurchasePolicy } from './unlock';
 import { paymentRefused, readSignedPayment } from './payment-signature';
 import { settlementHeader, type Settlement } from './unlock-response';
 import type {
   FundsAhead,
+  FundsHold,
   PaymentsPorts,
   PreparedCall,
   RelayedReceipt,
@@ -66,7 +58,7 @@ import type {
 import type { CatalogEntry } from '../contract/catalog-data';
 import { alongside, gasOf, gasUsdOf, lostGas, recordReverted, recordSettled } from './settlement-end';
 import { settlementKey } from './core/settlement-key';
-import { CONSUMED, validBeforeTooFar } from './core/authorization-life';
+import { CONSUMED, consumedExpiry, PAYMENT_IN_FLIGHT, validBeforeTooFar } from './core/authorization-life';
 
 /** How long a request waits for its transfer's receipt before handing it to the confirmation loop. */
 export const RECEIPT_WAIT_MS = 12_000;
@@ -90,7 +82,7 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const mandateRejected = (message: string): AppError =>
   PAYMENT_ERRORS.AP2_MANDATE_REJECTED({
     message,
-    tip: 'Fix the mandate (GET /api/mandates?wallet=) or omit X-AP2-MANDATE; nothing was claimed, held or transferred.',
+    tip: 'Fix the mandate (GET /api/mandates?wallet=) or omit X-AP2-MANDATE, then sign a new authorization; nothing was held or transferred.',
   });
 
 /** A settled authorization's unlock: the pack, and the settlement as data (the route function writes its headers). */
@@ -208,26 +200,24 @@ export async function unlockWithAuthorization(
 }
 
 /**
- * What `submit` decides on before anything is held (the payer's funds at the pending block, the
- * reverted gas of the hour), and the relayer's call being prepared (its gas and fees).
+ * What `submit` decides on before anything is sent (the payer's funds at the pending block), read
+ * from `startedAt` (epoch ms), and the relayer's call being prepared (its gas and fees).
  */
-type Ahead = { reads: Promise<{ funds: FundsAhead; revertedThisHour: bigint }>; call: PreparedCall };
+type Ahead = { funds: Promise<FundsAhead>; call: PreparedCall; startedAt: number };
 
 /**
- * The chain's view of the payer and the hour's revert budget, read at once (independent: one round
- * trip each, side by side), and the relayer's call prepared beside them: reads only. The reads'
- * promise is marked handled, as a refusal may leave it unread; a failure still reaches the `await`
- * that reads it (the relayer's preparation never fails: what it could not read is read again).
+ * The chain's view of the payer, read, and the relayer's call prepared, beside x402's verification:
+ * reads only. The read's promise is marked handled, as a refusal may leave it unread; a failure
+ * still reaches the `await` that reads it (the relayer's preparation never fails: what it could not
+ * read is read again). A read made before the payer's last hold was released is made again once
+ * this settlement holds (`submit`), so no decision rests on a balance an earlier transfer has spent.
  */
 function readAhead(ctx: Ctx): Ahead {
   const a = ctx.payment.payload.authorization;
-  const hour = revertHour(ctx.ports.now());
-  const reads = Promise.all([
-    ctx.x402.relayer.fundsAhead(ctx.requirement.asset, a.from, a.nonce),
-    ctx.x402.settlements.revertedGas(hour),
-  ]).then(([funds, revertedThisHour]) => ({ funds, revertedThisHour }));
-  reads.catch(() => undefined);
-  return { reads, call: ctx.x402.relayer.prepare(ctx.requirement.asset, ctx.payment) };
+  const startedAt = Date.now();
+  const funds = ctx.x402.relayer.fundsAhead(ctx.requirement.asset, a.from, a.nonce);
+  funds.catch(() => undefined);
+  return { funds, call: ctx.x402.relayer.prepare(ctx.requirement.asset, ctx.payment), startedAt };
 }
 
 /** x402's reason for a payer whose balance is short of the price. */
@@ -288,53 +278,51 @@ const nowSeconds = (ctx: Ctx): number => Math.floor(ctx.ports.now().getTime() / 
 
 /**
  * The request that holds the claim: everything that may refuse the purchase is decided here,
- * before any money moves (funds at the pending block, the revert budget, the payer's hold, the
- * mandate); then sign, store, broadcast, and wait for the receipt.
+ * before any money moves (the payer's one hold, its funds at the pending block read under that
+ * hold, the mandate); then sign, store, broadcast, and wait for the receipt.
  */
 async function submit(record: SettlementRecord, ctx: Ctx, ahead: Ahead = readAhead(ctx)): Promise<Answer> {
   const { settlements, relayer } = ctx.x402;
   const a = ctx.payment.payload.authorization;
   const now = nowSeconds(ctx);
-  /** Refused before anything was held or sent: the claim goes, so the same authorization can come again. */
+  /**
+   * Refused before anything was sent: the authorization ends here, in a record that expires with
+   * it (I4: whichever path saw it, once; a copy of the header finds it ended), and the payer signs a
+   * new one.
+   */
   const giveUp = async (error: AppError): Promise<never> => {
-    await settlements.abandon(record.pk, record.lease);
+    await settlements.finish(record.pk, {
+      state: 'failed',
+      failure: String(error.details?.['reason'] ?? error.code),
+      finishedAt: ctx.ports.now().toISOString(),
+      expiresAt: consumedExpiry(a.validBefore),
+    });
     countMetric(METRICS.settlementsRefused, { Reason: String(error.details?.['reason'] ?? error.code) });
     throw error;
   };
 
-  const { funds, revertedThisHour } = await ahead.reads;
-  const problem = judgeFunds(funds, a, now);
-  if (problem?.kind === 'used') return usedElsewhere(record, ctx);
-  if (problem?.kind === 'expired') return end(record, ctx, { failure: 'authorization_expired' });
-  if (problem?.kind === 'not_yet_valid')
-    return giveUp(
-      ctx.refuse('invalid_exact_evm_payload_authorization_valid_after', 'The authorization is not valid yet (validAfter).', {
-        retry: true,
-        headers: { 'retry-after': '2' },
-      }),
-    );
-  if (problem?.kind === 'insufficient') return end(record, ctx, { failure: 'invalid_exact_evm_insufficient_balance' });
-
-  if (budgetSpent(revertedThisHour, ctx.ports.config.relayerRevertBudgetWei)) {
-    const wait = secondsToNextHour(ctx.ports.now());
-    return giveUp(
-      ctx.refuse(
-        'settlement_unavailable',
-        'The relayer has reached its hourly budget for failed settlements; signed authorizations are refused until the next hour. Paying by transfer (POST /api/pay with X-PAYMENT) is unaffected.',
-        { retry: true, headers: { 'retry-after': String(wait) }, details: { retry_after_seconds: wait } },
-      ),
-    );
-  }
-
+  // One settlement per payer and token in flight (I1), taken before the funds are judged, so the
+  // balance that decides is one no other settlement of this payer is spending.
   const hold = holdOf(record);
-  let held = await settlements.hold(hold, funds.balance, now);
-  if (held.kind === 'over_balance' && (await releaseEnded(ctx, hold.token, hold.payer, record.pk)))
-    held = await settlements.hold(hold, funds.balance, now);
-  if (held.kind === 'over_balance') {
+  let held = await settlements.hold(hold, now);
+  if (held.kind === 'busy' && (await releaseEnded(ctx, hold.token, hold.payer, record.pk))) held = await settlements.hold(hold, now);
+  if (held.kind === 'busy') {
+    const earlier = await inFlightOf(ctx, hold, record.pk);
+    // Already paying for this very resource (I6): this authorization is never sent; the answer is the earlier one's.
+    if (earlier && earlier.skill === record.skill) {
+      await settlements.finish(record.pk, {
+        state: 'failed',
+        failure: PAYMENT_IN_FLIGHT,
+        pendingFor: earlier.pk,
+        finishedAt: ctx.ports.now().toISOString(),
+        expiresAt: consumedExpiry(a.validBefore),
+      });
+      return earlierPayment(earlier, ctx);
+    }
     return giveUp(
       ctx.refuse(
-        'payer_funds_in_flight',
-        `Other settlements of ${a.from} are in flight and its balance does not cover this one too; nothing was sent. Send the same request again once they are mined.`,
+        'payer_settlement_in_flight',
+        `Another settlement of ${a.from} is in flight; the relayer sends one at a time per wallet, so nothing was sent. Sign a new authorization once it is mined (a few seconds).`,
         { retry: true, headers: { 'retry-after': '2' } },
       ),
     );
@@ -349,12 +337,33 @@ async function submit(record: SettlementRecord, ctx: Ctx, ahead: Ahead = readAhe
       ),
     );
   }
-  if (pendingShortfall(funds, a.value, held.othersInFlight)) {
+  /** Ended under the hold: it is released with the refusal. */
+  const refuseHeld = async (error: AppError): Promise<never> => {
     await settlements.release(hold);
-    return giveUp(
+    return giveUp(error);
+  };
+
+  // Read before this hold by a request that started while an earlier settlement of the payer was in
+  // flight: read again, and the call prepared again, so neither outlives a hold (finding 4).
+  const stale = held.releasedAt !== undefined && held.releasedAt >= ahead.startedAt;
+  const fresh = stale ? readAhead(ctx) : ahead;
+  const funds = await fresh.funds;
+  const problem = judgeFunds(funds, a, now);
+  if (problem?.kind === 'used') return usedElsewhere(record, ctx);
+  if (problem?.kind === 'expired') return end(record, ctx, { failure: 'authorization_expired' });
+  if (problem?.kind === 'not_yet_valid')
+    return refuseHeld(
+      ctx.refuse('invalid_exact_evm_payload_authorization_valid_after', 'The authorization is not valid yet (validAfter).', {
+        retry: true,
+        headers: { 'retry-after': '2' },
+      }),
+    );
+  if (problem?.kind === 'insufficient') return end(record, ctx, { failure: 'invalid_exact_evm_insufficient_balance' });
+  if (pendingShortfall(funds, a.value)) {
+    return refuseHeld(
       ctx.refuse(
         'payer_funds_pending',
-        `A transfer from ${a.from} waiting to be mined leaves too little for this one; nothing was sent. Send the same request again once it is mined.`,
+        `A transfer from ${a.from} waiting to be mined leaves too little for this one; nothing was sent. Sign a new authorization once it is mined.`,
         { retry: true, headers: { 'retry-after': '2' } },
       ),
     );
@@ -368,10 +377,7 @@ async function submit(record: SettlementRecord, ctx: Ctx, ahead: Ahead = readAhe
       amount: BigInt(a.value),
       product: skillProduct(ctx.entry),
     });
-    if (!admission.ok) {
-      await settlements.release(hold);
-      return giveUp(mandateRejected(admission.message));
-    }
+    if (!admission.ok) return refuseHeld(mandateRejected(admission.message));
   }
 
   const sent = await relayer.submit(
@@ -379,7 +385,7 @@ async function submit(record: SettlementRecord, ctx: Ctx, ahead: Ahead = readAhe
     ctx.payment,
     (signed, replaces) =>
       replaces === undefined ? settlements.signed(record.pk, record.lease, signed) : settlements.replaced(record.pk, replaces, signed),
-    ahead.call,
+    fresh.call,
   );
   // Another request took the claim over while this one was slow: it settles; this one follows it.
   if (sent.kind === 'declined') return follow(await current(ctx), ctx);
@@ -449,14 +455,7 @@ async function conclude(record: SettlementRecord, ctx: Ctx): Promise<Answer> {
   const txHash = record.txHash;
   const payer = record.payer;
   /** 402 `retry: true`: the transfer is sent but not (deep enough) on chain; the confirmation loop records it. */
-  const pending = (message: string, tx: string): AppError =>
-    ctx.refuse('settlement_pending', message, {
-      retry: true,
-      headers: {
-        ...paymentResponse({ success: false, transaction: tx, payer, errorReason: 'settlement_pending' }, ctx),
-        'retry-after': '2',
-      },
-    });
+  const pending = (message: string, tx: string): AppError => pendingAnswer(ctx, message, { transaction: tx, payer });
   // The relayer's receipt of its transaction, when this request read it: the claim is judged from it.
   let mined: RelayedReceipt | undefined;
   // The settlement's own bookkeeping once mined (its gas, priced; the payer's hold released): it runs
@@ -497,10 +496,14 @@ async function conclude(record: SettlementRecord, ctx: Ctx): Promise<Answer> {
   }
   if (record.state === 'failed') {
     const failure = record.failure ?? 'transaction_failed';
-    throw ctx.refuse(failure, `The authorization could not be settled: ${FAILURES[failure] ?? failure}.`, {
-      headers: txHash ? paymentResponse({ success: false, transaction: txHash, payer, errorReason: failure }, ctx) : {},
-      ...(txHash ? { details: { transaction: txHash } } : {}),
-    });
+    throw ctx.refuse(
+      failure,
+      `The authorization could not be settled: ${FAILURES[failure] ?? `it was refused before anything was sent (${failure}), and is never sent now; sign a new one`}.`,
+      {
+        headers: txHash ? paymentResponse({ success: false, transaction: txHash, payer, errorReason: failure }, ctx) : {},
+        ...(txHash ? { details: { transaction: txHash } } : {}),
+      },
+    );
   }
   // The transfer that moved the money: the relayer's own, or a copy of the authorization mined first.
   const transfer = (record.transferTx ?? txHash)!;
@@ -534,6 +537,98 @@ async function conclude(record: SettlementRecord, ctx: Ctx): Promise<Answer> {
   const { row, replayed } = claimed;
   const { body } = await deliverClaim(ctx.entry, row, replayed, ctx.ports, ctx.baseUrl);
   return { body, settlement: { transaction: row.txHash, payer: row.payer, network: row.network, from: 'authorization' } };
+}
+
+/** The settlement of the payer's token in flight other than `except`, if one is (the hold says which). */
+async function inFlightOf(ctx: Ctx, hold: FundsHold, except: string): Promise<SettlementRecord | undefined> {
+  for (const other of await ctx.x402.settlements.holds(hold.token, hold.payer)) {
+    if (other.pk === except) continue;
+    const record = await ctx.x402.settlements.get(other.pk);
+    if (record) return record;
+  }
+  return undefined;
+}
+
+/** How long an answer for the payer's earlier payment waits for it to be signed, when it is still only claimed. */
+const EARLIER_SIGN_WAIT_MS = 3_000;
+
+/**
+ * The payer is already paying for this resource with an earlier authorization (I6): a stock x402
+ * client signs a new one on every call, so settling this one would charge twice for one pack. The
+ * answer is the earlier payment's: its pack once it is mined and claimed (the caller proved the
+ * payer's wallet by its signature), else 402 `settlement_pending` naming its transaction, without a
+ * challenge, so no client pays again (docs/PAYMENTS.md).
+ */
+async function earlierPayment(earlier: SettlementRecord, ctx: Ctx): Promise<Answer> {
+  const until = Date.now() + EARLIER_SIGN_WAIT_MS;
+  while (earlier.state === 'claimed' && Date.now() < until) {
+    await sleep(FOLLOW_POLL_MS);
+    earlier = (await ctx.x402.settlements.get(earlier.pk)) ?? { ...earlier, state: 'failed', failure: 'abandoned' };
+  }
+  const tx = earlier.transferTx ?? earlier.txHash;
+  const pending = (message: string): AppError => pendingAnswer(ctx, message, tx ? { transaction: tx, payer: earlier.payer } : undefined);
+  if (earlier.state === 'failed') {
+    throw ctx.refuse(
+      'earlier_payment_failed',
+      `An earlier payment of ${earlier.payer} for this resource ended without settling (${earlier.failure ?? 'failed'}); this authorization was not sent. Sign a new one.`,
+      { retry: true, headers: { 'retry-after': '1' } },
+    );
+  }
+  if (earlier.state === 'claimed' || !tx)
+    throw pending(
+      `An earlier payment of ${earlier.payer} for this resource is being settled; this authorization was not sent and nothing more is charged. Send the request again in a few seconds.`,
+    );
+  let mined: RelayedReceipt | undefined;
+  if (earlier.state === 'signed') {
+    mined = await ctx.x402.relayer.receipt(tx, RECEIPT_WAIT_MS);
+    if (!mined)
+      throw pending(
+        `An earlier payment of ${earlier.payer} for this resource, transaction ${tx}, is not mined yet; this authorization was not sent and nothing more is charged. Send the request again shortly: the pack comes once it is mined.`,
+      );
+    if (mined.status !== 'success') {
+      throw ctx.refuse(
+        'earlier_payment_failed',
+        `An earlier payment of ${earlier.payer} for this resource, transaction ${tx}, reverted; this authorization was not sent. Sign a new one.`,
+        { retry: true, headers: { 'retry-after': '1' } },
+      );
+    }
+  }
+  // Mined: the earlier transfer is this payer's purchase; its claim is one conditional write, whoever makes it.
+  let claimed: Awaited<ReturnType<typeof claimPayment>>;
+  try {
+    claimed = await claimPayment(
+      { txHash: tx as `0x${string}`, product: skillProduct(ctx.entry), resource: ctx.resource },
+      ctx.ports,
+      ctx.baseUrl,
+      { sourceIp: ctx.caller.sourceIp, provenPayer: earlier.payer, relayed: true, ...(mined ? { relayedReceipt: mined } : {}) },
+    );
+  } catch (e) {
+    if (!(e instanceof AppError) || e.code !== 'PAYMENT_VERIFICATION_FAILED' || !e.retry) throw e;
+    throw pending(`${e.message} Send the same request again shortly; nothing is charged twice.`);
+  }
+  const { body } = await deliverClaim(ctx.entry, claimed.row, true, ctx.ports, ctx.baseUrl);
+  return {
+    body,
+    settlement: { transaction: claimed.row.txHash, payer: claimed.row.payer, network: claimed.row.network, from: 'authorization' },
+  };
+}
+
+/**
+ * 402 `settlement_pending`, `retry: true`: a transfer is sent (or being sent) and not settled yet.
+ * It names the transaction in PAYMENT-RESPONSE and carries no PAYMENT-REQUIRED: it is no fresh
+ * challenge, so a client that pays every challenge it sees does not pay again (docs/PAYMENTS.md).
+ */
+function pendingAnswer(ctx: Ctx, message: string, sent: { transaction: string; payer: string } | undefined): AppError {
+  return paymentRefused(
+    'settlement_pending',
+    message,
+    {
+      ...(sent ? paymentResponse({ success: false, ...sent, errorReason: 'settlement_pending' }, ctx) : {}),
+      'retry-after': '2',
+    },
+    true,
+    sent ? { transaction: sent.transaction } : {},
+  );
 }
 
 async function current(ctx: Ctx): Promise<SettlementRecord> {
@@ -584,6 +679,11 @@ async function follow(record: SettlementRecord, ctx: Ctx): Promise<Answer> {
         'This authorization has already been presented. Only its buyer can get the pack again: present the license token from the unlock, or a signature by the paying wallet.',
       tip: 'Send header X-LICENSE: <license.token>, or header SIGN-IN-WITH-X signed by the wallet that paid (docs/SECURITY.md).',
     });
+  }
+  if (record.failure === PAYMENT_IN_FLIGHT && record.pendingFor) {
+    // Sent again, this authorization that was never sent answers as the earlier payment it waited for.
+    const earlier = await ctx.x402.settlements.get(record.pendingFor);
+    if (earlier) return earlierPayment(earlier, ctx);
   }
   const a = ctx.payment.payload.authorization;
   const deadline = Date.now() + FOLLOW_WAIT_MS;

@@ -399,6 +399,8 @@ export interface SettlementRecord {
    * than the authorization could move money. A settlement that sent anything is kept for the books.
    */
   expiresAt?: number | undefined;
+  /** Ended unsent because this earlier settlement of the same payer and resource was in flight (I6): its key. */
+  pendingFor?: string | undefined;
 }
 
 export interface Settlements {
@@ -427,13 +429,14 @@ export interface Settlements {
   /** Gives up a claim nothing was signed for (only while it is `claimed` under `lease`), so the same authorization can come again. */
   abandon(pk: string, lease: string): Promise<boolean>;
   /**
-   * Holds `hold.amount` of the payer's token for the settlement, in one conditional write on the
-   * payer's item: only while everything the payer has in flight, with this, stays within
-   * `balance`, and the payer is not cooling down at `nowSeconds`. Holding the same settlement
-   * twice is one hold.
+   * Holds the payer's token for the settlement, in one conditional write on the payer's item: only
+   * while nothing else of the payer's token is in flight (I1: one relayed settlement at a time per
+   * payer and token) and the payer is not cooling down at `nowSeconds`. Holding the same settlement
+   * twice is one hold. `releasedAt` (epoch ms): when a hold of the payer's was last released, so a
+   * read of its funds made before then is known to be stale.
    */
-  hold(hold: FundsHold, balance: bigint, nowSeconds: number): Promise<HoldOutcome>;
-  /** Releases a hold (once); with `coolUntil`, the payer's settlements are refused until then (Unix seconds). */
+  hold(hold: FundsHold, nowSeconds: number): Promise<HoldOutcome>;
+  /** Releases a hold (once), noting when; with `coolUntil`, the payer's settlements are refused until then (Unix seconds). */
   release(hold: FundsHold, opts?: { coolUntil?: number }): Promise<void>;
   /** The holds of a payer's token, to find the ones whose settlement has ended. */
   holds(token: string, payer: string): Promise<FundsHold[]>;
@@ -449,8 +452,8 @@ export interface InFlightSettlements {
   claimedBetween(from: string, to: string): Promise<Array<{ pk: string; claimedAt: string }>>;
 }
 
-/** What asking for a hold gave: held (with what the payer's other settlements hold of the token), or why not. */
-export type HoldOutcome = { kind: 'held'; othersInFlight: bigint } | { kind: 'over_balance' } | { kind: 'cooling'; until: number };
+/** What asking for a hold gave: held (and when the payer's last hold was released), or why not. */
+export type HoldOutcome = { kind: 'held'; releasedAt: number | undefined } | { kind: 'busy' } | { kind: 'cooling'; until: number };
 
 /** How a settlement ended. */
 export type SettlementOutcome =
@@ -466,6 +469,10 @@ export type SettlementOutcome =
       state: 'failed';
       failure: string;
       finishedAt: string;
+      /** TTL (Unix seconds), for an authorization ended unsent: it matters no longer than it can move money. */
+      expiresAt?: number | undefined;
+      /** For one ended because its payer was already paying for the same resource: that settlement's key. */
+      pendingFor?: string | undefined;
       gasUsed?: string | undefined;
       effectiveGasPrice?: string | undefined;
       gasCostWei?: string | undefined;

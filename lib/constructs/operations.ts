@@ -232,13 +232,13 @@ export class Operations extends Construct {
       }).addAlarmAction(notify);
     }
 
-    // The relayer losing gas to reverted transfers (payers whose funds left first): half the hour's
-    // budget spent pages someone before the budget refuses signed authorizations for everyone.
+    // The relayer losing gas to reverted transfers (payers whose funds left first): the hour's budget
+    // spent pages someone. It refuses nobody: a budget that refused everyone was an off switch (issue 50, I3).
     if (props.relayer && props.relayer.domains.length > 0) {
       const hour = Duration.hours(1);
       const ids = props.relayer.domains.map((_, i) => `g${i}`);
       new Alarm(this, 'RelayerRevertedGas', {
-        alarmDescription: `The x402 relayer paid for reverted transfers worth half or more of its hourly budget (relayerRevertBudgetEth) in the last hour; at the budget, signed authorizations are refused until the next hour (docs/OPERATIONS.md).`,
+        alarmDescription: `The x402 relayer paid for reverted transfers worth its hourly budget (relayerRevertBudgetEth) or more in the last hour. Each payer that caused one cools down; nobody else is refused (docs/OPERATIONS.md).`,
         metric: acrossDomains({
           domains: props.relayer.domains,
           ids,
@@ -247,7 +247,7 @@ export class Operations extends Construct {
           period: hour,
           label: 'reverted gas (gwei), 1 h',
         }),
-        threshold: Number(BigInt(props.relayer.revertBudgetWei) / 2n) / 1e9,
+        threshold: Number(BigInt(props.relayer.revertBudgetWei)) / 1e9,
         comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
         evaluationPeriods: 1,
         treatMissingData: TreatMissingData.NOT_BREACHING,

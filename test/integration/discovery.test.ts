@@ -10,6 +10,8 @@ import { FINANCE_TRANSACTION_COLUMNS, NET_ROLLUP_COLUMNS } from '../../lambdas/c
 import { EspCycleSchema } from '../../lambdas/contract/esp-cycle-schema';
 import { LLMS_MCP_TOOLS } from '../../catalog/llms';
 import { chainTools } from '../support/chain';
+import { testAccount } from '../../local/anvil';
+import { signInWithXHeader } from '../../local/sign-in-with-x';
 import { killStarted, runStart } from '../support/spawn-start';
 
 afterAll(() => killStarted());
@@ -431,8 +433,17 @@ describe('honesty', () => {
         ['esp-outcome-judge', 120000n],
       ] as const) {
         const tx = await chain.transfer(1, usdc, treasury, amount);
-        const r = await fetch(`${s.baseUrl}/api/pay`, { method: 'POST', headers: { 'x-payment': JSON.stringify({ txHash: tx, skill }) } });
-        expect(r.status).toBe(200);
+        // More than the price is a pack only with the paying wallet's signature (issue 50, I5).
+        const price = BigInt((await g(`/api/pay?skill=${skill}`)).amount);
+        const signed =
+          amount === price
+            ? {}
+            : { 'sign-in-with-x': await signInWithXHeader({ account: testAccount(1), baseUrl: s.baseUrl, skill, txHash: tx }) };
+        const r = await fetch(`${s.baseUrl}/api/pay`, {
+          method: 'POST',
+          headers: { 'x-payment': JSON.stringify({ txHash: tx, skill }), ...signed },
+        });
+        expect(r.status, await r.clone().text()).toBe(200);
       }
       // The figures are folded from the ledger's stream: they follow the purchases within moments.
       await vi.waitFor(async () => expect((await g('/api/proof?limit=100')).confirmed).toBe(3), { timeout: 10_000, interval: 100 });

@@ -146,7 +146,7 @@ describe('the revenue rollup from a DynamoDB export', () => {
     // A transfer that reverted: the relayer paid for it.
     await settle(6, 'failed', '2026-11-13', 63_000n, 1_000_000n);
     // A payer's hold and an hour's revert total live beside the settlements: never counted here.
-    await settlements.hold({ pk: 'p', token: '0xusdc', payer: '0xpayer', amount: 99_000n }, 10n ** 6n, 1_795_000_000);
+    await settlements.hold({ pk: 'p', token: '0xusdc', payer: '0xpayer', amount: 99_000n }, 1_795_000_000);
     await settlements.addRevertedGas('2026-11-13T10', 63_000n * 1_000_000n);
     await settle(5, 'signed', '2026-11-13', 0n, 0n);
     // A second finish never changes the first one's figures.

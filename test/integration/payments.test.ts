@@ -7,6 +7,8 @@ import type { Address, Hex } from 'viem';
 import { beforeAll, describe, expect, inject, it, vi } from 'vitest';
 import { PaymentRequiredV2Schema } from '@x402/core/schemas';
 import { chainTools } from '../support/chain';
+import { testAccount } from '../../local/anvil';
+import { signInWithXHeader } from '../../local/sign-in-with-x';
 
 const base = inject('baseUrl');
 const USDC = inject('usdc') as Address;
@@ -196,10 +198,15 @@ describe('POST /api/pay', () => {
     expect(body.payment).toMatchObject({ asset: 'USDbC', asset_contract: USDBC, amount: '99000' });
   });
 
-  it('accepts over-payment and records what was paid', async () => {
+  it('accepts over-payment signed by the paying wallet and records what was paid; unsigned, it is no pack (issue 50, I5)', async () => {
     const tx = await chain.transfer(BUYER, USDC, TREASURY, 120_000n);
-    const { status, body } = await pay(tx, 'esp-outcome-judge');
-    expect(status).toBe(200);
+    // Whoever saw the transfer on chain could claim a plan's or a top-up's payment as a pack: not unsigned.
+    const unsigned = await pay(tx, 'esp-outcome-judge');
+    expect(unsigned.status, JSON.stringify(unsigned.body)).toBe(403);
+    expect(unsigned.body).toMatchObject({ error_code: 'PAYER_PROOF_REQUIRED', details: { reason: 'payer_proof_required' } });
+    const signIn = await signInWithXHeader({ account: testAccount(BUYER), baseUrl: base, skill: 'esp-outcome-judge', txHash: tx });
+    const { status, body } = await pay(tx, 'esp-outcome-judge', { 'sign-in-with-x': signIn });
+    expect(status, JSON.stringify(body)).toBe(200);
     expect(body.payment).toMatchObject({ amount: '120000', price: '99000' });
   });
 

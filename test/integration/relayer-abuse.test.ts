@@ -2,11 +2,13 @@
  * The x402 relayer against a payer who tries to make it pay for nothing (issue 31, finding 1):
  * a wallet holding the price once signs many EIP-3009 authorizations, presents them at once,
  * then moves its balance away with a transfer that tips more, so it is mined before the
- * relayer's. Each case runs `npm start`'s entry on an anvil of its own with automine off and no
- * block interval, so the test decides what each block holds. Buyer accounts 41–47 belong to this file.
+ * relayer's (issue 50, I1–I3: at 1, 10 and 40 prices, the relayer's ETH against the attacker's).
+ * Each case runs `npm start`'s entry on an anvil of its own with automine off and no block
+ * interval, so the test decides what each block holds. Buyer accounts 41–48 belong to this file.
  */
 import { afterAll, describe, expect, inject, it } from 'vitest';
-import { createWalletClient, erc20Abi, http, parseEther, parseGwei, type Address, type Hex } from 'viem';
+import { createWalletClient, erc20Abi, http, parseEther, parseGwei, type Address, type Hex, type LocalAccount } from 'viem';
+import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { x402Client, x402HTTPClient } from '@x402/fetch';
 import { registerExactEvmScheme } from '@x402/evm/exact/client';
 import { ensureRelayer, ensureTestTokens, startAnvil, testAccount, type AnvilHandle } from '../../local/anvil';
@@ -36,18 +38,21 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
  * the head, as Base's providers do (anvil alone would estimate against its pending block and refuse
  * every transfer after the first from one balance, hiding what Base does).
  */
-async function ownChain(): Promise<{ anvil: AnvilHandle; relayer: { address: Address; privateKey: Hex }; provider: string }> {
+async function ownChain(
+  relayerIndex: number,
+): Promise<{ anvil: AnvilHandle; relayer: { address: Address; privateKey: Hex }; provider: string }> {
   const anvil = await startAnvil({ port: 0, blockTime: 0 });
   stopAfter.push(anvil.stop);
   const proxy = await headEstimatingRpc(anvil.rpcUrl);
   stopAfter.push(proxy.close);
   await ensureTestTokens(anvil.rpcUrl);
-  // A relayer key of its own (a pool of one): the shared stack's pool leases its keys in the same table.
-  return { anvil, relayer: await ensureRelayer(anvil.rpcUrl, 40), provider: proxy.url };
+  // A relayer key of its own (a pool of one) for each case: the stacks lease their keys in one shared
+  // table, and a stack stopped right after a settlement leaves its key leased until the lease runs out.
+  return { anvil, relayer: await ensureRelayer(anvil.rpcUrl, relayerIndex), provider: proxy.url };
 }
 
 /** `n` PAYMENT-SIGNATURE headers a stock x402 client makes for the skill's live challenge, each a fresh authorization. */
-async function signedHeaders(url: string, account: ReturnType<typeof testAccount>, n: number): Promise<string[]> {
+async function signedHeaders(url: string, account: LocalAccount, n: number): Promise<string[]> {
   const client = new x402Client();
   registerExactEvmScheme(client, { signer: account });
   const http402 = new x402HTTPClient(client);
@@ -84,32 +89,33 @@ async function judged(chain: ReturnType<typeof chainTools>, relayer: Address, to
 }
 
 describe('the relayer never pays for more than the payer can cover', () => {
-  it('authorizations over one balance, then the balance moved away by a higher tip, round after round: one relayed transaction per balance, and it costs the relayer no more than the attacker', async () => {
-    const { anvil, relayer, provider } = await ownChain();
+  it('authorizations over a balance of 1, 10 and 40 prices, then the balance moved away by a higher tip, round after round: one relayed transaction per round, the relayer spends no more ETH than the attacker, and an honest new buyer is served after', async () => {
+    const { anvil, relayer, provider } = await ownChain(40);
     const chain = chainTools(anvil.rpcUrl);
     const pub = chain.pub;
-    // The attacker's wallets: each round's holds the price once and moves it to the next; a funder pays their gas.
-    const wallets = [41, 42, 43].map((i) => testAccount(i));
+    // The attacker's wallets: each round's holds `prices` prices and moves them all away; a funder pays the next one's gas.
+    const rounds = [1, 10, 40];
+    const wallets = [41, 42, 43, 47].map((i) => testAccount(i));
     const funder = testAccount(44);
-    await chain.setTokenBalance(USDC, wallets[0]!.address, PRICE);
     await chain.setEthBalance(wallets[0]!.address, parseEther('0.01'));
     await chain.setEthBalance(funder.address, parseEther('1'));
-    const env = { ...shared, RPC_URLS: provider, RELAYER_PRIVATE_KEYS: relayer.privateKey };
+    // The operator's settings as deployed: the revert budget at its default (I3: it is no off switch).
+    const env = { ...shared, RPC_URLS: provider, RELAYER_PRIVATE_KEYS: relayer.privateKey, RELAYER_REVERT_BUDGET_ETH: '0.001' };
     await withStarted(env, async (s) => {
       const url = `${s.baseUrl}/api/pay?skill=${SKILL}`;
       const walletOf = (account: ReturnType<typeof testAccount>) =>
         createWalletClient({ account, chain: localChain(anvil.rpcUrl), transport: http(anvil.rpcUrl) });
-      const [treasuryBefore, relayerEthBefore] = await Promise.all([
-        pub.readContract({ address: USDC, abi: erc20Abi, functionName: 'balanceOf', args: [TREASURY] }),
-        pub.getBalance({ address: relayer.address }),
-      ]);
-      let attackerSpent = 0n;
+      const treasuryBefore = await pub.readContract({ address: USDC, abi: erc20Abi, functionName: 'balanceOf', args: [TREASURY] });
       const broadcasts: number[] = [];
       const answers: { status: number; reason: string | undefined }[] = [];
+      let [relayerTotal, attackerTotal] = [0n, 0n];
 
-      for (let round = 0; round < 2; round++) {
+      for (const [round, prices] of rounds.entries()) {
         const [holder, next] = [wallets[round]!, wallets[round + 1]!];
-        const headers = await signedHeaders(url, holder, round === 0 ? 40 : 10);
+        await chain.setTokenBalance(USDC, holder.address, BigInt(prices) * PRICE);
+        const relayerBefore = await pub.getBalance({ address: relayer.address });
+        let attackerSpent = 0n;
+        const headers = await signedHeaders(url, holder, prices);
         // Nothing is mined until the test says so: the relayer's transactions wait in the pool.
         await chain.test.setAutomine(false);
         let answered = 0;
@@ -127,8 +133,8 @@ describe('the relayer never pays for more than the payer can cover', () => {
           }),
         );
         broadcasts.push(await judged(chain, relayer.address, headers.length, () => answered));
-        // The attack: the balance leaves for the next wallet first, outbidding the relayer's tip by 1 wei; the
-        // funder gives the next wallet gas for its own round. Both are the attack's cost.
+        // The attack: the whole balance leaves for the next wallet first, outbidding the relayer's tip by 1 wei;
+        // the funder gives the next wallet gas for its own round. Both are the attack's cost.
         const pool = ((await pub.request({ method: 'txpool_content' as never })) as any).pending as Record<string, Record<string, any>>;
         const mine = Object.entries(pool).find(([who]) => who.toLowerCase() === relayer.address.toLowerCase())?.[1] ?? {};
         const [pooled] = Object.values(mine);
@@ -140,7 +146,7 @@ describe('the relayer never pays for more than the payer can cover', () => {
           address: USDC,
           abi: erc20Abi,
           functionName: 'transfer',
-          args: [next.address, PRICE],
+          args: [next.address, BigInt(prices) * PRICE],
           // Its own gas limit: estimating against the pending block would see the relayer's transfer first.
           gas: 100_000n,
           ...fees,
@@ -154,19 +160,26 @@ describe('the relayer never pays for more than the payer can cover', () => {
           expect(r.status).toBe('success');
           attackerSpent += r.gasUsed * r.effectiveGasPrice;
         }
+        const relayerSpent = relayerBefore - (await pub.getBalance({ address: relayer.address }));
+        console.log(
+          `drain at ${prices} price(s): relayer ${relayerSpent} wei, attacker ${attackerSpent} wei: ${Number(relayerSpent) / Number(attackerSpent)}`,
+        );
+        // I2: the relayer loses no more than the attacker's own transactions cost, each round.
+        expect(Number(relayerSpent) / Number(attackerSpent), `${prices} prices`).toBeLessThanOrEqual(1);
+        relayerTotal += relayerSpent;
+        attackerTotal += attackerSpent;
       }
 
-      const relayerSpent = relayerEthBefore - (await pub.getBalance({ address: relayer.address }));
       const treasuryAfter = await pub.readContract({ address: USDC, abi: erc20Abi, functionName: 'balanceOf', args: [TREASURY] });
       const reasons = [...new Set(answers.map((a) => `${a.status} ${a.reason}`))].sort();
-      // At most the payer's balance in flight: one authorization's worth per round.
-      expect(broadcasts, reasons.join()).toEqual([1, 1]);
+      // I1: one relayed settlement in flight per payer, whatever its balance.
+      expect(broadcasts, reasons.join()).toEqual([1, 1, 1]);
       expect(treasuryAfter - treasuryBefore).toBe(0n);
       // Nobody got a pack; every refusal is a 402 with its reason, never a 5xx.
-      expect(reasons).toEqual(['402 payer_funds_in_flight', '402 transaction_failed']);
-      // Relayer wei per attacker wei.
-      console.log(`relayer ${relayerSpent} wei, attacker ${attackerSpent} wei: ${Number(relayerSpent) / Number(attackerSpent)}`);
-      expect(Number(relayerSpent) / Number(attackerSpent)).toBeLessThanOrEqual(1);
+      for (const r of reasons) expect(['402 settlement_pending', '402 transaction_failed', '402 earlier_payment_failed']).toContain(r);
+      console.log(
+        `drain, all rounds: relayer ${relayerTotal} wei, attacker ${attackerTotal} wei: ${Number(relayerTotal) / Number(attackerTotal)}`,
+      );
 
       // The first wallet, funded again at once, is cooling down: nothing is broadcast for it.
       await chain.setTokenBalance(USDC, wallets[0]!.address, PRICE);
@@ -177,13 +190,21 @@ describe('the relayer never pays for more than the payer can cover', () => {
       expect(res.status, JSON.stringify(body)).toBe(402);
       expect(body).toMatchObject({ error_code: 'PAYMENT_VERIFICATION_FAILED', retry: false, details: { reason: 'payer_cooling_down' } });
       expect(await pub.getTransactionCount({ address: relayer.address, blockTag: 'pending' })).toBe(sentBefore);
+
+      // I3: three reverts this hour are no off switch: a new, honest buyer is served at once.
+      const honest = privateKeyToAccount(generatePrivateKey());
+      await chain.setTokenBalance(USDC, honest.address, PRICE);
+      const [paid] = await signedHeaders(url, honest, 1);
+      const bought = await requestFrom('127.0.0.48', url, { headers: { 'PAYMENT-SIGNATURE': paid! } });
+      expect(bought.status, bought.text).toBe(200);
+      expect(bought.body.sealed_pack.files).toHaveProperty('SKILL.md');
     });
-  }, 120_000);
+  }, 240_000);
 });
 
 describe('a relayed transfer belongs to its signer', () => {
   it("an observer who copies the relayer's pending call and has it mined first: the buyer gets the pack for that transfer, the observer gets nothing", async () => {
-    const { anvil, relayer, provider } = await ownChain();
+    const { anvil, relayer, provider } = await ownChain(43);
     const chain = chainTools(anvil.rpcUrl);
     const pub = chain.pub;
     const buyer = testAccount(45);

@@ -32,34 +32,61 @@ const hold = (payer: string, i: number, amount = 99_000n): FundsHold => ({
 });
 
 describe('dynamoSettlements: what the relayer holds for a payer', () => {
-  it('40 holds at once over a balance of three: exactly three are held; the same settlement holding again is one hold', async () => {
+  it('40 holds at once: exactly one is held (one settlement per payer and token in flight, I1); the same settlement holding again is one hold', async () => {
     const store = dynamoSettlements(client);
     const payer = '0x00000000000000000000000000000000000000a1';
-    const outcomes = await Promise.all(Array.from({ length: 40 }, (_, i) => store.hold(hold(payer, i), 3n * 99_000n, NOW)));
+    const outcomes = await Promise.all(Array.from({ length: 40 }, (_, i) => store.hold(hold(payer, i), NOW)));
     const held = outcomes.flatMap((o, i) => (o.kind === 'held' ? [i] : []));
-    expect(held).toHaveLength(3);
-    expect(outcomes.filter((o) => o.kind === 'over_balance')).toHaveLength(37);
-    expect((await store.holds(TOKEN, payer)).map((h) => h.pk).sort()).toEqual(held.map((i) => hold(payer, i).pk).sort());
-    // Holding again: still one hold, and it says what the others hold.
-    expect(await store.hold(hold(payer, held[0]!), 3n * 99_000n, NOW)).toEqual({ kind: 'held', othersInFlight: 2n * 99_000n });
-    // Released once, its room is free for another.
+    expect(held).toHaveLength(1);
+    expect(outcomes.filter((o) => o.kind === 'busy')).toHaveLength(39);
+    expect((await store.holds(TOKEN, payer)).map((h) => h.pk)).toEqual([hold(payer, held[0]!).pk]);
+    // Holding again: still one hold; nothing was released before it.
+    expect(await store.hold(hold(payer, held[0]!), NOW)).toEqual({ kind: 'held', releasedAt: undefined });
+    // Another token of the same payer is a slot of its own.
+    expect((await store.hold({ ...hold(payer, 200), token: '0xd9aAEc86B65D86f6A7B5B1b0c42FFA531710b6CA' }, NOW)).kind).toBe('held');
+    // Released once (twice is once), the slot is free for another, which learns when it was released.
+    const before = Date.now();
     await store.release(hold(payer, held[0]!));
     await store.release(hold(payer, held[0]!));
-    expect(await store.hold(hold(payer, 99), 3n * 99_000n, NOW)).toEqual({ kind: 'held', othersInFlight: 2n * 99_000n });
-    expect(await store.hold(hold(payer, 100), 3n * 99_000n, NOW)).toEqual({ kind: 'over_balance' });
+    const next = await store.hold(hold(payer, 99), NOW);
+    expect(next.kind).toBe('held');
+    expect(next.kind === 'held' && next.releasedAt! >= before).toBe(true);
+    expect(await store.hold(hold(payer, 100), NOW)).toEqual({ kind: 'busy' });
   });
 
-  it('a release with a cool-down refuses every hold of the payer until then, whatever the balance', async () => {
+  it('a release with a cool-down refuses every hold of the payer until then', async () => {
     const store = dynamoSettlements(client);
     const payer = '0x00000000000000000000000000000000000000a2';
-    expect((await store.hold(hold(payer, 1), 99_000n, NOW)).kind).toBe('held');
+    expect((await store.hold(hold(payer, 1), NOW)).kind).toBe('held');
     await store.release(hold(payer, 1), { coolUntil: NOW + 3600 });
-    expect(await store.hold(hold(payer, 2), 10n ** 12n, NOW + 10)).toEqual({ kind: 'cooling', until: NOW + 3600 });
-    expect((await store.hold(hold(payer, 2), 10n ** 12n, NOW + 3600)).kind).toBe('held');
+    expect(await store.hold(hold(payer, 2), NOW + 10)).toEqual({ kind: 'cooling', until: NOW + 3600 });
+    expect((await store.hold(hold(payer, 2), NOW + 3600)).kind).toBe('held');
     // A cool-down asked for after the hold was already released still applies.
     await store.release(hold(payer, 2));
     await store.release(hold(payer, 2), { coolUntil: NOW + 7200 });
-    expect(await store.hold(hold(payer, 3), 10n ** 12n, NOW + 3601)).toEqual({ kind: 'cooling', until: NOW + 7200 });
+    expect(await store.hold(hold(payer, 3), NOW + 3601)).toEqual({ kind: 'cooling', until: NOW + 7200 });
+  });
+
+  it("an owner's consumed authorization and a settlement's claim contend for one key: the first decides (I4)", async () => {
+    const store = dynamoSettlements(client);
+    const base: SettlementRecord = {
+      pk: 'eip155:8453#usdc#0xabd#0x02',
+      skill: 'csv-cleaner',
+      payer: '0xabd',
+      token: TOKEN.toLowerCase(),
+      amount: '990000',
+      state: 'claimed',
+      lease: 'l',
+      claimedAt: new Date(NOW * 1000).toISOString(),
+    };
+    const [consumed, claimed] = await Promise.all([
+      store.consume({ ...base, state: 'failed', failure: 'authorization_consumed', lease: '', expiresAt: NOW + 120 }),
+      store.claim(base),
+    ]);
+    expect([consumed.consumed, claimed.claimed].filter(Boolean)).toHaveLength(1);
+    expect(await store.consume({ ...base, state: 'failed', failure: 'authorization_consumed', lease: '' })).toMatchObject({
+      consumed: false,
+    });
   });
 
   it("sums an hour's reverted gas; abandons only an unsigned claim under its own lease", async () => {

@@ -44,11 +44,11 @@ const nowSeconds = Math.floor(NOW.getTime() / 1000);
 /** The settlements table as its conditional writes behave, the payer items and the hour items included. */
 function fakeSettlements(): Settlements & {
   items: Map<string, SettlementRecord>;
-  payers: Map<string, { held: Map<string, FundsHold>; coolUntil?: number }>;
+  payers: Map<string, { held: Map<string, FundsHold>; coolUntil?: number; releasedAt?: number }>;
   hours: Map<string, bigint>;
 } {
   const items = new Map<string, SettlementRecord>();
-  const payers = new Map<string, { held: Map<string, FundsHold>; coolUntil?: number }>();
+  const payers = new Map<string, { held: Map<string, FundsHold>; coolUntil?: number; releasedAt?: number }>();
   const hours = new Map<string, bigint>();
   const payer = (p: string) => {
     let item = payers.get(p.toLowerCase());
@@ -104,18 +104,17 @@ function fakeSettlements(): Settlements & {
       items.delete(pk);
       return true;
     },
-    async hold(h, balance, now) {
+    async hold(h, now) {
       const item = payer(h.payer);
-      const others = inflight(h.payer, h.token) - (item.held.get(h.pk)?.amount ?? 0n);
-      if (item.held.has(h.pk)) return { kind: 'held', othersInFlight: others };
+      if (item.held.has(h.pk)) return { kind: 'held', releasedAt: item.releasedAt };
       if (item.coolUntil !== undefined && item.coolUntil > now) return { kind: 'cooling', until: item.coolUntil };
-      if (others + h.amount > balance) return { kind: 'over_balance' };
+      if (inflight(h.payer, h.token) > 0n) return { kind: 'busy' };
       item.held.set(h.pk, { ...h, token: h.token.toLowerCase() });
-      return { kind: 'held', othersInFlight: others };
+      return { kind: 'held', releasedAt: item.releasedAt };
     },
     async release(h, opts = {}) {
       const item = payer(h.payer);
-      item.held.delete(h.pk);
+      if (item.held.delete(h.pk)) item.releasedAt = Date.now();
       if (opts.coolUntil !== undefined) item.coolUntil = opts.coolUntil;
     },
     holds: async (token, p) => [...payer(p).held.values()].filter((h) => h.token === token.toLowerCase()),
@@ -127,11 +126,11 @@ function fakeSettlements(): Settlements & {
 }
 
 let nonces = 0;
-const header = (opts: { validBefore?: string } = {}): string =>
+const header = (opts: { validBefore?: string; skill?: string } = {}): string =>
   Buffer.from(
     JSON.stringify({
       x402Version: 2,
-      resource: { url: `${BASE}/api/pay?skill=${SKILL}` },
+      resource: { url: `${BASE}/api/pay?skill=${opts.skill ?? SKILL}` },
       accepted: {
         scheme: 'exact',
         network: 'eip155:8453',
@@ -230,7 +229,7 @@ describe('unlockWithAuthorization', () => {
     const e = await refusal(
       unlockWithAuthorization(header(), SKILL, portsWith(relayer, settlements, scheduled), BASE, { sourceIp: '10.0.0.1' }),
     );
-    expect(e.details).toEqual({ reason: 'settlement_pending' });
+    expect(e.details).toMatchObject({ reason: 'settlement_pending' });
     const response = JSON.parse(Buffer.from(e.headers!['payment-response']!, 'base64').toString('utf8'));
     expect(response).toMatchObject({ success: false, transaction: second, network: 'eip155:8453', errorReason: 'settlement_pending' });
     const [stored] = [...settlements.items.values()];
@@ -308,7 +307,7 @@ describe('unlockWithAuthorization', () => {
     // What the owner check found before it: nothing stored for this authorization.
     const read = { pk, record: undefined };
     const first = await refusal(unlockWithAuthorization(h, SKILL, ports, BASE, { sourceIp: '10.0.0.11', settlementRead: read }));
-    expect(first.details).toEqual({ reason: 'settlement_pending' });
+    expect(first.details).toMatchObject({ reason: 'settlement_pending' });
     expect(reads).toBe(0);
     expect(settlements.items.get(pk)).toMatchObject({ state: 'signed' });
     // The same read again, stale now (the transfer has since failed on chain): the claim finds the
@@ -323,14 +322,12 @@ describe('unlockWithAuthorization', () => {
     expect(reads).toBeGreaterThan(0);
   });
 
-  it("the payer's funds and the hour's budget are read, and the relayer's call prepared, beside x402's verification, not after the claim", async () => {
+  it("the payer's funds are read, and the relayer's call prepared, beside x402's verification, not after the claim", async () => {
     const settlements = fakeSettlements();
     const { relayer } = fakeRelayer({ balance: PRICE, receipt: undefined });
     const order: string[] = [];
     const funds = relayer.fundsAhead;
     relayer.fundsAhead = (...args) => (order.push('funds'), funds(...args));
-    const budget = settlements.revertedGas;
-    settlements.revertedGas = (hour) => (order.push('budget'), budget(hour));
     const claim = settlements.claim;
     settlements.claim = (record) => (order.push('claim'), claim(record));
     const prepare = relayer.prepare;
@@ -342,8 +339,8 @@ describe('unlockWithAuthorization', () => {
     ports.x402!.verifier = { verify: async () => (order.push('verify'), { ok: true as const }) };
     const h = header();
     const e = await refusal(unlockWithAuthorization(h, SKILL, ports, BASE, { sourceIp: '10.0.0.12' }));
-    expect(e.details).toEqual({ reason: 'settlement_pending' });
-    expect(order).toEqual(['funds', 'budget', 'prepare', 'verify', 'claim', 'submit']);
+    expect(e.details).toMatchObject({ reason: 'settlement_pending' });
+    expect(order).toEqual(['funds', 'prepare', 'verify', 'claim', 'submit']);
     // The relayer's call prepared beside the verification is the one its submission is given.
     const { from, nonce } = (
       JSON.parse(Buffer.from(h, 'base64').toString()) as { payload: { authorization: { from: string; nonce: string } } }
@@ -360,31 +357,86 @@ describe('unlockWithAuthorization', () => {
     expect(settlements.items.size).toBe(1);
   });
 
-  it('40 authorizations over a balance of one price: one is sent, the rest are refused before anything is held or signed', async () => {
+  it('40 authorizations for one skill at once (a buyer calling again while it is pending): one is sent, and every answer names it, with no challenge to pay again (I6)', async () => {
     const settlements = fakeSettlements();
-    const { relayer, sent } = fakeRelayer({ balance: PRICE, receipt: undefined });
+    const { relayer, sent } = fakeRelayer({ balance: 40n * PRICE, receipt: undefined });
     const ports = portsWith(relayer, settlements);
     const outcomes = await Promise.all(
       Array.from({ length: 40 }, () => refusal(unlockWithAuthorization(header(), SKILL, ports, BASE, { sourceIp: '10.0.0.2' }))),
     );
     expect(sent).toHaveLength(1);
-    const reasons = outcomes.map((e) => e.details?.['reason']);
-    expect(reasons.filter((r) => r === 'settlement_pending')).toHaveLength(1);
-    expect(reasons.filter((r) => r === 'payer_funds_in_flight')).toHaveLength(39);
-    expect(outcomes.filter((e) => e.details?.['reason'] === 'payer_funds_in_flight').every((e) => e.retry && e.status === 402)).toBe(true);
-    // The refused claims are given up: only the sent one is stored, and only it is held.
-    expect([...settlements.items.values()].map((r) => r.state)).toEqual(['signed']);
+    expect(outcomes.map((e) => e.details?.['reason'])).toEqual(Array(40).fill('settlement_pending'));
+    expect(outcomes.every((e) => e.retry && e.status === 402 && e.details?.['transaction'] === sent[0])).toBe(true);
+    // No PAYMENT-REQUIRED: a stock client that pays every challenge it sees has none to pay.
+    expect(outcomes.every((e) => e.headers?.['payment-required'] === undefined && e.headers?.['x-payment-required'] === undefined)).toBe(
+      true,
+    );
+    const records = [...settlements.items.values()];
+    const first = records.find((r) => r.state === 'signed')!;
+    expect(records.filter((r) => r.state === 'signed')).toHaveLength(1);
+    const waited = records.filter((r) => r.state === 'failed');
+    expect(waited).toHaveLength(39);
+    expect(waited.every((r) => r.failure === 'payment_in_flight' && r.pendingFor === first.pk)).toBe(true);
     expect(settlements.payers.get(PAYER.toLowerCase())!.held.size).toBe(1);
+    // A new call while it is still pending: nothing is sent, the answer names the same transaction.
+    const again = await refusal(unlockWithAuthorization(header(), SKILL, ports, BASE, { sourceIp: '10.0.0.2' }));
+    expect(again.details).toMatchObject({ reason: 'settlement_pending', transaction: sent[0] });
+    expect(sent).toHaveLength(1);
   });
 
-  it('a balance of three prices: three in flight at once, never a fourth', async () => {
+  it('a payer holding 40 prices sends 40 authorizations for 40 skills at once: one is in flight, never two; the rest end unsent (I1)', async () => {
     const settlements = fakeSettlements();
-    const { relayer, sent } = fakeRelayer({ balance: 3n * PRICE, receipt: undefined });
+    const { relayer, sent } = fakeRelayer({ balance: 40n * PRICE, receipt: undefined });
     const ports = portsWith(relayer, settlements);
-    await Promise.all(
-      Array.from({ length: 12 }, () => refusal(unlockWithAuthorization(header(), SKILL, ports, BASE, { sourceIp: '10.0.0.3' }))),
+    const skills = catalog.entries.slice(0, 40).map((e) => e.id);
+    const outcomes = await Promise.all(
+      skills.map((skill) => refusal(unlockWithAuthorization(header({ skill }), skill, ports, BASE, { sourceIp: '10.0.0.3' }))),
     );
-    expect(sent).toHaveLength(3);
+    expect(sent).toHaveLength(1);
+    const reasons = outcomes.map((e) => e.details?.['reason']);
+    expect(reasons.filter((r) => r === 'settlement_pending')).toHaveLength(1);
+    expect(reasons.filter((r) => r === 'payer_settlement_in_flight')).toHaveLength(39);
+    expect(outcomes.filter((e) => e.details?.['reason'] === 'payer_settlement_in_flight').every((e) => e.retry)).toBe(true);
+    // Every authorization seen ends in one record; the refused ones are terminal and expire with their authorization (I4, I7).
+    const records = [...settlements.items.values()];
+    expect(records).toHaveLength(40);
+    expect(records.filter((r) => r.state === 'failed' && r.expiresAt === nowSeconds + 120)).toHaveLength(39);
+  });
+
+  it("a funds read made before the payer's last hold was released is made again under the new hold, and so is the relayer's call (finding 4)", async () => {
+    const settlements = fakeSettlements();
+    // One price: an earlier transfer of the payer's is mined and its hold released while this
+    // request verifies; the balance it read before then is spent.
+    let balance = PRICE;
+    const { relayer, sent } = fakeRelayer({ balance: PRICE, receipt: undefined });
+    const reads: bigint[] = [];
+    relayer.fundsAhead = async () => (reads.push(balance), { balance, pendingBalance: balance, authorizationUsed: false });
+    let prepared = 0;
+    relayer.prepare = (_t, payment) => (
+      prepared++,
+      { from: payment.payload.authorization.from, nonce: payment.payload.authorization.nonce }
+    );
+    const ports = portsWith(relayer, settlements);
+    const held: FundsHold = {
+      pk: 'eip155:8453#usdc#earlier#0x01',
+      token: reading.config.assets.USDC!.toLowerCase(),
+      payer: PAYER.toLowerCase(),
+      amount: PRICE,
+    };
+    await settlements.hold(held, nowSeconds);
+    ports.x402!.verifier = {
+      verify: async () => {
+        await new Promise((r) => setTimeout(r, 5));
+        balance = 0n;
+        await settlements.release(held);
+        return { ok: true as const };
+      },
+    };
+    const e = await refusal(unlockWithAuthorization(header(), SKILL, ports, BASE, { sourceIp: '10.0.0.13' }));
+    expect(e.details).toMatchObject({ reason: 'invalid_exact_evm_insufficient_balance' });
+    expect(reads).toEqual([PRICE, 0n]);
+    expect(prepared).toBe(2);
+    expect(sent).toHaveLength(0);
   });
 
   it("a transfer of the payer's own waiting in the pool: nothing is sent while the pending block shows its funds leaving", async () => {
@@ -393,7 +445,9 @@ describe('unlockWithAuthorization', () => {
     const e = await refusal(unlockWithAuthorization(header(), SKILL, portsWith(relayer, settlements), BASE, { sourceIp: '10.0.0.10' }));
     expect(e).toMatchObject({ status: 402, retry: true, details: { reason: 'payer_funds_pending' } });
     expect(sent).toHaveLength(0);
-    expect(settlements.items.size).toBe(0);
+    expect([...settlements.items.values()]).toEqual([
+      expect.objectContaining({ state: 'failed', failure: 'payer_funds_pending', expiresAt: nowSeconds + 120 }),
+    ]);
     expect(settlements.payers.get(PAYER.toLowerCase())!.held.size).toBe(0);
   });
 
@@ -421,7 +475,8 @@ describe('unlockWithAuthorization', () => {
     const again = await refusal(unlockWithAuthorization(header(), SKILL, ports, BASE, { sourceIp: '10.0.0.4' }));
     expect(again).toMatchObject({ status: 402, retry: false, details: { reason: 'payer_cooling_down' } });
     expect(sent).toHaveLength(1);
-    expect(settlements.items.size).toBe(1);
+    // The refused one ends unsent, in a record that expires with it (I4).
+    expect([...settlements.items.values()].map((r) => r.failure)).toEqual(['transaction_failed', 'payer_cooling_down']);
   });
 
   describe("the relayer's gas in US dollars", () => {
@@ -512,7 +567,7 @@ describe('unlockWithAuthorization', () => {
         txHash: `0x${'cd'.repeat(32)}`,
       };
       settlements.items.set(record.pk, record);
-      await settlements.hold(holdOf(record), PRICE, nowSeconds);
+      await settlements.hold(holdOf(record), nowSeconds);
       let heldWhilePricing: number | undefined;
       const feed: PriceFeed = {
         roundAt: async () => {
@@ -534,15 +589,16 @@ describe('unlockWithAuthorization', () => {
     });
   });
 
-  it("the hour's revert budget spent: nothing is sent for anyone until the next hour", async () => {
+  it("the hour's revert budget spent is no off switch: a new payer is served, and the budget is not even read (I3)", async () => {
     const settlements = fakeSettlements();
-    settlements.hours.set('2026-11-25T10', BigInt(reading.config.relayerRevertBudgetWei));
+    settlements.hours.set('2026-11-25T10', 10n * BigInt(reading.config.relayerRevertBudgetWei));
+    let read = 0;
+    settlements.revertedGas = async () => (read++, 0n);
     const { relayer, sent } = fakeRelayer({ balance: PRICE });
     const e = await refusal(unlockWithAuthorization(header(), SKILL, portsWith(relayer, settlements), BASE, { sourceIp: '10.0.0.5' }));
-    expect(e).toMatchObject({ status: 402, retry: true, details: { reason: 'settlement_unavailable', retry_after_seconds: 3600 } });
-    expect(e.headers?.['retry-after']).toBe('3600');
-    expect(sent).toHaveLength(0);
-    expect(settlements.items.size).toBe(0);
+    expect(e.details).toMatchObject({ reason: 'settlement_pending' });
+    expect(sent).toHaveLength(1);
+    expect(read).toBe(0);
   });
 
   it('a mandate that refuses the purchase refuses it before any money moves (finding 4)', async () => {
@@ -559,7 +615,7 @@ describe('unlockWithAuthorization', () => {
     expect(e).toMatchObject({ status: 403, code: 'AP2_MANDATE_REJECTED' });
     expect(asked).toHaveLength(1);
     expect(sent).toHaveLength(0);
-    expect(settlements.items.size).toBe(0);
+    expect([...settlements.items.values()].map((r) => r.state)).toEqual(['failed']);
     expect(settlements.payers.get(PAYER.toLowerCase())!.held.size).toBe(0);
   });
 
@@ -634,7 +690,7 @@ describe('a receipt later than the request waits for it: the confirmation loop',
     const scheduled: ConfirmationJob[] = [];
     const ports = portsWith(relayer, settlements, scheduled);
     const e = await refusal(unlockWithAuthorization(header(), SKILL, ports, BASE, { sourceIp: '10.0.0.12' }));
-    expect(e.details).toEqual({ reason: 'settlement_pending' });
+    expect(e.details).toMatchObject({ reason: 'settlement_pending' });
     const rows = new Map<string, LedgerRow>();
     const loopPorts = {
       ...ports,

@@ -26,7 +26,8 @@ const KEEP_SECONDS = 7 * 86400;
  * only while the caller's lease holds the claim), and the outcome (once, from `signed`).
  *
  * Beside them, one item per payer (`PAYER#<address>`) holds what the relayer has in flight for
- * it, `inflight#<token>` in atomic units with the settlements in `held`, and `coolUntil`; and one
+ * it (one settlement per token at most), `inflight#<token>` in atomic units with the settlements in
+ * `held`, `coolUntil`, and `releasedAt` (epoch ms of the last release); and one
  * item per UTC hour (`REVERTS#<hour>`) sums the gas of reverted relayer transfers. Both are
  * written only by their own payer's settlements, or when a transfer reverted.
  */
@@ -35,16 +36,13 @@ export function dynamoSettlements(client: DynamoDBClient, table = tableName(SETT
     const out = await client.send(new GetItemCommand({ TableName: table, Key: marshall({ pk }), ConsistentRead: true }));
     return out.Item ? (unmarshall(out.Item) as SettlementRecord) : undefined;
   };
-  const getPayer = async (payer: string): Promise<{ held: string[]; coolUntil: number | undefined; inflight: Map<string, bigint> }> => {
+  const getPayer = async (payer: string): Promise<{ held: string[]; coolUntil: number | undefined; releasedAt: number | undefined }> => {
     const out = await client.send(new GetItemCommand({ TableName: table, Key: marshall({ pk: payerKey(payer) }), ConsistentRead: true }));
     const item = out.Item ?? {};
-    const inflight = new Map<string, bigint>();
-    for (const [name, value] of Object.entries(item))
-      if (name.startsWith('inflight#') && value.N !== undefined) inflight.set(name.slice('inflight#'.length), BigInt(value.N));
     return {
       held: item['held']?.SS ?? [],
       coolUntil: item['coolUntil']?.N !== undefined ? Number(item['coolUntil'].N) : undefined,
-      inflight,
+      releasedAt: item['releasedAt']?.N !== undefined ? Number(item['releasedAt'].N) : undefined,
     };
   };
   return {
@@ -194,12 +192,12 @@ export function dynamoSettlements(client: DynamoDBClient, table = tableName(SETT
         ),
       );
     },
-    async hold(hold, balance, nowSeconds) {
+    async hold(hold, nowSeconds) {
       const entry = entryOf(hold);
       const names = { '#inf': `inflight#${hold.token.toLowerCase()}`, '#cool': 'coolUntil', '#held': 'held', '#exp': 'expiresAt' };
-      // What the relayer may risk for a payer: at most its balance in flight, never while it cools down.
-      // One conditional write on the payer's own item, so parallel settlements (on any instance) cannot
-      // together hold more than the balance; the same settlement holding again changes nothing.
+      // What the relayer may risk for a payer: one settlement of a token in flight at a time (I1),
+      // never while it cools down. One conditional write on the payer's own item, so parallel
+      // settlements (on any instance) cannot both pass; the same settlement holding again changes nothing.
       try {
         const out = await client.send(
           new UpdateItemCommand({
@@ -207,32 +205,25 @@ export function dynamoSettlements(client: DynamoDBClient, table = tableName(SETT
             Key: marshall({ pk: payerKey(hold.payer) }),
             UpdateExpression: 'ADD #inf :amount, #held :entry SET #exp = :exp',
             ConditionExpression:
-              '(attribute_not_exists(#cool) OR #cool <= :now) AND (attribute_not_exists(#inf) OR #inf <= :room) AND NOT contains(#held, :one)',
+              '(attribute_not_exists(#cool) OR #cool <= :now) AND (attribute_not_exists(#inf) OR #inf = :zero) AND NOT contains(#held, :one)',
             ExpressionAttributeNames: names,
             ExpressionAttributeValues: {
-              ...marshall({
-                ':amount': hold.amount,
-                ':now': nowSeconds,
-                ':room': balance - hold.amount,
-                ':one': entry,
-                ':exp': nowSeconds + KEEP_SECONDS,
-              }),
+              ...marshall({ ':amount': hold.amount, ':now': nowSeconds, ':zero': 0, ':one': entry, ':exp': nowSeconds + KEEP_SECONDS }),
               ':entry': { SS: [entry] },
             },
-            // What the payer's other settlements held before this one.
-            ReturnValues: 'UPDATED_OLD',
+            // When the payer's last hold was released: a funds read from before it is stale.
+            ReturnValues: 'ALL_OLD',
           }),
         );
-        const before = out.Attributes?.[names['#inf']]?.N;
-        return { kind: 'held', othersInFlight: before === undefined ? 0n : BigInt(before) };
+        const released = out.Attributes?.['releasedAt']?.N;
+        return { kind: 'held', releasedAt: released === undefined ? undefined : Number(released) };
       } catch (e) {
         if (!isConditionFailure(e)) throw e;
       }
       const item = await getPayer(hold.payer);
-      if (item.held.includes(entry))
-        return { kind: 'held', othersInFlight: (item.inflight.get(hold.token.toLowerCase()) ?? 0n) - hold.amount };
+      if (item.held.includes(entry)) return { kind: 'held', releasedAt: item.releasedAt };
       if (item.coolUntil !== undefined && item.coolUntil > nowSeconds) return { kind: 'cooling', until: item.coolUntil };
-      return { kind: 'over_balance' };
+      return { kind: 'busy' };
     },
     async release(hold, opts = {}) {
       const entry = entryOf(hold);
@@ -242,15 +233,16 @@ export function dynamoSettlements(client: DynamoDBClient, table = tableName(SETT
           new UpdateItemCommand({
             TableName: table,
             Key: marshall({ pk: payerKey(hold.payer) }),
-            UpdateExpression: `ADD #inf :minus DELETE #held :entry${cool ? ' SET #cool = :cool' : ''}`,
+            UpdateExpression: `ADD #inf :minus DELETE #held :entry SET #rel = :rel${cool ? ', #cool = :cool' : ''}`,
             ConditionExpression: 'contains(#held, :one)',
             ExpressionAttributeNames: {
               '#inf': `inflight#${hold.token.toLowerCase()}`,
               '#held': 'held',
+              '#rel': 'releasedAt',
               ...(cool ? { '#cool': 'coolUntil' } : {}),
             },
             ExpressionAttributeValues: {
-              ...marshall({ ':minus': -hold.amount, ':one': entry, ...(cool ? { ':cool': opts.coolUntil } : {}) }),
+              ...marshall({ ':minus': -hold.amount, ':one': entry, ':rel': Date.now(), ...(cool ? { ':cool': opts.coolUntil } : {}) }),
               ':entry': { SS: [entry] },
             },
           }),

@@ -14,6 +14,13 @@
 export const CONSUMED = 'authorization_consumed';
 
 /**
+ * The failure that records an authorization never sent because its payer was already paying for
+ * the same resource with an earlier one still in flight (I6): a stock client signs anew on every
+ * call, so settling it would charge twice for one pack.
+ */
+export const PAYMENT_IN_FLIGHT = 'payment_in_flight';
+
+/**
  * Seconds a `validBefore` may lie beyond the challenge's `maxTimeoutSeconds` from now: the
  * clocks of client and service differ, and a stock client signs `now + maxTimeoutSeconds` by its
  * own clock. Beyond it the authorization is refused before anything is read or written.

@@ -2,9 +2,10 @@
  * What the x402 relayer may risk for a payer, as pure decisions (docs/PAYMENTS.md, "What the
  * relayer risks"). The relayer pays the gas of every transfer it submits; a transfer reverts when
  * the payer's funds leave first, and then only the relayer has paid. So it never has more in
- * flight for a payer than the payer holds at the pending block, it stops settling for a payer
- * whose transfer reverted, and it stops settling for everyone once an hour's reverts cost more
- * than the operator's budget (an alarm says so).
+ * flight for a payer than one settlement at a time, covered by its balance at the pending block
+ * read after its hold was taken, and it stops settling for a payer whose transfer reverted. An
+ * hour's reverts past the operator's budget raise an alarm; they never stop anyone else's
+ * settlements, or an attacker could switch the service off (issue 50, I3).
  */
 import type { FundsAhead, FundsHold, SettlementRecord } from '../ports';
 
@@ -45,19 +46,12 @@ export function holdEnded(record: SettlementRecord | undefined, nowSeconds: numb
 /** The UTC hour a reverted transfer's gas counts against: `yyyy-mm-ddThh`. */
 export const revertHour = (now: Date): string => now.toISOString().slice(0, 13);
 
-/** Seconds until the next UTC hour: when the revert budget starts again. */
-export const secondsToNextHour = (now: Date): number => 3600 - (Math.floor(now.getTime() / 1000) % 3600);
-
-/** Whether the hour's reverted gas has used up the operator's budget. */
-export const budgetSpent = (spentWei: bigint, budgetWei: string): boolean => spentWei >= BigInt(budgetWei);
-
 /**
  * Whether the pending block shows the payer's funds leaving already: it holds less than this
- * authorization's value although nothing else of the relayer's is in flight for it (the relayer's
- * own pending transfers would explain a shortfall only when there are some).
+ * authorization's value, and nothing else of the relayer's is in flight for it (one at a time, I1),
+ * so the shortfall is the payer's own doing.
  */
-export const pendingShortfall = (funds: FundsAhead, value: string, othersInFlight: bigint): boolean =>
-  othersInFlight === 0n && funds.pendingBalance < BigInt(value);
+export const pendingShortfall = (funds: FundsAhead, value: string): boolean => funds.pendingBalance < BigInt(value);
 
 /** The hold of a settlement: its payer's token and the authorization's value. */
 export const holdOf = (record: Pick<SettlementRecord, 'pk' | 'token' | 'payer' | 'amount'>): FundsHold => ({
