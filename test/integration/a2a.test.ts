@@ -14,10 +14,11 @@ import { createPublicClient, erc20Abi, http, type Address } from 'viem';
 import type { PrivateKeyAccount } from 'viem/accounts';
 import { compactVerify, createLocalJWKSet, flattenedVerify, importJWK, type JWK } from 'jose';
 import { canonicalize } from 'json-canonicalize';
-import { afterAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { localChain } from '../../local/local-chain';
 import { chainTools } from '../support/chain';
 import { runReadmeSnippet } from '../support/readme-snippets';
+import { requestFrom } from '../support/source-address';
 import { killStarted, runStart } from '../support/spawn-start';
 
 const base = inject('baseUrl');
@@ -173,6 +174,8 @@ describe('A2A 1.0 with the stock 1.x client (default settings)', () => {
     expect(receipt).toMatchObject({ success: true, network: 'eip155:8453' });
     expect(receipt.payer.toLowerCase()).toBe(account.address.toLowerCase());
     expect(Object.keys(pack.sealed_pack.files)).toContain('SKILL.md');
+    // The live answer that settled the payment is where the license is given.
+    expect(pack.license.token).toEqual(expect.any(String));
     const packs = (await (await fetch(`${base}/api/packs?skill=${SKILL}`)).json()) as any;
     expect(pack.seal).toBe(packs.seal.value);
     const keys = createLocalJWKSet((await jwks()) as never);
@@ -292,6 +295,9 @@ describe('A2A v0.3 with the stock 0.3 client, same endpoint', () => {
     const pack = paid.artifacts.find((a: any) => a.name === 'sealed-pack').parts[0].data;
     const packs = (await (await fetch(`${base}/api/packs?skill=${SKILL}`)).json()) as any;
     expect(pack.seal).toBe(packs.seal.value);
+    expect(pack.license.token).toEqual(expect.any(String));
+    const stored = JSON.stringify(await client.getTask({ id: paid.id }));
+    expect(stored.includes(pack.license.token), 'the stored task holds the license token').toBe(false);
     expect(await balance(account.address)).toBe(before - PRICE);
     expect(await proofRows(receipt.transaction)).toHaveLength(1);
 
@@ -349,6 +355,102 @@ describe('A2A v0.3 with the stock 0.3 client, same endpoint', () => {
     expect(JSON.parse(text).error.code).toBe(-32001);
     expect(text.length).toBeLessThan(300);
     expect(text).not.toMatch(/ValidationException|hash ?key|2048|dynamo/i);
+  });
+});
+
+describe("A2A tasks are their creator's, through the local edge (issue 50, finding 8)", () => {
+  // Two viewers of the edge, told apart as CloudFront tells them apart: by the address they come from.
+  const A = '127.0.0.41';
+  const B = '127.0.0.42';
+  /** A JSON-RPC call from `viewer`: A2A 1.0 (A2A-Version: 1.0), or v0.3 (no header). */
+  const rpc = (viewer: string, method: string, params: Record<string, unknown>, version: '1.0' | '0.3' = '1.0') =>
+    requestFrom(viewer, `${base}/api/a2a`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...(version === '1.0' ? { 'A2A-Version': '1.0' } : {}) },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
+    });
+  const message = (parts: unknown[], more: Record<string, unknown> = {}) => ({
+    message: { messageId: crypto.randomUUID(), role: 'ROLE_USER', parts, ...more },
+  });
+  const openBuy = async (viewer: string) => {
+    const res = await rpc(viewer, 'SendMessage', message([{ data: { skill: SKILL, buy: true } }]));
+    const task = res.body.result.task;
+    expect(task.status.state, res.text).toBe('TASK_STATE_INPUT_REQUIRED');
+    return task;
+  };
+  const paymentOf = async (account: PrivateKeyAccount, task: any) => ({
+    'x402.payment.status': 'payment-submitted',
+    'x402.payment.payload': await signer(account).createPaymentPayload(task.status.message.metadata['x402.payment.required']),
+  });
+  const sealedPack = (task: any) => task.artifacts.find((a: any) => a.name === 'sealed-pack')?.parts[0].data;
+
+  /** A's purchase inside a task: the live answer that settled it, and the task's id. */
+  let paid: { task: any; text: string };
+  beforeAll(async () => {
+    const account = await freshBuyer();
+    const asked = await openBuy(A);
+    const res = await rpc(
+      A,
+      'SendMessage',
+      message([{ text: 'Here is the payment.' }], { taskId: asked.id, metadata: await paymentOf(account, asked) }),
+    );
+    expect(res.body.result?.task?.status.state, res.text).toBe('TASK_STATE_COMPLETED');
+    paid = { task: res.body.result.task, text: res.text };
+  });
+
+  it("answers B's GetTask, tasks/get, CancelTask and tasks/cancel of A's completed task as for an unknown id, and nothing B gets holds the license", async () => {
+    const license = sealedPack(paid.task).license.token;
+    expect(license).toMatch(/^ey/);
+    const calls: [string, '1.0' | '0.3'][] = [
+      ['GetTask', '1.0'],
+      ['CancelTask', '1.0'],
+      ['tasks/get', '0.3'],
+      ['tasks/cancel', '0.3'],
+    ];
+    for (const [method, version] of calls) {
+      const theirs = await rpc(B, method, { id: paid.task.id }, version);
+      expect(theirs.body.error?.code, `${method}: ${theirs.text.slice(0, 120)}`).toBe(-32001);
+      const unknown = crypto.randomUUID();
+      const none = await rpc(B, method, { id: unknown }, version);
+      expect(theirs.text).toBe(none.text.replace(unknown, paid.task.id));
+      expect(theirs.text.includes(license), `${method}: B got the license token`).toBe(false);
+      expect(theirs.text).not.toMatch(/sealed_pack|license/);
+    }
+  });
+
+  it("answers B's SendMessage naming A's open task, with B's own signed payment, as for an unknown id: nothing is settled and A's task is as A left it", async () => {
+    const asked = await openBuy(A);
+    const account = await freshBuyer();
+    const before = await balance(account.address);
+    const theirs = await rpc(
+      B,
+      'SendMessage',
+      message([{ text: 'my payment' }], { taskId: asked.id, metadata: await paymentOf(account, asked) }),
+    );
+    expect(theirs.body.error?.code, theirs.text.slice(0, 120)).toBe(-32001);
+    expect(theirs.text).not.toMatch(/sealed_pack|license|x402\.payment\.required/);
+    expect(await balance(account.address)).toBe(before);
+    const mine = (await rpc(A, 'GetTask', { id: asked.id })).body.result;
+    expect(mine.status.state).toBe('TASK_STATE_INPUT_REQUIRED');
+    expect(JSON.stringify(mine.history)).not.toContain('my payment');
+  });
+
+  it('keeps no license in the stored task: A reads its task back without the token the live answer gave, and that token redeems the pack', async () => {
+    const live = sealedPack(paid.task);
+    const token = live.license.token;
+    const read = await rpc(A, 'GetTask', { id: paid.task.id });
+    expect(read.body.result.status.state).toBe('TASK_STATE_COMPLETED');
+    const stored = sealedPack(read.body.result);
+    expect(stored.sealed_pack).toEqual(live.sealed_pack);
+    expect(stored.license).toBeUndefined();
+    expect(read.text.includes(token), 'the stored task holds the license token').toBe(false);
+    const legacy = await rpc(A, 'tasks/get', { id: paid.task.id }, '0.3');
+    expect(legacy.body.result.status.state).toBe('completed');
+    expect(legacy.text.includes(token), 'the stored task holds the license token (v0.3)').toBe(false);
+    // The live answer's license is the buyer's: it gets the pack again.
+    const redeemed = await fetch(`${base}/api/pay`, { method: 'POST', headers: { 'X-LICENSE': token } });
+    expect(redeemed.status).toBe(200);
+    expect(((await redeemed.json()) as any).seal).toBe(live.seal);
   });
 });
 

@@ -1,5 +1,6 @@
 import { generateKeyPairSync, sign, verify } from 'node:crypto';
-import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { GetItemCommand, PutItemCommand, type AttributeValue, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { marshall } from '@aws-sdk/util-dynamodb';
 import { canonicalizeAgentCard, verifyAgentCardSignature, type Task } from '@a2a-js/sdk';
 import { InMemoryTaskStore, type ServerCallContext, type TaskStore } from '@a2a-js/sdk/server';
 import { canonicalize } from 'json-canonicalize';
@@ -15,6 +16,9 @@ import { derToJose } from '../../lambdas/platform/adapters/der-signature';
 import { postMcp } from '../../lambdas/agents/mcp';
 import type { AgentsPorts } from '../../lambdas/agents/ports';
 import { loadCatalogFiles } from '../../lambdas/catalog/adapters/catalog-files';
+import { x402BazaarExtension } from '../../lambdas/payments/adapters/x402-bazaar';
+import { x402PaymentRequiredHeader } from '../../lambdas/payments/adapters/x402-payment-required';
+import { readMarketConfig } from '../../lambdas/platform/config';
 import type { ApiRequest } from '../../lambdas/platform/http';
 
 describe('derToJose', () => {
@@ -339,6 +343,126 @@ describe('postA2a in A2A 1.0', () => {
   it('refuses ListTasks: tasks are anonymous, a task id is its only handle', async () => {
     const res = await postA2a(v1('ListTasks', {}), agentsPorts(dynamoTaskStore({} as DynamoDBClient, () => new Date(), 'A2ATasks')));
     expect(JSON.parse(res.body as string).error.code).toBe(-32004);
+  });
+});
+
+/** DynamoDB as the task store calls it (PutItem, GetItem by id), in memory, with every item kept for the test to read. */
+function fakeDynamo(): { client: DynamoDBClient; items: Map<string, Record<string, AttributeValue>> } {
+  const items = new Map<string, Record<string, AttributeValue>>();
+  const client = {
+    async send(command: unknown) {
+      if (command instanceof PutItemCommand) {
+        items.set(command.input.Item!['id']!.S!, command.input.Item!);
+        return {};
+      }
+      if (command instanceof GetItemCommand) return { Item: items.get(command.input.Key!['id']!.S!) };
+      throw new Error(`the task store sent ${String(command)}`);
+    },
+  } as unknown as DynamoDBClient;
+  return { client, items };
+}
+
+describe("an A2A task is its creator's (issue 50, finding 8)", () => {
+  const A = '198.51.100.1';
+  const B = '198.51.100.2';
+  const reading = readMarketConfig({ treasury: '0xa0Ee7A142d267C1f36714E4a8F75612F20a79720' }, { requireTreasury: true });
+  // What the buy's challenge reads. Still no ledger or access ports: a payment that reached the agent would fail its task.
+  const buyingPorts = (tasks: TaskStore): AgentsPorts =>
+    ({
+      ...agentsPorts(tasks),
+      config: reading.config,
+      configReading: reading,
+      discoveryExtension: x402BazaarExtension,
+      paymentRequiredHeader: x402PaymentRequiredHeader,
+    }) as unknown as AgentsPorts;
+  const from = (sourceIp: string, req: ApiRequest): ApiRequest => ({ ...req, sourceIp });
+  const legacy = (method: string, params: Record<string, unknown>): ApiRequest =>
+    apiReq(JSON.stringify({ jsonrpc: '2.0', id: 9, method, params }));
+  const answer = async (req: ApiRequest, ports: AgentsPorts) => {
+    const res = await postA2a(req, ports);
+    return { status: res.statusCode, text: res.body as string, body: JSON.parse(res.body as string) };
+  };
+  /** What a caller gets for an id no task has: the answer every other caller's task must look like. */
+  const unknownTask = async (ports: AgentsPorts, req: (id: string) => ApiRequest, id: string) => {
+    const unknown = crypto.randomUUID();
+    const got = await answer(from(B, req(unknown)), ports);
+    return { ...got.body, error: { ...got.body.error, message: got.body.error.message.replace(unknown, id) } };
+  };
+
+  it("answers another caller's GetTask, tasks/get, CancelTask and tasks/cancel of a task as for an unknown id; the creator still reads it", async () => {
+    const { client, items } = fakeDynamo();
+    const ports = agentsPorts(dynamoTaskStore(client, () => new Date(), 'A2ATasks'));
+    const sent = await answer(
+      from(A, v1('SendMessage', { message: { messageId: 'm-a', role: 'ROLE_USER', parts: [{ text: 'clean a csv' }] } })),
+      ports,
+    );
+    const task = sent.body.result.task;
+    expect(task.status.state).toBe('TASK_STATE_COMPLETED');
+    const requests: ((id: string) => ApiRequest)[] = [
+      (id) => v1('GetTask', { id }),
+      (id) => v1('CancelTask', { id }),
+      (id) => legacy('tasks/get', { id }),
+      (id) => legacy('tasks/cancel', { id }),
+    ];
+    for (const req of requests) {
+      const theirs = await answer(from(B, req(task.id)), ports);
+      expect(theirs.body.error?.code, theirs.text.slice(0, 120)).toBe(-32001);
+      expect(theirs.body).toEqual(await unknownTask(ports, req, task.id));
+      expect(theirs.text).not.toMatch(/ranked-skills|clean a csv/);
+    }
+    const mine = await answer(from(A, v1('GetTask', { id: task.id })), ports);
+    expect([mine.body.result.id, mine.body.result.status.state]).toEqual([task.id, 'TASK_STATE_COMPLETED']);
+    // The creator is kept as a pseudonym, never the address itself.
+    expect(JSON.stringify([...items.values()])).not.toContain(A);
+  });
+
+  it("answers another caller's SendMessage and message/send into an open task as for an unknown id, and the task stays as its creator left it", async () => {
+    const { client } = fakeDynamo();
+    const ports = buyingPorts(dynamoTaskStore(client, () => new Date(), 'A2ATasks'));
+    const buy = { messageId: 'm-buy', role: 'ROLE_USER', parts: [{ data: { skill: 'csv-cleaner', buy: true } }] };
+    const open = (await answer(from(A, v1('SendMessage', { message: buy })), ports)).body.result.task;
+    expect(open.status.state).toBe('TASK_STATE_INPUT_REQUIRED');
+    const payment = { 'x402.payment.status': 'payment-submitted', 'x402.payment.payload': { x402Version: 2, payload: {} } };
+    const requests: ((id: string) => ApiRequest)[] = [
+      (id) =>
+        v1('SendMessage', {
+          message: { messageId: 'm-b', role: 'ROLE_USER', taskId: id, parts: [{ text: 'my payment' }], metadata: payment },
+        }),
+      (id) =>
+        legacy('message/send', {
+          message: {
+            kind: 'message',
+            messageId: 'm-b',
+            role: 'user',
+            taskId: id,
+            parts: [{ kind: 'text', text: 'my payment' }],
+            metadata: payment,
+          },
+        }),
+    ];
+    for (const req of requests) {
+      const theirs = await answer(from(B, req(open.id)), ports);
+      expect(theirs.body.error?.code, theirs.text.slice(0, 120)).toBe(-32001);
+      expect(theirs.body).toEqual(await unknownTask(ports, req, open.id));
+      expect(theirs.text).not.toMatch(/x402\.payment\.required/);
+    }
+    // Had the payment reached the agent, the task would have failed (these ports cannot settle) and kept B's message.
+    const mine = (await answer(from(A, v1('GetTask', { id: open.id })), ports)).body.result;
+    expect(mine.status.state).toBe('TASK_STATE_INPUT_REQUIRED');
+    expect(JSON.stringify(mine.history)).not.toContain('my payment');
+  });
+
+  it('finds a task stored without its creator for nobody: who made it is unknown', async () => {
+    const { client, items } = fakeDynamo();
+    const ports = agentsPorts(dynamoTaskStore(client, () => new Date(), 'A2ATasks'));
+    const sent = await answer(
+      from(A, v1('SendMessage', { message: { messageId: 'm-a', role: 'ROLE_USER', parts: [{ text: 'csv' }] } })),
+      ports,
+    );
+    const id = sent.body.result.task.id;
+    // The item as the store wrote it before tasks had creators: id, task and expiry only.
+    items.set(id, marshall({ id, task: items.get(id)!['task']!.S!, expiresAt: Math.floor(Date.now() / 1000) + 3600 }));
+    for (const caller of [A, B]) expect((await answer(from(caller, v1('GetTask', { id })), ports)).body.error?.code).toBe(-32001);
   });
 });
 
