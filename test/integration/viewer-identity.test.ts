@@ -114,6 +114,28 @@ describe('at the handler level: two viewers behind one CloudFront edge host are 
     expect(parsed(b)).toMatchObject({ jsonrpc: '2.0', error: { code: -32700 } });
   });
 
+  it("viewer B does not read viewer A's A2A task (issue 50, finding 8); A does", async () => {
+    const rpc = (viewer: string, method: string, params: Record<string, unknown>) =>
+      agents(
+        throughCloudFront(
+          viewer,
+          'POST /api/a2a',
+          { ...JSON_RPC, 'a2a-version': '1.0' },
+          JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
+        ),
+        ctx,
+      );
+    const sent = parsed(
+      await rpc('203.0.113.5', 'SendMessage', {
+        message: { messageId: crypto.randomUUID(), role: 'ROLE_USER', parts: [{ text: 'clean a csv' }] },
+      }),
+    );
+    const id = sent.result.task.id;
+    // B reaches API Gateway from the same edge host as A.
+    expect(parsed(await rpc('203.0.113.6', 'GetTask', { id }))).toMatchObject({ error: { code: -32001 } });
+    expect(parsed(await rpc('203.0.113.5', 'GetTask', { id })).result.id).toBe(id);
+  });
+
   it('the same events without the origin secret (a direct call to execute-api) are refused, whatever viewer they name', async () => {
     const direct = throughCloudFront('203.0.113.1', 'POST /api/a2a', JSON_RPC, 'junk');
     delete direct.headers[ORIGIN_VERIFY_HEADER];
