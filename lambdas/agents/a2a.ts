@@ -14,6 +14,10 @@
  * domain's own functions, never a copy of its rules. The body is read within the platform's
  * limits and the request checked (a2a-request.ts) before the SDK sees it; the SDK gets a task
  * store that never rejects (task-store-guard.ts). The per-caller rate limit is the route table's.
+ * A task is its creator's: the SDK's user is the caller (a pseudonym of its address), the task
+ * store keeps each task for it and finds it for nobody else, and the license an unlock hands out
+ * is in the live answer only, never in the stored task (docs/SECURITY.md, "An A2A task is its
+ * creator's").
  * A client that asks for the x402 extension (A2A-Extensions, or v0.3's X-A2A-Extensions) gets it
  * named back as activated.
  */
@@ -31,9 +35,10 @@ import {
   type ExecutionEventBus,
   type RequestContext,
   type TaskStore,
+  type User,
 } from '@a2a-js/sdk/server';
 import { decideAccess, decisionView, mandatesDocument, unlockPack, type AccessDecision } from '../access';
-import { challengeFor, settleResponse } from '../payments';
+import { callerId, challengeFor, settleResponse } from '../payments';
 import { AppError } from '../platform/errors';
 import { rankSkills } from '../catalog';
 import { ADDRESS, TX_HASH } from '../contract/chain';
@@ -113,7 +118,19 @@ function skillOfRequired(task: Task | undefined): string | undefined {
   }
 }
 
-function executor(ports: AgentsPorts, tasks: TaskStore, baseUrl: string, sourceIp: string): AgentExecutor {
+/**
+ * The agent for one request. `context` is the request's (its caller included); `licenses` receives
+ * each license an unlock kept out of its task, by the artifact it belongs in, for `postA2a` to put
+ * in the answer.
+ */
+function executor(
+  ports: AgentsPorts,
+  tasks: TaskStore,
+  baseUrl: string,
+  sourceIp: string,
+  context: ServerCallContext,
+  licenses: Map<string, unknown>,
+): AgentExecutor {
   const finish = (
     bus: ExecutionEventBus,
     ctx: RequestContext,
@@ -135,11 +152,12 @@ function executor(ports: AgentsPorts, tasks: TaskStore, baseUrl: string, sourceI
    * A purchase settled through the access domain's unlock, as POST /api/pay settles it (a txHash,
    * or x402 v2's signed authorization): the pack as artifact `sealed-pack`. A refusal ends the
    * task `failed` with the API's message, or leaves it `input-required` when a retry can help.
+   * The license is a bearer credential: the task, which is stored, gets the pack without it.
    */
   const unlock = async (
     bus: ExecutionEventBus,
     ctx: RequestContext,
-    publish: (name: string, data: Record<string, unknown>) => void,
+    publish: (name: string, data: Record<string, unknown>) => string,
     skill: string,
     proof: { txHash?: `0x${string}`; paymentSignature?: string },
   ): Promise<void> => {
@@ -153,14 +171,18 @@ function executor(ports: AgentsPorts, tasks: TaskStore, baseUrl: string, sourceI
         ports.access,
         baseUrl,
       );
-      publish('sealed-pack', body as Record<string, unknown>);
+      const { license, ...pack } = body as Record<string, unknown>;
+      const artifactId = publish('sealed-pack', pack);
+      if (license !== undefined) licenses.set(artifactId, license);
       // x402's settlement response, as PAYMENT-RESPONSE carries it over HTTP.
       const receipts = settlement ? [settleResponse(settlement)] : [];
       return finish(
         bus,
         ctx,
         TaskState.TASK_STATE_COMPLETED,
-        `Paid: ${skill} unlocked; the pack is the artifact "sealed-pack" (keep its license token).`,
+        license === undefined
+          ? `Paid: ${skill} unlocked; the pack is the artifact "sealed-pack".`
+          : `Paid: ${skill} unlocked; the pack is the artifact "sealed-pack". Its license token is in the answer to this message only, never in the stored task: keep it.`,
         proof.paymentSignature !== undefined ? { [X402_STATUS]: 'payment-completed', [X402_RECEIPTS]: receipts } : undefined,
       );
     } catch (e) {
@@ -187,17 +209,20 @@ function executor(ports: AgentsPorts, tasks: TaskStore, baseUrl: string, sourceI
       metadata: undefined,
     };
     bus.publish(AgentEvent.task(task));
-    const artifact = (name: string, data: Record<string, unknown>): void =>
+    const artifact = (name: string, data: Record<string, unknown>): string => {
+      const artifactId = randomUUID();
       bus.publish(
         AgentEvent.artifactUpdate({
           taskId: ctx.taskId,
           contextId: ctx.contextId,
-          artifact: { artifactId: randomUUID(), name, description: '', parts: [dataPart(data)], metadata: undefined, extensions: [] },
+          artifact: { artifactId, name, description: '', parts: [dataPart(data)], metadata: undefined, extensions: [] },
           append: false,
           lastChunk: true,
           metadata: undefined,
         }),
       );
+      return artifactId;
+    };
     // x402's A2A extension is named back as activated to a client that asked for it.
     if (ctx.context.requestedExtensions?.includes(A2A_X402_EXTENSION)) ctx.context.addActivatedExtension(A2A_X402_EXTENSION);
     // x402's A2A extension: the signed payment for the task's payment-required, settled by the service.
@@ -353,8 +378,8 @@ function executor(ports: AgentsPorts, tasks: TaskStore, baseUrl: string, sourceI
       }
     },
     async cancelTask(taskId, bus) {
-      // The guarded store never rejects; a failed read is reported by postA2a.
-      const task = await tasks.load(taskId, new ServerCallContext());
+      // The guarded store never rejects; a failed read is reported by postA2a. The request's context: a task is found for its caller only.
+      const task = await tasks.load(taskId, context);
       if (task)
         bus.publish(
           AgentEvent.statusUpdate({
@@ -367,6 +392,30 @@ function executor(ports: AgentsPorts, tasks: TaskStore, baseUrl: string, sourceI
       bus.finished();
     },
   };
+}
+
+/**
+ * The caller as the A2A SDK's user, whom the task store keeps a task for: the pseudonym of the
+ * viewer address the edge reports (`callerId`, the one a claim's retry window keys), the strongest
+ * identity every A2A request carries. An address tells callers apart; it authenticates nobody.
+ */
+const callerOf = (sourceIp: string): User => ({ isAuthenticated: false, userName: callerId(sourceIp) ?? '' });
+
+type SealedPackAnswer = { artifacts?: { artifactId?: string; parts?: { data?: Record<string, unknown> }[] }[] };
+
+/**
+ * Puts each license an unlock kept out of its task back into its `sealed-pack` artifact in this
+ * answer, the live answer to the send that settled the payment: the stored task never holds one.
+ * The answer is the SDK's JSON, the task at 1.0's `result.task` or v0.3's `result`.
+ */
+function withLicenses(answer: unknown, legacy: boolean, licenses: ReadonlyMap<string, unknown>): void {
+  const result = (answer as { result?: SealedPackAnswer & { task?: SealedPackAnswer } }).result;
+  const task = legacy ? result : result?.task;
+  for (const artifact of task?.artifacts ?? []) {
+    const license = artifact.artifactId === undefined ? undefined : licenses.get(artifact.artifactId);
+    const data = artifact.parts?.[0]?.data;
+    if (license !== undefined && data) data['license'] = license;
+  }
 }
 
 /** The header A2A 1.0 names requested and activated extensions in (lower-cased, as ApiRequest carries headers). */
@@ -428,13 +477,15 @@ export async function postA2a(req: ApiRequest, ports: AgentsPorts): Promise<ApiR
     return json(200, { jsonrpc: '2.0', id, error: mapError(e) });
   }
   const context = new ServerCallContext({
+    user: callerOf(req.sourceIp),
     requestedVersion: version,
     requestedExtensions: Extensions.parseServiceParameter(
       legacy ? (req.headers[LEGACY_HTTP_EXTENSION_HEADER.toLowerCase()] ?? req.headers[EXTENSIONS_HEADER]) : req.headers[EXTENSIONS_HEADER],
     ),
   });
   const tasks = guardTaskStore(ports.tasks);
-  const requestHandler = new DefaultRequestHandler(card, tasks, executor(ports, tasks, req.baseUrl, req.sourceIp));
+  const licenses = new Map<string, unknown>();
+  const requestHandler = new DefaultRequestHandler(card, tasks, executor(ports, tasks, req.baseUrl, req.sourceIp, context, licenses));
   const handler = legacy ? new LegacyJsonRpcTransportHandler(requestHandler) : new JsonRpcTransportHandler(requestHandler);
   const result = await handler.handle(body as Record<string, unknown>, context);
   // Whatever the SDK made of a store fault (task not found, or the store's error text), the answer is this.
@@ -442,6 +493,7 @@ export async function postA2a(req: ApiRequest, ports: AgentsPorts): Promise<ApiR
   if (Symbol.asyncIterator in Object(result)) {
     return rpcError(200, id, -32004, 'Streaming is not supported by this agent (capabilities.streaming is false).');
   }
+  withLicenses(result, legacy, licenses);
   const activated = context.activatedExtensions ?? [];
   const headers: Record<string, string> =
     activated.length > 0 ? { [legacy ? LEGACY_HTTP_EXTENSION_HEADER : EXTENSIONS_HEADER]: Extensions.toServiceParameter(activated) } : {};

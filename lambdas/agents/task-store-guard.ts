@@ -6,7 +6,8 @@
  * in Lambda it is a 5xx and a crashed instance). Its other paths turn a store error's text into
  * the JSON-RPC answer (DynamoDB's message for a bad key). So this store never rejects: a failure
  * is logged, remembered, and `postA2a` answers it with one fixed message. Listing is the store's
- * own answer (it refuses: tasks are anonymous, see the adapter), passed through as the SDK's error.
+ * own answer (it refuses, see the adapter), passed through as the SDK's error. Whose task is whose
+ * is the store's too: every call passes the request's context, its caller included.
  */
 import type { ListTasksRequest, ListTasksResponse, Task } from '@a2a-js/sdk';
 import type { ServerCallContext, TaskStore } from '@a2a-js/sdk/server';

@@ -340,7 +340,7 @@ describe('postA2a in A2A 1.0', () => {
     expect(res.body).not.toMatch(DYNAMO_TEXT);
   });
 
-  it('refuses ListTasks: tasks are anonymous, a task id is its only handle', async () => {
+  it('refuses ListTasks: a task is read by its id, by its creator', async () => {
     const res = await postA2a(v1('ListTasks', {}), agentsPorts(dynamoTaskStore({} as DynamoDBClient, () => new Date(), 'A2ATasks')));
     expect(JSON.parse(res.body as string).error.code).toBe(-32004);
   });
