@@ -203,16 +203,20 @@ describe('verifying a receipt offline', () => {
       (e: { code: number; stdout: string; stderr: string }) => ({ code: e.code, stdout: e.stdout, stderr: e.stderr }),
     );
 
-  it('npm run verify-receipt: a good receipt prints its claims and exits 0 (a saved jwks.json, or the issuer’s); a tampered one says why and exits 1', async () => {
+  it('npm run verify-receipt: a good receipt prints its claims and exits 0 (a saved jwks.json, or the pinned issuer’s); unpinned or tampered, it says why and exits 1', async () => {
     const good = await verifyScript(byTransfer.receipt, '--jwks', jwksFile);
     expect(good.code, good.stderr).toBe(0);
     expect(JSON.parse(good.stdout)).toEqual(await verified(byTransfer.receipt));
 
     const file = join(dir, 'receipt.jws');
     writeFileSync(file, `${byTransfer.receipt}\n`);
-    const fromFileAndIssuer = await verifyScript(`@${file}`);
+    const fromFileAndIssuer = await verifyScript(`@${file}`, '--issuer', base);
     expect(fromFileAndIssuer.code, fromFileAndIssuer.stderr).toBe(0);
     expect(JSON.parse(fromFileAndIssuer.stdout).tx).toBe(byTransfer.row.txHash);
+    // Neither --issuer nor --jwks: the receipt's own iss would choose the key that checks it (issue 50, finding 9).
+    const unpinned = await verifyScript(`@${file}`);
+    expect(unpinned).toMatchObject({ code: 1, stdout: '' });
+    expect(unpinned.stderr.trim()).toMatch(/^The receipt was not pinned: /);
 
     const bad = await verifyScript(tampered(byTransfer.receipt), '--jwks', jwksFile);
     expect(bad.code).toBe(1);
