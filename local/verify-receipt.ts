@@ -1,34 +1,59 @@
 /**
- * `npm run verify-receipt -- <receipt or @file> [--jwks <file or URL>]`: checks a sale's receipt
- * (a compact JWS, lambdas/contract/receipt.ts) against the service key and prints its claims as
- * JSON (exit 0), or says in one sentence why not (exit 1). With `--jwks` naming a saved
- * jwks.json it needs no network. Without it, the JWKS of the receipt's issuer
- * (`<iss>/.well-known/jwks.json`) is fetched: that proves the receipt comes from whoever serves
- * `iss`, so check that `iss` is the service you bought from.
+ * `npm run verify-receipt -- <receipt or @file> --issuer <base URL> [--jwks <file or URL>]`, or
+ * `… <receipt or @file> --jwks <file or URL>`: checks a sale's receipt (a compact JWS,
+ * lambdas/contract/receipt.ts) against the service key and prints its claims as JSON (exit 0), or
+ * says in one sentence why not (exit 1).
+ *
+ * The exit code is the answer a script reads, so the key that checks the receipt is never chosen by
+ * the receipt: its `iss` and `jku` are the signer's own words, and a receipt an attacker signed
+ * names the attacker's JWKS (`http://attacker/http/<service>` only looks like the service; issue
+ * 50, finding 9). The caller pins where the key comes from: `--issuer` (the service's base URL,
+ * exactly as it signs it: the JWKS is fetched from `<issuer>/.well-known/jwks.json`, and the
+ * verified `iss` must equal it) or `--jwks` (a saved jwks.json, which needs no network; with
+ * `--issuer` too, `iss` is compared as well). With neither, the receipt is refused as not pinned.
  */
 import { readFileSync } from 'node:fs';
 import { compactVerify, createLocalJWKSet, createRemoteJWKSet, decodeProtectedHeader, type JSONWebKeySet } from 'jose';
 import { links } from '../lambdas/contract/links';
 import { RECEIPT_ALG, RECEIPT_TYPE, type ReceiptClaims } from '../lambdas/contract/receipt';
 
-const USAGE = 'Usage: npm run verify-receipt -- <receipt or @file> [--jwks <file or URL>]';
+const USAGE =
+  'Usage: npm run verify-receipt -- <receipt or @file> --issuer <the service’s base URL> [--jwks <file or URL>], or <receipt or @file> --jwks <file or URL>';
+
+const NOT_PINNED =
+  'The receipt was not pinned: pass --issuer with the base URL of the service you bought from (its JWKS is fetched from there), or --jwks with its saved jwks.json.';
 
 /** A refusal: one sentence for the user, exit 1. */
 class Refusal extends Error {}
 
-function parseArgs(argv: string[]): { receipt: string; jwks: string | undefined } {
+const isUrl = (s: string): boolean => /^https?:\/\//.test(s);
+
+/** What the caller pinned the receipt to: the service it bought from, the key set it saved, or both. */
+interface Pins {
+  issuer: string | undefined;
+  jwks: string | undefined;
+}
+
+/** Removes `--name <value>` from `args` and returns the value (undefined when the option is absent). */
+function takeOption(args: string[], name: string, needs: string): string | undefined {
+  const at = args.indexOf(name);
+  if (at < 0) return undefined;
+  const value = args[at + 1];
+  if (!value || value.startsWith('--')) throw new Refusal(`${name} needs ${needs}. ${USAGE}`);
+  args.splice(at, 2);
+  return value;
+}
+
+function parseArgs(argv: string[]): { receipt: string; pins: Pins } {
   const args = [...argv];
-  let jwks: string | undefined;
-  const at = args.indexOf('--jwks');
-  if (at >= 0) {
-    jwks = args[at + 1];
-    if (!jwks) throw new Refusal(`--jwks needs a file or a URL. ${USAGE}`);
-    args.splice(at, 2);
-  }
+  const jwks = takeOption(args, '--jwks', 'a file or a URL');
+  const issuer = takeOption(args, '--issuer', 'the service’s base URL');
   if (args.length !== 1) throw new Refusal(USAGE);
+  if (issuer !== undefined && !isUrl(issuer)) throw new Refusal(`--issuer must be an http(s) URL, the service’s base URL; got ${issuer}.`);
+  if (issuer === undefined && jwks === undefined) throw new Refusal(NOT_PINNED);
   const arg = args[0]!;
   const text = arg.startsWith('@') ? readOrRefuse(arg.slice(1), 'receipt') : arg;
-  return { receipt: text.trim(), jwks };
+  return { receipt: text.trim(), pins: { issuer, jwks } };
 }
 
 function readOrRefuse(file: string, what: string): string {
@@ -39,20 +64,7 @@ function readOrRefuse(file: string, what: string): string {
   }
 }
 
-const isUrl = (s: string): boolean => /^https?:\/\//.test(s);
-
-/** The claims' issuer, read before verification only to find its JWKS (nothing else is trusted until verified). */
-function unverifiedIssuer(receipt: string): string {
-  try {
-    const iss = (JSON.parse(Buffer.from(receipt.split('.')[1] ?? '', 'base64url').toString('utf8')) as { iss?: unknown }).iss;
-    if (typeof iss === 'string' && isUrl(iss)) return iss;
-  } catch {
-    // fall through to the refusal
-  }
-  throw new Refusal('The receipt names no issuer URL to fetch its key from: pass --jwks with the service’s jwks.json.');
-}
-
-async function verifyReceipt(receipt: string, jwks: string | undefined): Promise<ReceiptClaims> {
+async function verifyReceipt(receipt: string, pins: Pins): Promise<ReceiptClaims> {
   if (!/^[\w-]+\.[\w-]+\.[\w-]+$/.test(receipt)) throw new Refusal('This is not a compact JWS (three base64url parts joined by dots).');
   let header;
   try {
@@ -62,7 +74,8 @@ async function verifyReceipt(receipt: string, jwks: string | undefined): Promise
   }
   if (header.typ !== RECEIPT_TYPE)
     throw new Refusal(`This JWS is not a sale receipt: its typ is ${JSON.stringify(header.typ)}, not "${RECEIPT_TYPE}".`);
-  const source = jwks ?? links(unverifiedIssuer(receipt)).jwks;
+  // Where the key comes from is the caller's choice alone (parseArgs made sure there is one).
+  const source = pins.jwks ?? links(pins.issuer!).jwks;
   const keys = isUrl(source)
     ? createRemoteJWKSet(new URL(source))
     : createLocalJWKSet(
@@ -75,9 +88,10 @@ async function verifyReceipt(receipt: string, jwks: string | undefined): Promise
           }
         })(),
       );
+  let claims: ReceiptClaims;
   try {
     const { payload } = await compactVerify(receipt, keys, { algorithms: [RECEIPT_ALG] });
-    return JSON.parse(new TextDecoder().decode(payload)) as ReceiptClaims;
+    claims = JSON.parse(new TextDecoder().decode(payload)) as ReceiptClaims;
   } catch (e) {
     const code = (e as { code?: string }).code;
     if (code === 'ERR_JWS_SIGNATURE_VERIFICATION_FAILED')
@@ -85,12 +99,18 @@ async function verifyReceipt(receipt: string, jwks: string | undefined): Promise
     if (code === 'ERR_JWKS_NO_MATCHING_KEY') throw new Refusal(`No key in ${source} has the receipt’s kid ${String(header.kid)}.`);
     throw new Refusal(`The receipt does not verify against ${source}: ${(e as Error).message}.`);
   }
+  // Only now is `iss` the key holder's statement; it must name the service the caller pinned, string for string.
+  if (pins.issuer !== undefined && claims.iss !== pins.issuer)
+    throw new Refusal(
+      `The receipt’s issuer ${String(claims.iss)} is not the pinned issuer ${pins.issuer}: it does not come from the service you named.`,
+    );
+  return claims;
 }
 
 async function main(): Promise<void> {
   try {
-    const { receipt, jwks } = parseArgs(process.argv.slice(2));
-    const claims = await verifyReceipt(receipt, jwks);
+    const { receipt, pins } = parseArgs(process.argv.slice(2));
+    const claims = await verifyReceipt(receipt, pins);
     process.stdout.write(`${JSON.stringify(claims, null, 2)}\n`);
   } catch (e) {
     process.stderr.write(`${e instanceof Refusal ? e.message : `Cannot verify the receipt: ${(e as Error).message}.`}\n`);
