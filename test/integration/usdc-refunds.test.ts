@@ -2,7 +2,8 @@
  * Operator refunds of USDC on the local stack: a fresh wallet buys a skill with a transfer, the
  * treasury sends money back, and `npm run refund` records it against the sale. A partial refund
  * keeps the buyer's access; the rest refunded stops the license and the ownership, the proof row
- * says so, and the figures still count the confirmed sale (reconcile stays equal). A replay, and a
+ * says so, and the figures still count the confirmed sale (reconcile stays equal) while
+ * /api/signals no longer counts it as demand. A replay, and a
  * transfer from someone else, to someone else or of too much, are refused and change nothing.
  */
 import { execFile } from 'node:child_process';
@@ -68,6 +69,16 @@ async function redeem(license: string): Promise<{ status: number; body: Json }> 
 }
 const access = async (wallet: Address): Promise<Json> =>
   (await (await fetch(`${base}/api/access?wallet=${wallet}&skill=${SKILL}`)).json()) as Json;
+/** The skill's confirmed demand on /api/signals (x402), or undefined when it is not listed. */
+const demand = async (): Promise<unknown> => {
+  const body = (await (await fetch(`${base}/api/signals`)).json()) as {
+    demand: { channel: string; product: string; confirmed: unknown }[];
+  };
+  return body.demand.find((d) => d.channel === 'x402' && d.product === SKILL)?.confirmed;
+};
+/** Waits for the fold (seconds behind the ledger) to bring signals to `expected`. */
+const demandBecomes = (expected: unknown) =>
+  vi.waitFor(async () => expect(await demand()).toEqual(expected), { timeout: 30_000, interval: 250 });
 const proofRow = async (tx: Hex): Promise<Json | undefined> => {
   const proof = (await (await fetch(`${base}/api/proof?skill=${SKILL}&limit=100`)).json()) as {
     recent_unlocks: Json[];
@@ -88,6 +99,7 @@ describe('USDC refunds recorded against a sale', () => {
     });
     expect(pay.status, await pay.clone().text()).toBe(200);
     const license = ((await pay.json()) as { license: { token: string } }).license.token;
+    await demandBecomes({ '7d': 1, '30d': 1, all: 1 });
     // The operator's own top-up of the treasury, so the refunds below never depend on other tests' payments.
     const funder = await tools.freshWallet(USDC, 2n * PRICE, 10n ** 16n);
     await send(funder, TREASURY, 2n * PRICE);
@@ -107,6 +119,8 @@ describe('USDC refunds recorded against a sale', () => {
     expect(await access(buyer.address)).toMatchObject({ granted: true, via: 'one-time' });
     expect((await redeem(license)).status).toBe(200);
     expect(await proofRow(sale)).toMatchObject({ refunded_amount: '100000', refund_txs: [part.toLowerCase()] });
+    // A sale refunded in part is still demand: the buyer kept the skill.
+    expect(await demand()).toEqual({ '7d': 1, '30d': 1, all: 1 });
 
     // A replay of the same refund is refused and changes nothing.
     const again = await refund(sale, part);
@@ -163,6 +177,9 @@ describe('USDC refunds recorded against a sale', () => {
     const refunds = transactions.filter((r) => r.type === 'refund' && [part, rest].some((t) => t.toLowerCase() === r.reference));
     expect(refunds.map((r) => r.amount).sort()).toEqual([formatDecimal(-100_000n, 6), formatDecimal(-(PRICE - 100_000n), 6)].sort());
     for (const r of refunds) expect(r).toMatchObject({ channel: 'x402', currency: 'USDC', net_usd: r.amount, gross_usd: r.amount });
+
+    // Signals no longer count it as confirmed demand (issue 50, finding 10): this skill's only sale went back.
+    await demandBecomes(undefined);
 
     // The figures still count the confirmed sale: every figure equals a recount of the records.
     await vi.waitFor(

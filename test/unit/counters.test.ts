@@ -5,8 +5,13 @@
  * a fold stopped half-way, adds nothing twice.
  */
 import { describe, expect, it } from 'vitest';
+import type { Catalog } from '../../lambdas/catalog';
+import type { ApiRequest } from '../../lambdas/platform/http';
+import { getSignals } from '../../lambdas/insights/signals';
+import type { InsightsPorts } from '../../lambdas/insights/ports';
 import {
   addAll,
+  addLine,
   cardSaleFact,
   changeDeltas,
   counterName,
@@ -19,6 +24,7 @@ import {
   sumsOf,
   targetKey,
   type CounterTarget,
+  type Counters,
   type FoldMark,
   type MetricCounts,
   type TalliedRow,
@@ -230,5 +236,88 @@ describe('the fold under redelivery', () => {
     const once: TallyDeltas = new Map();
     for (const c of changes) addAll(once, changeDeltas(c.before, c.after));
     expect(diffTallies(once, await store.all()).length).toBeGreaterThan(0);
+  });
+});
+
+/** The figures signals read (`TOTAL` and the `DAY#` items), from the counter items as the fold left them. */
+function figuresOf(store: CounterStore): InsightsPorts['figures'] {
+  return {
+    async totals() {
+      const out: Counters = new Map();
+      for (const { target, counts } of (await store.all()).values()) {
+        const line = target.pk === 'TOTAL' ? parseLine(target.sk, false) : undefined;
+        if (line) addLine(out, line, counts);
+      }
+      return out;
+    },
+    async days(from, to) {
+      const out = new Map<string, Counters>();
+      for (const { target, counts } of (await store.all()).values()) {
+        const line = target.pk.startsWith('DAY#') ? parseLine(target.sk, true) : undefined;
+        const day = line && `${target.pk.slice('DAY#'.length)}-${line.day}`;
+        if (!line || !day || day < from || day > to) continue;
+        const counters = out.get(day) ?? new Map<string, bigint>();
+        addLine(counters, line, counts);
+        out.set(day, counters);
+      }
+      return out;
+    },
+  };
+}
+
+/** GET /api/signals over `store`, on the day of ONE_ROW's sale: each product's confirmed demand by window. */
+async function signalsOf(store: CounterStore): Promise<Record<string, Record<string, number>>> {
+  const ports: InsightsPorts = {
+    // Signals read a product's name from the catalog when it has one; these products need none.
+    catalog: { get: () => undefined } as unknown as Catalog,
+    figures: figuresOf(store),
+    reports: undefined as unknown as InsightsPorts['reports'],
+    now: () => new Date('2026-11-20T12:00:00Z'),
+  };
+  const res = await getSignals({ baseUrl: 'https://market.example', query: {} } as unknown as ApiRequest, ports);
+  const body = JSON.parse(res.body as string) as { demand: { channel: string; product: string; confirmed: Record<string, number> }[] };
+  return Object.fromEntries(body.demand.map((d) => [`${d.channel}|${d.product}`, d.confirmed]));
+}
+
+describe('sales refunded in full are no confirmed demand (issue 50, finding 10)', () => {
+  it('an unlock, then a partial refund (still demand), then the rest: signals leave it out, even with every batch delivered twice', async () => {
+    const { store } = memoryCounters();
+    const other = { ...ONE_ROW, payer: PAYERS[1]! };
+    const partly = { ...ONE_ROW, refundedAmount: '4000' };
+    const inFull = { ...ONE_ROW, refundedAmount: ONE_ROW.amount };
+    const steps: StreamChange[][] = [
+      [
+        { sequence: '1', before: undefined, after: ledgerFact(ONE_ROW) },
+        { sequence: '2', before: undefined, after: ledgerFact(other) },
+      ],
+      [{ sequence: '3', before: ledgerFact(ONE_ROW), after: ledgerFact(partly) }],
+      [{ sequence: '4', before: ledgerFact(partly), after: ledgerFact(inFull) }],
+    ];
+    const seen = [];
+    for (const batch of steps) {
+      await foldBatch(batch, shard, store);
+      await foldBatch(batch, shard, store); // the stream delivers it again: nothing counts twice
+      seen.push((await signalsOf(store))['x402|ten-send']);
+    }
+    expect(seen).toEqual([
+      { '7d': 2, '30d': 2, all: 2 },
+      { '7d': 2, '30d': 2, all: 2 },
+      { '7d': 1, '30d': 1, all: 1 },
+    ]);
+    // What the fold kept is what a recount of the rows as they stand gives (the reconcile job's check).
+    expect(diffTallies(recount([ledgerFact(inFull), ledgerFact(other)]), await store.all())).toEqual([]);
+  });
+
+  it('a card sale Stripe refunded in full is left out too; the only sale of a product refunded, the product is not listed', async () => {
+    const { store } = memoryCounters();
+    const sale = { skill: 'csv-cleaner', amountCents: 1900, recordedAt: '2026-11-19T10:00:00.000Z' };
+    const partly = { ...sale, refundedCents: 500 };
+    const inFull = { ...sale, refundedCents: 1900 };
+    await foldBatch([{ sequence: '1', before: undefined, after: cardSaleFact(sale) }], shard, store);
+    await foldBatch([{ sequence: '2', before: cardSaleFact(sale), after: cardSaleFact(partly) }], shard, store);
+    expect((await signalsOf(store))['card|csv-cleaner']).toEqual({ '7d': 1, '30d': 1, all: 1 });
+    await foldBatch([{ sequence: '3', before: cardSaleFact(partly), after: cardSaleFact(inFull) }], shard, store);
+    expect(await signalsOf(store)).toEqual({});
+    expect(diffTallies(recount([cardSaleFact(inFull)]), await store.all())).toEqual([]);
   });
 });
