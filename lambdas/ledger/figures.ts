@@ -72,3 +72,9 @@ export const revenueLines = (counters: Counters): RevenueLine[] => sumsOf(counte
 
 /** Standing reorged claims per channel and product of one scope. */
 export const reorgedLines = (counters: Counters): { channel: Channel; product: string; count: bigint }[] => sumsOf(counters).reorged;
+
+/**
+ * Confirmed sales of one scope refunded in full, per channel and product. Each is also counted in
+ * `revenueLines` (revenue is gross); a reader of demand subtracts them.
+ */
+export const refundedLines = (counters: Counters): { channel: Channel; product: string; count: bigint }[] => sumsOf(counters).refunded;

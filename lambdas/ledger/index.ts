@@ -22,6 +22,7 @@ export type {
 } from './ports';
 export { refundedInFull } from './core/usdc-refunds';
 export {
+  refundedLines,
   reorgedLines,
   revenueLines,
   TALLY_DECIMALS,

@@ -4,7 +4,8 @@
  * (core/usdc-refunds.ts decides) and records it once: an item of its own in the refunds table,
  * keyed by the refund's transaction, and the sale's row marked (`refunds`, `refundedAmount`), in one
  * DynamoDB transaction. A sale refunded in full leaves what its payer owns and its license stops;
- * it stays `confirmed`, so the figures and the recount keep it as the confirmed sale it was.
+ * it stays `confirmed`, so the figures and the recount keep it as the confirmed sale it was (gross),
+ * and the fold, seeing the row's change, counts it refunded in full (`f`), which signals subtract.
  */
 import type { NetworkName } from '../contract/networks';
 import { decideRefund, type RefundRefusal } from './core/usdc-refunds';

@@ -46,7 +46,10 @@ function rng(seed: number): () => number {
 const KINDS = ['unlock', 'subscription', 'meter_top_up'] as const;
 const PAYERS = ['0xAbC0000000000000000000000000000000000001', '0x00000000000000000000000000000000000000d2'];
 
-/** A random history of claims, reorgs and re-claims, as the changes a stream reports, and the rows it ends with. */
+/**
+ * A random history of claims, refunds (in part, the rest, or all at once), reorgs and re-claims, as
+ * the changes a stream reports, and the rows and card sales it ends with.
+ */
 function history(seed: number, steps = 200): { changes: StreamChange[]; facts: TallyFact[] } {
   const r = rng(seed);
   const pick = <T>(xs: readonly T[]): T => xs[Math.floor(r() * xs.length)]!;
@@ -66,6 +69,11 @@ function history(seed: number, steps = 200): { changes: StreamChange[]; facts: T
         recordedAt: `2026-11-${String(10 + Math.floor(r() * 9))}T08:00:00.000Z`,
         status: 'confirmed',
       };
+    } else if (row.status === 'confirmed' && (row.kind ?? 'unlock') === 'unlock' && row.refundedAmount !== row.amount && r() < 0.5) {
+      // An operator's refund of a skill sale: half of what is left, or all of it.
+      const left = BigInt(row.amount) - BigInt(row.refundedAmount ?? '0');
+      const back = r() < 0.5 ? left / 2n : left;
+      next = { ...row, refundedAmount: (BigInt(row.refundedAmount ?? '0') + back).toString() };
     } else if (row.status === 'confirmed') {
       next = { ...row, status: 'reorged' };
     } else {
@@ -75,11 +83,21 @@ function history(seed: number, steps = 200): { changes: StreamChange[]; facts: T
     changes.push({ sequence: String(1000 + step), before: row && ledgerFact(row), after: ledgerFact(next) });
     rows.set(id, next);
   }
-  const sales = Array.from({ length: 5 }, (_, i) =>
-    cardSaleFact({ skill: 'csv-cleaner', amountCents: 99 + i, recordedAt: '2026-11-12T00:00:00.000Z' }),
-  );
-  sales.forEach((s, i) => changes.push({ sequence: String(1000 + steps + i), before: undefined, after: s }));
-  return { changes, facts: [...[...rows.values()].map(ledgerFact), ...sales] };
+  const sales = Array.from({ length: 5 }, (_, i) => ({
+    skill: 'csv-cleaner',
+    amountCents: 99 + i,
+    recordedAt: '2026-11-12T00:00:00.000Z',
+  }));
+  sales.forEach((s, i) => changes.push({ sequence: String(1000 + steps + i), before: undefined, after: cardSaleFact(s) }));
+  // Stripe refunds two of them, one in part and one in full.
+  const refunded = [
+    { ...sales[1]!, refundedCents: 50 },
+    { ...sales[3]!, refundedCents: sales[3]!.amountCents },
+  ];
+  changes.push({ sequence: String(1000 + steps + 5), before: cardSaleFact(sales[1]!), after: cardSaleFact(refunded[0]!) });
+  changes.push({ sequence: String(1000 + steps + 6), before: cardSaleFact(sales[3]!), after: cardSaleFact(refunded[1]!) });
+  const standing = [sales[0]!, refunded[0]!, sales[2]!, refunded[1]!, sales[4]!];
+  return { changes, facts: [...[...rows.values()].map(ledgerFact), ...standing.map(cardSaleFact)] };
 }
 
 /** One confirmed unlock of ten-send by the first payer. */
@@ -127,13 +145,17 @@ function memoryCounters() {
 const shard = { streamArn: 'arn:aws:dynamodb:us-east-1:1:table/Ledger/stream/x', shardId: 'shardId-1' };
 
 describe('figures arithmetic', () => {
-  it('folds any history of claims, reorgs and re-claims to the recount of the final rows', () => {
+  it('folds any history of claims, refunds, reorgs and re-claims to the recount of the final rows', () => {
+    let standingRefunds = 0;
     for (let seed = 1; seed <= 40; seed++) {
       const { changes, facts } = history(seed);
+      standingRefunds += facts.filter((f) => f.counted && f.refundedInFull && f.channel === 'x402').length;
       const folded: TallyDeltas = new Map();
       for (const c of changes) addAll(folded, changeDeltas(c.before, c.after));
       expect(diffTallies(recount(facts), folded), `seed ${seed}`).toEqual([]);
     }
+    // The histories end with unlocks refunded in full and standing (else this test would say nothing of them).
+    expect(standingRefunds).toBeGreaterThan(10);
   });
 
   it('notices a change folded twice, or one left out', () => {

@@ -14,8 +14,8 @@ function factOf(image: Image | undefined): TallyFact | undefined {
   if (!image) return undefined;
   const item = unmarshall(image);
   if (typeof item['pk'] === 'string') return ledgerFact(item as unknown as TalliedRow);
-  // Every recorded card sale is a sale of its day, whatever Stripe reported later: a refund or a
-  // dispute changes the sale's status, never its fact, so its change folds to nothing here.
+  // Every recorded card sale is a sale of its day, whatever Stripe reported later: a dispute or a
+  // partial refund folds to nothing here; refunds adding up to the sale mark it refunded in full (`f`).
   if (typeof item['id'] === 'string' && typeof item['amountCents'] === 'number') return cardSaleFact(item as unknown as TalliedSale);
   return undefined;
 }

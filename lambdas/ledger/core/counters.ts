@@ -1,14 +1,18 @@
 /**
  * The figures as pure arithmetic. Every figure the service prints is a sum of small counter items
  * (`TOTAL` per product, `DAY` per day and product, `WALLET` per payer and product), each holding
- * `n` (confirmed count), `a` (confirmed amount: atomic units, or cents for card sales) and `r`
- * (claims a reorg dropped, standing now).
+ * `n` (confirmed count), `a` (confirmed amount: atomic units, or cents for card sales), `r`
+ * (claims a reorg dropped, standing now) and `f` (confirmed sales refunded in full, standing now).
+ * `n` and `a` are gross: a refunded sale stays the confirmed sale it was (the books subtract
+ * refunds); `f` lets a reader that wants demand, not revenue, leave the refunded ones out
+ * (`/api/signals`) without reading a row.
  *
  * A stored record (a ledger row, a card sale) contributes counters according to its state, and a
  * change the table's stream reports is folded as `contribution(new image) − contribution(old
  * image)`; so folding every change ever made equals the recount of the records as they stand
  * (`recount`), which is what the reconcile job checks.
  */
+import { refundedInFull } from './usdc-refunds';
 
 /** What a ledger row paid for (the ports' LedgerKind, written out here so ports can import this file). */
 type RowKind = 'unlock' | 'subscription' | 'meter_top_up';
@@ -22,6 +26,8 @@ export interface TalliedRow {
   payer: string;
   recordedAt: string;
   status: 'confirmed' | 'reorged';
+  /** Atomic units the operator refunded so far (absent: none); equal to `amount` once refunded in full. */
+  refundedAmount?: string;
 }
 
 /** The fields of a card sale the figures read. */
@@ -29,6 +35,8 @@ export interface TalliedSale {
   skill: string;
   amountCents: number;
   recordedAt: string;
+  /** Cents Stripe refunded so far (absent: none). */
+  refundedCents?: number;
 }
 
 /** How money arrived: an x402 unlock, a subscription period, a meter top-up (all on chain), or a card sale. */
@@ -39,9 +47,12 @@ export const CHANNELS: readonly Channel[] = ['x402', 'subscriptions', 'meters', 
 export type TallyAsset = 'USDC' | 'USDbC' | 'USD';
 const ASSETS: readonly TallyAsset[] = ['USDC', 'USDbC', 'USD'];
 
-/** `n`: confirmed count, `a`: confirmed amount (atomic units, or cents for `USD`), `r`: claims a reorg dropped (standing now). */
-export type Metric = 'n' | 'a' | 'r';
-export const METRICS: readonly Metric[] = ['n', 'a', 'r'];
+/**
+ * `n`: confirmed count, `a`: confirmed amount (atomic units, or cents for `USD`), `r`: claims a
+ * reorg dropped (standing now), `f`: confirmed sales refunded in full (standing now; each also in `n` and `a`).
+ */
+export type Metric = 'n' | 'a' | 'r' | 'f';
+export const METRICS: readonly Metric[] = ['n', 'a', 'r', 'f'];
 
 /** One record's state as the figures see it. */
 export interface TallyFact {
@@ -57,6 +68,12 @@ export interface TallyFact {
   payer?: string;
   /** Whether the record counts now: a confirmed claim or a paid sale. False for a claim a reorg dropped. */
   counted: boolean;
+  /**
+   * Whether all of it went back to the buyer (an operator's USDC refunds, or Stripe's refunds,
+   * adding up to the amount). It still counts in `n` and `a`; it adds `f`. A sale refunded in part
+   * is not: the buyer kept the skill, so it stays demand.
+   */
+  refundedInFull: boolean;
 }
 
 /** A counter item's key in the figures table. */
@@ -118,6 +135,7 @@ export const ledgerFact = (row: TalliedRow): TallyFact => ({
   day: row.recordedAt.slice(0, 10),
   payer: row.payer.toLowerCase(),
   counted: row.status === 'confirmed',
+  refundedInFull: refundedInFull(row),
 });
 
 /** A paid card sale as a fact: the card channel, in cents. */
@@ -128,6 +146,8 @@ export const cardSaleFact = (sale: TalliedSale): TallyFact => ({
   amount: String(sale.amountCents),
   day: sale.recordedAt.slice(0, 10),
   counted: true,
+  // As for a ledger row: refunds (Stripe's cumulative `amount_refunded`) adding up to the sale. A dispute is no refund here.
+  refundedInFull: sale.refundedCents !== undefined && sale.refundedCents >= sale.amountCents,
 });
 
 function add(into: TallyDeltas, target: CounterTarget, metric: Metric, by: bigint): void {
@@ -149,6 +169,10 @@ function contribute(into: TallyDeltas, f: TallyFact, sign: 1n | -1n): void {
       add(into, t, 'n', sign);
       add(into, t, 'a', sign * BigInt(f.amount));
     }
+    // On the product's and the sale day's items, which signals read (no wallet figure asks it, so no
+    // write there). The refund's own change of the row or sale (old image: not in full, new image: in
+    // full) adds it, and the fold's marks apply it once per item like any change.
+    if (f.refundedInFull) for (const t of [totalTarget(f), dayTarget(f)]) add(into, t, 'f', sign);
   } else {
     // A dropped claim is not revenue of any day; it stays on the product's and the wallet's record.
     for (const t of targets) add(into, t, 'r', sign);
@@ -239,20 +263,24 @@ export interface TallySums {
   lines: { channel: Channel; asset: TallyAsset; product: string; count: bigint; amount: bigint }[];
   /** Standing reorged claims per (channel, product). */
   reorged: { channel: Channel; product: string; count: bigint }[];
+  /** Confirmed sales refunded in full per (channel, product), all assets together: each is also in `lines`. */
+  refunded: { channel: Channel; product: string; count: bigint }[];
 }
 
 /** Reads a scope's counters into lines, sorted; zero lines are left out. */
 export function sumsOf(counters: Counters): TallySums {
   const lines = new Map<string, TallySums['lines'][number]>();
   const reorged = new Map<string, TallySums['reorged'][number]>();
+  const refunded = new Map<string, TallySums['refunded'][number]>();
   for (const [name, value] of counters) {
     const c = parseCounter(name);
     if (!c || value === 0n) continue;
-    if (c.metric === 'r') {
+    if (c.metric === 'r' || c.metric === 'f') {
+      const into = c.metric === 'r' ? reorged : refunded;
       const key = `${c.channel}|${c.product}`;
-      const line = reorged.get(key) ?? { channel: c.channel, product: c.product, count: 0n };
+      const line = into.get(key) ?? { channel: c.channel, product: c.product, count: 0n };
       line.count += value;
-      reorged.set(key, line);
+      into.set(key, line);
       continue;
     }
     const key = `${c.channel}|${c.asset}|${c.product}`;
@@ -268,6 +296,7 @@ export function sumsOf(counters: Counters): TallySums {
       .filter((l) => l.count !== 0n || l.amount !== 0n)
       .sort((a, b) => order(a, b) || a.asset.localeCompare(b.asset)),
     reorged: [...reorged.values()].filter((l) => l.count !== 0n).sort(order),
+    refunded: [...refunded.values()].filter((l) => l.count !== 0n).sort(order),
   };
 }
 
