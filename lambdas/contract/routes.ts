@@ -208,7 +208,7 @@ export const ROUTES = [
     domain: 'insights',
     operationId: 'getSignals',
     summary:
-      'Confirmed demand only: paid unlocks, subscription periods, meter top-ups and card sales per product over time windows. Intent bounties are unconfirmed requests and are not among them.',
+      'Confirmed demand only: paid unlocks, subscription periods, meter top-ups and card sales per product over time windows, less sales refunded in full. Intent bounties are unconfirmed requests and are not among them.',
     cacheSeconds: FIGURES_CACHE_SECONDS,
   },
   {

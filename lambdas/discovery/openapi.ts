@@ -292,7 +292,7 @@ const DOCS: Record<OperationId, OperationDoc> = {
     ok: {
       status: 200,
       description:
-        'Confirmed demand only: paid unlocks, subscription periods, meter top-ups and card sales per product over 7 days, 30 days and all time, each with its source. Intent bounties are not included, neither their text nor their number: anyone may post one without paying, so they are unconfirmed requests (`not_included.intent_bounties` links their list)',
+        'Confirmed demand only: paid unlocks, subscription periods, meter top-ups and card sales per product over 7 days, 30 days and all time, each with its source, less sales refunded in full (a sale refunded in part still counts). Intent bounties are not included, neither their text nor their number: anyone may post one without paying, so they are unconfirmed requests (`not_included.intent_bounties` links their list)',
     },
   },
   getRevenue: {
