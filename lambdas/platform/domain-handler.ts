@@ -89,7 +89,7 @@ export function createDomainHandler<D extends Domain, Ports>(domain: D, options:
     const [caller, ports, base] = await Promise.all([checked, getPorts(), getBase()]);
     const req = toApiRequest(event, base, caller);
     const rule = limits.get(event.routeKey);
-    if (rule) {
+    if (rule && (rule.onlyWith === undefined || rule.onlyWith.some((h) => req.headers[h] !== undefined))) {
       // Keyed by the caller: the viewer the edge reports, never X-Forwarded-For, which the caller writes.
       const wait = limiters.take(rule, req.sourceIp, clock());
       if (wait !== undefined) {

@@ -217,6 +217,29 @@ describe('createDomainHandler rate limits (from the route table)', () => {
     expect((await handler(from('POST /api/pay', '198.51.100.5'), ctx)).statusCode).toBe(200);
   });
 
+  it('GET /api/pay: the challenge is never limited; carrying a payment or a sign-in, it shares the unlock budget (issue 50, I7)', async () => {
+    let now = 1_000_000;
+    const handler = access(() => now);
+    const get = (headers: Record<string, string>) => {
+      const e = from('GET /api/pay', '198.51.100.7');
+      return {
+        ...e,
+        headers: { ...e.headers, ...headers },
+        requestContext: { ...e.requestContext, http: { ...e.requestContext.http, method: 'GET' } },
+      };
+    };
+    for (let i = 0; i < 400; i++) expect((await handler(get({}), ctx)).statusCode).toBe(200);
+    const carrying = [{ 'payment-signature': 'x' }, { 'x-payment': 'x' }, { 'sign-in-with-x': 'x' }];
+    for (let i = 0; i < 300; i++) {
+      expect((await handler(get(carrying[i % 3]!), ctx)).statusCode).toBe(200);
+      now += 100;
+    }
+    for (const headers of carrying) expect((await handler(get(headers), ctx)).statusCode).toBe(429);
+    // The same budget as POST's: it is spent too, and the bare challenge is still served.
+    expect((await handler(from('POST /api/pay', '198.51.100.7'), ctx)).statusCode).toBe(429);
+    expect((await handler(get({}), ctx)).statusCode).toBe(200);
+  });
+
   it('lets a domain shape the 429 answer, and still sets Retry-After', async () => {
     const handler = access(() => 0, {
       rateLimited: (req, wait, rule) => json(429, { custom: true, wait, scope: rule.scope, ip: req.sourceIp }),

@@ -33,8 +33,9 @@ describe('route table', () => {
       expect(limited(id), id).toBeDefined();
     expect(limited('postIntent')).toEqual({ scope: 'intent', requests: 20, perSeconds: 60 });
     expect(limited('postMandates')).toEqual({ scope: 'mandates', requests: 30, perSeconds: 60 });
-    // The spec: "no hard public rate limit" on the skill pay path; its sign-in stores nothing instead.
-    expect(limited('getPay')).toBeUndefined();
+    // The spec: "no hard public rate limit" on the skill pay path: its challenge is never limited. Carrying a
+    // payment or a sign-in it verifies, settles or writes, and spends the unlock budget (issue 50, I7).
+    expect(limited('getPay')).toEqual({ ...limited('postPay'), onlyWith: ['payment-signature', 'x-payment', 'sign-in-with-x'] });
     // Every other POST or PUT is Stripe's signed webhook, which stores only what Stripe reports paid.
     const unlimitedWrites = ROUTES.filter((r) => r.method !== 'GET' && !(r as RouteDefinition).rateLimit).map((r) => r.operationId);
     expect(unlimitedWrites).toEqual(['postStripeWebhook']);
