@@ -593,14 +593,19 @@ async function earlierPayment(earlier: SettlementRecord, ctx: Ctx): Promise<Answ
       );
     }
   }
-  // Mined: the earlier transfer is this payer's purchase; its claim is one conditional write, whoever makes it.
+  // Mined: the earlier transfer is this payer's purchase; its claim is one conditional write, whoever
+  // makes it. The earlier settlement is ended beside it (once, whoever writes it first), freeing the payer's hold.
+  const bookkeeping = mined ? recordSettled(ctx.x402, ctx.ports.config, earlier, mined, ctx.ports.now()) : undefined;
   let claimed: Awaited<ReturnType<typeof claimPayment>>;
   try {
-    claimed = await claimPayment(
-      { txHash: tx as `0x${string}`, product: skillProduct(ctx.entry), resource: ctx.resource },
-      ctx.ports,
-      ctx.baseUrl,
-      { sourceIp: ctx.caller.sourceIp, provenPayer: earlier.payer, relayed: true, ...(mined ? { relayedReceipt: mined } : {}) },
+    claimed = await alongside(
+      bookkeeping,
+      claimPayment({ txHash: tx as `0x${string}`, product: skillProduct(ctx.entry), resource: ctx.resource }, ctx.ports, ctx.baseUrl, {
+        sourceIp: ctx.caller.sourceIp,
+        provenPayer: earlier.payer,
+        relayed: true,
+        ...(mined ? { relayedReceipt: mined } : {}),
+      }),
     );
   } catch (e) {
     if (!(e instanceof AppError) || e.code !== 'PAYMENT_VERIFICATION_FAILED' || !e.retry) throw e;

@@ -13,10 +13,11 @@
 import { afterAll, describe, expect, inject, it } from 'vitest';
 import { DynamoDBClient, GetItemCommand } from '@aws-sdk/client-dynamodb';
 import { marshall, unmarshall } from '@aws-sdk/util-dynamodb';
-import { x402Client, x402HTTPClient } from '@x402/fetch';
+import { wrapFetchWithPayment, x402Client, x402HTTPClient } from '@x402/fetch';
+import { wrapFetchWithPayment as wrapFetchWithPaymentV1 } from 'x402-fetch';
 import { registerExactEvmScheme } from '@x402/evm/exact/client';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
-import type { Hex } from 'viem';
+import { erc20Abi, type Hex, type LocalAccount } from 'viem';
 import { ensureRelayer, ensureTestTokens, startAnvil } from '../../local/anvil';
 import { scanItems } from '../../lambdas/platform/adapters/dynamo-client';
 import { tableName } from '../../lambdas/platform/table-names';
@@ -40,6 +41,9 @@ const shared = sharedStackEnv(inject);
 const SETTLEMENTS = tableName(SETTLEMENTS_TABLE, {});
 /** A skill no other test file names. */
 const SKILL = 'ap-three-way-match';
+/** The README snippets' own skill, under x402-fetch's default cap of 0.1 USDC; other files count its rows per transfer only. */
+const PENDING_SKILL = 'proof-ledger-publisher';
+const PENDING_PRICE = 99000n;
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -112,4 +116,61 @@ describe('a receipt later than the request waits for it', () => {
       expect(pack.payment).toMatchObject({ txHash: receipt.transactionHash.toLowerCase(), payer: buyer.address });
     });
   }, 90_000);
+});
+
+describe('a buyer who calls again while its settlement is pending (issue 50, finding 1, I6)', () => {
+  it("the README's v2 and v1 snippets called twice while blocks are slower than the server's wait: charged once, and the second call gets the pack once the first is mined", async () => {
+    const anvil = await startAnvil({ port: 0, blockTime: 0 });
+    stopAfter.push(anvil.stop);
+    const tokens = await ensureTestTokens(anvil.rpcUrl);
+    // A key of this case's own: the stack of the case above leaves its key leased for a while.
+    const relayer = await ensureRelayer(anvil.rpcUrl, 44);
+    const chain = chainTools(anvil.rpcUrl);
+    const env = { ...shared, RPC_URLS: anvil.rpcUrl, USDC_ADDRESS: tokens.USDC, RELAYER_PRIVATE_KEYS: relayer.privateKey };
+    const balance = (who: Hex) => chain.pub.readContract({ address: tokens.USDC, abi: erc20Abi, functionName: 'balanceOf', args: [who] });
+
+    await withStarted(env, async (s) => {
+      const url = `${s.baseUrl}/api/pay?skill=${PENDING_SKILL}`;
+      // The README's snippets as written (x402-fetch-v2, x402-fetch-v1): a stock client, a viem account holding USDC.
+      const snippets: Record<string, (account: LocalAccount) => Promise<Response>> = {
+        'x402-fetch-v2': (account) => {
+          const client = new x402Client();
+          registerExactEvmScheme(client, { signer: account });
+          return wrapFetchWithPayment(fetch, client)(url);
+        },
+        'x402-fetch-v1': (account) => wrapFetchWithPaymentV1(fetch, account)(url),
+      };
+      for (const [name, snippet] of Object.entries(snippets)) {
+        const buyer = privateKeyToAccount(generatePrivateKey());
+        await chain.setTokenBalance(tokens.USDC, buyer.address, 10n ** 9n);
+        const start = await balance(buyer.address);
+        const sentBefore = await chain.pub.getTransactionCount({ address: relayer.address, blockTag: 'pending' });
+        // Blocks slower than the server waits: the first call's transfer is sent and not mined in time.
+        await chain.test.setAutomine(false);
+        const first = await snippet(buyer);
+        const firstBody = (await first.json()) as any;
+        expect(first.status, `${name}: ${JSON.stringify(firstBody)}`).toBe(402);
+        expect(firstBody).toMatchObject({ retry: true, details: { reason: 'settlement_pending' } });
+        const pendingTx = firstBody.details.transaction as string;
+        expect(pendingTx).toMatch(/^0x[0-9a-f]{64}$/);
+        // No fresh challenge rides on it: nothing for a client to pay again.
+        expect(first.headers.get('payment-required'), name).toBeNull();
+
+        // Called again as `retry: true` invites, before the block: the stock client signs a new
+        // authorization; the service sends nothing for it and answers with the first once it is mined.
+        const second = snippet(buyer);
+        await sleep(3_000);
+        await chain.mine(1);
+        await chain.test.setAutomine(true);
+        const res = await second;
+        const body = (await res.json()) as any;
+        expect(res.status, `${name}: ${JSON.stringify(body)}`).toBe(200);
+        expect(Object.keys(body.sealed_pack.files)).toContain('SKILL.md');
+        expect(body.payment.txHash, name).toBe(pendingTx);
+        // Charged once: one relayed transfer, one price.
+        expect(await chain.pub.getTransactionCount({ address: relayer.address, blockTag: 'pending' }), name).toBe(sentBefore + 1);
+        expect(await balance(buyer.address), name).toBe(start - PENDING_PRICE);
+      }
+    });
+  }, 120_000);
 });
