@@ -556,7 +556,7 @@ export function openApiDocument(ports: DiscoveryPorts, base: string) {
     const limit = (route as RouteDefinition).rateLimit;
     if (limit) {
       responses['429'] = {
-        description: `Over ${limit.requests} requests per ${limit.perSeconds} s from this address${doc.alsoLimited ? `, or ${doc.alsoLimited}` : ''}; see Retry-After`,
+        description: `Over ${limit.requests} requests per ${limit.perSeconds} s from this address${limit.onlyWith ? ` (counting only requests that carry ${limit.onlyWith.join(', ')})` : ''}${doc.alsoLimited ? `, or ${doc.alsoLimited}` : ''}; see Retry-After`,
         content: { 'application/json': { schema: { type: 'object' } } },
       };
     }

@@ -29,7 +29,7 @@
  * again proves nothing: a replay is served only to its buyer, by the ledger's own rule
  * (`isBuyer`: the caller that claimed, within the retry window, or a wallet signature).
  */
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { formatAtomic } from '../contract/chain';
 import { links } from '../contract/links';
 import { METRICS } from '../contract/metrics';
@@ -182,6 +182,9 @@ export async function unlockWithAuthorization(
     if (settledMeanwhile) return follow(settledMeanwhile, ctx);
     throw refuse(verdict.reason, verdictSentence(verdict, payment, requirement, entry.id, ports.config.network.label));
   }
+  // x402's payment-identifier: the same id for the same payment answers the first outcome, never a second charge (I6).
+  const replayed = await samePaymentId(ctx);
+  if (replayed) return replayed;
   const record: SettlementRecord = {
     pk,
     skill: entry.id,
@@ -197,6 +200,64 @@ export async function unlockWithAuthorization(
   const claim = await x402.settlements.claim(record);
   if (!claim.claimed) return follow(claim.existing, ctx);
   return submit(record, ctx, ahead);
+}
+
+/** How long a payer's payment identifier is remembered: a day, as an Idempotency-Key is (docs/PAYMENTS.md). */
+const PAYMENT_ID_SECONDS = 86_400;
+
+/**
+ * x402's payment-identifier extension, once the authorization's signature has proven its payer:
+ * the first payment under a payer's id is remembered with what it paid for; another payment under
+ * the same id and for the same thing (a client retrying with a fresh authorization) is ended unsent
+ * and answered as the first; under the same id for something else, 409. Undefined: go on and settle.
+ */
+async function samePaymentId(ctx: Ctx): Promise<Answer | undefined> {
+  const id = ctx.x402.paymentIds.idOf(ctx.payment);
+  if (id === undefined) return undefined;
+  if (id === 'invalid')
+    throw ctx.refuse('invalid_payload', 'The payment-identifier extension is malformed: its id must be 16–128 letters, digits, - or _.');
+  const payer = ctx.payment.payload.authorization.from.toLowerCase();
+  const r = ctx.requirement;
+  const fingerprint = createHash('sha256')
+    .update(JSON.stringify([ctx.payment.resource?.url, r.scheme, r.network, r.asset.toLowerCase(), r.amount, r.payTo.toLowerCase()]))
+    .digest('hex');
+  const seen = await ctx.x402.settlements.rememberPaymentId({
+    payer,
+    id,
+    fingerprint,
+    settlement: ctx.pk,
+    expiresAt: nowSeconds(ctx) + PAYMENT_ID_SECONDS,
+  });
+  if (seen.first || seen.existing.settlement === ctx.pk) return undefined;
+  if (seen.existing.fingerprint !== fingerprint) {
+    throw PAYMENT_ERRORS.PAYMENT_IDENTIFIER_REUSED({ details: { payment_identifier: id } });
+  }
+  // This authorization is never sent, by anyone (I4): one record, naming the payment it repeats.
+  const at = ctx.ports.now().toISOString();
+  const ended = await ctx.x402.settlements.consume({
+    pk: ctx.pk,
+    skill: ctx.entry.id,
+    payer,
+    token: r.asset.toLowerCase(),
+    amount: r.amount,
+    state: 'failed',
+    failure: PAYMENT_IN_FLIGHT,
+    pendingFor: seen.existing.settlement,
+    lease: '',
+    claimedAt: at,
+    finishedAt: at,
+    validBefore: ctx.payment.payload.authorization.validBefore,
+    expiresAt: consumedExpiry(ctx.payment.payload.authorization.validBefore),
+  });
+  if (!ended.consumed) return follow(ended.existing, ctx);
+  const first = await ctx.x402.settlements.get(seen.existing.settlement);
+  if (!first) {
+    throw ctx.refuse(
+      'earlier_payment_failed',
+      'The first payment under this payment identifier was never settled; sign a new payment with a new identifier.',
+    );
+  }
+  return earlierPayment(first, ctx);
 }
 
 /**

@@ -54,7 +54,14 @@ export function challengeFor(skill: string | undefined, ports: PaymentsPorts, ba
     const body = JSON.stringify(buildChallenge(entry, ports.config, baseUrl));
     const required = buildPaymentRequired(entry, ports.config, baseUrl);
     // x402's Bazaar discovery extension: how to call this resource and what the paid answer is.
-    const v2 = { ...required, extensions: ports.discoveryExtension(entry, ports.catalog.packMeta(entry.id), required.resource.url) };
+    // Where the service settles signed payments itself, x402's payment-identifier too (an idempotency key; docs/PAYMENTS.md).
+    const v2 = {
+      ...required,
+      extensions: {
+        ...ports.discoveryExtension(entry, ports.catalog.packMeta(entry.id), required.resource.url),
+        ...ports.x402?.paymentIds.declaration,
+      },
+    };
     hit = {
       body,
       encoded: Buffer.from(body).toString('base64'),

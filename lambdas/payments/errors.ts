@@ -29,6 +29,12 @@ export const PAYMENT_ERRORS = errorCatalog({
     message: 'The license token is not valid for this service or this skill.',
     tip: 'Use the txHash path: POST /api/pay with X-PAYMENT {"txHash","skill"}.',
   },
+  /** x402's payment-identifier reused by the same payer for another payment (another resource or requirement). */
+  PAYMENT_IDENTIFIER_REUSED: {
+    status: 409,
+    message: 'This payment identifier was already used for a different payment.',
+    tip: 'Use a new payment identifier for a new payment; send the first payment again unchanged to get its outcome.',
+  },
   /** A card sale Stripe reported refunded in full, or under a dispute not won: its pack and license no longer go out. */
   CARD_SALE_REVERSED: {
     status: 403,

@@ -39,6 +39,7 @@ const SignedPaymentSchema = z.object({
     signature: hex(4096),
     authorization: z.object({ from: address, to: address, value: uint, validAfter: uint, validBefore: uint, nonce: bytes32 }),
   }),
+  extensions: z.optional(z.record(z.string(), z.unknown())),
 });
 
 /** 402 for a signed payment that cannot settle; `reason` is x402's (`invalid_payload`, …) or ours, with any further details. */
@@ -67,11 +68,12 @@ export function readSignedPayment(raw: string, headers: Record<string, string>):
       headers,
     );
   }
-  const { resource, accepted, payload } = parsed.data;
+  const { resource, accepted, payload, extensions } = parsed.data;
   return {
     x402Version: 2,
     ...(resource ? { resource } : {}),
     accepted: { ...accepted, extra: accepted.extra ?? {} },
     payload,
+    ...(extensions ? { extensions } : {}),
   };
 }

@@ -186,6 +186,8 @@ export interface SignedPayment {
     extra: Record<string, unknown>;
   };
   payload: { signature: string; authorization: Authorization };
+  /** The client's extensions, as sent (x402's payment-identifier among them); read only through their own validators. */
+  extensions?: Record<string, unknown> | undefined;
 }
 
 /** The server's own requirement a signed payment is checked against (x402 v2 `PaymentRequirements`). */
@@ -413,6 +415,11 @@ export interface Settlements {
    * record when one was there first.
    */
   consume(record: SettlementRecord): Promise<{ consumed: true } | { consumed: false; existing: SettlementRecord }>;
+  /**
+   * Records the first payment sent under a payer's payment identifier, in one conditional write;
+   * the record already there when it is not the first.
+   */
+  rememberPaymentId(record: PaymentIdRecord): Promise<{ first: true } | { first: false; existing: PaymentIdRecord }>;
   /** Takes over a stale claim: succeeds only if the record still holds `lease` in state `claimed`. */
   takeOver(pk: string, lease: string, next: { lease: string; claimedAt: string; source?: string | undefined }): Promise<boolean>;
   /** Stores the signed transaction, only while `lease` holds the claim. */
@@ -485,6 +492,29 @@ export interface X402Settlement {
   settlements: Settlements;
   /** Prices the relayer's gas at settlement (the `ethUsdFeed` setting's feed). */
   priceFeed: PriceFeed;
+  /** x402's payment-identifier extension: the challenge's declaration, and a payment's id. */
+  paymentIds: PaymentIdentifiers;
+}
+
+/** x402's payment-identifier extension: an idempotency key a client may send with a signed payment. */
+export interface PaymentIdentifiers {
+  /** What the challenge's `extensions` declare (`{'payment-identifier': {info: {required: false}, schema}}`). */
+  declaration: Record<string, unknown>;
+  /** The payment's id; undefined when it sends none, `'invalid'` when it sends one the extension's rules refuse. */
+  idOf(payment: SignedPayment): string | 'invalid' | undefined;
+}
+
+/** The first payment a client sent under a payment identifier (x402's payment-identifier extension). */
+export interface PaymentIdRecord {
+  /** The payer (lower case): ids are the payer's own, so nobody else's id can be probed or taken. */
+  payer: string;
+  id: string;
+  /** What the payment was for (the resource and the server's requirement), as a digest. */
+  fingerprint: string;
+  /** The settlement key of the first payment sent under it. */
+  settlement: string;
+  /** TTL, Unix seconds. */
+  expiresAt: number;
 }
 
 /** x402 v2's `PaymentRequired` as the `PAYMENT-REQUIRED` header carries it (base64 of its JSON). */

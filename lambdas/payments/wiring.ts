@@ -36,6 +36,7 @@ import { viemPriceFeed } from './adapters/viem-price-feed';
 import { x402AuthorizationVerifier } from './adapters/x402-authorization-verifier';
 import { x402PaymentRequiredHeader } from './adapters/x402-payment-required';
 import { x402BazaarExtension } from './adapters/x402-bazaar';
+import { x402PaymentIdentifiers } from './adapters/x402-payment-identifier';
 import { challengeAnswer } from './challenge-answer';
 import { confirmationTask } from './confirmation';
 import type { InFlightSettlements, PaymentsPorts, SecretVersions, X402Settlement } from './ports';
@@ -101,6 +102,7 @@ function x402FromEnv(env: NodeJS.ProcessEnv, rpcUrls: RpcUrls, config: MarketCon
     relayer,
     settlements: dynamoSettlements(dynamoClient()),
     priceFeed: viemPriceFeed(rpcUrls, config.network),
+    paymentIds: x402PaymentIdentifiers,
   };
 }
 

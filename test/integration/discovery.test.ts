@@ -243,7 +243,10 @@ describe('OpenAPI and x402 discovery', () => {
     );
     expect(doc.paths['/api/signals'].get.responses['200'].description).toMatch(/Intent bounties are not included/);
     expect(doc.paths['/api/mandates'].post.responses['429'].description).toMatch(/^Over 30 requests per 60 s/);
-    expect(doc.paths['/api/pay'].get.responses['429']).toBeUndefined();
+    // The challenge is never limited; GET carrying a payment or a sign-in spends the unlock budget (issue 50, I7).
+    expect(doc.paths['/api/pay'].get.responses['429'].description).toMatch(
+      /^Over 300 requests per 60 s from this address \(counting only requests that carry payment-signature, x-payment, sign-in-with-x\)/,
+    );
   });
 
   it('says which checkout calls need the session’s client secret (a bearer scheme), and what creation answers', async () => {

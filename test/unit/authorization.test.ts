@@ -14,12 +14,15 @@ import { confirmationTask } from '../../lambdas/payments/confirmation';
 import { authorizationOfKey, settlementKey } from '../../lambdas/payments/core/settlement-key';
 import { x402PaymentRequiredHeader } from '../../lambdas/payments/adapters/x402-payment-required';
 import { x402BazaarExtension } from '../../lambdas/payments/adapters/x402-bazaar';
+import { x402PaymentIdentifiers } from '../../lambdas/payments/adapters/x402-payment-identifier';
+import { appendPaymentIdentifierToExtensions } from '@x402/extensions/payment-identifier';
 import { settleResponse, settlementHeaders } from '../../lambdas/payments/unlock-response';
 import type {
   ChainRead,
   ConfirmationJob,
   LedgerRow,
   FundsHold,
+  PaymentIdRecord,
   PaymentsPorts,
   PriceFeed,
   Relayer,
@@ -50,6 +53,7 @@ function fakeSettlements(): Settlements & {
   const items = new Map<string, SettlementRecord>();
   const payers = new Map<string, { held: Map<string, FundsHold>; coolUntil?: number; releasedAt?: number }>();
   const hours = new Map<string, bigint>();
+  const paymentIds = new Map<string, PaymentIdRecord>();
   const payer = (p: string) => {
     let item = payers.get(p.toLowerCase());
     if (!item) payers.set(p.toLowerCase(), (item = { held: new Map() }));
@@ -67,6 +71,13 @@ function fakeSettlements(): Settlements & {
       if (existing) return { claimed: false, existing };
       items.set(record.pk, record);
       return { claimed: true };
+    },
+    async rememberPaymentId(record) {
+      const key = `${record.payer}#${record.id}`;
+      const existing = paymentIds.get(key);
+      if (existing) return { first: false, existing };
+      paymentIds.set(key, record);
+      return { first: true };
     },
     async consume(record) {
       const existing = items.get(record.pk);
@@ -126,7 +137,7 @@ function fakeSettlements(): Settlements & {
 }
 
 let nonces = 0;
-const header = (opts: { validBefore?: string; skill?: string } = {}): string =>
+const header = (opts: { validBefore?: string; skill?: string; paymentId?: string } = {}): string =>
   Buffer.from(
     JSON.stringify({
       x402Version: 2,
@@ -151,6 +162,15 @@ const header = (opts: { validBefore?: string; skill?: string } = {}): string =>
           nonce: `0x${(++nonces).toString(16).padStart(64, '0')}`,
         },
       },
+      // What a client sends under x402's payment-identifier: the challenge's declaration with its id appended.
+      ...(opts.paymentId !== undefined
+        ? {
+            extensions:
+              opts.paymentId.length >= 16
+                ? appendPaymentIdentifierToExtensions(structuredClone(x402PaymentIdentifiers.declaration), opts.paymentId)
+                : { 'payment-identifier': { info: { required: false, id: opts.paymentId } } },
+          }
+        : {}),
     }),
   ).toString('base64');
 
@@ -199,7 +219,13 @@ function portsWith(
     catalog,
     now,
     confirmations: { schedule: async (job: ConfirmationJob) => (scheduled.push(job), 'started' as const) },
-    x402: { verifier: { verify: async () => ({ ok: true as const }) }, relayer, settlements, priceFeed },
+    x402: {
+      verifier: { verify: async () => ({ ok: true as const }) },
+      relayer,
+      settlements,
+      priceFeed,
+      paymentIds: x402PaymentIdentifiers,
+    },
     paymentRequiredHeader: x402PaymentRequiredHeader,
     discoveryExtension: x402BazaarExtension,
   } as unknown as PaymentsPorts;
@@ -291,6 +317,43 @@ describe('unlockWithAuthorization', () => {
     }
     expect(sent).toEqual([]);
     expect([...settlements.items.values()]).toEqual([expect.objectContaining({ pk, state: 'failed', failure: 'authorization_consumed' })]);
+  });
+
+  it("x402's payment-identifier: the same id for the same payment answers the first outcome and sends nothing; for another, 409; a malformed id, 402 (I6)", async () => {
+    const settlements = fakeSettlements();
+    const { relayer, sent } = fakeRelayer({ balance: 10n * PRICE, receipt: undefined });
+    // The first payment under the id ends without settling (the chain says it would revert); later ones would be sent.
+    const submit = relayer.submit;
+    let calls = 0;
+    relayer.submit = (...args) =>
+      ++calls === 1 ? Promise.resolve({ kind: 'would_revert' as const, message: 'reverts' }) : submit(...args);
+    const ports = portsWith(relayer, settlements);
+    const id = 'pay_0123456789abcdef';
+    const first = await refusal(unlockWithAuthorization(header({ paymentId: id }), SKILL, ports, BASE, { sourceIp: '10.0.0.14' }));
+    expect(first.details).toMatchObject({ reason: 'invalid_exact_evm_transaction_simulation_failed' });
+    // The client retries the same payment with a fresh authorization under the same id: the first outcome, nothing sent.
+    const again = await refusal(unlockWithAuthorization(header({ paymentId: id }), SKILL, ports, BASE, { sourceIp: '10.0.0.14' }));
+    expect(again.details).toMatchObject({ reason: 'earlier_payment_failed' });
+    expect(calls).toBe(1);
+    expect([...settlements.items.values()].map((r) => r.failure)).toEqual([
+      'invalid_exact_evm_transaction_simulation_failed',
+      'payment_in_flight',
+    ]);
+    // The same id for another skill: a conflict, and nothing is stored or sent for it.
+    const other = catalog.entries.find((e) => e.id !== SKILL)!.id;
+    const conflict = await refusal(
+      unlockWithAuthorization(header({ paymentId: id, skill: other }), other, ports, BASE, { sourceIp: '10.0.0.14' }),
+    );
+    expect(conflict).toMatchObject({ status: 409, code: 'PAYMENT_IDENTIFIER_REUSED' });
+    expect(settlements.items.size).toBe(2);
+    const malformed = await refusal(unlockWithAuthorization(header({ paymentId: 'short' }), SKILL, ports, BASE, { sourceIp: '10.0.0.14' }));
+    expect(malformed).toMatchObject({ status: 402, details: { reason: 'invalid_payload' } });
+    // A new id is a new payment: it is sent.
+    const fresh = await refusal(
+      unlockWithAuthorization(header({ paymentId: 'pay_fedcba9876543210' }), SKILL, ports, BASE, { sourceIp: '10.0.0.14' }),
+    );
+    expect(fresh.details).toMatchObject({ reason: 'settlement_pending' });
+    expect(sent).toHaveLength(1);
   });
 
   it("the owner check's read of the settlement is not made again, and a stale one sends nothing twice: the claim decides", async () => {

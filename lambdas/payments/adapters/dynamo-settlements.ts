@@ -3,10 +3,12 @@ import { marshall, unmarshall } from '@aws-sdk/util-dynamodb';
 import { SETTLEMENTS_TABLE } from '../../contract/tables';
 import { tableName } from '../../platform/table-names';
 import { conditionally, isConditionFailure, queryItems } from '../../platform/adapters/dynamo-client';
-import type { FundsHold, InFlightSettlements, SettlementRecord, Settlements } from '../ports';
+import type { FundsHold, InFlightSettlements, PaymentIdRecord, SettlementRecord, Settlements } from '../ports';
 
 /** A payer's item: what the relayer has in flight for it, per token, and its cool-down. Lower case. */
 const payerKey = (payer: string): string => `PAYER#${payer.toLowerCase()}`;
+/** A payer's payment identifier (x402's payment-identifier extension): the first payment sent under it. */
+const paymentIdKey = (payer: string, id: string): string => `PAYID#${payer.toLowerCase()}#${id}`;
 /** An hour's item: the gas of the relayer's reverted transfers in that UTC hour. */
 const hourKey = (hour: string): string => `REVERTS#${hour}`;
 /** One hold in the payer's `held` set: token, amount and settlement, so it can be released without reading the settlement. */
@@ -85,6 +87,25 @@ export function dynamoSettlements(client: DynamoDBClient, table = tableName(SETT
         if (!existing) throw new Error(`settlement ${record.pk} refused the record but cannot be read`, { cause: e });
         return { consumed: false, existing };
       }
+    },
+    async rememberPaymentId(record) {
+      const key = paymentIdKey(record.payer, record.id);
+      try {
+        await client.send(
+          new PutItemCommand({
+            TableName: table,
+            Item: marshall({ ...record, pk: key, payer: record.payer.toLowerCase() }),
+            ConditionExpression: 'attribute_not_exists(pk)',
+          }),
+        );
+        return { first: true };
+      } catch (e) {
+        if (!isConditionFailure(e)) throw e;
+      }
+      const out = await client.send(new GetItemCommand({ TableName: table, Key: marshall({ pk: key }), ConsistentRead: true }));
+      if (!out.Item) throw new Error(`payment identifier ${key} refused the record but cannot be read`);
+      const { pk: _pk, ...existing } = unmarshall(out.Item) as PaymentIdRecord & { pk: string };
+      return { first: false, existing };
     },
     takeOver(pk, lease, next) {
       return conditionally(
