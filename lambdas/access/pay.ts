@@ -21,12 +21,15 @@ import {
   signInWithXOf,
   unlockWithAuthorization,
   unlockWithProof,
-  isV1Payment,
-  paymentSignatureFromV1,
+  v1PaymentOf,
+  decodePaymentHeader,
+  signedPaymentFor,
   settlementHeaders,
   signedPaymentCheck,
   type ProofInput,
+  type PresentedPayment,
   type SettlementRead,
+  type SignedPayment,
   type Settlement,
   type SignInWithX,
   PAYMENT_ERRORS,
@@ -86,13 +89,13 @@ async function unlockByAccess(proof: ProofInput & { skill: string; signInWithX: 
  * a meter that would charge): the authorization then settles as a purchase, reusing `read`.
  */
 async function unlockBySignedPayment(
-  header: string,
+  payment: SignedPayment,
   skill: string | undefined,
   ports: AccessPorts,
   baseUrl: string,
 ): Promise<{ owned?: unknown; read?: SettlementRead | undefined }> {
   const entry = requireSkill(ports.catalog, skill);
-  const check = await signedPaymentCheck(header, entry.id, ports.payments, baseUrl);
+  const check = await signedPaymentCheck(payment, entry.id, ports.payments, baseUrl);
   if (!check) return {};
   // One round of reads, not two: what the named wallet owns is read beside the signature's check
   // and counts only if the signature is that wallet's.
@@ -114,8 +117,8 @@ export interface UnlockRequest {
   proof: ProofInput;
   /** The X-AP2-MANDATE value, if any. */
   mandate?: string | undefined;
-  /** The PAYMENT-SIGNATURE value (x402 v2 exact), if any: the service settles it. */
-  paymentSignature?: string | undefined;
+  /** A signed payment (x402 v2 or v1 exact), decoded once by the surface: the service settles it. */
+  payment?: PresentedPayment | undefined;
   sourceIp?: string | undefined;
 }
 
@@ -130,14 +133,15 @@ export async function unlockPack(
   baseUrl: string,
 ): Promise<{ body: unknown; settlement?: Settlement | undefined }> {
   const { proof } = request;
-  if (request.paymentSignature !== undefined) {
+  if (request.payment !== undefined) {
+    // Shape-checked once here, for both the owner check and the settlement.
+    const payment = signedPaymentFor(request.payment, proof.skill, ports.payments, baseUrl);
     // An owner's signed payment proves its wallet: the pack, and nothing settled (a mandate's purchase always settles).
-    const { owned, read } =
-      request.mandate === undefined ? await unlockBySignedPayment(request.paymentSignature, proof.skill, ports, baseUrl) : {};
+    const { owned, read } = request.mandate === undefined ? await unlockBySignedPayment(payment, proof.skill, ports, baseUrl) : {};
     if (owned) return { body: owned };
     // x402 v2: a signed authorization the service settles itself, under the mandate when one is sent.
     const policy = request.mandate !== undefined ? await mandatePolicy(request.mandate, proof.skill, ports, baseUrl) : undefined;
-    return unlockWithAuthorization(request.paymentSignature, proof.skill, ports.payments, baseUrl, {
+    return unlockWithAuthorization(payment, proof.skill, ports.payments, baseUrl, {
       sourceIp: request.sourceIp,
       signInWithX: proof.signInWithX,
       policy,
@@ -161,34 +165,40 @@ export async function unlockPack(
 }
 
 /**
- * The request's signed payment as x402 v2's PAYMENT-SIGNATURE value: that header, or an x402 v1
- * `X-PAYMENT` (base64; told from the spec's `{txHash, skill}` by `isV1Payment`) translated to the
- * v2 payment it is, so both versions settle on one path. Undefined when there is neither.
+ * The request's signed payment, decoded once (issue 50): x402 v2's `PAYMENT-SIGNATURE`, or an x402
+ * v1 `X-PAYMENT` (base64; told from the spec's `{txHash, skill}` by `v1PaymentOf`), which settles
+ * on the same path as the v2 payment it is. Undefined when there is neither. `xPaymentV1` is the v1
+ * payment `v1PaymentOf` already decoded, so the header is not read twice.
  */
-function signedPaymentOf(req: ApiRequest, skill: string | undefined, ports: AccessPorts): string | undefined {
+function signedPaymentOf(req: ApiRequest, xPaymentV1: object | undefined): PresentedPayment | undefined {
   const v2 = req.headers['payment-signature'];
-  if (v2 !== undefined) return v2;
-  const xPayment = req.headers['x-payment'];
-  return xPayment !== undefined && isV1Payment(xPayment) ? paymentSignatureFromV1(xPayment, skill, ports.payments, req.baseUrl) : undefined;
+  if (v2 !== undefined) return { version: 2, value: decodePaymentHeader(v2), field: 'PAYMENT-SIGNATURE' };
+  return xPaymentV1 !== undefined ? { version: 1, value: xPaymentV1, field: 'X-PAYMENT' } : undefined;
 }
 
-/** The request without an x402 v1 X-PAYMENT: what the spec's proof reader sees (a v1 payment is no `{txHash, skill}`). */
-function withoutV1Payment(req: ApiRequest): ApiRequest {
+/** The v1 payment of X-PAYMENT, decoded, if it is one (the spec's JSON proof is not). */
+const v1Of = (req: ApiRequest): object | undefined => {
   const xPayment = req.headers['x-payment'];
-  if (xPayment === undefined || !isV1Payment(xPayment)) return req;
+  return xPayment === undefined ? undefined : v1PaymentOf(xPayment);
+};
+
+/** The request without an x402 v1 X-PAYMENT: what the spec's proof reader sees (a v1 payment is no `{txHash, skill}`). */
+function withoutV1Payment(req: ApiRequest, xPaymentV1: object | undefined): ApiRequest {
+  if (xPaymentV1 === undefined) return req;
   const { 'x-payment': _v1, ...headers } = req.headers;
   return { ...req, headers };
 }
 
 async function unlock(req: ApiRequest, ports: AccessPorts): Promise<ApiResponse> {
-  const proof = readProof(withoutV1Payment(req));
+  const v1 = v1Of(req);
+  const proof = readProof(withoutV1Payment(req, v1));
   // The skill from X-PAYMENT or the body, else the query: a client that POSTs the resource URL (/api/pay?skill=).
   const skill = proof.skill ?? req.query['skill'];
   const { body, settlement } = await unlockPack(
     {
       proof: { ...proof, skill },
       mandate: req.headers['x-ap2-mandate'],
-      paymentSignature: signedPaymentOf(req, skill, ports),
+      payment: signedPaymentOf(req, v1),
       sourceIp: req.sourceIp,
     },
     ports,
@@ -208,14 +218,14 @@ async function unlock(req: ApiRequest, ports: AccessPorts): Promise<ApiResponse>
  */
 export async function getPay(req: ApiRequest, ports: AccessPorts): Promise<ApiResponse> {
   // x402 v1 clients retry the same GET with X-PAYMENT (base64): it settles as PAYMENT-SIGNATURE does.
-  const paymentSignature = signedPaymentOf(req, req.query['skill'], ports);
+  const payment = signedPaymentOf(req, v1Of(req));
   const signInWithX = signInWithXOf(req);
-  if (paymentSignature !== undefined) {
+  if (payment !== undefined) {
     const { body, settlement } = await unlockPack(
       {
         proof: { skill: req.query['skill'], txHash: undefined, license: undefined, signInWithX },
         mandate: req.headers['x-ap2-mandate'],
-        paymentSignature,
+        payment,
         sourceIp: req.sourceIp,
       },
       ports,

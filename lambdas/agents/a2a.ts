@@ -38,7 +38,7 @@ import {
   type User,
 } from '@a2a-js/sdk/server';
 import { decideAccess, decisionView, mandatesDocument, unlockPack, type AccessDecision } from '../access';
-import { callerId, challengeFor, settleResponse } from '../payments';
+import { callerId, challengeFor, settleResponse, type PresentedPayment } from '../payments';
 import { AppError } from '../platform/errors';
 import { rankSkills } from '../catalog';
 import { ADDRESS, TX_HASH } from '../contract/chain';
@@ -159,13 +159,13 @@ function executor(
     ctx: RequestContext,
     publish: (name: string, data: Record<string, unknown>) => string,
     skill: string,
-    proof: { txHash?: `0x${string}`; paymentSignature?: string },
+    proof: { txHash?: `0x${string}`; payment?: PresentedPayment },
   ): Promise<void> => {
     try {
       const { body, settlement } = await unlockPack(
         {
           proof: { skill, txHash: proof.txHash, license: undefined, signInWithX: undefined },
-          paymentSignature: proof.paymentSignature,
+          payment: proof.payment,
           sourceIp,
         },
         ports.access,
@@ -183,12 +183,12 @@ function executor(
         license === undefined
           ? `Paid: ${skill} unlocked; the pack is the artifact "sealed-pack".`
           : `Paid: ${skill} unlocked; the pack is the artifact "sealed-pack". Its license token is in the answer to this message only, never in the stored task: keep it.`,
-        proof.paymentSignature !== undefined ? { [X402_STATUS]: 'payment-completed', [X402_RECEIPTS]: receipts } : undefined,
+        proof.payment !== undefined ? { [X402_STATUS]: 'payment-completed', [X402_RECEIPTS]: receipts } : undefined,
       );
     } catch (e) {
       if (!(e instanceof AppError)) throw e;
       const reason = String(e.details?.['reason'] ?? e.code);
-      const metadata = proof.paymentSignature !== undefined ? { [X402_STATUS]: 'payment-failed', [X402_ERROR]: reason } : undefined;
+      const metadata = proof.payment !== undefined ? { [X402_STATUS]: 'payment-failed', [X402_ERROR]: reason } : undefined;
       return finish(
         bus,
         ctx,
@@ -237,8 +237,8 @@ function executor(
           TaskState.TASK_STATE_REJECTED,
           `A payment is submitted in the task that asked for it (taskId of the payment-required task), with the signed PaymentPayload under metadata "${X402_PAYLOAD}".`,
         );
-      const paymentSignature = Buffer.from(JSON.stringify(payload)).toString('base64');
-      return unlock(bus, ctx, artifact, skill, { paymentSignature });
+      // Handed on as the object it is: no base64 round trip inside the process (issue 50).
+      return unlock(bus, ctx, artifact, skill, { payment: { version: 2, value: payload, field: `metadata "${X402_PAYLOAD}"` } });
     }
     // A buy: {"skill", "buy": true} asks for the payment (x402's A2A extension); {"skill", "txHash"} settles a transfer.
     const data = ctx.userMessage.parts.flatMap((p) => {

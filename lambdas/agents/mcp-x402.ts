@@ -59,9 +59,6 @@ export function failureResult(body: FailureBody): CallToolResult {
   };
 }
 
-/** The PAYMENT-SIGNATURE value a `_meta["x402/payment"]` is: base64 of its JSON, as x402's HTTP transport sends the same PaymentPayload. */
-export const paymentSignatureOf = (payment: unknown): string => Buffer.from(JSON.stringify(payment)).toString('base64');
-
 /** x402's payment-required tool error for a skill, `error` saying why, and the failure body beside it. */
 function paymentRequiredResult(skill: string, ports: PaymentsPorts, baseUrl: string, error: string, failure: FailureBody): CallToolResult {
   const required = { ...challengeFor(skill, ports, baseUrl).v2, error };

@@ -15,7 +15,7 @@ import { ADDRESS, TX_HASH } from '../contract/chain';
 import { links } from '../contract/links';
 import { espCycle } from '../discovery';
 import { PROOF_LIMIT, proofDocument } from '../ledger';
-import { challengeFor, readSignInWithXHeader } from '../payments';
+import { challengeFor, decodePaymentHeader, readSignInWithXHeader } from '../payments';
 import { AppError, failureBody, internalError, invalidRequest } from '../platform/errors';
 import { json, type ApiRequest, type ApiResponse } from '../platform/http';
 import { logger } from '../platform/logger';
@@ -29,7 +29,6 @@ import {
   paidResult,
   paymentRefusedResult,
   paymentRequired,
-  paymentSignatureOf,
   refusalResult,
   X402_META,
 } from './mcp-x402';
@@ -200,7 +199,12 @@ export const TOOLS: readonly ToolDef[] = [
               signInWithX: sign_in_with_x === undefined ? undefined : readSignInWithXHeader(sign_in_with_x, 'argument `sign_in_with_x`'),
             },
             mandate: ap2_mandate,
-            paymentSignature: viaMeta ? paymentSignatureOf(caller.x402Payment) : payment_signature,
+            // The payment as the surface holds it, decoded once: _meta's object as it is, the argument's base64 here.
+            payment: viaMeta
+              ? { version: 2, value: caller.x402Payment, field: '_meta["x402/payment"]' }
+              : payment_signature !== undefined
+                ? { version: 2, value: decodePaymentHeader(payment_signature), field: 'argument `payment_signature`' }
+                : undefined,
             sourceIp: caller.sourceIp,
           },
           ports.access,

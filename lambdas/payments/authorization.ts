@@ -42,7 +42,7 @@ import { skillProduct } from './core/product';
 import { holdEnded, holdOf, judgeFunds, pendingShortfall, VALIDITY_MARGIN_SECONDS } from './core/relayer-funds';
 import { challengeFor } from './challenge-answer';
 import { callerId, claimPayment, deliverClaim, provenSigner, type Caller, type PurchasePolicy } from './unlock';
-import { paymentRefused, readSignedPayment } from './payment-signature';
+import { paymentRefused } from './payment-signature';
 import { settlementHeader, type Settlement } from './unlock-response';
 import type {
   FundsAhead,
@@ -100,13 +100,14 @@ const FAILURES: Readonly<Record<string, string>> = {
 };
 
 /**
- * Settles a `PAYMENT-SIGNATURE` for a skill and unlocks it: the same body as POST /api/pay with
+ * Settles a signed payment (x402 v2's `PaymentPayload`, decoded and shape-checked once by the
+ * surface that received it: `signedPaymentFor`) for a skill and unlocks it: the same body as POST /api/pay with
  * a txHash, and the settlement as data (the route function answers it with `PAYMENT-RESPONSE` too).
  * Every refusal is the API's error with the spec's codes. Reached through the payments face, which
  * loads this module on first use (GET or POST /api/pay, MCP, A2A with a signed authorization).
  */
 export async function unlockWithAuthorization(
-  header: string,
+  payment: SignedPayment,
   skill: string | undefined,
   ports: PaymentsPorts,
   baseUrl: string,
@@ -129,7 +130,6 @@ export async function unlockWithAuthorization(
       'This deployment has no relayer to settle signed authorizations; pay by transfer and POST /api/pay with X-PAYMENT.',
     );
   }
-  const payment = readSignedPayment(header, challengeHeaders('invalid_payload'));
   const requirement = challenge.v2.accepts.find(
     (r) => r.scheme === payment.accepted.scheme && r.network === payment.accepted.network && same(r.asset, payment.accepted.asset),
   );

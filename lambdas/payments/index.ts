@@ -9,7 +9,7 @@ import type { unlockWithAuthorization as UnlockWithAuthorization } from './autho
 import type { signedPaymentCheck as SignedPaymentCheckOf } from './owner-proof';
 import type { PaymentsPorts } from './ports';
 
-export type { NonceStore, PaymentsPorts, SettlementRead, SignInWithX } from './ports';
+export type { NonceStore, PaymentsPorts, PresentedPayment, SettlementRead, SignedPayment, SignInWithX } from './ports';
 export { CARD_NETWORK, deliverCardSale } from './card-sale';
 export { buildChallenge, buildPaymentRequired, MAX_TIMEOUT_SECONDS, productChallenge, X402_V2, X402_VERSION } from './core/challenge';
 export { METER_PRODUCT, productFor, rowKind, skillProduct, type Product } from './core/product';
@@ -32,8 +32,11 @@ export const signedPaymentCheck = async (
   ...args: Parameters<typeof SignedPaymentCheckOf>
 ): Promise<ReturnType<typeof SignedPaymentCheckOf>> => (await import('./owner-proof')).signedPaymentCheck(...args);
 export type { AuthorizationSigner, SignedPaymentCheck } from './owner-proof';
-/** x402 v1's X-PAYMENT (base64, told from the spec's JSON by its first character) as the v2 payment it settles as. */
-export { isV1Payment, paymentSignatureFromV1 } from './payment-v1';
+/** x402 v1's X-PAYMENT (base64, told from the spec's JSON by its first character), decoded once. */
+export { v1PaymentOf } from './payment-v1';
+/** A signed payment decoded once by the surface that received it, then shape-checked once (issue 50). */
+export { decodePaymentHeader } from './payment-signature';
+export { signedPaymentFor } from './presented-payment';
 export { deliverPack, settleResponse, settlementHeaders, type Settlement, type Unlocked } from './unlock-response';
 export { readSignInWithXHeader } from './proof-input';
 

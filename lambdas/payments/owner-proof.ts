@@ -18,8 +18,7 @@ import { CONSUMED, consumedExpiry, validBeforeTooFar } from './core/authorizatio
 import { settlementKey } from './core/settlement-key';
 import { requireSkill } from '../catalog';
 import { challengeFor } from './challenge-answer';
-import { readSignedPayment } from './payment-signature';
-import type { PaymentsPorts, SettlementRead } from './ports';
+import type { PaymentsPorts, SettlementRead, SignedPayment } from './ports';
 
 /** The wallet a PAYMENT-SIGNATURE proves, and the one use of its authorization. */
 export interface AuthorizationSigner {
@@ -46,24 +45,18 @@ export interface SignedPaymentCheck {
 }
 
 /**
- * The check of a PAYMENT-SIGNATURE as an owner's proof, or undefined when the header proves no
- * wallet here (malformed, made out for something else, or outside its window): the settlement
- * path then judges and answers it as always. Nothing is read until `prove`.
+ * The check of a signed payment (already decoded and shape-checked) as an owner's proof, or
+ * undefined when it proves no wallet here (made out for something else, or outside its window):
+ * the settlement path then judges and answers it as always. Nothing is read until `prove`.
  */
 export function signedPaymentCheck(
-  header: string,
+  payment: SignedPayment,
   skill: string | undefined,
   ports: PaymentsPorts,
   baseUrl: string,
 ): SignedPaymentCheck | undefined {
   const challenge = challengeFor(skill, ports, baseUrl);
   const entry = requireSkill(ports.catalog, skill);
-  let payment;
-  try {
-    payment = readSignedPayment(header, {});
-  } catch {
-    return undefined;
-  }
   const requirement = challenge.v2.accepts.find(
     (r) => r.scheme === payment.accepted.scheme && r.network === payment.accepted.network && same(r.asset, payment.accepted.asset),
   );

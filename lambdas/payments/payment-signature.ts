@@ -1,8 +1,10 @@
 /**
- * Reads x402 v2's `PAYMENT-SIGNATURE` header: base64 of a `PaymentPayload` whose payload is an
- * EIP-3009 authorization and its signature (the `exact` scheme on EVM). Shape only: whether it
- * pays for anything is decided against the server's own requirement (authorization.ts). A
- * header that is not one is a 402 with the reason, as x402 answers, never a 500.
+ * Reads x402 v2's `PaymentPayload` whose payload is an EIP-3009 authorization and its signature
+ * (the `exact` scheme on EVM), as `PAYMENT-SIGNATURE` carries it in base64, MCP's
+ * `_meta["x402/payment"]` and A2A's metadata as an object. Decoded once by the surface that
+ * received it, shape-checked once (`signedPaymentFor`); whether it pays for anything is decided
+ * against the server's own requirement (authorization.ts). One that is not a payment is a 402
+ * with the reason, as x402 answers, never a 500.
  */
 import * as z from 'zod/mini';
 import { ADDRESS } from '../contract/chain';
@@ -51,20 +53,32 @@ export const paymentRefused = (
   details: Record<string, unknown> = {},
 ) => verificationFailed('authorization', message, retry, { reason, ...details }, headers);
 
-/** The header parsed and shape-checked (not verified); a 402 naming what is wrong otherwise. */
-export function readSignedPayment(raw: string, headers: Record<string, string>): SignedPayment {
-  let value: unknown;
+/**
+ * A signed payment's header value decoded once, at the surface that received it: base64 of JSON
+ * (or plain JSON) within the size and depth bounds, or undefined when it is neither. Nothing is
+ * judged here: `checkSignedPayment` shape-checks the value, naming the field the surface read.
+ */
+export function decodePaymentHeader(raw: string): unknown {
   try {
-    value = parseJsonHeaderValue(raw, SIGNED_PAYMENT_LIMITS, 'PAYMENT-SIGNATURE');
+    return parseJsonHeaderValue(raw, SIGNED_PAYMENT_LIMITS, 'a signed payment');
   } catch {
-    throw paymentRefused('invalid_payload', 'PAYMENT-SIGNATURE is not base64 of a JSON object.', headers);
+    return undefined;
   }
+}
+
+/**
+ * A decoded x402 v2 `PaymentPayload`, shape-checked (not verified); a 402 naming what is wrong
+ * otherwise, in the words of the field it came in (`PAYMENT-SIGNATURE`, `_meta["x402/payment"]`, …).
+ */
+export function checkSignedPayment(value: unknown, field: string, headers: Record<string, string>): SignedPayment {
+  if (value === undefined || value === null || typeof value !== 'object' || Array.isArray(value))
+    throw paymentRefused('invalid_payload', `${field} is not a JSON object (base64 of one, in a header).`, headers);
   const parsed = safeParse(SignedPaymentSchema, value);
   if (!parsed.success) {
     const issue = parsed.error.issues[0]!;
     throw paymentRefused(
       'invalid_payload',
-      `PAYMENT-SIGNATURE is not an x402 v2 exact (EIP-3009) payment: ${issue.path.join('.') || 'value'}: ${issue.message}.`,
+      `${field} is not an x402 v2 exact (EIP-3009) payment: ${issue.path.join('.') || 'value'}: ${issue.message}.`,
       headers,
     );
   }

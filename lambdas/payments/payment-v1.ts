@@ -14,10 +14,9 @@ import { ADDRESS } from '../contract/chain';
 import { NETWORK_NAMES, NETWORKS } from '../contract/networks';
 import { parseJsonHeaderValue } from '../platform/json';
 import { safeParse } from '../platform/validation';
-import { challengeFor } from './challenge-answer';
 import type { PaymentRequirementsV2 } from './core/challenge';
 import { paymentRefused } from './payment-signature';
-import type { PaymentsPorts, SignedPayment } from './ports';
+import type { SignedPayment } from './ports';
 
 /** The same bounds as PAYMENT-SIGNATURE's: the payload is the same. */
 const LIMITS = { maxBytes: 16 * 1024, maxDepth: 6 };
@@ -42,19 +41,23 @@ const V1PaymentSchema = z.object({
  * object (`{"txHash","skill"}`), x402 v1's payment is base64, whose alphabet has no `{`. The
  * spec flow also takes its proof base64 (a tested behaviour kept), so a base64 value is v1's
  * only when it decodes to an object with `x402Version` or `payload` and no `txHash`; anything
- * else stays the spec's, and is judged (or refused with 400) there as before.
+ * else stays the spec's, and is judged (or refused with 400) there as before. The decoded value
+ * when it is v1's (decoded here once, and handed on as it is), else undefined.
  */
-export function isV1Payment(xPayment: string): boolean {
-  if (xPayment.trimStart().startsWith('{')) return false;
+export function v1PaymentOf(xPayment: string): object | undefined {
+  if (xPayment.trimStart().startsWith('{')) return undefined;
   let value: unknown;
   try {
     value = parseJsonHeaderValue(xPayment, LIMITS, 'X-PAYMENT');
   } catch {
-    return false;
+    return undefined;
   }
-  if (value === null || typeof value !== 'object' || Array.isArray(value)) return false;
-  return !('txHash' in value) && ('x402Version' in value || 'payload' in value);
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) return undefined;
+  return !('txHash' in value) && ('x402Version' in value || 'payload' in value) ? value : undefined;
 }
+
+/** Whether X-PAYMENT is x402 v1's payment rather than the spec's proof (see `v1PaymentOf`). */
+export const isV1Payment = (xPayment: string): boolean => v1PaymentOf(xPayment) !== undefined;
 
 /**
  * The v1 payment as the v2 `SignedPayment` the settlement takes: `accepted` is the server's own
@@ -62,21 +65,11 @@ export function isV1Payment(xPayment: string): boolean {
  * `exact` EIP-3009 payment, `unsupported_scheme` for another scheme or network.
  */
 export function signedPaymentFromV1(
-  raw: string,
+  value: unknown,
   requirement: PaymentRequirementsV2,
   resourceUrl: string,
   headers: Record<string, string>,
 ): SignedPayment {
-  let value: unknown;
-  try {
-    value = parseJsonHeaderValue(raw, LIMITS, 'X-PAYMENT');
-  } catch {
-    throw paymentRefused(
-      'invalid_payload',
-      'X-PAYMENT is neither the spec\'s JSON {"txHash","skill"} nor base64 of an x402 v1 payment.',
-      headers,
-    );
-  }
   const parsed = safeParse(V1PaymentSchema, value);
   if (!parsed.success) {
     const issue = parsed.error.issues[0]!;
@@ -98,18 +91,4 @@ export function signedPaymentFromV1(
   }
   // v1 names the resource by the URL the payment is sent to, as v2's unsigned `resource.url` does (owner-proof.ts reads it).
   return { x402Version: 2, resource: { url: resourceUrl }, accepted: { ...requirement, extra: { ...requirement.extra } }, payload };
-}
-
-/**
- * A v1 `X-PAYMENT` for a skill as the v2 `PAYMENT-SIGNATURE` value the settlement path reads
- * (`unlockWithAuthorization`, `signedPaymentCheck`); refusals carry the challenge, as v2's do.
- */
-export function paymentSignatureFromV1(xPayment: string, skill: string | undefined, ports: PaymentsPorts, baseUrl: string): string {
-  const challenge = challengeFor(skill, ports, baseUrl);
-  const headers = {
-    'payment-required': ports.paymentRequiredHeader({ ...challenge.v2, error: 'invalid_payload' }),
-    'x-payment-required': challenge.encoded,
-  };
-  const payment = signedPaymentFromV1(xPayment, challenge.v2.accepts[0]!, challenge.v2.resource.url, headers);
-  return Buffer.from(JSON.stringify(payment)).toString('base64');
 }

@@ -190,6 +190,17 @@ export interface SignedPayment {
   extensions?: Record<string, unknown> | undefined;
 }
 
+/**
+ * A signed payment as a surface received it, decoded once and not yet checked: x402 v2's
+ * `PaymentPayload` or v1's payment, `undefined` when the header was no base64 JSON. `field` names
+ * where it came from, in the surface's words, for refusals.
+ */
+export interface PresentedPayment {
+  version: 1 | 2;
+  value: unknown;
+  field: string;
+}
+
 /** The server's own requirement a signed payment is checked against (x402 v2 `PaymentRequirements`). */
 export type Requirement = PaymentRequirementsV2;
 

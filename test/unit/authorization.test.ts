@@ -8,6 +8,7 @@ import { loadCatalogFiles } from '../../lambdas/catalog/adapters/catalog-files';
 import { readMarketConfig } from '../../lambdas/platform/config';
 import { AppError } from '../../lambdas/platform/errors';
 import { unlockWithAuthorization } from '../../lambdas/payments/authorization';
+import { checkSignedPayment, decodePaymentHeader } from '../../lambdas/payments/payment-signature';
 import { PRICE_READ_MS, recordSettled } from '../../lambdas/payments/settlement-end';
 import { holdOf } from '../../lambdas/payments/core/relayer-funds';
 import { confirmationTask } from '../../lambdas/payments/confirmation';
@@ -174,6 +175,10 @@ const header = (opts: { validBefore?: string; skill?: string; paymentId?: string
     }),
   ).toString('base64');
 
+/** The settlement of a header as the route hands it on: decoded and shape-checked once (signedPaymentFor). */
+const unlock = (h: string, ...rest: Parameters<typeof unlockWithAuthorization> extends [unknown, ...infer R] ? R : never) =>
+  unlockWithAuthorization(checkSignedPayment(decodePaymentHeader(h), 'PAYMENT-SIGNATURE', {}), ...rest);
+
 const RELAYER_KEY = '0x71bE63f3384f5fb98995898A86B02Fb2426c5788';
 
 /** A relayer on a chain the test describes: the payer's balance, and what a sent transaction's receipt says. */
@@ -252,9 +257,7 @@ describe('unlockWithAuthorization', () => {
       return { kind: 'sent', txHash: second, raw: '0x02' };
     };
     const scheduled: ConfirmationJob[] = [];
-    const e = await refusal(
-      unlockWithAuthorization(header(), SKILL, portsWith(relayer, settlements, scheduled), BASE, { sourceIp: '10.0.0.1' }),
-    );
+    const e = await refusal(unlock(header(), SKILL, portsWith(relayer, settlements, scheduled), BASE, { sourceIp: '10.0.0.1' }));
     expect(e.details).toMatchObject({ reason: 'settlement_pending' });
     const response = JSON.parse(Buffer.from(e.headers!['payment-response']!, 'base64').toString('utf8'));
     expect(response).toMatchObject({ success: false, transaction: second, network: 'eip155:8453', errorReason: 'settlement_pending' });
@@ -269,10 +272,10 @@ describe('unlockWithAuthorization', () => {
     const ports = portsWith(relayer, settlements);
     const decoded = JSON.parse(Buffer.from(header(), 'base64').toString());
     const { resource: _r, ...bare } = decoded;
-    const noResource = await refusal(unlockWithAuthorization(Buffer.from(JSON.stringify(bare)).toString('base64'), SKILL, ports, BASE));
+    const noResource = await refusal(unlock(Buffer.from(JSON.stringify(bare)).toString('base64'), SKILL, ports, BASE));
     expect(noResource).toMatchObject({ status: 402, details: { reason: 'invalid_payload' } });
     for (const validBefore of ['99999999999999', (2n ** 256n - 1n).toString(), String(nowSeconds + 3600)]) {
-      const far = await refusal(unlockWithAuthorization(header({ validBefore }), SKILL, ports, BASE));
+      const far = await refusal(unlock(header({ validBefore }), SKILL, ports, BASE));
       expect(far, validBefore).toMatchObject({ status: 402, details: { reason: 'invalid_exact_evm_payload_authorization_valid_before' } });
     }
     expect(settlements.items.size).toBe(0);
@@ -311,7 +314,7 @@ describe('unlockWithAuthorization', () => {
       [other.id, elsewhere],
     ] as const) {
       for (const caller of [{ sourceIp: '10.0.0.1' }, { sourceIp: '10.0.0.9' }]) {
-        const e = await refusal(unlockWithAuthorization(value, skill, ports, BASE, caller));
+        const e = await refusal(unlock(value, skill, ports, BASE, caller));
         expect(e, skill).toMatchObject({ status: 403, code: 'INVALID_WALLET_SIGNATURE' });
       }
     }
@@ -329,10 +332,10 @@ describe('unlockWithAuthorization', () => {
       ++calls === 1 ? Promise.resolve({ kind: 'would_revert' as const, message: 'reverts' }) : submit(...args);
     const ports = portsWith(relayer, settlements);
     const id = 'pay_0123456789abcdef';
-    const first = await refusal(unlockWithAuthorization(header({ paymentId: id }), SKILL, ports, BASE, { sourceIp: '10.0.0.14' }));
+    const first = await refusal(unlock(header({ paymentId: id }), SKILL, ports, BASE, { sourceIp: '10.0.0.14' }));
     expect(first.details).toMatchObject({ reason: 'invalid_exact_evm_transaction_simulation_failed' });
     // The client retries the same payment with a fresh authorization under the same id: the first outcome, nothing sent.
-    const again = await refusal(unlockWithAuthorization(header({ paymentId: id }), SKILL, ports, BASE, { sourceIp: '10.0.0.14' }));
+    const again = await refusal(unlock(header({ paymentId: id }), SKILL, ports, BASE, { sourceIp: '10.0.0.14' }));
     expect(again.details).toMatchObject({ reason: 'earlier_payment_failed' });
     expect(calls).toBe(1);
     expect([...settlements.items.values()].map((r) => r.failure)).toEqual([
@@ -341,17 +344,13 @@ describe('unlockWithAuthorization', () => {
     ]);
     // The same id for another skill: a conflict, and nothing is stored or sent for it.
     const other = catalog.entries.find((e) => e.id !== SKILL)!.id;
-    const conflict = await refusal(
-      unlockWithAuthorization(header({ paymentId: id, skill: other }), other, ports, BASE, { sourceIp: '10.0.0.14' }),
-    );
+    const conflict = await refusal(unlock(header({ paymentId: id, skill: other }), other, ports, BASE, { sourceIp: '10.0.0.14' }));
     expect(conflict).toMatchObject({ status: 409, code: 'PAYMENT_IDENTIFIER_REUSED' });
     expect(settlements.items.size).toBe(2);
-    const malformed = await refusal(unlockWithAuthorization(header({ paymentId: 'short' }), SKILL, ports, BASE, { sourceIp: '10.0.0.14' }));
+    const malformed = await refusal(unlock(header({ paymentId: 'short' }), SKILL, ports, BASE, { sourceIp: '10.0.0.14' }));
     expect(malformed).toMatchObject({ status: 402, details: { reason: 'invalid_payload' } });
     // A new id is a new payment: it is sent.
-    const fresh = await refusal(
-      unlockWithAuthorization(header({ paymentId: 'pay_fedcba9876543210' }), SKILL, ports, BASE, { sourceIp: '10.0.0.14' }),
-    );
+    const fresh = await refusal(unlock(header({ paymentId: 'pay_fedcba9876543210' }), SKILL, ports, BASE, { sourceIp: '10.0.0.14' }));
     expect(fresh.details).toMatchObject({ reason: 'settlement_pending' });
     expect(sent).toHaveLength(1);
   });
@@ -369,19 +368,19 @@ describe('unlockWithAuthorization', () => {
     const pk = `eip155:8453#${reading.config.assets.USDC}#${a.from}#${a.nonce}`.toLowerCase();
     // What the owner check found before it: nothing stored for this authorization.
     const read = { pk, record: undefined };
-    const first = await refusal(unlockWithAuthorization(h, SKILL, ports, BASE, { sourceIp: '10.0.0.11', settlementRead: read }));
+    const first = await refusal(unlock(h, SKILL, ports, BASE, { sourceIp: '10.0.0.11', settlementRead: read }));
     expect(first.details).toMatchObject({ reason: 'settlement_pending' });
     expect(reads).toBe(0);
     expect(settlements.items.get(pk)).toMatchObject({ state: 'signed' });
     // The same read again, stale now (the transfer has since failed on chain): the claim finds the
     // stored settlement and the request answers its outcome, sending nothing.
     settlements.items.set(pk, { ...settlements.items.get(pk)!, state: 'failed', failure: 'transaction_failed' });
-    const again = await refusal(unlockWithAuthorization(h, SKILL, ports, BASE, { sourceIp: '10.0.0.11', settlementRead: read }));
+    const again = await refusal(unlock(h, SKILL, ports, BASE, { sourceIp: '10.0.0.11', settlementRead: read }));
     expect(again.details).toMatchObject({ reason: 'transaction_failed' });
     expect(sent).toHaveLength(1);
     // A read made for another authorization is not taken for this one's.
     reads = 0;
-    await refusal(unlockWithAuthorization(header(), SKILL, ports, BASE, { sourceIp: '10.0.0.11', settlementRead: read }));
+    await refusal(unlock(header(), SKILL, ports, BASE, { sourceIp: '10.0.0.11', settlementRead: read }));
     expect(reads).toBeGreaterThan(0);
   });
 
@@ -401,7 +400,7 @@ describe('unlockWithAuthorization', () => {
     const ports = portsWith(relayer, settlements);
     ports.x402!.verifier = { verify: async () => (order.push('verify'), { ok: true as const }) };
     const h = header();
-    const e = await refusal(unlockWithAuthorization(h, SKILL, ports, BASE, { sourceIp: '10.0.0.12' }));
+    const e = await refusal(unlock(h, SKILL, ports, BASE, { sourceIp: '10.0.0.12' }));
     expect(e.details).toMatchObject({ reason: 'settlement_pending' });
     expect(order).toEqual(['funds', 'prepare', 'verify', 'claim', 'submit']);
     // The relayer's call prepared beside the verification is the one its submission is given.
@@ -415,7 +414,7 @@ describe('unlockWithAuthorization', () => {
       throw new Error('provider down');
     };
     ports.x402!.verifier = { verify: async () => ({ ok: false as const, reason: 'invalid_exact_evm_payload_signature' }) };
-    const refused = await refusal(unlockWithAuthorization(header(), SKILL, ports, BASE, { sourceIp: '10.0.0.12' }));
+    const refused = await refusal(unlock(header(), SKILL, ports, BASE, { sourceIp: '10.0.0.12' }));
     expect(refused.details).toMatchObject({ reason: 'invalid_exact_evm_payload_signature' });
     expect(settlements.items.size).toBe(1);
   });
@@ -425,7 +424,7 @@ describe('unlockWithAuthorization', () => {
     const { relayer, sent } = fakeRelayer({ balance: 40n * PRICE, receipt: undefined });
     const ports = portsWith(relayer, settlements);
     const outcomes = await Promise.all(
-      Array.from({ length: 40 }, () => refusal(unlockWithAuthorization(header(), SKILL, ports, BASE, { sourceIp: '10.0.0.2' }))),
+      Array.from({ length: 40 }, () => refusal(unlock(header(), SKILL, ports, BASE, { sourceIp: '10.0.0.2' }))),
     );
     expect(sent).toHaveLength(1);
     expect(outcomes.map((e) => e.details?.['reason'])).toEqual(Array(40).fill('settlement_pending'));
@@ -442,7 +441,7 @@ describe('unlockWithAuthorization', () => {
     expect(waited.every((r) => r.failure === 'payment_in_flight' && r.pendingFor === first.pk)).toBe(true);
     expect(settlements.payers.get(PAYER.toLowerCase())!.held.size).toBe(1);
     // A new call while it is still pending: nothing is sent, the answer names the same transaction.
-    const again = await refusal(unlockWithAuthorization(header(), SKILL, ports, BASE, { sourceIp: '10.0.0.2' }));
+    const again = await refusal(unlock(header(), SKILL, ports, BASE, { sourceIp: '10.0.0.2' }));
     expect(again.details).toMatchObject({ reason: 'settlement_pending', transaction: sent[0] });
     expect(sent).toHaveLength(1);
   });
@@ -453,7 +452,7 @@ describe('unlockWithAuthorization', () => {
     const ports = portsWith(relayer, settlements);
     const skills = catalog.entries.slice(0, 40).map((e) => e.id);
     const outcomes = await Promise.all(
-      skills.map((skill) => refusal(unlockWithAuthorization(header({ skill }), skill, ports, BASE, { sourceIp: '10.0.0.3' }))),
+      skills.map((skill) => refusal(unlock(header({ skill }), skill, ports, BASE, { sourceIp: '10.0.0.3' }))),
     );
     expect(sent).toHaveLength(1);
     const reasons = outcomes.map((e) => e.details?.['reason']);
@@ -495,7 +494,7 @@ describe('unlockWithAuthorization', () => {
         return { ok: true as const };
       },
     };
-    const e = await refusal(unlockWithAuthorization(header(), SKILL, ports, BASE, { sourceIp: '10.0.0.13' }));
+    const e = await refusal(unlock(header(), SKILL, ports, BASE, { sourceIp: '10.0.0.13' }));
     expect(e.details).toMatchObject({ reason: 'invalid_exact_evm_insufficient_balance' });
     expect(reads).toEqual([PRICE, 0n]);
     expect(prepared).toBe(2);
@@ -505,7 +504,7 @@ describe('unlockWithAuthorization', () => {
   it("a transfer of the payer's own waiting in the pool: nothing is sent while the pending block shows its funds leaving", async () => {
     const settlements = fakeSettlements();
     const { relayer, sent } = fakeRelayer({ balance: PRICE, pendingBalance: 0n });
-    const e = await refusal(unlockWithAuthorization(header(), SKILL, portsWith(relayer, settlements), BASE, { sourceIp: '10.0.0.10' }));
+    const e = await refusal(unlock(header(), SKILL, portsWith(relayer, settlements), BASE, { sourceIp: '10.0.0.10' }));
     expect(e).toMatchObject({ status: 402, retry: true, details: { reason: 'payer_funds_pending' } });
     expect(sent).toHaveLength(0);
     expect([...settlements.items.values()]).toEqual([
@@ -526,7 +525,7 @@ describe('unlockWithAuthorization', () => {
     };
     const { relayer, sent } = fakeRelayer({ balance: PRICE, receipt });
     const ports = portsWith(relayer, settlements);
-    const first = await refusal(unlockWithAuthorization(header(), SKILL, ports, BASE, { sourceIp: '10.0.0.4' }));
+    const first = await refusal(unlock(header(), SKILL, ports, BASE, { sourceIp: '10.0.0.4' }));
     expect(first).toMatchObject({ status: 402, retry: false, details: { reason: 'transaction_failed' } });
     const [record] = [...settlements.items.values()];
     expect(record).toMatchObject({ state: 'failed', failure: 'transaction_failed', gasCostWei: (63_000n * 2_000_000_000n).toString() });
@@ -535,7 +534,7 @@ describe('unlockWithAuthorization', () => {
     expect(payer.held.size).toBe(0);
     expect(payer.coolUntil).toBe(nowSeconds + reading.config.relayerRevertCooldownSeconds);
 
-    const again = await refusal(unlockWithAuthorization(header(), SKILL, ports, BASE, { sourceIp: '10.0.0.4' }));
+    const again = await refusal(unlock(header(), SKILL, ports, BASE, { sourceIp: '10.0.0.4' }));
     expect(again).toMatchObject({ status: 402, retry: false, details: { reason: 'payer_cooling_down' } });
     expect(sent).toHaveLength(1);
     // The refused one ends unsent, in a record that expires with it (I4).
@@ -558,7 +557,7 @@ describe('unlockWithAuthorization', () => {
       const { relayer } = fakeRelayer({ balance: PRICE, receipt });
       const started = Date.now();
       const e = await refusal(
-        unlockWithAuthorization(
+        unlock(
           header(),
           SKILL,
           portsWith(relayer, settlements, [], () => NOW, priceFeed),
@@ -658,7 +657,7 @@ describe('unlockWithAuthorization', () => {
     let read = 0;
     settlements.revertedGas = async () => (read++, 0n);
     const { relayer, sent } = fakeRelayer({ balance: PRICE });
-    const e = await refusal(unlockWithAuthorization(header(), SKILL, portsWith(relayer, settlements), BASE, { sourceIp: '10.0.0.5' }));
+    const e = await refusal(unlock(header(), SKILL, portsWith(relayer, settlements), BASE, { sourceIp: '10.0.0.5' }));
     expect(e.details).toMatchObject({ reason: 'settlement_pending' });
     expect(sent).toHaveLength(1);
     expect(read).toBe(0);
@@ -672,9 +671,7 @@ describe('unlockWithAuthorization', () => {
       payerFor: (signer) => signer,
       admit: async (p) => (asked.push(p.txHash), { ok: false, message: 'AP2 mandate rejected: the payment exceeds payment.max_amount' }),
     };
-    const e = await refusal(
-      unlockWithAuthorization(header(), SKILL, portsWith(relayer, settlements), BASE, { sourceIp: '10.0.0.6', policy }),
-    );
+    const e = await refusal(unlock(header(), SKILL, portsWith(relayer, settlements), BASE, { sourceIp: '10.0.0.6', policy }));
     expect(e).toMatchObject({ status: 403, code: 'AP2_MANDATE_REJECTED' });
     expect(asked).toHaveLength(1);
     expect(sent).toHaveLength(0);
@@ -686,9 +683,7 @@ describe('unlockWithAuthorization', () => {
     const settlements = fakeSettlements();
     const { relayer, sent } = fakeRelayer({ balance: PRICE });
     const policy: PurchasePolicy = { payerFor: () => '0x000000000000000000000000000000000000dEaD', admit: async () => ({ ok: true }) };
-    const e = await refusal(
-      unlockWithAuthorization(header(), SKILL, portsWith(relayer, settlements), BASE, { sourceIp: '10.0.0.7', policy }),
-    );
+    const e = await refusal(unlock(header(), SKILL, portsWith(relayer, settlements), BASE, { sourceIp: '10.0.0.7', policy }));
     expect(e).toMatchObject({ status: 403, code: 'AP2_MANDATE_REJECTED' });
     expect(sent).toHaveLength(0);
   });
@@ -696,7 +691,7 @@ describe('unlockWithAuthorization', () => {
   it('an authorization the chain says would revert now ends as a final failure, not a 503 (finding 6)', async () => {
     const settlements = fakeSettlements();
     const { relayer } = fakeRelayer({ balance: PRICE, wouldRevert: true });
-    const e = await refusal(unlockWithAuthorization(header(), SKILL, portsWith(relayer, settlements), BASE, { sourceIp: '10.0.0.8' }));
+    const e = await refusal(unlock(header(), SKILL, portsWith(relayer, settlements), BASE, { sourceIp: '10.0.0.8' }));
     expect(e).toMatchObject({ status: 402, retry: false, details: { reason: 'invalid_exact_evm_transaction_simulation_failed' } });
     expect([...settlements.items.values()][0]).toMatchObject({ state: 'failed' });
     expect(settlements.payers.get(PAYER.toLowerCase())!.held.size).toBe(0);
@@ -725,7 +720,7 @@ describe('unlockWithAuthorization', () => {
       validBefore,
     });
     clock = new Date(NOW.getTime() + 60_000);
-    const e = await refusal(unlockWithAuthorization(h, SKILL, ports, BASE, { sourceIp: '10.0.0.9', signInWithX: {} as never }));
+    const e = await refusal(unlock(h, SKILL, ports, BASE, { sourceIp: '10.0.0.9', signInWithX: {} as never }));
     expect(e).toMatchObject({ status: 402, retry: false, details: { reason: 'authorization_expired' } });
     expect(settlements.items.get(pk)).toMatchObject({ state: 'failed', failure: 'authorization_expired' });
     expect(sent).toHaveLength(0);
@@ -752,7 +747,7 @@ describe('a receipt later than the request waits for it: the confirmation loop',
     relayer.receipt = async () => chain.receipt;
     const scheduled: ConfirmationJob[] = [];
     const ports = portsWith(relayer, settlements, scheduled);
-    const e = await refusal(unlockWithAuthorization(header(), SKILL, ports, BASE, { sourceIp: '10.0.0.12' }));
+    const e = await refusal(unlock(header(), SKILL, ports, BASE, { sourceIp: '10.0.0.12' }));
     expect(e.details).toMatchObject({ reason: 'settlement_pending' });
     const rows = new Map<string, LedgerRow>();
     const loopPorts = {

@@ -16,7 +16,7 @@ import {
 } from '@x402/extensions/bazaar';
 import type { PaymentPayload, PaymentRequirements } from '@x402/core/types';
 import { challengeAnswer } from '../../lambdas/payments/challenge-answer';
-import { readSignedPayment, SIGNED_PAYMENT_LIMITS } from '../../lambdas/payments/payment-signature';
+import { checkSignedPayment, decodePaymentHeader, SIGNED_PAYMENT_LIMITS } from '../../lambdas/payments/payment-signature';
 import type { PaymentsPorts } from '../../lambdas/payments/ports';
 import type { ApiRequest } from '../../lambdas/platform/http';
 
@@ -185,7 +185,7 @@ describe('the 402 of GET /api/pay', () => {
     const sizes = catalog.entries.map((entry) => {
       // An EIP-6492 signature of a wallet not deployed yet: the largest a payment carries (about 1 KB).
       const header = echoedPayment(entry, 1000);
-      expect(readSignedPayment(header, {}).accepted.amount).toBe(entry.x402.amount);
+      expect(checkSignedPayment(decodePaymentHeader(header), 'PAYMENT-SIGNATURE', {}).accepted.amount).toBe(entry.x402.amount);
       return header.length;
     });
     expect(Math.max(...sizes)).toBeLessThan(SIGNED_PAYMENT_LIMITS.maxBytes);

@@ -4,6 +4,7 @@ import { loadCatalogFiles } from '../../lambdas/catalog/adapters/catalog-files';
 import { readMarketConfig } from '../../lambdas/platform/config';
 import { buildPaymentRequired } from '../../lambdas/payments/core/challenge';
 import { isV1Payment, signedPaymentFromV1 } from '../../lambdas/payments/payment-v1';
+import { decodePaymentHeader } from '../../lambdas/payments/payment-signature';
 import { AppError } from '../../lambdas/platform/errors';
 
 const authorization = {
@@ -38,7 +39,7 @@ describe('signedPaymentFromV1', () => {
   const requirement = buildPaymentRequired(catalog.entries[0]!, config, 'https://m.example').accepts[0]!;
   const refusal = (raw: string) => {
     try {
-      signedPaymentFromV1(raw, requirement, 'https://m.example/api/pay?skill=x', {});
+      signedPaymentFromV1(decodePaymentHeader(raw), requirement, 'https://m.example/api/pay?skill=x', {});
     } catch (e) {
       return e instanceof AppError ? { status: e.status, reason: (e.details as { reason?: string } | undefined)?.reason } : e;
     }
@@ -47,7 +48,7 @@ describe('signedPaymentFromV1', () => {
 
   it("is the v2 payment of the same authorization, with the server's own requirement as accepted", () => {
     expect(PaymentPayloadV1Schema.safeParse(v1).success).toBe(true);
-    expect(signedPaymentFromV1(b64(v1), requirement, 'https://m.example/api/pay?skill=x', {})).toEqual({
+    expect(signedPaymentFromV1(v1, requirement, 'https://m.example/api/pay?skill=x', {})).toEqual({
       x402Version: 2,
       resource: { url: 'https://m.example/api/pay?skill=x' },
       accepted: requirement,
