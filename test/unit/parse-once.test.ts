@@ -8,6 +8,7 @@ import { describe, expect, it, vi } from 'vitest';
 import { getPay, postPay } from '../../lambdas/access/pay';
 import type { AccessPorts } from '../../lambdas/access/ports';
 import { parseJsonHeaderValue } from '../../lambdas/platform/json';
+import type * as JsonModule from '../../lambdas/platform/json';
 import type { ApiRequest } from '../../lambdas/platform/http';
 import {
   BASE,
@@ -23,7 +24,7 @@ import {
 } from '../support/x402-settlement-fakes';
 
 vi.mock('../../lambdas/platform/json', async (importOriginal) => {
-  const original = await importOriginal<typeof import('../../lambdas/platform/json')>();
+  const original = await importOriginal<typeof JsonModule>();
   return { ...original, parseJsonHeaderValue: vi.fn(original.parseJsonHeaderValue) };
 });
 
