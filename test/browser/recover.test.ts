@@ -65,7 +65,8 @@ describe.skipIf(!haveBrowser)('/recover/ in Chromium', () => {
 
   it('a pack already delivered elsewhere is refused, then recovered by signing with the wallet that paid', async () => {
     const payer = testAccount(8);
-    const tx = await chain.transfer(8, inject('usdc') as Address, inject('treasury') as Address, 99000n);
+    // The skill's exact price: more, unsigned, is no pack (issue 50, I5).
+    const tx = await chain.transfer(8, inject('usdc') as Address, inject('treasury') as Address, 50000n);
     // Delivered first to another address: the browser is not that caller.
     const first = await requestFrom('127.0.0.2', `${base}/api/pay`, {
       method: 'POST',
