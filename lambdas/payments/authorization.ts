@@ -504,7 +504,7 @@ const gasUsdFor = (ctx: Ctx, receipt: RelayedReceipt | undefined) => gasUsdOf(ct
 /**
  * A relayer transaction that reverted and moved nothing: the payer's funds left first (or it
  * cancelled the authorization). Recorded as the loop records it (settlement-end.ts): failed with
- * its gas, the payer cooling down, the gas against the hour's budget.
+ * its gas, the payer cooling down, the gas counted for the hour's alarm.
  */
 async function reverted(record: SettlementRecord, ctx: Ctx, receipt: RelayedReceipt, failure: string): Promise<Answer> {
   await recordReverted(ctx.x402, ctx.ports.config, record, receipt, ctx.ports.now(), failure);

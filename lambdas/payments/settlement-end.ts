@@ -1,7 +1,7 @@
 /**
  * The end of an x402 settlement whose relayer transaction was mined: its gas (priced in US dollars
  * by the configured feed), its state (`settled`, or `failed` for a revert, with the payer cooling
- * down and the gas against the hour's budget), out of the in-flight index, and the payer's hold
+ * down and the gas counted for the hour's alarm), out of the in-flight index, and the payer's hold
  * released. The request that reads the receipt writes it (authorization.ts); when the receipt came
  * after the request stopped waiting, the confirmation loop writes it (confirmation.ts), so no
  * settlement whose transaction is mined is left "in flight".
@@ -101,7 +101,7 @@ export async function alongside<T>(beside: Promise<void> | undefined, work: Prom
   return w.value;
 }
 
-/** A reverted relayer transaction's gas: against the hour's budget, and as the metrics its alarm watches. */
+/** A reverted relayer transaction's gas: the hour's total, and the metrics its alarm watches (it refuses nobody, I3). */
 export async function lostGas(x402: X402Settlement, at: Date, receipt: RelayedReceipt): Promise<void> {
   const wei = receipt.gasUsed * receipt.effectiveGasPrice;
   await x402.settlements.addRevertedGas(revertHour(at), wei);
@@ -112,7 +112,7 @@ export async function lostGas(x402: X402Settlement, at: Date, receipt: RelayedRe
 /**
  * Writes a signed settlement's end from a receipt that reverted and moved nothing (the payer's
  * funds left first, or it cancelled the authorization): `failed` with the gas the relayer paid
- * anyway, the hold released with the payer cooling down, and the gas against the hour's budget,
+ * anyway, the hold released with the payer cooling down, and the gas counted for the hour's alarm,
  * counted by the writer of the outcome only (a second writer seeing the same receipt adds nothing).
  */
 export async function recordReverted(
