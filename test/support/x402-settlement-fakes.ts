@@ -127,7 +127,7 @@ export function fakeSettlements(): Settlements & {
 }
 
 let nonces = 0;
-export const header = (opts: { validBefore?: string; skill?: string; paymentId?: string } = {}): string =>
+export const header = (opts: { validBefore?: string; skill?: string; paymentId?: string; from?: string } = {}): string =>
   Buffer.from(
     JSON.stringify({
       x402Version: 2,
@@ -144,7 +144,7 @@ export const header = (opts: { validBefore?: string; skill?: string; paymentId?:
       payload: {
         signature: `0x${'11'.repeat(65)}`,
         authorization: {
-          from: PAYER,
+          from: opts.from ?? PAYER,
           to: reading.config.treasury,
           value: PRICE.toString(),
           validAfter: '0',
