@@ -7,6 +7,7 @@ import { createWalletClient, erc20Abi, http, parseEther, type Address, type Hex,
 import { wrapFetchWithPayment, x402Client, x402HTTPClient } from '@x402/fetch';
 import { registerExactEvmScheme } from '@x402/evm/exact/client';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
+import { requestFrom } from '../support/source-address';
 import { canonicalize } from 'json-canonicalize';
 import { beforeAll, describe, expect, inject, it, vi } from 'vitest';
 import { TEST_STABLECOIN_ABI, testAccount } from '../../local/anvil';
@@ -388,6 +389,30 @@ describe('access decisions', () => {
 });
 
 describe('subscriptions', () => {
+  it("a plan's or a top-up's transfer raced by an observer as a cheaper pack: no pack, and the payer still gets what it paid for (issue 50, finding 6)", async () => {
+    const plans = (await call('GET', '/api/subscribe')).body.plans as { id: string; amount_atomic: string }[];
+    const plan = plans[0]!;
+    const victim = await freshWallet(BigInt(plan.amount_atomic) + 2_000_000n);
+    // A pack that costs less than the plan: what the observer would take the transfer for.
+    const pack = 'csv-cleaner';
+    expect(BigInt((await call('GET', `/api/pay?skill=${pack}`)).body.amount)).toBeLessThan(BigInt(plan.amount_atomic));
+    for (const [amount, start] of [
+      [BigInt(plan.amount_atomic), (tx: Hex) => call('POST', '/api/subscribe', { action: 'start', plan: plan.id, txHash: tx })],
+      [2_000_000n, (tx: Hex) => call('POST', '/api/meter', { action: 'top_up', txHash: tx })],
+    ] as const) {
+      const tx = await pay(victim, amount);
+      const raced = await requestFrom('127.0.0.5', `${base}/api/pay`, {
+        method: 'POST',
+        headers: { 'x-payment': JSON.stringify({ txHash: tx, skill: pack }) },
+      });
+      expect(raced.status, raced.text).toBe(403);
+      expect(raced.body).toMatchObject({ error_code: 'PAYER_PROOF_REQUIRED' });
+      expect(raced.body.sealed_pack).toBeUndefined();
+      const own = await start(tx);
+      expect(own.status, own.text).toBe(200);
+    }
+  });
+
   it('start, access for a covered skill, renewal from the end, idempotent transfer, cancel by its wallet only', async () => {
     const plans = (await call('GET', '/api/subscribe')).body.plans as {
       id: string;

@@ -24,6 +24,7 @@ import type {
   X402Settlement,
 } from '../../lambdas/payments/ports';
 import type { PurchasePolicy } from '../../lambdas/payments/unlock';
+import { x402PaymentIdentifiers } from '../../lambdas/payments/adapters/x402-payment-identifier';
 import {
   BASE,
   catalog,
@@ -657,5 +658,18 @@ describe("an unlock's settlement, as data and as x402's headers", () => {
 
   it('adds no header to an unlock that settled nothing (a card sale, a wallet with access)', () => {
     expect(settlementHeaders(undefined)).toEqual({});
+  });
+});
+
+describe("x402's payment-identifier, read from a payment", () => {
+  it("takes the id by the extension's id rule and never compiles the JSON Schema the client sent", () => {
+    const payment = (extension: unknown) =>
+      ({ extensions: { 'payment-identifier': extension } }) as unknown as Parameters<typeof x402PaymentIdentifiers.idOf>[0];
+    const id = 'pay_0123456789abcdef';
+    // A schema no validator compiles: it would be the client's code on our CPU, and is not read.
+    expect(x402PaymentIdentifiers.idOf(payment({ info: { required: false, id }, schema: { type: 'no-such-type' } }))).toBe(id);
+    expect(x402PaymentIdentifiers.idOf(payment({ info: { required: false }, schema: {} }))).toBeUndefined();
+    expect(x402PaymentIdentifiers.idOf(payment({ info: { required: false, id: 'short' } }))).toBe('invalid');
+    expect(x402PaymentIdentifiers.idOf({} as Parameters<typeof x402PaymentIdentifiers.idOf>[0])).toBeUndefined();
   });
 });
