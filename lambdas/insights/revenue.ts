@@ -129,7 +129,7 @@ export async function getRevenue(req: ApiRequest, ports: InsightsPorts): Promise
     ok: true,
     source: 'tallies',
     basis:
-      'Confirmed only: x402 unlocks, subscription periods and meter top-ups whose transfers are on the proof ledger and not dropped by a reorg, and card sales Stripe reported paid. Nothing pending, refunded or estimated.',
+      'Confirmed only: x402 unlocks, subscription periods and meter top-ups whose transfers are on the proof ledger and not dropped by a reorg, and card sales Stripe reported paid. Gross: refunds, disputes, fees and gas are not taken off (the books and the net rollup do that: npm run revenue -- <dir> --net). Nothing pending or estimated.',
     units: {
       USDC: { decimals: 6, unit: 'atomic units of USDC on Base' },
       USDbC: { decimals: 6, unit: 'atomic units of USDbC on Base' },
