@@ -135,7 +135,7 @@ export async function unlockPack(
   const { proof } = request;
   if (request.payment !== undefined) {
     // Shape-checked once here, for both the owner check and the settlement.
-    const payment = signedPaymentFor(request.payment, proof.skill, ports.payments, baseUrl);
+    const payment = await signedPaymentFor(request.payment, proof.skill, ports.payments, baseUrl);
     // An owner's signed payment proves its wallet: the pack, and nothing settled (a mandate's purchase always settles).
     const { owned, read } = request.mandate === undefined ? await unlockBySignedPayment(payment, proof.skill, ports, baseUrl) : {};
     if (owned) return { body: owned };

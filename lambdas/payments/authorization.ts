@@ -42,7 +42,7 @@ import { skillProduct } from './core/product';
 import { holdEnded, holdOf, judgeFunds, pendingShortfall, VALIDITY_MARGIN_SECONDS } from './core/relayer-funds';
 import { challengeFor } from './challenge-answer';
 import { callerId, claimPayment, deliverClaim, provenSigner, type Caller, type PurchasePolicy } from './unlock';
-import { paymentRefused } from './payment-signature';
+import { paymentRefused } from './refusals';
 import { settlementHeader, type Settlement } from './unlock-response';
 import type {
   FundsAhead,

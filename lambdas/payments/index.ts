@@ -7,6 +7,7 @@
  */
 import type { unlockWithAuthorization as UnlockWithAuthorization } from './authorization';
 import type { signedPaymentCheck as SignedPaymentCheckOf } from './owner-proof';
+import type { signedPaymentFor as SignedPaymentForOf } from './presented-payment';
 import type { PaymentsPorts } from './ports';
 
 export type { NonceStore, PaymentsPorts, PresentedPayment, SettlementRead, SignedPayment, SignInWithX } from './ports';
@@ -33,10 +34,12 @@ export const signedPaymentCheck = async (
 ): Promise<ReturnType<typeof SignedPaymentCheckOf>> => (await import('./owner-proof')).signedPaymentCheck(...args);
 export type { AuthorizationSigner, SignedPaymentCheck } from './owner-proof';
 /** x402 v1's X-PAYMENT (base64, told from the spec's JSON by its first character), decoded once. */
-export { v1PaymentOf } from './payment-v1';
-/** A signed payment decoded once by the surface that received it, then shape-checked once (issue 50). */
-export { decodePaymentHeader } from './payment-signature';
-export { signedPaymentFor } from './presented-payment';
+export { v1PaymentOf } from './payment-header';
+/** A signed payment decoded once by the surface that received it (issue 50). */
+export { decodePaymentHeader } from './payment-header';
+/** ...then shape-checked once (presented-payment.ts), loaded with the settlement path it precedes. */
+export const signedPaymentFor = async (...args: Parameters<typeof SignedPaymentForOf>): Promise<ReturnType<typeof SignedPaymentForOf>> =>
+  (await import('./presented-payment')).signedPaymentFor(...args);
 export { deliverPack, settleResponse, settlementHeaders, type Settlement, type Unlocked } from './unlock-response';
 export { readSignInWithXHeader } from './proof-input';
 

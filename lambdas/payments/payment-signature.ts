@@ -8,16 +8,10 @@
  */
 import * as z from 'zod/mini';
 import { ADDRESS } from '../contract/chain';
-import { parseJsonHeaderValue } from '../platform/json';
 import { safeParse } from '../platform/validation';
 import type { SignedPayment } from './ports';
-import { verificationFailed } from './refusals';
-
-/**
- * A signed payment is small; an EIP-6492 signature (a factory call) and the 402's extensions,
- * which x402 clients echo (the Bazaar's JSON Schema nests 13 levels deep), are its largest parts.
- */
-export const SIGNED_PAYMENT_LIMITS = { maxBytes: 16 * 1024, maxDepth: 16 };
+export { SIGNED_PAYMENT_LIMITS } from './payment-header';
+import { paymentRefused } from './refusals';
 
 const text = (max: number) => z.string().check(z.minLength(1), z.maxLength(max));
 const address = z.string().check(z.regex(ADDRESS));
@@ -43,28 +37,6 @@ const SignedPaymentSchema = z.object({
   }),
   extensions: z.optional(z.record(z.string(), z.unknown())),
 });
-
-/** 402 for a signed payment that cannot settle; `reason` is x402's (`invalid_payload`, …) or ours, with any further details. */
-export const paymentRefused = (
-  reason: string,
-  message: string,
-  headers: Record<string, string> = {},
-  retry = false,
-  details: Record<string, unknown> = {},
-) => verificationFailed('authorization', message, retry, { reason, ...details }, headers);
-
-/**
- * A signed payment's header value decoded once, at the surface that received it: base64 of JSON
- * (or plain JSON) within the size and depth bounds, or undefined when it is neither. Nothing is
- * judged here: `checkSignedPayment` shape-checks the value, naming the field the surface read.
- */
-export function decodePaymentHeader(raw: string): unknown {
-  try {
-    return parseJsonHeaderValue(raw, SIGNED_PAYMENT_LIMITS, 'a signed payment');
-  } catch {
-    return undefined;
-  }
-}
 
 /**
  * A decoded x402 v2 `PaymentPayload`, shape-checked (not verified); a 402 naming what is wrong

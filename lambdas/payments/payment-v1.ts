@@ -12,14 +12,10 @@
 import * as z from 'zod/mini';
 import { ADDRESS } from '../contract/chain';
 import { NETWORK_NAMES, NETWORKS } from '../contract/networks';
-import { parseJsonHeaderValue } from '../platform/json';
 import { safeParse } from '../platform/validation';
 import type { PaymentRequirementsV2 } from './core/challenge';
-import { paymentRefused } from './payment-signature';
+import { paymentRefused } from './refusals';
 import type { SignedPayment } from './ports';
-
-/** The same bounds as PAYMENT-SIGNATURE's: the payload is the same. */
-const LIMITS = { maxBytes: 16 * 1024, maxDepth: 6 };
 
 const address = z.string().check(z.regex(ADDRESS));
 const uint = z.string().check(z.regex(/^(0|[1-9][0-9]{0,77})$/));
@@ -35,29 +31,6 @@ const V1PaymentSchema = z.object({
     authorization: z.object({ from: address, to: address, value: uint, validAfter: uint, validBefore: uint, nonce: bytes32 }),
   }),
 });
-
-/**
- * X-PAYMENT's two forms are told apart by their first character: the spec's proof is a JSON
- * object (`{"txHash","skill"}`), x402 v1's payment is base64, whose alphabet has no `{`. The
- * spec flow also takes its proof base64 (a tested behaviour kept), so a base64 value is v1's
- * only when it decodes to an object with `x402Version` or `payload` and no `txHash`; anything
- * else stays the spec's, and is judged (or refused with 400) there as before. The decoded value
- * when it is v1's (decoded here once, and handed on as it is), else undefined.
- */
-export function v1PaymentOf(xPayment: string): object | undefined {
-  if (xPayment.trimStart().startsWith('{')) return undefined;
-  let value: unknown;
-  try {
-    value = parseJsonHeaderValue(xPayment, LIMITS, 'X-PAYMENT');
-  } catch {
-    return undefined;
-  }
-  if (value === null || typeof value !== 'object' || Array.isArray(value)) return undefined;
-  return !('txHash' in value) && ('x402Version' in value || 'payload' in value) ? value : undefined;
-}
-
-/** Whether X-PAYMENT is x402 v1's payment rather than the spec's proof (see `v1PaymentOf`). */
-export const isV1Payment = (xPayment: string): boolean => v1PaymentOf(xPayment) !== undefined;
 
 /**
  * The v1 payment as the v2 `SignedPayment` the settlement takes: `accepted` is the server's own

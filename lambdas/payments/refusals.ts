@@ -30,3 +30,12 @@ export const verificationFailed = (
     details,
     ...(headers ? { headers } : {}),
   });
+
+/** 402 for a signed payment that cannot settle; `reason` is x402's (`invalid_payload`, …) or ours, with any further details. */
+export const paymentRefused = (
+  reason: string,
+  message: string,
+  headers: Record<string, string> = {},
+  retry = false,
+  details: Record<string, unknown> = {},
+) => verificationFailed('authorization', message, retry, { reason, ...details }, headers);

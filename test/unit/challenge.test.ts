@@ -16,7 +16,8 @@ import {
 } from '@x402/extensions/bazaar';
 import type { PaymentPayload, PaymentRequirements } from '@x402/core/types';
 import { challengeAnswer } from '../../lambdas/payments/challenge-answer';
-import { checkSignedPayment, decodePaymentHeader, SIGNED_PAYMENT_LIMITS } from '../../lambdas/payments/payment-signature';
+import { checkSignedPayment, SIGNED_PAYMENT_LIMITS } from '../../lambdas/payments/payment-signature';
+import { decodePaymentHeader } from '../../lambdas/payments/payment-header';
 import type { PaymentsPorts } from '../../lambdas/payments/ports';
 import type { ApiRequest } from '../../lambdas/platform/http';
 

@@ -3,8 +3,8 @@ import { PaymentPayloadV1Schema } from '@x402/core/schemas';
 import { loadCatalogFiles } from '../../lambdas/catalog/adapters/catalog-files';
 import { readMarketConfig } from '../../lambdas/platform/config';
 import { buildPaymentRequired } from '../../lambdas/payments/core/challenge';
-import { isV1Payment, signedPaymentFromV1 } from '../../lambdas/payments/payment-v1';
-import { decodePaymentHeader } from '../../lambdas/payments/payment-signature';
+import { signedPaymentFromV1 } from '../../lambdas/payments/payment-v1';
+import { decodePaymentHeader, isV1Payment } from '../../lambdas/payments/payment-header';
 import { AppError } from '../../lambdas/platform/errors';
 
 const authorization = {
