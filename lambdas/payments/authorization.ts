@@ -367,19 +367,20 @@ async function submit(record: SettlementRecord, ctx: Ctx, ahead: Ahead = readAhe
   const hold = holdOf(record);
   let held = await settlements.hold(hold, now);
   if (held.kind === 'busy' && (await releaseEnded(ctx, hold.token, hold.payer, record.pk))) held = await settlements.hold(hold, now);
+  /** Already paying for this very resource (I6): this authorization is never sent; the answer is the earlier one's. */
+  const payingAlready = async (earlier: SettlementRecord): Promise<Answer> => {
+    await settlements.finish(record.pk, {
+      state: 'failed',
+      failure: PAYMENT_IN_FLIGHT,
+      pendingFor: earlier.pk,
+      finishedAt: ctx.ports.now().toISOString(),
+      expiresAt: consumedExpiry(a.validBefore),
+    });
+    return earlierPayment(earlier, ctx);
+  };
   if (held.kind === 'busy') {
     const earlier = await inFlightOf(ctx, hold, record.pk);
-    // Already paying for this very resource (I6): this authorization is never sent; the answer is the earlier one's.
-    if (earlier && earlier.skill === record.skill) {
-      await settlements.finish(record.pk, {
-        state: 'failed',
-        failure: PAYMENT_IN_FLIGHT,
-        pendingFor: earlier.pk,
-        finishedAt: ctx.ports.now().toISOString(),
-        expiresAt: consumedExpiry(a.validBefore),
-      });
-      return earlierPayment(earlier, ctx);
-    }
+    if (earlier && earlier.skill === record.skill) return payingAlready(earlier);
     return giveUp(
       ctx.refuse(
         'payer_settlement_in_flight',
@@ -397,6 +398,17 @@ async function submit(record: SettlementRecord, ctx: Ctx, ahead: Ahead = readAhe
         { details: { until } },
       ),
     );
+  }
+  // The same resource paid in another token is still the same purchase (I6 is per payer and resource):
+  // the hold's own write named the payer's other settlements in flight, so this costs no read unless there are some.
+  if (held.kind === 'held') {
+    for (const pk of held.otherTokens) {
+      const other = await settlements.get(pk);
+      if (other && (other.state === 'claimed' || other.state === 'signed') && other.skill === record.skill) {
+        await settlements.release(hold);
+        return payingAlready(other);
+      }
+    }
   }
   /** Ended under the hold: it is released with the refusal. */
   const refuseHeld = async (error: AppError): Promise<never> => {

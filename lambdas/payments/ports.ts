@@ -470,8 +470,12 @@ export interface InFlightSettlements {
   claimedBetween(from: string, to: string): Promise<Array<{ pk: string; claimedAt: string }>>;
 }
 
-/** What asking for a hold gave: held (and when the payer's last hold was released), or why not. */
-export type HoldOutcome = { kind: 'held'; releasedAt: number | undefined } | { kind: 'busy' } | { kind: 'cooling'; until: number };
+/**
+ * What asking for a hold gave: held (when the payer's last hold was released, and the settlements
+ * the payer has in flight in its other tokens), or why not.
+ */
+export type HoldOutcome =
+  { kind: 'held'; releasedAt: number | undefined; otherTokens: string[] } | { kind: 'busy' } | { kind: 'cooling'; until: number };
 
 /** How a settlement ended. */
 export type SettlementOutcome =

@@ -41,7 +41,7 @@ describe('dynamoSettlements: what the relayer holds for a payer', () => {
     expect(outcomes.filter((o) => o.kind === 'busy')).toHaveLength(39);
     expect((await store.holds(TOKEN, payer)).map((h) => h.pk)).toEqual([hold(payer, held[0]!).pk]);
     // Holding again: still one hold; nothing was released before it.
-    expect(await store.hold(hold(payer, held[0]!), NOW)).toEqual({ kind: 'held', releasedAt: undefined });
+    expect(await store.hold(hold(payer, held[0]!), NOW)).toEqual({ kind: 'held', releasedAt: undefined, otherTokens: [] });
     // Another token of the same payer is a slot of its own.
     expect((await store.hold({ ...hold(payer, 200), token: '0xd9aAEc86B65D86f6A7B5B1b0c42FFA531710b6CA' }, NOW)).kind).toBe('held');
     // Released once (twice is once), the slot is free for another, which learns when it was released.
@@ -51,6 +51,8 @@ describe('dynamoSettlements: what the relayer holds for a payer', () => {
     const next = await store.hold(hold(payer, 99), NOW);
     expect(next.kind).toBe('held');
     expect(next.kind === 'held' && next.releasedAt! >= before).toBe(true);
+    // It names the payer's settlement in flight in its other token (I6 is per payer and resource).
+    expect(next.kind === 'held' && next.otherTokens).toEqual([hold(payer, 200).pk]);
     expect(await store.hold(hold(payer, 100), NOW)).toEqual({ kind: 'busy' });
   });
 

@@ -108,11 +108,13 @@ export function fakeSettlements(): Settlements & {
     },
     async hold(h, now) {
       const item = payer(h.payer);
-      if (item.held.has(h.pk)) return { kind: 'held', releasedAt: item.releasedAt };
+      const otherTokens = () => [...item.held.keys()].filter((pk) => pk !== h.pk);
+      if (item.held.has(h.pk)) return { kind: 'held', releasedAt: item.releasedAt, otherTokens: otherTokens() };
       if (item.coolUntil !== undefined && item.coolUntil > now) return { kind: 'cooling', until: item.coolUntil };
       if (inflight(h.payer, h.token) > 0n) return { kind: 'busy' };
+      const others = otherTokens();
       item.held.set(h.pk, { ...h, token: h.token.toLowerCase() });
-      return { kind: 'held', releasedAt: item.releasedAt };
+      return { kind: 'held', releasedAt: item.releasedAt, otherTokens: others };
     },
     async release(h, opts = {}) {
       const item = payer(h.payer);

@@ -245,6 +245,32 @@ describe('unlockWithAuthorization', () => {
     expect(sent).toHaveLength(1);
   });
 
+  it('a payment for a skill the payer is already paying for in the other token is not sent either (I6 is per payer and resource)', async () => {
+    const settlements = fakeSettlements();
+    const { relayer, sent } = fakeRelayer({ balance: 10n * PRICE, receipt: undefined });
+    const usdbc = reading.config.assets.USDbC!.toLowerCase();
+    const earlier: SettlementRecord = {
+      pk: `eip155:8453#${usdbc}#${PAYER.toLowerCase()}#0x${'77'.repeat(32)}`,
+      skill: SKILL,
+      payer: PAYER.toLowerCase(),
+      token: usdbc,
+      amount: PRICE.toString(),
+      state: 'signed',
+      lease: 'l',
+      claimedAt: NOW.toISOString(),
+      validBefore: String(nowSeconds + 60),
+      txHash: `0x${'77'.repeat(32)}`,
+    };
+    settlements.items.set(earlier.pk, earlier);
+    await settlements.hold(holdOf(earlier), nowSeconds);
+    const e = await refusal(unlock(header(), SKILL, portsWith(relayer, settlements), BASE, { sourceIp: '10.0.0.15' }));
+    expect(e.details).toMatchObject({ reason: 'settlement_pending', transaction: earlier.txHash });
+    expect(sent).toEqual([]);
+    expect([...settlements.items.values()].filter((r) => r.failure === 'payment_in_flight')).toHaveLength(1);
+    // Only the earlier settlement holds anything.
+    expect([...settlements.payers.get(PAYER.toLowerCase())!.held.keys()]).toEqual([earlier.pk]);
+  });
+
   it('a payer holding 40 prices sends 40 authorizations for 40 skills at once: one is in flight, never two; the rest end unsent (I1)', async () => {
     const settlements = fakeSettlements();
     const { relayer, sent } = fakeRelayer({ balance: 40n * PRICE, receipt: undefined });

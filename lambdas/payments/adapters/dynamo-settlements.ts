@@ -19,6 +19,8 @@ const entryOf = (h: FundsHold): string => `${h.token.toLowerCase()}|${h.amount}|
  */
 const inFlightShard = (pk: string): string => pk.slice(-1);
 const IN_FLIGHT_SHARDS = [...'0123456789abcdef'];
+/** The settlements of a payer's other holds (its other tokens: a token holds one at a time), from its `held` set. */
+const othersOf = (held: string[], entry: string): string[] => held.filter((e) => e !== entry).map((e) => e.split('|').slice(2).join('|'));
 /** Payer and hour items go after a week without a write (TTL); a hold lasts minutes. */
 const KEEP_SECONDS = 7 * 86400;
 
@@ -237,12 +239,16 @@ export function dynamoSettlements(client: DynamoDBClient, table = tableName(SETT
           }),
         );
         const released = out.Attributes?.['releasedAt']?.N;
-        return { kind: 'held', releasedAt: released === undefined ? undefined : Number(released) };
+        return {
+          kind: 'held',
+          releasedAt: released === undefined ? undefined : Number(released),
+          otherTokens: othersOf(out.Attributes?.['held']?.SS ?? [], entry),
+        };
       } catch (e) {
         if (!isConditionFailure(e)) throw e;
       }
       const item = await getPayer(hold.payer);
-      if (item.held.includes(entry)) return { kind: 'held', releasedAt: item.releasedAt };
+      if (item.held.includes(entry)) return { kind: 'held', releasedAt: item.releasedAt, otherTokens: othersOf(item.held, entry) };
       if (item.coolUntil !== undefined && item.coolUntil > nowSeconds) return { kind: 'cooling', until: item.coolUntil };
       return { kind: 'busy' };
     },
