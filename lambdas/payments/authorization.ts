@@ -39,7 +39,7 @@ import { PAYMENT_ERRORS } from './errors';
 import { countMetric } from '../platform/metrics';
 import { same } from './core/verify-transfer';
 import { skillProduct } from './core/product';
-import { holdEnded, holdOf, judgeFunds, pendingShortfall, VALIDITY_MARGIN_SECONDS } from './core/relayer-funds';
+import { holdEnded, holdOf, judgeFunds, pendingShortfall, revertCoolUntil, VALIDITY_MARGIN_SECONDS } from './core/relayer-funds';
 import { challengeFor } from './challenge-answer';
 import { callerId, claimPayment, deliverClaim, provenSigner, type Caller, type PurchasePolicy } from './unlock';
 import { paymentRefused } from './refusals';
@@ -724,8 +724,12 @@ async function releaseEnded(ctx: Ctx, token: string, payer: string, except: stri
   let released = false;
   for (const hold of await ctx.x402.settlements.holds(token, payer)) {
     if (hold.pk === except) continue;
-    if (holdEnded(await ctx.x402.settlements.get(hold.pk), now)) {
-      await ctx.x402.settlements.release(hold);
+    const record = await ctx.x402.settlements.get(hold.pk);
+    if (holdEnded(record, now)) {
+      // A revert's writer may not have released its hold yet: the cool-down goes with this release
+      // too, or the payer's next transfer would slip in between its end and its release.
+      const coolUntil = revertCoolUntil(record, ctx.ports.config.relayerRevertCooldownSeconds);
+      await ctx.x402.settlements.release(hold, coolUntil === undefined ? {} : { coolUntil });
       released = true;
     }
   }

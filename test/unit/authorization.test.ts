@@ -271,6 +271,32 @@ describe('unlockWithAuthorization', () => {
     expect([...settlements.payers.get(PAYER.toLowerCase())!.held.keys()]).toEqual([earlier.pk]);
   });
 
+  it("a revert's end written and its hold not yet released: the payer's next authorization is refused as cooling, not sent (found by the property test)", async () => {
+    const settlements = fakeSettlements();
+    const { relayer, sent } = fakeRelayer({ balance: 10n * PRICE, receipt: undefined });
+    const usdc = reading.config.assets.USDC!.toLowerCase();
+    const reverted: SettlementRecord = {
+      pk: `eip155:8453#${usdc}#${PAYER.toLowerCase()}#0x${'66'.repeat(32)}`,
+      skill: SKILL,
+      payer: PAYER.toLowerCase(),
+      token: usdc,
+      amount: PRICE.toString(),
+      state: 'failed',
+      failure: 'transaction_failed',
+      gasCostWei: '63000000000000',
+      finishedAt: NOW.toISOString(),
+      lease: 'l',
+      claimedAt: NOW.toISOString(),
+      txHash: `0x${'66'.repeat(32)}`,
+    };
+    settlements.items.set(reverted.pk, reverted);
+    await settlements.hold(holdOf(reverted), nowSeconds);
+    const e = await refusal(unlock(header(), SKILL, portsWith(relayer, settlements), BASE, { sourceIp: '10.0.0.16' }));
+    expect(e.details).toMatchObject({ reason: 'payer_cooling_down' });
+    expect(sent).toEqual([]);
+    expect(settlements.payers.get(PAYER.toLowerCase())!.coolUntil).toBe(nowSeconds + reading.config.relayerRevertCooldownSeconds);
+  });
+
   it('a payer holding 40 prices sends 40 authorizations for 40 skills at once: one is in flight, never two; the rest end unsent (I1)', async () => {
     const settlements = fakeSettlements();
     const { relayer, sent } = fakeRelayer({ balance: 40n * PRICE, receipt: undefined });

@@ -119,7 +119,7 @@ describe('the settlement under random interleavings (fast-check)', () => {
           if (pendingFirst >= 0) expect(mine.slice(pendingFirst + 1), `after a pending transfer of ${payer}`).toEqual([]);
         }
       }),
-      { numRuns: 60 },
+      { numRuns: 400 },
     );
   }, 120_000);
 });

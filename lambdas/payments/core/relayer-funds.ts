@@ -43,6 +43,15 @@ export function holdEnded(record: SettlementRecord | undefined, nowSeconds: numb
   return record.validBefore !== undefined && Number(record.validBefore) + VALIDITY_MARGIN_SECONDS < nowSeconds;
 }
 
+/**
+ * Until when a payer cools down for a settlement that ended in a revert the relayer paid for (its
+ * gas recorded on a `failed` outcome), counted from its end; undefined for any other end.
+ */
+export function revertCoolUntil(record: SettlementRecord | undefined, cooldownSeconds: number): number | undefined {
+  if (record?.state !== 'failed' || record.gasCostWei === undefined || record.gasCostWei === '0' || !record.finishedAt) return undefined;
+  return Math.floor(Date.parse(record.finishedAt) / 1000) + cooldownSeconds;
+}
+
 /** The UTC hour a reverted transfer's gas counts against: `yyyy-mm-ddThh`. */
 export const revertHour = (now: Date): string => now.toISOString().slice(0, 13);
 
