@@ -584,31 +584,53 @@ async function conclude(record: SettlementRecord, ctx: Ctx): Promise<Answer> {
   // only the holder of the claim presented before it was public; anyone else is a replay and
   // proves itself (`isBuyer`). A mandate was asked before the money moved, not again here.
   const holder = record.source !== undefined && record.source === ctx.source;
+  return claimRelayed(ctx, transfer, holder ? { provenPayer: payer } : { signInWithX: ctx.caller.signInWithX }, {
+    bookkeeping,
+    // No second read of what the relayer's receipt already says (status, logs, block): one receipt is enough.
+    receipt: mined && transfer === txHash ? mined : undefined,
+    pending: (message) => pending(message, transfer),
+  });
+}
+
+/**
+ * The ledger claim of a relayed transfer for the skill and its unlock, with the settlement's own
+ * bookkeeping beside it (the claim does not depend on it). A claim mined but short of the
+ * confirmations required is answered as pending: the confirmation loop (started by the claim)
+ * claims it, and nothing is charged twice. `replay` delivers it as a replay whatever the claim says.
+ */
+async function claimRelayed(
+  ctx: Ctx,
+  transfer: string,
+  claimant: Pick<Caller, 'provenPayer' | 'signInWithX'>,
+  opts: {
+    bookkeeping?: Promise<void> | undefined;
+    receipt?: RelayedReceipt | undefined;
+    pending: (message: string) => AppError;
+    replay?: boolean;
+  },
+): Promise<Answer> {
   let claimed: Awaited<ReturnType<typeof claimPayment>>;
   try {
     claimed = await alongside(
-      bookkeeping,
+      opts.bookkeeping,
       claimPayment(
         { txHash: transfer as `0x${string}`, product: skillProduct(ctx.entry), resource: ctx.resource },
         ctx.ports,
         ctx.baseUrl,
         {
-          ...(holder
-            ? { sourceIp: ctx.caller.sourceIp, provenPayer: payer }
-            : { sourceIp: ctx.caller.sourceIp, signInWithX: ctx.caller.signInWithX }),
+          sourceIp: ctx.caller.sourceIp,
+          ...claimant,
           relayed: true,
-          // No second read of what the relayer's receipt already says (status, logs, block): one receipt is enough.
-          ...(mined && transfer === txHash ? { relayedReceipt: mined } : {}),
+          ...(opts.receipt ? { relayedReceipt: opts.receipt } : {}),
         },
       ),
     );
   } catch (e) {
-    // Mined but short of the confirmations required: the loop claims it (started by the claim), and this caller resends.
     if (!(e instanceof AppError) || e.code !== 'PAYMENT_VERIFICATION_FAILED' || !e.retry) throw e;
-    throw pending(`${e.message} Send the same request again shortly; nothing is charged twice.`, transfer);
+    throw opts.pending(`${e.message} Send the same request again shortly; nothing is charged twice.`);
   }
   const { row, replayed } = claimed;
-  const { body } = await deliverClaim(ctx.entry, row, replayed, ctx.ports, ctx.baseUrl);
+  const { body } = await deliverClaim(ctx.entry, row, opts.replay ?? replayed, ctx.ports, ctx.baseUrl);
   return { body, settlement: { transaction: row.txHash, payer: row.payer, network: row.network, from: 'authorization' } };
 }
 
@@ -669,26 +691,7 @@ async function earlierPayment(earlier: SettlementRecord, ctx: Ctx): Promise<Answ
   // Mined: the earlier transfer is this payer's purchase; its claim is one conditional write, whoever
   // makes it. The earlier settlement is ended beside it (once, whoever writes it first), freeing the payer's hold.
   const bookkeeping = mined ? recordSettled(ctx.x402, ctx.ports.config, earlier, mined, ctx.ports.now()) : undefined;
-  let claimed: Awaited<ReturnType<typeof claimPayment>>;
-  try {
-    claimed = await alongside(
-      bookkeeping,
-      claimPayment({ txHash: tx as `0x${string}`, product: skillProduct(ctx.entry), resource: ctx.resource }, ctx.ports, ctx.baseUrl, {
-        sourceIp: ctx.caller.sourceIp,
-        provenPayer: earlier.payer,
-        relayed: true,
-        ...(mined ? { relayedReceipt: mined } : {}),
-      }),
-    );
-  } catch (e) {
-    if (!(e instanceof AppError) || e.code !== 'PAYMENT_VERIFICATION_FAILED' || !e.retry) throw e;
-    throw pending(`${e.message} Send the same request again shortly; nothing is charged twice.`);
-  }
-  const { body } = await deliverClaim(ctx.entry, claimed.row, true, ctx.ports, ctx.baseUrl);
-  return {
-    body,
-    settlement: { transaction: claimed.row.txHash, payer: claimed.row.payer, network: claimed.row.network, from: 'authorization' },
-  };
+  return claimRelayed(ctx, tx, { provenPayer: earlier.payer }, { bookkeeping, receipt: mined, pending, replay: true });
 }
 
 /**

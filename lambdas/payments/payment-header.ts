@@ -46,6 +46,3 @@ export function v1PaymentOf(xPayment: string): object | undefined {
   if (value === null || typeof value !== 'object' || Array.isArray(value)) return undefined;
   return !('txHash' in value) && ('x402Version' in value || 'payload' in value) ? value : undefined;
 }
-
-/** Whether X-PAYMENT is x402 v1's payment rather than the spec's proof (see `v1PaymentOf`). */
-export const isV1Payment = (xPayment: string): boolean => v1PaymentOf(xPayment) !== undefined;

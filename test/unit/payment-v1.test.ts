@@ -4,7 +4,10 @@ import { loadCatalogFiles } from '../../lambdas/catalog/adapters/catalog-files';
 import { readMarketConfig } from '../../lambdas/platform/config';
 import { buildPaymentRequired } from '../../lambdas/payments/core/challenge';
 import { signedPaymentFromV1 } from '../../lambdas/payments/payment-v1';
-import { decodePaymentHeader, isV1Payment } from '../../lambdas/payments/payment-header';
+import { decodePaymentHeader, v1PaymentOf } from '../../lambdas/payments/payment-header';
+
+/** Whether X-PAYMENT is read as x402 v1's payment rather than the spec's proof. */
+const isV1Payment = (xPayment: string): boolean => v1PaymentOf(xPayment) !== undefined;
 import { AppError } from '../../lambdas/platform/errors';
 
 const authorization = {

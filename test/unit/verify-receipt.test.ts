@@ -14,29 +14,15 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { jwks, signReceipt, type LedgerRow } from '../../lambdas/ledger';
+import { jwks, signReceipt } from '../../lambdas/ledger';
+import { ledgerRow } from '../support/records';
 import { keyFileServiceSigner } from '../../lambdas/ledger/adapters/key-file-service-signer';
 
 const NOT_PINNED =
   'The receipt was not pinned: pass --issuer with the base URL of the service you bought from (its JWKS is fetched from there), or --jwks with its saved jwks.json.';
 
-const row: LedgerRow = {
-  network: 'base',
-  txHash: `0x${'1'.repeat(64)}`,
-  skill: 'csv-cleaner',
-  amount: '1500000',
-  price: '1000000',
-  asset: 'USDC',
-  assetContract: '0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913',
-  payer: '0x1111111111111111111111111111111111111111',
-  blockNumber: '1234',
-  blockHash: `0x${'b'.repeat(64)}`,
-  logIndex: 3,
-  confirmations: 2,
-  recordedAt: '2026-11-26T11:59:00.000Z',
-  status: 'confirmed',
-  claimSource: 'never-published',
-};
+/** Any sale: the receipt's claims come from it. */
+const row = ledgerRow(1);
 
 /** A loopback server that answers every GET with `body` as JSON and remembers the paths asked for. */
 async function jwksServer(body: unknown): Promise<{ base: string; asked: string[]; server: Server }> {

@@ -49,46 +49,38 @@ export function dynamoSettlements(client: DynamoDBClient, table = tableName(SETT
       releasedAt: item['releasedAt']?.N !== undefined ? Number(item['releasedAt'].N) : undefined,
     };
   };
+  /** Puts a settlement's item only where none is (its key is the authorization's); the item already there otherwise. */
+  const createOnce = async (item: SettlementRecord & { inFlightShard?: string }): Promise<SettlementRecord | undefined> => {
+    try {
+      await client.send(
+        new PutItemCommand({
+          TableName: table,
+          Item: marshall(item, { removeUndefinedValues: true }),
+          ConditionExpression: 'attribute_not_exists(pk)',
+        }),
+      );
+      return undefined;
+    } catch (e) {
+      if (!isConditionFailure(e)) throw e;
+      const existing = await get(item.pk);
+      if (!existing) throw new Error(`settlement ${item.pk} refused the write but cannot be read`, { cause: e });
+      return existing;
+    }
+  };
   return {
     get,
     async claim(record) {
-      try {
-        // The idempotency of the x402 flow: one item per (token, authorizer, nonce), created once,
-        // before anything is signed or sent. A retry or a parallel duplicate lands in the catch.
-        await client.send(
-          new PutItemCommand({
-            TableName: table,
-            // In the `inFlight` index until the outcome is written (finish removes the shard).
-            Item: marshall({ ...record, inFlightShard: inFlightShard(record.pk) }, { removeUndefinedValues: true }),
-            ConditionExpression: 'attribute_not_exists(pk)',
-          }),
-        );
-        return { claimed: true };
-      } catch (e) {
-        if (!isConditionFailure(e)) throw e;
-        const existing = await get(record.pk);
-        if (!existing) throw new Error(`settlement ${record.pk} refused the claim but cannot be read`, { cause: e });
-        return { claimed: false, existing };
-      }
+      // The idempotency of the x402 flow: one item per (token, authorizer, nonce), created once,
+      // before anything is signed or sent. A retry or a parallel duplicate finds the existing one.
+      // In the `inFlight` index until the outcome is written (finish removes the shard).
+      const existing = await createOnce({ ...record, inFlightShard: inFlightShard(record.pk) });
+      return existing ? { claimed: false, existing } : { claimed: true };
     },
     async consume(record) {
-      try {
-        // The same key and condition as a claim, so one of the two wins; never in the `inFlight`
-        // index (nothing is in flight), with its TTL so it goes once the authorization is void.
-        await client.send(
-          new PutItemCommand({
-            TableName: table,
-            Item: marshall(record, { removeUndefinedValues: true }),
-            ConditionExpression: 'attribute_not_exists(pk)',
-          }),
-        );
-        return { consumed: true };
-      } catch (e) {
-        if (!isConditionFailure(e)) throw e;
-        const existing = await get(record.pk);
-        if (!existing) throw new Error(`settlement ${record.pk} refused the record but cannot be read`, { cause: e });
-        return { consumed: false, existing };
-      }
+      // The same key and condition as a claim, so one of the two wins; never in the `inFlight`
+      // index (nothing is in flight), with its TTL so it goes once the authorization is void.
+      const existing = await createOnce(record);
+      return existing ? { consumed: false, existing } : { consumed: true };
     },
     async rememberPaymentId(record) {
       const key = paymentIdKey(record.payer, record.id);
