@@ -65,16 +65,25 @@ async function payerHolds(payer: string): Promise<string[]> {
   return [...(held ?? [])];
 }
 
+/**
+ * An anvil of the case's own (no block interval: the case decides when blocks come), the test tokens, and
+ * relayer key `relayerIndex` (a pool of one), with the environment a stack started on it takes.
+ */
+async function ownChain(relayerIndex: number) {
+  const anvil = await startAnvil({ port: 0, blockTime: 0 });
+  stopAfter.push(anvil.stop);
+  const tokens = await ensureTestTokens(anvil.rpcUrl);
+  const relayer = await ensureRelayer(anvil.rpcUrl, relayerIndex);
+  const chain = chainTools(anvil.rpcUrl);
+  const env = { ...shared, RPC_URLS: anvil.rpcUrl, USDC_ADDRESS: tokens.USDC, RELAYER_PRIVATE_KEYS: relayer.privateKey };
+  return { tokens, relayer, chain, env };
+}
+
 describe('a receipt later than the request waits for it', () => {
   it('the confirmation loop claims the transfer for its buyer and ends the settlement: its gas written, the hold released, nothing in flight', async () => {
-    const anvil = await startAnvil({ port: 0, blockTime: 0 });
-    stopAfter.push(anvil.stop);
-    const tokens = await ensureTestTokens(anvil.rpcUrl);
-    const relayer = await ensureRelayer(anvil.rpcUrl, 42);
-    const chain = chainTools(anvil.rpcUrl);
+    const { tokens, chain, env } = await ownChain(42);
     const buyer = privateKeyToAccount(generatePrivateKey());
     await chain.setTokenBalance(tokens.USDC, buyer.address, 10n ** 9n);
-    const env = { ...shared, RPC_URLS: anvil.rpcUrl, USDC_ADDRESS: tokens.USDC, RELAYER_PRIVATE_KEYS: relayer.privateKey };
 
     await withStarted(env, async (s) => {
       const url = `${s.baseUrl}/api/pay?skill=${SKILL}`;
@@ -120,13 +129,8 @@ describe('a receipt later than the request waits for it', () => {
 
 describe('a buyer who calls again while its settlement is pending (issue 50, finding 1, I6)', () => {
   it("the README's v2 and v1 snippets called twice while blocks are slower than the server's wait: charged once, and the second call gets the pack once the first is mined", async () => {
-    const anvil = await startAnvil({ port: 0, blockTime: 0 });
-    stopAfter.push(anvil.stop);
-    const tokens = await ensureTestTokens(anvil.rpcUrl);
     // A key of this case's own: the stack of the case above leaves its key leased for a while.
-    const relayer = await ensureRelayer(anvil.rpcUrl, 44);
-    const chain = chainTools(anvil.rpcUrl);
-    const env = { ...shared, RPC_URLS: anvil.rpcUrl, USDC_ADDRESS: tokens.USDC, RELAYER_PRIVATE_KEYS: relayer.privateKey };
+    const { tokens, relayer, chain, env } = await ownChain(44);
     const balance = (who: Hex) => chain.pub.readContract({ address: tokens.USDC, abi: erc20Abi, functionName: 'balanceOf', args: [who] });
 
     await withStarted(env, async (s) => {
