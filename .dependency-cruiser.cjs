@@ -5,6 +5,7 @@
  *
  *   contract  <  platform  <  catalog  <  ledger  <  payments  <  access, checkout  <  discovery  <  agents
  *   (insights reads the books: catalog and ledger only)
+ *   (the facilitator, x402's facilitator role, stands on the contract and the platform alone; payments uses it)
  *   (a domain may use a lower domain only through its index.ts; its wiring.ts builds its ports
  *   from its adapters and from the lower domains' faces, never from their wiring.ts; a wiring.ts
  *   is loaded only by its own domain's Lambda entry or face, with import(), so that adapters and
@@ -53,6 +54,14 @@ module.exports = {
       severity: 'error',
       from: { path: '^lambdas/ledger/' },
       to: { path: '^lambdas/(payments|access|checkout|discovery|agents|insights)/' },
+    },
+    {
+      name: 'facilitator-knows-no-domain',
+      comment:
+        "The facilitator settles authorizations for resources (x402's facilitator role): it knows the contract and the platform, never payments (the resource server) or any domain that delivers, lists or records what is sold.",
+      severity: 'error',
+      from: { path: '^lambdas/facilitator/' },
+      to: { path: '^lambdas/', pathNot: '^lambdas/(contract|platform|facilitator)/' },
     },
     {
       name: 'insights-reads-the-books-only',

@@ -46,3 +46,36 @@ export function formatDecimal(value: bigint, decimals: number): string {
   const frac = (abs % unit).toString().padStart(decimals, '0').replace(/0+$/, '');
   return `${sign}${abs / unit}${frac ? `.${frac}` : ''}`;
 }
+
+/** Whether two addresses are the same, ignoring EIP-55 case; an absent one matches nothing. */
+export const same = (a: string | undefined, b: string | undefined): boolean =>
+  a !== undefined && b !== undefined && a.toLowerCase() === b.toLowerCase();
+
+/** What is read of a mined transaction's receipt (the chain reader's proofs, the relayer's own settlements). */
+export interface TransferLog {
+  /** The contract that emitted the log. */
+  address: string;
+  from: string;
+  to: string;
+  value: bigint;
+  logIndex: number;
+}
+
+/** An EIP-3009 `AuthorizationUsed(authorizer, nonce)` log: the transfer beside it was made with the authorizer's signature. */
+export interface AuthorizationLog {
+  /** The token that emitted it. */
+  address: string;
+  authorizer: string;
+  nonce: string;
+}
+
+export interface ReceiptView {
+  status: 'success' | 'reverted';
+  blockNumber: bigint;
+  blockHash: string;
+  transferLogs: TransferLog[];
+  /** The EIP-3009 authorizations the transaction used, whoever sent it. */
+  authorizationLogs?: AuthorizationLog[] | undefined;
+  /** The account that sent the transaction (for an x402 v2 settlement, the service's relayer). */
+  sender?: string | undefined;
+}

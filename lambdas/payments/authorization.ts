@@ -39,7 +39,25 @@ import { PAYMENT_ERRORS } from './errors';
 import { countMetric } from '../platform/metrics';
 import { same } from './core/verify-transfer';
 import { skillProduct } from './core/product';
-import { holdEnded, holdOf, judgeFunds, pendingShortfall, revertCoolUntil, VALIDITY_MARGIN_SECONDS } from './core/relayer-funds';
+import {
+  holdEnded,
+  holdOf,
+  judgeFunds,
+  pendingShortfall,
+  revertCoolUntil,
+  VALIDITY_MARGIN_SECONDS,
+  alongside,
+  gasOf,
+  gasUsdOf,
+  lostGas,
+  recordReverted,
+  recordSettled,
+  settlementKey,
+  CONSUMED,
+  consumedExpiry,
+  PAYMENT_IN_FLIGHT,
+  validBeforeTooFar,
+} from '../facilitator';
 import { challengeFor } from './challenge-answer';
 import { callerId, claimPayment, deliverClaim, provenSigner, type Caller, type PurchasePolicy } from './unlock';
 import { paymentRefused } from './refusals';
@@ -56,9 +74,6 @@ import type {
   X402Settlement,
 } from './ports';
 import type { CatalogEntry } from '../contract/catalog-data';
-import { alongside, gasOf, gasUsdOf, lostGas, recordReverted, recordSettled } from './settlement-end';
-import { settlementKey } from './core/settlement-key';
-import { CONSUMED, consumedExpiry, PAYMENT_IN_FLIGHT, validBeforeTooFar } from './core/authorization-life';
 
 /** How long a request waits for its transfer's receipt before handing it to the confirmation loop. */
 export const RECEIPT_WAIT_MS = 12_000;

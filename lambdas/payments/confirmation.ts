@@ -6,7 +6,7 @@
  * finds reverted, leaves nothing in flight.
  */
 import { confirmationAttempt, type TaskStatus } from './core/confirmation-task';
-import { endRelayedSettlement } from './settlement-end';
+import { endRelayedSettlement } from '../facilitator';
 import type { ConfirmationJob, PaymentsPorts } from './ports';
 
 export async function confirmationTask(job: ConfirmationJob, ports: PaymentsPorts): Promise<{ status: TaskStatus; message: string }> {

@@ -14,8 +14,7 @@
  * charge the owner: the record ends it for every resource, and expires when the authorization does.
  */
 import { same } from './core/verify-transfer';
-import { CONSUMED, consumedExpiry, validBeforeTooFar } from './core/authorization-life';
-import { settlementKey } from './core/settlement-key';
+import { CONSUMED, consumedExpiry, validBeforeTooFar, settlementKey } from '../facilitator';
 import { requireSkill } from '../catalog';
 import { challengeFor } from './challenge-answer';
 import type { PaymentsPorts, SettlementRead, SignedPayment } from './ports';

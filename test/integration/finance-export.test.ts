@@ -20,7 +20,7 @@ import { dynamoLedger } from '../../lambdas/ledger/adapters/dynamo-ledger';
 import type { LedgerRow } from '../../lambdas/ledger';
 import { exportTable } from '../../local/export';
 import { exportFiles, netRollupFromExport, relayerCostFromExport, rollupFromExport, transactionsFromExport } from '../../local/revenue';
-import { dynamoSettlements } from '../../lambdas/payments/adapters/dynamo-settlements';
+import { dynamoSettlements } from '../../lambdas/facilitator/adapters/dynamo-settlements';
 import { throwawayDynamo, type ThrowawayDynamo } from '../support/dynamodb-local';
 import { foldNow } from '../support/fold';
 import { cardSale, ledgerRow, PAYERS, tx } from '../support/records';

@@ -10,7 +10,7 @@ import { afterEach, describe, expect, inject, it } from 'vitest';
 import { INFRA_ENV } from '../../lambdas/contract/env';
 import { SETTINGS } from '../../lambdas/contract/settings';
 import { SETTLEMENTS_TABLE } from '../../lambdas/contract/tables';
-import { dynamoSettlements } from '../../lambdas/payments/adapters/dynamo-settlements';
+import { dynamoSettlements } from '../../lambdas/facilitator/adapters/dynamo-settlements';
 import { dynamoClient } from '../../lambdas/platform/adapters/dynamo-client';
 import { handler } from '../../lambdas/payments/watch-handler';
 import { chainTools } from '../support/chain';

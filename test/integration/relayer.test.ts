@@ -7,8 +7,8 @@
 import { fixedRpcUrls } from '../../lambdas/platform/rpc-urls';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createPublicClient, http, keccak256, toHex, type Address } from 'viem';
-import { privateKeyRelayerAccount, viemRelayer } from '../../lambdas/payments/adapters/viem-relayer';
-import type { RelayerLeases, SignedPayment } from '../../lambdas/payments/ports';
+import { privateKeyRelayerAccount, viemRelayer } from '../../lambdas/facilitator/adapters/viem-relayer';
+import type { RelayerLeases, SignedPayment } from '../../lambdas/facilitator/ports';
 import { ensureRelayer, ensureRelayers, ensureTestTokens, startAnvil, testAccount, type AnvilHandle } from '../../local/anvil';
 import { localChain } from '../../local/local-chain';
 import { ASSET_EIP712, CHAIN_ID } from '../../lambdas/contract/chain';

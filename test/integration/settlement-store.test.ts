@@ -4,11 +4,13 @@
  * many settlements (on however many instances) ask at once; release once; the cool-down; and the
  * sparse index of the settlements still in flight, which the stuck-settlements watch reads.
  */
-import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { GetItemCommand, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { marshall, unmarshall } from '@aws-sdk/util-dynamodb';
+import { tableName } from '../../lambdas/platform/table-names';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SETTLEMENTS_TABLE } from '../../lambdas/contract/tables';
-import { dynamoInFlightSettlements, dynamoSettlements } from '../../lambdas/payments/adapters/dynamo-settlements';
-import type { FundsHold, SettlementRecord } from '../../lambdas/payments/ports';
+import { dynamoInFlightSettlements, dynamoSettlements } from '../../lambdas/facilitator/adapters/dynamo-settlements';
+import type { FundsHold, SettlementRecord } from '../../lambdas/facilitator/ports';
 import { throwawayDynamo, type ThrowawayDynamo } from '../support/dynamodb-local';
 
 let db: ThrowawayDynamo;
@@ -91,29 +93,13 @@ describe('dynamoSettlements: what the relayer holds for a payer', () => {
     });
   });
 
-  it("sums an hour's reverted gas; abandons only an unsigned claim under its own lease", async () => {
+  it("sums an hour's reverted gas, for the alarm's record, in one item per hour", async () => {
     const store = dynamoSettlements(client);
-    expect(await store.revertedGas('2026-11-26T09')).toBe(0n);
     await Promise.all([store.addRevertedGas('2026-11-26T09', 63_000n * 10n ** 9n), store.addRevertedGas('2026-11-26T09', 1n)]);
-    expect(await store.revertedGas('2026-11-26T09')).toBe(63_000n * 10n ** 9n + 1n);
-
-    const record: SettlementRecord = {
-      pk: 'eip155:8453#usdc#0xabc#0x01',
-      skill: 'csv-cleaner',
-      payer: '0xabc',
-      token: TOKEN.toLowerCase(),
-      amount: '1000',
-      state: 'claimed',
-      lease: 'mine',
-      claimedAt: new Date(NOW * 1000).toISOString(),
-    };
-    await store.claim(record);
-    expect(await store.abandon(record.pk, 'theirs')).toBe(false);
-    expect(await store.abandon(record.pk, 'mine')).toBe(true);
-    expect(await store.get(record.pk)).toBeUndefined();
-    await store.claim(record);
-    await store.signed(record.pk, 'mine', { txHash: '0x01', raw: '0x02', from: RELAYER_KEY });
-    expect(await store.abandon(record.pk, 'mine')).toBe(false);
+    const out = await client.send(
+      new GetItemCommand({ TableName: tableName(SETTLEMENTS_TABLE), Key: marshall({ pk: 'REVERTS#2026-11-26T09' }) }),
+    );
+    expect(unmarshall(out.Item!)).toMatchObject({ wei: 63_000 * 10 ** 9 + 1, reverts: 2 });
   });
 });
 
@@ -162,7 +148,9 @@ describe('dynamoInFlightSettlements: the settlements stuck in flight', () => {
     expect(
       await store.finish(records[2]!.pk, { state: 'failed', failure: 'authorization_expired', finishedAt: `${day}10:30:00.000Z` }),
     ).toBe(true);
-    expect(await store.abandon(records[3]!.pk, 'mine')).toBe(true);
+    expect(
+      await store.finish(records[3]!.pk, { state: 'failed', failure: 'payer_settlement_in_flight', finishedAt: `${day}10:30:00.000Z` }),
+    ).toBe(true);
     expect(await window()).toEqual(
       records
         .slice(1)

@@ -13,18 +13,17 @@ import { checkSignedPayment } from '../../lambdas/payments/payment-signature';
 import { decodePaymentHeader } from '../../lambdas/payments/payment-header';
 import { x402PaymentRequiredHeader } from '../../lambdas/payments/adapters/x402-payment-required';
 import { x402BazaarExtension } from '../../lambdas/payments/adapters/x402-bazaar';
-import { x402PaymentIdentifiers } from '../../lambdas/payments/adapters/x402-payment-identifier';
+import { x402PaymentIdentifiers } from '../../lambdas/facilitator/adapters/x402-payment-identifier';
+import type { ConfirmationJob, PaymentsPorts } from '../../lambdas/payments/ports';
 import type {
-  ConfirmationJob,
   FundsHold,
   PaymentIdRecord,
-  PaymentsPorts,
   PriceFeed,
   Relayer,
   RelayedReceipt,
   SettlementRecord,
   Settlements,
-} from '../../lambdas/payments/ports';
+} from '../../lambdas/facilitator/ports';
 
 export const catalog = loadCatalogFiles();
 export const reading = readMarketConfig({ treasury: '0xa0Ee7A142d267C1f36714E4a8F75612F20a79720' }, { requireTreasury: true });
@@ -100,12 +99,6 @@ export function fakeSettlements(): Settlements & {
       items.set(pk, { ...r, ...outcome });
       return true;
     },
-    async abandon(pk, lease) {
-      const r = items.get(pk);
-      if (!r || r.state !== 'claimed' || r.lease !== lease) return false;
-      items.delete(pk);
-      return true;
-    },
     async hold(h, now) {
       const item = payer(h.payer);
       const otherTokens = () => [...item.held.keys()].filter((pk) => pk !== h.pk);
@@ -125,7 +118,6 @@ export function fakeSettlements(): Settlements & {
     async addRevertedGas(hour, wei) {
       hours.set(hour, (hours.get(hour) ?? 0n) + wei);
     },
-    revertedGas: async (hour) => hours.get(hour) ?? 0n,
   };
 }
 

@@ -1,6 +1,6 @@
 /** The relayer's gas in micro-dollars (lambdas/payments/core/gas-usd.ts): integers only, rounded half up. */
 import { describe, expect, it } from 'vitest';
-import { gasUsdFields, weiToUsdMicro } from '../../lambdas/payments/core/gas-usd';
+import { gasUsdFields, weiToUsdMicro } from '../../lambdas/facilitator/core/gas-usd';
 
 describe('weiToUsdMicro', () => {
   it('is wei × answer / 10^(18 + decimals − 6) at 8 decimals', () => {

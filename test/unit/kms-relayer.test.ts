@@ -7,7 +7,7 @@ import { GetPublicKeyCommand, SignCommand, type KMSClient } from '@aws-sdk/clien
 import { describe, expect, it, vi } from 'vitest';
 import { hexToBytes, parseGwei, parseTransaction, recoverTransactionAddress, toHex, verifyTypedData, type Hex } from 'viem';
 import { generatePrivateKey, privateKeyToAccount, sign } from 'viem/accounts';
-import { kmsRelayerAccount } from '../../lambdas/payments/adapters/kms-relayer-account';
+import { kmsRelayerAccount } from '../../lambdas/facilitator/adapters/kms-relayer-account';
 import { derToJose } from '../../lambdas/platform/adapters/der-signature';
 
 const N = 0xfffffffffffffffffffffffffffffffebaaedce6af48a03bbfd25e8cd0364141n;

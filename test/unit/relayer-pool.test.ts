@@ -3,8 +3,8 @@
  * holds one holder per key until expiry, and a chain whose nonces and balances the test sets.
  */
 import { describe, expect, it } from 'vitest';
-import { NoRelayerKeyFree, RelayerLeaseLost, relayerPool, type LeaseEvent } from '../../lambdas/payments/core/relayer-pool';
-import type { RelayerKeyChain, RelayerLeases } from '../../lambdas/payments/ports';
+import { NoRelayerKeyFree, RelayerLeaseLost, relayerPool, type LeaseEvent } from '../../lambdas/facilitator/core/relayer-pool';
+import type { RelayerKeyChain, RelayerLeases } from '../../lambdas/facilitator/ports';
 
 const KEYS = ['0xaaa', '0xbbb', '0xccc'];
 const MIN = 10n;

@@ -14,7 +14,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { AppError } from '../../lambdas/platform/errors';
-import type { RelayedReceipt, SettlementRecord } from '../../lambdas/payments/ports';
+import type { RelayedReceipt, SettlementRecord } from '../../lambdas/facilitator/ports';
 import { catalog, fakeRelayer, fakeSettlements, header, nowSeconds, portsWith, PRICE, unlock } from '../support/x402-settlement-fakes';
 
 const PAYERS = ['0x70997970C51812dc3A010C7d01b50e0d17dc79C8', '0x3C44CdDdB6a900fa2b585dd299e03d12FA4293BC'];
@@ -80,7 +80,7 @@ describe('the settlement under random interleavings (fast-check)', () => {
         relayer.receipt = async (tx) => (outcome.get(tx) === 'reverted' ? reverted : undefined);
 
         // Every read and write of the table and every chain read resolves when the scheduler says.
-        for (const name of ['get', 'claim', 'consume', 'signed', 'finish', 'hold', 'release', 'holds', 'abandon'] as const) {
+        for (const name of ['get', 'claim', 'consume', 'signed', 'finish', 'hold', 'release', 'holds'] as const) {
           const f = settlements[name] as (...a: unknown[]) => Promise<unknown>;
           (settlements as unknown as Record<string, unknown>)[name] = s.scheduleFunction(f.bind(settlements));
         }

@@ -10,7 +10,7 @@ import { PROVIDER_TIMEOUT_MS, VERIFICATION_BUDGET_MS } from '../../contract/conf
 import { redactUrl } from '../../platform/redact';
 import type { RpcUrls } from '../../platform/rpc-urls';
 import type { ChainReader } from '../ports';
-import { receiptView } from './viem-receipt-view';
+import { receiptView } from '../../platform/adapters/viem-receipt-view';
 import { METRICS } from '../../contract/metrics';
 import { countMetric, durationMetric } from '../../platform/metrics';
 

@@ -13,7 +13,7 @@ import type { Network } from '../../contract/networks';
 import { createSiweMessage } from 'viem/siwe';
 import { siweParameters } from '../../contract/sign-in-with-x';
 import type { Requirement, SignedPayment, SignInWithX, WalletSignatures } from '../ports';
-import { basePublicClient } from './viem-base-transport';
+import { basePublicClient } from '../../platform/adapters/viem-base-transport';
 import { chainSaysNo } from '../../platform/adapters/viem-rpc-transport';
 import type { RpcUrls } from '../../platform/rpc-urls';
 

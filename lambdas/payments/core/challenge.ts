@@ -7,6 +7,9 @@ import { chainLabel, networkAssets, type AssetSymbol, type Network } from '../..
 import { links } from '../../contract/links';
 import type { CatalogEntry } from '../../contract/catalog-data';
 import type { MarketConfig } from '../../contract/settings';
+import type { PaymentRequiredV2, PaymentRequirementsV2 } from '../../contract/x402';
+
+export type { PaymentRequiredV2, PaymentRequirementsV2 } from '../../contract/x402';
 
 /** x402 protocol version of the spec's challenge body (and of `X-PAYMENT-REQUIRED`). */
 export const X402_VERSION = 1;
@@ -151,30 +154,6 @@ export function productChallenge(
     extra: { minConfirmations: config.minConfirmations, legacyTreasuryBanned: config.legacyTreasury ?? null, ...product.extra },
   });
   return { x402Version: X402_VERSION, accepts: networkAssets(config.network).map((a) => option(a, config.assets[a]!)) };
-}
-
-/** One payment option of an x402 v2 `PaymentRequired` (x402's `PaymentRequirements`). */
-export interface PaymentRequirementsV2 {
-  scheme: 'exact';
-  /** CAIP-2. */
-  network: string;
-  /** Atomic units, as a decimal string. */
-  amount: string;
-  /** The token contract. */
-  asset: string;
-  payTo: string;
-  maxTimeoutSeconds: number;
-  /** The token's EIP-712 domain, which the client needs to sign `TransferWithAuthorization`. */
-  extra: { name: string; version: string };
-}
-
-/** x402 v2's `PaymentRequired`: what the `PAYMENT-REQUIRED` header carries, base64. */
-export interface PaymentRequiredV2 {
-  x402Version: 2;
-  error?: string;
-  resource: { url: string; description: string; mimeType: string };
-  accepts: PaymentRequirementsV2[];
-  extensions?: Record<string, unknown>;
 }
 
 /** How long a sign-in challenge is good for: the freshness the payer-proof checks allow (buyer-proof.ts). */

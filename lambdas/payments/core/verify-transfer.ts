@@ -8,35 +8,10 @@
  * and carries at least the price; over-payment is accepted and recorded as paid; when
  * several logs qualify the largest is recorded; a transaction unlocks one skill only.
  */
-import { formatAtomic } from '../../contract/chain';
+import { formatAtomic, same, type AuthorizationLog, type ReceiptView, type TransferLog } from '../../contract/chain';
 
-export interface TransferLog {
-  /** The contract that emitted the log. */
-  address: string;
-  from: string;
-  to: string;
-  value: bigint;
-  logIndex: number;
-}
-
-/** An EIP-3009 `AuthorizationUsed(authorizer, nonce)` log: the transfer beside it was made with the authorizer's signature. */
-export interface AuthorizationLog {
-  /** The token that emitted it. */
-  address: string;
-  authorizer: string;
-  nonce: string;
-}
-
-export interface ReceiptView {
-  status: 'success' | 'reverted';
-  blockNumber: bigint;
-  blockHash: string;
-  transferLogs: TransferLog[];
-  /** The EIP-3009 authorizations the transaction used, whoever sent it. */
-  authorizationLogs?: AuthorizationLog[] | undefined;
-  /** The account that sent the transaction (for an x402 v2 settlement, the service's relayer). */
-  sender?: string | undefined;
-}
+export type { AuthorizationLog, ReceiptView, TransferLog } from '../../contract/chain';
+export { same } from '../../contract/chain';
 
 /**
  * The authorization a transfer to the treasury was made with, if any: an `AuthorizationUsed` log
@@ -68,10 +43,6 @@ export type FailureReason =
 export type Verdict =
   | { ok: true; asset: AcceptedAsset; amount: bigint; payer: string; logIndex: number; confirmations: number }
   | { ok: false; reason: FailureReason; message: string; retry: boolean; confirmations: number };
-
-/** Whether two addresses are the same, ignoring EIP-55 case; an absent one matches nothing. */
-export const same = (a: string | undefined, b: string | undefined): boolean =>
-  a !== undefined && b !== undefined && a.toLowerCase() === b.toLowerCase();
 
 export function verifyTransfer(input: VerifyInput): Verdict {
   const { receipt, head } = input;

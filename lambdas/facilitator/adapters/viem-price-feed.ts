@@ -7,7 +7,7 @@ import { getAddress, parseAbi, type Address } from 'viem';
 import { MULTICALL3 } from '../../contract/chain';
 import type { RpcUrls } from '../../platform/rpc-urls';
 import type { PriceFeed } from '../ports';
-import { basePublicClient } from './viem-base-transport';
+import { basePublicClient } from '../../platform/adapters/viem-base-transport';
 import type { Network } from '../../contract/networks';
 
 /** The two reads of Chainlink's AggregatorV3Interface that price a settlement. */

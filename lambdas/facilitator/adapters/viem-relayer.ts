@@ -18,8 +18,8 @@ import {
 import { privateKeyToAccount } from 'viem/accounts';
 import type { PreparedCall, Relayer, RelayerKeyChain, RelayerLeases, SignedPayment } from '../ports';
 import { relayerPool, type LeaseEvent, type RelayerPool, type RelayerPoolOptions } from '../core/relayer-pool';
-import { basePublicClient, baseTransport, viemChainOf } from './viem-base-transport';
-import { receiptView } from './viem-receipt-view';
+import { basePublicClient, baseTransport, viemChainOf } from '../../platform/adapters/viem-base-transport';
+import { receiptView } from '../../platform/adapters/viem-receipt-view';
 import type { Network } from '../../contract/networks';
 import type { RpcUrls } from '../../platform/rpc-urls';
 

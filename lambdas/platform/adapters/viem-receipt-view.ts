@@ -5,7 +5,7 @@
  * settlement's receipt, which then feeds the ledger claim without a second read).
  */
 import { decodeEventLog, parseAbiItem, type TransactionReceipt } from 'viem';
-import type { AuthorizationLog, ReceiptView, TransferLog } from '../core/verify-transfer';
+import type { AuthorizationLog, ReceiptView, TransferLog } from '../../contract/chain';
 
 const TRANSFER = parseAbiItem('event Transfer(address indexed from, address indexed to, uint256 value)');
 const AUTHORIZATION_USED = parseAbiItem('event AuthorizationUsed(address indexed authorizer, bytes32 indexed nonce)');

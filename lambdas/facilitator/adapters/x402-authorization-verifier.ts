@@ -5,7 +5,7 @@ import type { Account } from 'viem';
 import { cacheUntilFailure } from '../../platform/memo';
 import type { RpcUrls } from '../../platform/rpc-urls';
 import type { AuthorizationVerifier } from '../ports';
-import { basePublicClient } from './viem-base-transport';
+import { basePublicClient } from '../../platform/adapters/viem-base-transport';
 import type { Network as MarketNetwork } from '../../contract/networks';
 
 /**

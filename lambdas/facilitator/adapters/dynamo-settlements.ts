@@ -1,4 +1,4 @@
-import { DeleteItemCommand, GetItemCommand, PutItemCommand, UpdateItemCommand, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { GetItemCommand, PutItemCommand, UpdateItemCommand, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { marshall, unmarshall } from '@aws-sdk/util-dynamodb';
 import { SETTLEMENTS_TABLE } from '../../contract/tables';
 import { tableName } from '../../platform/table-names';
@@ -194,19 +194,6 @@ export function dynamoSettlements(client: DynamoDBClient, table = tableName(SETT
         ),
       );
     },
-    abandon(pk, lease) {
-      return conditionally(
-        client.send(
-          new DeleteItemCommand({
-            TableName: table,
-            Key: marshall({ pk }),
-            ConditionExpression: '#state = :claimed AND #lease = :lease',
-            ExpressionAttributeNames: { '#state': 'state', '#lease': 'lease' },
-            ExpressionAttributeValues: marshall({ ':claimed': 'claimed', ':lease': lease }),
-          }),
-        ),
-      );
-    },
     async hold(hold, nowSeconds) {
       const entry = entryOf(hold);
       const names = { '#inf': `inflight#${hold.token.toLowerCase()}`, '#cool': 'coolUntil', '#held': 'held', '#exp': 'expiresAt' };
@@ -297,11 +284,6 @@ export function dynamoSettlements(client: DynamoDBClient, table = tableName(SETT
           ExpressionAttributeValues: marshall({ ':wei': wei, ':one': 1, ':exp': Math.floor(Date.now() / 1000) + KEEP_SECONDS }),
         }),
       );
-    },
-    async revertedGas(hour) {
-      const out = await client.send(new GetItemCommand({ TableName: table, Key: marshall({ pk: hourKey(hour) }) }));
-      const wei = out.Item?.['wei']?.N;
-      return wei === undefined ? 0n : BigInt(wei);
     },
   };
 }

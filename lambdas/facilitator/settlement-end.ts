@@ -13,7 +13,7 @@ import { countMetric } from '../platform/metrics';
 import { gasUsdFields, type GasUsdFields } from './core/gas-usd';
 import { holdOf, revertHour } from './core/relayer-funds';
 import { authorizationOfKey } from './core/settlement-key';
-import type { PaymentsPorts, RelayedReceipt, SettlementRecord, X402Settlement } from './ports';
+import type { RelayedReceipt, SettlementRecord, X402Settlement } from './ports';
 
 /**
  * How long pricing the relayer's gas may take (docs/FINANCE.md, "The relayer's gas in US
@@ -147,7 +147,7 @@ export async function recordReverted(
 export async function endRelayedSettlement(
   pk: string,
   txHash: string,
-  ports: Pick<PaymentsPorts, 'x402' | 'config' | 'now'>,
+  ports: { x402?: X402Settlement | undefined; config: Pick<MarketConfig, 'ethUsdFeed' | 'relayerRevertCooldownSeconds'>; now: () => Date },
 ): Promise<'ended' | 'nothing_to_end' | 'receipt_missing'> {
   const x402 = ports.x402;
   if (!x402) return 'nothing_to_end';

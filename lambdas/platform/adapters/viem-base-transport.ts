@@ -7,7 +7,7 @@
 import { createPublicClient, type Transport } from 'viem';
 import { base, baseSepolia } from 'viem/chains';
 import type { Network } from '../../contract/networks';
-import { rpcTransport } from '../../platform/adapters/viem-rpc-transport';
+import { rpcTransport } from './viem-rpc-transport';
 import type { RpcUrls } from '../../platform/rpc-urls';
 
 /** A request to one provider gives up after this long and moves to the next. */
