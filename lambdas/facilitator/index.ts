@@ -2,21 +2,34 @@
  * The public face of the facilitator: x402's facilitator role (coinbase/x402 splits client,
  * resource server and facilitator the same way). It verifies a signed authorization, settles it
  * from the relayer's key pool under the money invariants of docs/SECURITY.md, and ends it; it
- * knows resources, not skills, and nothing of the ledger or delivery, which are payments' (the
- * resource server). It imports the contract and the platform only (the linter holds this).
+ * knows resources, not skills, and nothing of the ledger or delivery, which are the resource
+ * server's (payments). It imports the contract and the platform only (the linter holds this).
  */
+import type { Context } from 'aws-lambda';
 import type { MarketConfig } from '../contract/settings';
 import type { RpcUrls } from '../platform/rpc-urls';
+import type { consumeUnsettled as ConsumeUnsettled, endSettlement as EndSettlement, settle as Settle } from './settle';
 import type { X402Settlement } from './ports';
 import type { WatchReport, WatchTask } from './watch';
-import type { Context } from 'aws-lambda';
 
 export type * from './ports';
+export type { BeforeSend, FacilitatorPorts, Refusal, Settled, SettleRequest, Waiting } from './settle';
 export type { WatchReport, WatchTask } from './watch';
-export { authorizationOfKey, settlementKey } from './core/settlement-key';
-export { CONSUMED, consumedExpiry, PAYMENT_IN_FLIGHT, validBeforeTooFar } from './core/authorization-life';
-export { holdEnded, holdOf, judgeFunds, pendingShortfall, revertCoolUntil, VALIDITY_MARGIN_SECONDS } from './core/relayer-funds';
-export { alongside, endRelayedSettlement, gasOf, gasUsdOf, lostGas, recordReverted, recordSettled } from './settlement-end';
+/** The settlement's key (an authorization's token, payer and nonce): what the owner check reads before settling. */
+export { settlementKey } from './core/settlement-key';
+/** An authorization's life as the challenge allows it (I7). */
+export { consumedExpiry, validBeforeTooFar } from './core/authorization-life';
+/** A settlement's bookkeeping beside the resource server's claim: the first failure of either, once both ended. */
+export { alongside } from './settlement-end';
+
+/** Settles a signed payment for a resource (settle.ts: `next` driven by one loop), loaded on its first call with the settlement path. */
+export const settle = async (...args: Parameters<typeof Settle>): ReturnType<typeof Settle> => (await import('./settle')).settle(...args);
+/** The confirmation loop's end of a relayed settlement, through the same `next`. */
+export const endSettlement = async (...args: Parameters<typeof EndSettlement>): ReturnType<typeof EndSettlement> =>
+  (await import('./settle')).endSettlement(...args);
+/** An owner's signed payment, answered free, recorded as never to be settled (I4). */
+export const consumeUnsettled = async (...args: Parameters<typeof ConsumeUnsettled>): ReturnType<typeof ConsumeUnsettled> =>
+  (await import('./settle')).consumeUnsettled(...args);
 
 /**
  * The facilitator's ports from the environment (undefined without a relayer key), built by its own

@@ -177,7 +177,8 @@ export interface SettlementRead {
 export interface SettlementRecord {
   /** `<caip2>#<token>#<from>#<nonce>`, lower case. */
   pk: string;
-  skill: string;
+  /** What it pays for, as the resource server names it (stored as `skill`, the finance export's column). */
+  resource: string;
   payer: string;
   token: string;
   amount: string;

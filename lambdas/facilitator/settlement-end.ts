@@ -2,9 +2,9 @@
  * The end of an x402 settlement whose relayer transaction was mined: its gas (priced in US dollars
  * by the configured feed), its state (`settled`, or `failed` for a revert, with the payer cooling
  * down and the gas counted for the hour's alarm), out of the in-flight index, and the payer's hold
- * released. The request that reads the receipt writes it (authorization.ts); when the receipt came
- * after the request stopped waiting, the confirmation loop writes it (confirmation.ts), so no
- * settlement whose transaction is mined is left "in flight".
+ * released, written by whoever drives the settlement to its end (settle.ts: a request, or the
+ * confirmation loop once the receipt came after the request stopped waiting), so no settlement
+ * whose transaction is mined is left "in flight".
  */
 import type { MarketConfig } from '../contract/settings';
 import { METRICS } from '../contract/metrics';
@@ -12,7 +12,6 @@ import { logger } from '../platform/logger';
 import { countMetric } from '../platform/metrics';
 import { gasUsdFields, type GasUsdFields } from './core/gas-usd';
 import { holdOf, revertHour } from './core/relayer-funds';
-import { authorizationOfKey } from './core/settlement-key';
 import type { RelayedReceipt, SettlementRecord, X402Settlement } from './ports';
 
 /**
@@ -20,12 +19,6 @@ import type { RelayedReceipt, SettlementRecord, X402Settlement } from './ports';
  * dollars"): past it the settlement is recorded without a price, never later.
  */
 export const PRICE_READ_MS = 2_000;
-
-/**
- * How long the loop waits for a receipt its own attempt has just read (a provider that lags behind
- * the one that answered): short, as the loop tries again.
- */
-const LOOP_RECEIPT_WAIT_MS = 2_000;
 
 /** The gas a mined relayer transaction cost, as the settlement records it ('0' when the relayer sent nothing). */
 export const gasOf = (receipt: RelayedReceipt | undefined) => ({
@@ -133,35 +126,4 @@ export async function recordReverted(
   const coolUntil = Math.floor(now.getTime() / 1000) + config.relayerRevertCooldownSeconds;
   await x402.settlements.release(holdOf(record), { coolUntil });
   if (first) await lostGas(x402, now, receipt);
-}
-
-/**
- * The confirmation loop's part, once its attempt has decided on a relayed transfer: the settlement
- * that sent it ends as the request would have ended it. Mined and successful (the loop claimed
- * it): `settled`. Reverted with the authorization unused: `failed`, as a request records a revert.
- * Left alone: a settlement not signed with this transaction (a request ended it already, or
- * stored a replacement), and a revert whose authorization was used anyway (a copy was mined first:
- * the transfer that used it is found when the buyer sends the same header again). `receipt_missing`:
- * the relayer's receipt could not be read now (a provider behind the one that answered).
- */
-export async function endRelayedSettlement(
-  pk: string,
-  txHash: string,
-  ports: { x402?: X402Settlement | undefined; config: Pick<MarketConfig, 'ethUsdFeed' | 'relayerRevertCooldownSeconds'>; now: () => Date },
-): Promise<'ended' | 'nothing_to_end' | 'receipt_missing'> {
-  const x402 = ports.x402;
-  if (!x402) return 'nothing_to_end';
-  const record = await x402.settlements.get(pk);
-  if (record?.state !== 'signed' || record.txHash?.toLowerCase() !== txHash.toLowerCase()) return 'nothing_to_end';
-  const receipt = await x402.relayer.receipt(txHash, LOOP_RECEIPT_WAIT_MS);
-  if (!receipt) return 'receipt_missing';
-  if (receipt.status === 'success') {
-    await recordSettled(x402, ports.config, record, receipt, ports.now());
-    return 'ended';
-  }
-  const authorization = authorizationOfKey(pk);
-  if (!authorization || (await x402.relayer.authorizationUsed(authorization.token, authorization.from, authorization.nonce)))
-    return 'nothing_to_end';
-  await recordReverted(x402, ports.config, record, receipt, ports.now(), 'transaction_failed');
-  return 'ended';
 }

@@ -6,14 +6,14 @@
  * finds reverted, leaves nothing in flight.
  */
 import { confirmationAttempt, type TaskStatus } from './core/confirmation-task';
-import { endRelayedSettlement } from '../facilitator';
+import { endSettlement } from '../facilitator';
 import type { ConfirmationJob, PaymentsPorts } from './ports';
 
 export async function confirmationTask(job: ConfirmationJob, ports: PaymentsPorts): Promise<{ status: TaskStatus; message: string }> {
   const result = await confirmationAttempt(job, ports);
   // Only an attempt that decided (claimed, or refused for good: a revert) ends the settlement.
   if (result.status === 'pending' || job.kind === 'finality' || !job.relayed || job.settlement === undefined) return result;
-  const end = await endRelayedSettlement(job.settlement, job.txHash, ports);
+  const end = await endSettlement(job.settlement, job.txHash, ports);
   // Claimed, but the settlement still in flight: tried again (the claim replays to the same buyer).
   if (end === 'receipt_missing' && result.status === 'unlocked')
     return { status: 'pending', message: `${result.message}; the relayer's receipt could not be read to end its settlement` };

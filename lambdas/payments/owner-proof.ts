@@ -14,7 +14,7 @@
  * charge the owner: the record ends it for every resource, and expires when the authorization does.
  */
 import { same } from './core/verify-transfer';
-import { CONSUMED, consumedExpiry, validBeforeTooFar, settlementKey } from '../facilitator';
+import { consumedExpiry, consumeUnsettled, settlementKey, validBeforeTooFar } from '../facilitator';
 import { requireSkill } from '../catalog';
 import { challengeFor } from './challenge-answer';
 import type { PaymentsPorts, SettlementRead, SignedPayment } from './ports';
@@ -78,22 +78,7 @@ export function signedPaymentCheck(
       // No relayer here: nothing can settle it, so the nonce's single use is all there is to record.
       if (!x402)
         return ports.nonces.use(address, `eip3009:${requirement.asset.toLowerCase()}:${a.nonce.toLowerCase()}`, new Date(expiresAt * 1000));
-      const at = ports.now().toISOString();
-      const out = await x402.settlements.consume({
-        pk,
-        skill: entry.id,
-        payer: address,
-        token: requirement.asset.toLowerCase(),
-        amount: requirement.amount,
-        state: 'failed',
-        failure: CONSUMED,
-        lease: '',
-        claimedAt: at,
-        finishedAt: at,
-        validBefore: a.validBefore,
-        expiresAt,
-      });
-      return out.consumed;
+      return (await consumeUnsettled(payment, requirement, entry.id, { x402, now: ports.now })).consumed;
     },
   };
   return {

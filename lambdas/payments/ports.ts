@@ -7,7 +7,7 @@ import type { Catalog } from '../catalog';
 import type { CatalogEntry, PackMeta, SealedPack } from '../contract/catalog-data';
 import type { ConfigReading, MarketConfig } from '../contract/settings';
 import type { PaymentRequiredV2 } from './core/challenge';
-import type { RelayerKeyBalance, Requirement, SignedPayment, X402Settlement } from '../facilitator';
+import type { RelayerKeyBalance, Requirement, SignedPayment, Waiting, X402Settlement } from '../facilitator';
 import type { SignInWithXFields } from '../contract/sign-in-with-x';
 import type { RpcUrls } from '../platform/rpc-urls';
 
@@ -209,6 +209,8 @@ export interface PaymentsPorts extends ReadinessPorts {
   nonces: NonceStore;
   /** x402 v2 settlement by the service's relayer; undefined when this deployment has none. */
   x402?: X402Settlement | undefined;
+  /** How a settlement waits for another request: real time when absent (a test's own clock makes the waits instant). */
+  waiting?: Waiting | undefined;
   /** Encodes every `PAYMENT-REQUIRED` the routes send (x402's own encoder). */
   paymentRequiredHeader: PaymentRequiredHeader;
   /** The Bazaar discovery extension every skill's 402 declares (x402's own builder). */

@@ -113,7 +113,7 @@ describe('the revenue rollup from a DynamoDB export', () => {
       const lease = `lease-${n}`;
       await settlements.claim({
         pk,
-        skill: 'csv-cleaner',
+        resource: 'csv-cleaner',
         payer: '0xpayer',
         token: '0xusdc',
         amount: '99000',
@@ -245,7 +245,7 @@ describe('the revenue rollup from a DynamoDB export', () => {
       const pk = `eip155:8453#0xusdc#0xpayer#${tx(n)}`;
       await settlements.claim({
         pk,
-        skill: 'books-x402',
+        resource: 'books-x402',
         payer: '0xpayer',
         token: '0xusdc',
         amount: '99000',

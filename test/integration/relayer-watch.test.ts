@@ -80,7 +80,7 @@ describe("payments' relayer watch", () => {
     const claimedAt = new Date(Date.now() - 11 * 60_000).toISOString();
     await settlements.claim({
       pk,
-      skill: 'csv-cleaner',
+      resource: 'csv-cleaner',
       payer,
       token: inject('usdc').toLowerCase(),
       amount: '1',

@@ -75,7 +75,7 @@ describe('dynamoSettlements: what the relayer holds for a payer', () => {
     const store = dynamoSettlements(client);
     const base: SettlementRecord = {
       pk: 'eip155:8453#usdc#0xabd#0x02',
-      skill: 'csv-cleaner',
+      resource: 'csv-cleaner',
       payer: '0xabd',
       token: TOKEN.toLowerCase(),
       amount: '990000',
@@ -106,7 +106,7 @@ describe('dynamoSettlements: what the relayer holds for a payer', () => {
 describe('dynamoInFlightSettlements: the settlements stuck in flight', () => {
   const settlement = (nonce: string, claimedAt: string): SettlementRecord => ({
     pk: `eip155:8453#${TOKEN.toLowerCase()}#0x00000000000000000000000000000000000000b1#${nonce}`,
-    skill: 'csv-cleaner',
+    resource: 'csv-cleaner',
     payer: '0x00000000000000000000000000000000000000b1',
     token: TOKEN.toLowerCase(),
     amount: '1000',

@@ -90,7 +90,7 @@ describe('unlockWithAuthorization', () => {
       (
         await settlements.consume({
           pk,
-          skill: SKILL,
+          resource: SKILL,
           payer: PAYER.toLowerCase(),
           token: requirement.asset.toLowerCase(),
           amount: PRICE.toString(),
@@ -248,7 +248,7 @@ describe('unlockWithAuthorization', () => {
     const usdbc = reading.config.assets.USDbC!.toLowerCase();
     const earlier: SettlementRecord = {
       pk: `eip155:8453#${usdbc}#${PAYER.toLowerCase()}#0x${'77'.repeat(32)}`,
-      skill: SKILL,
+      resource: SKILL,
       payer: PAYER.toLowerCase(),
       token: usdbc,
       amount: PRICE.toString(),
@@ -274,7 +274,7 @@ describe('unlockWithAuthorization', () => {
     const usdc = reading.config.assets.USDC!.toLowerCase();
     const reverted: SettlementRecord = {
       pk: `eip155:8453#${usdc}#${PAYER.toLowerCase()}#0x${'66'.repeat(32)}`,
-      skill: SKILL,
+      resource: SKILL,
       payer: PAYER.toLowerCase(),
       token: usdc,
       amount: PRICE.toString(),
@@ -466,7 +466,7 @@ describe('unlockWithAuthorization', () => {
       const settlements = fakeSettlements();
       const record: SettlementRecord = {
         pk: 'eip155:8453#usdc#payer#0x01',
-        skill: SKILL,
+        resource: SKILL,
         payer: PAYER.toLowerCase(),
         token: reading.config.assets.USDC!.toLowerCase(),
         amount: PRICE.toString(),
@@ -554,7 +554,7 @@ describe('unlockWithAuthorization', () => {
     const pk = `eip155:8453#${reading.config.assets.USDC}#${PAYER}#${payload.payload.authorization.nonce}`.toLowerCase();
     settlements.items.set(pk, {
       pk,
-      skill: SKILL,
+      resource: SKILL,
       payer: PAYER.toLowerCase(),
       token: reading.config.assets.USDC!.toLowerCase(),
       amount: PRICE.toString(),
@@ -642,13 +642,24 @@ describe('a receipt later than the request waits for it: the confirmation loop',
     expect([...t.settlements.hours.values()]).toEqual([60_000_000_000n]);
   });
 
-  it('a revert whose authorization was used anyway (a copy mined first) is left for the buyer to resolve: nothing is ended or counted', async () => {
+  it('a revert whose authorization was used anyway (a copy mined first) ends as the request would end it, through the same next(): settled by the copy, the gas lost counted', async () => {
     const t = await handedToLoop();
     t.chain.receipt = { ...minedReceipt(), status: 'reverted', transferLogs: [] };
-    (t.loopPorts.x402 as { relayer: Relayer }).relayer.authorizationUsed = async () => true;
+    const relayer = (t.loopPorts.x402 as { relayer: Relayer }).relayer;
+    relayer.authorizationUsed = async () => true;
+    const copy = `0x${'c0'.repeat(32)}`;
+    relayer.authorizationTransfer = async () => copy;
     expect(await confirmationTask(t.job, t.loopPorts)).toMatchObject({ status: 'failed' });
-    expect(t.settlements.items.get(t.stored.pk)).toMatchObject({ state: 'signed' });
-    expect(t.settlements.hours.size).toBe(0);
+    expect(t.settlements.items.get(t.stored.pk)).toMatchObject({ state: 'settled', transferTx: copy });
+    expect(t.settlements.hours.size).toBe(1);
+    // The copy not found (a log search that reached too few blocks): ended as a request ends it, never left in flight.
+    const u = await handedToLoop();
+    u.chain.receipt = { ...minedReceipt(), status: 'reverted', transferLogs: [] };
+    const r2 = (u.loopPorts.x402 as { relayer: Relayer }).relayer;
+    r2.authorizationUsed = async () => true;
+    r2.authorizationTransfer = async () => undefined;
+    await confirmationTask(u.job, u.loopPorts);
+    expect(u.settlements.items.get(u.stored.pk)).toMatchObject({ state: 'failed', failure: 'authorization_used_elsewhere' });
   });
 
   it("a receipt the relayer's provider cannot give yet keeps the loop trying; the settlement stays in flight until it ends", async () => {

@@ -35,10 +35,20 @@ const KEEP_SECONDS = 7 * 86400;
  * item per UTC hour (`REVERTS#<hour>`) sums the gas of reverted relayer transfers. Both are
  * written only by their own payer's settlements, or when a transfer reverted.
  */
+/**
+ * A record's resource is stored as `skill`, the attribute the finance export reads
+ * (contract/finance-export.ts) and items written before the facilitator had its own room carry.
+ */
+const toItem = ({ resource, ...rest }: SettlementRecord & { inFlightShard?: string }) => ({ ...rest, skill: resource });
+const fromItem = (item: Record<string, unknown>): SettlementRecord => {
+  const { skill, inFlightShard: _shard, ...rest } = item as Omit<SettlementRecord, 'resource'> & { skill: string; inFlightShard?: string };
+  return { ...rest, resource: skill };
+};
+
 export function dynamoSettlements(client: DynamoDBClient, table = tableName(SETTLEMENTS_TABLE)): Settlements {
   const get = async (pk: string): Promise<SettlementRecord | undefined> => {
     const out = await client.send(new GetItemCommand({ TableName: table, Key: marshall({ pk }), ConsistentRead: true }));
-    return out.Item ? (unmarshall(out.Item) as SettlementRecord) : undefined;
+    return out.Item ? fromItem(unmarshall(out.Item)) : undefined;
   };
   const getPayer = async (payer: string): Promise<{ held: string[]; coolUntil: number | undefined; releasedAt: number | undefined }> => {
     const out = await client.send(new GetItemCommand({ TableName: table, Key: marshall({ pk: payerKey(payer) }), ConsistentRead: true }));
@@ -50,7 +60,8 @@ export function dynamoSettlements(client: DynamoDBClient, table = tableName(SETT
     };
   };
   /** Puts a settlement's item only where none is (its key is the authorization's); the item already there otherwise. */
-  const createOnce = async (item: SettlementRecord & { inFlightShard?: string }): Promise<SettlementRecord | undefined> => {
+  const createOnce = async (record: SettlementRecord & { inFlightShard?: string }): Promise<SettlementRecord | undefined> => {
+    const item = toItem(record);
     try {
       await client.send(
         new PutItemCommand({
