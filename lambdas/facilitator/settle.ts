@@ -117,10 +117,14 @@ export type Settled =
 /** What the loop reads beside verification: the payer's funds at the pending block, and the relayer's call being prepared. */
 type Ahead = { funds: Promise<FundsAhead>; call: PreparedCall; startedAt: number };
 
-/** One run of the loop: the request, its ports, and what it learned on the way. */
-interface Run extends SettleRequest {
+/** One run of the loop: its ports, the authorization, the request (none for the confirmation loop), and what it learned on the way. */
+interface Run {
   ports: FacilitatorPorts;
   pk: string;
+  /** The authorization's token, payer, nonce and end: from the payment, or from the settlement's key and record. */
+  auth: { token: string; from: string; nonce: string; validBefore: string };
+  /** The request that presented it; the confirmation loop has none, and `next` asks it nothing that needs one. */
+  request?: SettleRequest | undefined;
   ahead?: Ahead | undefined;
   /** This request's receipt of its own transaction, when it read one. */
   mined?: RelayedReceipt | undefined;
@@ -129,6 +133,11 @@ interface Run extends SettleRequest {
 }
 
 const waiting = (run: Pick<Run, 'ports'>): Waiting => run.ports.waiting ?? REAL_TIME;
+/** The presented request, for the steps only a request takes (the loop starts from a receipt, and `next` never asks them there). */
+const req = (run: Run): SettleRequest => {
+  if (!run.request) throw new Error(`settlement ${run.pk}: a step that needs the presented payment, without one`);
+  return run.request;
+};
 const nowSeconds = (run: Pick<Run, 'ports'>): number => Math.floor(run.ports.now().getTime() / 1000);
 
 /**
@@ -147,14 +156,31 @@ export async function settle(request: SettleRequest, ports: FacilitatorPorts): P
     });
   }
   const run: Run = {
-    ...request,
     ports,
     pk: settlementKey(request.payment, request.requirement),
+    auth: { token: request.requirement.asset, from: a.from, nonce: a.nonce, validBefore: a.validBefore },
+    request,
     followSince: (ports.waiting ?? REAL_TIME).elapsed(),
   };
   // Read before anything is verified: a replayed authorization (public once mined) costs no RPC.
-  let record = run.known ? run.known.record : await ports.x402.settlements.get(run.pk);
-  let observed: Observed = { kind: 'presented', ...follower(run, record) };
+  const record = request.known ? request.known.record : await ports.x402.settlements.get(run.pk);
+  const out = await drive(run, record, { kind: 'presented', ...follower(run, record) });
+  return answer(out.decided, out.record, run);
+}
+
+/**
+ * The one loop: `next` says the step, the loop does its one read or write and observes the
+ * result, until `next` answers. A request's settlement and the confirmation loop's end of one both
+ * run here.
+ */
+async function drive(
+  run: Run,
+  first: SettlementRecord | undefined,
+  start: Observed,
+): Promise<{ decided: Decided; record: SettlementRecord | undefined }> {
+  const { ports } = run;
+  let record = first;
+  let observed = start;
   /** The record, once there is one (every step after the first read or the claim has one). */
   const rec = (): SettlementRecord => {
     if (!record) throw new Error(`settlement ${run.pk} has no record here`);
@@ -164,7 +190,7 @@ export async function settle(request: SettleRequest, ports: FacilitatorPorts): P
     const step = next(record, observed);
     switch (step.kind) {
       case 'answer':
-        return answer(step.answer, record, run);
+        return { decided: step.answer, record };
       case 'verify': {
         const verified = await verify(run);
         if ('record' in verified) {
@@ -189,7 +215,7 @@ export async function settle(request: SettleRequest, ports: FacilitatorPorts): P
           pendingFor: step.pendingFor,
           lease: '',
           finishedAt: at,
-          expiresAt: consumedExpiry(a.validBefore),
+          expiresAt: consumedExpiry(run.auth.validBefore),
         };
         const out = await ports.x402.settlements.consume(ended);
         record = out.consumed ? ended : out.existing;
@@ -203,7 +229,8 @@ export async function settle(request: SettleRequest, ports: FacilitatorPorts): P
         observed = await readFunds(run);
         break;
       case 'before_send': {
-        const admitted = await run.beforeSend!({ key: run.pk, payer: a.from, amount: BigInt(a.value) });
+        const a = req(run).payment.payload.authorization;
+        const admitted = await req(run).beforeSend!({ key: run.pk, payer: a.from, amount: BigInt(a.value) });
         observed = admitted.ok ? { kind: 'admitted', ok: true } : { kind: 'admitted', ok: false, refusal: admitted.refusal };
         break;
       }
@@ -212,8 +239,8 @@ export async function settle(request: SettleRequest, ports: FacilitatorPorts): P
         const mine = rec();
         const old = mine.txHash;
         const sent = await ports.x402.relayer.submit(
-          run.requirement.asset,
-          run.payment,
+          run.auth.token,
+          req(run).payment,
           (signed, replaces) =>
             step.kind === 'send' && replaces === undefined
               ? ports.x402.settlements.signed(mine.pk, mine.lease, signed)
@@ -234,12 +261,12 @@ export async function settle(request: SettleRequest, ports: FacilitatorPorts): P
         break;
       }
       case 'check_used': {
-        const used = await ports.x402.relayer.authorizationUsed(run.requirement.asset, a.from, a.nonce);
+        const used = await ports.x402.relayer.authorizationUsed(run.auth.token, run.auth.from, run.auth.nonce);
         observed = { kind: 'used', used, after: step.after, expired: expired(run), receipt: step.receipt };
         break;
       }
       case 'find_transfer': {
-        const tx = await ports.x402.relayer.authorizationTransfer(run.requirement.asset, a.from, a.nonce, step.receipt?.blockNumber);
+        const tx = await ports.x402.relayer.authorizationTransfer(run.auth.token, run.auth.from, run.auth.nonce, step.receipt?.blockNumber);
         observed = { kind: 'transfer', tx, stale: stale(run, rec()), receipt: step.receipt };
         break;
       }
@@ -268,7 +295,7 @@ export async function settle(request: SettleRequest, ports: FacilitatorPorts): P
           state: 'failed',
           failure: step.failure,
           finishedAt: ports.now().toISOString(),
-          ...(step.unsent ? { expiresAt: consumedExpiry(a.validBefore) } : {}),
+          ...(step.unsent ? { expiresAt: consumedExpiry(run.auth.validBefore) } : {}),
           ...(step.pendingFor ? { pendingFor: step.pendingFor } : {}),
         });
         if (step.held) await ports.x402.settlements.release(holdOf(rec()));
@@ -315,46 +342,17 @@ export async function endSettlement(
   if (!x402 || !authorization) return 'nothing_to_end';
   const record = await x402.settlements.get(pk);
   if (record?.state !== 'signed' || record.txHash?.toLowerCase() !== txHash.toLowerCase()) return 'nothing_to_end';
+  const run: Run = {
+    ports: { ...ports, x402 },
+    pk,
+    auth: { ...authorization, validBefore: record.validBefore ?? '0' },
+    followSince: 0,
+  };
   const receipt = await x402.relayer.receipt(txHash, LOOP_RECEIPT_WAIT_MS);
-  let observed: Observed = { kind: 'receipt', receipt, after: 'loop', expired: false };
-  for (;;) {
-    const step = next(record, observed);
-    switch (step.kind) {
-      case 'end_settled': {
-        if (step.transferTx || !step.receipt) await settledBy({ ...ports, x402 }, record, step.transferTx, step.receipt);
-        else await recordSettled(x402, ports.config, record, step.receipt, ports.now());
-        return 'ended';
-      }
-      case 'end_reverted':
-        await recordReverted(x402, ports.config, record, step.receipt, ports.now(), step.failure);
-        return 'ended';
-      case 'check_used':
-        observed = {
-          kind: 'used',
-          used: await x402.relayer.authorizationUsed(authorization.token, authorization.from, authorization.nonce),
-          after: step.after,
-          expired: false,
-          receipt: step.receipt,
-        };
-        break;
-      case 'find_transfer':
-        observed = {
-          kind: 'transfer',
-          tx: await x402.relayer.authorizationTransfer(
-            authorization.token,
-            authorization.from,
-            authorization.nonce,
-            step.receipt?.blockNumber,
-          ),
-          stale: false,
-          receipt: step.receipt,
-        };
-        break;
-      default:
-        // The loop acts only on a receipt; without one (a provider behind), its next attempt tries again.
-        return 'receipt_missing';
-    }
-  }
+  const out = await drive(run, record, { kind: 'receipt', receipt, after: 'loop', expired: false });
+  // The loop has nobody to answer: its end's bookkeeping is awaited here, not beside a claim.
+  await run.bookkeeping;
+  return out.decided.kind === 'receipt_missing' ? 'receipt_missing' : 'ended';
 }
 
 const refused = (refusal: Refusal): Settled => ({ kind: 'refused', refusal });
@@ -385,8 +383,8 @@ async function settledBy(
 /** The clock and the caller, as a follower of `record` judges it. */
 function follower(run: Run, record: SettlementRecord | undefined): Omit<Extract<Observed, { kind: 'read' }>, 'kind'> {
   return {
-    resource: run.resource,
-    mayBeBuyer: run.provesWallet || (record?.source !== undefined && record.source === run.source),
+    resource: req(run).resource,
+    mayBeBuyer: req(run).provesWallet || (record?.source !== undefined && record.source === req(run).source),
     ...clock(run, record),
   };
 }
@@ -400,18 +398,19 @@ function clock(run: Run, record: SettlementRecord | undefined): Clock {
 }
 
 const stale = (run: Run, record: SettlementRecord): boolean => run.ports.now().getTime() - Date.parse(record.claimedAt) > STALE_CLAIM_MS;
-const expired = (run: Run): boolean => Number(run.payment.payload.authorization.validBefore) + VALIDITY_MARGIN_SECONDS < nowSeconds(run);
+const expired = (run: Run): boolean => Number(run.auth.validBefore) + VALIDITY_MARGIN_SECONDS < nowSeconds(run);
 
 function newRecord(run: Run): SettlementRecord {
-  const a = run.payment.payload.authorization;
+  const { payment, requirement, resource, source } = req(run);
+  const a = payment.payload.authorization;
   return {
     pk: run.pk,
-    resource: run.resource,
+    resource,
     payer: a.from.toLowerCase(),
-    token: run.requirement.asset.toLowerCase(),
-    amount: run.requirement.amount,
+    token: requirement.asset.toLowerCase(),
+    amount: requirement.amount,
     state: 'claimed',
-    source: run.source,
+    source,
     lease: randomUUID(),
     claimedAt: run.ports.now().toISOString(),
     validBefore: a.validBefore,
@@ -430,11 +429,10 @@ async function current(run: Run): Promise<SettlementRecord> {
  * that reads it (the relayer's preparation never fails: what it could not read is read again).
  */
 function readAhead(run: Run): Ahead {
-  const a = run.payment.payload.authorization;
   const startedAt = Date.now();
-  const funds = run.ports.x402.relayer.fundsAhead(run.requirement.asset, a.from, a.nonce);
+  const funds = run.ports.x402.relayer.fundsAhead(run.auth.token, run.auth.from, run.auth.nonce);
   funds.catch(() => undefined);
-  return { funds, call: run.ports.x402.relayer.prepare(run.requirement.asset, run.payment), startedAt };
+  return { funds, call: run.ports.x402.relayer.prepare(run.auth.token, req(run).payment), startedAt };
 }
 
 /** x402's reason for a payer whose balance is short of the price. */
@@ -446,15 +444,16 @@ const INSUFFICIENT_BALANCE = 'invalid_exact_evm_insufficient_balance';
  */
 async function verify(run: Run): Promise<Observed | { record: SettlementRecord }> {
   const { x402 } = run.ports;
+  const { payment, requirement } = req(run);
   run.ahead = readAhead(run);
-  const verdict = await x402.verifier.verify(run.payment, run.requirement);
+  const verdict = await x402.verifier.verify(payment, requirement);
   if (!verdict.ok) {
     // A parallel request may have claimed and settled it meanwhile (its nonce is then used on chain): follow that one.
     const meanwhile = await x402.settlements.get(run.pk);
     if (meanwhile) return { record: meanwhile };
     return { kind: 'verified', ok: false, refusal: { reason: verdict.reason, message: verdictSentence(verdict, run), retry: false } };
   }
-  const id = x402.paymentIds.idOf(run.payment);
+  const id = x402.paymentIds.idOf(payment);
   if (id === undefined) return { kind: 'verified', ok: true };
   if (id === 'invalid')
     return {
@@ -467,12 +466,12 @@ async function verify(run: Run): Promise<Observed | { record: SettlementRecord }
       },
     };
   // x402's payment-identifier: the same id for the same payment answers the first outcome, never a second charge (I6).
-  const r = run.requirement;
+  const r = requirement;
   const fingerprint = createHash('sha256')
-    .update(JSON.stringify([run.payment.resource?.url, r.scheme, r.network, r.asset.toLowerCase(), r.amount, r.payTo.toLowerCase()]))
+    .update(JSON.stringify([payment.resource?.url, r.scheme, r.network, r.asset.toLowerCase(), r.amount, r.payTo.toLowerCase()]))
     .digest('hex');
   const seen = await x402.settlements.rememberPaymentId({
-    payer: run.payment.payload.authorization.from.toLowerCase(),
+    payer: run.auth.from.toLowerCase(),
     id,
     fingerprint,
     settlement: run.pk,
@@ -489,9 +488,9 @@ async function verify(run: Run): Promise<Observed | { record: SettlementRecord }
  */
 function verdictSentence(verdict: { reason: string; message?: string | undefined }, run: Run): string {
   if (verdict.reason === INSUFFICIENT_BALANCE)
-    return `${run.payment.payload.authorization.from} holds less than ${formatAtomic(BigInt(run.requirement.amount))} ${run.requirement.extra.name} on ${run.ports.config.network.label}, the price of ${run.resource}: add it to that wallet, then pay again.`;
+    return `${run.auth.from} holds less than ${formatAtomic(BigInt(req(run).requirement.amount))} ${req(run).requirement.extra.name} on ${run.ports.config.network.label}, the price of ${req(run).resource}: add it to that wallet, then pay again.`;
   const detail = (verdict.message ?? verdict.reason).split('\n')[0]!.slice(0, 200);
-  return `The signed authorization does not pay for ${run.resource}: ${detail}.`;
+  return `The signed authorization does not pay for ${req(run).resource}: ${detail}.`;
 }
 
 /**
@@ -502,7 +501,7 @@ function verdictSentence(verdict: { reason: string; message?: string | undefined
  */
 async function hold(run: Run, record: SettlementRecord): Promise<Observed> {
   const { settlements } = run.ports.x402;
-  const a = run.payment.payload.authorization;
+  const a = run.auth;
   const now = nowSeconds(run);
   const h = holdOf(record);
   let held = await settlements.hold(h, now);
@@ -550,10 +549,10 @@ async function hold(run: Run, record: SettlementRecord): Promise<Observed> {
 
 /** The payer's funds at the pending block, judged under the hold. */
 async function readFunds(run: Run): Promise<Observed> {
-  const a = run.payment.payload.authorization;
+  const a = req(run).payment.payload.authorization;
   const funds = await (run.ahead ?? readAhead(run)).funds;
   const problem = judgeFunds(funds, a, nowSeconds(run));
-  const hook = run.beforeSend !== undefined;
+  const hook = req(run).beforeSend !== undefined;
   if (problem?.kind === 'not_yet_valid')
     return {
       kind: 'funds',
@@ -625,7 +624,7 @@ async function answer(decided: Decided, record: SettlementRecord | undefined, ru
         payer: r.payer,
         // The payer is proven by the authorization's signature, which only the holder of the claim
         // presented before it was public; anyone else is a replay and proves itself.
-        claimant: r.source !== undefined && r.source === run.source,
+        claimant: r.source !== undefined && r.source === req(run).source,
         earlier: false,
         // No second read of what the relayer's receipt already says (status, logs, block): one receipt is enough.
         receipt: run.mined && transfer === r.txHash ? run.mined : undefined,
