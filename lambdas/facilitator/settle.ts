@@ -298,7 +298,7 @@ async function drive(
           ...(step.unsent ? { expiresAt: consumedExpiry(run.auth.validBefore) } : {}),
           ...(step.pendingFor ? { pendingFor: step.pendingFor } : {}),
         });
-        if (step.held) await ports.x402.settlements.release(holdOf(rec()));
+        if (step.release) await ports.x402.settlements.release(holdOf(rec()));
         if (step.refusal && first) countMetric(METRICS.settlementsRefused, { Reason: step.refusal.reason });
         record = first ? { ...rec(), state: 'failed', failure: step.failure, pendingFor: step.pendingFor } : await current(run);
         observed = { kind: 'ended', refusal: first ? step.refusal : undefined };

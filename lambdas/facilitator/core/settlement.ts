@@ -116,8 +116,8 @@ export type Step =
   | { kind: 'rebroadcast' }
   | { kind: 'resend' }
   | { kind: 'wait' }
-  /** One write of a failed outcome; `unsent` ones carry a TTL; `held`: this request's hold is released with it. */
-  | { kind: 'end'; failure: string; unsent: boolean; held: boolean; refusal?: Refusal | undefined; pendingFor?: string | undefined }
+  /** One write of a failed outcome; `unsent` ones carry a TTL; `release`: the settlement's hold is released with it. */
+  | { kind: 'end'; failure: string; unsent: boolean; release: boolean; refusal?: Refusal | undefined; pendingFor?: string | undefined }
   /** The one record of an authorization never claimed nor sent (its payment repeats an earlier one): the same write a claim contends for. */
   | { kind: 'end_unclaimed'; failure: string; pendingFor: string }
   | { kind: 'end_settled'; receipt: RelayedReceipt | undefined; transferTx?: string | undefined }
@@ -162,33 +162,33 @@ export function next(record: SettlementRecord | undefined, observed: Observed): 
           kind: 'end',
           failure: PAYMENT_IN_FLIGHT,
           unsent: true,
-          held: observed.outcome === 'held',
+          release: observed.outcome === 'held',
           pendingFor: observed.earlier.pk,
         };
       if (observed.outcome === 'held') return { kind: 'read_funds' };
-      return { kind: 'end', failure: observed.refusal!.reason, unsent: true, held: false, refusal: observed.refusal };
+      return { kind: 'end', failure: observed.refusal!.reason, unsent: true, release: false, refusal: observed.refusal };
     case 'funds':
       switch (observed.problem) {
         case 'used':
           return { kind: 'find_transfer' };
         case 'expired':
-          return { kind: 'end', failure: 'authorization_expired', unsent: false, held: true };
+          return { kind: 'end', failure: 'authorization_expired', unsent: false, release: true };
         case 'insufficient':
-          return { kind: 'end', failure: 'invalid_exact_evm_insufficient_balance', unsent: false, held: true };
+          return { kind: 'end', failure: 'invalid_exact_evm_insufficient_balance', unsent: false, release: true };
         case 'not_yet_valid':
         case 'pending_short':
-          return { kind: 'end', failure: observed.refusal!.reason, unsent: true, held: true, refusal: observed.refusal };
+          return { kind: 'end', failure: observed.refusal!.reason, unsent: true, release: true, refusal: observed.refusal };
         default:
           return observed.hook ? { kind: 'before_send' } : { kind: 'send' };
       }
     case 'admitted':
       return observed.ok
         ? { kind: 'send' }
-        : { kind: 'end', failure: observed.refusal.reason, unsent: true, held: true, refusal: observed.refusal };
+        : { kind: 'end', failure: observed.refusal.reason, unsent: true, release: true, refusal: observed.refusal };
     case 'submitted':
       if (observed.result === 'sent') return { kind: 'await_receipt', after: 'send' };
       if (observed.result === 'would_revert')
-        return { kind: 'end', failure: 'invalid_exact_evm_transaction_simulation_failed', unsent: false, held: true };
+        return { kind: 'end', failure: 'invalid_exact_evm_transaction_simulation_failed', unsent: false, release: true };
       return { kind: 'wait' };
     case 'receipt': {
       const r = observed.receipt;
@@ -199,14 +199,14 @@ export function next(record: SettlementRecord | undefined, observed: Observed): 
       // After a rebroadcast of a transaction whose authorization ran out: it can only revert now.
       if (observed.after === 'rebroadcast')
         return observed.expired
-          ? { kind: 'end', failure: 'authorization_expired', unsent: false, held: true }
+          ? { kind: 'end', failure: 'authorization_expired', unsent: false, release: true }
           : answer({ kind: 'unmined' });
       return { kind: 'check_used', after: 'nonce_taken' };
     }
     case 'used':
       if (observed.used) return { kind: 'find_transfer', receipt: observed.receipt };
       if (observed.after === 'revert') return { kind: 'end_reverted', receipt: observed.receipt!, failure: 'transaction_failed' };
-      if (observed.expired) return { kind: 'end', failure: 'authorization_expired', unsent: false, held: true };
+      if (observed.expired) return { kind: 'end', failure: 'authorization_expired', unsent: false, release: true };
       return observed.after === 'stale_claim' ? { kind: 'take_over' } : { kind: 'resend' };
     case 'transfer':
       // The authorization moved the money in a transaction the relayer did not send: the buyer's payment all the same.
@@ -214,7 +214,7 @@ export function next(record: SettlementRecord | undefined, observed: Observed): 
         return { kind: 'end_settled', receipt: observed.receipt, transferTx: observed.tx.toLowerCase() };
       if (observed.receipt) return { kind: 'end_reverted', receipt: observed.receipt, failure: 'authorization_used_elsewhere' };
       // Not found: in a block not visible yet, or cancelled by its signer. A fresh claim waits; an old one ends.
-      if (observed.stale) return { kind: 'end', failure: 'authorization_used_elsewhere', unsent: false, held: true };
+      if (observed.stale) return { kind: 'end', failure: 'authorization_used_elsewhere', unsent: false, release: true };
       return pending('The authorization was used on chain by a transaction that is not visible yet; send the same request again shortly.');
     case 'rebroadcast':
       return observed.result === 'sent' ? { kind: 'await_receipt', after: 'rebroadcast' } : { kind: 'await_receipt', after: 'nonce_taken' };
