@@ -24,7 +24,7 @@ export interface PageSpec {
   title: string;
   description: string;
   /** Which nav entry is the current page. */
-  current?: 'skills' | 'proof' | 'purchases' | 'recover';
+  current?: 'skills' | 'proof' | 'purchases' | 'recover' | 'agents';
   body: string;
   /** The page's entry script, by name (assets.ts), if it has one. */
   script?: string;
@@ -39,7 +39,15 @@ const NAV: { id: NonNullable<PageSpec['current']>; href: string; label: string }
   { id: 'proof', href: '/proof/', label: 'Proof ledger' },
   { id: 'purchases', href: '/purchases/', label: 'My purchases' },
   { id: 'recover', href: '/recover/', label: 'Recover a purchase' },
+  { id: 'agents', href: '/agents/', label: 'For agents' },
 ];
+
+/**
+ * A "Details" disclosure: what an engineer may want (chain ids, seals, API paths, where a figure is
+ * computed) closed under the plain sentence a person reads first.
+ */
+export const details = (inner: string, summary = 'Details'): string =>
+  `<details class="more"><summary>${esc(summary)}</summary>\n${inner}\n</details>`;
 
 /** A whole page: title and description for search engines and link previews, the shared header and footer. */
 export function page(spec: PageSpec, assets: AssetUrls): string {
@@ -61,14 +69,13 @@ ${preloads.map((p) => `<link rel="modulepreload" href="${p}">\n`).join('')}${scr
 <header class="site"><nav aria-label="Site">
 <a class="brand" href="/">Agent Skill Marketplace</a>
 ${NAV.map((n) => `<a href="${n.href}"${n.id === spec.current ? ' aria-current="page"' : ''}>${n.label}</a>`).join('\n')}
-<a href="/llms.txt">For agents</a>
 </nav></header>
 <main id="main">
 ${spec.body}
 </main>
-<footer class="site"><p>Sealed skill packs for software agents and the people who run them. Paid in USDC on Base (chain 8453) over
-x402, or by card for a few packs; every unlock is a row on the public <a href="/proof/">proof ledger</a>.
-Machines start at <a href="/api/shop"><code>/api/shop</code></a> or <a href="/llms.txt"><code>/llms.txt</code></a>.</p>
+<footer class="site"><p>Sealed skill packs for software agents and the people who run them. Paid in USDC on Base, or by card for a
+few packs. Every USDC payment is a row on the public <a href="/proof/">proof ledger</a>; card payments are kept by the card
+processor and counted on each skill's page. <a href="/agents/">For agents and developers</a>: the same shop over HTTP.</p>
 <nav aria-label="About the shop"><a href="${site.terms_page}">Terms</a> · <a href="${site.privacy_page}">Privacy</a> · <a href="${site.refunds_page}">Refunds</a> · <a href="${site.contact_page}">Contact</a></nav></footer>
 </body>
 </html>

@@ -8,7 +8,7 @@
 import { CHAIN_ID } from '../../lambdas/contract/chain';
 import { links } from '../../lambdas/contract/links';
 import { OPERATOR_SETTINGS, type OperatorReading } from '../../lambdas/contract/operator';
-import { esc, page, type AssetUrls } from './html';
+import { details, esc, page, type AssetUrls } from './html';
 
 const site = links('');
 
@@ -34,23 +34,27 @@ export function termsPage(reading: OperatorReading, assets: AssetUrls): string {
 <p class="lead">These terms apply to every skill pack bought on this site or through its APIs. The seller is ${sellerHtml(reading)}.</p>
 <h2>What is sold</h2>
 <p>A skill pack is a set of text files (instructions, checks and examples for a software agent), sold as a digital good. Before
-buying, each pack's outline and a free sample are public on its page, with its list of files, their sizes and the pack's seal
-(a SHA-256 over its files), so you can check that what you receive is what was listed.</p>
+buying, each pack's outline and a free sample are public on its page, with its list of files and their sizes, so you can check
+that what you receive is what was listed.</p>
+${details(`<p>The check is the pack's seal, a SHA-256 over its files, published on the pack's page and checked again by the page that
+delivers it.</p>`)}
 <h2>Prices and payment</h2>
-<p>Prices are in US dollars. Every pack can be paid in USDC on Base (chain ${CHAIN_ID}); for a transfer, the
-<code>GET ${esc(site.pay)}?skill=&lt;id&gt;</code> challenge (HTTP 402) states the exact amount, the receiving address and the
-accepted tokens, and it is what counts. A few packs can also be paid by card through Stripe, at the card price shown on the
-pack's page and on Stripe's payment page. A payment on chain is final: once a transfer is on chain nobody, the seller
-included, can reverse it. Network fees for a transfer are paid by the sender, except when you pay by signing an
-authorization, where the shop submits the transfer and pays its fee.</p>
+<p>Prices are in US dollars. Every pack can be paid in USDC, a digital dollar, on the Base network: the amount and the receiving
+address your wallet is asked to pay are the shop's, and they are what counts. A few packs can also be paid by card through
+Stripe, at the card price shown on the pack's page and on Stripe's payment page. A USDC payment is final: once it is made
+nobody, the seller included, can reverse it. The network's fee for a payment is paid by the sender, except when you pay by
+signing an authorization, where the shop sends the payment and pays its fee.</p>
+${details(`<p>Base is the network with chain id ${CHAIN_ID}. The exact amount, the receiving address and the accepted tokens are stated by
+the challenge <code>GET ${esc(site.pay)}?skill=&lt;id&gt;</code> (HTTP 402), which is what an agent reads and what counts.</p>`)}
 <h2>Delivery</h2>
 <p>A pack is delivered as soon as the payment is verified: for a transfer, once it has the confirmations the shop requires; for a
 card, once Stripe reports the payment. With the pack you get a license token: keep it, it gets the same pack again. One
 payment buys one pack once; a wallet that already owns a pack can get it again by signing in with that wallet, without paying.
 If you paid and did not receive the pack, <a href="${site.recover_page}">recover it</a> or write to the seller.</p>
-<h2>If a payment is undone on chain</h2>
-<p>If a reorganisation of the chain drops the transfer that paid for a pack, the purchase is void: the unlock is removed from the
-proof ledger and its license stops working.</p>
+<h2>If a payment is undone by the network</h2>
+<p>If the network later drops the payment that paid for a pack, the purchase is void: it is removed from the proof ledger and
+its license stops working.</p>
+${details(`<p>Such a drop is a chain reorganisation; the skill's page counts these as payments undone.</p>`)}
 <h2>Refunds</h2>
 <p>See the <a href="${site.refunds_page}">refund policy</a>.</p>
 <h2>What the pages show</h2>

@@ -12,7 +12,8 @@ import { SEAL_VERIFY_COMMAND } from '../../lambdas/contract/pack-seal';
 import type { SkillSecurity } from '../../lambdas/contract/security-report';
 import type { OperatorReading } from '../../lambdas/contract/operator';
 import type { SkillRecord } from '../schema';
-import { esc, page, type AssetUrls } from './html';
+import { formatDay } from './browser/dates';
+import { details, esc, page, type AssetUrls } from './html';
 import { renderSampleHtml } from './markdown';
 import { renderOperatorPages } from './operator-pages';
 
@@ -43,15 +44,14 @@ function priceHtml(e: CatalogEntry): string {
 /** The home page: every skill cheapest first (as /api/catalog orders without a query), search and filters. */
 export function homePage(input: StorefrontInput, assets: AssetUrls): string {
   const entries = [...input.entries].sort(cheapestFirst);
-  const cheapest = entries[0]!;
   const categories = [...new Set(entries.map((e) => e.category))].sort();
   const prices = [...new Set(entries.map((e) => e.price_usd))].sort((a, b) => a - b);
   const byPrice = new Map(entries.map((e) => [e.price_usd, e.price_label]));
   const body = `<h1>Skill packs for agents, sealed and proven</h1>
 <p class="lead">${entries.length} capability packs for software agents. Read the outline and a free sample of any pack, then
-pay with a browser wallet in USDC on Base, or by card for a few. Every sale is a row on the public proof ledger.</p>
-<p class="callout"><b>First buy?</b> <a href="/skills/${esc(cheapest.id)}/">${esc(cheapest.name)}</a> costs
-<b>${esc(cheapest.price_label)}</b>, the cheapest pack here: a whole purchase, end to end, for less than a cent.</p>
+pay with a browser wallet in USDC on Base, or by card for a few.</p>
+<p id="ledger-claim">Every USDC payment is a row on the public <a href="/proof/">proof ledger</a>, checked on chain. Card payments are
+not on the ledger: the card processor keeps them, and each skill's page counts its card sales.</p>
 <form id="search" class="search" role="search" action="/" method="get">
 <div><label for="q">Search the skills</label><input id="q" name="q" type="search" maxlength="200" placeholder="clean a csv, audit links, price a plan…" autocomplete="off"></div>
 <div><label for="category">Category</label><select id="category" name="category"><option value="">All categories</option>
@@ -71,22 +71,46 @@ ${entries
   )
   .join('\n')}
 </ol>
-<h2>For agents and developers</h2>
-<p>The same shop over HTTP: the pages above read these APIs.</p>
+<p class="note">Buying for an agent, or building one? <a href="/agents/">For agents and developers</a>: the same shop over HTTP.</p>`;
+  return page(
+    {
+      title: 'Agent Skill Marketplace: sealed skill packs, paid in USDC on Base',
+      description: `${entries.length} sealed capability packs for software agents: search, read a free sample, pay with a browser wallet (USDC on Base) or a card, and see every USDC payment on the proof ledger.`,
+      current: 'skills',
+      body,
+      script: 'home',
+    },
+    assets,
+  );
+}
+
+/**
+ * /agents/: the shop for agents and the people who build them. The canary (the cheapest pack, a
+ * whole purchase for less than a cent) is offered here, to those who test an agent's payments,
+ * and not on the home page, where people shop.
+ */
+export function agentsPage(input: StorefrontInput, assets: AssetUrls): string {
+  const entries = [...input.entries].sort(cheapestFirst);
+  const cheapest = entries[0]!;
+  const body = `<h1>For agents and developers</h1>
+<p class="lead">The same shop over HTTP: every page of this site reads these APIs, and an agent buys through them with x402
+(USDC on Base, chain ${CHAIN_ID}) or a card checkout (ACP).</p>
+<p class="callout" id="canary"><b>First buy?</b> <a href="/skills/${esc(cheapest.id)}/">${esc(cheapest.name)}</a> costs
+<b>${esc(cheapest.price_label)}</b>, the cheapest pack here: a whole purchase, end to end, for less than a cent, to try an agent's payments.</p>
 <ul>
 <li><a href="${site.shop}"><code>/api/shop</code></a>: the agent entry, with the next request to make</li>
 <li><a href="${site.esp}"><code>/api/esp</code></a>: the ESP protocol (Evaluate, Settle, Prove)</li>
 <li><a href="${site.catalog_json}"><code>/catalog.json</code></a> and <a href="${site.catalog}?q=clean%20a%20csv"><code>/api/catalog?q=…</code></a>: the ${entries.length} skills</li>
 <li><a href="${site.llms}"><code>/llms.txt</code></a> and <a href="${site.openapi}"><code>/api/openapi.json</code></a>: for machines</li>
 <li><a href="${site.proof}"><code>/api/proof</code></a>: the proof ledger as JSON; <a href="${site.ready}"><code>/api/ready</code></a>: readiness, one entry per check</li>
+<li><code>GET ${esc(site.pay)}?skill=&lt;id&gt;</code>: a skill's x402 challenge (HTTP 402); MCP at <code>${esc(site.mcp)}</code>, A2A at <code>${esc(site.a2a)}</code></li>
 </ul>`;
   return page(
     {
-      title: 'Agent Skill Marketplace: sealed skill packs, paid in USDC on Base',
-      description: `${entries.length} sealed capability packs for software agents: search, read a free sample, pay with a browser wallet (USDC on Base) or a card, and see every sale on the proof ledger.`,
-      current: 'skills',
+      title: 'For agents and developers · Agent Skill Marketplace',
+      description: `The shop's APIs for software agents: discovery, x402 payments in USDC on Base, the proof ledger, and a ${cheapest.price_label} canary purchase.`,
+      current: 'agents',
       body,
-      script: 'home',
     },
     assets,
   );
@@ -113,18 +137,18 @@ function trustHtml(security: SkillSecurity | undefined, evals: SkillEval | undef
       ? 'No findings'
       : `${security.findings.length} finding${security.findings.length === 1 ? '' : 's'}, highest ${esc(security.max_severity ?? 'none')}`
     : 'Not scanned';
-  const scanned = security?.seal === seal ? 'this exact pack' : 'an earlier pack (not this seal)';
+  const scanned = security?.seal === seal ? 'this exact pack' : 'an earlier version of this pack';
   const evalText = evals ? `${evals.score} / 100` : 'Not evaluated';
   const failed =
     evals && evals.failed.length > 0
       ? `<p class="note">Failing eval checks: ${evals.failed.map((f) => `<code>${esc(f)}</code>`).join(', ')}</p>`
       : '';
   return `<div class="facts">
-<div>Security scan<b>${scan}</b><span class="note">secretlint and the skill-pack rules, over ${esc(scanned)}</span></div>
-<div>Eval score<b>${esc(evalText)}</b><span class="note">the eval suite, over ${evals?.seal === seal ? 'this exact pack' : 'an earlier pack'}</span></div>
-<div>Card sales<b id="card-sales">…</b><span class="note">paid, from the tallies</span></div>
-<div>Reorged claims<b id="reorged">…</b><span class="note">claims whose transfer a reorg dropped</span></div>
-<div>In the catalog<b id="age">…</b><span class="note">listed ${esc(listed)}</span></div>
+<div>Security scan<b>${scan}</b><span class="note">over ${esc(scanned)}</span></div>
+<div>Eval score<b>${esc(evalText)}</b><span class="note">over ${evals?.seal === seal ? 'this exact pack' : 'an earlier version of this pack'}</span></div>
+<div>Card sales<b id="card-sales">…</b><span class="note">paid by card, not on the proof ledger</span></div>
+<div>Payments undone<b id="reorged">…</b><span class="note">USDC payments the network later dropped</span></div>
+<div>In the catalog<b id="age">…</b><span class="note">listed ${esc(formatDay(listed))}</span></div>
 </div>${failed}`;
 }
 
@@ -142,7 +166,7 @@ export function skillPage(input: StorefrontInput, entry: CatalogEntry, assets: A
 </div>
 <section class="buy" aria-labelledby="buy-heading">
 <h2 id="buy-heading">Buy ${esc(entry.name)}</h2>
-<p>${priceHtml(entry)} in USDC on Base (chain ${CHAIN_ID}), paid once; the pack is yours with a license to get it again.${
+<p>${priceHtml(entry)} in USDC on Base, paid once; the pack is yours with a license to get it again.${
     card !== undefined
       ? ` <span id="card-offer" hidden>Or ${usd(card)} by card: a card payment carries a fixed processing fee on every sale, which a price of cents could not cover, while a USDC payment on Base reaches the shop with no processor's fee, so this pack costs more by card than in USDC.</span>`
       : ''
@@ -159,7 +183,10 @@ x402 challenge (amount, receiver, token), and <code>POST ${esc(site.pay)}</code>
 </ol>
 <div id="status" role="status" aria-live="polite"></div>
 <div id="pack" hidden></div>
-<p class="note">Paid but did not get the pack? <a href="/recover/?skill=${id}">Recover it</a>: the same transfer never pays twice.</p>
+<p class="note">Paid but did not get the pack? <a href="/recover/?skill=${id}">Recover it</a>: the same payment never pays twice.</p>
+${details(`<p class="note">Base is the network with chain id ${CHAIN_ID}; your wallet is asked to switch to it if it is elsewhere. The amount, the
+receiving address and the token come from the shop's x402 challenge, <a href="/api/pay?skill=${id}"><code>GET ${esc(site.pay)}?skill=${id}</code></a>,
+never from this page. A wallet with no ETH for the network fee signs an authorization instead, and the shop pays the fee.</p>`)}
 </section>
 <h2>Who it is for</h2>
 <p>${esc(r.audience)}</p>
@@ -174,25 +201,35 @@ ${outlineHtml(r)}
 ${renderSampleHtml(sample)}
 </article>
 <p class="note">The same sample as Markdown: <a href="${esc(entry.sample)}">sample.md</a>; the outline as JSON: <a href="${esc(entry.outline)}">outline.json</a>.</p>
-<h2>The pack and its seal</h2>
-<p>${meta.file_count} file${meta.file_count === 1 ? '' : 's'}, ${bytes(meta.total_bytes)}. Seal: <code id="pack-seal">${esc(meta.seal)}</code></p>
+<h2>What you download</h2>
+<p>${meta.file_count} file${meta.file_count === 1 ? '' : 's'}, ${bytes(meta.total_bytes)}: ${meta.files.map((f) => `<code>${esc(f.path)}</code>`).join(', ')}. The page checks
+that what you receive is exactly what is listed here.</p>
+${details(
+  `<p>The pack's seal (a SHA-256 over its files): <code id="pack-seal">${esc(meta.seal)}</code></p>
 <div class="table-wrap"><table><thead><tr><th scope="col">File</th><th scope="col">Size</th><th scope="col">sha256</th></tr></thead><tbody>
 ${meta.files.map((f) => `<tr><td><code>${esc(f.path)}</code></td><td>${bytes(f.bytes)}</td><td><code>${esc(f.sha256)}</code></td></tr>`).join('\n')}
 </tbody></table></div>
-<p class="note">Check a delivered pack yourself: <code>${esc(SEAL_VERIFY_COMMAND)}</code> prints the seal.</p>
+<p class="note">Check a delivered pack yourself: <code>${esc(SEAL_VERIFY_COMMAND)}</code> prints the seal.</p>`,
+  'Details: seal and checksums',
+)}
 <h2>Trust</h2>
 ${trustHtml(input.security[entry.id], input.evals[entry.id], meta.seal, input.listedAt[entry.id] ?? '')}
-<p id="facts-note" class="note">Facts only, no composite score: the scan and the eval suite ran at catalog build; the live figures come from
-<a href="/api/trust?skill=${id}">/api/trust</a>.</p>
+<p id="facts-note" class="note">Facts only, no composite score.</p>
+${details(`<p class="note">The security scan (secretlint and the skill-pack rules) and the eval suite ran at catalog build, over the pack with
+the seal above. The live figures come from <a href="/api/trust?skill=${id}"><code>/api/trust</code></a>, which reads the shop's
+tallies of the ledger and the card sales; a payment undone is a claim whose transfer a chain reorganisation dropped.</p>`)}
 <h2>Proof</h2>
-<p>Confirmed unlocks: <b id="unlocks">…</b>, each an on-chain transfer on the public ledger:
-<a href="/proof/?skill=${id}">see its rows</a> (<a href="/api/proof?skill=${id}">JSON</a>).</p>
-<h2>For agents</h2>
-<ul>
+<p>USDC purchases: <b id="unlocks">…</b>, each a payment on the public proof ledger:
+<a href="/proof/?skill=${id}">see them</a>.</p>
+${details(
+  `<ul>
 <li><code>GET <a href="/api/pay?skill=${id}">/api/pay?skill=${id}</a></code>: the x402 challenge (HTTP 402)</li>
 <li><code>GET <a href="/api/packs?skill=${id}">/api/packs?skill=${id}</a></code>: the pack's files, sizes and seal, without content</li>
+<li><code>GET <a href="/api/proof?skill=${id}">/api/proof?skill=${id}</a></code>: its ledger rows as JSON</li>
 <li>MCP at <code>${esc(site.mcp)}</code> (<code>unlock_skill</code>), A2A at <code>${esc(site.a2a)}</code></li>
-</ul>`;
+</ul>`,
+  'For agents and developers',
+)}`;
   return page(
     {
       title: `${entry.name}: ${entry.price_label} skill pack · Agent Skill Marketplace`,
@@ -208,23 +245,24 @@ ${trustHtml(input.security[entry.id], input.evals[entry.id], meta.seal, input.li
 /** The proof ledger for people; its figures are read from /api/proof and /api/revenue by proof.ts. */
 export function proofPage(assets: AssetUrls): string {
   const body = `<h1>Proof ledger</h1>
-<p class="lead">Every skill unlocked here was paid by an on-chain transfer that this deployment verified and recorded. Nothing is
-estimated: the figures are computed from the proof ledger, confirmed on-chain only.</p>
+<p class="lead">Every skill bought here in USDC was paid by a transfer on the Base network that this shop verified and recorded. Nothing is
+estimated: the figures are computed from the proof ledger, confirmed on-chain only. Card payments are not on this ledger; each
+skill's page counts its card sales.</p>
 <p id="scope"></p>
-<div class="facts"><div>Confirmed unlocks<b id="confirmed">…</b><span class="note">from the ledger's tallies</span></div></div>
-<h2>Unlocks and volume per day</h2>
+<div class="facts"><div>USDC purchases<b id="confirmed">…</b><span class="note">confirmed on the network</span></div></div>
+<h2>Purchases and volume per day</h2>
 <p id="window" class="muted"></p>
 <div id="charts"></div>
-<p class="note">Source: computed from the proof ledger, confirmed on-chain only (x402 unlocks; reorged transfers removed):
-<a href="/api/revenue"><code>/api/revenue</code></a>, whose counters the reconcile job checks against a recount of the ledger rows.</p>
-<h2>Newest unlocks</h2>
+${details(`<p class="note">Source: computed from the proof ledger, confirmed on-chain only (x402 unlocks; reorged transfers removed):
+<a href="/api/revenue"><code>/api/revenue</code></a>, whose counters (the tallies) the reconcile job checks against a recount of the
+ledger rows. The rows as JSON: <a href="/api/proof"><code>/api/proof</code></a>.</p>`)}
+<h2>Newest purchases</h2>
 <p id="explorer-note" class="note"></p>
-<div class="table-wrap"><table><thead><tr><th scope="col">Time (UTC)</th><th scope="col">Skill</th><th scope="col">Paid</th><th scope="col">Payer</th><th scope="col">Transaction</th><th scope="col">Block</th></tr></thead>
+<div class="table-wrap"><table><thead><tr><th scope="col">Time</th><th scope="col">Skill</th><th scope="col">Paid</th><th scope="col">Payer</th><th scope="col">Transaction</th><th scope="col">Block</th></tr></thead>
 <tbody id="rows"></tbody></table></div>
-<p id="empty" hidden>No unlock yet.</p>
-<p><button type="button" id="more" class="secondary" hidden>Older unlocks</button></p>
-<p id="load-note" class="note" role="status"></p>
-<p class="note">The rows as JSON: <a href="/api/proof"><code>/api/proof</code></a>.</p>`;
+<p id="empty" hidden>No purchase yet.</p>
+<p><button type="button" id="more" class="secondary" hidden>Older purchases</button></p>
+<p id="load-note" class="note" role="status"></p>`;
   return page(
     {
       title: 'Proof ledger · Agent Skill Marketplace',
@@ -240,7 +278,7 @@ estimated: the figures are computed from the proof ledger, confirmed on-chain on
 /** /recover/: a paid pack again, from the skill and the transaction (query `skill`, `txHash`), for its buyer only. */
 export function recoverPage(assets: AssetUrls): string {
   const body = `<h1>Recover a skill pack</h1>
-<p class="lead">If you paid (the transfer is on chain ${CHAIN_ID}) but never received the pack, enter the skill id and the
+<p class="lead">If you paid in USDC on Base but never received the pack, enter the skill id and the
 transaction hash. The shop verifies the transfer again and returns the same pack; it never charges twice.</p>
 <p>A pack that was already delivered goes only to its buyer: paste the license token from the unlock, or
 sign with the wallet that paid (a signature proves the wallet, it moves no funds).</p>
@@ -278,6 +316,11 @@ export function purchasesPage(assets: AssetUrls): string {
   const body = `<h1>My purchases</h1>
 <p class="lead">Sign in with the wallet that paid to see every pack it bought, download each one again and keep its receipt.
 Signing in is a signature: it moves no funds and costs nothing.</p>
+<div id="status" role="status" aria-live="polite"></div>
+<section id="list" aria-label="Purchases" hidden></section>
+<div id="more-wrap" class="actions" hidden><button type="button" id="more" class="secondary">Show older purchases</button></div>
+<div id="pack" hidden></div>
+<section id="access" aria-label="Sign in">
 <div class="actions"><button type="button" id="sign-in">Sign in with your wallet</button></div>
 <p id="no-wallet" class="note" hidden>No browser wallet was found here. Paid by card? Paste your license below.</p>
 <form id="license-form" class="stack">
@@ -285,10 +328,7 @@ Signing in is a signature: it moves no funds and costs nothing.</p>
 <textarea id="license-input" rows="3" required autocomplete="off"></textarea>
 <div class="actions"><button type="submit" class="secondary">Show my purchase</button></div>
 </form>
-<div id="status" role="status" aria-live="polite"></div>
-<section id="list" aria-label="Purchases" hidden></section>
-<div id="more-wrap" class="actions" hidden><button type="button" id="more" class="secondary">Show older purchases</button></div>
-<div id="pack" hidden></div>
+</section>
 <noscript><p class="note">This page needs JavaScript. Without it: <code>GET ${esc(site.purchases)}</code> with header
 <code>SIGN-IN-WITH-X</code> (or <code>X-LICENSE</code>) does the same.</p></noscript>`;
   return page(
@@ -351,6 +391,7 @@ expires; go back to it to pay, or open a new checkout from the skill's page.</p>
 export function renderStorefront(input: StorefrontInput, assets: AssetUrls): Map<string, string> {
   const pages = new Map<string, string>([
     ['index.html', homePage(input, assets)],
+    ['agents/index.html', agentsPage(input, assets)],
     ['proof/index.html', proofPage(assets)],
     ['recover/index.html', recoverPage(assets)],
     ['purchases/index.html', purchasesPage(assets)],

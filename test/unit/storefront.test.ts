@@ -44,7 +44,9 @@ describe('the storefront pages', () => {
     const ids = [...html('index.html').matchAll(/<li data-id="([^"]+)"/g)].map((m) => m[1]);
     const expected = [...built.entries].sort((a, b) => a.price_usd - b.price_usd || (a.id < b.id ? -1 : 1)).map((e) => e.id);
     expect(ids).toEqual(expected);
-    expect(html('index.html')).toMatch(/First buy\?<\/b> <a href="\/skills\/agent-x402-first-buy\/">/);
+    // The canary is offered to agents' builders on /agents/, not to the people shopping on the home page.
+    expect(html('agents/index.html')).toMatch(/First buy\?<\/b> <a href="\/skills\/agent-x402-first-buy\/">/);
+    expect(html('index.html')).not.toMatch(/First buy|id="canary"/);
   });
 
   it('offers the card only for the card packs, at the card price, hidden until the shop says it takes cards, with the price difference explained', () => {
