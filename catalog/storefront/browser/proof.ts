@@ -5,6 +5,7 @@
  * none locally). `?skill=<id>` narrows both to one skill.
  */
 import { call, explain, isFailure } from './api';
+import { formatDay, formatTime } from './dates';
 import { byId, el, markReady, short } from './dom';
 
 interface Row {
@@ -49,29 +50,59 @@ function svg(tag: string, attrs: Record<string, string | number>, text?: string)
   return node;
 }
 
-/** A bar per day; the tallest bar and the axis ends are labelled, every bar has a tooltip (its <title>). */
-function barChart(label: string, series: { day: string; value: number }[], format: (v: number) => string): SVGElement {
-  const width = 720;
+/** The labels' size in CSS pixels: the charts are drawn at their container's width, so it is the size a person reads, phone or desktop. */
+const LABEL_PX = 13;
+
+/**
+ * A bar per day; the tallest bar and the axis ends are labelled, every bar has a tooltip (its <title>).
+ * Drawn `width` units wide for a box that many pixels wide, so a label is LABEL_PX on screen
+ * (a 720-unit chart shrunk onto a phone made its labels about 6 px).
+ */
+function barChart(label: string, series: { day: string; value: number }[], format: (v: number) => string, width: number): SVGElement {
   const height = 180;
   const left = 8;
-  const bottom = 22;
+  const bottom = LABEL_PX + 12;
+  const top = LABEL_PX + 8;
   const max = Math.max(0, ...series.map((s) => s.value));
   const step = (width - left * 2) / Math.max(series.length, 1);
-  const chart = svg('svg', { viewBox: `0 0 ${width} ${height}`, class: 'chart', role: 'img', 'aria-label': label });
+  const chart = svg('svg', { viewBox: `0 0 ${width} ${height}`, width, height, class: 'chart', role: 'img', 'aria-label': label });
   chart.append(svg('title', {}, label));
   series.forEach((s, i) => {
-    const h = max > 0 ? ((height - bottom - 16) * s.value) / max : 0;
+    const h = max > 0 ? ((height - bottom - top) * s.value) / max : 0;
     const bar = svg('rect', { x: left + i * step + 1, y: height - bottom - h, width: Math.max(step - 2, 1), height: h });
-    bar.append(svg('title', {}, `${s.day}: ${format(s.value)}`));
+    bar.append(svg('title', {}, `${formatDay(s.day)}: ${format(s.value)}`));
     chart.append(bar);
   });
   chart.append(svg('line', { x1: left, x2: width - left, y1: height - bottom, y2: height - bottom, stroke: '#8a8a8a' }));
+  const text = (attrs: Record<string, string | number>, t: string) => svg('text', { 'font-size': LABEL_PX, ...attrs }, t);
   if (series.length) {
-    chart.append(svg('text', { x: left, y: height - 6 }, series[0]!.day));
-    chart.append(svg('text', { x: width - left, y: height - 6, 'text-anchor': 'end' }, series.at(-1)!.day));
+    chart.append(text({ x: left, y: height - 6 }, formatDay(series[0]!.day)));
+    chart.append(text({ x: width - left, y: height - 6, 'text-anchor': 'end' }, formatDay(series.at(-1)!.day)));
   }
-  chart.append(svg('text', { x: left, y: 12 }, max > 0 ? `max ${format(max)} per day` : 'none in this window'));
+  chart.append(text({ x: left, y: LABEL_PX + 2 }, max > 0 ? `max ${format(max)} per day` : 'none in this window'));
   return chart;
+}
+
+/** The days drawn last, to draw again at a new width when the window is resized (a phone turned). */
+let drawn: { day: string; count: number; usd: number }[] = [];
+
+function drawCharts(): void {
+  const box = byId('charts');
+  const width = Math.round(Math.min(960, Math.max(280, box.clientWidth || 720)));
+  box.replaceChildren(
+    barChart(
+      'Unlocks per day',
+      drawn.map((s) => ({ day: s.day, value: s.count })),
+      (v) => `${v} unlock${v === 1 ? '' : 's'}`,
+      width,
+    ),
+    barChart(
+      'Volume per day in USD',
+      drawn.map((s) => ({ day: s.day, value: s.usd })),
+      (v) => `$${v.toFixed(3)}`,
+      width,
+    ),
+  );
 }
 
 async function charts(): Promise<void> {
@@ -81,27 +112,22 @@ async function charts(): Promise<void> {
   const byDay = new Map(
     by_day.map((d) => [d.day, d.lines.filter((l) => l.channel === ON_CHAIN_UNLOCKS && (!skill || l.product === skill))]),
   );
-  const series = days(window.from, window.to).map((day) => {
+  drawn = days(window.from, window.to).map((day) => {
     const lines = byDay.get(day) ?? [];
     return { day, count: lines.reduce((n, l) => n + l.count, 0), usd: lines.reduce((n, l) => n + Number(l.amount_usd), 0) };
   });
-  const count = series.reduce((n, s) => n + s.count, 0);
-  const usd = series.reduce((n, s) => n + s.usd, 0);
+  const count = drawn.reduce((n, s) => n + s.count, 0);
+  const usd = drawn.reduce((n, s) => n + s.usd, 0);
   byId('window').textContent =
-    `${window.from} to ${window.to}: ${count} unlock${count === 1 ? '' : 's'}, $${usd.toFixed(usd < 1 && usd > 0 ? 3 : 2)}`;
-  byId('charts').replaceChildren(
-    barChart(
-      'Unlocks per day',
-      series.map((s) => ({ day: s.day, value: s.count })),
-      (v) => `${v} unlock${v === 1 ? '' : 's'}`,
-    ),
-    barChart(
-      'Volume per day in USD',
-      series.map((s) => ({ day: s.day, value: s.usd })),
-      (v) => `$${v.toFixed(3)}`,
-    ),
-  );
+    `${formatDay(window.from)} to ${formatDay(window.to)}: ${count} unlock${count === 1 ? '' : 's'}, $${usd.toFixed(usd < 1 && usd > 0 ? 3 : 2)}`;
+  drawCharts();
 }
+
+let resizing: ReturnType<typeof setTimeout> | undefined;
+addEventListener('resize', () => {
+  clearTimeout(resizing);
+  resizing = setTimeout(() => drawn.length && drawCharts(), 150);
+});
 
 const link = (href: string | null, text: string, title: string): Node =>
   href ? el('a', { href, rel: 'noopener', title }, text) : el('code', { title }, text);
@@ -110,7 +136,7 @@ function rowOf(r: Row): HTMLTableRowElement {
   return el(
     'tr',
     { 'data-tx': r.txHash },
-    el('td', {}, r.time.replace('T', ' ').slice(0, 19)),
+    el('td', {}, formatTime(r.time)),
     el('td', {}, el('a', { href: `/skills/${r.skill}/` }, r.skill)),
     el('td', {}, `$${r.amount_usd} ${r.asset}`),
     el('td', {}, link(explorer && `${explorer}/address/${r.payer}`, short(r.payer), r.payer)),

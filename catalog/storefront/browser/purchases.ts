@@ -2,10 +2,12 @@
  * /purchases/: a person's way back to what they bought. The wallet signs in once (a SIGN-IN-WITH-X
  * signature for the purchases URL, docs/ACCESS.md); the answer's short session lists further pages
  * without signing again, and each pack downloads with its license (POST /api/pay, X-LICENSE). A
- * card buyer pastes their license. The session lives in this page's memory only.
+ * card buyer pastes their license. The session lives in this page's memory only. The list stands
+ * above the sign-in box, so once signed in it is the first thing on the page.
  */
 
 import { call, explain, isFailure, Unreachable } from './api';
+import { formatTime } from './dates';
 import { byId, download, el, markReady, setStatus, short } from './dom';
 import type { Delivered } from './pack-view';
 import { walletPicker } from './wallets';
@@ -58,7 +60,7 @@ const chosenWallet = walletPicker(signInButton.closest('.actions')!, 'Choose the
 function row(p: Purchase): HTMLElement {
   const title = p.skill ? el('a', { href: `/skills/${p.skill}/` }, p.name ?? p.skill) : el('span', {}, p.plan ?? 'Meter');
   const price = p.how === 'card' ? `$${p.amount}` : `${p.amount} ${p.asset ?? 'USDC'}`;
-  const when = new Date(p.recorded_at).toLocaleString();
+  const when = formatTime(p.recorded_at);
   const ref = p.tx_hash
     ? p.explorer_tx
       ? el('a', { href: p.explorer_tx, rel: 'noopener' }, short(p.tx_hash))
@@ -92,9 +94,7 @@ function render(body: PurchaseList, append: boolean): void {
     list.append(el('p', {}, 'This wallet has no purchases here yet. Packs it buys appear here, with their receipts.'));
   for (const s of body.subscriptions) {
     if (append) break;
-    list.append(
-      el('p', { class: 'note' }, `Subscription ${s.plan}: ${s.status}, access until ${new Date(s.active_until).toLocaleString()}.`),
-    );
+    list.append(el('p', { class: 'note' }, `Subscription ${s.plan}: ${s.status}, access until ${formatTime(s.active_until)}.`));
   }
   list.append(...body.purchases.map(row));
   list.hidden = false;
@@ -117,6 +117,11 @@ async function load(headers: Record<string, string>, append = false): Promise<vo
   }
   if (body.session) auth = { authorization: `Bearer ${body.session.token}` };
   render(body, append);
+  // The list is what the person came for: it stands first, and signing in again becomes the lesser choice below it.
+  if (body.wallet) {
+    signInButton.textContent = 'Sign in with another wallet';
+    signInButton.className = 'secondary';
+  }
   const n = body.purchases.length;
   setStatus('ok', body.wallet ? `Signed in as ${short(body.wallet)}: ${n} purchase${n === 1 ? '' : 's'} shown.` : 'Your purchase:');
 }

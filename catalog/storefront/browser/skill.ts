@@ -19,11 +19,13 @@ interface Session {
 
 const skill = byId('skill-head').dataset['skill']!;
 
-/** One sentence with what a person without a browser wallet can do. */
+/** One sentence with what a person without a browser wallet can do (a shopper's choices: a wallet, or a card where one is taken). */
 const NO_WALLET =
   'No browser wallet was found: open this page in a browser with a wallet that holds USDC on Base (an extension such as ' +
-  "MetaMask, Coinbase Wallet or Rabby, or a wallet app's own browser), pay by card if this page offers it, or buy from a " +
-  `terminal with the shop's command line (npm run buy -- ${skill}).`;
+  "MetaMask, Coinbase Wallet or Rabby, or a wallet app's own browser), or pay by card if this pack offers it.";
+
+/** What the wallet button says to a wallet that has the skill: pressing it downloads again and charges nothing. */
+const OWNED = 'Download (you own this)';
 
 async function liveFacts(): Promise<void> {
   try {
@@ -58,7 +60,7 @@ async function ownerLabel(button: HTMLButtonElement, wallet: Wallet | undefined)
     if (!account) return;
     const answer = await call<{ granted?: boolean; via?: string }>(`/api/access?wallet=${account}&skill=${encodeURIComponent(skill)}`);
     if (check !== ownerCheck || isFailure(answer.body) || answer.body.granted !== true || answer.body.via === 'meter') return;
-    button.textContent = 'Download (you own this)';
+    button.textContent = OWNED;
     byId('wallet-note').textContent =
       'This wallet already has this skill: downloading it again costs nothing, you only sign in with your wallet.';
   } catch {
@@ -76,8 +78,14 @@ function walletButton(): void {
     button.disabled = true;
     try {
       const { buyWithWallet } = await import('./wallet-buy');
-      // A purchase changes the live figures: read them again.
-      if (await buyWithWallet(skill, wallet.provider)) await liveFacts();
+      if (await buyWithWallet(skill, wallet.provider)) {
+        // The wallet owns the skill now: the button no longer offers to pay, and pressing it again downloads for free.
+        button.textContent = OWNED;
+        byId('wallet-note').textContent =
+          'This wallet owns this skill now: downloading it again costs nothing, you only sign in with your wallet.';
+        // A purchase changes the live figures: read them again.
+        await liveFacts();
+      }
     } catch (e) {
       setStatus('err', `The purchase stopped unexpectedly: ${e instanceof Error ? e.message : String(e)}. Reload the page and try again.`);
     } finally {

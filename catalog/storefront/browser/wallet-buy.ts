@@ -126,7 +126,7 @@ export async function buyWithWallet(skill: string, injected: InjectedWallet): Pr
     if ((await getChainId(client)) !== base.id) {
       // wallet_switchEthereumChain; a wallet that does not know Base yet (4902) is asked to add it first.
       setStatus('busy', 'Asking your wallet to switch to Base…');
-      doing = 'the switch to Base (chain 8453)';
+      doing = 'the switch to Base';
       try {
         await switchChain(client, { id: base.id });
       } catch (e) {
@@ -135,7 +135,7 @@ export async function buyWithWallet(skill: string, injected: InjectedWallet): Pr
         await switchChain(client, { id: base.id });
       }
       if ((await getChainId(client)) !== base.id)
-        throw new Stop(`Your wallet is still on another network: switch it to Base (chain 8453), then ${AGAIN}.`);
+        throw new Stop(`Your wallet is still on another network: switch it to the Base network, then ${AGAIN}.`);
     }
   } catch (e) {
     return stop(
@@ -144,7 +144,7 @@ export async function buyWithWallet(skill: string, injected: InjectedWallet): Pr
         doing,
         doing === 'the connection'
           ? `You declined the connection in your wallet, so nothing was sent: ${AGAIN} when you are ready.`
-          : `Your wallet refused to switch to Base (chain 8453), the only network this shop takes USDC on, so nothing was sent: ` +
+          : `Your wallet refused to switch to the Base network, the only one this shop takes USDC on, so nothing was sent: ` +
               `allow the switch or switch it to Base yourself, then ${AGAIN}.`,
       ),
     );
