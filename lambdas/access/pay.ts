@@ -82,18 +82,39 @@ async function unlockByAccess(proof: ProofInput & { skill: string; signInWithX: 
 }
 
 /**
+ * The payment that bought a wallet's access, as x402's settlement response names it to an owner who
+ * pays again (nothing is settled for it): the sale for a purchase; for a subscription, a transfer
+ * that paid the covering subscription; for a meter draw, a top-up credited to the meter the skill
+ * was drawn from. The last two are sets with no order (one read of the row, on this path only), so
+ * the first hash in order is named, the same each time. Undefined when there is none to name.
+ */
+async function paymentBehind(decision: AccessDecision, wallet: string, ports: AccessPorts): Promise<string | undefined> {
+  if (!decision.granted) return undefined;
+  if (decision.via === 'one-time' && decision.source === 'transfer') return decision.txHash;
+  const transfers =
+    decision.via === 'subscription'
+      ? (await ports.subscriptions.get(wallet, decision.plan))?.transfers
+      : decision.via === 'one-time'
+        ? (await ports.meters.get(wallet))?.credited
+        : undefined;
+  return transfers?.map((t) => t.toLowerCase()).sort()[0];
+}
+
+/**
  * A wallet that already has access and answers the 402 with a signed payment (a stock x402 v2
  * client does, whatever it owns) gets the pack, and the authorization is never settled: its
  * signature proves the wallet, and its nonce is used up here, so a copy of the header gets
  * nothing. No `owned` when the header proves no wallet here or the wallet has no access (or only
  * a meter that would charge): the authorization then settles as a purchase, reusing `read`.
+ * `settlement` names the payment that bought the access (`paymentBehind`), so a stock client that
+ * reads x402's settlement response after a paid request finds one.
  */
 async function unlockBySignedPayment(
   payment: SignedPayment,
   skill: string | undefined,
   ports: AccessPorts,
   baseUrl: string,
-): Promise<{ owned?: unknown; read?: SettlementRead | undefined }> {
+): Promise<{ owned?: unknown; settlement?: Settlement | undefined; read?: SettlementRead | undefined }> {
   const entry = requireSkill(ports.catalog, skill);
   const check = await signedPaymentCheck(payment, entry.id, ports.payments, baseUrl);
   if (!check) return {};
@@ -109,7 +130,15 @@ async function unlockBySignedPayment(
   const { ok: _ok, ...access } = decisionView(decision, entry, signer.address, ports, baseUrl);
   const body = deliverPack(ports.payments, entry.id, { ...access, charged_atomic: '0' });
   if (!body) throw notFound(`The pack of ${entry.id} is missing from this deployment.`);
-  return { owned: { ...body, ...(await purchaseReceipt(decision, ports, baseUrl)) } };
+  const [receipt, transaction] = await Promise.all([
+    purchaseReceipt(decision, ports, baseUrl),
+    paymentBehind(decision, signer.address, ports),
+  ]);
+  const network = ports.payments.config.network.name;
+  return {
+    owned: { ...body, ...receipt },
+    settlement: transaction === undefined ? undefined : { transaction, payer: signer.address, network, from: 'owned' },
+  };
 }
 
 /** What an unlock request carries, from any surface (HTTP, MCP). */
@@ -137,8 +166,9 @@ export async function unlockPack(
     // Shape-checked once here, for both the owner check and the settlement.
     const payment = await signedPaymentFor(request.payment, proof.skill, ports.payments, baseUrl);
     // An owner's signed payment proves its wallet: the pack, and nothing settled (a mandate's purchase always settles).
-    const { owned, read } = request.mandate === undefined ? await unlockBySignedPayment(payment, proof.skill, ports, baseUrl) : {};
-    if (owned) return { body: owned };
+    const { owned, settlement, read } =
+      request.mandate === undefined ? await unlockBySignedPayment(payment, proof.skill, ports, baseUrl) : {};
+    if (owned) return { body: owned, settlement };
     // x402 v2: a signed authorization the service settles itself, under the mandate when one is sent.
     const policy = request.mandate !== undefined ? await mandatePolicy(request.mandate, proof.skill, ports, baseUrl) : undefined;
     return unlockWithAuthorization(payment, proof.skill, ports.payments, baseUrl, {

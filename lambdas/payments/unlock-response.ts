@@ -145,9 +145,13 @@ export interface Settlement {
   /**
    * `authorization`: settled by this service, in this request, from x402 v2's PAYMENT-SIGNATURE
    * (answered with x402 v2's PAYMENT-RESPONSE too); `proof`: a transfer the buyer proved (a txHash,
-   * a license, a wallet's signature).
+   * a license, a wallet's signature); `owned`: nothing was settled, as the signed payment came from
+   * a wallet that already has access, and `transaction` is the earlier payment that bought that
+   * access (the sale, or a transfer that paid its subscription or meter), answered under both
+   * header names as an authorization is, so a stock client that reads its settlement finds one
+   * (docs/PAYMENTS.md, "An owner who pays again").
    */
-  from: 'authorization' | 'proof';
+  from: 'authorization' | 'proof' | 'owned';
 }
 
 /** An unlock's answer: the body, and the payment it delivered for (none for a card sale or a wallet's access). */
@@ -166,14 +170,15 @@ export const settleResponse = (s: Settlement) => ({
 
 /**
  * The headers of an unlock's answer: the spec's `X-PAYMENT-RESPONSE` for every payment, and
- * x402 v2's `PAYMENT-RESPONSE` for one settled from a PAYMENT-SIGNATURE.
+ * x402 v2's `PAYMENT-RESPONSE` for one settled from a signed payment, or that a signed payment
+ * found already made (an owner's).
  */
 export function settlementHeaders(s: Settlement | undefined): Record<string, string> {
   if (!s) return {};
   const ok = { success: true, transaction: s.transaction, payer: s.payer };
   return {
     'x-payment-response': settlementHeader(ok, s.network),
-    ...(s.from === 'authorization' ? { 'payment-response': settlementHeader(ok, caip2Of(s.network)) } : {}),
+    ...(s.from !== 'proof' ? { 'payment-response': settlementHeader(ok, caip2Of(s.network)) } : {}),
   };
 }
 

@@ -450,7 +450,9 @@ describe('subscriptions', () => {
     const viaBody = (await viaX402.json()) as any;
     expect(viaX402.status, JSON.stringify(viaBody)).toBe(200);
     expect(viaBody.access).toMatchObject({ granted: true, via: 'subscription', charged_atomic: '0' });
-    expect(viaX402.headers.get('payment-response')).toBeNull();
+    // Its settlement response names the transfer that paid the subscription, never a new one (issue 51).
+    const named = JSON.parse(Buffer.from(viaX402.headers.get('payment-response')!, 'base64').toString('utf8'));
+    expect(named).toEqual({ success: true, transaction: tx1.toLowerCase(), network: 'eip155:8453', payer: sub.address.toLowerCase() });
     expect(await usdcOf(sub.address)).toBe(held);
     // The subscription's payment is on the wallet's purchases, with the plan.
     const mine = await call('GET', '/api/purchases', undefined, {

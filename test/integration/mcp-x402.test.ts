@@ -170,7 +170,13 @@ describe("x402's MCP transport on unlock_skill", () => {
     expect(asked.isError).toBe(true);
     expect(paid.isError, JSON.stringify(paid)).toBeFalsy();
     expect(paid.structuredContent).toMatchObject({ access: { granted: true, via: 'one-time', charged_atomic: '0' } });
-    expect(paid._meta?.['x402/payment-response']).toBeUndefined();
+    // x402's settlement response names the sale that made it the owner: nothing new was settled.
+    expect(paid._meta?.['x402/payment-response']).toEqual({
+      success: true,
+      transaction: tx.toLowerCase(),
+      network: 'eip155:8453',
+      payer: account.address.toLowerCase(),
+    });
     // A copy of that signature gets nothing and is never settled.
     const copy = await unlock({ 'x402/payment': fresh });
     expect(copy.isError).toBe(true);

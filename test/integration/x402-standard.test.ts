@@ -51,6 +51,7 @@ const PRICE = 490000n;
 /** Another 0.49 USDC skill no other file buys: where a copied owner's authorization is spent (issue 50, finding 5). */
 const SAME_PRICE = 'peer-review-response-letter';
 const chainTool = chainTools(rpcUrl);
+const decode = (header: string) => JSON.parse(Buffer.from(header, 'base64').toString('utf8'));
 
 /** A fresh buyer (mnemonic index `index`) holding `amount` of the test USDC, written straight into the token's storage. */
 async function buyer(index: number, amount = 10n ** 9n) {
@@ -173,7 +174,14 @@ describe('x402 v2 with a stock client', () => {
     expect(second.res.status, JSON.stringify(second.body)).toBe(200);
     expect(Object.keys(second.body.sealed_pack.files)).toContain('SKILL.md');
     expect(second.body).toMatchObject({ access: { granted: true, via: 'one-time', charged_atomic: '0' } });
-    expect(second.res.headers.get('payment-response')).toBeNull();
+    // x402's own e2e fetch client reads the settlement with getPaymentSettleResponse, which throws
+    // without PAYMENT-RESPONSE / X-PAYMENT-RESPONSE: the owner's answer names the sale that made it
+    // the owner (nothing new was settled), under both names.
+    const sale = decodePaymentResponseHeader(first.res.headers.get('payment-response')!).transaction.toLowerCase();
+    const read = new x402HTTPClient(new x402Client()).getPaymentSettleResponse((name) => second.res.headers.get(name));
+    expect(read).toMatchObject({ success: true, transaction: sale, network: 'eip155:8453' });
+    expect(read.payer?.toLowerCase()).toBe(owner.address.toLowerCase());
+    expect(decode(second.res.headers.get('x-payment-response')!)).toMatchObject({ success: true, transaction: sale, network: 'base' });
     expect(await balance(owner.address)).toBe(start - PRICE);
     expect(await relayed(owner.address)).toBe(1);
 

@@ -238,18 +238,31 @@ describe('x402 v1: stock clients', () => {
     });
   }
 
-  it('a wallet that owns the skill pays again with x402-fetch: the pack, nothing settled', async () => {
-    const account = await freshBuyer();
-    const start = await balance(account.address);
-    const pay = wrapFetchWithPayment(fetch, account);
-    expect((await pay(URL_)).status).toBe(200);
-    const second = await pay(URL_);
-    const body = (await second.json()) as any;
-    expect(second.status, JSON.stringify(body)).toBe(200);
-    expect(body).toMatchObject({ access: { granted: true, via: 'one-time', charged_atomic: '0' } });
-    expect(second.headers.get('x-payment-response')).toBeNull();
-    expect(await balance(account.address)).toBe(start - PRICE);
-  });
+  for (const name of ['x402-fetch-v1', 'x402-axios-v1']) {
+    it(`the README's ${name} snippet run again by the owner: the pack, nothing settled, and the settlement names the sale that made it the owner`, async () => {
+      const account = await freshBuyer();
+      const [start, fromBlock] = [await balance(account.address), await pub.getBlockNumber()];
+      const run = async () => {
+        // The snippet's last line decodes X-PAYMENT-RESPONSE: it throws when the header is missing.
+        const out = await runReadmeSnippet(name, { baseUrl: base, scope: { account }, returns: ['unlock', 'settlement'] });
+        return { unlock: out['unlock'] as any, settlement: out['settlement'] as any };
+      };
+      const first = await run();
+      expect(first.settlement).toMatchObject({ success: true, network: 'base' });
+      const sale = first.settlement.transaction as string;
+      expect(first.unlock.payment.txHash).toBe(sale.toLowerCase());
+
+      const second = await run();
+      expect(second.unlock).toMatchObject({ access: { granted: true, via: 'one-time', charged_atomic: '0' } });
+      expect(second.unlock.seal).toBe(first.unlock.seal);
+      // Nothing new was charged: the settlement response names the payment that bought the access.
+      expect(second.settlement).toMatchObject({ success: true, network: 'base' });
+      expect(second.settlement.transaction.toLowerCase()).toBe(sale.toLowerCase());
+      expect(second.settlement.payer.toLowerCase()).toBe(account.address.toLowerCase());
+      expect(await balance(account.address)).toBe(start - PRICE);
+      expect(await transfersFrom(account.address, fromBlock)).toHaveLength(1);
+    });
+  }
 });
 
 describe('a spend cap below the price', () => {

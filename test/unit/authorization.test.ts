@@ -713,8 +713,14 @@ describe("an unlock's settlement, as data and as x402's headers", () => {
     expect(decode(headers['payment-response'])).toMatchObject({ network: 'eip155:84532' });
   });
 
-  it('adds no header to an unlock that settled nothing (a card sale, a wallet with access)', () => {
+  it('adds no header to an unlock that names no payment (a card sale, a sign-in with no transfer to name)', () => {
     expect(settlementHeaders(undefined)).toEqual({});
+  });
+
+  it("answers an owner's signed payment under both names with the earlier payment that bought the access (issue 51)", () => {
+    const headers = settlementHeaders({ transaction: tx, payer: PAYER, network: 'base', from: 'owned' });
+    expect(decode(headers['x-payment-response'])).toEqual({ success: true, transaction: tx, network: 'base', payer: PAYER });
+    expect(decode(headers['payment-response'])).toEqual({ success: true, transaction: tx, network: 'eip155:8453', payer: PAYER });
   });
 });
 
