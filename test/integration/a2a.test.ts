@@ -31,6 +31,9 @@ const pub = createPublicClient({ chain: localChain(rpcUrl), transport: http(rpcU
 /** A 0.099 USDC skill no other file buys with USDC on this stack (checkout.test only opens a card session for it). */
 const SKILL = 'market-x402-merchant-os';
 const PRICE = 99000n;
+/** A $1.99 skill no other test file buys: above @x402/core's default spend cap ($1). */
+const DEAR_SKILL = 'author-revenue-share-payouts';
+const DEAR_PRICE = 1990000n;
 const X402_EXTENSION = 'https://github.com/google-agentic-commerce/a2a-x402/blob/main/spec/v0.2';
 
 afterAll(() => killStarted());
@@ -196,6 +199,34 @@ describe('A2A 1.0 with the stock 1.x client (default settings)', () => {
     expect(replayed.status?.state).not.toBe(TaskState.TASK_STATE_WORKING);
     expect(await balance(account.address)).toBe(before - PRICE);
     expect(await proofRows(receipt.transaction)).toHaveLength(1);
+  });
+
+  it("the README's snippet as written, run again by the owner and for a skill above x402Client's default $1 cap (issue 51)", async () => {
+    const account = await freshBuyer();
+    const before = await balance(account.address);
+    const run = async (skill?: [string, string]) =>
+      (await runReadmeSnippet('a2a-1', {
+        baseUrl: base,
+        scope: { account },
+        returns: ['paid', 'pack', 'receipt'],
+        ...(skill ? { skill } : {}),
+      })) as Record<string, any>;
+    const first = await run();
+    expect(first.paid.status.state).toBe(TaskState.TASK_STATE_COMPLETED);
+    const sale = String(first.receipt.transaction).toLowerCase();
+
+    // The owner again: the pack, nothing charged, and x402's receipt names the sale that made it the owner.
+    const again = await run();
+    expect(again.paid.status.state, JSON.stringify(again.paid.status)).toBe(TaskState.TASK_STATE_COMPLETED);
+    expect(again.pack).toMatchObject({ seal: first.pack.seal, access: { granted: true, charged_atomic: '0' } });
+    expect(again.receipt).toMatchObject({ success: true, transaction: sale, network: 'eip155:8453' });
+    expect(await balance(account.address)).toBe(before - PRICE);
+
+    // A $1.99 skill: over @x402/core's default cap, which the snippet raises.
+    const dear = await run([SKILL, DEAR_SKILL]);
+    expect(dear.paid.status.state, JSON.stringify(dear.paid.status)).toBe(TaskState.TASK_STATE_COMPLETED);
+    expect(dear.receipt).toMatchObject({ success: true });
+    expect(await balance(account.address)).toBe(before - PRICE - DEAR_PRICE);
   });
 
   it('names the x402 extension back as activated to a client that asks for it', async () => {

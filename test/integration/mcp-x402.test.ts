@@ -33,6 +33,9 @@ const chainTool = chainTools(rpcUrl);
 /** A 0.099 USDC skill no other test file buys, so counts here and there never meet. */
 const SKILL = 'x402-rails-synthetic-monitor';
 const PRICE = 99000n;
+/** A $1.99 skill no other test file buys: above @x402/core's default spend cap ($1). */
+const DEAR_SKILL = 'treasury-address-rotation';
+const DEAR_PRICE = 1990000n;
 
 /** A fresh buyer holding `amount` of the test USDC, and no ETH. */
 const freshBuyer = (amount = 10n ** 9n): Promise<LocalAccount> => chainTool.freshWallet(USDC, amount);
@@ -234,5 +237,28 @@ describe("x402's MCP transport on unlock_skill", () => {
     expect(settlement.payer.toLowerCase()).toBe(buyer.address.toLowerCase());
     expect(await proofRows(settlement.transaction)).toHaveLength(1);
     expect(await balance(buyer.address)).toBe(before - PRICE);
+  });
+
+  it("the README's snippet as written, run again by the owner and for a skill above x402Client's default $1 cap (issue 51)", async () => {
+    const buyer = await freshBuyer();
+    const before = await balance(buyer.address);
+    const run = async (skill?: [string, string]) =>
+      (await runReadmeSnippet('mcp-x402', {
+        baseUrl: base,
+        scope: { account: buyer },
+        returns: ['pack', 'settlement'],
+        ...(skill ? { skill } : {}),
+      })) as { pack: any; settlement: any };
+    const first = await run();
+    const sale = String(first.settlement.transaction).toLowerCase();
+    const again = await run();
+    expect(again.pack).toMatchObject({ seal: first.pack.seal, access: { granted: true, charged_atomic: '0' } });
+    expect(again.settlement).toMatchObject({ success: true, transaction: sale, network: 'eip155:8453' });
+    expect(await balance(buyer.address)).toBe(before - PRICE);
+
+    const dear = await run([SKILL, DEAR_SKILL]);
+    expect(dear.settlement).toMatchObject({ success: true });
+    expect(dear.pack.payment.txHash).toBe(String(dear.settlement.transaction).toLowerCase());
+    expect(await balance(buyer.address)).toBe(before - PRICE - DEAR_PRICE);
   });
 });

@@ -160,7 +160,7 @@ describe("the local chain's clock", () => {
 
 describe('x402 v1: stock clients', () => {
   it('the README snippets run here are the README text, buying the skill this file buys', () => {
-    expect(readmeSnippet('x402-fetch-v1')).toContain(`wrapFetchWithPayment(fetch, account)`);
+    expect(readmeSnippet('x402-fetch-v1')).toContain(`wrapFetchWithPayment(fetch, account, 5_000_000n)`);
     expect(readmeSnippet('x402-fetch-v1')).toContain(`/api/pay?skill=${SKILL}`);
     expect(readmeSnippet('x402-axios-v1')).toContain(`withPaymentInterceptor(axios.create({ baseURL: 'http://127.0.0.1:8787' }), account)`);
     expect(readmeSnippet('x402-axios-v1')).toContain(`/api/pay?skill=${SKILL}`);
@@ -266,6 +266,23 @@ describe('x402 v1: stock clients', () => {
 });
 
 describe('a spend cap below the price', () => {
+  // Issue 51: each README snippet raises its client's cap, so it buys a skill above every default cap as written.
+  for (const [name, skill] of [
+    ['x402-fetch-v1', 'dbt-incremental-model'],
+    ['x402-axios-v1', 'unlock-replay-and-txhash-claim-defense'],
+    ['x402-fetch-v2', 'erc20-transfer-verifier-implementation'],
+  ] as const) {
+    it(`the README's ${name} snippet as written buys ${skill}, above every client's default cap`, async () => {
+      const account = await freshBuyer();
+      const before = await balance(account.address);
+      const price = BigInt(((await (await fetch(`${base}/api/pay?skill=${skill}`)).json()) as any).maxAmountRequired);
+      expect(price).toBeGreaterThan(1_000_000n);
+      const { unlock } = await runReadmeSnippet(name, { baseUrl: base, scope: { account }, returns: ['unlock'], skill: [SKILL, skill] });
+      expect(Object.keys((unlock as any).sealed_pack.files)).toContain('SKILL.md');
+      expect(await balance(account.address)).toBe(before - price);
+    });
+  }
+
   it("x402-fetch's default cap (0.1 USDC) refuses a 0.25 USDC skill before signing: nothing charged; maxValue raised to the price buys it", async () => {
     const account = await freshBuyer();
     const [before, fromBlock] = [await balance(account.address), await pub.getBlockNumber()];

@@ -5,7 +5,9 @@
  * the project's node_modules, exactly as in a reader's project), with the local service's URL
  * put in place of the README's `http://127.0.0.1:8787`, and runs it. The names the snippet
  * assumes (a viem `account`, say) are passed in; the names it declares that the test wants back
- * are returned. Nothing else is changed: a snippet that no longer works fails its test.
+ * are returned. A test may name another skill in place of the one the snippet buys (`skill`: a
+ * price above a client's default cap, say). Nothing else is changed: a snippet that no longer works
+ * fails its test.
  */
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -50,14 +52,26 @@ let sequence = 0;
  */
 export async function runReadmeSnippet(
   name: string,
-  options: { baseUrl: string; scope?: Record<string, unknown>; returns?: string[]; readme?: string },
+  options: {
+    baseUrl: string;
+    scope?: Record<string, unknown>;
+    returns?: string[];
+    readme?: string;
+    /** `[the skill the snippet names, the skill to buy instead]`: the snippet must name the first. */
+    skill?: [string, string];
+  },
 ): Promise<Record<string, unknown>> {
   const scope = options.scope ?? {};
   const returns = options.returns ?? [];
   for (const id of [...Object.keys(scope), ...returns]) {
     if (!IDENTIFIER.test(id)) throw new Error(`not an identifier: ${id}`);
   }
-  const source = readmeSnippet(name, options.readme).replaceAll(README_BASE_URL, options.baseUrl.replace(/\/$/, ''));
+  let source = readmeSnippet(name, options.readme).replaceAll(README_BASE_URL, options.baseUrl.replace(/\/$/, ''));
+  if (options.skill) {
+    const [named, instead] = options.skill;
+    if (!source.includes(named)) throw new Error(`snippet "${name}" names no skill ${named}`);
+    source = source.replaceAll(named, instead);
+  }
   const { imports, body } = splitImports(source);
   const dir = join(ROOT, 'test', `.tmp-snippets-${process.pid}`);
   mkdirSync(dir, { recursive: true });
