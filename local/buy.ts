@@ -1,7 +1,9 @@
 /**
  * The buyer CLI: runs the spec's purchase sequence against a marketplace, one progress line
  * per step: shop → catalog → outline → 402 challenge → USDC transfer → POST /api/pay with
- * the spec's retries → save files under ./packs/<skill>/ and check the seal → proof.
+ * the spec's retries → save files under ./packs/<skill>/ and check the seal → proof. Beside the
+ * files it keeps the license (`<skill>.receipt.json`) and the sale's signed receipt
+ * (`<skill>.receipt.jws`, for `npm run verify-receipt`).
  *
  *   npm run buy -- <skill> [--base-url URL] [--rpc-url URL] [--key 0x…] [--asset USDC|USDbC] [--out DIR] [--no-sign] [--x402]
  *
@@ -10,7 +12,7 @@
  * (@x402/fetch, exact scheme) signs an EIP-3009 authorization for the challenge in
  * PAYMENT-REQUIRED and the service submits the transfer (the wallet needs USDC, no ETH).
  */
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createPublicClient, createWalletClient, erc20Abi, http, type Hex, type LocalAccount } from 'viem';
@@ -252,6 +254,45 @@ async function packForOwner(
   return { txHash, body: res.body, attempts: 1, owned: true };
 }
 
+/** What `buy` keeps of a sale beside its files (`<skill>.receipt.json`); its signed receipt is `<skill>.receipt.jws`. */
+interface KeptSale {
+  skill: string;
+  txHash: Hex | undefined;
+  license: unknown;
+  payment: unknown;
+}
+
+const readIfThere = (file: string): string | undefined => (existsSync(file) ? readFileSync(file, 'utf8') : undefined);
+
+/**
+ * Keeps the sale's license and signed receipt (a compact JWS, what `npm run verify-receipt` reads)
+ * beside the pack, and never loses them: an owner's download again answers the sale's receipt (signed
+ * anew) but no license, so the same sale's earlier files are kept and only completed; a subscription's
+ * access (no sale of its own) changes nothing; another sale (`--force`) moves the earlier sale's
+ * files to `<skill>.<its tx>.receipt.{json,jws}` first.
+ */
+function keepReceipt(outDir: string, skill: string, txHash: Hex | undefined, body: Json): void {
+  const record = join(outDir, `${skill}.receipt.json`);
+  const jws = join(outDir, `${skill}.receipt.jws`);
+  const earlierText = readIfThere(record);
+  const earlier = earlierText === undefined ? undefined : (JSON.parse(earlierText) as Partial<KeptSale>);
+  if (txHash === undefined && earlier !== undefined) return;
+  const sameSale = earlier?.txHash !== undefined && txHash !== undefined && earlier.txHash.toLowerCase() === txHash.toLowerCase();
+  if (earlier?.txHash !== undefined && !sameSale) {
+    renameSync(record, join(outDir, `${skill}.${earlier.txHash}.receipt.json`));
+    if (existsSync(jws)) renameSync(jws, join(outDir, `${skill}.${earlier.txHash}.receipt.jws`));
+  }
+  const kept: KeptSale = {
+    skill,
+    txHash,
+    license: body['license'] ?? (sameSale ? earlier?.license : undefined),
+    payment: body['payment'] ?? (sameSale ? earlier?.payment : undefined),
+  };
+  writeFileSync(record, `${JSON.stringify(kept, null, 2)}\n`);
+  // The same sale's receipt is kept as first received (a download again signs it anew, same claims).
+  if (typeof body['receipt'] === 'string' && !(sameSale && existsSync(jws))) writeFileSync(jws, `${body['receipt']}\n`);
+}
+
 /** Steps 7 and 8, whichever way it was paid: save the files and check the seal, then find the row on the ledger. */
 async function finish(
   opts: BuyOptions,
@@ -271,10 +312,7 @@ async function finish(
     mkdirSync(dirname(target), { recursive: true });
     writeFileSync(target, text);
   }
-  writeFileSync(
-    join(dir, '..', `${opts.skill}.receipt.json`),
-    `${JSON.stringify({ skill: opts.skill, txHash, license: unlock.body['license'], payment: unlock.body['payment'] }, null, 2)}\n`,
-  );
+  keepReceipt(resolve(opts.outDir), opts.skill, txHash, unlock.body);
   const saved = Object.fromEntries(Object.keys(files).map((p) => [p, readFileSync(join(dir, p), 'utf8')]));
   const seal = packSeal(packFiles(saved));
   const published = await getJson(`${base}/api/packs?skill=${encodeURIComponent(opts.skill)}`);

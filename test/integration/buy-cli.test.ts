@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -11,6 +11,24 @@ import { buy, BuyError, USAGE } from '../../local/buy';
 import { freePort } from '../../local/free-port';
 import { createPublicClient, erc20Abi, http } from 'viem';
 import { chainTools } from '../support/chain';
+
+const root = fileURLToPath(new URL('../..', import.meta.url));
+
+/** `npm run verify-receipt -- @<file> …`, as the README gives it. */
+const verifyReceipt = (...args: string[]): Promise<{ code: number; out: string; err: string }> =>
+  new Promise((resolve) =>
+    execFile(process.execPath, ['--import', 'tsx', 'local/verify-receipt.ts', ...args], { cwd: root }, (err, stdout, stderr) =>
+      resolve({ code: err ? (typeof err.code === 'number' ? err.code : 1) : 0, out: stdout, err: stderr }),
+    ),
+  );
+
+/** What `buy` kept beside the pack: the record (with the license) and the sale's signed receipt. */
+function kept(out: string, skill: string): { record: { txHash?: string; license?: { token?: string } }; jws: string } {
+  return {
+    record: JSON.parse(readFileSync(join(out, `${skill}.receipt.json`), 'utf8')),
+    jws: readFileSync(join(out, `${skill}.receipt.jws`), 'utf8').trim(),
+  };
+}
 
 describe('npm run buy', () => {
   it('runs the purchase sequence for the canary with a funded account, saves the files and checks the seal', async () => {
@@ -38,6 +56,10 @@ describe('npm run buy', () => {
     const receipt = JSON.parse(readFileSync(join(out, 'agent-x402-first-buy.receipt.json'), 'utf8'));
     expect(receipt.txHash).toBe(result.txHash);
     expect(receipt.license.token).toEqual(expect.any(String));
+    // The sale's signed receipt, beside it: what `npm run verify-receipt -- @packs/<skill>.receipt.jws` reads.
+    const checked = await verifyReceipt(`@${join(out, 'agent-x402-first-buy.receipt.jws')}`, '--issuer', inject('baseUrl'));
+    expect(checked.code, checked.err).toBe(0);
+    expect(JSON.parse(checked.out)).toMatchObject({ sub: 'agent-x402-first-buy', kind: 'unlock', tx: result.txHash!.toLowerCase() });
   });
 
   it('with --x402 pays the standard way: a stock client signs, the service settles, the same files and ledger row', async () => {
@@ -80,6 +102,8 @@ describe('npm run buy', () => {
     };
     const first = await buy(opts, () => undefined);
     expect(first.owned).toBe(false);
+    const bought = kept(out, opts.skill);
+    expect(bought.record.license?.token).toEqual(expect.any(String));
     const pub = createPublicClient({ transport: http(inject('rpcUrl')) });
     const balance = () => pub.readContract({ address: usdc, abi: erc20Abi, functionName: 'balanceOf', args: [account.address] });
     const paid = await balance();
@@ -90,11 +114,23 @@ describe('npm run buy', () => {
     expect(lines.join('\n')).toMatch(/already has agent-x402-first-buy by your purchase/);
     expect(lines.filter((l) => /^\[\d\/8\]/.test(l))).toHaveLength(8);
     expect(await balance()).toBe(paid);
+    // The owner's sign-in answers no license: the one the sale gave is kept, and so is the sale's receipt.
+    const again2 = kept(out, opts.skill);
+    expect(again2.record).toMatchObject({ txHash: first.txHash, license: { token: bought.record.license!.token } });
+    const owner = await verifyReceipt(`@${join(out, `${opts.skill}.receipt.jws`)}`, '--issuer', inject('baseUrl'));
+    expect(owner.code, owner.err).toBe(0);
+    expect(JSON.parse(owner.out).tx).toBe(first.txHash!.toLowerCase());
 
     const forced = await buy({ ...opts, force: true }, () => undefined);
     expect(forced.owned).toBe(false);
     expect(forced.txHash).not.toBe(first.txHash);
     expect(await balance()).toBeLessThan(paid);
+    // A second sale: its files are the skill's receipt now, and the first sale's are kept under its transaction.
+    expect(kept(out, opts.skill).record.txHash).toBe(forced.txHash);
+    const earlier = join(out, `${opts.skill}.${first.txHash}.receipt`);
+    expect(JSON.parse(readFileSync(`${earlier}.json`, 'utf8')).license.token).toBe(bought.record.license!.token);
+    expect(readFileSync(`${earlier}.jws`, 'utf8').trim()).toBe(bought.jws);
+    expect(existsSync(join(out, `${opts.skill}.receipt.jws`))).toBe(true);
   });
 
   it('says in one sentence what to do: a wallet short of USDC sends nothing, an unreachable service is named, --help is the usage', async () => {
