@@ -7,7 +7,8 @@
  *
  *   npm run buy -- <skill> [--base-url URL] [--rpc-url URL] [--key 0x…] [--asset USDC|USDbC] [--out DIR] [--no-sign] [--x402]
  *
- * Defaults: the local stack (http://127.0.0.1:8787, anvil on 8545) and anvil account 1. With
+ * Defaults: the running `npm start`'s API and chain (its endpoints file, local/endpoints.ts; else
+ * PORT/ANVIL_PORT, else http://127.0.0.1:8787 and anvil on 8545) and anvil account 1. With
  * `--x402` it pays the standard x402 v2 way instead of steps 4 to 6: a stock client
  * (@x402/fetch, exact scheme) signs an EIP-3009 authorization for the challenge in
  * PAYMENT-REQUIRED and the service submits the transfer (the wallet needs USDC, no ETH).
@@ -22,6 +23,7 @@ import { registerExactEvmScheme } from '@x402/evm/exact/client';
 import { CHAIN_ID, formatAtomic } from '../lambdas/contract/chain';
 import { packFiles, packSeal } from '../lambdas/contract/pack-seal';
 import { testAccount } from './anvil';
+import { toolEndpoints } from './endpoints';
 import { localChain } from './local-chain';
 import { signInWithXHeader } from './sign-in-with-x';
 
@@ -363,10 +365,11 @@ function parseArgs(argv: string[]): BuyOptions {
   const key = flags.get('key');
   const asset = (flags.get('asset') ?? 'USDC') as 'USDC' | 'USDbC';
   if (asset !== 'USDC' && asset !== 'USDbC') throw new Error('--asset is USDC or USDbC');
+  const running = toolEndpoints(process.env);
   return {
     skill,
-    baseUrl: flags.get('base-url') ?? 'http://127.0.0.1:8787',
-    rpcUrl: flags.get('rpc-url') ?? 'http://127.0.0.1:8545',
+    baseUrl: flags.get('base-url') ?? running.baseUrl,
+    rpcUrl: flags.get('rpc-url') ?? running.rpcUrls[0]!,
     account: key ? privateKeyToAccount(key as Hex) : testAccount(1),
     asset,
     outDir: flags.get('out') ?? 'packs',

@@ -1,8 +1,9 @@
 /**
  * The environment an operator's chain tool (`npm run unmatched`, `npm run refund`) runs its ledger
- * entry with: `npm start`'s anvil, DynamoDB Local and local settings (treasury, legacy treasury, no
- * explorer), each only where the environment names nothing else. With RPC_URLS set, the payment
- * settings are the environment's own (another deployment's chain).
+ * entry with: the running `npm start`'s chain, DynamoDB and settings (its endpoints file,
+ * local/endpoints.ts; with none, anvil and DynamoDB Local on their ports and `npm start`'s local
+ * settings: treasury, legacy treasury, no explorer), each only where the environment names nothing
+ * else. With RPC_URLS set, the payment settings are the environment's own (another deployment's chain).
  *
  * `deployedTables`: with no DYNAMODB_ENDPOINT and every one of these tables named in the
  * environment, the tool reaches that deployment's DynamoDB with the caller's AWS credentials
@@ -12,16 +13,18 @@ import { INFRA_ENV } from '../lambdas/contract/env';
 import { SETTINGS } from '../lambdas/contract/settings';
 import type { TableDefinition } from '../lambdas/contract/tables';
 import { LOCAL_LEGACY_TREASURY, TREASURY_ACCOUNT_INDEX, testAccount } from './anvil';
-import { DEFAULT_DYNAMODB_PORT } from './dynamodb-local';
+import { toolEndpoints } from './endpoints';
 
 export function chainToolEnv(env: NodeJS.ProcessEnv, deployedTables: readonly TableDefinition[] = []): void {
   const local = env[SETTINGS.rpcUrls.env] === undefined;
   const aws =
     deployedTables.length > 0 && env[INFRA_ENV.dynamodbEndpoint] === undefined && deployedTables.every((t) => env[t.env] !== undefined);
-  if (!aws) env[INFRA_ENV.dynamodbEndpoint] ??= `http://127.0.0.1:${env['DYNAMODB_PORT'] ?? DEFAULT_DYNAMODB_PORT}`;
-  env[SETTINGS.rpcUrls.env] ??= `http://127.0.0.1:${env['ANVIL_PORT'] ?? 8545}`;
+  const running = toolEndpoints(env);
+  if (!aws) env[INFRA_ENV.dynamodbEndpoint] ??= running.dynamodbEndpoint;
+  env[SETTINGS.rpcUrls.env] ??= running.rpcUrls.join(',');
   if (local) {
-    // npm start's own settings for its anvil (local/stack.ts), unless the environment says otherwise.
+    // The settings the running start's functions have, then npm start's own for its anvil (local/stack.ts).
+    for (const [name, value] of Object.entries(running.settings)) env[name] ??= value;
     env[SETTINGS.treasury.env] ??= testAccount(TREASURY_ACCOUNT_INDEX).address;
     env[SETTINGS.legacyTreasury.env] ??= LOCAL_LEGACY_TREASURY;
     env[SETTINGS.explorerUrl.env] ??= '';

@@ -15,9 +15,6 @@ export interface DynamoDbLocalHandle {
   stop: () => Promise<void>;
 }
 
-/** DynamoDB Local's own default port: `npm start` and the operator tools meet there unless DYNAMODB_PORT says otherwise. */
-export const DEFAULT_DYNAMODB_PORT = 8000;
-
 /** The JVM and DynamoDB Local's start take about 3 s on the reference machine; a loaded one gets more. */
 const READY_WITHIN_MS = 60_000;
 

@@ -1,11 +1,13 @@
 /**
  * `npm run export [-- <dir>]`: writes the ledger and the card sales of the running local stack
- * (its DynamoDB Local, or DYNAMODB_ENDPOINT) in the format of DynamoDB's ExportTableToPointInTime,
+ * (its DynamoDB Local, from `npm start`'s endpoints file, local/endpoints.ts; or DYNAMODB_ENDPOINT,
+ * or DynamoDB Local on DYNAMODB_PORT) in the format of DynamoDB's ExportTableToPointInTime,
  * under the same S3 layout the daily export uses in AWS:
  *   <dir>/<prefix>/<snapshot>/AWSDynamoDB/<export id>/manifest-summary.json
  *   <dir>/<prefix>/<snapshot>/AWSDynamoDB/<export id>/manifest-files.json   (one JSON line per data file)
  *   <dir>/<prefix>/<snapshot>/AWSDynamoDB/<export id>/data/<name>.json.gz    ({"Item":{…}} lines)
- * `npm run revenue -- <dir>` reads it. Default dir: .data/exports/<snapshot>.
+ * `npm run revenue -- <dir>` reads it (`npm run revenue`, the newest). Default dir: `exports/<snapshot>` in
+ * the running start's data dir (.data/ for an in-memory one, or DATA_DIR).
  */
 import { createHash, randomBytes } from 'node:crypto';
 import { mkdirSync, writeFileSync } from 'node:fs';
@@ -17,7 +19,7 @@ import { INFRA_ENV } from '../lambdas/contract/env';
 import { EXPORTED_TABLES, type ExportedTable } from '../lambdas/contract/finance-export';
 import { tableName } from '../lambdas/platform/table-names';
 import { dynamoClient, scanItems } from '../lambdas/platform/adapters/dynamo-client';
-import { DEFAULT_DYNAMODB_PORT } from './dynamodb-local';
+import { toolEndpoints } from './endpoints';
 
 /** Items per data file; DynamoDB's own files are larger, the reader must not care. */
 const ITEMS_PER_FILE = 5_000;
@@ -81,15 +83,14 @@ export async function exportTable(client: DynamoDBClient, t: ExportedTable, dir:
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
-  // The same client the handlers use, pointed at the local DynamoDB Local unless DYNAMODB_ENDPOINT says otherwise.
-  process.env[INFRA_ENV.dynamodbEndpoint] ??= `http://127.0.0.1:${process.env['DYNAMODB_PORT'] ?? DEFAULT_DYNAMODB_PORT}`;
+  // The same client the handlers use, pointed at the running start's DynamoDB unless DYNAMODB_ENDPOINT says otherwise.
+  const running = toolEndpoints(process.env);
+  process.env[INFRA_ENV.dynamodbEndpoint] ??= running.dynamodbEndpoint;
   const endpoint = process.env[INFRA_ENV.dynamodbEndpoint];
   const client = dynamoClient();
   const snapshot = new Date();
   snapshot.setUTCMilliseconds(0);
-  const dir = resolve(
-    process.argv[2] ?? fileURLToPath(new URL(`../.data/exports/${snapshot.toISOString().replace(/[:.]/g, '-')}`, import.meta.url)),
-  );
+  const dir = resolve(process.argv[2] ?? join(running.exportsDir, snapshot.toISOString().replace(/[:.]/g, '-')));
   try {
     for (const t of EXPORTED_TABLES) console.error(`exported ${tableName(t.table)} to ${await exportTable(client, t, dir, snapshot)}`);
     console.log(dir);

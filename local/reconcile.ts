@@ -1,15 +1,15 @@
 /**
  * `npm run reconcile`: recounts every ledger row and card sale and compares the figures the fold
- * keeps, against the running local stack's DynamoDB Local (`npm start`), or the DynamoDB at
- * DYNAMODB_ENDPOINT. Prints the report as JSON; exits 0 when every figure equals the recount, 1
+ * keeps, against the running local stack's DynamoDB Local (`npm start`'s, from its endpoints file,
+ * local/endpoints.ts), or the DynamoDB at DYNAMODB_ENDPOINT (or DynamoDB Local on DYNAMODB_PORT). Prints the report as JSON; exits 0 when every figure equals the recount, 1
  * when one differs, 2 when the records kept changing or the database is unreachable. In AWS the
  * same function runs daily on a schedule (and on demand: invoke the ledger's reconcile function).
  */
 import { INFRA_ENV } from '../lambdas/contract/env';
-import { DEFAULT_DYNAMODB_PORT } from './dynamodb-local';
+import { toolEndpoints } from './endpoints';
 
 const env = process.env;
-env[INFRA_ENV.dynamodbEndpoint] ??= `http://127.0.0.1:${env['DYNAMODB_PORT'] ?? DEFAULT_DYNAMODB_PORT}`;
+env[INFRA_ENV.dynamodbEndpoint] ??= toolEndpoints(env).dynamodbEndpoint;
 env['AWS_REGION'] ??= 'us-east-1';
 // DynamoDB Local accepts any credentials (-sharedDb); the SDK still wants some.
 env['AWS_ACCESS_KEY_ID'] ??= 'local';

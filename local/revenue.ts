@@ -1,8 +1,9 @@
 /**
- * `npm run revenue -- <export dir> [out.csv]`: the revenue rollup from DynamoDB exports, with
+ * `npm run revenue [-- <export dir> [out.csv]]`: the revenue rollup from DynamoDB exports, with
  * DuckDB (@duckdb/node-api: an embedded SQL engine that reads gzipped JSON lines itself, so the
  * rollup is the same SQL Athena runs in AWS, not a second implementation in TypeScript).
- * Finds the newest snapshot of the ledger export under <dir> and the card-sales export of the
+ * Without a directory, the newest `npm run export` wrote for the running start (its data dir's
+ * `exports/`, local/endpoints.ts). Finds the newest snapshot of the ledger export under <dir> and the card-sales export of the
  * same snapshot, takes the data files each export's manifest-files.json lists (never a glob of
  * the folder), runs REVENUE_ROLLUP_SQL and writes the CSV of GET /api/revenue?format=csv.
  * `--transactions` writes the books row by row, `--net` the net rollup (gross, refunds, fees,
@@ -33,6 +34,7 @@ import {
   type ExportedTable,
   type RevenueCsvRow,
 } from '../lambdas/contract/finance-export';
+import { toolEndpoints } from './endpoints';
 
 export class ExportReadError extends Error {}
 
@@ -189,13 +191,29 @@ const REPORTS: Record<string, (dir: string) => Promise<string>> = {
   '--net': async (dir) => csv(NET_ROLLUP_COLUMNS, await netRollupFromExport(dir)),
 };
 
+/** The newest export under `root` (`npm run export` names each by its time), or undefined. */
+function newestExport(root: string): string | undefined {
+  if (!existsSync(root)) return undefined;
+  const names = readdirSync(root, { withFileTypes: true })
+    .filter((d) => d.isDirectory())
+    .map((d) => d.name)
+    .sort();
+  return names.length > 0 ? join(root, names.at(-1)!) : undefined;
+}
+
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const args = process.argv.slice(2);
   const flags = args.filter((a) => a.startsWith('--'));
-  const [dir, out] = args.filter((a) => !a.startsWith('--'));
+  const [given, out] = args.filter((a) => !a.startsWith('--'));
   const unknown = flags.filter((f) => !(f in REPORTS));
-  if (!dir || unknown.length > 0 || flags.length > 1) {
-    console.error(`usage: npm run revenue -- <export dir> [out.csv] [${Object.keys(REPORTS).join(' | ')}]   (npm run export writes one)`);
+  if (unknown.length > 0 || flags.length > 1) {
+    console.error(`usage: npm run revenue [-- <export dir> [out.csv]] [${Object.keys(REPORTS).join(' | ')}]   (npm run export writes one)`);
+    process.exit(2);
+  }
+  const exportsDir = toolEndpoints(process.env).exportsDir;
+  const dir = given ?? newestExport(exportsDir);
+  if (!dir) {
+    console.error(`no export under ${exportsDir}: npm run export writes one (or give its directory: npm run revenue -- <export dir>)`);
     process.exit(2);
   }
   try {

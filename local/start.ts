@@ -3,10 +3,18 @@
  * locally and prints how to use it.
  * Data persists under .data/ (EPHEMERAL=1 keeps everything in memory). Ctrl-C stops every child.
  */
-import { fileURLToPath } from 'node:url';
 import { formatEther } from 'viem';
 import { BUYER_ACCOUNT_INDEXES, BUYER_TOKEN_BALANCE, testAccount } from './anvil';
-import { DEFAULT_DYNAMODB_PORT } from './dynamodb-local';
+import {
+  DEFAULT_DATA_DIR,
+  DEFAULT_PORTS,
+  ENDPOINTS_FILE_ENV,
+  endpointsCandidates,
+  endpointsFileFor,
+  recordedSettings,
+  removeEndpoints,
+  writeEndpoints,
+} from './endpoints';
 import { StackStartError, startStack } from './stack';
 import { CHAIN_ID } from '../lambdas/contract/chain';
 import { links } from '../lambdas/contract/links';
@@ -25,7 +33,7 @@ const intEnv = (name: string, fallback: number): number => {
   return n;
 };
 
-const dataDir = env['EPHEMERAL'] === '1' ? undefined : (env['DATA_DIR'] ?? fileURLToPath(new URL('../.data', import.meta.url)));
+const dataDir = env['EPHEMERAL'] === '1' ? undefined : (env['DATA_DIR'] ?? DEFAULT_DATA_DIR);
 // Quiet by default: one warning line per failure, not one JSON line per request.
 process.env['POWERTOOLS_LOG_LEVEL'] ??= 'WARN';
 
@@ -56,20 +64,29 @@ try {
   const stack = await startStack({
     // BUILD_SITE=0 serves the dist/ an earlier build left (the tests' setup builds it once for every start they spawn).
     beforeListening: env['BUILD_SITE'] === '0' ? undefined : buildCatalog(),
-    port: intEnv('PORT', 8787),
-    anvilPort: intEnv('ANVIL_PORT', 8545),
-    dynamoPort: intEnv('DYNAMODB_PORT', DEFAULT_DYNAMODB_PORT),
+    port: intEnv('PORT', DEFAULT_PORTS.api),
+    anvilPort: intEnv('ANVIL_PORT', DEFAULT_PORTS.anvil),
+    dynamoPort: intEnv('DYNAMODB_PORT', DEFAULT_PORTS.dynamodb),
     dataDir,
     env,
   });
   // Since the process started: the launcher's build and the catalog build included.
   const seconds = (performance.now() / 1000).toFixed(1);
-  const toolEnv = stack.dynamoEndpoint === `http://127.0.0.1:${DEFAULT_DYNAMODB_PORT}` ? '' : `DYNAMODB_ENDPOINT=${stack.dynamoEndpoint} `;
-  // The unmatched-receipts report also reads the chain and the treasury (local/unmatched.ts finds npm start's own by default).
-  const unmatchedEnv =
-    stack.localChain && stack.rpcUrls[0] === 'http://127.0.0.1:8545'
-      ? toolEnv
-      : `${toolEnv}RPC_URLS=${stack.rpcUrls.join(',')} TREASURY_ADDRESS=${stack.treasury} `;
+  // Where it runs, for the tools (local/endpoints.ts): they read it unless a flag or the environment names another.
+  const endpointsFile = endpointsFileFor(env, dataDir);
+  writeEndpoints(endpointsFile, {
+    pid: process.pid,
+    startedAt: new Date().toISOString(),
+    baseUrl: stack.baseUrl,
+    rpcUrls: stack.rpcUrls,
+    dynamodbEndpoint: stack.dynamoEndpoint,
+    dataDir: dataDir ?? null,
+    settings: recordedSettings(process.env),
+  });
+  process.on('exit', () => removeEndpoints(endpointsFile, process.pid));
+  // A tool in a plain shell looks in .data/ and the in-memory run's place; elsewhere it needs ENDPOINTS_FILE (or DATA_DIR).
+  const found = endpointsCandidates({}).includes(endpointsFile);
+  const toolEnv = found ? '' : `${ENDPOINTS_FILE_ENV}=${endpointsFile} `;
   const buyer = testAccount(1);
   const lines = [
     '',
@@ -99,16 +116,17 @@ try {
       : []),
     `  Card checkout   ${cardCheckoutLine(env, stack.baseUrl)}`,
     `  Data            ${dataDir ?? 'in memory (EPHEMERAL=1)'}`,
-    // The tools find this DynamoDB Local by its default port; on another one they need its address.
-    `  Operator tools  ${toolEnv}npm run reconcile | ${toolEnv}npm run export | npm run revenue -- <export dir> | ${unmatchedEnv}npm run unmatched`,
+    `  Endpoints       ${endpointsFile}  (${found ? 'every tool below reads it' : `the tools read it with ${ENDPOINTS_FILE_ENV} set to it`}; removed on stop)`,
+    `  Buyer tools     ${toolEnv}npm run buy -- <skill> | ${toolEnv}npm run verify-receipt -- @packs/<skill>.receipt.jws`,
+    `  Operator tools  ${toolEnv}npm run reconcile | ${toolEnv}npm run export | ${toolEnv}npm run revenue | ${toolEnv}npm run unmatched | ${toolEnv}npm run refund -- <sale tx> <refund tx>`,
     '',
   ];
   if (stack.localChain) {
     lines.push(
       `  Test buyers: anvil accounts ${BUYER_ACCOUNT_INDEXES[0]}-${BUYER_ACCOUNT_INDEXES.at(-1)} of the mnemonic "test test ... junk",`,
       `  each with ${BUYER_TOKEN_BALANCE} USDC, ${BUYER_TOKEN_BALANCE} USDbC and ETH for gas. Account 1: ${buyer.address}`,
-      '  To buy: GET /api/pay?skill=<id> (402 challenge), transfer the amount to payTo, then',
-      '  POST /api/pay with header X-PAYMENT: {"txHash":"0x…","skill":"<id>"}.',
+      '  To buy: npm run buy -- <id> (account 1 pays), or GET /api/pay?skill=<id> (402 challenge),',
+      '  transfer the amount to payTo, then POST /api/pay with header X-PAYMENT: {"txHash":"0x…","skill":"<id>"}.',
       '',
     );
   }
@@ -119,6 +137,8 @@ try {
   const shutdown = (signal: string): void => {
     if (stopping) return;
     stopping = true;
+    // First, so no tool reaches for a stack going away.
+    removeEndpoints(endpointsFile, process.pid);
     console.log(`\n  ${signal}: stopping DynamoDB Local, anvil and the API…`);
     stack.stop().then(
       () => process.exit(0),

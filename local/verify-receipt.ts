@@ -1,6 +1,5 @@
 /**
- * `npm run verify-receipt -- <receipt or @file> --issuer <base URL> [--jwks <file or URL>]`, or
- * `… <receipt or @file> --jwks <file or URL>`: checks a sale's receipt (a compact JWS,
+ * `npm run verify-receipt -- <receipt or @file> [--issuer <base URL>] [--jwks <file or URL>]`: checks a sale's receipt (a compact JWS,
  * lambdas/contract/receipt.ts) against the service key and prints its claims as JSON (exit 0), or
  * says in one sentence why not (exit 1).
  *
@@ -10,18 +9,21 @@
  * 50, finding 9). The caller pins where the key comes from: `--issuer` (the service's base URL,
  * exactly as it signs it: the JWKS is fetched from `<issuer>/.well-known/jwks.json`, and the
  * verified `iss` must equal it) or `--jwks` (a saved jwks.json, which needs no network; with
- * `--issuer` too, `iss` is compared as well). With neither, the receipt is refused as not pinned.
+ * `--issuer` too, `iss` is compared as well). With neither, the issuer is the service the running
+ * `npm start` serves (its endpoints file, local/endpoints.ts: this machine's own record, never the
+ * receipt's word); with no start running either, the receipt is refused as not pinned.
  */
 import { readFileSync } from 'node:fs';
 import { compactVerify, createLocalJWKSet, createRemoteJWKSet, decodeProtectedHeader, type JSONWebKeySet } from 'jose';
 import { links } from '../lambdas/contract/links';
 import { RECEIPT_ALG, RECEIPT_TYPE, type ReceiptClaims } from '../lambdas/contract/receipt';
+import { readEndpoints } from './endpoints';
 
 const USAGE =
-  'Usage: npm run verify-receipt -- <receipt or @file> --issuer <the service’s base URL> [--jwks <file or URL>], or <receipt or @file> --jwks <file or URL>';
+  'Usage: npm run verify-receipt -- <receipt or @file> [--issuer <the service’s base URL>] [--jwks <file or URL>] (no option: the service npm start runs here)';
 
 const NOT_PINNED =
-  'The receipt was not pinned: pass --issuer with the base URL of the service you bought from (its JWKS is fetched from there), or --jwks with its saved jwks.json.';
+  'The receipt was not pinned: pass --issuer with the base URL of the service you bought from (its JWKS is fetched from there), or --jwks with its saved jwks.json (with neither, the service npm start runs here is the issuer, and none is running).';
 
 /** A refusal: one sentence for the user, exit 1. */
 class Refusal extends Error {}
@@ -47,8 +49,10 @@ function takeOption(args: string[], name: string, needs: string): string | undef
 function parseArgs(argv: string[]): { receipt: string; pins: Pins } {
   const args = [...argv];
   const jwks = takeOption(args, '--jwks', 'a file or a URL');
-  const issuer = takeOption(args, '--issuer', 'the service’s base URL');
+  const named = takeOption(args, '--issuer', 'the service’s base URL');
   if (args.length !== 1) throw new Refusal(USAGE);
+  // Unpinned by the caller: the service this machine's running start serves, from its own record.
+  const issuer = named ?? (jwks === undefined ? readEndpoints(process.env)?.endpoints.baseUrl : undefined);
   if (issuer !== undefined && !isUrl(issuer)) throw new Refusal(`--issuer must be an http(s) URL, the service’s base URL; got ${issuer}.`);
   if (issuer === undefined && jwks === undefined) throw new Refusal(NOT_PINNED);
   const arg = args[0]!;

@@ -1,12 +1,14 @@
+import { execFile } from 'node:child_process';
 import { createServer } from 'node:net';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, inject, it } from 'vitest';
 import { createPublicClient, createWalletClient, http, parseEther } from 'viem';
 import { testAccount } from '../../local/anvil';
 import { localChain } from '../../local/local-chain';
-import { killStarted, runStart } from '../support/spawn-start';
+import { killStarted, runStart, userEnv } from '../support/spawn-start';
 import { childPids, exitsSoon } from '../support/processes';
 
 const dirs: string[] = [];
@@ -22,9 +24,6 @@ describe('npm start', () => {
 
     const first = await runStart({ DATA_DIR: dataDir });
     expect(first.output()).toMatch(/USDC\s+0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913/);
-    // Its DynamoDB Local is not on the default port here, so the banner gives the tools its address.
-    const dynamo = /DynamoDB\s+(http:\/\/\S+)/.exec(first.output())![1]!;
-    expect(first.output()).toContain(`Operator tools  DYNAMODB_ENDPOINT=${dynamo} npm run reconcile`);
     const ready = (await (await fetch(`${first.baseUrl}/api/ready`)).json()) as { ready: boolean };
     expect(ready.ready).toBe(true);
 
@@ -53,6 +52,68 @@ describe('npm start', () => {
     // Two whole starts, each bundling the server and building the catalog: on a 2-core machine
     // shared with the rest of the suite, more than the default 30 s.
   }, 90_000);
+
+  it('writes where it runs for every tool, which finds it with no flag; the banner lists each tool; the file goes on Ctrl-C', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'market-data-'));
+    const packs = mkdtempSync(join(tmpdir(), 'packs-'));
+    dirs.push(dataDir, packs);
+    // Every port other than the default (PORT, ANVIL_PORT, DYNAMODB_PORT are 0: free ports), the file in its default place.
+    const started = await runStart({ DATA_DIR: dataDir, ENDPOINTS_FILE: '' });
+    const file = join(dataDir, 'endpoints.json');
+    const banner = started.output();
+    try {
+      const written = JSON.parse(readFileSync(file, 'utf8'));
+      expect(written).toMatchObject({
+        pid: started.child.pid,
+        baseUrl: started.baseUrl,
+        rpcUrls: [/RPC\s+(http:\/\/\S+)/.exec(banner)![1]],
+        dynamodbEndpoint: /DynamoDB\s+(http:\/\/\S+)/.exec(banner)![1],
+        dataDir,
+        settings: { TREASURY_ADDRESS: expect.stringMatching(/^0x/) },
+      });
+      expect(banner).toContain(`Endpoints       ${file}`);
+      for (const tool of ['buy', 'verify-receipt', 'reconcile', 'export', 'revenue', 'unmatched', 'refund'])
+        expect(banner, tool).toMatch(new RegExp(`npm run ${tool}\\b`));
+      // The tools need no address: a user's shell with DATA_DIR, as it started (nothing else set).
+      const tool = (script: string, ...args: string[]) =>
+        new Promise<{ code: number; out: string; err: string }>((resolve) =>
+          execFile(
+            process.execPath,
+            ['--import', 'tsx', script, ...args],
+            { cwd: fileURLToPath(new URL('../..', import.meta.url)), env: { ...userEnv(), DATA_DIR: dataDir, ENDPOINTS_FILE: '' } },
+            (err, stdout, stderr) => resolve({ code: err ? (typeof err.code === 'number' ? err.code : 1) : 0, out: stdout, err: stderr }),
+          ),
+        );
+      const bought = await tool('local/buy.ts', 'agent-x402-first-buy', '--out', packs);
+      expect(bought.code, bought.err).toBe(0);
+      // As the README gives it: the receipt checked against the running service's key.
+      const verified = await tool('local/verify-receipt.ts', `@${join(packs, 'agent-x402-first-buy.receipt.jws')}`);
+      expect(verified.code, verified.err).toBe(0);
+      const sale = JSON.parse(readFileSync(join(packs, 'agent-x402-first-buy.receipt.json'), 'utf8')).txHash as string;
+      expect(JSON.parse(verified.out)).toMatchObject({ iss: started.baseUrl, tx: sale.toLowerCase() });
+      // 2 is "could not run" (no chain or database there); 0 or 1 is an answer from this start's.
+      const reconciled = await tool('local/reconcile.ts');
+      expect(reconciled.code, reconciled.err).not.toBe(2);
+      const unmatched = await tool('local/unmatched.ts');
+      expect(unmatched.code, unmatched.err).not.toBe(2);
+      // The sale is no refund of itself: refused (1) after reading it on this chain and in this database.
+      const refund = await tool('local/refund.ts', sale, sale);
+      expect(refund.code, refund.err).toBe(1);
+      expect(JSON.parse(refund.out)).toMatchObject({ outcome: 'refused' });
+      const exported = await tool('local/export.ts');
+      expect(exported.code, exported.err).toBe(0);
+      expect(exported.out.trim().startsWith(join(dataDir, 'exports'))).toBe(true);
+      // With no directory: the newest export of this start's data dir.
+      const revenue = await tool('local/revenue.ts');
+      expect(revenue.code, revenue.err).toBe(0);
+      expect(revenue.out).toMatch(/^day,channel,/);
+      expect(revenue.out).toContain('agent-x402-first-buy');
+    } finally {
+      expect(await started.interrupt()).toBe(0);
+    }
+    // Stopped: nothing points at it any more.
+    expect(existsSync(file)).toBe(false);
+  }, 180_000);
 
   it('names the env var to change when the port is busy', async () => {
     const blocker = createServer();

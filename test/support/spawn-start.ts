@@ -3,6 +3,9 @@
  * waits for its banner. Used to test start-up, shutdown, persistence and configuration.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { SECRET_SETTINGS, SETTINGS } from '../../lambdas/contract/settings';
 
@@ -28,7 +31,7 @@ export function killStarted(): void {
  * The test workers inherit the global setup's DYNAMODB_ENDPOINT, RPC_URLS and settings;
  * a user's shell has none of them, so the child starts without them unless a test sets them.
  */
-function userEnv(): NodeJS.ProcessEnv {
+export function userEnv(): NodeJS.ProcessEnv {
   const env = { ...process.env };
   for (const name of ['DYNAMODB_ENDPOINT', ...[...Object.values(SETTINGS), ...Object.values(SECRET_SETTINGS)].map((s) => s.env)])
     delete env[name];
@@ -39,7 +42,16 @@ export function runStart(env: Record<string, string>, timeoutMs = 45_000): Promi
   const child = spawn(process.execPath, ['local/run.mjs'], {
     cwd: root,
     // The global setup built dist/ once: a spawned start serves it instead of building it again beside other tests.
-    env: { ...userEnv(), PORT: '0', ANVIL_PORT: '0', DYNAMODB_PORT: '0', BUILD_SITE: '0', ...env },
+    // Its endpoints file is its own (ENDPOINTS_FILE: '' for the default place), never the one a developer's start wrote.
+    env: {
+      ...userEnv(),
+      PORT: '0',
+      ANVIL_PORT: '0',
+      DYNAMODB_PORT: '0',
+      BUILD_SITE: '0',
+      ENDPOINTS_FILE: join(tmpdir(), `skill-market-endpoints-${randomUUID()}.json`),
+      ...env,
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   running.add(child);

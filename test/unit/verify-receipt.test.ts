@@ -17,9 +17,10 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { jwks, signReceipt } from '../../lambdas/ledger';
 import { ledgerRow } from '../support/records';
 import { keyFileServiceSigner } from '../../lambdas/ledger/adapters/key-file-service-signer';
+import { writeEndpoints } from '../../local/endpoints';
 
 const NOT_PINNED =
-  'The receipt was not pinned: pass --issuer with the base URL of the service you bought from (its JWKS is fetched from there), or --jwks with its saved jwks.json.';
+  'The receipt was not pinned: pass --issuer with the base URL of the service you bought from (its JWKS is fetched from there), or --jwks with its saved jwks.json (with neither, the service npm start runs here is the issuer, and none is running).';
 
 /** Any sale: the receipt's claims come from it. */
 const row = ledgerRow(1);
@@ -37,12 +38,14 @@ async function jwksServer(body: unknown): Promise<{ base: string; asked: string[
 }
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
-const verify = (...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> =>
+const verifyIn = (env: NodeJS.ProcessEnv, ...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> =>
   new Promise((resolve) => {
-    execFile(process.execPath, ['--import', 'tsx', 'local/verify-receipt.ts', ...args], { cwd: root }, (err, stdout, stderr) =>
+    execFile(process.execPath, ['--import', 'tsx', 'local/verify-receipt.ts', ...args], { cwd: root, env }, (err, stdout, stderr) =>
       resolve({ code: err ? (typeof err.code === 'number' ? err.code : 1) : 0, stdout, stderr }),
     );
   });
+/** Run as the tests run it: ENDPOINTS_FILE names a file no start writes (vitest.config.ts), so no running start pins it. */
+const verify = (...args: string[]) => verifyIn(process.env, ...args);
 
 const serviceKey = keyFileServiceSigner(undefined);
 const attackerKey = keyFileServiceSigner(undefined);
@@ -111,6 +114,29 @@ describe('an honest receipt', () => {
     const out = await verify(honest);
     expect(out).toMatchObject({ code: 1, stdout: '' });
     expect(out.stderr.trim()).toBe(NOT_PINNED);
+  });
+
+  it('with neither option beside a running npm start, is checked against the service that start serves (its endpoints file), never the receipt’s issuer', async () => {
+    const file = join(dir, 'endpoints.json');
+    // This test's process stands for the running start: the file is read while its process runs.
+    writeEndpoints(file, {
+      pid: process.pid,
+      startedAt: new Date().toISOString(),
+      baseUrl: service.base,
+      rpcUrls: [],
+      dynamodbEndpoint: 'http://127.0.0.1:9',
+      dataDir: null,
+      settings: {},
+    });
+    const beside = { ...process.env, ENDPOINTS_FILE: file };
+    const out = await verifyIn(beside, honest);
+    expect(out.code, out.stderr).toBe(0);
+    expect(JSON.parse(out.stdout)).toMatchObject({ iss: service.base, tx: row.txHash });
+    for (const iss of [`${attacker.base}/http/${service.base.slice('http://'.length)}`, attacker.base]) {
+      const forged = await verifyIn(beside, await signReceipt(row, iss, attackerKey));
+      expect(forged).toMatchObject({ code: 1, stdout: '' });
+    }
+    expect(attacker.asked).toEqual([]);
   });
 
   it('verifies with --jwks alone (the file pins the key), and with --issuer too only if iss equals it', async () => {
