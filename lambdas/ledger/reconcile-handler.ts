@@ -10,13 +10,15 @@ import { countMetric } from '../platform/metrics';
 import { reconcileFigures, type ReconcileReport } from './reconcile';
 import { unmatchedReceipts, type UnmatchedReport } from './unmatched';
 
+export type { UnmatchedReport };
+
 /** What a scheduled invocation sends (EventBridge Scheduler's input); `npm run reconcile` sends nothing. */
 export interface ReconcileTask {
   task?: 'reconcile' | 'unmatched';
   /** `unmatched` only: the blocks to read (decimal strings); the daily window by default. */
   fromBlock?: string;
   toBlock?: string;
-  /** `unmatched` only: leave out transfers younger than this (default 600 s: a buyer may still claim). */
+  /** `unmatched` only: an unclaimed transfer younger than this is too recent to judge (default 600 s: a buyer may still claim). */
   graceSeconds?: number;
 }
 
@@ -31,6 +33,7 @@ async function unmatched(event: ReconcileTask): Promise<UnmatchedReport> {
   // Support reads these lines to deliver or refund (docs/FINANCE.md, "Money received but not delivered").
   if (report.unmatched.length > 0) logger.warn('treasury transfers no claim matches', { ...report });
   else logger.info('unmatched', { from_block: report.from_block, to_block: report.to_block, transfers: report.transfers });
+  if (report.too_recent.length > 0) logger.info(report.note!, { grace_seconds: report.grace_seconds, too_recent: report.too_recent });
   return report;
 }
 

@@ -5,9 +5,10 @@
  * nothing is written: the report is read from the chain's logs and the ledger, and only said.
  *
  * A transfer is matched when the proof ledger has a row for its transaction (any kind: an x402
- * unlock by txHash or by the relayer's settlement, a subscription period, a meter top-up). Only
- * transfers past the grace period are reported, so a buyer between the transfer and the POST is
- * not listed. The likely purchase is what the catalog sells at exactly that amount.
+ * unlock by txHash or by the relayer's settlement, a subscription period, a meter top-up). An
+ * unclaimed transfer younger than the grace period is not judged (its buyer may be between the
+ * transfer and the POST): it is listed apart, as too recent to judge, with the grace named, never
+ * left out. The likely purchase is what the catalog sells at exactly that amount.
  */
 import type { Catalog } from '../catalog';
 import { explorerTx, formatDecimal, USD_DECIMALS } from '../contract/chain';
@@ -16,7 +17,7 @@ import type { Ledger, TreasuryTransfer, TreasuryTransfers } from './ports';
 
 /** How far back the daily run looks: two days of Base blocks (2 s each), so each transfer is seen by two runs. */
 export const UNMATCHED_WINDOW_BLOCKS = 86_400n;
-/** A transfer younger than this may still be claimed by its buyer: not reported yet. */
+/** A transfer younger than this may still be claimed by its buyer: listed as too recent to judge, not as unmatched. */
 export const UNMATCHED_GRACE_SECONDS = 600;
 
 export interface UnmatchedPorts {
@@ -50,10 +51,17 @@ export interface UnmatchedReport {
   from_block: string;
   to_block: string;
   scanned_at: string;
-  /** Transfers to the treasury in the window (matched or not), past the grace period. */
+  /** Transfers to the treasury in the window: `matched` + `unmatched` + `too_recent`. */
   transfers: number;
   matched: number;
+  /** Unclaimed and older than the grace: money received, nothing delivered. */
   unmatched: UnmatchedTransfer[];
+  /** The grace the report judged by: an unclaimed transfer younger than this is `too_recent`. */
+  grace_seconds: number;
+  /** Unclaimed but younger than the grace (its buyer may still claim it): too recent to judge. */
+  too_recent: UnmatchedTransfer[];
+  /** Said when `too_recent` is not empty: how many, and the grace that held them back. */
+  note?: string;
   /** In atomic units per asset: what the unmatched transfers hold in all. */
   unmatched_atomic: { USDC: string; USDbC: string };
 }
@@ -68,7 +76,8 @@ function likelyPurchases(amount: string, catalog: UnmatchedPorts['catalog']): Un
 
 /**
  * The report of blocks `from`..`to`; both default to the daily window ending at the judged head.
- * `graceSeconds` (default {@link UNMATCHED_GRACE_SECONDS}) leaves out transfers younger than that.
+ * An unclaimed transfer younger than `graceSeconds` (default {@link UNMATCHED_GRACE_SECONDS}) is
+ * `too_recent`, not `unmatched`.
  */
 export async function unmatchedReceipts(
   ports: UnmatchedPorts,
@@ -78,13 +87,28 @@ export async function unmatchedReceipts(
   const to = window.to ?? head - BigInt(Math.max(ports.minConfirmations - 1, 0));
   const from = window.from ?? (to > UNMATCHED_WINDOW_BLOCKS ? to - UNMATCHED_WINDOW_BLOCKS + 1n : 0n);
   const now = ports.now();
-  const cutoff = now.getTime() - (window.graceSeconds ?? UNMATCHED_GRACE_SECONDS) * 1000;
-  const seen = (to >= from ? await ports.transfers.between(from, to) : []).filter((t) => Date.parse(t.time) <= cutoff);
+  const graceSeconds = window.graceSeconds ?? UNMATCHED_GRACE_SECONDS;
+  const cutoff = now.getTime() - graceSeconds * 1000;
+  const seen = to >= from ? await ports.transfers.between(from, to) : [];
 
   // One ledger read per transaction (a transaction with two transfers to the treasury is one claim at most).
   const claimed = new Map<string, boolean>();
   for (const tx of new Set(seen.map((t) => t.txHash))) claimed.set(tx, (await ports.ledger.get(ports.network, tx)) !== undefined);
-  const unmatched = seen.filter((t) => !claimed.get(t.txHash));
+  const unclaimed = seen.filter((t) => !claimed.get(t.txHash));
+  const unmatched = unclaimed.filter((t) => Date.parse(t.time) <= cutoff);
+  const tooRecent = unclaimed.filter((t) => Date.parse(t.time) > cutoff);
+  const line = (t: TreasuryTransfer): UnmatchedTransfer => ({
+    tx_hash: t.txHash,
+    log_index: t.logIndex,
+    asset: t.asset,
+    amount_atomic: t.amount,
+    amount: formatDecimal(BigInt(t.amount), USD_DECIMALS),
+    payer: t.from,
+    block: t.blockNumber.toString(),
+    time: t.time,
+    explorer_tx: explorerTx(ports.explorerUrl, t.txHash),
+    likely: likelyPurchases(t.amount, ports.catalog),
+  });
 
   const total = (asset: TreasuryTransfer['asset']): string =>
     unmatched
@@ -96,19 +120,16 @@ export async function unmatchedReceipts(
     to_block: to.toString(),
     scanned_at: now.toISOString(),
     transfers: seen.length,
-    matched: seen.length - unmatched.length,
-    unmatched: unmatched.map((t) => ({
-      tx_hash: t.txHash,
-      log_index: t.logIndex,
-      asset: t.asset,
-      amount_atomic: t.amount,
-      amount: formatDecimal(BigInt(t.amount), USD_DECIMALS),
-      payer: t.from,
-      block: t.blockNumber.toString(),
-      time: t.time,
-      explorer_tx: explorerTx(ports.explorerUrl, t.txHash),
-      likely: likelyPurchases(t.amount, ports.catalog),
-    })),
+    matched: seen.length - unclaimed.length,
+    unmatched: unmatched.map(line),
+    grace_seconds: graceSeconds,
+    too_recent: tooRecent.map(line),
+    ...(tooRecent.length > 0 ? { note: tooRecentNote(tooRecent.length, graceSeconds) } : {}),
     unmatched_atomic: { USDC: total('USDC'), USDbC: total('USDbC') },
   };
 }
+
+/** What a report with unclaimed transfers inside the grace says of them. */
+export const tooRecentNote = (count: number, graceSeconds: number): string =>
+  `${count} unclaimed transfer${count === 1 ? ' is' : 's are'} too recent to judge: younger than the ${graceSeconds} s grace, ` +
+  'their buyers may still claim them. They are in `too_recent`; run the report again once they are older, or with a grace of 0 to judge them now.';

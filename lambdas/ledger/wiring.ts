@@ -6,6 +6,7 @@
 import type { DynamoDBRecord } from 'aws-lambda';
 import { catalogFromEnv } from '../catalog';
 import { INFRA_ENV } from '../contract/env';
+import { SETTINGS } from '../contract/settings';
 import { readConfigFromEnv } from '../platform/config';
 import { rpcUrlsFromEnv } from '../platform/rpc-urls';
 import { dynamoClient } from '../platform/adapters/dynamo-client';
@@ -87,9 +88,26 @@ export async function unmatchedPortsFromEnv(env: NodeJS.ProcessEnv = process.env
     catalog: await catalogFromEnv(),
     network: config.network.name,
     minConfirmations: config.minConfirmations,
-    explorerUrl: config.explorerUrl,
+    explorerUrl:
+      env[SETTINGS.explorerUrl.env] === undefined && config.rpcUrls.length > 0 && config.rpcUrls.every(isLoopback)
+        ? undefined
+        : config.explorerUrl,
     now: () => new Date(),
   };
+}
+
+/**
+ * Whether a provider is on this machine. A chain reached only there is a local one (`npm start`'s
+ * anvil, on chain 8453 as Base is), whose transactions no public explorer shows: the network's
+ * default explorer would link to pages that do not exist, so there is none unless EXPLORER_URL names one.
+ */
+function isLoopback(url: string): boolean {
+  try {
+    const host = new URL(url).hostname;
+    return host === 'localhost' || host === '[::1]' || /^127(\.\d{1,3}){3}$/.test(host);
+  } catch {
+    return false;
+  }
 }
 
 /**
