@@ -2,8 +2,14 @@
  * Business metrics in CloudWatch's embedded metric format, through Powertools Metrics: each
  * call writes one EMF line to stdout at once (a single metric), so there is nothing to flush at
  * the end of an invocation and no empty-flush warning on requests that emit none. CloudWatch
- * turns the lines into metrics under METRIC_NAMESPACE; the stack's alarms watch them. Locally
- * `npm start` sets POWERTOOLS_METRICS_DISABLED, so nothing is printed.
+ * turns the lines into metrics under METRIC_NAMESPACE; the stack's alarms watch them.
+ *
+ * A line is written only where a metric is wanted: in Lambda (the runtime sets
+ * AWS_LAMBDA_FUNCTION_NAME), or wherever POWERTOOLS_METRICS_DISABLED says `false` (a benchmark, the
+ * metrics' own tests). The same handlers run in the operator's command-line tools (`npm run
+ * reconcile`, `unmatched`, `refund`), which print for a person: there nothing is written, whatever
+ * else the environment holds, and the tool's output is its report alone (issue 51).
+ * POWERTOOLS_METRICS_DISABLED=true turns them off anywhere (`npm start` sets it).
  */
 import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
 import { METRIC_NAMESPACE, type MetricName } from '../contract/metrics';
@@ -13,12 +19,20 @@ let instance: Metrics | undefined;
 const metrics = (): Metrics =>
   (instance ??= new Metrics({ namespace: METRIC_NAMESPACE, serviceName: process.env['POWERTOOLS_SERVICE_NAME'] ?? 'skill-market' }));
 
+/** Read at every call: a tool may set its environment after this module is loaded. */
+function wanted(env: NodeJS.ProcessEnv = process.env): boolean {
+  const setting = env['POWERTOOLS_METRICS_DISABLED'];
+  if (setting !== undefined && setting !== '') return setting.trim().toLowerCase() !== 'true' && setting.trim() !== '1';
+  return env['AWS_LAMBDA_FUNCTION_NAME'] !== undefined;
+}
+
 function emit(
   name: MetricName,
   unit: (typeof MetricUnit)[keyof typeof MetricUnit],
   value: number,
   dimensions: Readonly<Record<string, string>>,
 ): void {
+  if (!wanted()) return;
   try {
     const single = metrics().singleMetric();
     for (const [k, v] of Object.entries(dimensions)) single.addDimension(k, v);

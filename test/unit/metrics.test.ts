@@ -55,3 +55,34 @@ describe('business metrics', () => {
     expect(() => countMetric(METRICS.unlocks, { Reason: '' })).not.toThrow();
   });
 });
+
+describe('where metrics are written', () => {
+  const saved = { disabled: process.env['POWERTOOLS_METRICS_DISABLED'], fn: process.env['AWS_LAMBDA_FUNCTION_NAME'] };
+  afterEach(() => {
+    process.env['POWERTOOLS_METRICS_DISABLED'] = saved.disabled;
+    if (saved.fn === undefined) delete process.env['AWS_LAMBDA_FUNCTION_NAME'];
+    else process.env['AWS_LAMBDA_FUNCTION_NAME'] = saved.fn;
+  });
+
+  it('not by a command-line tool: outside Lambda, with nothing said, no EMF line reaches stdout', async () => {
+    delete process.env['POWERTOOLS_METRICS_DISABLED'];
+    delete process.env['AWS_LAMBDA_FUNCTION_NAME'];
+    const { countMetric } = await import('../../lambdas/platform/metrics');
+    expect(await emitted(() => countMetric(METRICS.reconcileDifferences, {}, 0))).toEqual([]);
+  });
+
+  it('in Lambda, where CloudWatch reads them from the log', async () => {
+    delete process.env['POWERTOOLS_METRICS_DISABLED'];
+    process.env['AWS_LAMBDA_FUNCTION_NAME'] = 'skill-market-ledger-scheduled';
+    const { countMetric } = await import('../../lambdas/platform/metrics');
+    const [emf] = await emitted(() => countMetric(METRICS.reconcileDifferences, {}, 0));
+    expect(emf).toMatchObject({ ReconcileDifferences: 0 });
+  });
+
+  it('wherever POWERTOOLS_METRICS_DISABLED=false asks for them (a benchmark, these tests)', async () => {
+    delete process.env['AWS_LAMBDA_FUNCTION_NAME'];
+    process.env['POWERTOOLS_METRICS_DISABLED'] = 'false';
+    const { countMetric } = await import('../../lambdas/platform/metrics');
+    expect(await emitted(() => countMetric(METRICS.reconcileDifferences, {}, 0))).toHaveLength(1);
+  });
+});
