@@ -112,7 +112,7 @@ export const ROUTES = [
     path: '/api/catalog',
     domain: 'catalog',
     operationId: 'listCatalog',
-    summary: 'Catalog search and filters: q, category, max_price (USD), limit.',
+    summary: 'Catalog search and filters: q, category, max_price (USD), limit; pages with cursor (next_cursor in each answer).',
   },
   {
     method: 'GET',

@@ -146,9 +146,23 @@ const DOCS: Record<OperationId, OperationDoc> = {
       { name: 'q', description: 'Natural-language query (≤ 200 characters)', schema: str },
       { name: 'category', description: 'A catalog category', schema: str },
       { name: 'max_price', description: 'Highest current price, in USD', schema: { type: 'number', minimum: 0 } },
-      { name: 'limit', description: 'Results, 1–100 (default 20)', schema: { type: 'integer', minimum: 1, maximum: 100 } },
+      {
+        name: 'limit',
+        description: 'Results per page, default 20; a page holds at most 100 (a larger limit is served as 100, and the answer says so)',
+        schema: { type: 'integer', minimum: 1 },
+      },
+      {
+        name: 'cursor',
+        description:
+          'next_cursor of the previous answer (opaque): the next page of the same query, which the cursor carries; q, category and max_price beside it must be the same. Any other parameter (offset, page, page_size, …) is a 400 naming the one to use',
+        schema: str,
+      },
     ],
-    ok: { status: 200, description: 'Ranked results' },
+    ok: {
+      status: 200,
+      description:
+        'Ranked results: query, order, total (every match), count, results, next_cursor (null on the last page) and next (its URL)',
+    },
     errors: [400],
   },
   getPackMetadata: {

@@ -79,7 +79,6 @@ describe('GET /api/catalog', () => {
     ['max_price=abc', 'max_price'],
     ['max_price=', 'max_price'],
     ['limit=0', 'limit'],
-    ['limit=101', 'limit'],
     ['limit=1e3', 'limit'],
     ['limit=2.5', 'limit'],
     ['category=nope', 'category'],
@@ -90,6 +89,81 @@ describe('GET /api/catalog', () => {
     expect(body).toMatchObject({ ok: false, error_code: 'INVALID_REQUEST', details: { parameter: param } });
     expect(body.message).toContain(param);
   });
+});
+
+describe('GET /api/catalog pages with a cursor', () => {
+  /** Every page of `query`, following next_cursor until it is null. */
+  async function allPages(query: string): Promise<{ pages: any[]; ids: string[] }> {
+    const pages: any[] = [];
+    let url = `/api/catalog?${query}`;
+    for (;;) {
+      const { res, body } = await get(url);
+      expect(res.status, JSON.stringify(body)).toBe(200);
+      pages.push(body);
+      if (body.next_cursor === null) break;
+      expect(pages.length).toBeLessThan(30);
+      url = `/api/catalog?cursor=${encodeURIComponent(body.next_cursor)}&limit=${body.query.limit}`;
+    }
+    return { pages, ids: pages.flatMap((p) => p.results.map((r: any) => r.id)) };
+  }
+
+  it('walks all 250 skills in three pages of 100, cheapest first, each once; the last page says so', async () => {
+    const { pages, ids } = await allPages('limit=100');
+    expect(pages.map((p) => p.count)).toEqual([100, 100, 50]);
+    expect(new Set(ids).size).toBe(250);
+    expect(pages.every((p) => p.total === 250)).toBe(true);
+    expect(pages[2].next_cursor).toBeNull();
+    expect(pages[0].next).toBe(`${base}/api/catalog?cursor=${encodeURIComponent(pages[0].next_cursor)}&limit=100`);
+    const prices = pages.flatMap((p) => p.results.map((r: any) => r.price_usd));
+    expect([...prices].sort((a, b) => a - b)).toEqual(prices);
+  });
+
+  it('keeps the query, filters and order in the cursor: the pages are the one long answer cut up', async () => {
+    const whole = await get('/api/catalog?q=csv&max_price=1&limit=100');
+    expect(whole.body.total).toBeGreaterThan(4);
+    const { ids } = await allPages('q=csv&max_price=1&limit=3');
+    expect(ids).toEqual(whole.body.results.map((r: any) => r.id));
+    // The same parameters beside the cursor are fine; other ones are a cursor of another query.
+    const first = await get('/api/catalog?q=csv&max_price=1&limit=3');
+    const same = await get(`/api/catalog?q=csv&max_price=1&limit=3&cursor=${encodeURIComponent(first.body.next_cursor)}`);
+    expect(same.res.status).toBe(200);
+    expect(same.body.results.map((r: any) => r.id)).toEqual(ids.slice(3, 6));
+    const other = await get(`/api/catalog?q=pdf&cursor=${encodeURIComponent(first.body.next_cursor)}`);
+    expect(other.res.status).toBe(400);
+    expect(other.body).toMatchObject({ ok: false, error_code: 'INVALID_REQUEST', details: { parameter: 'cursor' } });
+  });
+
+  it('serves a limit over 100 as a page of 100 with a cursor to the rest, and says so', async () => {
+    const { res, body } = await get('/api/catalog?limit=300');
+    expect(res.status).toBe(200);
+    expect(body).toMatchObject({ total: 250, count: 100, query: { limit: 100 }, next_cursor: expect.any(String) });
+    expect(body.note).toMatch(/100/);
+  });
+
+  it.each([
+    ['offset=20', 'offset', 'cursor'],
+    ['page=2', 'page', 'cursor'],
+    ['page_token=abc', 'page_token', 'cursor'],
+    ['after=csv-cleaner', 'after', 'cursor'],
+    ['page_size=50', 'page_size', 'limit'],
+    ['per_page=50', 'per_page', 'limit'],
+    ['sort=price', 'sort', 'cursor'],
+  ])('answers %s with a JSON 400 that names the parameter to use instead', async (qs, param, instead) => {
+    const { res, body } = await get(`/api/catalog?${qs}`);
+    expect(res.status).toBe(400);
+    expect(body).toMatchObject({ ok: false, error: 'invalid_request', error_code: 'INVALID_REQUEST', details: { parameter: param } });
+    expect(body.message).toContain(param);
+    expect(`${body.message} ${body.tip}`).toContain(`\`${instead}\``);
+  });
+
+  it.each(['nope', Buffer.from('{"o":5}').toString('base64url'), ''])(
+    'answers cursor=%s, not one it issued, with a JSON 400',
+    async (c) => {
+      const { res, body } = await get(`/api/catalog?cursor=${c}`);
+      expect(res.status).toBe(400);
+      expect(body).toMatchObject({ ok: false, error_code: 'INVALID_REQUEST', details: { parameter: 'cursor' } });
+    },
+  );
 });
 
 describe('GET /api/packs', () => {
