@@ -2,13 +2,12 @@
  * Headless Chromium for the browser tests: Debian's (never a downloaded browser), driven by
  * playwright-core. Without it the tests report themselves skipped, loudly.
  */
-import { existsSync } from 'node:fs';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { CHROMIUM, CHROMIUM_HINT, haveBrowser } from './chromium';
 
-const CHROMIUM = process.env['CHROMIUM_PATH'] ?? '/usr/bin/chromium';
-export const haveBrowser = existsSync(CHROMIUM);
+export { haveBrowser };
 if (!haveBrowser) {
-  console.warn(`\n*** SKIPPED: browser tests need Chromium at ${CHROMIUM} (apt-get install chromium, or set CHROMIUM_PATH) ***\n`);
+  console.warn(`\n*** SKIPPED: browser tests need Chromium at ${CHROMIUM} (${CHROMIUM_HINT}) ***\n`);
 }
 
 export function launchChromium(): Promise<Browser> {

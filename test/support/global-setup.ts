@@ -7,6 +7,7 @@ import { buildSite } from '../../catalog/build';
 import { startStack, type RunningStack } from '../../local/stack';
 import { links } from '../../lambdas/contract/links';
 import { SECRET_SETTINGS, SETTINGS } from '../../lambdas/contract/settings';
+import { missingBrowserLine } from './chromium';
 import { startStripeStandIn, type StripeStandIn } from './stripe-stand-in';
 
 declare module 'vitest' {
@@ -31,6 +32,9 @@ let stack: RunningStack | undefined;
 let stripe: StripeStandIn | undefined;
 
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
+  // Said first, in one line, so a run on a machine without Chromium is not read as all green.
+  const noBrowser = missingBrowserLine();
+  if (noBrowser) console.warn(noBrowser);
   process.env['POWERTOOLS_LOG_LEVEL'] = 'SILENT';
   await buildSite();
   // Card checkout on, against the stand-in (the real SDK, a loopback server); the handlers read these variables.
