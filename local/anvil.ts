@@ -163,6 +163,18 @@ export const BASE_BLOCK_SECONDS = 2;
  */
 export const KEPT_CHAIN_BLOCK_SECONDS = 60;
 
+/**
+ * Gas priced like Base's, not anvil's (issue 51). Base's base fee is about 0.001–0.01 gwei and its
+ * nodes suggest a tip of about 0.001 gwei; anvil starts at a 1 gwei base fee and never suggests a
+ * tip under 1 gwei, which at the local $3,000 feed made the relayer's gas $0.22 a settlement, more
+ * than a 0.099 USDC sale. The chain starts at Base's base fee (which EIP-1559 lowers while blocks
+ * are empty, as anywhere), and the local relayer offers Base's tip (RELAYER_PRIORITY_FEE_WEI, set
+ * by local/stack.ts): a settlement's ~70k gas then costs about 0.0000004 ETH, a tenth of a cent.
+ */
+export const BASE_LIKE_BASE_FEE_WEI = 5_000_000n;
+/** The tip the local relayer offers: about what a Base node suggests (0.001 gwei). */
+export const BASE_LIKE_PRIORITY_FEE_WEI = 1_000_000n;
+
 /** Path of the anvil binary. */
 function anvilBinary(): string {
   return join(dirname(anvilPackageJson()), 'bin', process.platform === 'win32' ? 'anvil.exe' : 'anvil');
@@ -213,6 +225,9 @@ export async function startAnvil(opts: {
     '10',
     '--balance',
     '10000',
+    // Base's base fee, not anvil's 1 gwei (see BASE_LIKE_BASE_FEE_WEI).
+    '--base-fee',
+    String(BASE_LIKE_BASE_FEE_WEI),
     // Base's clock: a block every 2 s (a minute on a kept chain) whether or not anything is sent,
     // so the head's timestamp is the present (x402 v1 clients sign `validAfter = now - 600`, which
     // a head that stood still through ten idle minutes would not yet reach). Mixed mining keeps

@@ -15,7 +15,15 @@ import { readConfigFromEnv } from '../lambdas/platform/config';
 import { dynamoClient } from '../lambdas/platform/adapters/dynamo-client';
 import { readOrCreateOriginSecret } from '../lambdas/platform/adapters/file-origin-secret';
 import { TABLES } from '../lambdas/contract/tables';
-import { LOCAL_LEGACY_TREASURY, TREASURY_ACCOUNT_INDEX, ensureRelayers, ensureTestTokens, startAnvil, testAccount } from './anvil';
+import {
+  BASE_LIKE_PRIORITY_FEE_WEI,
+  LOCAL_LEGACY_TREASURY,
+  TREASURY_ACCOUNT_INDEX,
+  ensureRelayers,
+  ensureTestTokens,
+  startAnvil,
+  testAccount,
+} from './anvil';
 import { chainSnapshot } from './chain-snapshot';
 import { createTables } from './create-tables';
 import { ensureIdentityRegistry, type LocalIdentityRegistry } from './identity-registry';
@@ -172,6 +180,8 @@ export async function startStack(opts: StackOptions): Promise<RunningStack> {
     setDefault(SETTINGS.explorerUrl.env, anvil ? '' : undefined);
     // x402 v2 settlement: the relayer pool that submits signed authorizations (anvil test accounts).
     setDefault(INFRA_ENV.relayerPrivateKeys, relayers?.map((r) => r.privateKey).join(','));
+    // Base's tip on anvil, whose own suggestion is never under 1 gwei (anvil.ts, BASE_LIKE_BASE_FEE_WEI).
+    setDefault(INFRA_ENV.relayerPriorityFeeWei, anvil ? String(BASE_LIKE_PRIORITY_FEE_WEI) : undefined);
     for (const name of [SETTINGS.minConfirmations.env, SETTINGS.paymentsEnabled.env]) setDefault(name, undefined);
     // Keys every handler shares, as Lambdas share Secrets Manager and KMS: under the data dir,
     // or for an in-memory run in a temporary directory removed on stop.

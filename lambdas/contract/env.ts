@@ -32,6 +32,12 @@ export const INFRA_ENV = {
   /** KMS keys (ECC_SECG_P256K1) of the relayer key pool, comma-separated (AWS): each may only Sign and GetPublicKey. */
   relayerKmsKeyIds: 'RELAYER_KMS_KEY_IDS',
   /**
+   * The tip (max priority fee per gas, in wei) the relayer offers on each transaction (local run:
+   * Base's usual, since anvil suggests at least 1 gwei, a thousand times Base's). Unset (AWS): the
+   * node's own suggestion, as viem reads it.
+   */
+  relayerPriorityFeeWei: 'RELAYER_PRIORITY_FEE_WEI',
+  /**
    * Secrets Manager ARN of the origin secret CloudFront adds to every API request (AWS, every API
    * function). With it or the file below the API serves only requests that carry the secret, and
    * takes the caller from the edge's viewer-address header (contract/edge-identity.ts).

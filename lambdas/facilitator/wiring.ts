@@ -37,13 +37,21 @@ export function facilitatorFromEnv(env: NodeJS.ProcessEnv, rpcUrls: RpcUrls, con
   const accounts =
     kmsKeys.length > 0 ? kmsKeys.map((id) => cacheUntilFailure(() => kmsRelayerAccount(id))) : keys.map((k) => privateKeyRelayerAccount(k));
   if (accounts.length === 0) return undefined;
-  const relayer = viemRelayer(rpcUrls, accounts, config.network, {
-    leases: dynamoRelayerLeases(dynamoClient()),
-    // One holder per process: a Lambda instance, or the local server (whose submissions each take their own key).
-    holder: randomUUID(),
-    minBalanceWei: BigInt(config.relayerMinBalanceWei),
-    onLease: (event) => logger.info('relayer lease', { ...event }),
-  });
+  const tip = env[INFRA_ENV.relayerPriorityFeeWei]?.trim();
+  const relayer = viemRelayer(
+    rpcUrls,
+    accounts,
+    config.network,
+    {
+      leases: dynamoRelayerLeases(dynamoClient()),
+      // One holder per process: a Lambda instance, or the local server (whose submissions each take their own key).
+      holder: randomUUID(),
+      minBalanceWei: BigInt(config.relayerMinBalanceWei),
+      onLease: (event) => logger.info('relayer lease', { ...event }),
+    },
+    // A tip that is no whole number of wei is no tip setting: the node's suggestion, as without one.
+    { priorityFeeWei: tip && /^\d+$/.test(tip) ? BigInt(tip) : undefined },
+  );
   return {
     // x402's verifier only simulates the transfer from the relayer: any pool key does.
     verifier: x402AuthorizationVerifier(rpcUrls, accounts[0]!, config.network),

@@ -102,13 +102,18 @@ export function viemRelayer(
     onLease?: (event: LeaseEvent) => void;
     options?: Partial<RelayerPoolOptions>;
   },
-  opts: { pollingIntervalMs?: number } = {},
+  opts: {
+    pollingIntervalMs?: number;
+    /** The tip offered per gas, in wei; the node's suggestion without it (the fee cap is always the node's fill). */
+    priorityFeeWei?: bigint | undefined;
+  } = {},
 ): Relayer {
   const chain = viemChainOf(network);
   const pub = basePublicClient(rpcUrls, network, opts.pollingIntervalMs ?? 500);
   // The reads just before a broadcast go in one batch: one round trip on the purchase's path.
   const reads = basePublicClient(rpcUrls, network, undefined, { batch: true });
   const wallet = createWalletClient({ chain, transport: baseTransport(rpcUrls) });
+  const tip = opts.priorityFeeWei === undefined ? {} : { maxPriorityFeePerGas: opts.priorityFeeWei };
   let loaded: Promise<{ accounts: Map<string, Account>; keys: RelayerPool }> | undefined;
   const load = () =>
     (loaded ??= (async () => {
@@ -154,6 +159,7 @@ export function viemRelayer(
       chain,
       to: getAddress(token),
       data: transferWithAuthorizationData(payment),
+      ...tip,
       parameters: ['chainId', 'fees', 'gas', 'type'],
     });
   const prepared = new WeakMap<PreparedCall, Promise<Fill>>();
@@ -210,6 +216,7 @@ export function viemRelayer(
                 chain,
                 to: getAddress(token),
                 data: transferWithAuthorizationData(payment),
+                ...tip,
                 nonce: await key.nonce(),
               });
             } catch (e) {
