@@ -11,6 +11,10 @@
  * over again what an earlier one did. That is the contract with the handler, which (like any
  * stream consumer in AWS, which gets at-least-once delivery) applies a record of a shard once
  * whatever the number of deliveries, and it is how a restarted local run catches up.
+ *
+ * A read DynamoDB Local answers "trimmed" within a day of the shard's last read to its end lost
+ * nothing (no record is trimmed younger than 24 h; see readShard): the reader reads on from the
+ * trim horizon and says so in one plain line, not as a failure.
  */
 import { DescribeTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import {
@@ -52,6 +56,8 @@ export interface StreamPollerOptions {
   windowSeconds?: number | undefined;
   /** Told of every failure (a handler's throw, a read that failed); each is retried. */
   onError?: ((e: Error) => void) | undefined;
+  /** Told, in one line, of a recovery that lost nothing (a trim horizon DynamoDB Local moved past a reader). */
+  onNotice?: ((line: string) => void) | undefined;
 }
 
 export interface StreamPoller {
@@ -70,6 +76,8 @@ const DESCRIBE_EVERY_MS = 2_000;
 /** A failed batch or read is tried again after 100 ms, then twice as long each time, up to 2 s. */
 const FIRST_RETRY_MS = 100;
 const LAST_RETRY_MS = 2_000;
+/** How long DynamoDB (and DynamoDB Local) keeps a stream record: none is trimmed younger than this. */
+const STREAM_RETENTION_MS = 24 * 60 * 60_000;
 
 interface ShardState {
   table: string;
@@ -79,6 +87,8 @@ interface ShardState {
   done: boolean;
   /** The last read that found the shard's end (fewer records than asked for), counted once its records were handed over. */
   drainedAt: number;
+  /** When (Date.now()) that read was: every record of the shard written before it had been handed over. */
+  drainedAtMs: number | undefined;
   finished: Promise<void>;
   finish: () => void;
   /** What the handler returned as `state` within the current window (Lambda passes it to the next call of that window). */
@@ -93,6 +103,7 @@ export function startStreamPoller(opts: StreamPollerOptions): StreamPoller {
   const windowMs = (opts.windowSeconds ?? DEFAULT_WINDOW_SECONDS) * 1000;
   const region = opts.region ?? 'us-east-1';
   const report = opts.onError ?? ((e: Error) => console.error(`stream poller: ${e.message}`));
+  const notice = opts.onNotice ?? ((line: string) => console.log(`stream poller: ${line}`));
   const config = {
     endpoint: opts.endpoint,
     region,
@@ -191,7 +202,18 @@ export function startStreamPoller(opts: StreamPollerOptions): StreamPoller {
     if (shards.has(key(streamArn, id)) || stopped) return;
     let finish = (): void => undefined;
     const finished = new Promise<void>((resolve) => (finish = resolve));
-    const state: ShardState = { table, streamArn, shardId: id, done: false, drainedAt: 0, finished, finish, state: {}, windowStart: 0 };
+    const state: ShardState = {
+      table,
+      streamArn,
+      shardId: id,
+      done: false,
+      drainedAt: 0,
+      drainedAtMs: undefined,
+      finished,
+      finish,
+      state: {},
+      windowStart: 0,
+    };
     shards.set(key(streamArn, id), state);
     const parent = shard.ParentShardId ? shards.get(key(streamArn, shard.ParentShardId)) : undefined;
     run(readShard(state, parent));
@@ -209,6 +231,7 @@ export function startStreamPoller(opts: StreamPollerOptions): StreamPoller {
         iterator ??= await shardIterator(s, after);
         if (iterator === undefined) return close(s);
         const read = ++reads;
+        const readAtMs = Date.now();
         const out = await streams.send(new GetRecordsCommand({ ShardIterator: iterator, Limit: batchSize }), send);
         const records = out.Records ?? [];
         if (records.length > 0) {
@@ -221,6 +244,7 @@ export function startStreamPoller(opts: StreamPollerOptions): StreamPoller {
         if (iterator === undefined) return close(s, read);
         if (records.length < batchSize) {
           s.drainedAt = read;
+          s.drainedAtMs = readAtMs;
           settleWaiters();
           await pause(idleMs);
         }
@@ -232,9 +256,27 @@ export function startStreamPoller(opts: StreamPollerOptions): StreamPoller {
           return close(s);
         }
         if (name === 'TrimmedDataAccessException') {
-          // Records the handler never saw have aged out of the stream: said loudly, then read from what is left.
-          report(failure(`${s.table} ${s.shardId}: records after ${after ?? 'the start'} were trimmed before they were handed over`, e));
+          const sinceEnd = s.drainedAtMs === undefined ? undefined : Date.now() - s.drainedAtMs;
           after = undefined;
+          iterator = undefined;
+          if (sinceEnd !== undefined && sinceEnd < STREAM_RETENTION_MS) {
+            // DynamoDB Local numbers every table's records in one sequence, and a TRIM_HORIZON
+            // iterator of a shard without records points at the shard's first number; the shard's
+            // first record, numbered above it once another table was written, makes the next read
+            // "trimmed". Nothing was: every record written since the shard was read to its end is
+            // younger than the retention, so still there, and the trim horizon is where they begin.
+            notice(
+              `${s.table} ${s.shardId}: DynamoDB Local moved the stream's trim horizon past this reader's position, so it reads on from the trim horizon; nothing is lost: the shard was read to its end ${Math.round(sinceEnd / 1000)} s ago and a record is trimmed only 24 h after it is written (one handed over again is applied once by the fold)`,
+            );
+            continue;
+          }
+          // Records the handler may never have seen have aged out of the stream: said loudly, then read from what is left.
+          report(
+            failure(
+              `${s.table} ${s.shardId}: records after ${s.drainedAtMs === undefined ? 'the start' : 'its last read'} may have been trimmed before they were handed over; reading on from the trim horizon (npm run reconcile compares the figures with the ledger)`,
+              e,
+            ),
+          );
         } else {
           report(failure(`${s.table} ${s.shardId}: reading the stream failed (retried in ${retryMs} ms)`, e));
         }
@@ -377,6 +419,7 @@ export function startStreamFolds(opts: {
     tableNames: opts.tables.filter((t) => t.stream).map((t) => tableName(t)),
     handler: async (event) => (await opts.load()).handler(event),
     onError: (e) => console.error(`STREAM FOLD FAILED (the figures wait for it): ${e.message}`),
+    onNotice: (line) => console.log(`stream fold: ${line}`),
   });
 }
 
