@@ -12,7 +12,7 @@ import { INFRA_ENV } from '../lambdas/contract/env';
 import { readRelayerKeys, SETTINGS } from '../lambdas/contract/settings';
 import { startStreamFolds } from './stream-poller';
 import { readConfigFromEnv } from '../lambdas/platform/config';
-import { dynamoClient } from '../lambdas/platform/adapters/dynamo-client';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { readOrCreateOriginSecret } from '../lambdas/platform/adapters/file-origin-secret';
 import { TABLES } from '../lambdas/contract/tables';
 import {
@@ -30,6 +30,9 @@ import { ensureIdentityRegistry, type LocalIdentityRegistry } from './identity-r
 import { ensureEthUsdFeed } from './price-feed';
 import { JAVA_REQUIRED, startDynamoDbLocal } from './dynamodb-local';
 import { startEdgeServer } from './edge-server';
+
+/** How long a table creation at start may take before the SDK warns: as long as DynamoDB Local is given to listen. */
+const TABLE_CREATION_TIMEOUT_MS = 60_000;
 
 export interface StackOptions {
   /** Edge server port (0: any free port). */
@@ -153,10 +156,24 @@ export async function startStack(opts: StackOptions): Promise<RunningStack> {
       }
       return done;
     });
-    const tablesUp = (dynamoUp ?? Promise.resolve(undefined)).then((dynamo) => {
+    const tablesUp = (dynamoUp ?? Promise.resolve(undefined)).then(async (dynamo) => {
       // The handlers read their configuration from process.env, exactly as in a Lambda.
       process.env[INFRA_ENV.dynamodbEndpoint] = externalDynamo ?? dynamo!.endpoint;
-      return createTables(dynamoClient(), TABLES);
+      // Not the handlers' client, whose 3 s is for a request's path: DynamoDB Local's first table
+      // creations (a JVM still warming up, every table at once) took longer than that each on a
+      // loaded machine, and the SDK warned of every one before the banner. The start waits for them
+      // as long as DynamoDB Local is given to listen.
+      const client = new DynamoDBClient({
+        endpoint: process.env[INFRA_ENV.dynamodbEndpoint]!,
+        region: process.env['AWS_REGION'] ?? 'us-east-1',
+        credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+        requestHandler: { connectionTimeout: 1_000, requestTimeout: TABLE_CREATION_TIMEOUT_MS },
+      });
+      try {
+        return await createTables(client, TABLES);
+      } finally {
+        client.destroy();
+      }
     });
     // Everything settles before a failure is reported, so that nothing started is left running.
     const [dynamoDone, anvilDone, chainDone, tablesDone] = await Promise.allSettled([dynamoUp, anvilUp, chainSetUp, tablesUp]);
