@@ -206,7 +206,7 @@ ${renderSampleHtml(sample)}
 that what you receive is exactly what is listed here.</p>
 ${details(
   `<p>The pack's seal (a SHA-256 over its files): <code id="pack-seal">${esc(meta.seal)}</code></p>
-<div class="table-wrap"><table><thead><tr><th scope="col">File</th><th scope="col">Size</th><th scope="col">sha256</th></tr></thead><tbody>
+<div class="table-wrap" tabindex="0" role="region" aria-label="The pack's files"><table><thead><tr><th scope="col">File</th><th scope="col">Size</th><th scope="col">sha256</th></tr></thead><tbody>
 ${meta.files.map((f) => `<tr><td><code>${esc(f.path)}</code></td><td>${bytes(f.bytes)}</td><td><code>${esc(f.sha256)}</code></td></tr>`).join('\n')}
 </tbody></table></div>
 <p class="note">Check a delivered pack yourself: <code>${esc(SEAL_VERIFY_COMMAND)}</code> prints the seal.</p>`,
@@ -258,7 +258,7 @@ ${details(`<p class="note">Source: computed from the proof ledger, confirmed on-
 ledger rows. The rows as JSON: <a href="/api/proof"><code>/api/proof</code></a>.</p>`)}
 <h2>Newest purchases</h2>
 <p id="explorer-note" class="note"></p>
-<div class="table-wrap"><table><thead><tr><th scope="col">Time</th><th scope="col">Skill</th><th scope="col">Paid</th><th scope="col">Payer</th><th scope="col">Transaction</th><th scope="col">Block</th></tr></thead>
+<div class="table-wrap" tabindex="0" role="region" aria-label="Newest purchases"><table><thead><tr><th scope="col">Time</th><th scope="col">Skill</th><th scope="col">Paid</th><th scope="col">Payer</th><th scope="col">Transaction</th><th scope="col">Block</th></tr></thead>
 <tbody id="rows"></tbody></table></div>
 <p id="empty" hidden>No purchase yet.</p>
 <p><button type="button" id="more" class="secondary" hidden>Older purchases</button></p>
