@@ -26,6 +26,9 @@ describe('npm start', () => {
     expect(first.output()).toMatch(/USDC\s+0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913/);
     const ready = (await (await fetch(`${first.baseUrl}/api/ready`)).json()) as { ready: boolean };
     expect(ready.ready).toBe(true);
+    // A clean first start says nothing alarming (issue 51): no ERROR or FAILED line, no client's timeout warning.
+    const alarming = (out: string) => out.split('\n').filter((line) => /\bERROR\b|FAILED|requestTimeout/.test(line));
+    expect(alarming(first.output())).toEqual([]);
 
     // Leave a trace on the chain: a transfer from buyer account 1.
     const rpcUrl = /RPC\s+(http:\/\/\S+)/.exec(first.output())![1]!;
@@ -46,6 +49,7 @@ describe('npm start', () => {
       expect(receipt.blockNumber).toBe(block);
       const ready2 = (await (await fetch(`${second.baseUrl}/api/ready`)).json()) as { ready: boolean };
       expect(ready2.ready).toBe(true);
+      expect(alarming(second.output())).toEqual([]);
     } finally {
       await second.interrupt();
     }
