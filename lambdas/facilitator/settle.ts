@@ -32,7 +32,7 @@ import type {
   SignedPayment,
   X402Settlement,
 } from './ports';
-import { gasOf, gasUsdOf, lostGas, recordReverted, recordSettled } from './settlement-end';
+import { recordReverted, recordSettled } from './settlement-end';
 
 export type { Refusal } from './core/settlement';
 
@@ -305,14 +305,11 @@ async function drive(
         break;
       }
       case 'end_settled': {
-        if (!step.transferTx && step.receipt) {
-          // The relayer's own transfer, mined: its bookkeeping runs beside the resource server's claim.
-          run.bookkeeping = recordSettled(ports.x402, ports.config, rec(), step.receipt, ports.now());
-          record = { ...rec(), state: 'settled' };
-        } else {
-          await settledBy(ports, rec(), step.transferTx, step.receipt);
-          record = { ...rec(), state: 'settled', ...(step.transferTx ? { transferTx: step.transferTx } : {}) };
-        }
+        const ended = recordSettled(ports.x402, ports.config, rec(), step.receipt, ports.now(), step.transferTx);
+        // The relayer's own transfer, mined: its bookkeeping runs beside the resource server's claim.
+        if (step.transferTx) await ended;
+        else run.bookkeeping = ended;
+        record = { ...rec(), state: 'settled', ...(step.transferTx ? { transferTx: step.transferTx } : {}) };
         observed = { kind: 'ended' };
         break;
       }
@@ -356,29 +353,6 @@ export async function endSettlement(
 }
 
 const refused = (refusal: Refusal): Settled => ({ kind: 'refused', refusal });
-
-/**
- * Ends a settlement as settled by a transfer other than the relayer's mined one (`transferTx`: a
- * copy of the authorization mined first), with the gas of the relayer's own call when it reverted:
- * lost all the same, and counted (the payer paid, so no cool-down). The hold is released.
- */
-async function settledBy(
-  ports: FacilitatorPorts,
-  record: SettlementRecord,
-  transferTx: string | undefined,
-  receipt: RelayedReceipt | undefined,
-): Promise<void> {
-  const finishedAt = ports.now();
-  const first = await ports.x402.settlements.finish(record.pk, {
-    state: 'settled',
-    ...(transferTx ? { transferTx } : {}),
-    ...gasOf(receipt),
-    ...(await gasUsdOf(ports.x402, ports.config.ethUsdFeed, record.pk, receipt)),
-    finishedAt: finishedAt.toISOString(),
-  });
-  await ports.x402.settlements.release(holdOf(record));
-  if (first && receipt) await lostGas(ports.x402, finishedAt, receipt);
-}
 
 /** The clock and the caller, as a follower of `record` judges it. */
 function follower(run: Run, record: SettlementRecord | undefined): Omit<Extract<Observed, { kind: 'read' }>, 'kind'> {

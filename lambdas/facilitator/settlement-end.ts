@@ -62,28 +62,34 @@ export async function gasUsdOf(
 }
 
 /**
- * Writes a signed settlement's successful end from its relayer's receipt: the outcome once (a
- * second writer finds it written) and the hold's release (once), side by side, so the release
- * does not wait for the gas's price. Either may be left undone by a crash: a hold of an ended
- * settlement is freed by `releaseEnded`, and a settlement still `signed` without its hold is
- * ended by the next reader of its receipt (a resend of the same header, or the loop when it holds
- * the job), as before; the transfer is mined, so the payer's funds are no longer in flight.
+ * Writes a settlement's successful end: the outcome once (a second writer finds it written) and
+ * the hold's release (once), side by side, so the release does not wait for the gas's price.
+ * `receipt` is the relayer's own, mined; with `transferTx`, the money moved in a copy of the
+ * authorization mined first, and `receipt` (if any) is the relayer's reverted call, whose gas was
+ * lost all the same and is counted by the writer of the outcome (the payer paid: no cool-down).
+ * Either write may be left undone by a crash: a hold of an ended settlement is freed by
+ * `releaseEnded`, and a settlement still `signed` without its hold is ended by the next reader of
+ * its receipt (a resend of the same header, or the loop when it holds the job); the transfer is
+ * mined, so the payer's funds are no longer in flight.
  */
 export async function recordSettled(
   x402: X402Settlement,
   config: Pick<MarketConfig, 'ethUsdFeed'>,
   record: SettlementRecord,
-  receipt: RelayedReceipt,
+  receipt: RelayedReceipt | undefined,
   now: Date,
+  transferTx?: string,
 ): Promise<void> {
   const finished = (async () =>
     x402.settlements.finish(record.pk, {
       state: 'settled',
+      ...(transferTx ? { transferTx } : {}),
       ...gasOf(receipt),
       ...(await gasUsdOf(x402, config.ethUsdFeed, record.pk, receipt)),
       finishedAt: now.toISOString(),
     }))();
-  await alongside(x402.settlements.release(holdOf(record)), finished);
+  const first = await alongside(x402.settlements.release(holdOf(record)), finished);
+  if (transferTx && first && receipt) await lostGas(x402, now, receipt);
 }
 
 /** `work`'s result once `beside` has finished too; the first failure of either, after both ended (nothing is left running). */
