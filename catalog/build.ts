@@ -5,7 +5,9 @@
  *   skills/{id}/index.html, the proof, recovery and checkout pages, and their hashed assets);
  * - dist/catalog: what every Lambda loads at cold start (entries, pack metadata, the
  *   prebuilt search index, resolved prices);
- * - dist/sealed: the pack texts, bundled only into the payments Lambda, never served.
+ * - dist/sealed: the pack texts, bundled only into the payments Lambda, never served;
+ * - dist/versions: every published version of every pack, content-addressed (catalog/versions.ts),
+ *   and catalog/versions gains a record for each pack whose bytes changed (issue 52).
  * Runs in `npm start`, `npm test` and `cdk synth`; the output is deterministic.
  */
 import { readdirSync, readFileSync } from 'node:fs';
@@ -25,14 +27,17 @@ import {
 import { packFiles, packSeal } from '../lambdas/contract/pack-seal';
 import { isDay } from '../lambdas/contract/days';
 import { buildSearchIndex, type SearchDocument } from '../lambdas/contract/search-index';
-import { CATALOG_DIR, PUBLIC_DIR, SEALED_DIR } from '../lambdas/contract/data-dirs';
+import { CATALOG_DIR, PUBLIC_DIR, SEALED_DIR, VERSIONS_DIST_DIR } from '../lambdas/contract/data-dirs';
 import { PLACEHOLDER_OPERATOR, type OperatorReading } from '../lambdas/contract/operator';
 import { renderPack, renderSample } from './render';
 import { renderLlmsTxt } from './llms';
 import { espCycleJsonSchema } from '../lambdas/contract/esp-cycle-schema';
 import { BundlesSchema, ListingsSchema, PricingSchema, SkillRecordSchema, type Pricing, type SkillRecord } from './schema';
 import { writeTree } from './write-tree';
-import { evaluatePacks } from './eval-suite';
+import { evaluatePacks, EVAL_SUITE, EVAL_SUITE_VERSION } from './eval-suite';
+import { canonicalize } from 'json-canonicalize';
+import { versionObjectKey, type PackVersionMeta, type PackVersionRecord } from '../lambdas/contract/pack-versions';
+import { loadVersionStore, nextVersions, sourceCommit, VERSIONS_DIR, writeVersions } from './versions';
 import { scanPacks, securitySarif } from './security-scan';
 import { buildAssets, type BuiltAssets } from './storefront/assets';
 import { renderStorefront } from './storefront/pages';
@@ -138,6 +143,12 @@ export interface BuildResult {
   catalogFiles: Map<string, string>;
   /** The storefront's scripts and stylesheet (also in publicFiles), with their import graph for the page-weight budget. */
   assets: BuiltAssets;
+  /** Every skill's versions after this build, oldest first (the last is what `packs` holds). */
+  versions: Map<string, PackVersionRecord[]>;
+  /** The versions this build published: written to the version store by {@link buildSite}. */
+  addedVersions: PackVersionRecord[];
+  /** dist/versions: every version's record under its content address. */
+  versionFiles: Map<string, string>;
 }
 
 /** Computes every output in memory, the pack scan and eval suite included; {@link buildSite} writes them. */
@@ -148,10 +159,17 @@ export interface BuildOptions {
    * synth (bin/app.ts); the placeholders otherwise (`npm start`, the tests), which the pages mark.
    */
   operator?: OperatorReading;
+  /** Where the authored skills are (tests edit a copy); catalog/skills by default. */
+  skillsDir?: string;
+  /** The version store (catalog/versions by default; tests use a copy). */
+  versionsDir?: string;
+  /** The day a version published by this build carries; the clock by default. */
+  now?: Date;
 }
 
 export async function buildCatalog(options: BuildOptions = {}): Promise<BuildResult> {
-  const skills = loadSkills();
+  const skills = loadSkills(options.skillsDir);
+  const storedVersions = loadVersionStore(options.versionsDir ?? VERSIONS_DIR);
   const pricing = loadPricing(skills);
   const bundles = loadBundles(skills);
   const listings = loadListings(skills);
@@ -314,6 +332,38 @@ export async function buildCatalog(options: BuildOptions = {}): Promise<BuildRes
       seal: packMeta.get(s.id)!.seal,
     })),
   );
+  // A pack whose bytes changed since its latest version becomes a new version, which records what
+  // was just checked in those bytes; a version already published keeps what it recorded then.
+  const { versions, added: addedVersions } = nextVersions(
+    storedVersions,
+    skills.map((s) => ({
+      skill_id: s.id,
+      pack: packs.get(s.id)!,
+      record: { file: `catalog/skills/${s.category}.json`, json: canonicalize(s) },
+      checks: {
+        security: { scanners: security.scanners, result: security.skills[s.id]! },
+        eval: { suite: EVAL_SUITE, version: EVAL_SUITE_VERSION, result: evals.skills[s.id]! },
+      },
+    })),
+    options.now ?? new Date(),
+    sourceCommit(),
+  );
+  const versionIndex: Record<string, PackVersionMeta[]> = Object.fromEntries(
+    [...versions].map(([id, vs]) => [
+      id,
+      vs.map(({ skill_id, version, published, digest, file_count, total_bytes, files }) => ({
+        skill_id,
+        version,
+        published,
+        digest,
+        file_count,
+        total_bytes,
+        files,
+      })),
+    ]),
+  );
+  catalogFiles.set('versions.json', JSON.stringify(versionIndex));
+  const versionFiles = new Map<string, string>([...versions.values()].flat().map((r) => [versionObjectKey(r.digest), JSON.stringify(r)]));
   catalogFiles.set('security.json', JSON.stringify(security));
   catalogFiles.set('eval.json', JSON.stringify(evals));
   publicFiles.set('security.sarif.json', `${JSON.stringify(securitySarif(security), null, 1)}\n`);
@@ -336,12 +386,14 @@ export async function buildCatalog(options: BuildOptions = {}): Promise<BuildRes
     assets,
   );
   for (const [path, html] of pages) publicFiles.set(path, html);
-  return { entries, packs, packMeta, publicFiles, catalogFiles, assets };
+  return { entries, packs, packMeta, publicFiles, catalogFiles, assets, versions, addedVersions, versionFiles };
 }
 
 /** Builds and writes all three trees; safe to run while a server reads them. */
 export async function buildSite(options: BuildOptions = {}): Promise<BuildResult> {
   const result = await buildCatalog(options);
+  writeVersions(result.addedVersions, options.versionsDir ?? VERSIONS_DIR);
+  writeTree(VERSIONS_DIST_DIR, result.versionFiles);
   writeTree(PUBLIC_DIR, result.publicFiles);
   writeTree(CATALOG_DIR, result.catalogFiles);
   writeTree(SEALED_DIR, new Map([['packs.json', JSON.stringify(Object.fromEntries(result.packs))]]));
@@ -351,8 +403,12 @@ export async function buildSite(options: BuildOptions = {}): Promise<BuildResult
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const t = performance.now();
   try {
-    const { entries } = await buildSite();
+    const { entries, addedVersions } = await buildSite();
     console.log(`catalog: ${entries.length} skills built in ${Math.round(performance.now() - t)} ms`);
+    for (const v of addedVersions)
+      console.log(
+        `catalog: published ${v.skill_id} version ${v.version} (sha256:${v.digest}); commit catalog/versions/sha256/${v.digest}.json`,
+      );
   } catch (e) {
     if (e instanceof CatalogError) {
       console.error(e.message);

@@ -6,11 +6,11 @@
  * the suite version (bump it whenever a check or weight changes) and every failing check.
  */
 import type { EvalCheckResult, EvalReport, SkillEval } from '../lambdas/contract/eval-report';
-import { SAMPLE_END_MARKER } from './render';
+import { SAMPLE_END_MARKER, skillBody } from './render';
 import type { SkillRecord } from './schema';
 
 export const EVAL_SUITE = 'skill-market-pack-eval';
-export const EVAL_SUITE_VERSION = '1.0.0';
+export const EVAL_SUITE_VERSION = '1.1.0';
 
 export interface EvalInput {
   record: SkillRecord;
@@ -101,13 +101,13 @@ export const EVAL_CHECKS: readonly Check[] = [
     id: 'sample.verbatim',
     title: 'The free sample is a verbatim excerpt',
     what_it_means:
-      'The public sample.md, up to its end-of-excerpt marker, is exactly the beginning of SKILL.md: what a buyer evaluates is what they buy.',
+      'The public sample.md, up to its end-of-excerpt marker, is exactly the beginning of SKILL.md after its frontmatter: what a buyer evaluates is what they buy.',
     weight: 3,
     run: (input) => {
       const cut = input.sample.indexOf(SAMPLE_END_MARKER);
       if (cut < 0) return 'the sample has no end-of-excerpt marker';
       const excerpt = input.sample.slice(0, cut);
-      const skill = input.pack['SKILL.md'] ?? '';
+      const skill = skillBody(input.pack['SKILL.md'] ?? '');
       if (excerpt.length === 0) return 'the excerpt is empty';
       if (skill.startsWith(excerpt)) return undefined;
       let i = 0;

@@ -16,7 +16,20 @@ function fileLine(path: string, content: string): string {
   return `- \`${path}\`${first ? `: ${first.slice(0, 100)}` : ''}`;
 }
 
-/** The head of SKILL.md up to and including the first step: what the sample shows. */
+/**
+ * SKILL.md's YAML frontmatter, as the Agent Skills format requires it (`name`, which equals the
+ * skill's directory name, and `description`), so that a pack installs as a skill as it is and MCP's
+ * Skills extension can list it. The description is written as a JSON string, which YAML reads as a
+ * double-quoted scalar, so no summary can break the frontmatter.
+ */
+export function frontmatter(s: Pick<SkillRecord, 'id' | 'summary'>): string[] {
+  return ['---', `name: ${s.id}`, `description: ${JSON.stringify(s.summary)}`, '---', ''];
+}
+
+/** SKILL.md after its frontmatter: what the sample excerpts. */
+export const skillBody = (md: string): string => md.replace(/^---\n[\s\S]*?\n---\n\n/, '');
+
+/** The head of SKILL.md's body up to and including the first step: what the sample shows. */
 function skillHead(s: SkillRecord): string {
   const first = s.steps[0]!;
   return [
@@ -48,6 +61,7 @@ export function renderSkillMd(s: SkillRecord): string {
   const rest = s.steps.slice(1).flatMap((step, i) => ['', `### ${i + 2}. ${step.title}`, '', step.detail]);
   const files = Object.entries(s.files ?? {});
   return [
+    ...frontmatter(s),
     skillHead(s),
     ...rest,
     '',

@@ -10,3 +10,5 @@ export const PUBLIC_DIR = `${DIST_DIR}/public`;
 export const CATALOG_DIR = `${DIST_DIR}/catalog`;
 /** Sealed pack texts the build writes: copied only into the bundles that unlock (each domain's infra manifest). */
 export const SEALED_DIR = `${DIST_DIR}/sealed`;
+/** Every published version of every pack, content-addressed (`sha256/<digest>.json`): the S3 version store's contents. */
+export const VERSIONS_DIST_DIR = `${DIST_DIR}/versions`;

@@ -48,7 +48,7 @@ describe.skipIf(!haveBrowser)('/recover/ in Chromium', () => {
     const [download] = await Promise.all([page.waitForEvent('download'), page.locator('button[data-path="SKILL.md"]').click()]);
     const saved = join(mkdtempSync(join(tmpdir(), 'dl-')), 'SKILL.md');
     await download.saveAs(saved);
-    expect(readFileSync(saved, 'utf8')).toMatch(/^# CSV Cleaner/);
+    expect(readFileSync(saved, 'utf8')).toMatch(/^---\nname: csv-cleaner\n[^]*?\n---\n\n# CSV Cleaner/);
     await page.screenshot({ path: join(tmpdir(), 'recover-page.png'), fullPage: false });
     await page.close();
   });

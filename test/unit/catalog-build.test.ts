@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { buildCatalog, loadSkills, priceLabel, type BuildResult } from '../../catalog/build';
 import { CATALOG_SIZE_EXPECTED } from '../../lambdas/contract/catalog-data';
-import { SAMPLE_END_MARKER } from '../../catalog/render';
+import { SAMPLE_END_MARKER, skillBody } from '../../catalog/render';
 import type { SkillRecord } from '../../catalog/schema';
 import { packFiles, packSeal } from '../../lambdas/contract/pack-seal';
 
@@ -126,7 +126,8 @@ describe('catalog build', () => {
     for (const e of built.entries) {
       const pack = built.packs.get(e.id)!;
       const md = pack['SKILL.md']!;
-      expect(md).toMatch(/^# /);
+      // The Agent Skills format: YAML frontmatter naming the skill (its directory name) and describing it.
+      expect(md.startsWith(`---\nname: ${e.id}\ndescription: ${JSON.stringify(e.summary)}\n---\n\n# `), e.id).toBe(true);
       expect(md).toContain('## Steps');
       expect(md).toContain('## Checks');
       expect(md).toContain('## Worked example');
@@ -142,7 +143,7 @@ describe('catalog build', () => {
       const sample = publicText(`skills/${e.id}/sample.md`);
       const excerpt = sample.slice(0, sample.indexOf(SAMPLE_END_MARKER));
       expect(excerpt.length, e.id).toBeGreaterThan(200);
-      expect(built.packs.get(e.id)!['SKILL.md']!.startsWith(excerpt), e.id).toBe(true);
+      expect(skillBody(built.packs.get(e.id)!['SKILL.md']!).startsWith(excerpt), e.id).toBe(true);
     }
   });
 
