@@ -55,6 +55,11 @@ export const INFRA_ENV = {
   syntheticFunderSecretArn: 'SYNTHETIC_FUNDER_SECRET_ARN',
   /** DynamoDB endpoint override: DynamoDB Local locally; unset in AWS. */
   dynamodbEndpoint: 'DYNAMODB_ENDPOINT',
+  /**
+   * The S3 bucket holding every published pack version under `sha256/<digest>.json` (issue 52):
+   * write-once, read by the functions that deliver packs. Unset locally, where dist/versions is read.
+   */
+  packVersionsBucket: 'PACK_VERSIONS_BUCKET',
 } as const;
 
 /** The field of the synthetic purchase's secret that holds the funding wallet's private key (0x + 64 hex). */

@@ -5,6 +5,7 @@
  */
 import type { Catalog } from '../catalog';
 import type { CatalogEntry, PackMeta, SealedPack } from '../contract/catalog-data';
+import type { PackVersionRecord } from '../contract/pack-versions';
 import type { ConfigReading, MarketConfig } from '../contract/settings';
 import type { PaymentRequiredV2 } from './core/challenge';
 import type { RelayerKeyBalance, Requirement, SignedPayment, Waiting, X402Settlement } from '../facilitator';
@@ -88,6 +89,15 @@ export interface ConfirmationScheduler {
 /** The sealed pack texts this bundle carries (only the bundles that unlock carry them). */
 export interface PackStore {
   get(skillId: string): SealedPack | undefined;
+}
+
+/**
+ * Every published version of every pack by its digest (issue 52): the content-addressed store,
+ * write-once (the versions bucket in AWS, dist/versions locally). A record is returned only if its
+ * pack hashes to the digest asked for.
+ */
+export interface PackVersionStore {
+  get(digest: string): Promise<PackVersionRecord | undefined>;
 }
 
 /** What a license token binds. */

@@ -1,4 +1,4 @@
-import { CATALOG_DIR, SEALED_DIR } from '../contract/data-dirs';
+import { CATALOG_DIR, SEALED_DIR, VERSIONS_DIST_DIR } from '../contract/data-dirs';
 import { DATA_ENV } from '../contract/env';
 
 /**
@@ -7,3 +7,5 @@ import { DATA_ENV } from '../contract/env';
  */
 export const catalogDataDir = (env: NodeJS.ProcessEnv = process.env): string => env[DATA_ENV.catalog] ?? CATALOG_DIR;
 export const sealedDataDir = (env: NodeJS.ProcessEnv = process.env): string => env[DATA_ENV.sealed] ?? SEALED_DIR;
+/** The local content-addressed version store (dist/versions); in AWS the versions bucket is read instead. */
+export const versionsDataDir = (): string => VERSIONS_DIST_DIR;
