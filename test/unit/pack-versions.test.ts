@@ -2,6 +2,7 @@
  * Issue 52: a pack whose bytes change becomes a new version, and a published version is never
  * changed. The build is run over copies of the authored skills and of the version store.
  */
+import { execFileSync } from 'node:child_process';
 import { cpSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -13,6 +14,7 @@ import { packFiles, packSeal } from '../../lambdas/contract/pack-seal';
 import { coveredVersions } from '../../lambdas/contract/pack-versions';
 
 const SKILLS = fileURLToPath(new URL('../../catalog/skills', import.meta.url));
+const REPO = fileURLToPath(new URL('../..', import.meta.url));
 let work: string;
 
 beforeAll(() => {
@@ -28,6 +30,20 @@ describe('pack versions', () => {
     expect(built.addedVersions.map((v) => v.skill_id)).toEqual([]);
     expect(built.versions.size).toBe(250);
     for (const [id, vs] of built.versions) expect(vs.at(-1)!.digest, id).toBe(built.packMeta.get(id)!.seal);
+  });
+
+  it('every version record is committed with the edit that made it (the store is a lockfile)', () => {
+    let tracked: string[];
+    try {
+      tracked = execFileSync('git', ['ls-files', 'catalog/versions/sha256'], { cwd: REPO, encoding: 'utf8' }).split('\n').filter(Boolean);
+    } catch {
+      return; // not a git work tree (a source tarball): nothing to compare
+    }
+    const onDisk = readdirSync(join(VERSIONS_DIR, 'sha256')).map((n) => `catalog/versions/sha256/${n}`);
+    expect(
+      onDisk.filter((f) => !tracked.includes(f)),
+      'commit these with the skill edit that published them',
+    ).toEqual([]);
   });
 
   it('editing one skill publishes version 2 of it alone; version 1 keeps its bytes, which still hash to its digest', async () => {
