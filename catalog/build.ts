@@ -36,7 +36,7 @@ import { BundlesSchema, ListingsSchema, PricingSchema, SkillRecordSchema, type P
 import { writeTree } from './write-tree';
 import { evaluatePacks, EVAL_SUITE, EVAL_SUITE_VERSION } from './eval-suite';
 import { canonicalize } from 'json-canonicalize';
-import { versionObjectKey, type PackVersionMeta, type PackVersionRecord } from '../lambdas/contract/pack-versions';
+import { digestRef, versionObjectKey, type PackVersionMeta, type PackVersionRecord } from '../lambdas/contract/pack-versions';
 import { loadVersionStore, nextVersions, sourceCommit, VERSIONS_DIR, writeVersions } from './versions';
 import { scanPacks, securitySarif } from './security-scan';
 import { buildAssets, type BuiltAssets } from './storefront/assets';
@@ -274,21 +274,6 @@ export async function buildCatalog(options: BuildOptions = {}): Promise<BuildRes
   const categories = [...new Set(entries.map((e) => e.category))]
     .sort()
     .map((id) => ({ id, count: entries.filter((e) => e.category === id).length }));
-  publicFiles.set(
-    'catalog.json',
-    `${JSON.stringify(
-      {
-        schema: 'skill-market-catalog-v1',
-        count: entries.length,
-        note: 'Prices are generated from one price source. The 402 challenge from GET /api/pay?skill=<id> is authoritative for the amount, receiver and asset to pay.',
-        categories,
-        skills: entries,
-      },
-      null,
-      1,
-    )}\n`,
-  );
-
   const catalogFiles = new Map<string, string>([
     ['entries.json', JSON.stringify(entries)],
     ['packs.json', JSON.stringify(Object.fromEntries(packMeta))],
@@ -363,6 +348,26 @@ export async function buildCatalog(options: BuildOptions = {}): Promise<BuildRes
     ]),
   );
   catalogFiles.set('versions.json', JSON.stringify(versionIndex));
+  publicFiles.set(
+    'catalog.json',
+    `${JSON.stringify(
+      {
+        schema: 'skill-market-catalog-v1',
+        count: entries.length,
+        note: 'Prices are generated from one price source. The 402 challenge from GET /api/pay?skill=<id> is authoritative for the amount, receiver and asset to pay.',
+        categories,
+        // Each skill names its current version and lists the earlier ones, newest first (issue 52).
+        skills: entries.map((e) => {
+          const vs = versionIndex[e.id] ?? [];
+          const listing = (v: PackVersionMeta) => ({ number: v.version, digest: digestRef(v.digest), published: v.published });
+          return { ...e, version: listing(vs.at(-1)!), earlier_versions: vs.slice(0, -1).reverse().map(listing) };
+        }),
+      },
+      null,
+      1,
+    )}\n`,
+  );
+
   const versionFiles = new Map<string, string>([...versions.values()].flat().map((r) => [versionObjectKey(r.digest), JSON.stringify(r)]));
   catalogFiles.set('security.json', JSON.stringify(security));
   catalogFiles.set('eval.json', JSON.stringify(evals));

@@ -12,7 +12,17 @@ import { invalidRequest, notFound, type AppError } from '../platform/errors';
 import { ACCESS_ERRORS } from './errors';
 import { json, readJsonObject, type ApiRequest, type ApiResponse } from '../platform/http';
 import { signReceipt } from '../ledger';
-import { claimPayment, deliverPack, METER_PRODUCT, productChallenge, productFor, signInWithXOf, takesPayments } from '../payments';
+import {
+  claimPayment,
+  deliverPack,
+  METER_PRODUCT,
+  productChallenge,
+  productFor,
+  readVersionParam,
+  signInWithXOf,
+  takesPayments,
+} from '../payments';
+import { accessCoverage } from './versions';
 import { decisionView } from './access-route';
 import { decide, decideAccess, meterHeadroom, meterPeriod, type AccessDecision } from './core/decide-access';
 import { skillById, walletParam } from './params';
@@ -105,6 +115,7 @@ const refusal = (
 export async function postMeter(req: ApiRequest, ports: AccessPorts): Promise<ApiResponse> {
   const body = parseBody(PostSchema, readJsonObject(req) ?? {}, EXAMPLE);
   const now = ports.now();
+  const version = readVersionParam(req.query['version']);
 
   if (body.action === 'top_up') {
     const { row, replayed } = await claimPayment(
@@ -124,7 +135,7 @@ export async function postMeter(req: ApiRequest, ports: AccessPorts): Promise<Ap
       credited: credit.kind === 'credited',
       meter: meterView(credit.record, now),
       payment: { txHash: row.txHash, payer: row.payer, amount: row.amount, kind: 'meter_top_up', replayed },
-      receipt: await signReceipt(row, req.baseUrl, ports.payments.serviceSigner),
+      receipt: await signReceipt(row, req.baseUrl, ports.payments.serviceSigner, ports.catalog.versions),
     });
   }
 
@@ -159,7 +170,13 @@ export async function postMeter(req: ApiRequest, ports: AccessPorts): Promise<Ap
   }
   // Otherwise already the wallet's (a purchase, a subscription, an earlier draw): delivered without a charge.
   const { ok: _ok, ...access } = decisionView(after, entry, body.wallet, ports, req.baseUrl);
-  const pack = deliverPack(ports.payments, entry.id, { ...access, charged_atomic: charged.toString() });
-  if (!pack) throw notFound(`The pack of ${entry.id} is missing from this deployment.`);
+  // A draw just charged is a purchase: the current version. Otherwise a re-download, of the version asked for if the access covers it.
+  const { coveredFrom } = charged > 0n ? { coveredFrom: 1 } : await accessCoverage(after, entry.id, ports, req.baseUrl);
+  const pack = await deliverPack(
+    ports.payments,
+    entry.id,
+    { ...access, charged_atomic: charged.toString() },
+    { asked: charged > 0n ? undefined : version, coveredFrom },
+  );
   return json(200, pack);
 }

@@ -8,8 +8,6 @@
  */
 import { requireSkill } from '../catalog';
 import { links } from '../contract/links';
-import { noReceipt, signReceipt } from '../ledger';
-import { notFound } from '../platform/errors';
 import { json, type ApiRequest, type ApiResponse } from '../platform/http';
 import {
   challengeAnswer,
@@ -33,22 +31,13 @@ import {
   type Settlement,
   type SignInWithX,
   PAYMENT_ERRORS,
+  readVersionParam,
 } from '../payments';
 import { decisionView } from './access-route';
 import { decideAccess, type AccessDecision } from './core/decide-access';
 import { mandatePolicy } from './mandates';
+import { accessCoverage } from './versions';
 import type { AccessPorts } from './ports';
-
-/**
- * The receipt of the purchase a wallet's access comes from: a download again of a sale carries the
- * sale's receipt, signed again from its row (one read). A subscription or a meter is no sale of
- * this pack, so its access carries none (their periods and top-ups had theirs).
- */
-async function purchaseReceipt(decision: AccessDecision, ports: AccessPorts, baseUrl: string): Promise<{ receipt?: string }> {
-  if (!decision.granted || decision.via !== 'one-time' || decision.source !== 'transfer') return {};
-  const row = await ports.payments.ledger.get(ports.payments.config.network.name, decision.txHash);
-  return row && !noReceipt(row) ? { receipt: await signReceipt(row, baseUrl, ports.payments.serviceSigner) } : {};
-}
 
 /**
  * A wallet that already has access gets the pack by signing; nothing is charged. The signature's
@@ -63,11 +52,12 @@ async function unlockByAccess(proof: ProofInput & { skill: string; signInWithX: 
   const decision = await decideAccess(wallet, entry, ports.now(), ports);
   const view = decisionView(decision, entry, wallet, ports, baseUrl);
   if (decision.granted && decision.via !== 'meter') {
-    await signedIn.spendNonce();
+    // The version asked for must be one the access covers: checked before the nonce is spent.
+    const { coveredFrom, receipt } = await accessCoverage(decision, entry.id, ports, baseUrl);
     const { ok: _ok, ...access } = view;
-    const body = deliverPack(ports.payments, entry.id, access);
-    if (!body) throw notFound(`The pack of ${entry.id} is missing from this deployment.`);
-    return { ...body, ...(await purchaseReceipt(decision, ports, baseUrl)) };
+    const body = await deliverPack(ports.payments, entry.id, access, { asked: proof.version, coveredFrom });
+    await signedIn.spendNonce();
+    return { ...body, ...(receipt !== undefined ? { receipt } : {}) };
   }
   const hit = challengeFor(entry.id, ports.payments, baseUrl);
   throw PAYMENT_ERRORS.PAYMENT_REQUIRED({
@@ -114,6 +104,7 @@ async function unlockBySignedPayment(
   skill: string | undefined,
   ports: AccessPorts,
   baseUrl: string,
+  version: number | undefined,
 ): Promise<{ owned?: unknown; settlement?: Settlement | undefined; read?: SettlementRead | undefined }> {
   const entry = requireSkill(ports.catalog, skill);
   const check = await signedPaymentCheck(payment, entry.id, ports.payments, baseUrl);
@@ -122,21 +113,21 @@ async function unlockBySignedPayment(
   // and counts only if the signature is that wallet's.
   const [{ signer, read }, decision] = await Promise.all([check.prove(), decideAccess(check.from, entry, ports.now(), ports)]);
   if (!signer || !decision.granted || decision.via === 'meter') return { read };
+  // The version asked for must be one the access covers: checked before the authorization is used up.
+  const { ok: _ok, ...access } = decisionView(decision, entry, signer.address, ports, baseUrl);
+  const [{ coveredFrom, receipt }, transaction] = await Promise.all([
+    accessCoverage(decision, entry.id, ports, baseUrl),
+    paymentBehind(decision, signer.address, ports),
+  ]);
+  const body = await deliverPack(ports.payments, entry.id, { ...access, charged_atomic: '0' }, { asked: version, coveredFrom });
   if (!(await signer.spend()))
     throw PAYMENT_ERRORS.INVALID_WALLET_SIGNATURE({
       message: `This signed payment already got ${signer.address} the pack of ${entry.id}, which it owns; a copy of it gets nothing and is never settled.`,
       tip: 'Send a new request: your x402 client signs a fresh authorization, or sign in with SIGN-IN-WITH-X.',
     });
-  const { ok: _ok, ...access } = decisionView(decision, entry, signer.address, ports, baseUrl);
-  const body = deliverPack(ports.payments, entry.id, { ...access, charged_atomic: '0' });
-  if (!body) throw notFound(`The pack of ${entry.id} is missing from this deployment.`);
-  const [receipt, transaction] = await Promise.all([
-    purchaseReceipt(decision, ports, baseUrl),
-    paymentBehind(decision, signer.address, ports),
-  ]);
   const network = ports.payments.config.network.name;
   return {
-    owned: { ...body, ...receipt },
+    owned: { ...body, ...(receipt !== undefined ? { receipt } : {}) },
     settlement: transaction === undefined ? undefined : { transaction, payer: signer.address, network, from: 'owned' },
   };
 }
@@ -167,7 +158,7 @@ export async function unlockPack(
     const payment = await signedPaymentFor(request.payment, proof.skill, ports.payments, baseUrl);
     // An owner's signed payment proves its wallet: the pack, and nothing settled (a mandate's purchase always settles).
     const { owned, settlement, read } =
-      request.mandate === undefined ? await unlockBySignedPayment(payment, proof.skill, ports, baseUrl) : {};
+      request.mandate === undefined ? await unlockBySignedPayment(payment, proof.skill, ports, baseUrl, proof.version) : {};
     if (owned) return { body: owned, settlement };
     // x402 v2: a signed authorization the service settles itself, under the mandate when one is sent.
     const policy = request.mandate !== undefined ? await mandatePolicy(request.mandate, proof.skill, ports, baseUrl) : undefined;
@@ -250,10 +241,12 @@ export async function getPay(req: ApiRequest, ports: AccessPorts): Promise<ApiRe
   // x402 v1 clients retry the same GET with X-PAYMENT (base64): it settles as PAYMENT-SIGNATURE does.
   const payment = signedPaymentOf(req, v1Of(req));
   const signInWithX = signInWithXOf(req);
+  // A re-download's version (an owner's, or a payer's by sign-in); a purchase gets the current one.
+  const version = readVersionParam(req.query['version']);
   if (payment !== undefined) {
     const { body, settlement } = await unlockPack(
       {
-        proof: { skill: req.query['skill'], txHash: undefined, license: undefined, signInWithX },
+        proof: { skill: req.query['skill'], txHash: undefined, license: undefined, signInWithX, version },
         mandate: req.headers['x-ap2-mandate'],
         payment,
         sourceIp: req.sourceIp,
@@ -264,7 +257,7 @@ export async function getPay(req: ApiRequest, ports: AccessPorts): Promise<ApiRe
     return json(200, body, settlementHeaders(settlement));
   }
   // x402's sign-in-with-x: a wallet that already paid downloads the pack again, paying nothing.
-  const again = signInWithX ? await packForPayer(req.query['skill'], signInWithX, ports.payments, req.baseUrl) : undefined;
+  const again = signInWithX ? await packForPayer(req.query['skill'], signInWithX, ports.payments, req.baseUrl, version) : undefined;
   return again ? json(200, again.body, settlementHeaders(again.settlement)) : challengeAnswer(req, ports.payments);
 }
 

@@ -12,7 +12,8 @@ import { links } from '../contract/links';
 import { invalidRequest } from '../platform/errors';
 import { json, type ApiRequest, type ApiResponse } from '../platform/http';
 import { noReceipt, refundedInFull, signReceipt, type CardSale, type LedgerRow } from '../ledger';
-import { CARD_NETWORK, checkedSignIn, PAYMENT_ERRORS, signInWithXOf } from '../payments';
+import { boughtVersion, CARD_NETWORK, checkedSignIn, PAYMENT_ERRORS, signInWithXOf, versionView } from '../payments';
+import { coveredVersions } from '../contract/pack-versions';
 import { ACCESS_ERRORS } from './errors';
 import type { AccessPorts } from './ports';
 
@@ -63,7 +64,26 @@ function limitOf(req: ApiRequest): number {
 
 /** The sale's receipt (docs/PAYMENTS.md, "Receipts"), signed again from the stored row: the same claims the unlock answered. */
 const receiptOf = async (source: LedgerRow | CardSale, ports: AccessPorts, baseUrl: string): Promise<string | null> =>
-  noReceipt(source) === undefined ? signReceipt(source, baseUrl, ports.payments.serviceSigner, ports.now()) : null;
+  noReceipt(source) === undefined ? signReceipt(source, baseUrl, ports.payments.serviceSigner, ports.catalog.versions, ports.now()) : null;
+
+/**
+ * Every version of a pack the purchase covers (the version its sale bought and every later one,
+ * docs/ACCESS.md, "Versions"), newest first, each downloadable by its number with the purchase's
+ * license: POST /api/pay?version=<n> with X-LICENSE. `bought` marks the version the sale recorded.
+ */
+function coveredVersionsOf(skill: string, seal: string | undefined, ports: AccessPorts, baseUrl: string) {
+  const versions = ports.catalog.versions(skill) ?? [];
+  const from = boughtVersion(versions, seal);
+  const current = versions.at(-1)?.version;
+  return coveredVersions(versions, from)
+    .map((v) => ({
+      ...versionView(v),
+      ...(v.version === current ? { current: true } : {}),
+      ...(v.digest === seal ? { bought: true } : {}),
+      download: { method: 'POST', url: `${links(baseUrl).pay}?version=${v.version}`, header: 'X-LICENSE' },
+    }))
+    .reverse();
+}
 
 /** One ledger row as its buyer sees it: what, how, how much, where to check it, its receipt, and (for a pack) its license. */
 async function rowPurchase(row: LedgerRow, ports: AccessPorts, baseUrl: string, withLicense: boolean) {
@@ -95,6 +115,7 @@ async function rowPurchase(row: LedgerRow, ports: AccessPorts, baseUrl: string, 
     explorer_tx: explorerTx(explorer, row.txHash),
     receipt,
     ...(license ? { license: { token: license, header: 'X-LICENSE' }, download: { method: 'POST', url: links(baseUrl).pay } } : {}),
+    ...(entry && !refunded ? { versions: coveredVersionsOf(entry.id, row.packSeal, ports, baseUrl) } : {}),
   };
 }
 
@@ -118,6 +139,7 @@ async function cardPurchase(sale: CardSale, license: string, ports: AccessPorts,
     receipt: await receiptOf(sale, ports, baseUrl),
     license: { token: license, header: 'X-LICENSE' },
     download: standing ? { method: 'POST', url: links(baseUrl).pay } : null,
+    ...(standing ? { versions: coveredVersionsOf(sale.skill, sale.packSeal, ports, baseUrl) } : {}),
   };
 }
 
@@ -143,6 +165,9 @@ async function byLicense(license: string, ports: AccessPorts, baseUrl: string): 
     ...(await rowPurchase(row, ports, baseUrl, false)),
     license: { token: license.trim(), header: 'X-LICENSE' },
     ...(refundedInFull(row) ? { download: null } : {}),
+    ...(refundedInFull(row) || !ports.catalog.get(row.skill)
+      ? {}
+      : { versions: coveredVersionsOf(row.skill, row.packSeal, ports, baseUrl) }),
   };
   return json(200, { ok: true, wallet: row.payer, purchases: [item], subscriptions: [], next: null });
 }

@@ -123,6 +123,6 @@ export async function postSubscribe(req: ApiRequest, ports: AccessPorts): Promis
     applied: outcome.kind === 'extended',
     subscription: subscriptionView(outcome.record, ports.now()),
     payment: { txHash: row.txHash, payer: row.payer, amount: row.amount, kind: 'subscription', replayed },
-    receipt: await signReceipt(row, req.baseUrl, ports.payments.serviceSigner),
+    receipt: await signReceipt(row, req.baseUrl, ports.payments.serviceSigner, ports.catalog.versions),
   });
 }

@@ -4,6 +4,16 @@ import { json, type ApiRequest, type ApiResponse } from '../platform/http';
 import { requireSkill } from './skill-param';
 import type { CatalogEntry } from '../contract/catalog-data';
 import type { Catalog, CatalogPorts } from './ports';
+import { digestRef, type PackVersionMeta } from '../contract/pack-versions';
+
+/** A version as the listings name it: its number, digest (`sha256:<hex>`), day and size. */
+export const versionListing = (v: PackVersionMeta) => ({
+  number: v.version,
+  digest: digestRef(v.digest),
+  published: v.published,
+  file_count: v.file_count,
+  total_bytes: v.total_bytes,
+});
 
 /** GET /api/packs?skill=: what the pack holds (paths, sizes, hashes, seal), never its text. */
 export function getPackMetadata(req: ApiRequest, { catalog }: Pick<CatalogPorts, 'catalog'>): ApiResponse {
@@ -14,10 +24,15 @@ export function getPackMetadata(req: ApiRequest, { catalog }: Pick<CatalogPorts,
 export function packMetadataDocument(catalog: Catalog, entry: CatalogEntry, baseUrl: string) {
   const meta = catalog.packMeta(entry.id)!;
   const abs = absoluteEntry(entry, baseUrl);
+  const versions = catalog.versions(entry.id) ?? [];
+  const current = versions.at(-1);
   return {
     ok: true,
     skill_id: entry.id,
     name: entry.name,
+    // The current version (its digest is the seal below) and every earlier one, newest first (issue 52).
+    ...(current ? { version: versionListing(current) } : {}),
+    earlier_versions: versions.slice(0, -1).reverse().map(versionListing),
     file_count: meta.file_count,
     total_bytes: meta.total_bytes,
     files: meta.files,

@@ -3,6 +3,7 @@
  * bounty store. Interfaces only; `wiring.ts` builds them, `adapters/` implements them.
  */
 import type { CatalogEntry, PackMeta, SubscriptionPlan } from '../contract/catalog-data';
+import type { PackVersionMeta } from '../contract/pack-versions';
 
 /** A search hit: the skill, its BM25 score and the query terms (as indexed) with the fields each matched in. */
 export interface SkillHit {
@@ -18,6 +19,11 @@ export interface Catalog {
   readonly categories: readonly string[];
   get(id: string): CatalogEntry | undefined;
   packMeta(id: string): PackMeta | undefined;
+  /**
+   * A skill's published versions, oldest first: the last is the current one, whose digest is
+   * `packMeta(id).seal` (issue 52). Read from the built index on first use, not at a cold start.
+   */
+  versions(id: string): readonly PackVersionMeta[] | undefined;
   search(query: string): SkillHit[];
   /** The free evaluation material of a skill: the outline document and the sample Markdown. */
   evaluation(id: string): { outline: Record<string, unknown>; sample: string } | undefined;

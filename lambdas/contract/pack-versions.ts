@@ -83,3 +83,6 @@ export function coveredVersions<V extends { version: number }>(versions: readonl
 export function versionOfDigest<V extends { digest: string }>(versions: readonly V[] | undefined, digest: string): V | undefined {
   return versions?.find((v) => v.digest === digest);
 }
+
+/** A skill's versions, oldest first, as the catalog serves them: what a receipt's `pack.version` is read from. */
+export type VersionsOf = (skill: string) => readonly Pick<PackVersionMeta, 'version' | 'digest'>[] | undefined;

@@ -22,10 +22,12 @@ export interface ReceiptClaims {
   kind: ReceiptKind;
   /**
    * The pack as sold, recorded with the sale (unlocks and card sales). `seal` is the sha256 seal
-   * of the pack's canonical form (`/api/packs`): packs carry no other version, and a changed pack
-   * has a new seal. Absent for a sale recorded before seals were, or for a subscription or meter.
+   * of the pack's canonical form (`/api/packs`), which is the digest of the version sold (issue 52);
+   * `version` is that version's number, read from the published versions by the digest (absent
+   * for a seal from before versions were). A re-download asks for it (`?version=<n>`) and gets
+   * exactly those bytes. Absent for a sale recorded before seals were, or for a subscription or meter.
    */
-  pack?: { seal: string };
+  pack?: { seal: string; version?: number };
   /** On-chain sales: atomic units actually transferred (an integer string; 6 decimals). */
   amount?: string;
   /** On-chain sales: the token, by symbol and contract, on its network (CAIP-2). */

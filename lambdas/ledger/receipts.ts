@@ -7,6 +7,7 @@
 import { caip2Of } from '../contract/networks';
 import { links } from '../contract/links';
 import { RECEIPT_TYPE, type ReceiptClaims } from '../contract/receipt';
+import { versionOfDigest, type VersionsOf } from '../contract/pack-versions';
 import type { CardSale, LedgerRow, ServiceSigner } from './ports';
 import { serviceJws } from './service-key';
 import { refundedInFull } from './core/usdc-refunds';
@@ -21,14 +22,20 @@ export function noReceipt(source: LedgerRow | CardSale): string | undefined {
   return source.status === 'confirmed' || source.status === 'paid' ? undefined : `its status is ${String(source.status)}`;
 }
 
-/** The receipt's claims for a sale, signed at `now`. Throws for a source with no receipt (`noReceipt`). */
-export function receiptClaims(source: LedgerRow | CardSale, baseUrl: string, now: Date): ReceiptClaims {
+/**
+ * The receipt's claims for a sale, signed at `now`; `versions` are the skill's published versions,
+ * which name the number of the version whose digest the sale recorded. Throws for a source with
+ * no receipt (`noReceipt`).
+ */
+export function receiptClaims(source: LedgerRow | CardSale, baseUrl: string, now: Date, versions: VersionsOf): ReceiptClaims {
   const why = noReceipt(source);
   if (why) throw new Error(`No receipt for this sale: ${why}.`);
   const common = { iss: baseUrl, sub: source.skill };
   const iat = Math.floor(now.getTime() / 1000);
-  // The seal as recorded with the sale; a sale recorded before seals were says nothing of its pack.
-  const pack = source.packSeal ? { pack: { seal: source.packSeal } } : {};
+  // The seal as recorded with the sale, and the version it is the digest of; a sale recorded
+  // before seals were says nothing of its pack, one before versions were names no version.
+  const version = source.packSeal ? versionOfDigest(versions(source.skill), source.packSeal)?.version : undefined;
+  const pack = source.packSeal ? { pack: { seal: source.packSeal, ...(version !== undefined ? { version } : {}) } } : {};
   if (isCardSale(source)) {
     return {
       ...common,
@@ -65,8 +72,14 @@ export function receiptClaims(source: LedgerRow | CardSale, baseUrl: string, now
  * `kid` (the key's RFC 7638 thumbprint, as in /.well-known/jwks.json) and `jku` (that JWKS's URL).
  * One signature by the key (a KMS Sign in AWS). Throws for a source with no receipt (`noReceipt`).
  */
-export async function signReceipt(source: LedgerRow | CardSale, baseUrl: string, signer: ServiceSigner, now = new Date()): Promise<string> {
-  const claims = receiptClaims(source, baseUrl, now);
+export async function signReceipt(
+  source: LedgerRow | CardSale,
+  baseUrl: string,
+  signer: ServiceSigner,
+  versions: VersionsOf,
+  now = new Date(),
+): Promise<string> {
+  const claims = receiptClaims(source, baseUrl, now, versions);
   const jws = await serviceJws(signer, { typ: RECEIPT_TYPE, jku: links(baseUrl).jwks }, JSON.stringify(claims));
   return `${jws.protected}.${jws.payload}.${jws.signature}`;
 }

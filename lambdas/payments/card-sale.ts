@@ -7,6 +7,7 @@
 import { signReceipt } from '../ledger';
 import { notFound, type AppError } from '../platform/errors';
 import { PAYMENT_ERRORS } from './errors';
+import { boughtVersion, versionedPack } from './pack-version';
 import type { CardSale, PaymentsPorts } from './ports';
 import { cardSaleBody } from './unlock-response';
 
@@ -25,6 +26,7 @@ export async function deliverCardSale(
   ports: PaymentsPorts,
   baseUrl: string,
   license?: string,
+  version?: number | undefined,
 ): Promise<ReturnType<typeof cardSaleBody>> {
   if (sale.status !== 'paid') {
     throw PAYMENT_ERRORS.CARD_SALE_REVERSED({
@@ -32,14 +34,21 @@ export async function deliverCardSale(
     });
   }
   const entry = ports.catalog.get(sale.skill);
-  const pack = ports.packs.get(sale.skill);
-  const meta = ports.catalog.packMeta(sale.skill);
-  if (!entry || !pack || !meta) throw notFound(`The pack of ${sale.skill} is missing from this deployment.`);
+  if (!entry) throw notFound(`The pack of ${sale.skill} is missing from this deployment.`);
+  // The version asked for (the current one by default), if the sale covers it: the version it bought and every later one.
+  const delivered = await versionedPack(ports, sale.skill, version, boughtVersion(ports.catalog.versions(sale.skill), sale.packSeal));
   const [token, receipt] = await Promise.all([
-    license ?? ports.licenses.issue({ network: CARD_NETWORK, txHash: sale.id, skill: sale.skill, payer: CARD_PAYER, seal: meta.seal }),
-    signReceipt(sale, baseUrl, ports.serviceSigner),
+    license ??
+      ports.licenses.issue({
+        network: CARD_NETWORK,
+        txHash: sale.id,
+        skill: sale.skill,
+        payer: CARD_PAYER,
+        seal: sale.packSeal ?? delivered.meta.seal,
+      }),
+    signReceipt(sale, baseUrl, ports.serviceSigner, ports.catalog.versions),
   ]);
-  return cardSaleBody({ entry, pack, meta, license: token, receipt, sale, via: license ? 'license' : 'card_sale', baseUrl });
+  return cardSaleBody({ entry, delivered, license: token, receipt, sale, via: license ? 'license' : 'card_sale', baseUrl });
 }
 
 const invalidCardLicense = (): AppError =>
@@ -54,8 +63,9 @@ export async function redeemCardLicense(
   license: string,
   ports: PaymentsPorts,
   baseUrl: string,
+  version?: number | undefined,
 ): Promise<ReturnType<typeof cardSaleBody>> {
   const sale = await ports.cardSales.get(claims.txHash);
   if (!sale || sale.skill !== claims.skill) throw invalidCardLicense();
-  return deliverCardSale(sale, ports, baseUrl, license);
+  return deliverCardSale(sale, ports, baseUrl, license, version);
 }

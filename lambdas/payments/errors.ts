@@ -73,4 +73,16 @@ export const PAYMENT_ERRORS = errorCatalog({
     message: 'Only the paying wallet can claim this transfer.',
     tip: 'Sign the claim with the wallet that paid: header SIGN-IN-WITH-X (docs/SECURITY.md).',
   },
+  /** A re-download's `version` (issue 52) that the skill never published. */
+  VERSION_NOT_FOUND: {
+    status: 404,
+    message: 'The skill has no such version.',
+    tip: 'GET /api/packs?skill=<id> lists its versions; leave `version` out for the current one.',
+  },
+  /** A re-download's `version` published before the purchase: a license covers the version it bought and every later one (docs/ACCESS.md, "Versions"). */
+  VERSION_NOT_COVERED: {
+    status: 403,
+    message: 'Your purchase does not cover this version: it covers the version bought and every later one.',
+    tip: 'Ask for a version your receipt names (`pack.version`) or a later one; leave `version` out for the current one.',
+  },
 });

@@ -42,6 +42,8 @@ export const signedPaymentFor = async (...args: Parameters<typeof SignedPaymentF
   (await import('./presented-payment')).signedPaymentFor(...args);
 export { deliverPack, settleResponse, settlementHeaders, type Settlement, type Unlocked } from './unlock-response';
 export { readSignInWithXHeader } from './proof-input';
+/** Which version a delivery gives (issue 52): the `version` parameter, what a sale bought, and the versioned bytes. */
+export { boughtVersion, readVersionParam, versionedPack, versionView, type VersionedPack } from './pack-version';
 
 /**
  * This deployment's payments ports, built from the environment by payments' own wiring: what

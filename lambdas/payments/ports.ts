@@ -209,6 +209,8 @@ export type DiscoveryExtension = (entry: CatalogEntry, meta: PackMeta | undefine
 /** Everything the payments routes use. `config` is the parsed configuration; `configReading` also lists its problems. */
 export interface PaymentsPorts extends ReadinessPorts {
   config: MarketConfig;
+  /** Every published version's bytes by digest: what a re-download of an earlier version reads (issue 52). */
+  versions: PackVersionStore;
   chain: ChainReader;
   ledger: Ledger;
   cardSales: CardSales;

@@ -14,6 +14,7 @@ import { AppError, invalidRequest } from '../platform/errors';
 import { readJsonObject, type ApiRequest } from '../platform/http';
 import { parseJsonHeaderValue, type JsonLimits } from '../platform/json';
 import type { SignInWithX } from './ports';
+import { readVersionParam } from './pack-version';
 
 export interface ProofInput {
   txHash: `0x${string}` | undefined;
@@ -21,6 +22,11 @@ export interface ProofInput {
   license: string | undefined;
   /** Parsed and shape-checked, not yet verified. */
   signInWithX?: SignInWithX | undefined;
+  /**
+   * The version a re-download asks for (query `version`, issue 52); the current one when absent.
+   * A paid purchase always delivers the current version.
+   */
+  version?: number | undefined;
 }
 
 /** A JSON header is small and flat; nothing legitimate comes near these. */
@@ -123,5 +129,6 @@ export function readProof(req: ApiRequest): ProofInput {
   }
   const license = str(req.headers['x-license'], 'X-LICENSE') ?? str(body['license'], 'license');
   const signInWithX = signInWithXOf(req) ?? readSignInWithX(header['signInWithX'], 'X-PAYMENT.signInWithX');
-  return { txHash: txHash as `0x${string}` | undefined, skill: pick('skill'), license, signInWithX };
+  const version = readVersionParam(req.query['version']);
+  return { txHash: txHash as `0x${string}` | undefined, skill: pick('skill'), license, signInWithX, version };
 }

@@ -1,14 +1,16 @@
 import { formatAtomic } from '../contract/chain';
 import { caip2Of } from '../contract/networks';
-import type { CatalogEntry, PackMeta, SealedPack } from '../contract/catalog-data';
+import type { CatalogEntry } from '../contract/catalog-data';
 import { links } from '../contract/links';
 import { SEAL_VERIFY_COMMAND } from '../contract/pack-seal';
-import type { CardSale, LedgerRow, PackStore } from './ports';
+import { notFound } from '../platform/errors';
+import { versionedPack, versionView, type VersionedPack } from './pack-version';
+import type { CardSale, LedgerRow, PaymentsPorts } from './ports';
 
 export interface UnlockBodyInput {
   entry: CatalogEntry;
-  pack: SealedPack;
-  meta: PackMeta;
+  /** The bytes delivered: the current version, or the one a re-download asked for. */
+  delivered: VersionedPack;
   license: string;
   /** The sale's signed receipt (the ledger's `signReceipt`): a compact JWS. */
   receipt: string;
@@ -19,19 +21,21 @@ export interface UnlockBodyInput {
 }
 
 /** The pack itself and how to use it: the part every delivery shares. */
-function packParts(entry: CatalogEntry, pack: SealedPack, meta: PackMeta, keep: string) {
+function packParts(entry: CatalogEntry, { pack, meta, version }: VersionedPack, keep: string) {
   return {
     ok: true as const,
     skill_id: entry.id,
     name: entry.name,
     sealed_pack: { files: pack, file_count: meta.file_count, seal: meta.seal },
     seal: meta.seal,
+    /** Which version these bytes are (issue 52): its digest is the seal; `?version=<n>` on a re-download asks for another. */
+    version: versionView(version),
     how_to_use: {
       save_to: `./packs/${entry.id}/`,
       entrypoint: 'SKILL.md',
       steps: [
         `Write every entry of sealed_pack.files under ./packs/${entry.id}/ (keys are relative paths).`,
-        'Check the seal: it must equal `seal` here and on /api/packs.',
+        'Check the seal: it must equal `seal` here, `version.digest`, and that version on /api/packs.',
         'Give SKILL.md to the agent that will do the job; supporting files are referenced from it.',
         keep,
       ],
@@ -44,7 +48,7 @@ function packParts(entry: CatalogEntry, pack: SealedPack, meta: PackMeta, keep: 
 export function unlockBody(i: UnlockBodyInput) {
   const row = i.payment.row;
   return {
-    ...packParts(i.entry, i.pack, i.meta, 'Keep payment.txHash and license.token: either one gets this pack again.'),
+    ...packParts(i.entry, i.delivered, 'Keep payment.txHash and license.token: either one gets this pack again.'),
     license: {
       token: i.license,
       header: 'X-LICENSE',
@@ -85,8 +89,7 @@ export function unlockBody(i: UnlockBodyInput) {
  */
 export function cardSaleBody(i: {
   entry: CatalogEntry;
-  pack: SealedPack;
-  meta: PackMeta;
+  delivered: VersionedPack;
   license: string;
   /** The sale's signed receipt (the ledger's `signReceipt`): a compact JWS. */
   receipt: string;
@@ -95,7 +98,7 @@ export function cardSaleBody(i: {
   baseUrl: string;
 }) {
   return {
-    ...packParts(i.entry, i.pack, i.meta, 'Keep license.token: it gets this pack again.'),
+    ...packParts(i.entry, i.delivered, 'Keep license.token: it gets this pack again.'),
     license: {
       token: i.license,
       header: 'X-LICENSE',
@@ -185,19 +188,20 @@ export function settlementHeaders(s: Settlement | undefined): Record<string, str
 /**
  * A pack delivered because the wallet already has access (a subscription, a meter draw, an
  * earlier purchase), not for a transfer in this request: no license or payment, and `access`
- * says why. Undefined when this deployment does not carry the pack.
+ * says why. `version` is what a re-download asked for (the current version when undefined), and
+ * `coveredFrom` the first version the access covers (docs/ACCESS.md, "Versions").
  */
-export function deliverPack(
-  ports: { catalog: { get(id: string): CatalogEntry | undefined; packMeta(id: string): PackMeta | undefined }; packs: PackStore },
+export async function deliverPack(
+  ports: Pick<PaymentsPorts, 'catalog' | 'packs' | 'versions'>,
   skill: string,
   access: Record<string, unknown>,
+  version: { asked: number | undefined; coveredFrom: number } = { asked: undefined, coveredFrom: 1 },
 ) {
   const entry = ports.catalog.get(skill);
-  const pack = ports.packs.get(skill);
-  const meta = ports.catalog.packMeta(skill);
-  if (!entry || !pack || !meta) return undefined;
+  if (!entry) throw notFound(`The pack of ${skill} is missing from this deployment.`);
+  const delivered = await versionedPack(ports, skill, version.asked, version.coveredFrom);
   return {
-    ...packParts(entry, pack, meta, 'Your wallet gets this pack again while it has access: sign again (GET /api/access says how).'),
+    ...packParts(entry, delivered, 'Your wallet gets this pack again while it has access: sign again (GET /api/access says how).'),
     access,
   };
 }

@@ -9,7 +9,7 @@ import type { CatalogEntry } from '../contract/catalog-data';
 import { links } from '../contract/links';
 import { refundedInFull, signReceipt } from '../ledger';
 import { METRICS } from '../contract/metrics';
-import { PLATFORM_ERRORS, notFound, type AppError } from '../platform/errors';
+import { PLATFORM_ERRORS, type AppError } from '../platform/errors';
 import { countMetric } from '../platform/metrics';
 import { CARD_NETWORK, redeemCardLicense } from './card-sale';
 import { paymentsDisabled, requireSoundConfig } from './challenge-answer';
@@ -17,6 +17,7 @@ import { proofProblem, SIGNATURE_MAX_AGE_SECONDS } from './core/buyer-proof';
 import { rowKind, skillProduct, type Product } from './core/product';
 import { settle, type Admission } from './core/settle';
 import { PAYMENT_ERRORS } from './errors';
+import { boughtVersion, versionedPack } from './pack-version';
 import type { LedgerRow, PaymentsPorts, SettlementRead, SignInWithX } from './ports';
 import type { ReceiptView } from './core/verify-transfer';
 import type { ProofInput } from './proof-input';
@@ -135,7 +136,8 @@ export async function unlockWithProof(
     const valid =
       claims !== undefined && (proof.skill === undefined || proof.skill === claims.skill) && ports.catalog.get(claims.skill) !== undefined;
     // A card sale's license is checked against its sale, as an x402 license against its ledger row.
-    if (valid && claims.network === CARD_NETWORK) return { body: await redeemCardLicense(claims, proof.license, ports, baseUrl) };
+    if (valid && claims.network === CARD_NETWORK)
+      return { body: await redeemCardLicense(claims, proof.license, ports, baseUrl, proof.version) };
     const row = valid ? await ports.ledger.get(claims.network, claims.txHash) : undefined;
     if (!valid || !row || row.status !== 'confirmed' || row.skill !== claims.skill || refundedInFull(row)) {
       throw PAYMENT_ERRORS.INVALID_LICENSE(
@@ -147,16 +149,15 @@ export async function unlockWithProof(
       );
     }
     const entry = ports.catalog.get(claims.skill)!;
-    const pack = ports.packs.get(entry.id)!;
-    const meta = ports.catalog.packMeta(entry.id)!;
+    // The version asked for, if the license covers it: the one its sale bought and every later one.
+    const delivered = await versionedPack(ports, entry.id, proof.version, boughtVersion(ports.catalog.versions(entry.id), row.packSeal));
     return {
       body: unlockBody({
         entry,
-        pack,
-        meta,
+        delivered,
         license: proof.license,
         // The sale's receipt, signed again from its row: the same claims the first answer carried.
-        receipt: await signReceipt(row, baseUrl, ports.serviceSigner),
+        receipt: await signReceipt(row, baseUrl, ports.serviceSigner, ports.catalog.versions),
         payment: { txHash: claims.txHash, payer: claims.payer, network: claims.network, row },
         ledger: { recorded: true, replayed: true, via: 'license' },
         baseUrl,
@@ -174,7 +175,8 @@ export async function unlockWithProof(
     baseUrl,
     caller,
   );
-  const delivered = await deliverClaim(entry, row, replayed, ports, baseUrl);
+  // A replay is a re-download and may ask for a version; a paid purchase gets the current one.
+  const delivered = await deliverClaim(entry, row, replayed, ports, baseUrl, replayed ? proof.version : undefined);
   if (replayed) return delivered;
   // A transfer is the buyer's own act, made before the claim: a payer that already owned the skill
   // bought it again by its choice. The answer says so (the signed-payment and CLI paths never charge an owner).
@@ -200,7 +202,13 @@ export async function unlockWithProof(
  * Undefined when the wallet has none (the caller answers with the challenge): then nothing is
  * stored, and the nonce is used up only for a delivery.
  */
-export async function packForPayer(skill: string | undefined, proof: SignInWithX, ports: PaymentsPorts, baseUrl: string) {
+export async function packForPayer(
+  skill: string | undefined,
+  proof: SignInWithX,
+  ports: PaymentsPorts,
+  baseUrl: string,
+  version?: number | undefined,
+) {
   requireSoundConfig(ports);
   const entry = requireSkill(ports.catalog, skill);
   const signedIn = await checkedSignIn(proof, ports, baseUrl, undefined, links(baseUrl).skill(entry.id).challenge);
@@ -209,30 +217,39 @@ export async function packForPayer(skill: string | undefined, proof: SignInWithX
   const row = owned && (await ports.ledger.get(owned.network, owned.txHash));
   if (!row || row.status !== 'confirmed' || row.skill !== entry.id || rowKind(row) !== 'unlock') return undefined;
   await signedIn.spendNonce();
-  return deliverClaim(entry, row, true, ports, baseUrl);
+  return deliverClaim(entry, row, true, ports, baseUrl, version);
 }
 
-/** The unlock answer for a claimed (or replayed) ledger row of a skill: the pack, a fresh license, the payment. */
+/**
+ * The unlock answer for a claimed (or replayed) ledger row of a skill: the pack, a fresh license,
+ * the payment. `version` is what a re-download asked for (the current version when undefined),
+ * delivered if the row's sale covers it.
+ */
 export async function deliverClaim(
   entry: CatalogEntry,
   row: LedgerRow,
   replayed: boolean,
   ports: PaymentsPorts,
   baseUrl: string,
+  version?: number | undefined,
 ): Promise<Unlocked<ReturnType<typeof unlockBody>> & { settlement: Settlement }> {
-  const pack = ports.packs.get(entry.id);
-  const meta = ports.catalog.packMeta(entry.id);
-  if (!pack || !meta) throw notFound(`The pack of ${entry.id} is missing from this deployment.`);
+  const delivered = await versionedPack(ports, entry.id, version, boughtVersion(ports.catalog.versions(entry.id), row.packSeal));
   const [license, receipt] = await Promise.all([
-    ports.licenses.issue({ network: row.network, txHash: row.txHash, skill: entry.id, payer: row.payer, seal: meta.seal }),
+    // The license names the seal its sale bought (the version it covers from), whatever this answer carries.
+    ports.licenses.issue({
+      network: row.network,
+      txHash: row.txHash,
+      skill: entry.id,
+      payer: row.payer,
+      seal: row.packSeal ?? delivered.meta.seal,
+    }),
     // The books' signed statement of the sale, from its row (a replay's is the same sale, signed again).
-    signReceipt(row, baseUrl, ports.serviceSigner),
+    signReceipt(row, baseUrl, ports.serviceSigner, ports.catalog.versions),
   ]);
   return {
     body: unlockBody({
       entry,
-      pack,
-      meta,
+      delivered,
       license,
       receipt,
       payment: { txHash: row.txHash, payer: row.payer, network: row.network, row },

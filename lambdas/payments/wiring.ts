@@ -18,6 +18,7 @@ import { withNegativeCache } from './adapters/cached-chain-reader';
 import { dynamoNonces } from './adapters/dynamo-nonces';
 import { dynamoTableProbe } from './adapters/dynamo-table-probe';
 import { filePackStore } from './adapters/file-pack-store';
+import { filePackVersionStore } from './adapters/file-pack-version-store';
 import { joseLicenses } from './adapters/jose-licenses';
 import { fileLicenseSecret, newLicenseKey, secretsManagerLicenseSecret } from './adapters/license-secret';
 import { secretsManagerVersions } from '../platform/adapters/secret-versions';
@@ -31,7 +32,8 @@ import { x402BazaarExtension } from './adapters/x402-bazaar';
 import { challengeAnswer } from './challenge-answer';
 import { confirmationTask } from './confirmation';
 import { facilitatorFromEnv } from '../facilitator';
-import type { PaymentsPorts, SecretVersions } from './ports';
+import type { PackVersionStore, PaymentsPorts, SecretVersions } from './ports';
+import { versionsDataDir } from '../platform/data-dirs';
 import { rpcUrlsFromEnv } from '../platform/rpc-urls';
 
 /** How long /api/ready's probes of tables and RPC providers are shared between callers. */
@@ -64,6 +66,16 @@ function liveChallenge(ports: PaymentsPorts) {
   };
 }
 
+/**
+ * The one place the version store is chosen (issue 52): every published version's record by its
+ * digest. Locally (and in tests) the content-addressed tree the build writes, dist/versions or
+ * VERSIONS_DATA_DIR; in AWS the versions bucket named by PACK_VERSIONS_BUCKET (its S3 adapter
+ * goes here: `env[INFRA_ENV.packVersionsBucket] ? s3PackVersionStore(bucket) : …`).
+ */
+function packVersionStoreFromEnv(env: NodeJS.ProcessEnv): PackVersionStore {
+  return filePackVersionStore(versionsDataDir(env));
+}
+
 export async function paymentsPortsFromEnv(env: NodeJS.ProcessEnv = process.env): Promise<PaymentsPorts> {
   const reading = readConfigFromEnv(env);
   const { config } = reading;
@@ -87,6 +99,7 @@ export async function paymentsPortsFromEnv(env: NodeJS.ProcessEnv = process.env)
     cardSales: await cardSalesFromEnv(),
     figures: await figuresFromEnv(),
     packs: filePackStore(),
+    versions: packVersionStoreFromEnv(env),
     licenses: joseLicenses(
       secretArn ? secretsManagerLicenseSecret(secretArn) : fileLicenseSecret(env[INFRA_ENV.licenseSecretFile], (m) => logger.warn(m)),
     ),

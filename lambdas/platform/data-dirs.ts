@@ -1,5 +1,5 @@
 import { CATALOG_DIR, SEALED_DIR, VERSIONS_DIST_DIR } from '../contract/data-dirs';
-import { DATA_ENV } from '../contract/env';
+import { DATA_ENV, INFRA_ENV } from '../contract/env';
 
 /**
  * Where a function reads the built data: in a Lambda the bundle carries a copy and the
@@ -8,4 +8,4 @@ import { DATA_ENV } from '../contract/env';
 export const catalogDataDir = (env: NodeJS.ProcessEnv = process.env): string => env[DATA_ENV.catalog] ?? CATALOG_DIR;
 export const sealedDataDir = (env: NodeJS.ProcessEnv = process.env): string => env[DATA_ENV.sealed] ?? SEALED_DIR;
 /** The local content-addressed version store (dist/versions); in AWS the versions bucket is read instead. */
-export const versionsDataDir = (): string => VERSIONS_DIST_DIR;
+export const versionsDataDir = (env: NodeJS.ProcessEnv = process.env): string => env[INFRA_ENV.versionsDataDir] ?? VERSIONS_DIST_DIR;

@@ -1,6 +1,7 @@
 /** The access domain's pure cores: the one access decision and the AP2 mandate rules, on stored facts only. */
 import { describe, expect, it } from 'vitest';
 import { decide, type AccessFacts } from '../../lambdas/access/core/decide-access';
+import { versionOnDay } from '../../lambdas/access/versions';
 import { MandateSchema, mandateId, mandateProblem, spendLimits, type MandatedPurchase } from '../../lambdas/access/core/mandate';
 import type { MandateDocument, MandateRecord } from '../../lambdas/access/ports';
 import { loadCatalogFiles } from '../../lambdas/catalog/adapters/catalog-files';
@@ -67,11 +68,30 @@ describe('decide (the one access decision)', () => {
       granted: true,
       via: 'subscription',
       plan: dataPlan,
+      since: '2026-06-01T00:00:00Z',
       until: '2026-07-01T00:00:00Z',
       cancelled: true,
     });
     expect(decide({ ...none, subscriptions: [sub(dataPlan, '2026-06-15T11:59:59Z')] }, csv, plans, NOW).granted).toBe(false);
     expect(decide({ ...none, subscriptions: [sub(otherPlan, '2027-01-01T00:00:00Z')] }, csv, plans, NOW).granted).toBe(false);
+  });
+
+  it('a subscription covers the versions published during it: the one current when it started and every later one (issue 52)', () => {
+    const v = (version: number, published: string) => ({
+      skill_id: 'x',
+      version,
+      published,
+      digest: '',
+      file_count: 0,
+      total_bytes: 0,
+      files: [],
+    });
+    const versions = [v(1, '2026-01-10'), v(2, '2026-06-01'), v(3, '2026-06-20')];
+    expect(versionOnDay(versions, '2026-06-01T00:00:00Z')).toBe(2);
+    expect(versionOnDay(versions, '2026-05-31T23:59:59Z')).toBe(1);
+    expect(versionOnDay(versions, '2026-07-01T00:00:00Z')).toBe(3);
+    expect(versionOnDay(versions, '2025-01-01T00:00:00Z')).toBe(1);
+    expect(versionOnDay(undefined, '2026-07-01T00:00:00Z')).toBe(1);
   });
 
   it('lets a meter pay only within its balance and its cap for the month, and counts a drawn skill as owned', () => {

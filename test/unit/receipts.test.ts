@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { compactVerify, createLocalJWKSet, decodeProtectedHeader } from 'jose';
 import { describe, expect, it } from 'vitest';
 import { RECEIPT_TYPE } from '../../lambdas/contract/receipt';
+import type { VersionsOf } from '../../lambdas/contract/pack-versions';
 import { jwks, jwkThumbprint, noReceipt, receiptClaims, signReceipt, type CardSale, type LedgerRow } from '../../lambdas/ledger';
 import { keyFileServiceSigner } from '../../lambdas/ledger/adapters/key-file-service-signer';
 
@@ -11,6 +12,14 @@ const BASE = 'https://market.example';
 const SEAL = 'a'.repeat(64);
 const NOW = new Date('2026-11-26T12:00:00Z');
 const signer = keyFileServiceSigner(undefined);
+/** The skills' published versions: csv-cleaner's version 2 is the seal its sale recorded. */
+const VERSIONS: VersionsOf = (skill) =>
+  skill === 'csv-cleaner' || skill === 'ten-send'
+    ? [
+        { version: 1, digest: 'f'.repeat(64) },
+        { version: 2, digest: SEAL },
+      ]
+    : undefined;
 
 const row: LedgerRow = {
   network: 'base',
@@ -51,12 +60,12 @@ const claimsOf = async (jws: string) => JSON.parse(new TextDecoder().decode((awa
 
 describe('receipt claims', () => {
   it("state an unlock from its ledger row alone: skill, seal, amount and asset, payer, tx, time, ledger position; never the caller's pseudonym", () => {
-    const claims = receiptClaims(row, BASE, NOW);
+    const claims = receiptClaims(row, BASE, NOW, VERSIONS);
     expect(claims).toEqual({
       iss: BASE,
       sub: 'csv-cleaner',
       kind: 'unlock',
-      pack: { seal: SEAL },
+      pack: { seal: SEAL, version: 2 },
       amount: '1500000',
       asset: { symbol: 'USDC', contract: row.assetContract, network: 'eip155:8453' },
       payer: row.payer,
@@ -68,24 +77,30 @@ describe('receipt claims', () => {
     expect(JSON.stringify(claims)).not.toContain('never-published');
   });
 
+  it('name the version whose digest the sale recorded (issue 52), and no version for a seal from before versions were', () => {
+    expect(receiptClaims({ ...row, packSeal: 'f'.repeat(64) }, BASE, NOW, VERSIONS).pack).toEqual({ seal: 'f'.repeat(64), version: 1 });
+    expect(receiptClaims({ ...row, packSeal: 'e'.repeat(64) }, BASE, NOW, VERSIONS).pack).toEqual({ seal: 'e'.repeat(64) });
+    expect(receiptClaims({ ...row, skill: 'other' }, BASE, NOW, VERSIONS).pack).toEqual({ seal: SEAL });
+  });
+
   it('say nothing of the pack for a row or sale recorded without its seal (nothing invented), nor for a subscription or a top-up', () => {
     const { packSeal: _r, ...oldRow } = row;
-    expect(receiptClaims(oldRow, BASE, NOW)).not.toHaveProperty('pack');
+    expect(receiptClaims(oldRow, BASE, NOW, VERSIONS)).not.toHaveProperty('pack');
     const { packSeal: _s, ...oldSale } = sale;
-    expect(receiptClaims(oldSale, BASE, NOW)).not.toHaveProperty('pack');
-    expect(receiptClaims({ ...oldRow, kind: 'subscription', skill: 'all-access-30d' }, BASE, NOW)).toMatchObject({
+    expect(receiptClaims(oldSale, BASE, NOW, VERSIONS)).not.toHaveProperty('pack');
+    expect(receiptClaims({ ...oldRow, kind: 'subscription', skill: 'all-access-30d' }, BASE, NOW, VERSIONS)).toMatchObject({
       kind: 'subscription',
       sub: 'all-access-30d',
     });
-    expect(receiptClaims({ ...row, kind: 'meter_top_up', skill: 'meter' }, BASE, NOW)).not.toHaveProperty('pack');
+    expect(receiptClaims({ ...row, kind: 'meter_top_up', skill: 'meter' }, BASE, NOW, VERSIONS)).not.toHaveProperty('pack');
   });
 
   it('state a card sale by its amount in cents and its checkout session, with no payer or tx', () => {
-    const claims = receiptClaims(sale, BASE, NOW);
+    const claims = receiptClaims(sale, BASE, NOW, VERSIONS);
     expect(claims).toMatchObject({
       kind: 'card',
       sub: 'ten-send',
-      pack: { seal: SEAL },
+      pack: { seal: SEAL, version: 2 },
       card: { amount_cents: 1900, currency: 'usd', session: 'chk_abc', processor: 'stripe' },
       time: sale.recordedAt,
       ledger: { entry: 'card:chk_abc' },
@@ -97,15 +112,15 @@ describe('receipt claims', () => {
   it('refuse a claim a reorg dropped: it is no sale', () => {
     expect(noReceipt({ ...row, status: 'reorged' })).toMatch(/reorganisation/);
     expect(noReceipt(row)).toBeUndefined();
-    expect(() => receiptClaims({ ...row, status: 'reorged' }, BASE, NOW)).toThrow(/No receipt/);
+    expect(() => receiptClaims({ ...row, status: 'reorged' }, BASE, NOW, VERSIONS)).toThrow(/No receipt/);
   });
 });
 
 describe('signed receipts', () => {
   it("verify with jose against the service key's JWKS; the header names the key, its JWKS and the receipt type", async () => {
-    const jws = await signReceipt(row, BASE, signer, NOW);
+    const jws = await signReceipt(row, BASE, signer, VERSIONS, NOW);
     expect(jws.split('.')).toHaveLength(3);
-    expect(await claimsOf(jws)).toEqual(receiptClaims(row, BASE, NOW));
+    expect(await claimsOf(jws)).toEqual(receiptClaims(row, BASE, NOW, VERSIONS));
     expect(decodeProtectedHeader(jws)).toEqual({
       alg: 'ES256',
       typ: RECEIPT_TYPE,
@@ -115,14 +130,14 @@ describe('signed receipts', () => {
   });
 
   it('signed again later state the same sale (only iat differs)', async () => {
-    const first = await claimsOf(await signReceipt(sale, BASE, signer, NOW));
-    const later = await claimsOf(await signReceipt(sale, BASE, signer, new Date(NOW.getTime() + 86_400_000)));
+    const first = await claimsOf(await signReceipt(sale, BASE, signer, VERSIONS, NOW));
+    const later = await claimsOf(await signReceipt(sale, BASE, signer, VERSIONS, new Date(NOW.getTime() + 86_400_000)));
     expect({ ...later, iat: 0 }).toEqual({ ...first, iat: 0 });
     expect(later.iat - first.iat).toBe(86_400);
   });
 
   it('fail to verify when a claim is changed, when the signature is, or against another key', async () => {
-    const jws = await signReceipt(row, BASE, signer, NOW);
+    const jws = await signReceipt(row, BASE, signer, VERSIONS, NOW);
     const [header, payload, signature] = jws.split('.') as [string, string, string];
     const claims = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8'));
     const forged = Buffer.from(JSON.stringify({ ...claims, amount: '150000000' })).toString('base64url');

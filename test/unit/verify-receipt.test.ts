@@ -61,7 +61,7 @@ beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'verify-receipt-'));
   serviceJwksFile = join(dir, 'jwks.json');
   writeFileSync(serviceJwksFile, JSON.stringify(await jwks(serviceKey)));
-  honest = await signReceipt(row, service.base, serviceKey);
+  honest = await signReceipt(row, service.base, serviceKey, () => undefined);
 });
 // Each test looks at what it alone asked of the two servers.
 beforeEach(() => {
@@ -81,7 +81,7 @@ describe('a forged receipt whose iss only looks like the service', () => {
   it('is refused without --issuer or --jwks: the receipt was not pinned, so nothing is fetched from the issuer it names', async () => {
     const outcomes = [];
     for (const iss of forms()) {
-      const out = await verify(await signReceipt(row, iss, attackerKey));
+      const out = await verify(await signReceipt(row, iss, attackerKey, () => undefined));
       outcomes.push({ iss, code: out.code, stdout: out.stdout, stderr: out.stderr.trim() });
     }
     expect(outcomes).toEqual(forms().map((iss) => ({ iss, code: 1, stdout: '', stderr: NOT_PINNED })));
@@ -90,7 +90,7 @@ describe('a forged receipt whose iss only looks like the service', () => {
 
   it('is refused when pinned to the service, by --issuer (its JWKS, never the attacker’s) or by --jwks', async () => {
     for (const iss of forms()) {
-      const forged = await signReceipt(row, iss, attackerKey);
+      const forged = await signReceipt(row, iss, attackerKey, () => undefined);
       const byIssuer = await verify(forged, '--issuer', service.base);
       expect(byIssuer.code, `${iss}: ${byIssuer.stdout}`).toBe(1);
       expect(byIssuer.stdout).toBe('');
@@ -133,7 +133,7 @@ describe('an honest receipt', () => {
     expect(out.code, out.stderr).toBe(0);
     expect(JSON.parse(out.stdout)).toMatchObject({ iss: service.base, tx: row.txHash });
     for (const iss of [`${attacker.base}/http/${service.base.slice('http://'.length)}`, attacker.base]) {
-      const forged = await verifyIn(beside, await signReceipt(row, iss, attackerKey));
+      const forged = await verifyIn(beside, await signReceipt(row, iss, attackerKey, () => undefined));
       expect(forged).toMatchObject({ code: 1, stdout: '' });
     }
     expect(attacker.asked).toEqual([]);
@@ -153,7 +153,7 @@ describe('an honest receipt', () => {
   });
 
   it('signed by the service key for another issuer is refused when pinned to this one: iss is compared after the signature verifies', async () => {
-    const elsewhere = await signReceipt(row, 'https://market.example', serviceKey);
+    const elsewhere = await signReceipt(row, 'https://market.example', serviceKey, () => undefined);
     const out = await verify(elsewhere, '--issuer', service.base);
     expect(out).toMatchObject({ code: 1, stdout: '' });
     expect(out.stderr.trim()).toBe(

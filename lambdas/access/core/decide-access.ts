@@ -14,7 +14,8 @@ import type { AccessPorts, MeterRecord, SubscriptionRecord } from '../ports';
 export type AccessDecision =
   | { granted: true; via: 'one-time'; source: 'transfer'; txHash: string; since: string; until: null }
   | { granted: true; via: 'one-time'; source: 'meter'; until: null }
-  | { granted: true; via: 'subscription'; plan: string; until: string; cancelled: boolean }
+  /** `since`: when the covering subscription started; it covers the versions published from then on (docs/ACCESS.md, "Versions"). */
+  | { granted: true; via: 'subscription'; plan: string; since: string; until: string; cancelled: boolean }
   /** The meter can pay: a signed draw (POST /api/meter) charges `price` and the skill is the wallet's. */
   | { granted: true; via: 'meter'; price: string; balance: string; until: null }
   | { granted: false; via: 'none'; reason: 'no_access' | 'meter_balance' | 'meter_cap'; price: string; until: null };
@@ -57,7 +58,14 @@ export function decide(facts: AccessFacts, skill: CatalogEntry, plans: readonly 
     })
     .sort((a, b) => (a.periodEnd > b.periodEnd ? -1 : 1))[0];
   if (active)
-    return { granted: true, via: 'subscription', plan: active.plan, until: active.periodEnd, cancelled: active.status === 'cancelled' };
+    return {
+      granted: true,
+      via: 'subscription',
+      plan: active.plan,
+      since: active.startedAt,
+      until: active.periodEnd,
+      cancelled: active.status === 'cancelled',
+    };
 
   const meter = facts.meter;
   if (meter) {

@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Catalog } from '../ports';
 import type { CatalogEntry, PackMeta, PricingData } from '../../contract/catalog-data';
+import type { PackVersionMeta } from '../../contract/pack-versions';
 import { catalogDataDir } from '../../platform/data-dirs';
 import { loadSearchIndex } from '../../contract/search-index';
 import { searchSkills } from '../skill-search';
@@ -20,12 +21,19 @@ export function loadCatalogFiles(dir: string = catalogDataDir()): Catalog {
   // costliest part of loading the catalog (issue 14).
   let index: ReturnType<typeof loadSearchIndex> | undefined;
   const byId = new Map(entries.map((e) => [e.id, e]));
+  // The versions index (every version of every pack, with its files' hashes) is read when a
+  // delivery or a listing first asks: most requests never do, and a cold start does not parse it.
+  let versions: Record<string, PackVersionMeta[]> | undefined;
   let evaluation: Record<string, { outline: Record<string, unknown>; sample: string }> | undefined;
   const catalog: Catalog = {
     entries,
     categories: [...new Set(entries.map((e) => e.category))].sort(),
     get: (id) => byId.get(id),
     packMeta: (id) => (Object.hasOwn(packs, id) ? packs[id] : undefined),
+    versions: (id) => {
+      versions ??= JSON.parse(read('versions.json')) as Record<string, PackVersionMeta[]>;
+      return Object.hasOwn(versions, id) ? versions[id] : undefined;
+    },
     search: (q) => searchSkills((index ??= loadSearchIndex(read('search-index.json'))), q),
     evaluation: (id) => {
       evaluation ??= JSON.parse(read('evaluation.json')) as Record<string, { outline: Record<string, unknown>; sample: string }>;
