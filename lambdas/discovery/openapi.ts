@@ -52,6 +52,15 @@ interface OperationDoc {
 
 const str = { type: 'string' };
 const skill: Param = { name: 'skill', required: true, description: 'Catalog id', schema: str };
+/** A re-download's version (issue 52; docs/ACCESS.md, "Versions"). */
+const VERSION: Param = {
+  name: 'version',
+  description:
+    "A re-download only (a license, the buyer's own transfer again, a wallet that already has access): the version to deliver, a number as /api/packs and the receipt (`pack.version`) name it; the current version when absent. A purchase covers the version it bought and every later one: an earlier one is 403 VERSION_NOT_COVERED, one never published 404 VERSION_NOT_FOUND, anything but a number 1, 2, … 400. A paid purchase always delivers the current version",
+  schema: { type: 'integer', minimum: 1 },
+};
+/** What every delivery says of the version it carries. */
+const VERSION_FIELD = 'version: {number, digest ("sha256:<hex>", equal to seal), published (yyyy-mm-dd)}: which version the bytes are';
 /** The payer's wallet signature: x402's sign-in-with-x extension (docs/SECURITY.md). */
 const SIGN_IN_WITH_X: Param = {
   name: 'SIGN-IN-WITH-X',
@@ -167,7 +176,11 @@ const DOCS: Record<OperationId, OperationDoc> = {
   },
   getPackMetadata: {
     params: [skill],
-    ok: { status: 200, description: 'Files, sizes, sha256 and the pack seal; never the text' },
+    ok: {
+      status: 200,
+      description:
+        'Files, sizes, sha256 and the pack seal, never the text; `version` (the current version: number, digest "sha256:<hex>" equal to the seal, published, file_count, total_bytes) and `earlier_versions` (the same for every earlier version, newest first)',
+    },
     errors: [400, 404],
   },
   getIntent: {
@@ -194,7 +207,7 @@ const DOCS: Record<OperationId, OperationDoc> = {
     alsoLimited: `at most ${INTENTS_PER_CALLER_PER_DAY} bounties per caller (address; an IPv6 /64) per UTC day, across all instances`,
   },
   getPay: {
-    params: [skill, PAYMENT_SIGNATURE, X_PAYMENT_V1, SIGN_IN_WITH_X, AP2_MANDATE],
+    params: [skill, PAYMENT_SIGNATURE, X_PAYMENT_V1, SIGN_IN_WITH_X, AP2_MANDATE, VERSION],
     ok: {
       status: 402,
       description:
@@ -229,12 +242,12 @@ const DOCS: Record<OperationId, OperationDoc> = {
       { name: 'X-LICENSE', in: 'header', description: 'License token from an earlier unlock', schema: str },
       SIGN_IN_WITH_X,
       AP2_MANDATE,
+      VERSION,
     ],
     body: z.object({ txHash: z.string().optional(), skill: z.string().optional(), license: z.string().optional() }),
     ok: {
       status: 200,
-      description:
-        "The unlock: sealed_pack.files, seal, how_to_use, license, payment, revenue_ledger, and receipt: the sale's receipt, a compact JWS (ES256, typ sale-receipt+jwt) signed with the key in /.well-known/jwks.json",
+      description: `The unlock: sealed_pack.files, seal, ${VERSION_FIELD}, how_to_use, license, payment, revenue_ledger, and receipt: the sale's receipt, a compact JWS (ES256, typ sale-receipt+jwt) signed with the key in /.well-known/jwks.json, whose pack: {seal, version} names the version sold`,
       headers: PAYMENT_RESPONSE,
     },
     errors: [400, 402, 403, 404, 503],
@@ -244,9 +257,13 @@ const DOCS: Record<OperationId, OperationDoc> = {
       { name: 'X-PAYMENT', in: 'header', description: 'JSON {"txHash","skill"} (or its base64); or the same in the body', schema: str },
       { name: 'X-LICENSE', in: 'header', description: 'License token from an earlier unlock', schema: str },
       SIGN_IN_WITH_X,
+      VERSION,
     ],
     body: z.object({ txHash: z.string(), skill: z.string() }),
-    ok: { status: 200, description: "The same pack, re-unlocked, with the sale's receipt" },
+    ok: {
+      status: 200,
+      description: `The same pack, re-unlocked (the version asked for, else the current one: ${VERSION_FIELD}), with the sale's receipt`,
+    },
     errors: [400, 402, 403, 404, 503],
   },
   getProof: {
@@ -358,7 +375,7 @@ const DOCS: Record<OperationId, OperationDoc> = {
     ok: {
       status: 200,
       description:
-        "The wallet's purchases newest first (each with its license and receipt), its subscriptions, `next`; signing in also answers a 15-minute `session` (Authorization: Bearer)",
+        "The wallet's purchases newest first (each with its license and receipt, and for a pack `versions`: every version the purchase covers, newest first, each {number, digest, published, current?, bought?, download: {method: POST, url: /api/pay?version=<n>, header: X-LICENSE}}), its subscriptions, `next`; signing in also answers a 15-minute `session` (Authorization: Bearer)",
     },
     errors: [400, 401, 403, 429],
   },
@@ -379,9 +396,16 @@ const DOCS: Record<OperationId, OperationDoc> = {
     errors: [400],
   },
   postMeter: {
-    params: [SIGN_IN_WITH_X],
+    params: [
+      SIGN_IN_WITH_X,
+      {
+        ...VERSION,
+        description:
+          'A draw of a skill already drawn: the version to deliver (every version of a drawn skill is covered); a new draw delivers the current one',
+      },
+    ],
     body: MeterPostSchema,
-    ok: { status: 200, description: 'The meter after a top-up or a cap; for a draw, the pack' },
+    ok: { status: 200, description: `The meter after a top-up or a cap; for a draw, the pack (${VERSION_FIELD})` },
     errors: [400, 402, 403, 404],
   },
   getMcp: { ok: { status: 200, description: 'MCP server info and tools' } },

@@ -2,7 +2,8 @@
  * /purchases/: a person's way back to what they bought. The wallet signs in once (a SIGN-IN-WITH-X
  * signature for the purchases URL, docs/ACCESS.md); the answer's short session lists further pages
  * without signing again, and each pack downloads with its license (POST /api/pay, X-LICENSE). A
- * card buyer pastes their license. The session lives in this page's memory only. The list stands
+ * card buyer pastes their license. Every version the license covers downloads by its number
+ * (`?version=<n>`, docs/ACCESS.md, "Versions"). The session lives in this page's memory only. The list stands
  * above the sign-in box, so once signed in it is the first thing on the page.
  */
 
@@ -29,6 +30,8 @@ interface Purchase {
   /** Card sales: `refunded` or `disputed` when Stripe reported so; then `download` is null. */
   status?: 'paid' | 'refunded' | 'disputed';
   download?: unknown;
+  /** Every version of the pack the purchase covers, newest first (docs/ACCESS.md, "Versions"). */
+  versions?: { number: number; digest: string; published: string; current?: boolean; bought?: boolean }[];
 }
 
 interface PurchaseList {
@@ -72,6 +75,14 @@ function row(p: Purchase): HTMLElement {
     const get = el('button', { type: 'button', 'data-skill': p.skill }, 'Download the pack');
     get.addEventListener('click', () => void fetchPack(p.skill!, p.license!.token));
     actions.append(get);
+    // Each earlier version the license covers downloads by its number: the bytes its digest names.
+    for (const v of p.versions ?? []) {
+      if (v.current) continue;
+      const label = `Version ${v.number} (${v.published}${v.bought ? ', as bought' : ''})`;
+      const old = el('button', { type: 'button', class: 'secondary', 'data-version': String(v.number), title: v.digest }, label);
+      old.addEventListener('click', () => void fetchPack(p.skill!, p.license!.token, v.number));
+      actions.append(old);
+    }
   }
   if (p.receipt) {
     const receipt = el('button', { type: 'button', class: 'secondary' }, 'Save the receipt');
@@ -126,11 +137,12 @@ async function load(headers: Record<string, string>, append = false): Promise<vo
   setStatus('ok', body.wallet ? `Signed in as ${short(body.wallet)}: ${n} purchase${n === 1 ? '' : 's'} shown.` : 'Your purchase:');
 }
 
-async function fetchPack(skill: string, license: string): Promise<void> {
-  setStatus('busy', 'Fetching the pack…');
+async function fetchPack(skill: string, license: string, version?: number): Promise<void> {
+  setStatus('busy', version === undefined ? 'Fetching the pack…' : `Fetching version ${version} of the pack…`);
   let answer;
   try {
-    answer = await call<Delivered>('/api/pay', { method: 'POST', headers: { 'x-license': license } });
+    const path = version === undefined ? '/api/pay' : `/api/pay?version=${version}`;
+    answer = await call<Delivered>(path, { method: 'POST', headers: { 'x-license': license } });
   } catch (e) {
     return setStatus('err', e instanceof Unreachable ? e.message : String(e));
   }
