@@ -10,7 +10,7 @@
  * Anyone else: 403 LICENSE_REQUIRED, naming the license.
  */
 import type { CardSale } from '../ledger';
-import { CARD_NETWORK, callerId, deliverCardSale, PAYMENT_ERRORS } from '../payments';
+import { CARD_NETWORK, callerId, deliverCardSale, PAYMENT_ERRORS, readVersionParam } from '../payments';
 import { invalidRequest, notFound, type AppError } from '../platform/errors';
 import { CHECKOUT_ERRORS } from './errors';
 import { json, type ApiRequest, type ApiResponse } from '../platform/http';
@@ -31,10 +31,10 @@ const notThisLicense = (): AppError =>
   });
 
 /** The pack again for a license of this very sale (its `txHash` claim is the sale's id): one signature check, no new license. */
-async function withLicense(sale: CardSale, license: string, ports: CheckoutPorts, baseUrl: string) {
+async function withLicense(sale: CardSale, license: string, ports: CheckoutPorts, baseUrl: string, version: number | undefined) {
   const claims = await ports.payments.licenses.verify(license);
   if (!claims || claims.network !== CARD_NETWORK || claims.txHash !== sale.id || claims.skill !== sale.skill) throw notThisLicense();
-  return deliverCardSale(sale, ports.payments, baseUrl, license);
+  return deliverCardSale(sale, ports.payments, baseUrl, license, version);
 }
 
 /** Whether this request, with the Stripe id alone, may have the pack: the first delivery, or its caller soon after. */
@@ -83,14 +83,18 @@ export async function getCheckoutDelivery(req: ApiRequest, ports: CheckoutPorts)
     );
   }
 
+  // A re-download may ask for a version the sale covers (docs/ACCESS.md, "Versions"); the current one otherwise.
+  const version = readVersionParam(req.query['version']);
   const license = req.headers['x-license'];
-  if (license !== undefined) return json(200, await withLicense(sale, license, ports, req.baseUrl));
+  if (license !== undefined) return json(200, await withLicense(sale, license, ports, req.baseUrl, version));
   const authorization = req.headers['authorization'];
   if (authorization !== undefined) {
     const check = checkCreator(session.secretHash, authorization);
     if (check !== 'creator') throw notTheCreator(check);
-    return json(200, await deliverCardSale(sale, ports.payments, req.baseUrl));
+    return json(200, await deliverCardSale(sale, ports.payments, req.baseUrl, undefined, version));
   }
+  // The Stripe id alone (the first delivery, or its caller soon after) gets the current version: a version refused
+  // after the first delivery is claimed would leave the buyer without the license that asks for it.
   if (await firstOrSameCaller(session, req, ports)) return json(200, await deliverCardSale(sale, ports.payments, req.baseUrl));
   throw licenseRequired();
 }

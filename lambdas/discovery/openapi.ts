@@ -517,6 +517,11 @@ const DOCS: Record<OperationId, OperationDoc> = {
         description: 'The card license an earlier delivery of this checkout gave: the pack again, to anyone who holds it',
         schema: str,
       },
+      {
+        ...VERSION,
+        description:
+          'With X-LICENSE or the session secret: the version to deliver (the sale covers the version it bought and every later one; docs/ACCESS.md, "Versions"); the current version when absent, and always with the Stripe id alone',
+      },
     ],
     sessionSecret: 'optional',
     ok: {
