@@ -1,9 +1,9 @@
 /** The access domain's pure cores: the one access decision and the AP2 mandate rules, on stored facts only. */
 import { describe, expect, it } from 'vitest';
-import { decide, type AccessFacts } from '../../lambdas/access/core/decide-access';
-import { versionOnDay } from '../../lambdas/access/versions';
+import { decide, type AccessDecision, type AccessFacts } from '../../lambdas/access/core/decide-access';
+import { accessCoverage, versionOnDay } from '../../lambdas/access/versions';
 import { MandateSchema, mandateId, mandateProblem, spendLimits, type MandatedPurchase } from '../../lambdas/access/core/mandate';
-import type { MandateDocument, MandateRecord } from '../../lambdas/access/ports';
+import type { AccessPorts, MandateDocument, MandateRecord } from '../../lambdas/access/ports';
 import { loadCatalogFiles } from '../../lambdas/catalog/adapters/catalog-files';
 
 const catalog = loadCatalogFiles();
@@ -186,5 +186,51 @@ describe('AP2 mandates', () => {
     expect(mandateProblem(record(d, { status: 'revoked' }), purchase())).toContain('revoked');
     // A transfer already counted is delivered again, whatever is left.
     expect(mandateProblem(record(d, { spent: 1_000_000n, transfers: [purchase().txHash] }), purchase())).toBeUndefined();
+  });
+});
+
+describe('accessCoverage: the first version a wallet’s access covers (issue 52, docs/ACCESS.md "Versions")', () => {
+  const v = (version: number, published: string, digest: string) => ({
+    skill_id: 'x',
+    version,
+    published,
+    digest,
+    file_count: 0,
+    total_bytes: 0,
+    files: [],
+  });
+  const versions = [v(1, '2026-01-10', '1'.repeat(64)), v(2, '2026-06-01', '2'.repeat(64)), v(3, '2026-06-20', '3'.repeat(64))];
+  const rows: Record<string, { packSeal?: string; status: string }> = {
+    '0xbought2': { packSeal: '2'.repeat(64), status: 'reorged' },
+    '0xold': { packSeal: 'f'.repeat(64), status: 'reorged' },
+  };
+  const ports = {
+    catalog: { versions: () => versions },
+    payments: { config: { network: { name: 'base' } }, ledger: { get: async (_n: string, tx: string) => rows[tx] } },
+  } as unknown as AccessPorts;
+  const cover = (d: AccessDecision) => accessCoverage(d, 'x', ports, 'https://m.example').then((c) => c.coveredFrom);
+
+  it('a purchase: the version its row recorded; a seal from before versions: 1. A subscription: the version current when it started. A meter draw: 1', async () => {
+    const bought = (txHash: string): AccessDecision => ({
+      granted: true,
+      via: 'one-time',
+      source: 'transfer',
+      txHash,
+      since: '',
+      until: null,
+    });
+    expect(await cover(bought('0xbought2'))).toBe(2);
+    expect(await cover(bought('0xold'))).toBe(1);
+    const sub = (since: string): AccessDecision => ({
+      granted: true,
+      via: 'subscription',
+      plan: 'p',
+      since,
+      until: '2027-01-01',
+      cancelled: false,
+    });
+    expect(await cover(sub('2026-06-05T00:00:00Z'))).toBe(2);
+    expect(await cover(sub('2026-07-01T00:00:00Z'))).toBe(3);
+    expect(await cover({ granted: true, via: 'one-time', source: 'meter', until: null })).toBe(1);
   });
 });
