@@ -1,8 +1,8 @@
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { CATALOG_DIR, DIST_DIR, PUBLIC_DIR, SEALED_DIR } from '../../lambdas/contract/data-dirs';
-import { catalogDataDir, sealedDataDir } from '../../lambdas/platform/data-dirs';
+import { CATALOG_DIR, DIST_DIR, PUBLIC_DIR, SEALED_DIR, VERSIONS_DIST_DIR } from '../../lambdas/contract/data-dirs';
+import { catalogDataDir, sealedDataDir, versionsDataDir } from '../../lambdas/platform/data-dirs';
 
 describe('the built trees', () => {
   it('all live under the repository root dist/, where the build writes and CDK and the edge read', () => {
@@ -16,5 +16,10 @@ describe('the built trees', () => {
     expect(sealedDataDir({})).toBe(SEALED_DIR);
     expect(catalogDataDir({ CATALOG_DATA_DIR: '/var/task/catalog' })).toBe('/var/task/catalog');
     expect(sealedDataDir({ SEALED_DATA_DIR: '/var/task/sealed' })).toBe('/var/task/sealed');
+  });
+
+  it('the local version store is dist/versions unless VERSIONS_DATA_DIR points at another (a test’s rebuilt copy)', () => {
+    expect(versionsDataDir({})).toBe(VERSIONS_DIST_DIR);
+    expect(versionsDataDir({ VERSIONS_DATA_DIR: '/tmp/rebuilt/versions' })).toBe('/tmp/rebuilt/versions');
   });
 });
