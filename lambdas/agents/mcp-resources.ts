@@ -1,7 +1,8 @@
 /**
  * MCP resources: every skill's free evaluation material (outline, sample, pack metadata), the
- * documents the site serves, named by the site's own URLs. The sealed pack is never a resource:
- * it is sold, through `unlock_skill` or /api/pay.
+ * documents the site serves, named by the site's own URLs. The sealed pack is never a free resource:
+ * it is sold, through `unlock_skill`, /api/pay, or as the `skill://` files of MCP's Skills extension
+ * (`mcp-skills.ts`), which `resources/read` answers only paid or owned.
  *
  * 250 skills × 3 documents are listed in pages (`resources/list` with MCP's opaque cursor), and
  * `resources/templates/list` gives the three URI templates, so a client that knows a skill id
@@ -15,6 +16,7 @@ import {
   ListResourceTemplatesRequestSchema,
   McpError,
   ReadResourceRequestSchema,
+  type ReadResourceResult,
   type Resource,
 } from '@modelcontextprotocol/sdk/types.js';
 import { packMetadataDocument, type Catalog } from '../catalog';
@@ -116,10 +118,19 @@ export function readResource(catalog: Catalog, baseUrl: string, uri: string) {
   throw new McpError(RPC_CODES.resourceNotFound, `Resource not found: ${uri.slice(0, 300)}`, { uri: uri.slice(0, 300) });
 }
 
+/**
+ * A reader of the URIs the free documents do not cover (a skill's paid files, `mcp-skills.ts`), given
+ * the request's `_meta`: undefined when the URI is not one of its own.
+ */
+export type PaidReader = (uri: string, meta: Record<string, unknown> | undefined) => Promise<ReadResourceResult> | undefined;
+
 /** Declares the resources capability and answers its three methods on a server about to connect. */
-export function serveResources(server: Server, catalog: Catalog, baseUrl: string): void {
+export function serveResources(server: Server, catalog: Catalog, baseUrl: string, paid?: PaidReader): void {
   server.registerCapabilities({ resources: {} });
   server.setRequestHandler(ListResourcesRequestSchema, (req) => listResources(catalog, baseUrl, req.params?.cursor));
   server.setRequestHandler(ListResourceTemplatesRequestSchema, () => ({ resourceTemplates: resourceTemplates(baseUrl) }));
-  server.setRequestHandler(ReadResourceRequestSchema, (req) => readResource(catalog, baseUrl, req.params.uri));
+  server.setRequestHandler(
+    ReadResourceRequestSchema,
+    (req) => paid?.(req.params.uri, req.params._meta) ?? readResource(catalog, baseUrl, req.params.uri),
+  );
 }

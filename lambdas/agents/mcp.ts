@@ -3,7 +3,8 @@
  * transport per request, which suits a Lambda), built on @modelcontextprotocol/sdk.
  * Every tool calls the same domain functions as the HTTP API, so rules and error codes
  * are the same; a tool failure is an MCP tool error carrying the spec's failure body.
- * `unlock_skill` is paid through x402's MCP transport (mcp-x402.ts).
+ * `unlock_skill` is paid through x402's MCP transport (mcp-x402.ts); the packs are skills of MCP's
+ * Skills extension, bought with `skills/get` through the same transport (mcp-skills.ts).
  */
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
@@ -22,6 +23,7 @@ import { logger } from '../platform/logger';
 import { readRpcBody, rpcError, RPC_CODES } from './json-rpc';
 import { servePrompts } from './mcp-prompts';
 import { serveResources } from './mcp-resources';
+import { parseSkillUri, presentedOf, readSkillFile, serveSkills, SKILLS_EXTENSION } from './mcp-skills';
 import {
   failureResult,
   jsonResult,
@@ -265,7 +267,8 @@ function createServer(ports: AgentsPorts, baseUrl: string, caller: Caller): McpS
   // logging: the SDK's server answers logging/setLevel (MCP's logging utility). Each request has a
   // server of its own and no session, so a level lasts for the request that set it; this server
   // sends no notifications/message (MCP lets it), as a JSON response carries only the result.
-  const server = new McpServer(MCP_SERVER, { capabilities: { tools: {}, logging: {} } });
+  // extensions: MCP's Skills extension (SEP-2640), skills/list and skills/get, paid by x402 (mcp-skills.ts).
+  const server = new McpServer(MCP_SERVER, { capabilities: { tools: {}, logging: {}, extensions: { [SKILLS_EXTENSION]: {} } } });
   for (const tool of TOOLS) {
     const config = { title: tool.title, description: tool.description, inputSchema: tool.input, annotations: annotations(tool) };
     server.registerTool(tool.name, config, async (args: unknown, extra) => {
@@ -279,7 +282,11 @@ function createServer(ports: AgentsPorts, baseUrl: string, caller: Caller): McpS
       }
     });
   }
-  serveResources(server.server, ports.catalog, baseUrl);
+  serveResources(server.server, ports.catalog, baseUrl, (uri, meta) => {
+    const named = parseSkillUri(ports.catalog, uri);
+    return named && readSkillFile(named, presentedOf(meta), ports, baseUrl, caller.sourceIp);
+  });
+  serveSkills(server.server, ports, baseUrl, caller.sourceIp);
   servePrompts(server, ports.catalog, baseUrl);
   return server;
 }
