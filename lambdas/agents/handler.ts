@@ -13,6 +13,9 @@ export const handler = createDomainHandler('agents', {
     getAgentCard: loadedOnFirstRequest(() => import('./card-routes').then((m) => m.getAgentCard)),
     getAgentCardA2a: loadedOnFirstRequest(() => import('./card-routes').then((m) => m.getAgentCard)),
     getJwks: loadedOnFirstRequest(() => import('./card-routes').then((m) => m.getJwks)),
+    // Agent Skills discovery: the index and the paid archives (fflate and the pack texts load with the first request).
+    getAgentSkillsIndex: loadedOnFirstRequest(() => import('./agent-skills').then((m) => m.getAgentSkillsIndex)),
+    getAgentSkillArchive: loadedOnFirstRequest(() => import('./agent-skills').then((m) => m.getAgentSkillArchive)),
   },
   ports: () => import('./wiring').then((m) => m.agentsPortsFromEnv()),
   // A2A and MCP clients read JSON-RPC errors: over the route table's limit they get -32029, not the REST failure body.

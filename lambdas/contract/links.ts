@@ -77,6 +77,7 @@ export function links(base: string) {
       sample: `${base}/skills/${id}/sample.md`,
       packs: `${base}/api/packs?skill=${id}`,
       challenge: `${base}/api/pay?skill=${id}`,
+      archive: `${base}/.well-known/agent-skills/${id}/pack.zip`,
       proof: `${base}/api/proof?skill=${id}`,
       trust: `${base}/api/trust?skill=${id}`,
       security: `${base}/api/security?skill=${id}`,

@@ -437,6 +437,23 @@ export const ROUTES = [
   },
   {
     method: 'GET',
+    path: '/.well-known/agent-skills/index.json',
+    domain: 'agents',
+    operationId: 'getAgentSkillsIndex',
+    summary: "Agent Skills discovery (draft v0.2.0): every pack as an archive with the SHA-256 of the archive's bytes.",
+  },
+  {
+    method: 'GET',
+    path: '/.well-known/agent-skills/{skill}/pack.zip',
+    domain: 'agents',
+    operationId: 'getAgentSkillArchive',
+    summary:
+      "A pack as the ZIP the discovery index names: x402's 402 until paid (PAYMENT-SIGNATURE), or to an owner (SIGN-IN-WITH-X) or a license (X-LICENSE).",
+    // Free to ask; carrying a payment or a sign-in it settles or spends a nonce, as GET /api/pay does, in the same budget.
+    rateLimit: { ...UNLOCK_LIMIT, onlyWith: ['payment-signature', 'sign-in-with-x', 'x-license'] },
+  },
+  {
+    method: 'GET',
     path: '/.well-known/jwks.json',
     domain: 'agents',
     operationId: 'getJwks',

@@ -423,6 +423,37 @@ const DOCS: Record<OperationId, OperationDoc> = {
   getAgentCard: { ok: { status: 200, description: 'Signed A2A agent card' } },
   getAgentCardA2a: { ok: { status: 200, description: 'Signed A2A agent card' } },
   getJwks: { ok: { status: 200, description: "JWKS of the service key, which signs the agent card and every sale's receipt" } },
+  getAgentSkillsIndex: {
+    ok: {
+      status: 200,
+      description:
+        'Agent Skills discovery index (draft v0.2.0): {$schema, skills: [{name, type: archive, description, url, digest: sha256 of the archive, pack: {seal, price_usd, pay}}]}',
+    },
+  },
+  getAgentSkillArchive: {
+    params: [
+      { name: 'skill', in: 'path', required: true, description: 'Catalog id', schema: str },
+      PAYMENT_SIGNATURE,
+      SIGN_IN_WITH_X,
+      { name: 'X-LICENSE', in: 'header', description: 'A license token of an earlier purchase of the skill', schema: str },
+    ],
+    ok: {
+      status: 402,
+      description:
+        "Unpaid: GET /api/pay's x402 challenge for the skill (the same resource); pay it by sending this request again with PAYMENT-SIGNATURE",
+      schema: ChallengeSchema,
+      headers: { 'PAYMENT-REQUIRED': 'x402 v2 PaymentRequired, base64 JSON', 'X-PAYMENT-REQUIRED': 'the body, base64' },
+    },
+    also: [
+      {
+        status: 200,
+        description:
+          "Paid, owned (SIGN-IN-WITH-X) or licensed: the pack's ZIP (application/zip), whose SHA-256 is the index entry's digest; the sale's receipt in X-RECEIPT, its license in X-LICENSE",
+        headers: PAYMENT_RESPONSE,
+      },
+    ],
+    errors: [400, 403, 404, 503],
+  },
   getEsp: {
     params: [
       { name: 'skill', description: 'A catalog id: the full cycle', schema: str },

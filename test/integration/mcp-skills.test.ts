@@ -17,7 +17,9 @@ import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { x402Client } from '@x402/core/client';
+import { x402HTTPClient } from '@x402/fetch';
 import { registerExactEvmScheme } from '@x402/evm/exact/client';
+import { unzipSync } from 'fflate';
 import { compactVerify, createLocalJWKSet } from 'jose';
 import { createPublicClient, erc20Abi, http, type Address, type LocalAccount } from 'viem';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
@@ -320,5 +322,79 @@ describe("MCP's Skills extension, paid with x402", () => {
       entry.resources.find((r) => r.uri === uriOf(SKILL))!.digest,
     );
     expect(await balance(buyer.address)).toBe(before - PRICE);
+  });
+});
+
+describe('/.well-known/agent-skills: the discovery index and its paid archives', () => {
+  /** A 0.25 USDC skill no other test file buys. */
+  const ARCHIVED = 'card-checkout-session-fallback';
+  const archiveUrl = `${base}/.well-known/agent-skills/${ARCHIVED}/pack.zip`;
+  let index: any;
+  let buyer: LocalAccount;
+  let signature: string;
+  let zipDigest: string;
+
+  it('lists the 250 packs in the draft v0.2.0 shape, each archive with its digest', async () => {
+    const res = await fetch(`${base}/.well-known/agent-skills/index.json`);
+    expect(res.status).toBe(200);
+    index = await res.json();
+    expect(index.$schema).toBe('https://schemas.agentskills.io/discovery/0.2.0/schema.json');
+    expect(index.skills).toHaveLength(250);
+    const entry = index.skills.find((s: any) => s.name === ARCHIVED);
+    expect(entry).toMatchObject({ type: 'archive', url: archiveUrl, digest: expect.stringMatching(/^sha256:[0-9a-f]{64}$/) });
+  });
+
+  it("answers the archive unpaid with GET /api/pay's x402 challenge", async () => {
+    const res = await fetch(archiveUrl);
+    expect(res.status).toBe(402);
+    const pay = await fetch(`${base}/api/pay?skill=${ARCHIVED}`);
+    const decode = (r: Response) => JSON.parse(Buffer.from(r.headers.get('payment-required')!, 'base64').toString('utf8'));
+    expect(decode(res).accepts).toEqual(decode(pay).accepts);
+    expect(decode(res).resource).toEqual(decode(pay).resource);
+  });
+
+  it("paid by a stock x402 client: the archive's SHA-256 is the index digest, its files the listing's, the receipt's seal theirs", async () => {
+    buyer = await freshBuyer();
+    const before = await balance(buyer.address);
+    const http402 = new x402HTTPClient(payer(buyer));
+    const challenge = await fetch(archiveUrl);
+    const required = http402.getPaymentRequiredResponse((name) => challenge.headers.get(name));
+    signature = http402.encodePaymentSignatureHeader(await http402.createPaymentPayload(required))['PAYMENT-SIGNATURE']!;
+    const res = await fetch(archiveUrl, { headers: { 'payment-signature': signature } });
+    expect(res.status, await res.clone().text()).toBe(200);
+    expect(res.headers.get('content-type')).toBe('application/zip');
+    const zip = new Uint8Array(await res.arrayBuffer());
+    zipDigest = `sha256:${createHash('sha256').update(zip).digest('hex')}`;
+    expect(zipDigest).toBe(index.skills.find((s: any) => s.name === ARCHIVED).digest);
+    const files = Object.fromEntries(Object.entries(unzipSync(zip)).map(([p, b]) => [p, new TextDecoder().decode(b)]));
+    const entry = await listed(ARCHIVED);
+    expect(
+      Object.keys(files)
+        .map((p) => `skill://${ARCHIVED}/${p}`)
+        .sort(),
+    ).toEqual(entry.resources.map((r) => r.uri).sort());
+    for (const r of entry.resources) expect(`sha256:${sha256(files[r.uri.slice(`skill://${ARCHIVED}/`.length)]!)}`).toBe(r.digest);
+    const keys = createLocalJWKSet((await (await fetch(`${base}/.well-known/jwks.json`)).json()) as never);
+    const { payload } = await compactVerify(res.headers.get('x-receipt')!, keys, { algorithms: ['ES256'] });
+    expect(JSON.parse(new TextDecoder().decode(payload)).pack.seal).toBe(packSeal(packFiles(files)));
+    expect(res.headers.get('payment-response')).toBeTruthy();
+    expect(await balance(buyer.address)).toBe(before - PRICE);
+  });
+
+  it('the PAYMENT-SIGNATURE copied by another caller gets no archive; the owner signing in gets the same bytes and pays nothing', async () => {
+    const before = await balance(buyer.address);
+    const stolen = await requestFrom('127.0.0.3', archiveUrl, { headers: { 'payment-signature': signature } });
+    expect(stolen.status).toBe(403);
+    expect(stolen.body).toMatchObject({ error_code: 'BUYER_PROOF_REQUIRED' });
+    const owner = await fetch(archiveUrl, {
+      headers: { 'sign-in-with-x': await signInWithXHeader({ account: buyer, baseUrl: base, skill: ARCHIVED }) },
+    });
+    expect(owner.status).toBe(200);
+    expect(
+      `sha256:${createHash('sha256')
+        .update(new Uint8Array(await owner.arrayBuffer()))
+        .digest('hex')}`,
+    ).toBe(zipDigest);
+    expect(await balance(buyer.address)).toBe(before);
   });
 });
