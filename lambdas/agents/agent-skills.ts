@@ -92,13 +92,13 @@ export function getAgentSkillsIndex(req: ApiRequest, ports: AgentsPorts): ApiRes
 }
 
 /**
- * GET /.well-known/agent-skills/{skill}/pack.zip: the archive, sold as GET /api/pay sells the pack.
+ * GET /.well-known/agent-skills/{id}/pack.zip: the archive, sold as GET /api/pay sells the pack.
  * Without a payment, a sign-in or a license: GET /api/pay's 402. Otherwise the access domain's unlock
  * (an owner is never charged; a payment settles once and replays only to its buyer), answered with the
  * archive and x402's settlement headers.
  */
 export async function getAgentSkillArchive(req: ApiRequest, ports: AgentsPorts): Promise<ApiResponse> {
-  const entry = requireSkill(ports.catalog, req.pathParameters['skill'], 'path');
+  const entry = requireSkill(ports.catalog, req.pathParameters['id'], 'path');
   const signature = req.headers['payment-signature'];
   const signIn = req.headers['sign-in-with-x'];
   const license = req.headers['x-license'];

@@ -444,7 +444,7 @@ export const ROUTES = [
   },
   {
     method: 'GET',
-    path: '/.well-known/agent-skills/{skill}/pack.zip',
+    path: '/.well-known/agent-skills/{id}/pack.zip',
     domain: 'agents',
     operationId: 'getAgentSkillArchive',
     summary:

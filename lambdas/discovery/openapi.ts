@@ -432,7 +432,7 @@ const DOCS: Record<OperationId, OperationDoc> = {
   },
   getAgentSkillArchive: {
     params: [
-      { name: 'skill', in: 'path', required: true, description: 'Catalog id', schema: str },
+      { name: 'id', in: 'path', required: true, description: 'Catalog id', schema: str },
       PAYMENT_SIGNATURE,
       SIGN_IN_WITH_X,
       { name: 'X-LICENSE', in: 'header', description: 'A license token of an earlier purchase of the skill', schema: str },
