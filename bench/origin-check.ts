@@ -57,7 +57,16 @@ for (let round = 0; round < 7; round++) {
 const handlerWith = (origin: OriginGuard | undefined) => {
   const ok = () => json(200, { ok: true });
   return createDomainHandler('discovery', {
-    routes: { getHealth: ok, getEsp: ok, getShop: ok, getJudges: ok, getOpenApi: ok, getEspDiscovery: ok, getX402Discovery: ok },
+    routes: {
+      getHealth: ok,
+      getEsp: ok,
+      getShop: ok,
+      getJudges: ok,
+      getOpenApi: ok,
+      getEspDiscovery: ok,
+      getX402Discovery: ok,
+      getPackProvenance: ok,
+    },
     ports: () => ({}),
     origin,
   });

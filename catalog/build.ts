@@ -37,6 +37,7 @@ import { writeTree } from './write-tree';
 import { evaluatePacks, EVAL_SUITE, EVAL_SUITE_VERSION } from './eval-suite';
 import { canonicalize } from 'json-canonicalize';
 import { digestRef, versionObjectKey, type PackVersionMeta, type PackVersionRecord } from '../lambdas/contract/pack-versions';
+import { PROVENANCE_INPUTS_FILE, type ProvenanceInputs } from '../lambdas/contract/provenance';
 import { loadVersionStore, nextVersions, sourceCommit, VERSIONS_DIR, writeVersions } from './versions';
 import { scanPacks, securitySarif } from './security-scan';
 import { buildAssets, type BuiltAssets } from './storefront/assets';
@@ -368,6 +369,22 @@ export async function buildCatalog(options: BuildOptions = {}): Promise<BuildRes
     )}\n`,
   );
 
+  // What each version's signed statements are made of, without its bytes: read by the provenance route (issue 52).
+  const provenanceInputs: ProvenanceInputs = Object.fromEntries(
+    [...versions].map(([id, vs]) => [
+      id,
+      vs.map(({ skill_id, version, published, digest, files, source, checks }) => ({
+        skill_id,
+        version,
+        published,
+        digest,
+        files,
+        source,
+        checks,
+      })),
+    ]),
+  );
+  catalogFiles.set(PROVENANCE_INPUTS_FILE, JSON.stringify(provenanceInputs));
   const versionFiles = new Map<string, string>([...versions.values()].flat().map((r) => [versionObjectKey(r.digest), JSON.stringify(r)]));
   catalogFiles.set('security.json', JSON.stringify(security));
   catalogFiles.set('eval.json', JSON.stringify(evals));

@@ -123,6 +123,14 @@ export const ROUTES = [
   },
   {
     method: 'GET',
+    path: '/api/packs/provenance',
+    domain: 'discovery',
+    operationId: 'getPackProvenance',
+    summary:
+      "A pack version's signed provenance (skill, version; the current one by default): SLSA provenance and the checks, each an in-toto statement in a Sigstore bundle signed with the key at /.well-known/jwks.json.",
+  },
+  {
+    method: 'GET',
     path: '/api/intent',
     domain: 'catalog',
     operationId: 'getIntent',

@@ -166,6 +166,12 @@ export const SETTINGS = {
       '`production` (real money: refuses a testnet `network`) or `staging` (a rehearsal: refuses mainnet, so it can never take real money).',
     cloudDefault: 'production',
   },
+  transparencyLogUrl: {
+    context: 'transparencyLogUrl',
+    env: 'TRANSPARENCY_LOG_URL',
+    description:
+      "A Rekor transparency log's base URL (e.g. `https://rekor.sigstore.dev`): each pack version's signed provenance is then logged there, and its Sigstore bundle carries the log entry. Default: none; the bundles verify offline with the service key alone (docs/PROVENANCE.md).",
+  },
   publicBaseUrl: {
     context: 'publicBaseUrl',
     env: 'PUBLIC_BASE_URL',
@@ -205,6 +211,8 @@ export interface MarketConfig {
   stripeApiBase: string | undefined;
   /** The block explorer the ledger links rows to, without a trailing slash; undefined for none. */
   explorerUrl: string | undefined;
+  /** The Rekor transparency log the provenance bundles are logged in, without a trailing slash; undefined for none. */
+  transparencyLogUrl: string | undefined;
 }
 
 /**
@@ -405,6 +413,13 @@ export function readMarketConfig(
     else problems.push(`explorerUrl (EXPLORER_URL) is not an http(s) URL: "${explorerRaw}"`);
   }
 
+  let transparencyLogUrl: string | undefined;
+  if (!blank(raw.transparencyLogUrl)) {
+    const v = raw.transparencyLogUrl.trim().replace(/\/+$/, '');
+    if (BASE_URL.test(v)) transparencyLogUrl = v;
+    else problems.push(`transparencyLogUrl (TRANSPARENCY_LOG_URL) is not an http(s) URL: "${raw.transparencyLogUrl}"`);
+  }
+
   let publicBaseUrl: string | undefined;
   if (!blank(raw.publicBaseUrl)) {
     const v = raw.publicBaseUrl.trim().replace(/\/+$/, '');
@@ -435,6 +450,7 @@ export function readMarketConfig(
       ethUsdFeed,
       stripeApiBase,
       explorerUrl,
+      transparencyLogUrl,
     },
     problems,
   };
@@ -492,5 +508,6 @@ export function configToEnv(config: MarketConfig): Record<string, string> {
   if (config.ethUsdFeed) env[SETTINGS.ethUsdFeed.env] = config.ethUsdFeed;
   if (config.stripeApiBase) env[SETTINGS.stripeApiBase.env] = config.stripeApiBase;
   env[SETTINGS.explorerUrl.env] = config.explorerUrl ?? '';
+  if (config.transparencyLogUrl) env[SETTINGS.transparencyLogUrl.env] = config.transparencyLogUrl;
   return env;
 }

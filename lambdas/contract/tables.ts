@@ -303,6 +303,23 @@ export const RELAYER_LEASES_TABLE = {
   description: "Leases of the x402 relayer's pool keys: which function instance signs with each key, until when.",
 } as const satisfies TableDefinition;
 
+/**
+ * The signed provenance of pack versions (issue 52, GET /api/packs/provenance): one item per
+ * version and statement, `pk = <version digest>#<predicate type>`, holding its Sigstore bundle.
+ * ECDSA signatures are random, so each statement is signed once, on its first request, and kept
+ * with a conditional PutItem: the first signer wins and every later reader gets its bundle. Only
+ * the provenance route writes it, never a purchase. Not retained: a lost item is signed again,
+ * and a bundle signed before stays valid (the statement is the same, so is the key).
+ */
+export const PROVENANCE_TABLE = {
+  logicalName: 'Provenance',
+  env: 'PROVENANCE_TABLE',
+  partitionKey: { name: 'pk', type: 'S' },
+  indexes: [],
+  retain: false,
+  description: "Pack versions' signed provenance: each statement's Sigstore bundle, signed once and kept.",
+} as const satisfies TableDefinition;
+
 export const TABLES: readonly TableDefinition[] = [
   LEDGER_TABLE,
   INTENTS_TABLE,
@@ -315,4 +332,5 @@ export const TABLES: readonly TableDefinition[] = [
   SETTLEMENTS_TABLE,
   REFUNDS_TABLE,
   RELAYER_LEASES_TABLE,
+  PROVENANCE_TABLE,
 ];

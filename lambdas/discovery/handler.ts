@@ -17,6 +17,8 @@ export const handler = createDomainHandler('discovery', {
     getOpenApi: loadedOnFirstRequest(() => import('./openapi').then((m) => m.getOpenApi)),
     getEspDiscovery,
     getX402Discovery,
+    // Signs with @sigstore/sign on a version's first request: loaded then, never at a cold start.
+    getPackProvenance: loadedOnFirstRequest(() => import('./provenance').then((m) => m.getPackProvenance)),
   },
   ports: () => import('./wiring').then((m) => m.discoveryPortsFromEnv()),
   fallback,

@@ -183,6 +183,22 @@ const DOCS: Record<OperationId, OperationDoc> = {
     },
     errors: [400, 404],
   },
+  getPackProvenance: {
+    params: [
+      skill,
+      {
+        name: 'version',
+        description: 'A version number (1, 2, …); the current version when absent',
+        schema: { type: 'integer', minimum: 1 },
+      },
+    ],
+    ok: {
+      status: 200,
+      description:
+        "skill_id, version, digest (sha256:<hex>), published, and attestations: [{predicateType, bundle}], npm's attestations shape. Each bundle is a Sigstore bundle v0.3 with a DSSE envelope (application/vnd.in-toto+json) holding an in-toto Statement v1 whose subjects are the pack (<skill>@<version>, its digest) and each file (<skill>/<path>, sha256): SLSA provenance v1 (https://slsa.dev/provenance/v1) and the checks (urn:skill-market:attestation:pack-checks:v1: the security scan, the prompt-injection rules over SKILL.md, the eval suite). Signed with the service key, whose JWKS kid is the bundle's public-key hint (/.well-known/jwks.json); tlogEntries is empty unless a transparency log is configured (docs/PROVENANCE.md)",
+    },
+    errors: [400, 404],
+  },
   getIntent: {
     params: [
       { name: 'q', description: 'Search skills by a plain description', schema: str },

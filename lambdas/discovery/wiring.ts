@@ -1,20 +1,46 @@
 /** Builds the discovery ports from the environment, through the catalog's and payments' public faces. */
 import { catalogFromEnv } from '../catalog';
-import { figuresFromEnv, ledgerFromEnv } from '../ledger';
+import { figuresFromEnv, ledgerFromEnv, serviceSignerFromEnv } from '../ledger';
 import { INFRA_ENV } from '../contract/env';
 import { readConfigFromEnv } from '../platform/config';
 import { originSecretTarget } from '../platform/origin-secret-rotation';
 import type { RotationTarget, SecretVersions } from '../platform/secret-rotation';
-import type { DiscoveryPorts } from './ports';
+import { PROVENANCE_TABLE } from '../contract/tables';
+import { catalogDataDir } from '../platform/data-dirs';
+import { cacheUntilFailure } from '../platform/memo';
+import { tableName } from '../platform/table-names';
+import type { DiscoveryPorts, ProvenancePorts } from './ports';
 
 export async function discoveryPortsFromEnv(): Promise<DiscoveryPorts> {
   const [catalog, ledger, figures] = await Promise.all([catalogFromEnv(), ledgerFromEnv(), figuresFromEnv()]);
+  const config = readConfigFromEnv().config;
   return {
-    config: readConfigFromEnv().config,
+    config,
     catalog,
     ledger,
     figures,
     now: () => new Date(),
+    provenance: cacheUntilFailure(() => provenancePortsFromEnv(config.transparencyLogUrl)),
+  };
+}
+
+/**
+ * The provenance route's ports: the versions' inputs in the bundle's catalog data, the service key
+ * through Sigstore's signer (logged in `transparencyLogUrl`'s Rekor when set), the provenance
+ * table. Their libraries (@sigstore/sign, the DynamoDB client) load here, on the route's first request.
+ */
+export async function provenancePortsFromEnv(transparencyLogUrl: string | undefined): Promise<ProvenancePorts> {
+  const [{ sigstoreStatementSigner }, { dynamoSignedStatements }, { fileProvenanceInputs }, { dynamoClient }, service] = await Promise.all([
+    import('./adapters/sigstore-statement-signer'),
+    import('./adapters/dynamo-signed-statements'),
+    import('./adapters/file-provenance-inputs'),
+    import('../platform/adapters/dynamo-client'),
+    serviceSignerFromEnv(),
+  ]);
+  return {
+    inputs: fileProvenanceInputs(catalogDataDir()),
+    signer: sigstoreStatementSigner(service, { rekorUrl: transparencyLogUrl }),
+    store: dynamoSignedStatements(dynamoClient(), tableName(PROVENANCE_TABLE)),
   };
 }
 

@@ -68,6 +68,7 @@ function echoHandler(origin: Parameters<typeof createDomainHandler>[1]['origin']
       getOpenApi: echo,
       getEspDiscovery: echo,
       getX402Discovery: echo,
+      getPackProvenance: echo,
     },
     ports,
     origin,

@@ -20,3 +20,22 @@ export function derToJose(der: Uint8Array, size = 32): Uint8Array {
   };
   return Buffer.concat([readInt(), readInt()]);
 }
+
+/**
+ * The DER form (a SEQUENCE of the INTEGERs r and s, each minimal and positive) of an r‖s
+ * signature: what Sigstore's bundles and X.509 tools expect of an ECDSA signature.
+ */
+export function joseToDer(joseSignature: Uint8Array): Uint8Array {
+  const bytes = Buffer.from(joseSignature);
+  if (bytes.length === 0 || bytes.length % 2 !== 0) throw new Error('not an r||s signature');
+  const half = bytes.length / 2;
+  const integer = (value: Buffer): Buffer => {
+    let v = value;
+    while (v.length > 1 && v[0] === 0 && (v[1]! & 0x80) === 0) v = v.subarray(1);
+    if ((v[0]! & 0x80) !== 0) v = Buffer.concat([Buffer.from([0]), v]);
+    return Buffer.concat([Buffer.from([0x02, v.length]), v]);
+  };
+  const body = Buffer.concat([integer(bytes.subarray(0, half)), integer(bytes.subarray(half))]);
+  if (body.length > 0x7f) throw new Error('signature too long for a short-form DER length');
+  return Buffer.concat([Buffer.from([0x30, body.length]), body]);
+}
