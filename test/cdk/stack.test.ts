@@ -2,7 +2,7 @@ import { App } from 'aws-cdk-lib';
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { FIGURES_CACHE_SECONDS, ROUTES, routeKey } from '../../lambdas/contract/routes';
-import { TABLES } from '../../lambdas/contract/tables';
+import { PROVENANCE_TABLE, TABLES } from '../../lambdas/contract/tables';
 import {
   EXPORT_SCHEDULE_CRON,
   EXPORTED_TABLES,
@@ -173,6 +173,7 @@ describe('MarketplaceStack', () => {
       NoncesTableEF27B597: 'AWS::DynamoDB::Table Delete',
       A2ATasksTable366A5229: 'AWS::DynamoDB::Table Delete',
       RelayerLeasesTable7C265B6B: 'AWS::DynamoDB::Table Delete',
+      ProvenanceTableFDB8FB9F: 'AWS::DynamoDB::Table Delete',
       LicenseSecretBF18429E: 'AWS::SecretsManager::Secret Retain',
       StripeSecret80A38A68: 'AWS::SecretsManager::Secret Retain',
       RpcSecret2AB20147: 'AWS::SecretsManager::Secret Retain',
@@ -375,7 +376,10 @@ describe('catalog data and access', () => {
     expect(writesOf('skill-market catalog routes')).not.toContain('LedgerTable');
     expect(writesOf('skill-market payments routes')).toContain('LedgerTable');
     expect(writesOf('skill-market payments routes')).not.toContain('IntentsTable');
-    expect(writesOf('skill-market discovery routes')).toBe('[]');
+    // Discovery writes only the signed provenance it keeps (issue 52).
+    const discoveryWrites = JSON.parse(writesOf('skill-market discovery routes')) as any[];
+    expect(discoveryWrites).toHaveLength(1);
+    expect(JSON.stringify(discoveryWrites[0].Resource)).toMatch(/^\[?\{"Fn::GetAtt":\["ProvenanceTable[0-9A-F]+","Arn"\]\}\]?$/);
     expect(writesOf('skill-market catalog routes')).not.toContain('A2ATasksTable');
   });
 
@@ -614,7 +618,8 @@ describe('figures (issue 33)', () => {
       expect(can(`skill-market ${writer}`, 'dynamodb:GetItem'), `${writer} reads the figures`).toContain('TalliesTable');
     }
     expect(can('skill-market discovery routes', 'dynamodb:Query')).toContain('TalliesTable');
-    expect(can('skill-market discovery routes', 'dynamodb:UpdateItem')).toBe('[]');
+    // Discovery's one write grant is the provenance table's (issue 52).
+    expect(can('skill-market discovery routes', 'dynamodb:UpdateItem')).not.toMatch(/LedgerTable|CardSalesTable|TalliesTable/);
     // Shared totals are folded off the purchase path: no function of another domain writes them.
     const figureWriters = domainFunctions()
       .map((f) => f.Properties['Description'] as string)
@@ -724,7 +729,7 @@ describe('finance exports', () => {
 });
 
 describe('the service key', () => {
-  it('is one retained KMS P-256 key that exactly the functions answering sales (receipts) and the agent card may sign with', () => {
+  it('is one retained KMS P-256 key that exactly the functions answering sales (receipts), the agent card and the provenance may sign with', () => {
     const keys = Object.entries(template.findResources('AWS::KMS::Key', { Properties: { KeySpec: 'ECC_NIST_P256' } })) as [string, any][];
     expect(keys).toHaveLength(1);
     const [keyId, key] = keys[0]!;
@@ -735,6 +740,7 @@ describe('the service key', () => {
       'skill-market access routes',
       'skill-market agents routes',
       'skill-market checkout routes',
+      'skill-market discovery routes',
     ]);
     const policies = Object.values(template.findResources('AWS::IAM::Policy')) as any[];
     const onKey = (p: any) => (p.Properties.PolicyDocument.Statement as any[]).filter((st) => JSON.stringify(st.Resource).includes(keyId));
@@ -747,6 +753,39 @@ describe('the service key', () => {
     }
     // No other role has any right on it.
     expect(policies.flatMap(onKey)).toHaveLength(signing.length);
+  });
+});
+
+describe('signed provenance (issue 52)', () => {
+  it('keeps the signed statements in an on-demand table that only the discovery function (the provenance route) writes, beside the service key', () => {
+    const tables = Object.entries(template.findResources('AWS::DynamoDB::Table')) as [string, any][];
+    const [id, table] = tables.find(([logicalId]) => logicalId.startsWith(`${PROVENANCE_TABLE.logicalName}Table`))!;
+    expect(table.Properties.KeySchema).toEqual([{ AttributeName: 'pk', KeyType: 'HASH' }]);
+    expect(table.Properties.BillingMode).toBe('PAY_PER_REQUEST');
+    expect(table.Properties.GlobalSecondaryIndexes).toBeUndefined();
+    const functions = Object.values(template.findResources('AWS::Lambda::Function')) as any[];
+    const discovery = functions.find((f) => f.Properties.Description === 'skill-market discovery routes')!;
+    expect(discovery.Properties.Environment.Variables[PROVENANCE_TABLE.env]).toEqual({ Ref: id });
+    expect(discovery.Properties.Environment.Variables[INFRA_ENV.serviceKeyKmsKeyId]).toBeDefined();
+    // No transparency log unless the setting names one.
+    expect(discovery.Properties.Environment.Variables[SETTINGS.transparencyLogUrl.env]).toBeUndefined();
+    const policies = Object.values(template.findResources('AWS::IAM::Policy')) as any[];
+    const roleOf = (f: any) => f.Properties.Role['Fn::GetAtt'][0] as string;
+    const writerRoles = policies
+      .filter((p) =>
+        (p.Properties.PolicyDocument.Statement as any[]).some(
+          (st) => JSON.stringify(st.Resource).includes(id) && [st.Action].flat().includes('dynamodb:PutItem'),
+        ),
+      )
+      .flatMap((p) => (p.Properties.Roles as any[]).map((r) => r.Ref as string));
+    expect(writerRoles).toEqual([roleOf(discovery)]);
+  });
+
+  it('gives the discovery function the transparency log URL when transparencyLogUrl is set', () => {
+    const t = synthTemplate({ treasury: TREASURY, transparencyLogUrl: 'https://rekor.sigstore.dev/' });
+    const fns = Object.values(t.findResources('AWS::Lambda::Function')) as any[];
+    const discovery = fns.find((f) => f.Properties.Description === 'skill-market discovery routes')!;
+    expect(discovery.Properties.Environment.Variables[SETTINGS.transparencyLogUrl.env]).toBe('https://rekor.sigstore.dev');
   });
 });
 
@@ -879,7 +918,13 @@ describe('x402 relayer', () => {
       .filter((m) => m.MetricStat)
       .map((m) => m.MetricStat.Metric.Dimensions[0].Value)
       .sort();
-    expect(services).toEqual(['skill-market-access', 'skill-market-agents', 'skill-market-checkout', 'skill-market-payments']);
+    expect(services).toEqual([
+      'skill-market-access',
+      'skill-market-agents',
+      'skill-market-checkout',
+      'skill-market-discovery',
+      'skill-market-payments',
+    ]);
     for (const m of (failures.Properties.Metrics as any[]).filter((m) => m.MetricStat))
       expect(m.MetricStat.Metric.MetricName).toBe('SignerFailures');
   });
