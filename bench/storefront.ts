@@ -5,7 +5,14 @@
  * Usage: npx tsx bench/storefront.ts
  */
 import { buildCatalog } from '../catalog/build';
-import { BUDGET, pageWeight, walletPurchaseWeight, x402ClientWeight, type PageType } from '../catalog/storefront/budget';
+import {
+  BUDGET,
+  pageWeight,
+  provenanceCheckWeight,
+  walletPurchaseWeight,
+  x402ClientWeight,
+  type PageType,
+} from '../catalog/storefront/budget';
 
 const built = await buildCatalog();
 const html = (p: string): string => built.publicFiles.get(p)!.toString();
@@ -27,5 +34,6 @@ for (const type of Object.keys(pages) as PageType[]) {
       (type === 'skill' ? ' (the heaviest skill page)' : ''),
   );
 }
+console.log(`  skill page's provenance check, once the page is usable: ${provenanceCheckWeight(built.assets)} [${BUDGET.provenanceCheck}]`);
 console.log(`  wallet purchase, on first click: ${walletPurchaseWeight(built.assets)} [${BUDGET.walletPurchase}]`);
 console.log(`  x402 client, only to pay by signature (no ETH for gas): ${x402ClientWeight(built.assets)} [${BUDGET.x402Client}]`);

@@ -6,9 +6,9 @@
  */
 import { cheapestFirst, type CatalogEntry, type PackMeta } from '../../lambdas/contract/catalog-data';
 import { CHAIN_ID } from '../../lambdas/contract/chain';
-import type { SkillEval } from '../../lambdas/contract/eval-report';
 import { links } from '../../lambdas/contract/links';
 import { SEAL_VERIFY_COMMAND } from '../../lambdas/contract/pack-seal';
+import { digestRef, type PackVersionRecord } from '../../lambdas/contract/pack-versions';
 import type { SkillSecurity } from '../../lambdas/contract/security-report';
 import type { OperatorReading } from '../../lambdas/contract/operator';
 import type { SkillRecord } from '../schema';
@@ -22,14 +22,21 @@ export interface StorefrontInput {
   entries: readonly CatalogEntry[];
   packMeta: ReadonlyMap<string, PackMeta>;
   samples: ReadonlyMap<string, string>;
-  security: Readonly<Record<string, SkillSecurity>>;
-  evals: Readonly<Record<string, SkillEval>>;
+  /**
+   * Every skill's versions, oldest first (the last is the one sold): the skill page shows the
+   * current one with what its build checked (the scan and the eval it recorded, which its signed
+   * provenance states) and lists the earlier ones.
+   */
+  versions: ReadonlyMap<string, readonly VersionView[]>;
   /** Card prices in US cents, for the card packs only. */
   cardCents: Readonly<Record<string, number>>;
   listedAt: Readonly<Record<string, string>>;
   /** Who runs the store, for the terms, privacy, refund and contact pages (operator-pages.ts). */
   operator: OperatorReading;
 }
+
+/** What the skill page shows of a version. */
+export type VersionView = Pick<PackVersionRecord, 'version' | 'published' | 'digest' | 'checks'>;
 
 const site = links('');
 const label = (category: string): string => category.replace(/-/g, ' ');
@@ -131,25 +138,55 @@ ${
 </ol>`;
 }
 
-function trustHtml(security: SkillSecurity | undefined, evals: SkillEval | undefined, seal: string, listed: string): string {
-  const scan = security
-    ? security.findings.length === 0
-      ? 'No findings'
-      : `${security.findings.length} finding${security.findings.length === 1 ? '' : 's'}, highest ${esc(security.max_severity ?? 'none')}`
-    : 'Not scanned';
-  const scanned = security?.seal === seal ? 'this exact pack' : 'an earlier version of this pack';
-  const evalText = evals ? `${evals.score} / 100` : 'Not evaluated';
+/** A scan's verdict in a few words: no findings, or how many and the highest severity. */
+function scanVerdict(security: SkillSecurity): string {
+  const n = security.findings.length;
+  return n === 0 ? 'No findings' : `${n} finding${n === 1 ? '' : 's'}, highest ${security.max_severity ?? 'none'}`;
+}
+
+/**
+ * The trust facts: the version sold (its day and how many came before), its provenance as this
+ * browser verifies it (skill.ts, provenance.ts), the scan and eval its build recorded, and the live
+ * tallies. The version's digest and every version are one click away, under "Details".
+ */
+function trustHtml(skill: string, versions: readonly VersionView[], listed: string): string {
+  const current = versions.at(-1)!;
+  const security = current.checks.security.result;
+  const evals = current.checks.eval.result;
+  const earlier = versions.length - 1;
   const failed =
-    evals && evals.failed.length > 0
+    evals.failed.length > 0
       ? `<p class="note">Failing eval checks: ${evals.failed.map((f) => `<code>${esc(f)}</code>`).join(', ')}</p>`
       : '';
-  return `<div class="facts">
-<div>Security scan<b>${scan}</b><span class="note">over ${esc(scanned)}</span></div>
-<div>Eval score<b>${esc(evalText)}</b><span class="note">over ${evals?.seal === seal ? 'this exact pack' : 'an earlier version of this pack'}</span></div>
+  const provenanceUrl = `/api/packs/provenance?skill=${encodeURIComponent(skill)}&amp;version=${current.version}`;
+  return `<div class="facts" id="version" data-version="${current.version}">
+<div>Version<b>${current.version}</b><span class="note">published ${esc(formatDay(current.published))}${earlier > 0 ? `; ${earlier} earlier version${earlier === 1 ? '' : 's'}` : ''}</span></div>
+<div>Provenance<b id="provenance" data-state="checking">Checking…</b><span class="note" id="provenance-note">the shop's signature over this version</span></div>
+<div>Security scan<b>${esc(scanVerdict(security))}</b><span class="note">of version ${current.version}, when it was published</span></div>
+<div>Eval score<b>${evals.score} / 100</b><span class="note">of version ${current.version}, when it was published</span></div>
 <div>Card sales<b id="card-sales">…</b><span class="note">paid by card, not on the proof ledger</span></div>
 <div>Payments undone<b id="reorged">…</b><span class="note">USDC payments the network later dropped</span></div>
 <div>In the catalog<b id="age">…</b><span class="note">listed ${esc(formatDay(listed))}</span></div>
-</div>${failed}`;
+</div>${failed}
+${details(
+  `<p>Version ${current.version}'s digest (the seal: a SHA-256 over its files): <code id="version-digest">${esc(digestRef(current.digest))}</code>
+<button type="button" id="copy-digest" class="secondary" hidden>Copy the digest</button></p>
+<div class="table-wrap" tabindex="0" role="region" aria-label="Every version of this pack"><table><thead><tr><th scope="col">Version</th><th scope="col">Published</th><th scope="col">Digest</th><th scope="col">Security scan</th></tr></thead><tbody>
+${[...versions]
+  .reverse()
+  .map(
+    (v) =>
+      `<tr><td>${v.version}${v === current ? ' (sold now)' : ''}</td><td>${esc(formatDay(v.published))}</td><td><code>${esc(digestRef(v.digest))}</code></td><td>${esc(scanVerdict(v.checks.security.result))}</td></tr>`,
+  )
+  .join('\n')}
+</tbody></table></div>
+<p class="note">Each version's build record (SLSA provenance) and what was checked in it are in-toto statements signed by the shop's
+key (DSSE, ECDSA P-256) in Sigstore bundles: <a href="${provenanceUrl}"><code>GET /api/packs/provenance?skill=${esc(skill)}&amp;version=${current.version}</code></a>.
+This page verifies them in your browser against the key <a href="/.well-known/jwks.json"><code>/.well-known/jwks.json</code></a>
+publishes under each bundle's key hint, and checks that their first subject is <code>${esc(skill)}@${current.version}</code> with the digest
+above. Sigstore's own verifier (<code>@sigstore/verify</code>) accepts the same bundles given that key.</p>`,
+  'Details: versions and provenance',
+)}`;
 }
 
 /** One skill's page: what it is, its free sample, its pack and seal, its trust facts and proof, and how to buy it. */
@@ -213,10 +250,10 @@ ${meta.files.map((f) => `<tr><td><code>${esc(f.path)}</code></td><td>${bytes(f.b
   'Details: seal and checksums',
 )}
 <h2>Trust</h2>
-${trustHtml(input.security[entry.id], input.evals[entry.id], meta.seal, input.listedAt[entry.id] ?? '')}
+${trustHtml(entry.id, input.versions.get(entry.id)!, input.listedAt[entry.id] ?? '')}
 <p id="facts-note" class="note">Facts only, no composite score.</p>
-${details(`<p class="note">The security scan (secretlint and the skill-pack rules) and the eval suite ran at catalog build, over the pack with
-the seal above. The live figures come from <a href="/api/trust?skill=${id}"><code>/api/trust</code></a>, which reads the shop's
+${details(`<p class="note">The security scan (secretlint and the skill-pack rules) and the eval suite ran at the catalog build that published
+this version, over the pack with the seal above. The live figures come from <a href="/api/trust?skill=${id}"><code>/api/trust</code></a>, which reads the shop's
 tallies of the ledger and the card sales; a payment undone is a claim whose transfer a chain reorganisation dropped.</p>`)}
 <h2>Proof</h2>
 <p>USDC purchases: <b id="unlocks">…</b>, each a payment on the public proof ledger:

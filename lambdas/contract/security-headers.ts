@@ -13,7 +13,8 @@
  * - styles: the one stylesheet under /assets/; no inline style or style attribute.
  * - images: the pages' own, the inline `data:` SVG favicon (html.ts), and the icons wallets
  *   announce by EIP-6963, which are `data:` URIs (browser/wallets.ts shows no other kind).
- * - connect: the same origin's API only (`/api/*`); the wallet reaches the chain through its
+ * - connect: the same origin's API only (`/api/*`, `/.well-known/*`: the skill page checks a version's
+ *   signed provenance against `/.well-known/jwks.json`); the wallet reaches the chain through its
  *   provider, never by a fetch from the page.
  * - forms: the search form submits to `/`; Stripe's hosted page is a navigation
  *   (`location.assign`), which no directive restricts.

@@ -3,10 +3,22 @@
  * titles and descriptions on every page, pack text that can never become markup, and the
  * page-weight budget (catalog/storefront/budget.ts).
  */
-import { readFileSync } from 'node:fs';
+import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { buildCatalog, type BuildResult } from '../../catalog/build';
-import { BUDGET, pageWeight, walletPurchaseWeight, x402ClientWeight, type PageType } from '../../catalog/storefront/budget';
+import { VERSIONS_DIR } from '../../catalog/versions';
+import {
+  BUDGET,
+  pageWeight,
+  provenanceCheckWeight,
+  walletPurchaseWeight,
+  x402ClientWeight,
+  type PageType,
+} from '../../catalog/storefront/budget';
+import { formatDay } from '../../catalog/storefront/browser/dates';
 import { renderMarkdown } from '../../catalog/storefront/markdown';
 
 let built: BuildResult;
@@ -90,6 +102,60 @@ describe('the storefront pages', () => {
   });
 });
 
+describe("a skill page's version (issue 52)", () => {
+  /** The text of an element by id, tags removed. */
+  const text = (page: string, id: string): string | undefined => new RegExp(`id="${id}"[^>]*>([^<]*)<`).exec(page)?.[1];
+
+  it('shows the version on sale, its day, its scan and eval as recorded, and its digest under Details; provenance is checked, never claimed', () => {
+    for (const [id, versions] of built.versions) {
+      const page = html(`skills/${id}/index.html`);
+      const current = versions.at(-1)!;
+      expect(page, id).toContain(`<div class="facts" id="version" data-version="${current.version}">`);
+      expect(page, id).toMatch(new RegExp(`Version<b>${current.version}</b><span class="note">published \\d{1,2} [A-Z][a-z]{2} \\d{4}<`));
+      const security = current.checks.security.result;
+      expect(page, id).toContain(
+        `Security scan<b>${security.findings.length === 0 ? 'No findings' : `${security.findings.length} finding`}`,
+      );
+      expect(page, id).toContain(`Eval score<b>${current.checks.eval.result.score} / 100</b>`);
+      // The digest printed is the seal of the pack sold, the one the signed statement must name.
+      expect(text(page, 'version-digest'), id).toBe(`sha256:${built.packMeta.get(id)!.seal}`);
+      expect(page.indexOf('id="version-digest"'), id).toBeGreaterThan(page.indexOf('<summary>Details: versions and provenance</summary>'));
+      // Only the browser may say "Verified", after checking: the page as built says it is checking.
+      expect(page, id).toContain('<b id="provenance" data-state="checking">Checking…</b>');
+    }
+  });
+
+  it('lists the earlier versions with their days and digests once a skill is edited', async () => {
+    const work = mkdtempSync(join(tmpdir(), 'storefront-versions-'));
+    try {
+      cpSync(fileURLToPath(new URL('../../catalog/skills', import.meta.url)), join(work, 'skills'), { recursive: true });
+      const file = join(work, 'skills', 'data.json');
+      const records = JSON.parse(readFileSync(file, 'utf8')) as { id: string; outcome: string }[];
+      const edited = records[0]!;
+      edited.outcome = `${edited.outcome} Now with a second pass over the edge cases.`;
+      writeFileSync(file, JSON.stringify(records, null, 2));
+      const again = await buildCatalog({
+        skillsDir: join(work, 'skills'),
+        versionsDir: VERSIONS_DIR,
+        now: new Date('2026-12-01T09:00:00Z'),
+      });
+      expect(again.addedVersions.map((v) => v.skill_id)).toEqual([edited.id]);
+      const page = again.publicFiles.get(`skills/${edited.id}/index.html`)!.toString();
+      const [v1, v2] = again.versions.get(edited.id)!;
+      expect(page).toContain('Version<b>2</b><span class="note">published 1 Dec 2026; 1 earlier version</span>');
+      expect(text(page, 'version-digest')).toBe(`sha256:${v2!.digest}`);
+      const rows = [...page.matchAll(/<tr><td>(\d+)[^<]*<\/td><td>([^<]+)<\/td><td><code>([^<]+)<\/code><\/td>/g)].map((m) => m.slice(1));
+      expect(rows).toEqual([
+        ['2', '1 Dec 2026', `sha256:${v2!.digest}`],
+        ['1', formatDay(v1!.published), `sha256:${v1!.digest}`],
+      ]);
+      expect(page).toContain('<tr><td>2 (sold now)</td>');
+    } finally {
+      rmSync(work, { recursive: true, force: true });
+    }
+  }, 60_000);
+});
+
 describe('pack text on a page', () => {
   it('prints raw HTML as text and never links a script URL', () => {
     const out = renderMarkdown(
@@ -119,6 +185,12 @@ describe('page weight (gzip bytes)', () => {
     expect(weight.css).toBeLessThanOrEqual(BUDGET[type].css);
     expect(weight.js).toBeLessThanOrEqual(BUDGET[type].js);
     expect(weight.js).toBeGreaterThan(0);
+  });
+
+  it("loads the skill page's provenance check after the page, within its budget", () => {
+    const weight = provenanceCheckWeight(built.assets);
+    expect(weight).toBeGreaterThan(500);
+    expect(weight).toBeLessThanOrEqual(BUDGET.provenanceCheck);
   });
 
   it('loads the wallet library only on "Pay with wallet", within its budget', () => {
@@ -159,6 +231,8 @@ describe('contrast (WCAG 2, AA for normal text: 4.5:1)', () => {
     ['ok', 'ok-bg'],
     ['ink', 'err-bg'],
     ['ink', 'ok-bg'],
+    ['ok', '#ffffff'],
+    ['err', '#ffffff'],
   ])('--%s on %s', (fg, bg) => {
     expect(ratio(colour(fg), bg.startsWith('#') ? bg : colour(bg))).toBeGreaterThanOrEqual(4.5);
   });

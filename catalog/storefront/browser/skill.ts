@@ -4,7 +4,9 @@
  * on the page (wallets.ts: those that announce themselves by EIP-6963, else `window.ethereum`) are
  * listed by name and icon for the person to choose the one that pays; the wallet purchase and its
  * library load on the first click (wallet-buy.ts); a card purchase opens an ACP checkout session
- * and goes to its continue_url.
+ * and goes to its continue_url. The version on sale shows "Verified" only once this browser has
+ * checked its signed provenance against the shop's published key (version-facts.ts, a chunk
+ * loaded once the page is usable).
  */
 import { call, explain, isFailure, Unreachable } from './api';
 import { byId, el, markReady, pendingKey, recoverUrl, setStatus } from './dom';
@@ -144,6 +146,17 @@ function pendingPurchase(): void {
 
 walletButton();
 cardButton();
+// The version's provenance check and the digest's Copy button: a chunk of their own, loaded now but
+// not before the page is usable (budget.ts counts it apart).
+import('./version-facts').then(
+  (m) => m.versionFacts(skill),
+  () => {
+    const fact = byId('provenance');
+    fact.dataset['state'] = 'unavailable';
+    fact.textContent = 'Not available';
+    byId('provenance-note').textContent = 'The check could not be loaded: reload the page to check this version.';
+  },
+);
 pendingPurchase();
 void liveFacts();
 markReady();
