@@ -3,7 +3,7 @@
  * version on sale once this browser has checked its signed provenance (provenance.ts) against the
  * key the shop publishes. Loaded by skill.ts as a chunk of its own once the page is usable.
  */
-import { call, explain, isFailure } from './api';
+import { call, isFailure } from './api';
 import { byId } from './dom';
 import { verifyProvenance } from './provenance';
 
@@ -30,15 +30,14 @@ async function provenance(skill: string): Promise<void> {
       call<unknown>(`/api/packs/provenance?skill=${encodeURIComponent(skill)}&version=${version}`),
       call<unknown>('/.well-known/jwks.json'),
     ]);
-    if (isFailure(record.body)) throw new Error(explain(record.body));
-    if (record.status !== 200 || keys.status !== 200)
-      throw new Error(`the shop answered ${record.status === 200 ? keys.status : record.status}`);
+    if (record.status !== 200 || keys.status !== 200 || isFailure(record.body)) throw new Error('no record');
     [answer, jwks] = [record.body, keys.body];
-  } catch (e) {
+  } catch {
+    // Said in plain words: the shop's own message names its API paths, which a person does not need here.
     return provenanceShown(
       'unavailable',
       'Not available',
-      `This version's signed record could not be read (${e instanceof Error ? e.message : String(e)}), so it was not checked. Try again later.`,
+      "The shop did not send this version's signed record just now, so it could not be checked. Try again later.",
     );
   }
   try {
