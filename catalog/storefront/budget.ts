@@ -19,7 +19,7 @@ export const BUDGET = {
   'checkout-success': { html: 2_500, css: 2_500, js: 4_000 },
   /**
    * The skill page's version facts (browser/version-facts.ts: the provenance check with WebCrypto and
-   * the digest's Copy button), loaded by the page's script once the page is usable: 1,778 bytes when it came.
+   * the digest's Copy button), loaded by the page's script once the page is usable: 1,751 bytes when it came.
    */
   provenanceCheck: 2_000,
   /** The wallet purchase and everything it imports (viem's actions, fflate), loaded on the first click. */
