@@ -1,9 +1,17 @@
 /**
  * The buyer CLI: runs the spec's purchase sequence against a marketplace, one progress line
  * per step: shop → catalog → outline → 402 challenge → USDC transfer → POST /api/pay with
- * the spec's retries → save files under ./packs/<skill>/ and check the seal → proof. Beside the
- * files it keeps the license (`<skill>.receipt.json`) and the sale's signed receipt
- * (`<skill>.receipt.jws`, for `npm run verify-receipt`).
+ * the spec's retries → verify the files against the version's signed provenance, then save them
+ * under ./packs/<skill>/ and check the seal → proof. Beside the files it keeps the license
+ * (`<skill>.receipt.json`) and the sale's signed receipt (`<skill>.receipt.jws`, for
+ * `npm run verify-receipt`).
+ *
+ * Verify before writing (issue 52): the files delivered are checked with `verifyPack`
+ * (local/verify-pack.ts) against every attestation GET /api/packs/provenance answers for the version
+ * delivered, with the key GET /.well-known/jwks.json publishes. When anything does not match (or the
+ * service publishes no provenance) it writes nothing at all, not even the license or receipt, and says
+ * so in one sentence naming the file: what was paid for stays the wallet's, and running it again gets
+ * the pack as its owner without paying (the owner's sign-in below).
  *
  *   npm run buy -- <skill> [--base-url URL] [--rpc-url URL] [--key 0x…] [--asset USDC|USDbC] [--out DIR] [--no-sign] [--x402]
  *
@@ -16,6 +24,7 @@
 import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import type { JsonWebKey } from 'node:crypto';
 import { createPublicClient, createWalletClient, erc20Abi, http, type Hex, type LocalAccount } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import { decodePaymentResponseHeader, wrapFetchWithPayment, x402Client } from '@x402/fetch';
@@ -26,6 +35,7 @@ import { testAccount } from './anvil';
 import { toolEndpoints } from './endpoints';
 import { localChain } from './local-chain';
 import { signInWithXHeader } from './sign-in-with-x';
+import { verifyPack } from './verify-pack';
 
 export interface BuyOptions {
   skill: string;
@@ -295,6 +305,38 @@ function keepReceipt(outDir: string, skill: string, txHash: Hex | undefined, bod
   if (typeof body['receipt'] === 'string' && !(sameSale && existsSync(jws))) writeFileSync(jws, `${body['receipt']}\n`);
 }
 
+/**
+ * Verify before writing: the signed provenance of the version delivered (the unlock's `version`; an
+ * unlock without one gets the current version's, whose digest is the seal), every attestation checked
+ * by `verifyPack` with the service's JWKS. Answers the version; throws a BuyError, before any file is
+ * written, when the service publishes none or anything does not match.
+ */
+async function verifiedVersion(opts: BuyOptions, base: string, body: Json, files: Record<string, string>): Promise<number> {
+  const delivered = at(body, 'version', 'number');
+  const refused = (why: string): BuyError =>
+    new BuyError(
+      `Refused ${opts.skill}: ${why}; nothing was written, what you paid for stays yours, and npm run buy -- ${opts.skill} again gets the pack as its owner without paying.`,
+    );
+  const query = `skill=${encodeURIComponent(opts.skill)}${typeof delivered === 'number' ? `&version=${delivered}` : ''}`;
+  const provenance = await getJson(`${base}/api/packs/provenance?${query}`);
+  const attestations = provenance.body['attestations'];
+  if (provenance.status !== 200 || !Array.isArray(attestations) || attestations.length === 0)
+    throw refused(`${base} publishes no signed provenance for it (GET /api/packs/provenance answered ${provenance.status})`);
+  const version = typeof delivered === 'number' ? delivered : Number(provenance.body['version']);
+  const jwks = await getJson(`${base}/.well-known/jwks.json`);
+  const keys = jwks.body['keys'];
+  if (jwks.status !== 200 || !Array.isArray(keys))
+    throw refused(`${base} publishes no key set (GET /.well-known/jwks.json answered ${jwks.status})`);
+  for (const attestation of attestations as Json[]) {
+    try {
+      verifyPack({ skill: opts.skill, version, files, bundle: attestation['bundle'], jwks: { keys: keys as JsonWebKey[] } });
+    } catch (e) {
+      throw refused((e as Error).message.replace(/\.$/, ''));
+    }
+  }
+  return version;
+}
+
 /** Steps 7 and 8, whichever way it was paid: save the files and check the seal, then find the row on the ledger. */
 async function finish(
   opts: BuyOptions,
@@ -308,6 +350,7 @@ async function finish(
 
   const dir = resolve(opts.outDir, opts.skill);
   const files = at(unlock.body, 'sealed_pack', 'files') as Record<string, string>;
+  const version = await verifiedVersion(opts, base, unlock.body, files);
   for (const [path, text] of Object.entries(files)) {
     const target = resolve(dir, path);
     if (!target.startsWith(dir + sep)) throw new Error(`refusing to write outside ${dir}: ${path}`);
@@ -322,7 +365,10 @@ async function finish(
     throw new Error(
       `seal mismatch: files ${seal}, unlock ${String(unlock.body['seal'])}, /api/packs ${String(at(published.body, 'seal', 'value'))}`,
     );
-  step(7, `saved ${Object.keys(files).length} files to ${dir}; seal ${seal.slice(0, 12)}… matches /api/packs`);
+  step(
+    7,
+    `saved ${Object.keys(files).length} files to ${dir} after verifying them against the signed provenance of ${opts.skill}@${version}; seal ${seal.slice(0, 12)}… matches /api/packs`,
+  );
 
   if (txHash === undefined) {
     step(8, 'proof: access by subscription or meter draw, not a transfer of its own (GET /api/access says which)');

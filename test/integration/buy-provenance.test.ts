@@ -1,0 +1,187 @@
+/**
+ * Verify before writing (issue 52): `npm run buy` checks the files it was delivered against the signed
+ * provenance of their version and, when one byte differs, writes nothing (no file, no license, no
+ * receipt), exits 1 and names the file in one sentence.
+ *
+ * A test proxy stands between the buyer and the local stack: it passes every request on, and on the
+ * way back alters one byte of SKILL.md in an unlock's `sealed_pack.files` (while `tamper` is on). Until
+ * the provenance route and the service's signing are merged (another part of issue 52), the proxy also
+ * answers GET /api/packs/provenance (the genuine files of the version, from the build's output, signed
+ * by a test key: test/support/provenance.ts) and GET /.well-known/jwks.json (that key). The buyer goes
+ * through the proxy with `--no-sign`: a SIGN-IN-WITH-X message names the service's own base URL, which
+ * the proxy's is not.
+ */
+import { execFile } from 'node:child_process';
+import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
+import { createServer, type IncomingMessage, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { createPublicClient, erc20Abi, http } from 'viem';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { packFiles, packSeal } from '../../lambdas/contract/pack-seal';
+import { testAccount } from '../../local/anvil';
+import { buy } from '../../local/buy';
+import { chainTools } from '../support/chain';
+import { provenanceAnswer, testKey, type TestKey } from '../support/provenance';
+
+const root = fileURLToPath(new URL('../..', import.meta.url));
+const SKILL = 'csv-cleaner';
+const TAMPERED_AT = 20;
+
+/** The built packs (the current version of each) and the version store's list, as the build wrote them. */
+const packs = (): Record<string, Record<string, string>> => JSON.parse(readFileSync(join(root, 'dist/sealed/packs.json'), 'utf8'));
+const versions = (): Record<string, { version: number; digest: string }[]> =>
+  JSON.parse(readFileSync(join(root, 'dist/catalog/versions.json'), 'utf8'));
+
+const body = (req: IncomingMessage): Promise<Buffer> =>
+  new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => resolve(Buffer.concat(chunks)));
+    req.on('error', reject);
+  });
+
+/** The one-byte change the proxy makes: the character at TAMPERED_AT of SKILL.md. */
+const tamper = (text: string): string => text.slice(0, TAMPERED_AT) + (text[TAMPERED_AT] === 'x' ? 'y' : 'x') + text.slice(TAMPERED_AT + 1);
+
+let key: TestKey;
+let proxy: Server;
+let proxyUrl: string;
+let tampering = true;
+const asked: string[] = [];
+
+beforeAll(async () => {
+  key = await testKey();
+  const target = inject('baseUrl').replace(/\/$/, '');
+  proxy = createServer((req, res) => {
+    void (async () => {
+      const url = new URL(req.url ?? '/', 'http://proxy');
+      asked.push(`${req.method} ${url.pathname}`);
+      const send = (status: number, value: unknown): void => {
+        res.writeHead(status, { 'content-type': 'application/json' });
+        res.end(JSON.stringify(value));
+      };
+      // Served here until the service's own route and key are merged.
+      if (url.pathname === '/.well-known/jwks.json') return send(200, key.jwks);
+      if (url.pathname === '/api/packs/provenance') {
+        const skill = url.searchParams.get('skill') ?? '';
+        const files = packs()[skill];
+        if (!files) return send(404, { ok: false, error: 'not_found' });
+        const seal = packSeal(packFiles(files));
+        const version = versions()[skill]?.find((v) => v.digest === seal)?.version;
+        const wanted = url.searchParams.get('version');
+        if (version === undefined || (wanted !== null && Number(wanted) !== version)) return send(404, { ok: false, error: 'not_found' });
+        return send(200, await provenanceAnswer(key, skill, version, files));
+      }
+      const headers = Object.fromEntries(
+        Object.entries(req.headers).filter(([name]) => !['host', 'content-length', 'connection'].includes(name)),
+      ) as Record<string, string>;
+      const payload = req.method === 'GET' || req.method === 'HEAD' ? null : new Uint8Array(await body(req));
+      const answer = await fetch(`${target}${url.pathname}${url.search}`, { method: req.method ?? 'GET', headers, body: payload });
+      let text = await answer.text();
+      if (tampering && url.pathname === '/api/pay' && answer.status === 200) {
+        const unlock = JSON.parse(text) as { sealed_pack?: { files?: Record<string, string> } };
+        const files = unlock.sealed_pack?.files;
+        if (files?.['SKILL.md'] !== undefined) {
+          files['SKILL.md'] = tamper(files['SKILL.md']);
+          text = JSON.stringify(unlock);
+        }
+      }
+      const out: Record<string, string> = {};
+      answer.headers.forEach((value, name) => {
+        if (!['content-length', 'content-encoding', 'transfer-encoding', 'connection'].includes(name)) out[name] = value;
+      });
+      res.writeHead(answer.status, out);
+      res.end(text);
+    })().catch((e: unknown) => {
+      res.writeHead(502, { 'content-type': 'text/plain' });
+      res.end(String(e));
+    });
+  });
+  await new Promise<void>((r) => proxy.listen(0, '127.0.0.1', r));
+  proxyUrl = `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`;
+});
+
+afterAll(() => new Promise<void>((r) => proxy.close(() => r())));
+
+/** `npm run buy -- <args>` as a person runs it: its exit code and what it printed. */
+const buyCli = (...args: string[]): Promise<{ code: number; out: string; err: string }> =>
+  new Promise((resolve) =>
+    execFile(process.execPath, ['--import', 'tsx', 'local/buy.ts', ...args], { cwd: root }, (err, stdout, stderr) =>
+      resolve({ code: err ? (typeof err.code === 'number' ? err.code : 1) : 0, out: stdout, err: stderr }),
+    ),
+  );
+
+async function fundedBuyer(index: number) {
+  const account = testAccount(index);
+  const chain = chainTools(inject('rpcUrl'));
+  await chain.setTokenBalance(inject('usdc') as `0x${string}`, account.address, 10n ** 8n);
+  await chain.setEthBalance(account.address, 10n ** 18n);
+  return account;
+}
+
+describe('npm run buy verifies before writing', () => {
+  it('a pack with one byte changed: pays, then writes nothing (no file, no license, no receipt), exit 1 naming the file', async () => {
+    tampering = true;
+    const out = mkdtempSync(join(tmpdir(), 'packs-'));
+    const account = await fundedBuyer(90);
+    const usdc = inject('usdc') as `0x${string}`;
+    const pub = createPublicClient({ transport: http(inject('rpcUrl')) });
+    const before = await pub.readContract({ address: usdc, abi: erc20Abi, functionName: 'balanceOf', args: [account.address] });
+
+    const run = await buyCli(
+      SKILL,
+      '--base-url',
+      proxyUrl,
+      '--rpc-url',
+      inject('rpcUrl'),
+      '--key',
+      account.privateKey,
+      '--out',
+      out,
+      '--no-sign',
+    );
+
+    expect(run.code, run.out + run.err).toBe(1);
+    const version = versions()[SKILL]!.find((v) => v.digest === packSeal(packFiles(packs()[SKILL]!)))!.version;
+    expect(run.err).toMatch(
+      new RegExp(
+        `^buy failed: Refused ${SKILL}: SKILL\\.md does not match the signed statement of ${SKILL}@${version} \\(sha256 [0-9a-f]{64}, signed [0-9a-f]{64}\\); nothing was written, what you paid for stays yours, and npm run buy -- ${SKILL} again gets the pack as its owner without paying\\.\\n$`,
+      ),
+    );
+    expect(readdirSync(out)).toEqual([]);
+    // It paid (the unlock came back, one byte changed on the way) and asked for the provenance before writing.
+    expect(await pub.readContract({ address: usdc, abi: erc20Abi, functionName: 'balanceOf', args: [account.address] })).toBeLessThan(
+      before,
+    );
+    expect(run.out).toMatch(/^\[6\/8\] unlock: \d+ files/m);
+    expect(run.out).not.toMatch(/^\[7\/8\]/m);
+    expect(asked).toEqual(expect.arrayContaining(['POST /api/pay', 'GET /api/packs/provenance', 'GET /.well-known/jwks.json']));
+  });
+
+  it('the same proxy without the change: the files are verified against the same provenance, then written', async () => {
+    tampering = false;
+    const out = mkdtempSync(join(tmpdir(), 'packs-'));
+    const lines: string[] = [];
+    const result = await buy(
+      {
+        skill: SKILL,
+        baseUrl: proxyUrl,
+        rpcUrl: inject('rpcUrl'),
+        account: await fundedBuyer(91),
+        asset: 'USDC',
+        outDir: out,
+        sign: false,
+      },
+      (l) => lines.push(l),
+    );
+    expect(lines.find((l) => l.startsWith('[7/8]'))).toMatch(
+      new RegExp(`after verifying them against the signed provenance of ${SKILL}@\\d+`),
+    );
+    expect(readdirSync(out).sort()).toEqual([SKILL, `${SKILL}.receipt.json`, `${SKILL}.receipt.jws`]);
+    expect(readFileSync(join(out, SKILL, 'SKILL.md'), 'utf8')).toBe(packs()[SKILL]!['SKILL.md']);
+    expect(result.files.sort()).toEqual(Object.keys(packs()[SKILL]!).sort());
+  });
+});
