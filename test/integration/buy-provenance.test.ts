@@ -1,18 +1,20 @@
 /**
  * Verify before writing (issue 52): `npm run buy` checks the files it was delivered against the signed
  * provenance of their version and, when one byte differs, writes nothing (no file, no license, no
- * receipt), exits 1 and names the file in one sentence.
+ * receipt), exits 1 and names the file in one sentence; the README's `verify-before-writing` snippet
+ * (a stock x402 client's purchase, then `verifyPack`, then the writes) throws and writes nothing too.
  *
  * A test proxy stands between the buyer and the local stack: it passes every request on, and on the
  * way back alters one byte of SKILL.md in an unlock's `sealed_pack.files` (while `tamper` is on). Until
  * the provenance route and the service's signing are merged (another part of issue 52), the proxy also
  * answers GET /api/packs/provenance (the genuine files of the version, from the build's output, signed
- * by a test key: test/support/provenance.ts) and GET /.well-known/jwks.json (that key). The buyer goes
+ * by a test key: test/support/provenance.ts) and GET /.well-known/jwks.json (that key), and adds to an
+ * unlock without one the `version` it will carry (the version whose digest is the seal). The buyer goes
  * through the proxy with `--no-sign`: a SIGN-IN-WITH-X message names the service's own base URL, which
  * the proxy's is not.
  */
 import { execFile } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -25,6 +27,7 @@ import { testAccount } from '../../local/anvil';
 import { buy } from '../../local/buy';
 import { chainTools } from '../support/chain';
 import { provenanceAnswer, testKey, type TestKey } from '../support/provenance';
+import { readmeSnippet, runReadmeSnippet } from '../support/readme-snippets';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 const SKILL = 'csv-cleaner';
@@ -81,13 +84,19 @@ beforeAll(async () => {
       const payload = req.method === 'GET' || req.method === 'HEAD' ? null : new Uint8Array(await body(req));
       const answer = await fetch(`${target}${url.pathname}${url.search}`, { method: req.method ?? 'GET', headers, body: payload });
       let text = await answer.text();
-      if (tampering && url.pathname === '/api/pay' && answer.status === 200) {
-        const unlock = JSON.parse(text) as { sealed_pack?: { files?: Record<string, string> } };
+      if (url.pathname === '/api/pay' && answer.status === 200) {
+        const unlock = JSON.parse(text) as {
+          skill_id?: string;
+          seal?: string;
+          version?: unknown;
+          sealed_pack?: { files?: Record<string, string> };
+        };
+        // Until the unlock names its version (another part of issue 52): the version whose digest is the seal.
+        const number = versions()[unlock.skill_id ?? '']?.find((v) => v.digest === unlock.seal)?.version;
+        if (unlock.version === undefined && number !== undefined) unlock.version = { number, digest: `sha256:${unlock.seal}` };
         const files = unlock.sealed_pack?.files;
-        if (files?.['SKILL.md'] !== undefined) {
-          files['SKILL.md'] = tamper(files['SKILL.md']);
-          text = JSON.stringify(unlock);
-        }
+        if (tampering && files?.['SKILL.md'] !== undefined) files['SKILL.md'] = tamper(files['SKILL.md']);
+        text = JSON.stringify(unlock);
       }
       const out: Record<string, string> = {};
       answer.headers.forEach((value, name) => {
@@ -121,6 +130,48 @@ async function fundedBuyer(index: number) {
   await chain.setEthBalance(account.address, 10n ** 18n);
   return account;
 }
+
+/**
+ * Runs the README's `verify-before-writing` snippet as written against the proxy, with `account`
+ * paying, in a directory of its own (the snippet writes under ./packs/), the helper it imports saved
+ * beside it as the README says; answers that directory and what the run threw, if anything.
+ */
+async function runVerifySnippet(account: unknown): Promise<{ cwd: string; error: Error | undefined }> {
+  const cwd = mkdtempSync(join(tmpdir(), 'snippet-'));
+  const dir = join(root, 'test', `.tmp-snippets-${process.pid}`);
+  mkdirSync(dir, { recursive: true });
+  writeFileSync(join(dir, 'verify-pack.ts'), `${readmeSnippet('verify-pack')}\n`);
+  const was = process.cwd();
+  process.chdir(cwd);
+  try {
+    await runReadmeSnippet('verify-before-writing', { baseUrl: proxyUrl, scope: { account } });
+    return { cwd, error: undefined };
+  } catch (e) {
+    return { cwd, error: e as Error };
+  } finally {
+    process.chdir(was);
+    rmSync(join(dir, 'verify-pack.ts'), { force: true });
+  }
+}
+
+describe('the README snippet verifies before writing', () => {
+  it('throws on the changed byte, naming the file, and writes nothing; unchanged, it writes the pack', async () => {
+    tampering = true;
+    const refused = await runVerifySnippet(await fundedBuyer(92));
+    expect(refused.error?.message).toMatch(/^SKILL\.md does not match the signed statement of proof-ledger-publisher@\d+ \(sha256 /);
+    expect(readdirSync(refused.cwd)).toEqual([]);
+
+    tampering = false;
+    const written = await runVerifySnippet(await fundedBuyer(93));
+    expect(written.error).toBeUndefined();
+    const pack = packs()['proof-ledger-publisher']!;
+    expect(readdirSync(join(written.cwd, 'packs', 'proof-ledger-publisher'), { recursive: true }).length).toBeGreaterThanOrEqual(
+      Object.keys(pack).length,
+    );
+    for (const [path, text] of Object.entries(pack))
+      expect(readFileSync(join(written.cwd, 'packs', 'proof-ledger-publisher', path), 'utf8')).toBe(text);
+  });
+});
 
 describe('npm run buy verifies before writing', () => {
   it('a pack with one byte changed: pays, then writes nothing (no file, no license, no receipt), exit 1 naming the file', async () => {
