@@ -14,7 +14,7 @@
  * the proxy's is not.
  */
 import { execFile } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -27,7 +27,7 @@ import { testAccount } from '../../local/anvil';
 import { buy } from '../../local/buy';
 import { chainTools } from '../support/chain';
 import { provenanceAnswer, testKey, type TestKey } from '../support/provenance';
-import { readmeSnippet, runReadmeSnippet } from '../support/readme-snippets';
+import { runReadmeSnippet } from '../support/readme-snippets';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 const SKILL = 'csv-cleaner';
@@ -133,14 +133,11 @@ async function fundedBuyer(index: number) {
 
 /**
  * Runs the README's `verify-before-writing` snippet as written against the proxy, with `account`
- * paying, in a directory of its own (the snippet writes under ./packs/), the helper it imports saved
- * beside it as the README says; answers that directory and what the run threw, if anything.
+ * paying, in a directory of its own (the snippet writes under ./packs/; the helper it imports is
+ * saved beside it, as the README says); answers that directory and what the run threw, if anything.
  */
 async function runVerifySnippet(account: unknown): Promise<{ cwd: string; error: Error | undefined }> {
   const cwd = mkdtempSync(join(tmpdir(), 'snippet-'));
-  const dir = join(root, 'test', `.tmp-snippets-${process.pid}`);
-  mkdirSync(dir, { recursive: true });
-  writeFileSync(join(dir, 'verify-pack.ts'), `${readmeSnippet('verify-pack')}\n`);
   const was = process.cwd();
   process.chdir(cwd);
   try {
@@ -150,7 +147,6 @@ async function runVerifySnippet(account: unknown): Promise<{ cwd: string; error:
     return { cwd, error: e as Error };
   } finally {
     process.chdir(was);
-    rmSync(join(dir, 'verify-pack.ts'), { force: true });
   }
 }
 

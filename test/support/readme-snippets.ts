@@ -7,10 +7,11 @@
  * assumes (a viem `account`, say) are passed in; the names it declares that the test wants back
  * are returned. A test may name another skill in place of the one the snippet buys (`skill`: a
  * price above a client's default cap, say). Nothing else is changed: a snippet that no longer works
- * fails its test.
+ * fails its test. A snippet may import another snippet of the README as a module saved beside it
+ * (`from './<name>.js'`, as the README says to save it): that one is written beside it, as it is.
  */
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
@@ -75,6 +76,8 @@ export async function runReadmeSnippet(
   const { imports, body } = splitImports(source);
   const dir = join(ROOT, 'test', `.tmp-snippets-${process.pid}`);
   mkdirSync(dir, { recursive: true });
+  const modules = [...imports.matchAll(/from '\.\/([\w-]+)\.js'/g)].map((m) => join(dir, `${m[1]!}.ts`));
+  for (const module of modules) writeFileSync(module, `${readmeSnippet(basename(module, '.ts'), options.readme)}\n`);
   const file = join(dir, `${name.replace(/[^\w-]/g, '_')}-${++sequence}.ts`);
   writeFileSync(
     file,
@@ -89,6 +92,6 @@ export async function runReadmeSnippet(
     const module = (await import(/* @vite-ignore */ file)) as { default: (scope: unknown) => Promise<Record<string, unknown>> };
     return await module.default(scope);
   } finally {
-    rmSync(file, { force: true });
+    for (const f of [file, ...modules]) rmSync(f, { force: true });
   }
 }
