@@ -53,6 +53,8 @@ let key: TestKey;
 let proxy: Server;
 let proxyUrl: string;
 let tampering = true;
+/** Off: the proxy answers GET /api/packs/provenance 404, as a service that publishes none. */
+let provenanceServed = true;
 const asked: string[] = [];
 
 beforeAll(async () => {
@@ -68,6 +70,7 @@ beforeAll(async () => {
       };
       // Served here until the service's own route and key are merged.
       if (url.pathname === '/.well-known/jwks.json') return send(200, key.jwks);
+      if (url.pathname === '/api/packs/provenance' && !provenanceServed) return send(404, { ok: false, error: 'not_found' });
       if (url.pathname === '/api/packs/provenance') {
         const skill = url.searchParams.get('skill') ?? '';
         const files = packs()[skill];
@@ -206,6 +209,23 @@ describe('npm run buy verifies before writing', () => {
     expect(run.out).toMatch(/^\[6\/8\] unlock: \d+ files/m);
     expect(run.out).not.toMatch(/^\[7\/8\]/m);
     expect(asked).toEqual(expect.arrayContaining(['POST /api/pay', 'GET /api/packs/provenance', 'GET /.well-known/jwks.json']));
+  });
+
+  it('a service that publishes no provenance: nothing is written either, and the sentence says so', async () => {
+    tampering = false;
+    provenanceServed = false;
+    const out = mkdtempSync(join(tmpdir(), 'packs-'));
+    try {
+      const opts = { skill: SKILL, baseUrl: proxyUrl, rpcUrl: inject('rpcUrl'), asset: 'USDC' as const, outDir: out, sign: false };
+      await expect(buy({ ...opts, account: await fundedBuyer(94) }, () => undefined)).rejects.toThrow(
+        new RegExp(
+          `^Refused ${SKILL}: ${proxyUrl.replace(/\./g, '\\.')} publishes no signed provenance for it \\(GET /api/packs/provenance answered 404\\); nothing was written`,
+        ),
+      );
+      expect(readdirSync(out)).toEqual([]);
+    } finally {
+      provenanceServed = true;
+    }
   });
 
   it('the same proxy without the change: the files are verified against the same provenance, then written', async () => {
