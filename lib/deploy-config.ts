@@ -163,6 +163,33 @@ export function readOperationsConfig(scope: Construct): OperationsConfig {
   return { alarmEmail, monthlyBudgetUsd };
 }
 
+/** Context key: how many days Object Lock (COMPLIANCE) keeps each pack version the deploy publishes. */
+export const VERSION_RETENTION_CONTEXT = 'versionRetentionDays';
+/**
+ * Ten years: longer than any license a version is sold under is expected to be used, and a
+ * version costs a few kilobytes of storage a year. Nobody, the account's root user included, can
+ * delete a version or shorten its retention before it ends (docs/OPERATIONS.md, "Pack versions").
+ */
+export const VERSION_RETENTION_DEFAULT_DAYS = 3650;
+/** S3 Object Lock's longest default retention: 100 years. */
+export const VERSION_RETENTION_MAX_DAYS = 36_500;
+
+/**
+ * The versions bucket's default retention in days (context `versionRetentionDays`, a whole number
+ * from 1 to 36,500; default {@link VERSION_RETENTION_DEFAULT_DAYS}). A bad value fails the synth.
+ */
+export function readVersionRetentionDays(scope: Construct): number {
+  const v: unknown = scope.node.tryGetContext(VERSION_RETENTION_CONTEXT);
+  const raw = v === undefined || v === null || String(v).trim() === '' ? undefined : String(v).trim();
+  if (raw === undefined) return VERSION_RETENTION_DEFAULT_DAYS;
+  const n = Number(raw);
+  if (!/^\d+$/.test(raw) || !Number.isInteger(n) || n < 1 || n > VERSION_RETENTION_MAX_DAYS)
+    throw new DeployConfigError(
+      `Invalid deployment configuration (CDK context):\n  - ${VERSION_RETENTION_CONTEXT} must be a whole number of days from 1 to ${VERSION_RETENTION_MAX_DAYS}, got "${raw}"`,
+    );
+  return n;
+}
+
 /** Context key that turns the synthetic purchase's schedule on or off (`on` | `off`). */
 export const SYNTHETIC_PURCHASE_CONTEXT = 'syntheticPurchase';
 
@@ -227,6 +254,7 @@ const STAGE_KEYS = new Set<string>([
   'apiBurstLimit',
   'alarmEmail',
   'monthlyBudgetUsd',
+  VERSION_RETENTION_CONTEXT,
   'stackName',
   'account',
   'region',

@@ -20,6 +20,7 @@ import { createSecrets } from './constructs/secrets';
 import { addStreamFolds } from './constructs/stream-folds';
 import { deploySite } from './constructs/site-deployment';
 import { createTables } from './constructs/tables';
+import { addVersionsPublisher, createVersionsBucket } from './constructs/versions-bucket';
 
 /**
  * The marketplace: API Gateway HTTP API with one Lambda per domain (routes from the route
@@ -48,12 +49,22 @@ export class MarketplaceStack extends Stack {
 
   constructor(scope: Construct, id: string, props?: MarketplaceStackProps) {
     super(scope, id, props);
-    const { config, edge, env, baseUrlParameter } = deploySettings(this, props?.webAclArn);
+    const { config, edge, env, baseUrlParameter, versionRetentionDays } = deploySettings(this, props?.webAclArn);
     const tables = createTables(this, env);
     // Resources exist only if some domain's manifest asks for them.
     const manifests = activeManifests();
     const secrets = createSecrets(this, manifests.needs, config.relayerKeys);
-    const provision = provisioner({ baseUrlParameterArn: config.publicBaseUrl ? undefined : baseUrlParameter.arn, tables, secrets });
+    // The buckets: access logs, the site, and the write-once pack versions (before the functions that read them).
+    const buckets = createBuckets(this);
+    const versionsBucket = manifests.all.some((m) => m.infra.packVersions || m.infra.versionsPublisher)
+      ? createVersionsBucket(this, { accessLogs: buckets.accessLogs, retentionDays: versionRetentionDays })
+      : undefined;
+    const provision = provisioner({
+      baseUrlParameterArn: config.publicBaseUrl ? undefined : baseUrlParameter.arn,
+      tables,
+      secrets,
+      versionsBucket,
+    });
     const domains = { manifests: manifests.all, environment: env };
 
     // The functions that are not behind the API: the confirmation loop's task, the rotation of the
@@ -78,9 +89,8 @@ export class MarketplaceStack extends Stack {
     });
     const api = addHttpApi(this, { functions, throttle: edge.apiThrottle });
 
-    // The edge: the buckets, CloudFront in front of them and the API, the origin secret's rotation
-    // (it writes the distribution's origin header), and the site's files.
-    const buckets = createBuckets(this);
+    // The edge: CloudFront in front of the buckets and the API, the origin secret's rotation
+    // (it writes the distribution's origin header), and the site's files; then the versions' publisher.
     const cdn = createCdn(this, {
       api,
       originSecret: secrets.originSecret,
@@ -96,6 +106,7 @@ export class MarketplaceStack extends Stack {
       webAclArn: cdn.webAclArn,
     });
     deploySite(this, { siteBucket: buckets.site, distribution: cdn.distribution });
+    if (versionsBucket) addVersionsPublisher(this, { ...domains, bucket: versionsBucket });
     if (!config.publicBaseUrl) publishBaseUrl(this, baseUrlParameter.name, cdn.distribution);
 
     // Running it: alarms and the dashboard, releases that roll back on them, finance's exports.

@@ -16,6 +16,8 @@ export const infra: DomainInfra = {
     { table: RELAYER_LEASES_TABLE.logicalName, access: 'readWrite' },
   ],
   data: ['catalog', 'sealed'],
+  // Delivers a pack version by the digest a receipt names: the write-once versions bucket, read only.
+  packVersions: 'read',
   licenseKey: true,
   readsChain: true,
   startsConfirmations: true,

@@ -81,3 +81,28 @@ export interface CatalogPorts {
   /** A new intent id: `int_` and 20 random hex digits. */
   newIntentId: () => string;
 }
+
+/** The published versions a deploy carries (its bundle's copy of dist/versions), by content-addressed key. */
+export interface VersionFiles {
+  /** Every key, `sha256/<digest>.json`. */
+  keys(): Promise<string[]>;
+  read(key: string): Promise<Uint8Array>;
+}
+
+/**
+ * The versions bucket as its publisher sees it: write-once (Object Lock, a bucket policy that
+ * refuses any write without If-None-Match: *), never deleted from.
+ */
+export interface VersionBucket {
+  /** Every key the bucket holds. */
+  keys(): Promise<Set<string>>;
+  /** Creates the object only if its key is new: `exists` when the bucket already holds the key (S3's 412). */
+  putNew(key: string, bytes: Uint8Array): Promise<'created' | 'exists'>;
+  /** The stored bytes of a key, or undefined when there are none. */
+  read(key: string): Promise<Uint8Array | undefined>;
+}
+
+export interface VersionsPublisherPorts {
+  files: VersionFiles;
+  bucket: VersionBucket;
+}

@@ -12,6 +12,8 @@ export const infra: DomainInfra = {
     ...SALE_WRITER,
   ],
   data: ['catalog', 'sealed'],
+  // Delivers a pack version by the digest a receipt names: the write-once versions bucket, read only.
+  packVersions: 'read',
   licenseKey: true,
   stripeKeys: true,
   // A card sale's delivery carries a signed receipt.

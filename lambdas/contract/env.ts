@@ -60,16 +60,11 @@ export const INFRA_ENV = {
    * write-once, read by the functions that deliver packs. Unset locally, where dist/versions is read.
    */
   packVersionsBucket: 'PACK_VERSIONS_BUCKET',
-  /**
-   * Where the local version store is read when no bucket is set (dist/versions by default): a test
-   * points the functions at a rebuilt copy. Never set in AWS.
-   */
-  versionsDataDir: 'VERSIONS_DATA_DIR',
 } as const;
 
 /** The field of the synthetic purchase's secret that holds the funding wallet's private key (0x + 64 hex). */
 export const SYNTHETIC_FUNDER_KEY_FIELD = 'FUNDER_PRIVATE_KEY';
 
 /** Built data directories a bundle may carry, and the variable that says where each is. */
-export const DATA_ENV = { catalog: 'CATALOG_DATA_DIR', sealed: 'SEALED_DATA_DIR' } as const;
+export const DATA_ENV = { catalog: 'CATALOG_DATA_DIR', sealed: 'SEALED_DATA_DIR', versions: 'VERSIONS_DATA_DIR' } as const;
 export type DataDir = keyof typeof DATA_ENV;

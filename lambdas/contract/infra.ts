@@ -44,6 +44,18 @@ export interface DomainInfra {
   tables: readonly TableGrant[];
   /** DescribeTable on every table (readiness reports on all of them). */
   describesAllTables?: boolean;
+  /**
+   * Reads published pack versions from the versions bucket (issue 52): gets its name
+   * (PACK_VERSIONS_BUCKET) and s3:GetObject on its objects only. Nothing can write or delete a
+   * version but the deploy's publisher, and that only once per key (lib/constructs/versions-bucket.ts).
+   */
+  packVersions?: 'read';
+  /**
+   * The Lambda entry (under the domain's folder) that CloudFormation runs at every deploy whose
+   * versions changed (a custom resource): it copies the versions its bundle carries (dist/versions)
+   * into the versions bucket, each key once (If-None-Match: *), and never deletes one.
+   */
+  versionsPublisher?: { entry: string };
   /** Built data the bundle carries; the catalog is always carried. */
   data?: readonly DataDir[];
   /** Reads the license signing key (issues or verifies license tokens). */

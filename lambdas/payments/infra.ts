@@ -19,6 +19,8 @@ export const infra: DomainInfra = {
   ],
   describesAllTables: true,
   data: ['catalog', 'sealed'],
+  // Delivers a pack version by the digest a receipt names: the write-once versions bucket, read only.
+  packVersions: 'read',
   licenseKey: true,
   readsChain: true,
   startsConfirmations: true,

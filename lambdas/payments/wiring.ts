@@ -13,7 +13,7 @@ import { readConfigFromEnv } from '../platform/config';
 import { AppError } from '../platform/errors';
 import { errorResponse, type ApiRequest } from '../platform/http';
 import { logger } from '../platform/logger';
-import { cacheFor } from '../platform/memo';
+import { cacheFor, cacheUntilFailure } from '../platform/memo';
 import { withNegativeCache } from './adapters/cached-chain-reader';
 import { dynamoNonces } from './adapters/dynamo-nonces';
 import { dynamoTableProbe } from './adapters/dynamo-table-probe';
@@ -66,16 +66,6 @@ function liveChallenge(ports: PaymentsPorts) {
   };
 }
 
-/**
- * The one place the version store is chosen (issue 52): every published version's record by its
- * digest. Locally (and in tests) the content-addressed tree the build writes, dist/versions or
- * VERSIONS_DATA_DIR; in AWS the versions bucket named by PACK_VERSIONS_BUCKET (its S3 adapter
- * goes here: `env[INFRA_ENV.packVersionsBucket] ? s3PackVersionStore(bucket) : …`).
- */
-function packVersionStoreFromEnv(env: NodeJS.ProcessEnv): PackVersionStore {
-  return filePackVersionStore(versionsDataDir(env));
-}
-
 export async function paymentsPortsFromEnv(env: NodeJS.ProcessEnv = process.env): Promise<PaymentsPorts> {
   const reading = readConfigFromEnv(env);
   const { config } = reading;
@@ -124,4 +114,17 @@ export async function paymentsPortsFromEnv(env: NodeJS.ProcessEnv = process.env)
 /** What the license key's rotation steps need (license-rotation-handler.ts): the secret's versions and a new key. */
 export function rotationPortsFromEnv(secretId: string): { secret: SecretVersions; newKey: () => string } {
   return { secret: secretsManagerVersions(secretId), newKey: newLicenseKey };
+}
+
+/**
+ * The published pack versions (issue 52): the versions bucket where the stack names one
+ * (PACK_VERSIONS_BUCKET: in AWS, for the functions whose manifest says `packVersions: 'read'`),
+ * else dist/versions (or VERSIONS_DATA_DIR: a test points the functions at a rebuilt copy). The S3
+ * client loads on the first version asked for, not with the wiring.
+ */
+export function packVersionStoreFromEnv(env: NodeJS.ProcessEnv = process.env): PackVersionStore {
+  const bucket = env[INFRA_ENV.packVersionsBucket];
+  if (!bucket) return filePackVersionStore(versionsDataDir(env));
+  const store = cacheUntilFailure(() => import('./adapters/s3-pack-version-store').then((m) => m.s3PackVersionStore(bucket)));
+  return { get: async (digest) => (await store()).get(digest) };
 }

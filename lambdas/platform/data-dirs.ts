@@ -7,5 +7,9 @@ import { DATA_ENV, INFRA_ENV } from '../contract/env';
  */
 export const catalogDataDir = (env: NodeJS.ProcessEnv = process.env): string => env[DATA_ENV.catalog] ?? CATALOG_DIR;
 export const sealedDataDir = (env: NodeJS.ProcessEnv = process.env): string => env[DATA_ENV.sealed] ?? SEALED_DIR;
-/** The local content-addressed version store (dist/versions); in AWS the versions bucket is read instead. */
-export const versionsDataDir = (env: NodeJS.ProcessEnv = process.env): string => env[INFRA_ENV.versionsDataDir] ?? VERSIONS_DIST_DIR;
+/**
+ * The content-addressed version store as files (dist/versions): what the local run reads, and what
+ * the versions publisher's bundle carries to copy into the versions bucket (in AWS the serving
+ * functions read the bucket instead).
+ */
+export const versionsDataDir = (env: NodeJS.ProcessEnv = process.env): string => env[DATA_ENV.versions] ?? VERSIONS_DIST_DIR;

@@ -3,7 +3,14 @@ import { ADDRESS } from '../../lambdas/contract/chain';
 import { INFRA_ENV } from '../../lambdas/contract/env';
 import { OPERATOR_SETTINGS, type OperatorReading } from '../../lambdas/contract/operator';
 import { configToEnv, SETTINGS, type MarketConfig } from '../../lambdas/contract/settings';
-import { DeployConfigError, readDeployConfig, readEdgeConfig, readOperatorConfig, type EdgeConfig } from '../deploy-config';
+import {
+  DeployConfigError,
+  readDeployConfig,
+  readEdgeConfig,
+  readOperatorConfig,
+  readVersionRetentionDays,
+  type EdgeConfig,
+} from '../deploy-config';
 
 /** What the stack is deployed with, read and checked before anything is built. */
 export interface DeploySettings {
@@ -16,6 +23,8 @@ export interface DeploySettings {
   readonly env: Record<string, string>;
   /** The SSM parameter that holds the CloudFront domain when no base URL is configured: its name and ARN. */
   readonly baseUrlParameter: { readonly name: string; readonly arn: string };
+  /** Object Lock's default retention of each pack version, in days (context `versionRetentionDays`). */
+  readonly versionRetentionDays: number;
 }
 
 /**
@@ -26,6 +35,7 @@ export interface DeploySettings {
 export function deploySettings(stack: Stack, webAclArn: string | undefined): DeploySettings {
   const config = readDeployConfig(stack);
   const edge = readEdgeConfig(stack);
+  const versionRetentionDays = readVersionRetentionDays(stack);
   // Refused before anything is built (or bundled): the web ACL this stack would create is valid only in us-east-1.
   if (!edge.webAclArn && !webAclArn && !Token.isUnresolved(stack.region) && stack.region !== 'us-east-1')
     throw new DeployConfigError(
@@ -66,7 +76,7 @@ export function deploySettings(stack: Stack, webAclArn: string | undefined): Dep
   const name = `/skill-market/${stack.stackName}/public-base-url`;
   if (!config.publicBaseUrl) env[INFRA_ENV.publicBaseUrlParameter] = name;
   const arn = stack.formatArn({ service: 'ssm', resource: 'parameter', resourceName: name.slice(1) });
-  return { config, edge, env, operator, baseUrlParameter: { name, arn } };
+  return { config, edge, env, operator, baseUrlParameter: { name, arn }, versionRetentionDays };
 }
 
 /**

@@ -43,9 +43,10 @@ export interface DomainFunctionProps {
    * policy and its failed-execution alarm), so a dead-letter queue would never receive anything;
    * EventBridge Scheduler invokes asynchronously, so a scheduled task gets one. A stream fold is
    * invoked synchronously by its event source mappings, whose own on-failure destination keeps a
-   * batch that ran out of retries (stream-folds.ts). Default `api`.
+   * batch that ran out of retries (stream-folds.ts). CloudFormation runs a custom resource's
+   * function at deploy and waits for its answer, so a failure fails the deploy. Default `api`.
    */
-  invokedBy?: 'api' | 'state-machine' | 'schedule' | 'secrets-manager' | 'stream';
+  invokedBy?: 'api' | 'state-machine' | 'schedule' | 'secrets-manager' | 'stream' | 'cloudformation';
   /** Lambda's retries of a failed scheduled run (default 2); 0 for a run whose every attempt costs money (the synthetic purchase). */
   asyncRetries?: number;
 }
@@ -165,7 +166,7 @@ export class DomainFunction extends Construct {
       });
     }
     if (!this.deadLetterQueue) {
-      const reasons: Record<'api' | 'state-machine' | 'secrets-manager' | 'stream', string> = {
+      const reasons: Record<'api' | 'state-machine' | 'secrets-manager' | 'stream' | 'cloudformation', string> = {
         api: 'Invoked synchronously by API Gateway: the caller gets the error (503 with retry: true) and retries; a dead-letter queue or failure destination receives only failed asynchronous invocations, so it would stay empty.',
         'state-machine':
           'Invoked synchronously by the Step Functions confirmation loop: its retry policy handles failures and its failed-execution alarm reports them; a dead-letter queue would stay empty.',
@@ -173,6 +174,8 @@ export class DomainFunction extends Construct {
           "Run by Secrets Manager for each rotation step: a failed step fails the rotation on the secret (the current key stays), and the function's Errors alarm reports it; a dead-letter queue would hold nothing to replay.",
         stream:
           "Invoked synchronously by its DynamoDB Streams event source mappings: a failed batch is retried by the mapping, and one that runs out of retries goes to the mapping's on-failure destination (an SQS queue an alarm watches); a function's dead-letter queue or asynchronous failure destination receives only failed asynchronous invocations, so it would stay empty.",
+        cloudformation:
+          "Run by CloudFormation as a custom resource during a deploy, which waits for the function's answer at the request's response URL: a failure is answered FAILED and fails (and rolls back) the deploy, and a run that cannot answer fails it at CloudFormation's timeout; the deploy's failure is the record, and a queued event would be a deploy that no longer waits.",
       };
       // No queue means a synchronous caller (the branch above gives a scheduled task one).
       const why = reasons[invokedBy as keyof typeof reasons];

@@ -1,6 +1,7 @@
 import type { Table } from 'aws-cdk-lib/aws-dynamodb';
 import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import type { Key } from 'aws-cdk-lib/aws-kms';
+import type { Bucket } from 'aws-cdk-lib/aws-s3';
 import type { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import { INFRA_ENV } from '../../lambdas/contract/env';
 import type { DomainInfra } from '../../lambdas/contract/infra';
@@ -8,6 +9,7 @@ import { TABLES } from '../../lambdas/contract/tables';
 import type { DomainFunction } from './domain-function';
 import type { StackSecrets } from './secrets';
 import { tableAccess } from './tables';
+import { readsPackVersions } from './versions-bucket';
 
 /** The environment and grants a manifest asks for, applied to one function. */
 export type Provision = (fn: DomainFunction, infra: DomainInfra) => void;
@@ -15,7 +17,8 @@ export type Provision = (fn: DomainFunction, infra: DomainInfra) => void;
 /**
  * How a function gets what its domain's manifest asks for (lambdas/contract/infra.ts): the
  * base URL parameter's read (unless a base URL is configured), its tables with the access it
- * names, and the secrets and keys it uses, each with its ARN in the function's environment.
+ * names, the secrets and keys it uses, each with its ARN in the function's environment, and a read
+ * of the pack versions by key.
  * Least privilege: nothing a manifest does not name.
  */
 export function provisioner(props: {
@@ -23,6 +26,8 @@ export function provisioner(props: {
   baseUrlParameterArn: string | undefined;
   tables: ReadonlyMap<string, Table>;
   secrets: StackSecrets;
+  /** The write-once versions bucket, if any manifest reads or publishes pack versions. */
+  versionsBucket: Bucket | undefined;
 }): Provision {
   const { tables, secrets } = props;
   return (fn, infra) => {
@@ -51,6 +56,7 @@ export function provisioner(props: {
     if (infra.stripeKeys && secrets.stripeSecret) readsSecret(fn, secrets.stripeSecret, INFRA_ENV.stripeSecretArn);
     if (infra.signsWithServiceKey && secrets.serviceKey) signsWith(fn, secrets.serviceKey, INFRA_ENV.serviceKeyKmsKeyId);
     if (infra.relaysPayments && secrets.relayerKeys.length > 0) signsWithPool(fn, secrets.relayerKeys, INFRA_ENV.relayerKmsKeyIds);
+    if (infra.packVersions === 'read' && props.versionsBucket) readsPackVersions(fn, props.versionsBucket);
   };
 }
 

@@ -161,6 +161,11 @@ export const PROBES: Record<string, { event: unknown; check: ProbeCheck; rpcSecr
     event: { Step: 'smoke' },
     check: fields({ error: (v) => typeof v === 'string' && v.includes('not a Secrets Manager rotation step') }),
   },
+  // The versions publisher (CloudFormation runs it at deploy): an event that is not a custom resource request touches neither S3 nor a response URL.
+  'skill-market catalog publish-versions-handler': {
+    event: { RequestType: 'smoke' },
+    check: fields({ error: (v) => typeof v === 'string' && v.includes('not a CloudFormation custom resource request') }),
+  },
 };
 
 /** Whether a function checks the origin secret (every API function does): it has the secret's ARN. */
