@@ -106,7 +106,7 @@ export class MarketplaceStack extends Stack {
       webAclArn: cdn.webAclArn,
     });
     deploySite(this, { siteBucket: buckets.site, distribution: cdn.distribution });
-    if (versionsBucket) addVersionsPublisher(this, { ...domains, bucket: versionsBucket });
+    const versionsPublisher = versionsBucket ? addVersionsPublisher(this, { ...domains, bucket: versionsBucket }) : undefined;
     if (!config.publicBaseUrl) publishBaseUrl(this, baseUrlParameter.name, cdn.distribution);
 
     // Running it: alarms and the dashboard, releases that roll back on them, finance's exports.
@@ -139,6 +139,7 @@ export class MarketplaceStack extends Stack {
       ...folds.map((f) => f.fn),
       ...functions.values(),
       originSecretRotation,
+      ...(versionsPublisher ? [versionsPublisher] : []),
     ];
     addReleases(this, { functions: released, apiFunctions: new Set(functions.values()), operations });
     const finance = new FinanceExports(this, 'Finance', { tables, accessLogs: buckets.accessLogs });

@@ -157,7 +157,8 @@ export function addVersionsPublisher(
       'The publisher creates each new version under its content address (sha256/<digest>.json), known only at build: s3:PutObject, which the bucket policy allows only as a create (If-None-Match: *), and s3:GetObject to check a key another writer made.',
   });
   const published = new CustomResource(stack, 'PackVersionsPublished', {
-    serviceToken: fn.fn.functionArn,
+    // Through the live alias, as every caller of a function here: its Errors alarm watches the alias.
+    serviceToken: fn.alias.functionArn,
     resourceType: 'Custom::PackVersions',
     properties: { Bucket: props.bucket.bucketName, Versions: versionsFingerprint() },
   });

@@ -187,6 +187,7 @@ describe('MarketplaceStack', () => {
       AccessLogs8B620ECA: 'AWS::S3::Bucket Retain',
       FinanceBucketACF20168: 'AWS::S3::Bucket Retain',
       SiteBucket397A1860: 'AWS::S3::Bucket Delete',
+      PackVersions1A0D7CEF: 'AWS::S3::Bucket Retain',
       MoneyTablesVault10AE803C: 'AWS::Backup::BackupVault Retain',
     });
   });

@@ -189,6 +189,8 @@ describe('the pack versions bucket', () => {
     expect(cr.Properties.Versions).toMatch(/^\d+:[0-9a-f]{64}$/);
     const policyId = Object.keys(template.findResources('AWS::S3::BucketPolicy', { Properties: { Bucket: { Ref: bucketId } } }))[0];
     expect(list<string>(cr.DependsOn)).toContain(policyId);
+    // CloudFormation calls the live alias (whose Errors alarm watches it), once its release is done.
+    expect(JSON.stringify(cr.Properties.ServiceToken)).toMatch(/VersionsPublisherLive/);
     template.hasResourceProperties('AWS::Lambda::Function', {
       Description: 'skill-market catalog publish-versions-handler',
       Environment: {
