@@ -356,8 +356,14 @@ describe('operator settings: the terms, privacy, refund and contact pages', () =
 });
 
 describe('catalog data and access', () => {
-  it('tells every domain function where its bundled catalog data is', () => {
-    for (const fn of domainFunctions()) expect(fn.Properties['Environment'].Variables.CATALOG_DATA_DIR).toBe('/var/task/catalog');
+  it('tells every domain function where its bundled catalog data is (the versions publisher carries the versions instead)', () => {
+    for (const fn of domainFunctions()) {
+      const vars = fn.Properties['Environment'].Variables;
+      if (fn.Properties['Description'] === 'skill-market catalog publish-versions-handler') {
+        expect(vars.VERSIONS_DATA_DIR).toBe('/var/task/versions');
+        expect(vars.CATALOG_DATA_DIR).toBeUndefined();
+      } else expect(vars.CATALOG_DATA_DIR).toBe('/var/task/catalog');
+    }
   });
 
   it('grants each function only its own tables: catalog writes intents, payments writes the ledger', () => {
