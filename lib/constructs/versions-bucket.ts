@@ -31,8 +31,9 @@ import { DomainFunction } from './domain-function';
  *    version; the condition key `s3:if-none-match` makes S3 refuse it, and a conditional create of
  *    a key that exists fails with 412), CopyObject into the bucket (S3 refuses it where conditional
  *    writes are enforced), and any change to retention, legal holds, Object Lock, versioning,
- *    lifecycle (a lifecycle rule could expire current versions behind delete markers) or this
- *    policy. An explicit deny in a bucket policy wins over any allow in any role.
+ *    lifecycle (a lifecycle rule could expire current versions behind delete markers) or the
+ *    bucket itself. An explicit deny in a bucket policy wins over any allow in any role. The policy
+ *    may still be updated by the stack (see DENIED_BUCKET_ACTIONS).
  * 3. **IAM**: the functions that deliver packs (manifest `packVersions: 'read'`) get s3:GetObject on
  *    the versions' keys only; the publisher gets ListBucket, GetObject and PutObject (which the
  *    policy makes create-only), and no role gets a delete or an Object Lock action (test/cdk/versions-bucket.test.ts).
@@ -53,7 +54,7 @@ export function createVersionsBucket(stack: Stack, props: { accessLogs: IBucket;
     serverAccessLogsPrefix: 'pack-versions/',
   });
   for (const statement of versionsBucketDenials(bucket)) bucket.addToResourcePolicy(statement);
-  // Deleting the policy is denied by the policy itself: the stack's removal leaves it with the bucket.
+  // The stack's removal leaves the policy with the bucket.
   bucket.policy!.applyRemovalPolicy(RemovalPolicy.RETAIN);
   return bucket;
 }
@@ -67,13 +68,17 @@ export const DENIED_OBJECT_ACTIONS = [
   's3:BypassGovernanceRetention',
 ] as const;
 
-/** Bucket actions no principal may take: what would loosen the bucket's protection, or remove this policy. */
+/**
+ * Bucket actions no principal may take: what would loosen the bucket's protection. Changing the
+ * policy itself is not among them: CloudFormation updates this policy when the stack's statements
+ * change (a CDK upgrade can rewrite the TLS-only one), and a policy that denied its own update would
+ * fail every such deploy. What the policy guards (the objects) Object Lock guards on its own, and no
+ * function's role may change a bucket policy (test/cdk/versions-bucket.test.ts).
+ */
 export const DENIED_BUCKET_ACTIONS = [
   's3:PutBucketObjectLockConfiguration',
   's3:PutBucketVersioning',
   's3:PutLifecycleConfiguration',
-  's3:PutBucketPolicy',
-  's3:DeleteBucketPolicy',
   's3:DeleteBucket',
 ] as const;
 

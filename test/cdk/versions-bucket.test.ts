@@ -123,8 +123,6 @@ describe('the pack versions bucket', () => {
       's3:PutBucketObjectLockConfiguration',
       's3:PutBucketVersioning',
       's3:PutLifecycleConfiguration',
-      's3:PutBucketPolicy',
-      's3:DeleteBucketPolicy',
     ])
       expect(deniedToAll(action), action).toBe(true);
     // S3's enforcement of conditional writes: a PutObject without If-None-Match: * (or with another value) is refused.

@@ -52,7 +52,9 @@ describe('npm run buy', () => {
     );
     expect(lines.filter((l) => /^\[\d\/8\]/.test(l))).toHaveLength(8);
     expect(result.files).toContain('SKILL.md');
-    expect(readFileSync(join(out, 'agent-x402-first-buy', 'SKILL.md'), 'utf8')).toMatch(/^---\nname: agent-x402-first-buy\n[^]*?\n---\n\n# /);
+    expect(readFileSync(join(out, 'agent-x402-first-buy', 'SKILL.md'), 'utf8')).toMatch(
+      /^---\nname: agent-x402-first-buy\n[^]*?\n---\n\n# /,
+    );
     const receipt = JSON.parse(readFileSync(join(out, 'agent-x402-first-buy.receipt.json'), 'utf8'));
     expect(receipt.txHash).toBe(result.txHash);
     expect(receipt.license.token).toEqual(expect.any(String));

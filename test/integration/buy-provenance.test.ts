@@ -5,13 +5,11 @@
  * (a stock x402 client's purchase, then `verifyPack`, then the writes) throws and writes nothing too.
  *
  * A test proxy stands between the buyer and the local stack: it passes every request on, and on the
- * way back alters one byte of SKILL.md in an unlock's `sealed_pack.files` (while `tamper` is on). Until
- * the provenance route and the service's signing are merged (another part of issue 52), the proxy also
- * answers GET /api/packs/provenance (the genuine files of the version, from the build's output, signed
- * by a test key: test/support/provenance.ts) and GET /.well-known/jwks.json (that key), and adds to an
- * unlock without one the `version` it will carry (the version whose digest is the seal). The buyer goes
- * through the proxy with `--no-sign`: a SIGN-IN-WITH-X message names the service's own base URL, which
- * the proxy's is not.
+ * way back alters one byte of SKILL.md in an unlock's `sealed_pack.files` (while `tamper` is on).
+ * The provenance and the key are the service's own (GET /api/packs/provenance, /.well-known/jwks.json),
+ * passed through untouched; with `provenanceServed` off the proxy answers the provenance route 404, as
+ * a service that publishes none would. The buyer goes through the proxy with `--no-sign`: a
+ * SIGN-IN-WITH-X message names the service's own base URL, which the proxy's is not.
  */
 import { execFile } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
@@ -26,7 +24,6 @@ import { packFiles, packSeal } from '../../lambdas/contract/pack-seal';
 import { testAccount } from '../../local/anvil';
 import { buy } from '../../local/buy';
 import { chainTools } from '../support/chain';
-import { provenanceAnswer, testKey, type TestKey } from '../support/provenance';
 import { runReadmeSnippet } from '../support/readme-snippets';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
@@ -49,7 +46,6 @@ const body = (req: IncomingMessage): Promise<Buffer> =>
 /** The one-byte change the proxy makes: the character at TAMPERED_AT of SKILL.md. */
 const tamper = (text: string): string => text.slice(0, TAMPERED_AT) + (text[TAMPERED_AT] === 'x' ? 'y' : 'x') + text.slice(TAMPERED_AT + 1);
 
-let key: TestKey;
 let proxy: Server;
 let proxyUrl: string;
 let tampering = true;
@@ -58,7 +54,6 @@ let provenanceServed = true;
 const asked: string[] = [];
 
 beforeAll(async () => {
-  key = await testKey();
   const target = inject('baseUrl').replace(/\/$/, '');
   proxy = createServer((req, res) => {
     void (async () => {
@@ -68,19 +63,7 @@ beforeAll(async () => {
         res.writeHead(status, { 'content-type': 'application/json' });
         res.end(JSON.stringify(value));
       };
-      // Served here until the service's own route and key are merged.
-      if (url.pathname === '/.well-known/jwks.json') return send(200, key.jwks);
       if (url.pathname === '/api/packs/provenance' && !provenanceServed) return send(404, { ok: false, error: 'not_found' });
-      if (url.pathname === '/api/packs/provenance') {
-        const skill = url.searchParams.get('skill') ?? '';
-        const files = packs()[skill];
-        if (!files) return send(404, { ok: false, error: 'not_found' });
-        const seal = packSeal(packFiles(files));
-        const version = versions()[skill]?.find((v) => v.digest === seal)?.version;
-        const wanted = url.searchParams.get('version');
-        if (version === undefined || (wanted !== null && Number(wanted) !== version)) return send(404, { ok: false, error: 'not_found' });
-        return send(200, await provenanceAnswer(key, skill, version, files));
-      }
       const headers = Object.fromEntries(
         Object.entries(req.headers).filter(([name]) => !['host', 'content-length', 'connection'].includes(name)),
       ) as Record<string, string>;
@@ -88,15 +71,7 @@ beforeAll(async () => {
       const answer = await fetch(`${target}${url.pathname}${url.search}`, { method: req.method ?? 'GET', headers, body: payload });
       let text = await answer.text();
       if (url.pathname === '/api/pay' && answer.status === 200) {
-        const unlock = JSON.parse(text) as {
-          skill_id?: string;
-          seal?: string;
-          version?: unknown;
-          sealed_pack?: { files?: Record<string, string> };
-        };
-        // Until the unlock names its version (another part of issue 52): the version whose digest is the seal.
-        const number = versions()[unlock.skill_id ?? '']?.find((v) => v.digest === unlock.seal)?.version;
-        if (unlock.version === undefined && number !== undefined) unlock.version = { number, digest: `sha256:${unlock.seal}` };
+        const unlock = JSON.parse(text) as { sealed_pack?: { files?: Record<string, string> } };
         const files = unlock.sealed_pack?.files;
         if (tampering && files?.['SKILL.md'] !== undefined) files['SKILL.md'] = tamper(files['SKILL.md']);
         text = JSON.stringify(unlock);
