@@ -1,5 +1,5 @@
 import { CATALOG_DIR, SEALED_DIR, VERSIONS_DIST_DIR } from '../contract/data-dirs';
-import { DATA_ENV, INFRA_ENV } from '../contract/env';
+import { DATA_ENV } from '../contract/env';
 
 /**
  * Where a function reads the built data: in a Lambda the bundle carries a copy and the

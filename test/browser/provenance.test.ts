@@ -125,6 +125,26 @@ describe.skipIf(!haveBrowser)('a skill page checks its version’s signed proven
     await shown.context.close();
   });
 
+  it('says "Verified" against the shop itself: its provenance route and its published key, nothing intercepted', async () => {
+    const context = await browser.newContext();
+    await recordCspViolations(context, violations);
+    const page = await context.newPage();
+    const consoleErrors: string[] = [];
+    page.on('console', (m) => {
+      if (m.type() === 'error') consoleErrors.push(m.text());
+    });
+    page.on('pageerror', (e) => problems.push(e.message));
+    for (const skill of [SKILL, 'agent-x402-first-buy']) {
+      await page.goto(`${base}/skills/${skill}/`);
+      await page.waitForFunction(() => document.getElementById('provenance')?.dataset['state'] !== 'checking', undefined, {
+        timeout: 30_000,
+      });
+      expect(await page.locator('#provenance').evaluate((e) => (e as HTMLElement).dataset['state']), skill).toBe('verified');
+    }
+    expect(consoleErrors).toEqual([]);
+    await context.close();
+  });
+
   it('raised no page error and no CSP violation', () => {
     expect(problems).toEqual([]);
     expect(violations).toEqual([]);
