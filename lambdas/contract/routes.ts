@@ -457,8 +457,9 @@ export const ROUTES = [
     operationId: 'getAgentSkillArchive',
     summary:
       "A pack as the ZIP the discovery index names: x402's 402 until paid (PAYMENT-SIGNATURE), or to an owner (SIGN-IN-WITH-X) or a license (X-LICENSE).",
-    // Free to ask; carrying a payment or a sign-in it settles or spends a nonce, as GET /api/pay does, in the same budget.
-    rateLimit: { ...UNLOCK_LIMIT, onlyWith: ['payment-signature', 'sign-in-with-x', 'x-license'] },
+    // Free to ask; carrying a payment or a sign-in it settles or spends a nonce, as GET /api/pay does, at the
+    // same size. A budget of its own: a scope is one budget in one function, and this one runs in agents.
+    rateLimit: { ...UNLOCK_LIMIT, scope: 'unlock-archive', onlyWith: ['payment-signature', 'sign-in-with-x', 'x-license'] },
   },
   {
     method: 'GET',

@@ -131,12 +131,12 @@ async function runVerifySnippet(account: unknown): Promise<{ cwd: string; error:
 describe('the README snippet verifies before writing', () => {
   it('throws on the changed byte, naming the file, and writes nothing; unchanged, it writes the pack', async () => {
     tampering = true;
-    const refused = await runVerifySnippet(await fundedBuyer(92));
+    const refused = await runVerifySnippet(await fundedBuyer(142));
     expect(refused.error?.message).toMatch(/^SKILL\.md does not match the signed statement of proof-ledger-publisher@\d+ \(sha256 /);
     expect(readdirSync(refused.cwd)).toEqual([]);
 
     tampering = false;
-    const written = await runVerifySnippet(await fundedBuyer(93));
+    const written = await runVerifySnippet(await fundedBuyer(143));
     expect(written.error).toBeUndefined();
     const pack = packs()['proof-ledger-publisher']!;
     expect(readdirSync(join(written.cwd, 'packs', 'proof-ledger-publisher'), { recursive: true }).length).toBeGreaterThanOrEqual(
@@ -151,7 +151,7 @@ describe('npm run buy verifies before writing', () => {
   it('a pack with one byte changed: pays, then writes nothing (no file, no license, no receipt), exit 1 naming the file', async () => {
     tampering = true;
     const out = mkdtempSync(join(tmpdir(), 'packs-'));
-    const account = await fundedBuyer(90);
+    const account = await fundedBuyer(140);
     const usdc = inject('usdc') as `0x${string}`;
     const pub = createPublicClient({ transport: http(inject('rpcUrl')) });
     const before = await pub.readContract({ address: usdc, abi: erc20Abi, functionName: 'balanceOf', args: [account.address] });
@@ -192,7 +192,7 @@ describe('npm run buy verifies before writing', () => {
     const out = mkdtempSync(join(tmpdir(), 'packs-'));
     try {
       const opts = { skill: SKILL, baseUrl: proxyUrl, rpcUrl: inject('rpcUrl'), asset: 'USDC' as const, outDir: out, sign: false };
-      await expect(buy({ ...opts, account: await fundedBuyer(94) }, () => undefined)).rejects.toThrow(
+      await expect(buy({ ...opts, account: await fundedBuyer(144) }, () => undefined)).rejects.toThrow(
         new RegExp(
           `^Refused ${SKILL}: ${proxyUrl.replace(/\./g, '\\.')} publishes no signed provenance for it \\(GET /api/packs/provenance answered 404\\); nothing was written`,
         ),
@@ -212,7 +212,7 @@ describe('npm run buy verifies before writing', () => {
         skill: SKILL,
         baseUrl: proxyUrl,
         rpcUrl: inject('rpcUrl'),
-        account: await fundedBuyer(91),
+        account: await fundedBuyer(141),
         asset: 'USDC',
         outDir: out,
         sign: false,
