@@ -1,4 +1,5 @@
 import { SEAL_VERIFY_COMMAND } from '../contract/pack-seal';
+import { links } from '../contract/links';
 import { absoluteEntry } from './skill-card';
 import { json, type ApiRequest, type ApiResponse } from '../platform/http';
 import { requireSkill } from './skill-param';
@@ -53,5 +54,7 @@ export function packMetadataDocument(catalog: Catalog, entry: CatalogEntry, base
     outline: abs.outline,
     sample: abs.sample,
     pay: abs.x402.resource,
+    // Each version's signed provenance: the current one's here, an earlier one's with &version=<n>.
+    ...(current ? { provenance: links(baseUrl).skill(entry.id).provenance(current.version) } : {}),
   };
 }

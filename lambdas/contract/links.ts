@@ -21,6 +21,8 @@ export function links(base: string) {
     agent_card: `${base}/.well-known/agent.json`,
     agent_card_a2a: `${base}/.well-known/agent-card.json`,
     jwks: `${base}/.well-known/jwks.json`,
+    /** Agent Skills discovery (the well-known URI draft): every pack as a digest-addressed archive. */
+    agent_skills_index: `${base}/.well-known/agent-skills/index.json`,
     openapi: `${base}/api/openapi.json`,
     llms: `${base}/llms.txt`,
     ready: `${base}/api/ready`,
@@ -78,6 +80,8 @@ export function links(base: string) {
       packs: `${base}/api/packs?skill=${id}`,
       challenge: `${base}/api/pay?skill=${id}`,
       archive: `${base}/.well-known/agent-skills/${id}/pack.zip`,
+      /** A version's signed provenance (issue 52); the current version's without a number. */
+      provenance: (version?: number) => `${base}/api/packs/provenance?skill=${id}${version === undefined ? '' : `&version=${version}`}`,
       proof: `${base}/api/proof?skill=${id}`,
       trust: `${base}/api/trust?skill=${id}`,
       security: `${base}/api/security?skill=${id}`,
