@@ -1,5 +1,6 @@
 /**
- * Compiles the local chain's contracts (TestStablecoin.sol, Multicall.sol, TestSmartWallet.sol, IdentityRegistry.sol, TestPriceFeed.sol) with solc-js
+ * Compiles the local chain's contracts (TestStablecoin.sol, Multicall.sol, TestSmartWallet.sol, IdentityRegistry.sol, TestPriceFeed.sol,
+ * and base/commerce-payments' AuthCaptureEscrow and ERC3009PaymentCollector, issue 53) with solc-js
  * and writes (or, with --check, verifies) the committed artifacts beside them. The artifacts are
  * committed so `npm start` needs no compiler; the test suite compares them with a fresh compile
  * so source and artifact cannot drift.
@@ -27,23 +28,52 @@ const CONTRACTS = [
   { sourceName: 'TestSmartWallet.sol', contractName: 'TestWalletFactory', artifact: 'test-wallet-factory.artifact.json' },
   { sourceName: 'IdentityRegistry.sol', contractName: 'IdentityRegistry', artifact: 'identity-registry.artifact.json' },
   { sourceName: 'TestPriceFeed.sol', contractName: 'TestPriceFeed', artifact: 'test-price-feed.artifact.json' },
+  { sourceName: 'src/AuthCaptureEscrow.sol', contractName: 'AuthCaptureEscrow', artifact: 'auth-capture-escrow.artifact.json' },
+  {
+    sourceName: 'src/collectors/ERC3009PaymentCollector.sol',
+    contractName: 'ERC3009PaymentCollector',
+    artifact: 'erc3009-payment-collector.artifact.json',
+  },
 ] as const;
+
+/**
+ * base/commerce-payments (MIT), vendored unchanged under commerce-payments/ at 3f77761 (2025-08-01):
+ * its imports resolve as its remappings.txt says, to the npm packages of the same libraries
+ * (`@openzeppelin/contracts/` and `solady/` → solady's `src/`).
+ */
+const COMMERCE_PAYMENTS = join(here, 'commerce-payments');
+const nodeModules = join(here, '..', '..', 'node_modules');
+
+function resolveImport(path: string): { contents: string } | { error: string } {
+  const file = path.startsWith('@openzeppelin/contracts/')
+    ? join(nodeModules, path)
+    : path.startsWith('solady/')
+      ? join(nodeModules, 'solady', 'src', path.slice('solady/'.length))
+      : join(COMMERCE_PAYMENTS, path);
+  try {
+    return { contents: readFileSync(file, 'utf8') };
+  } catch {
+    return { error: `not found: ${path}` };
+  }
+}
 
 /**
  * Compiles one source file on its own, with fixed settings: one source per input keeps each
  * contract's metadata hash (and so its bytecode) independent of the other contracts here.
  */
 function compile(sourceName: string, contractName: string): CompiledContract {
+  const vendored = sourceName.startsWith('src/');
   const input = {
     language: 'Solidity',
-    sources: { [sourceName]: { content: readFileSync(join(here, sourceName), 'utf8') } },
+    sources: { [sourceName]: { content: readFileSync(join(vendored ? COMMERCE_PAYMENTS : here, sourceName), 'utf8') } },
     settings: {
       optimizer: { enabled: true, runs: 200 },
       evmVersion: 'cancun',
       outputSelection: { '*': { '*': ['abi', 'evm.bytecode.object'] } },
     },
   };
-  const output = JSON.parse((solc as { compile(s: string): string }).compile(JSON.stringify(input)));
+  const compiler = solc as { compile(s: string, callbacks?: { import(path: string): unknown }): string };
+  const output = JSON.parse(compiler.compile(JSON.stringify(input), { import: resolveImport }));
   const errors = (output.errors ?? []).filter((e: { severity: string }) => e.severity === 'error');
   if (errors.length > 0) throw new Error(errors.map((e: { formattedMessage: string }) => e.formattedMessage).join('\n'));
   const contract = output.contracts[sourceName][contractName];
@@ -82,6 +112,16 @@ export function compileIdentityRegistry(): CompiledContract {
 /** The Chainlink-compatible ETH / USD feed placed at Chainlink's Base address on the local chain. */
 export function compileTestPriceFeed(): CompiledContract {
   return compile('TestPriceFeed.sol', 'TestPriceFeed');
+}
+
+/** x402 `auth-capture`'s escrow (base/commerce-payments): authorize, capture, void, reclaim, refund. */
+export function compileAuthCaptureEscrow(): CompiledContract {
+  return compile('src/AuthCaptureEscrow.sol', 'AuthCaptureEscrow');
+}
+
+/** The escrow's token collector for ERC-3009 ReceiveWithAuthorization, which x402's AuthCaptureEvmScheme signs. */
+export function compileErc3009PaymentCollector(): CompiledContract {
+  return compile('src/collectors/ERC3009PaymentCollector.sol', 'ERC3009PaymentCollector');
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {

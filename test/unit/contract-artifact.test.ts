@@ -1,6 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import {
+  compileAuthCaptureEscrow,
+  compileErc3009PaymentCollector,
   compileIdentityRegistry,
   compileMulticall,
   compileTestSmartWallet,
@@ -17,6 +19,9 @@ const cases: [name: string, artifact: string, compile: () => CompiledContract][]
   ['test wallet factory', 'local/contracts/test-wallet-factory.artifact.json', compileTestWalletFactory],
   ['identity registry', 'local/contracts/identity-registry.artifact.json', compileIdentityRegistry],
   ['test price feed', 'local/contracts/test-price-feed.artifact.json', compileTestPriceFeed],
+  // base/commerce-payments, vendored for x402's auth-capture escrow (issue 53).
+  ['auth-capture escrow', 'local/contracts/auth-capture-escrow.artifact.json', compileAuthCaptureEscrow],
+  ['ERC-3009 payment collector', 'local/contracts/erc3009-payment-collector.artifact.json', compileErc3009PaymentCollector],
 ];
 
 describe.each(cases)('%s artifact', (_name, artifact, compile) => {
