@@ -39,6 +39,9 @@ export const SET_UP_SOURCES: readonly string[] = [
   'local/contracts/multicall.artifact.json',
   'local/contracts/identity-registry.artifact.json',
   'local/contracts/test-price-feed.artifact.json',
+  'local/escrow.ts',
+  'local/contracts/auth-capture-escrow.artifact.json',
+  'local/contracts/erc3009-payment-collector.artifact.json',
 ];
 
 /** A snapshot unused this long, under another key, is removed when a new one is written. */

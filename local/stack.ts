@@ -26,6 +26,7 @@ import {
 } from './anvil';
 import { chainSnapshot } from './chain-snapshot';
 import { createTables } from './create-tables';
+import { ensureAuthCaptureEscrow } from './escrow';
 import { ensureIdentityRegistry, type LocalIdentityRegistry } from './identity-registry';
 import { ensureEthUsdFeed } from './price-feed';
 import { JAVA_REQUIRED, startDynamoDbLocal } from './dynamodb-local';
@@ -147,6 +148,8 @@ export async function startStack(opts: StackOptions): Promise<RunningStack> {
         ensureRelayers(anvil.rpcUrl, relayerKeyCount),
         // Its own owner account too; at Chainlink's ETH / USD address, where the relayer's gas is priced.
         ensureEthUsdFeed(anvil.rpcUrl),
+        // x402 auth-capture's escrow and its ERC-3009 collector (issue 53): their own deployer, fixed addresses.
+        ensureAuthCaptureEscrow(anvil.rpcUrl),
       ]);
       // Before anything else can reach the chain: it holds the set-up and nothing more.
       if (anvil.fresh) {

@@ -21,6 +21,7 @@ import {
 } from '../../local/anvil';
 import { SET_UP_SOURCES, chainSnapshot, setUpKey } from '../../local/chain-snapshot';
 import { IDENTITY_REGISTRY_ABI, ensureIdentityRegistry } from '../../local/identity-registry';
+import { ensureAuthCaptureEscrow, LOCAL_AUTH_CAPTURE_ESCROW, LOCAL_ERC3009_PAYMENT_COLLECTOR } from '../../local/escrow';
 import { localChain } from '../../local/local-chain';
 import { LOCAL_ETH_USD_FEED, TEST_PRICE_FEED_ABI, ensureEthUsdFeed } from '../../local/price-feed';
 import { BASE_MAINNET_USDBC, BASE_MAINNET_USDC, MULTICALL3 } from '../../lambdas/contract/chain';
@@ -33,7 +34,13 @@ const start = async (opts: Parameters<typeof startAnvil>[0]): Promise<AnvilHandl
   return anvil;
 };
 const setUp = (rpcUrl: string) =>
-  Promise.all([ensureTestTokens(rpcUrl), ensureIdentityRegistry(rpcUrl), ensureRelayer(rpcUrl), ensureEthUsdFeed(rpcUrl)]);
+  Promise.all([
+    ensureTestTokens(rpcUrl),
+    ensureIdentityRegistry(rpcUrl),
+    ensureRelayer(rpcUrl),
+    ensureEthUsdFeed(rpcUrl),
+    ensureAuthCaptureEscrow(rpcUrl),
+  ]);
 
 /** What the set-up leaves on a chain, read back: code, balances, the test agent, the history. */
 async function contents(rpcUrl: string) {
@@ -48,9 +55,17 @@ async function contents(rpcUrl: string) {
   const registry = (await ensureIdentityRegistry(rpcUrl)).registry;
   return {
     code: await Promise.all(
-      ([BASE_MAINNET_USDC, BASE_MAINNET_USDBC, MULTICALL3, registry, LOCAL_ETH_USD_FEED] as Address[]).map((address) =>
-        pub.getCode({ address }),
-      ),
+      (
+        [
+          BASE_MAINNET_USDC,
+          BASE_MAINNET_USDBC,
+          MULTICALL3,
+          registry,
+          LOCAL_ETH_USD_FEED,
+          LOCAL_AUTH_CAPTURE_ESCROW,
+          LOCAL_ERC3009_PAYMENT_COLLECTOR,
+        ] as Address[]
+      ).map((address) => pub.getCode({ address })),
     ),
     balances: await Promise.all(BUYER_ACCOUNT_INDEXES.flatMap((i) => [balance(BASE_MAINNET_USDC, i), balance(BASE_MAINNET_USDBC, i)])),
     agentURI: await pub.readContract({ address: registry, abi: IDENTITY_REGISTRY_ABI, functionName: 'tokenURI', args: [1n] }),
@@ -93,8 +108,8 @@ describe('the chain set-up snapshot', () => {
       expect(now.block >= made.block).toBe(true);
     };
     await same();
-    const [tokens, identity, , feed] = await setUp(loaded.rpcUrl);
-    expect([tokens.reused, identity.reused, feed.reused]).toEqual([true, true, true]);
+    const [tokens, identity, , feed, escrow] = await setUp(loaded.rpcUrl);
+    expect([tokens.reused, identity.reused, feed.reused, escrow.reused]).toEqual([true, true, true, true]);
     // Nothing was sent again: the deployer's nonce and the chain's logs are the snapshot's.
     await same();
   });
