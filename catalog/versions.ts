@@ -17,6 +17,7 @@ import type { SealedPack } from '../lambdas/contract/catalog-data';
 import { packFiles, packSeal, sha256Hex } from '../lambdas/contract/pack-seal';
 import {
   PACK_VERSION_SCHEMA,
+  parseVersionRecord,
   VERSION_DIGEST,
   type PackVersionRecord,
   type VersionChecks,
@@ -43,11 +44,10 @@ export function loadVersionStore(dir: string = VERSIONS_DIR): Map<string, PackVe
   }
   for (const name of names.sort()) {
     const digest = name.slice(0, -'.json'.length);
-    const record = JSON.parse(readFileSync(join(recordsDir(dir), name), 'utf8')) as PackVersionRecord;
+    const record = parseVersionRecord(readFileSync(join(recordsDir(dir), name), 'utf8'), digest);
     if (!VERSION_DIGEST.test(digest)) problems.push(`${name}: not named by a sha256 digest`);
+    else if (!record) problems.push(`${name}: its pack does not hash to its name (a published version was edited)`);
     else if (record.schema !== PACK_VERSION_SCHEMA) problems.push(`${name}: schema ${String(record.schema)}`);
-    else if (record.digest !== digest || packSeal(packFiles(record.pack)) !== digest)
-      problems.push(`${name}: its pack does not hash to its name (a published version was edited)`);
     else bySkill.set(record.skill_id, [...(bySkill.get(record.skill_id) ?? []), record]);
   }
   for (const [skill, versions] of bySkill) {

@@ -6,8 +6,8 @@
  * answers 412) is accepted only if its stored bytes are that version. Bytes that are not the
  * version their key names, on either side, fail the deploy.
  */
-import { packFiles, packSeal } from '../contract/pack-seal';
-import { VERSION_DIGEST, type PackVersionRecord } from '../contract/pack-versions';
+
+import { parseVersionRecord, VERSION_DIGEST } from '../contract/pack-versions';
 import type { VersionsPublisherPorts } from './ports';
 
 /** How many versions are written at once. */
@@ -23,13 +23,7 @@ export function digestOfKey(key: string): string | undefined {
 
 /** Whether `bytes` are the version record of `digest`: its digest field, and its pack's seal. */
 export function holdsVersion(bytes: Uint8Array, digest: string): boolean {
-  let record: PackVersionRecord;
-  try {
-    record = JSON.parse(Buffer.from(bytes).toString('utf8')) as PackVersionRecord;
-  } catch {
-    return false;
-  }
-  return record.digest === digest && record.pack !== undefined && packSeal(packFiles(record.pack)) === digest;
+  return parseVersionRecord(Buffer.from(bytes).toString('utf8'), digest) !== undefined;
 }
 
 export interface PublishResult {

@@ -12,6 +12,7 @@
  * AWS, the directory locally) and their metadata, without the files, to `dist/catalog/versions.json`.
  */
 import type { PackFileMeta, SealedPack } from './catalog-data';
+import { packFiles, packSeal } from './pack-seal';
 import type { SkillSecurity } from './security-report';
 import type { SkillEval } from './eval-report';
 
@@ -86,3 +87,20 @@ export function versionOfDigest<V extends { digest: string }>(versions: readonly
 
 /** A skill's versions, oldest first, as the catalog serves them: what a receipt's `pack.version` is read from. */
 export type VersionsOf = (skill: string) => readonly Pick<PackVersionMeta, 'version' | 'digest'>[] | undefined;
+
+/**
+ * The version store's one rule for a record read back (the build's store, the local files, the
+ * bucket, the publisher): it is the version `digest` names when its digest field is that digest and
+ * its pack hashes to it. A record that is not answers as no version at all.
+ */
+export function parseVersionRecord(text: string, digest: string): PackVersionRecord | undefined {
+  let record: Partial<PackVersionRecord>;
+  try {
+    record = JSON.parse(text) as Partial<PackVersionRecord>;
+  } catch {
+    return undefined;
+  }
+  return record.digest === digest && record.pack !== undefined && packSeal(packFiles(record.pack)) === digest
+    ? (record as PackVersionRecord)
+    : undefined;
+}

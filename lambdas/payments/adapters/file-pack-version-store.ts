@@ -1,7 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { packFiles, packSeal } from '../../contract/pack-seal';
-import { VERSION_DIGEST, versionObjectKey, type PackVersionRecord } from '../../contract/pack-versions';
+import { parseVersionRecord, VERSION_DIGEST, versionObjectKey } from '../../contract/pack-versions';
 import { versionsDataDir } from '../../platform/data-dirs';
 import type { PackVersionStore } from '../ports';
 
@@ -20,8 +19,7 @@ export function filePackVersionStore(dir: string = versionsDataDir()): PackVersi
         if ((e as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
         throw e;
       }
-      const record = JSON.parse(text) as PackVersionRecord;
-      return record.digest === digest && packSeal(packFiles(record.pack)) === digest ? record : undefined;
+      return parseVersionRecord(text, digest);
     },
   };
 }

@@ -1,6 +1,5 @@
 import { GetObjectCommand } from '@aws-sdk/client-s3';
-import { packFiles, packSeal } from '../../contract/pack-seal';
-import { VERSION_DIGEST, versionObjectKey, type PackVersionRecord } from '../../contract/pack-versions';
+import { parseVersionRecord, VERSION_DIGEST, versionObjectKey } from '../../contract/pack-versions';
 import { isAccessDenied, isNoSuchKey, s3Client } from '../../platform/adapters/s3-client';
 import type { PackVersionStore } from '../ports';
 
@@ -22,13 +21,7 @@ export function s3PackVersionStore(bucket: string): PackVersionStore {
         if (isNoSuchKey(e) || isAccessDenied(e)) return undefined;
         throw e;
       }
-      let record: PackVersionRecord;
-      try {
-        record = JSON.parse(text) as PackVersionRecord;
-      } catch {
-        return undefined;
-      }
-      return record.digest === digest && packSeal(packFiles(record.pack)) === digest ? record : undefined;
+      return parseVersionRecord(text, digest);
     },
   };
 }
