@@ -12,6 +12,8 @@ import {
   createPublicClient,
   createTestClient,
   createWalletClient,
+  getAddress,
+  getContractAddress,
   http,
   parseEther,
   parseUnits,
@@ -134,6 +136,39 @@ export const testAccount: (index: number) => TestAccount = testAccounts(KEY_CACH
 /** A committed contract artifact (local/contracts/<file>, written by compile.ts): what is deployed needs no compiler. */
 export function contractArtifact(file: string): { abi: Abi; bytecode: Hex } {
   return JSON.parse(readFileSync(join(here, 'contracts', file), 'utf8')) as { abi: Abi; bytecode: Hex };
+}
+
+/**
+ * Deploys a contract from a dedicated key at a given nonce, so it sits at the same address on every
+ * fresh chain (the Identity Registry, the auth-capture escrow): answers that address. A key that has
+ * already sent past that nonce while the contract is missing means a chain kept from an older set-up.
+ * anvil funds only accounts 0-9: the key's balance is set, not sent from account 0, so account 0's
+ * nonces (the tokens' set-up, which may run beside this) are left alone.
+ */
+export async function deployAtNonce(
+  rpcUrl: string,
+  deployer: { account: PrivateKeyAccount; index: number },
+  nonce: number,
+  contract: { name: string; abi: Abi; bytecode: Hex; args?: readonly unknown[] },
+): Promise<Address> {
+  const chain = localChain(rpcUrl);
+  const pub = createPublicClient({ chain, transport: http(rpcUrl) });
+  const address = getContractAddress({ from: deployer.account.address, nonce: BigInt(nonce) });
+  const sent = await pub.getTransactionCount({ address: deployer.account.address });
+  if (sent !== nonce) {
+    throw new Error(
+      `the ${contract.name} deployer (test account ${deployer.index}) has sent ${sent} transactions but the ${contract.name} is missing; delete .data/ (or use EPHEMERAL=1) to start a fresh chain`,
+    );
+  }
+  const testClient = createTestClient({ mode: 'anvil', chain, transport: http(rpcUrl) });
+  await testClient.setBalance({ address: deployer.account.address, value: parseEther('1') });
+  const wallet = createWalletClient({ account: deployer.account, chain, transport: http(rpcUrl) });
+  const hash = await wallet.deployContract({ abi: contract.abi, bytecode: contract.bytecode, args: contract.args ?? [], nonce });
+  const receipt = await pub.waitForTransactionReceipt({ hash, pollingInterval: 50 });
+  if (receipt.status !== 'success' || !receipt.contractAddress || getAddress(receipt.contractAddress) !== address) {
+    throw new Error(`deploying the ${contract.name} failed`);
+  }
+  return address;
 }
 
 const artifact = contractArtifact('test-stablecoin.artifact.json');

@@ -9,18 +9,9 @@
  * implementation, made in its constructor, names the escrow's own address), so its code is only
  * right at the address it was created at.
  */
-import {
-  createPublicClient,
-  createTestClient,
-  createWalletClient,
-  getAddress,
-  getContractAddress,
-  http,
-  parseEther,
-  type Address,
-} from 'viem';
+import { createPublicClient, getContractAddress, http, type Address } from 'viem';
 import { MULTICALL3 } from '../lambdas/contract/chain';
-import { contractArtifact, testAccount } from './anvil';
+import { contractArtifact, deployAtNonce, testAccount } from './anvil';
 import { localChain } from './local-chain';
 
 /** Test-mnemonic index of the escrow's deployer: outside anvil's funded ten and every other role's index. */
@@ -53,33 +44,19 @@ export async function ensureAuthCaptureEscrow(rpcUrl: string): Promise<LocalEscr
     return code !== undefined && code !== '0x';
   };
   const targets = [
-    { address: LOCAL_AUTH_CAPTURE_ESCROW, nonce: 0, abi: escrowArtifact.abi, bytecode: escrowArtifact.bytecode, args: [] as const },
+    { name: 'AuthCaptureEscrow', address: LOCAL_AUTH_CAPTURE_ESCROW, ...escrowArtifact, args: [] },
     {
+      name: 'ERC3009PaymentCollector',
       address: LOCAL_ERC3009_PAYMENT_COLLECTOR,
-      nonce: 1,
-      abi: collectorArtifact.abi,
-      bytecode: collectorArtifact.bytecode,
-      args: [LOCAL_AUTH_CAPTURE_ESCROW, MULTICALL3] as const,
+      ...collectorArtifact,
+      args: [LOCAL_AUTH_CAPTURE_ESCROW, MULTICALL3],
     },
   ];
   let reused = true;
-  for (const t of targets) {
+  for (const [nonce, t] of targets.entries()) {
     if (await hasCode(t.address)) continue;
     reused = false;
-    const sent = await pub.getTransactionCount({ address: deployer.address });
-    if (sent !== t.nonce) {
-      throw new Error(
-        `the escrow deployer (test account ${ESCROW_DEPLOYER_INDEX}) has sent ${sent} transactions but ${t.address} has no code; delete .data/ (or use EPHEMERAL=1) to start a fresh chain`,
-      );
-    }
-    // Its balance is set, not sent from account 0, so account 0's nonces (the tokens' set-up) are left alone.
-    const testClient = createTestClient({ mode: 'anvil', chain, transport: http(rpcUrl) });
-    await testClient.setBalance({ address: deployer.address, value: parseEther('1') });
-    const wallet = createWalletClient({ account: deployer, chain, transport: http(rpcUrl) });
-    const hash = await wallet.deployContract({ abi: t.abi, bytecode: t.bytecode, args: [...t.args], nonce: t.nonce });
-    const receipt = await pub.waitForTransactionReceipt({ hash, pollingInterval: 50 });
-    if (receipt.status !== 'success' || !receipt.contractAddress || getAddress(receipt.contractAddress) !== t.address)
-      throw new Error(`deploying ${t.address} failed`);
+    await deployAtNonce(rpcUrl, { account: deployer, index: ESCROW_DEPLOYER_INDEX }, nonce, t);
   }
   return { escrow: LOCAL_AUTH_CAPTURE_ESCROW, collector: LOCAL_ERC3009_PAYMENT_COLLECTOR, reused };
 }

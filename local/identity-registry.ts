@@ -8,17 +8,15 @@ import {
   BaseError,
   ContractFunctionRevertedError,
   createPublicClient,
-  createTestClient,
   createWalletClient,
   getAddress,
   getContractAddress,
   http,
-  parseEther,
   parseEventLogs,
   type Address,
 } from 'viem';
 import { CHAIN_ID } from '../lambdas/contract/chain';
-import { contractArtifact, testAccount } from './anvil';
+import { contractArtifact, deployAtNonce, testAccount } from './anvil';
 import { localChain } from './local-chain';
 
 /** Test-mnemonic index of the registry's deployer: past anvil's `--accounts 10`, so nothing else ever sends from it. */
@@ -84,23 +82,11 @@ export async function ensureIdentityRegistry(rpcUrl: string): Promise<LocalIdent
   let deployed = false;
   const code = await pub.getCode({ address: registry });
   if (!code || code === '0x') {
-    const nonce = await pub.getTransactionCount({ address: deployer.address });
-    if (nonce !== 0) {
-      throw new Error(
-        `the registry deployer (test account ${IDENTITY_REGISTRY_DEPLOYER_INDEX}) has sent ${nonce} transactions but the registry is missing; delete .data/ (or use EPHEMERAL=1) to start a fresh chain`,
-      );
-    }
-    // anvil funds only accounts 0-9. Setting the deployer's balance directly, rather than sending
-    // it ETH from account 0, leaves account 0's nonces alone: ensureTestTokens, which may run
-    // beside this, sends from account 0 with consecutive nonces of its own.
-    const testClient = createTestClient({ mode: 'anvil', chain, transport: http(rpcUrl) });
-    await testClient.setBalance({ address: deployer.address, value: parseEther('1') });
-    const wallet = createWalletClient({ account: deployer, chain, transport: http(rpcUrl) });
-    const hash = await wallet.deployContract({ abi: IDENTITY_REGISTRY_ABI, bytecode: IDENTITY_REGISTRY_BYTECODE, nonce: 0 });
-    const receipt = await pub.waitForTransactionReceipt({ hash, pollingInterval: 50 });
-    if (receipt.status !== 'success' || !receipt.contractAddress || getAddress(receipt.contractAddress) !== registry) {
-      throw new Error('deploying the Identity Registry failed');
-    }
+    await deployAtNonce(rpcUrl, { account: deployer, index: IDENTITY_REGISTRY_DEPLOYER_INDEX }, 0, {
+      name: 'Identity Registry',
+      abi: IDENTITY_REGISTRY_ABI,
+      bytecode: IDENTITY_REGISTRY_BYTECODE,
+    });
     deployed = true;
   }
 
