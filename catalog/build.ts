@@ -325,6 +325,7 @@ export async function buildCatalog(options: BuildOptions = {}): Promise<BuildRes
     skills.map((s) => ({
       skill_id: s.id,
       pack: packs.get(s.id)!,
+      meta: packMeta.get(s.id)!,
       record: { file: `catalog/skills/${s.category}.json`, json: canonicalize(s) },
       checks: {
         security: { scanners: security.scanners, result: security.skills[s.id]! },

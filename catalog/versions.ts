@@ -13,8 +13,8 @@ import { execFileSync } from 'node:child_process';
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { SealedPack } from '../lambdas/contract/catalog-data';
-import { packFiles, packSeal, sha256Hex } from '../lambdas/contract/pack-seal';
+import type { PackMeta, SealedPack } from '../lambdas/contract/catalog-data';
+import { sha256Hex } from '../lambdas/contract/pack-seal';
 import {
   PACK_VERSION_SCHEMA,
   parseVersionRecord,
@@ -78,6 +78,8 @@ export function sourceCommit(cwd: string = fileURLToPath(new URL('..', import.me
 export interface CurrentPack {
   skill_id: string;
   pack: SealedPack;
+  /** The pack's files and seal, as the build computed them for /api/packs. */
+  meta: Pick<PackMeta, 'files' | 'seal'>;
   /** The authored record, as it was read, and its file. */
   record: { file: string; json: string };
   checks: VersionChecks;
@@ -98,8 +100,7 @@ export function nextVersions(
   const added: PackVersionRecord[] = [];
   for (const c of current) {
     const history = stored.get(c.skill_id) ?? [];
-    const files = packFiles(c.pack);
-    const digest = packSeal(files);
+    const { files, seal: digest } = c.meta;
     const latest = history.at(-1);
     if (latest?.digest === digest) {
       versions.set(c.skill_id, history);
