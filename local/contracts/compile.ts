@@ -1,6 +1,6 @@
 /**
  * Compiles the local chain's contracts (TestStablecoin.sol, Multicall.sol, TestSmartWallet.sol, IdentityRegistry.sol, TestPriceFeed.sol,
- * and base/commerce-payments' AuthCaptureEscrow and ERC3009PaymentCollector, issue 53) with solc-js
+ * and base/commerce-payments' AuthCaptureEscrow, TokenStore and ERC3009PaymentCollector, issue 53) with solc-js
  * and writes (or, with --check, verifies) the committed artifacts beside them. The artifacts are
  * committed so `npm start` needs no compiler; the test suite compares them with a fresh compile
  * so source and artifact cannot drift.
@@ -29,6 +29,7 @@ const CONTRACTS = [
   { sourceName: 'IdentityRegistry.sol', contractName: 'IdentityRegistry', artifact: 'identity-registry.artifact.json' },
   { sourceName: 'TestPriceFeed.sol', contractName: 'TestPriceFeed', artifact: 'test-price-feed.artifact.json' },
   { sourceName: 'src/AuthCaptureEscrow.sol', contractName: 'AuthCaptureEscrow', artifact: 'auth-capture-escrow.artifact.json' },
+  { sourceName: 'src/TokenStore.sol', contractName: 'TokenStore', artifact: 'token-store.artifact.json' },
   {
     sourceName: 'src/collectors/ERC3009PaymentCollector.sol',
     contractName: 'ERC3009PaymentCollector',
@@ -117,6 +118,14 @@ export function compileTestPriceFeed(): CompiledContract {
 /** x402 `auth-capture`'s escrow (base/commerce-payments): authorize, capture, void, reclaim, refund. */
 export function compileAuthCaptureEscrow(): CompiledContract {
   return compile('src/AuthCaptureEscrow.sol', 'AuthCaptureEscrow');
+}
+
+/**
+ * The escrow's per-operator token store. The escrow's constructor makes one naming its own address;
+ * local/escrow.ts deploys one naming the canonical escrow address, whose code the escrow's clones copy.
+ */
+export function compileTokenStore(): CompiledContract {
+  return compile('src/TokenStore.sol', 'TokenStore');
 }
 
 /** The escrow's token collector for ERC-3009 ReceiveWithAuthorization, which x402's AuthCaptureEvmScheme signs. */

@@ -9,6 +9,7 @@ import {
   compileTestPriceFeed,
   compileTestStablecoin,
   compileTestWalletFactory,
+  compileTokenStore,
   type CompiledContract,
 } from '../../local/contracts/compile';
 
@@ -21,6 +22,7 @@ const cases: [name: string, artifact: string, compile: () => CompiledContract][]
   ['test price feed', 'local/contracts/test-price-feed.artifact.json', compileTestPriceFeed],
   // base/commerce-payments, vendored for x402's auth-capture escrow (issue 53).
   ['auth-capture escrow', 'local/contracts/auth-capture-escrow.artifact.json', compileAuthCaptureEscrow],
+  ['token store', 'local/contracts/token-store.artifact.json', compileTokenStore],
   ['ERC-3009 payment collector', 'local/contracts/erc3009-payment-collector.artifact.json', compileErc3009PaymentCollector],
 ];
 
