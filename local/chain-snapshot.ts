@@ -41,6 +41,7 @@ export const SET_UP_SOURCES: readonly string[] = [
   'local/contracts/test-price-feed.artifact.json',
   'local/escrow.ts',
   'local/contracts/auth-capture-escrow.artifact.json',
+  'local/contracts/token-store.artifact.json',
   'local/contracts/erc3009-payment-collector.artifact.json',
 ];
 

@@ -1,15 +1,27 @@
 /**
- * Puts x402 `auth-capture`'s escrow on anvil (issue 53): base/commerce-payments' AuthCaptureEscrow
- * and its ERC-3009 token collector (local/contracts/commerce-payments/, compiled by
- * local/contracts/compile.ts). They are deployed by a dedicated key (test mnemonic index 31, which
- * nothing else sends from), the escrow with its nonce 0 and the collector with its nonce 1, so both
- * addresses are the same on every fresh chain; with a persisted chain they are found and reused.
+ * Puts x402 `auth-capture`'s escrow on anvil (issue 53): base/commerce-payments' v1.0
+ * AuthCaptureEscrow and its ERC-3009 token collector (local/contracts/commerce-payments/, compiled
+ * by local/contracts/compile.ts), at the addresses of the published v1.0 deployment (the same on
+ * Base and Base Sepolia). Not at addresses of our own: the stock x402 client
+ * (`AuthCaptureEvmScheme`, @x402/evm/auth-capture/client) refuses any escrow its table of published
+ * deployments does not hold (`resolveAuthCaptureDeployment`), signs the buyer's ERC-3009
+ * ReceiveWithAuthorization to that deployment's collector, and hashes the PaymentInfo with that
+ * deployment's escrow address, so a local escrow anywhere else could not take a single payment.
  *
- * Not placed with anvil_setCode as the test tokens are: the escrow has immutables (its TokenStore
- * implementation, made in its constructor, names the escrow's own address), so its code is only
- * right at the address it was created at.
+ * The contracts are placed with anvil_setCode, as the test tokens are, but their immutables are
+ * kept right without patching a byte, since each copied code is one made for the address it lands on:
+ * - the escrow is deployed at a temporary address T (a dedicated key, test mnemonic index 31,
+ *   nonce 0); its constructor makes the TokenStore implementation S, whose immutable names T;
+ * - a TokenStore naming the canonical escrow E is deployed at nonce 1, and the collector naming E
+ *   and Multicall3 at nonce 2;
+ * - T's code is copied to E (its one immutable, the implementation S, stays right), the second
+ *   TokenStore's code to S (the implementation E's clones run then names E), and the collector's
+ *   code to the canonical collector C.
+ * None of them has storage set by its constructor (the escrow's reentrancy guard is transient), so
+ * code is all there is to copy. With a persisted chain everything is found and reused.
  */
-import { createPublicClient, getContractAddress, http, type Address } from 'viem';
+import { AUTH_CAPTURE_ESCROW_V1_0_ADDRESS, EIP3009_TOKEN_COLLECTOR_V1_0_ADDRESS, resolveAuthCaptureDeployment } from '@x402/evm';
+import { createPublicClient, createTestClient, http, isAddressEqual, type Address } from 'viem';
 import { MULTICALL3 } from '../lambdas/contract/chain';
 import { contractArtifact, deployAtNonce, testAccount } from './anvil';
 import { localChain } from './local-chain';
@@ -18,15 +30,17 @@ import { localChain } from './local-chain';
 export const ESCROW_DEPLOYER_INDEX = 31;
 
 const escrowArtifact = contractArtifact('auth-capture-escrow.artifact.json');
+const tokenStoreArtifact = contractArtifact('token-store.artifact.json');
 const collectorArtifact = contractArtifact('erc3009-payment-collector.artifact.json');
 export const AUTH_CAPTURE_ESCROW_ABI = escrowArtifact.abi;
+export const TOKEN_STORE_ABI = tokenStoreArtifact.abi;
 export const ERC3009_PAYMENT_COLLECTOR_ABI = collectorArtifact.abi;
 
 const deployer = testAccount(ESCROW_DEPLOYER_INDEX);
-/** Where the escrow is on every local chain. */
-export const LOCAL_AUTH_CAPTURE_ESCROW: Address = getContractAddress({ from: deployer.address, nonce: 0n });
-/** Where the ERC-3009 token collector is on every local chain. */
-export const LOCAL_ERC3009_PAYMENT_COLLECTOR: Address = getContractAddress({ from: deployer.address, nonce: 1n });
+/** Where the escrow is on every local chain: the published v1.0 escrow's address. */
+export const LOCAL_AUTH_CAPTURE_ESCROW: Address = AUTH_CAPTURE_ESCROW_V1_0_ADDRESS;
+/** Where the ERC-3009 token collector is on every local chain: the published v1.0 collector's address. */
+export const LOCAL_ERC3009_PAYMENT_COLLECTOR: Address = EIP3009_TOKEN_COLLECTOR_V1_0_ADDRESS;
 
 export interface LocalEscrow {
   escrow: Address;
@@ -35,28 +49,52 @@ export interface LocalEscrow {
   reused: boolean;
 }
 
-/** Ensures the escrow and its collector are deployed at their fixed addresses. Idempotent over a persisted chain. */
+/** Ensures the escrow and its collector work at the published v1.0 addresses. Idempotent over a persisted chain. */
 export async function ensureAuthCaptureEscrow(rpcUrl: string): Promise<LocalEscrow> {
+  // The stock client's own table must pair this escrow with this collector, or nothing it signs lands here.
+  const published = resolveAuthCaptureDeployment(LOCAL_AUTH_CAPTURE_ESCROW);
+  if (!published || !isAddressEqual(published.eip3009Collector, LOCAL_ERC3009_PAYMENT_COLLECTOR)) {
+    throw new Error(
+      `@x402/evm no longer pairs the escrow ${LOCAL_AUTH_CAPTURE_ESCROW} with the collector ${LOCAL_ERC3009_PAYMENT_COLLECTOR}`,
+    );
+  }
   const chain = localChain(rpcUrl);
   const pub = createPublicClient({ chain, transport: http(rpcUrl) });
   const hasCode = async (address: Address): Promise<boolean> => {
     const code = await pub.getCode({ address });
     return code !== undefined && code !== '0x';
   };
-  const targets = [
-    { name: 'AuthCaptureEscrow', address: LOCAL_AUTH_CAPTURE_ESCROW, ...escrowArtifact, args: [] },
-    {
-      name: 'ERC3009PaymentCollector',
-      address: LOCAL_ERC3009_PAYMENT_COLLECTOR,
-      ...collectorArtifact,
-      args: [LOCAL_AUTH_CAPTURE_ESCROW, MULTICALL3],
-    },
-  ];
-  let reused = true;
-  for (const [nonce, t] of targets.entries()) {
-    if (await hasCode(t.address)) continue;
-    reused = false;
-    await deployAtNonce(rpcUrl, { account: deployer, index: ESCROW_DEPLOYER_INDEX }, nonce, t);
+  const implementationOf = (escrow: Address) =>
+    pub.readContract({ address: escrow, abi: AUTH_CAPTURE_ESCROW_ABI, functionName: 'tokenStoreImplementation' }) as Promise<Address>;
+  const result = { escrow: LOCAL_AUTH_CAPTURE_ESCROW, collector: LOCAL_ERC3009_PAYMENT_COLLECTOR };
+  if (
+    (await hasCode(LOCAL_AUTH_CAPTURE_ESCROW)) &&
+    (await hasCode(LOCAL_ERC3009_PAYMENT_COLLECTOR)) &&
+    (await hasCode(await implementationOf(LOCAL_AUTH_CAPTURE_ESCROW)))
+  ) {
+    return { ...result, reused: true };
   }
-  return { escrow: LOCAL_AUTH_CAPTURE_ESCROW, collector: LOCAL_ERC3009_PAYMENT_COLLECTOR, reused };
+
+  // Made where the deployer's nonces put them, each with the constructor arguments its final address needs.
+  const made: Address[] = [];
+  for (const [nonce, contract] of [
+    { name: 'AuthCaptureEscrow', ...escrowArtifact },
+    { name: 'TokenStore', ...tokenStoreArtifact, args: [LOCAL_AUTH_CAPTURE_ESCROW] },
+    { name: 'ERC3009PaymentCollector', ...collectorArtifact, args: [LOCAL_AUTH_CAPTURE_ESCROW, MULTICALL3] },
+  ].entries()) {
+    made.push(await deployAtNonce(rpcUrl, { account: deployer, index: ESCROW_DEPLOYER_INDEX }, nonce, contract));
+  }
+  const [escrow, tokenStore, collector] = made as [Address, Address, Address];
+
+  const test = createTestClient({ chain, mode: 'anvil', transport: http(rpcUrl) });
+  const copy = async (from: Address, to: Address): Promise<void> => {
+    const code = await pub.getCode({ address: from });
+    if (!code || code === '0x') throw new Error(`nothing deployed at ${from}`);
+    await test.setCode({ address: to, bytecode: code });
+  };
+  await copy(escrow, LOCAL_AUTH_CAPTURE_ESCROW);
+  // The implementation the escrow's immutable names (made by its constructor, naming the temporary address).
+  await copy(tokenStore, await implementationOf(escrow));
+  await copy(collector, LOCAL_ERC3009_PAYMENT_COLLECTOR);
+  return { ...result, reused: false };
 }

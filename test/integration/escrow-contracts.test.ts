@@ -1,47 +1,172 @@
 /**
- * Issue 53, first step: base/commerce-payments' AuthCaptureEscrow and ERC-3009 collector on a fresh
- * anvil at their fixed addresses, wired to each other as deployed on Base (the collector names the
- * escrow and Multicall3), and found again on the same chain without a second deployment.
+ * Issue 53: base/commerce-payments' v1.0 AuthCaptureEscrow and ERC-3009 collector on a fresh anvil
+ * at the published v1.0 addresses, wired as deployed on Base (the collector names the escrow and
+ * Multicall3, the escrow's TokenStore implementation names the escrow), found again on the same
+ * chain without a second deployment, and taking a payment the stock x402 client signed: authorized
+ * into the operator's token store, then captured to the receiver or voided back to the buyer.
  */
-import { createPublicClient, http, type Address } from 'viem';
+import {
+  AUTH_CAPTURE_ESCROW_V1_0_ADDRESS,
+  EIP3009_TOKEN_COLLECTOR_V1_0_ADDRESS,
+  resolveAuthCaptureDeployment,
+  type AuthCaptureEip3009Payload,
+} from '@x402/evm';
+import { AuthCaptureEvmScheme } from '@x402/evm/auth-capture/client';
+import { createPublicClient, createWalletClient, erc20Abi, http, parseEther, zeroAddress, type Address, type Hex } from 'viem';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { MULTICALL3 } from '../../lambdas/contract/chain';
-import { startAnvil, testAccount, type AnvilHandle } from '../../local/anvil';
+import { ASSET_EIP712, CAIP2, MULTICALL3 } from '../../lambdas/contract/chain';
+import { ensureTestTokens, startAnvil, testAccount, TREASURY_ACCOUNT_INDEX, type AnvilHandle } from '../../local/anvil';
 import {
   AUTH_CAPTURE_ESCROW_ABI,
   ERC3009_PAYMENT_COLLECTOR_ABI,
   ESCROW_DEPLOYER_INDEX,
   LOCAL_AUTH_CAPTURE_ESCROW,
   LOCAL_ERC3009_PAYMENT_COLLECTOR,
+  TOKEN_STORE_ABI,
   ensureAuthCaptureEscrow,
   type LocalEscrow,
 } from '../../local/escrow';
 import { localChain } from '../../local/local-chain';
+import { chainTools } from '../support/chain';
+
+/** Buyers of the capture and the void case, and the operator (x402's captureAuthorizer): accounts no other set-up uses. */
+const BUYER_INDEX = 150;
+const VOID_BUYER_INDEX = 151;
+const OPERATOR_INDEX = 152;
+const AMOUNT = 490_000n;
 
 let anvil: AnvilHandle;
 let first: LocalEscrow;
 let second: LocalEscrow;
+let USDC: Address;
 
 beforeAll(async () => {
   anvil = await startAnvil({ port: 0 });
-  first = await ensureAuthCaptureEscrow(anvil.rpcUrl);
+  // The test USDC at Base's address, as npm start places it: the asset the payments below are in.
+  [{ USDC }, first] = await Promise.all([ensureTestTokens(anvil.rpcUrl), ensureAuthCaptureEscrow(anvil.rpcUrl)]);
   second = await ensureAuthCaptureEscrow(anvil.rpcUrl);
 });
 afterAll(async () => anvil?.stop());
 
+const pub = () => createPublicClient({ chain: localChain(anvil.rpcUrl), transport: http(anvil.rpcUrl) });
+const read = (address: Address, abi: typeof AUTH_CAPTURE_ESCROW_ABI, functionName: string, args: readonly unknown[] = []) =>
+  pub().readContract({ address, abi, functionName, args });
+
 describe('the auth-capture escrow on the local chain', () => {
-  it('is deployed once at its fixed addresses, the collector naming the escrow and Multicall3', async () => {
-    const pub = createPublicClient({ chain: localChain(anvil.rpcUrl), transport: http(anvil.rpcUrl) });
+  it('is placed once at the published v1.0 addresses, the stock client’s, wired as on Base', async () => {
+    expect(LOCAL_AUTH_CAPTURE_ESCROW).toBe(AUTH_CAPTURE_ESCROW_V1_0_ADDRESS);
+    expect(LOCAL_ERC3009_PAYMENT_COLLECTOR).toBe(EIP3009_TOKEN_COLLECTOR_V1_0_ADDRESS);
+    expect(resolveAuthCaptureDeployment(LOCAL_AUTH_CAPTURE_ESCROW)?.eip3009Collector).toBe(LOCAL_ERC3009_PAYMENT_COLLECTOR);
     expect(first).toEqual({ escrow: LOCAL_AUTH_CAPTURE_ESCROW, collector: LOCAL_ERC3009_PAYMENT_COLLECTOR, reused: false });
     expect(second).toEqual({ ...first, reused: true });
-    expect(await pub.getTransactionCount({ address: testAccount(ESCROW_DEPLOYER_INDEX).address })).toBe(2);
+    // The escrow, a TokenStore naming the escrow and the collector, made at temporary addresses and copied.
+    expect(await pub().getTransactionCount({ address: testAccount(ESCROW_DEPLOYER_INDEX).address })).toBe(3);
 
-    const read = (address: Address, abi: typeof AUTH_CAPTURE_ESCROW_ABI, functionName: string) =>
-      pub.readContract({ address, abi, functionName }) as Promise<string>;
     expect(await read(LOCAL_ERC3009_PAYMENT_COLLECTOR, ERC3009_PAYMENT_COLLECTOR_ABI, 'authCaptureEscrow')).toBe(LOCAL_AUTH_CAPTURE_ESCROW);
     expect(await read(LOCAL_ERC3009_PAYMENT_COLLECTOR, ERC3009_PAYMENT_COLLECTOR_ABI, 'multicall3')).toBe(MULTICALL3);
-    // The escrow made its TokenStore implementation in its constructor: code there, naming the escrow.
+    // The implementation the escrow clones for each operator names the escrow at its new address.
     const store = (await read(LOCAL_AUTH_CAPTURE_ESCROW, AUTH_CAPTURE_ESCROW_ABI, 'tokenStoreImplementation')) as Address;
-    expect(await pub.getCode({ address: store })).toMatch(/^0x[0-9a-f]{10,}/);
+    expect(await pub().getCode({ address: store })).toMatch(/^0x[0-9a-f]{10,}/);
+    expect(await read(store, TOKEN_STORE_ABI, 'authCaptureEscrow')).toBe(LOCAL_AUTH_CAPTURE_ESCROW);
+  });
+
+  describe('takes a payment the stock x402 client signed', () => {
+    const operator = testAccount(OPERATOR_INDEX);
+    const treasury = testAccount(TREASURY_ACCOUNT_INDEX).address;
+    const balance = (who: Address) => pub().readContract({ address: USDC, abi: erc20Abi, functionName: 'balanceOf', args: [who] });
+    const operatorSends = async (functionName: string, args: readonly unknown[]): Promise<void> => {
+      const chain = localChain(anvil.rpcUrl);
+      const wallet = createWalletClient({ account: operator, chain, transport: http(anvil.rpcUrl) });
+      const hash = await wallet.writeContract({ address: LOCAL_AUTH_CAPTURE_ESCROW, abi: AUTH_CAPTURE_ESCROW_ABI, functionName, args });
+      expect((await pub().waitForTransactionReceipt({ hash, pollingInterval: 50 })).status).toBe('success');
+    };
+
+    /** A buyer funded with the test USDC, its payload from AuthCaptureEvmScheme, and the PaymentInfo the operator rebuilds from it. */
+    async function signedPayment(buyerIndex: number) {
+      const tools = chainTools(anvil.rpcUrl);
+      const buyer = testAccount(buyerIndex);
+      await tools.setTokenBalance(USDC, buyer.address, 10n ** 9n);
+      await tools.setEthBalance(operator.address, parseEther('1'));
+      const now = Math.floor(Date.now() / 1000);
+      const extra = {
+        ...ASSET_EIP712.USDC,
+        captureAuthorizer: operator.address,
+        feeRecipient: zeroAddress,
+        captureDeadline: now + 600,
+        refundDeadline: now + 3600,
+        minFeeBps: 0,
+        maxFeeBps: 0,
+        authCaptureEscrow: LOCAL_AUTH_CAPTURE_ESCROW,
+        paymentFlow: 'escrow',
+      };
+      const { payload } = await new AuthCaptureEvmScheme(buyer).createPaymentPayload(2, {
+        scheme: 'auth-capture',
+        network: CAIP2,
+        amount: String(AMOUNT),
+        asset: USDC,
+        payTo: treasury,
+        maxTimeoutSeconds: 60,
+        extra,
+      });
+      const { authorization, signature, salt } = payload as AuthCaptureEip3009Payload;
+      // Signed to the published collector, which is where the local one is.
+      expect(authorization.to).toBe(LOCAL_ERC3009_PAYMENT_COLLECTOR);
+      const paymentInfo = {
+        operator: extra.captureAuthorizer,
+        payer: buyer.address,
+        receiver: treasury,
+        token: USDC,
+        maxAmount: AMOUNT,
+        preApprovalExpiry: Number(authorization.validBefore),
+        authorizationExpiry: extra.captureDeadline,
+        refundExpiry: extra.refundDeadline,
+        minFeeBps: extra.minFeeBps,
+        maxFeeBps: extra.maxFeeBps,
+        feeReceiver: extra.feeRecipient,
+        salt: BigInt(salt),
+      };
+      // The client's ERC-3009 nonce is the escrow's own payer-agnostic hash of the PaymentInfo.
+      expect(await read(LOCAL_AUTH_CAPTURE_ESCROW, AUTH_CAPTURE_ESCROW_ABI, 'getHash', [{ ...paymentInfo, payer: zeroAddress }])).toBe(
+        authorization.nonce,
+      );
+      const hash = (await read(LOCAL_AUTH_CAPTURE_ESCROW, AUTH_CAPTURE_ESCROW_ABI, 'getHash', [paymentInfo])) as Hex;
+      const state = async () => read(LOCAL_AUTH_CAPTURE_ESCROW, AUTH_CAPTURE_ESCROW_ABI, 'paymentState', [hash]);
+      const store = (await read(LOCAL_AUTH_CAPTURE_ESCROW, AUTH_CAPTURE_ESCROW_ABI, 'getTokenStore', [operator.address])) as Address;
+      return { buyer: buyer.address, paymentInfo, signature, state, store };
+    }
+
+    it('authorizes it into the operator’s token store and captures it to the receiver', async () => {
+      const { buyer, paymentInfo, signature, state, store } = await signedPayment(BUYER_INDEX);
+      const [buyerBefore, treasuryBefore] = [await balance(buyer), await balance(treasury)];
+
+      await operatorSends('authorize', [paymentInfo, AMOUNT, LOCAL_ERC3009_PAYMENT_COLLECTOR, signature]);
+      expect(await balance(buyer)).toBe(buyerBefore - AMOUNT);
+      expect(await balance(store)).toBe(AMOUNT);
+      expect(await balance(treasury)).toBe(treasuryBefore);
+      expect(await state()).toEqual([true, AMOUNT, 0n]);
+
+      await operatorSends('capture', [paymentInfo, AMOUNT, 0, zeroAddress]);
+      expect(await balance(buyer)).toBe(buyerBefore - AMOUNT);
+      expect(await balance(store)).toBe(0n);
+      expect(await balance(treasury)).toBe(treasuryBefore + AMOUNT);
+      expect(await state()).toEqual([true, 0n, AMOUNT]);
+      // The first capture cloned the implementation for this operator: the store runs the TokenStore naming the escrow.
+      expect(await read(store, TOKEN_STORE_ABI, 'authCaptureEscrow')).toBe(LOCAL_AUTH_CAPTURE_ESCROW);
+    });
+
+    it('voids an authorization, returning the amount to the buyer', async () => {
+      const { buyer, paymentInfo, signature, state, store } = await signedPayment(VOID_BUYER_INDEX);
+      const [buyerBefore, treasuryBefore, storeBefore] = [await balance(buyer), await balance(treasury), await balance(store)];
+
+      await operatorSends('authorize', [paymentInfo, AMOUNT, LOCAL_ERC3009_PAYMENT_COLLECTOR, signature]);
+      expect(await balance(buyer)).toBe(buyerBefore - AMOUNT);
+      expect(await balance(store)).toBe(storeBefore + AMOUNT);
+
+      await operatorSends('void', [paymentInfo]);
+      expect(await balance(buyer)).toBe(buyerBefore);
+      expect(await balance(store)).toBe(storeBefore);
+      expect(await balance(treasury)).toBe(treasuryBefore);
+      expect(await state()).toEqual([true, 0n, 0n]);
+    });
   });
 });
