@@ -140,7 +140,8 @@ export function contractArtifact(file: string): { abi: Abi; bytecode: Hex } {
 
 /**
  * Deploys a contract from a dedicated key at a given nonce, so it sits at the same address on every
- * fresh chain (the Identity Registry, the auth-capture escrow): answers that address. A key that has
+ * fresh chain (the Identity Registry; the auth-capture escrow's contracts, before their code is
+ * copied to the published addresses): answers that address. A key that has
  * already sent past that nonce while the contract is missing means a chain kept from an older set-up.
  * anvil funds only accounts 0-9: the key's balance is set, not sent from account 0, so account 0's
  * nonces (the tokens' set-up, which may run beside this) are left alone.

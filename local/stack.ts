@@ -148,7 +148,8 @@ export async function startStack(opts: StackOptions): Promise<RunningStack> {
         ensureRelayers(anvil.rpcUrl, relayerKeyCount),
         // Its own owner account too; at Chainlink's ETH / USD address, where the relayer's gas is priced.
         ensureEthUsdFeed(anvil.rpcUrl),
-        // x402 auth-capture's escrow and its ERC-3009 collector (issue 53): their own deployer, fixed addresses.
+        // x402 auth-capture's escrow and its ERC-3009 collector (issue 53): their own deployer, at the
+        // published v1.0 addresses, the only ones the stock x402 client accepts.
         ensureAuthCaptureEscrow(anvil.rpcUrl),
       ]);
       // Before anything else can reach the chain: it holds the set-up and nothing more.
