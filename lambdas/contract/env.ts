@@ -32,6 +32,14 @@ export const INFRA_ENV = {
   /** KMS keys (ECC_SECG_P256K1) of the relayer key pool, comma-separated (AWS): each may only Sign and GetPublicKey. */
   relayerKmsKeyIds: 'RELAYER_KMS_KEY_IDS',
   /**
+   * The escrow operator's private key (local run only: an anvil test account): the `captureAuthorizer`
+   * of x402 `auth-capture` payments, the only account the escrow lets authorize, capture, void or
+   * refund them. Without it (or the KMS key below) no `auth-capture` entry is offered.
+   */
+  escrowOperatorPrivateKey: 'ESCROW_OPERATOR_PRIVATE_KEY',
+  /** KMS key (ECC_SECG_P256K1) of the escrow operator (AWS): it may only Sign and GetPublicKey. */
+  escrowOperatorKmsKeyId: 'ESCROW_OPERATOR_KMS_KEY_ID',
+  /**
    * The tip (max priority fee per gas, in wei) the relayer offers on each transaction (local run:
    * Base's usual, since anvil suggests at least 1 gwei, a thousand times Base's). Unset (AWS): the
    * node's own suggestion, as viem reads it.

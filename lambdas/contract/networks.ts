@@ -36,11 +36,33 @@ export interface Network {
   ethUsdFeed: `0x${string}` | undefined;
   /** The ERC-8004 Identity Registry (its deterministic address: one for mainnets, one for testnets). */
   identityRegistry: `0x${string}`;
+  /** base/commerce-payments' escrow deployment x402's `auth-capture` scheme pays into (one of AUTH_CAPTURE_DEPLOYMENTS). */
+  authCapture: AuthCaptureDeployment;
   /** The public block explorer the proof ledger links to. */
   explorerUrl: string;
   /** A public JSON-RPC endpoint, the `rpcUrls` default (keyed providers go in the RPC secret). */
   publicRpcUrl: string;
 }
+
+/**
+ * base/commerce-payments' `AuthCaptureEscrow` and its ERC-3009 token collector, as deployed (the
+ * same addresses on Base and Base Sepolia, per the project's README). These are the deployments
+ * x402's stock `auth-capture` client knows (`resolveAuthCaptureDeployment` in @x402/evm): it signs
+ * to the collector of the escrow a challenge names and refuses any other escrow, so a deployment
+ * can only choose among these (the `authCaptureEscrow` setting). v1.0 is the source vendored in
+ * local/contracts/commerce-payments/ and placed at the same addresses on the local chain; it is
+ * the only one listed because it is the one whose functions the facilitator calls (v1.1, at
+ * 0xf968…b19c, changed the charge and capture arguments and is not vendored here).
+ */
+export interface AuthCaptureDeployment {
+  version: 'v1.0';
+  escrow: `0x${string}`;
+  /** ERC3009PaymentCollector: the `to` of the buyer's ReceiveWithAuthorization. */
+  tokenCollector: `0x${string}`;
+}
+export const AUTH_CAPTURE_DEPLOYMENTS: readonly [AuthCaptureDeployment, ...AuthCaptureDeployment[]] = [
+  { version: 'v1.0', escrow: '0xBdEA0D1bcC5966192B070Fdf62aB4EF5b4420cff', tokenCollector: '0x0E3dF9510de65469C4518D7843919c0b8C7A7757' },
+];
 
 export const NETWORKS: Readonly<Record<NetworkName, Network>> = {
   base: {
@@ -59,6 +81,7 @@ export const NETWORKS: Readonly<Record<NetworkName, Network>> = {
     // (local/contracts/TestPriceFeed.sol) at the same address.
     ethUsdFeed: '0x71041dddad3595F9CEd3DcCFBe3D1F4b0a16Bb70',
     identityRegistry: '0x8004A169FB4a3325136EB29fA0ceB6D2e539a432',
+    authCapture: AUTH_CAPTURE_DEPLOYMENTS[0],
     explorerUrl: 'https://basescan.org',
     publicRpcUrl: 'https://mainnet.base.org',
   },
@@ -77,6 +100,7 @@ export const NETWORKS: Readonly<Record<NetworkName, Network>> = {
     // Chainlink's ETH / USD proxy on Base Sepolia (8 decimals).
     ethUsdFeed: '0x4aDC67696bA383F43DD60A9e78F2C97Fbbfc7cb1',
     identityRegistry: '0x8004A818BFB912233c491871b3d84c89A494BD9e',
+    authCapture: AUTH_CAPTURE_DEPLOYMENTS[0],
     explorerUrl: 'https://sepolia.basescan.org',
     publicRpcUrl: 'https://sepolia.base.org',
   },

@@ -6,7 +6,17 @@
  * arguments, the EIP-55 codec included, and stay here because lib/ (which may import only the
  * contract) validates the CDK context with the same rules the Lambdas use at run time.
  */
-import { chainLabel, NETWORK_NAMES, NETWORKS, networkAssets, STAGE_NAMES, type Network, type Stage } from './networks';
+import {
+  AUTH_CAPTURE_DEPLOYMENTS,
+  chainLabel,
+  NETWORK_NAMES,
+  NETWORKS,
+  networkAssets,
+  STAGE_NAMES,
+  type AuthCaptureDeployment,
+  type Network,
+  type Stage,
+} from './networks';
 
 export type Address = `0x${string}`;
 
@@ -128,6 +138,26 @@ export const SETTINGS = {
       'ETH the x402 relayer may lose to reverted transfers in one UTC hour before the `RelayerRevertedGas` alarm fires. It refuses nobody: a refusal for everyone would be an off switch any attacker could flip (issue 50, I3); each payer whose transfer reverted cools down instead.',
     cloudDefault: '0.001',
   },
+  authCaptureEscrow: {
+    context: 'authCaptureEscrow',
+    env: 'AUTH_CAPTURE_ESCROW_ADDRESS',
+    description:
+      "base/commerce-payments' AuthCaptureEscrow that x402 `auth-capture` payments are held in until the pack is delivered (docs/PAYMENTS.md). Default: the v1.0 deployment on the `network` (0xBdEA0D1bcC5966192B070Fdf62aB4EF5b4420cff on Base and Base Sepolia; locally the same address, placed by `npm start`). Only a deployment x402's stock client knows and the service speaks is accepted; its ERC-3009 token collector follows from it.",
+  },
+  escrowCaptureSeconds: {
+    context: 'escrowCaptureSeconds',
+    env: 'ESCROW_CAPTURE_SECONDS',
+    description:
+      "How long after a challenge an `auth-capture` payment may still be captured (its `captureDeadline`, beyond the challenge's own minute and `maxTimeoutSeconds`): the service captures once the pack is delivered, and the confirmation loop retries a capture until then. After it the buyer can reclaim an uncaptured payment from the escrow without the service. 300 to 604800.",
+    cloudDefault: '3600',
+  },
+  escrowRefundDays: {
+    context: 'escrowRefundDays',
+    env: 'ESCROW_REFUND_DAYS',
+    description:
+      "How long after its capture deadline an `auth-capture` sale can be refunded through the escrow (its `refundDeadline`): `npm run refund` uses the escrow's `refund` until then, a plain transfer after. 0 to 365.",
+    cloudDefault: '30',
+  },
   identityRegistry: {
     context: 'identityRegistry',
     env: 'IDENTITY_REGISTRY_ADDRESS',
@@ -205,6 +235,12 @@ export interface MarketConfig {
   /** Wei the relayer may lose to reverted transfers in one UTC hour (a decimal string). */
   relayerRevertBudgetWei: string;
   identityRegistry: Address | undefined;
+  /** The escrow deployment `auth-capture` pays into (AUTH_CAPTURE_DEPLOYMENTS); undefined when the setting names an unknown one. */
+  authCapture: AuthCaptureDeployment | undefined;
+  /** `escrowCaptureSeconds`: how long a challenge's escrowed payment may still be captured. */
+  escrowCaptureSeconds: number;
+  /** `escrowRefundDays`: how long after its capture deadline an escrowed sale can be refunded through the escrow. */
+  escrowRefundDays: number;
   /** The ETH / USD feed the relayer's gas is priced with at settlement. */
   ethUsdFeed: Address | undefined;
   /** The Stripe API's origin when it is not Stripe's own (tests); undefined for api.stripe.com. */
@@ -361,7 +397,7 @@ export function readMarketConfig(
   const paymentsEnabled = flag('paymentsEnabled');
   const requirePayerProof = flag('requirePayerProof');
   const seconds = (
-    name: 'maxTransferAgeSeconds' | 'retryWindowSeconds' | 'reorgWindowSeconds' | 'relayerRevertCooldownSeconds',
+    name: 'maxTransferAgeSeconds' | 'retryWindowSeconds' | 'reorgWindowSeconds' | 'relayerRevertCooldownSeconds' | 'escrowCaptureSeconds',
     min: number,
     max: number,
   ): number => {
@@ -370,6 +406,15 @@ export function readMarketConfig(
     const n = Number(v);
     if (Number.isInteger(n) && n >= min && n <= max) return n;
     problems.push(`${spec.context} (${spec.env}) must be a whole number of seconds from ${min} to ${max}, got "${v}"`);
+    return Number(spec.cloudDefault);
+  };
+
+  const wholeNumber = (name: 'escrowRefundDays', min: number, max: number): number => {
+    const spec = SETTINGS[name];
+    const v = blank(raw[name]) ? spec.cloudDefault : raw[name].trim();
+    const n = Number(v);
+    if (/^\d+$/.test(v) && n >= min && n <= max) return n;
+    problems.push(`${spec.context} (${spec.env}) must be a whole number from ${min} to ${max}, got "${v}"`);
     return Number(spec.cloudDefault);
   };
 
@@ -394,6 +439,19 @@ export function readMarketConfig(
     problems,
     false,
   );
+
+  const escrowAddress = readAddress(
+    codec,
+    'authCaptureEscrow',
+    blank(raw.authCaptureEscrow) ? network.authCapture.escrow : raw.authCaptureEscrow,
+    problems,
+    false,
+  );
+  const authCapture = escrowAddress && AUTH_CAPTURE_DEPLOYMENTS.find((d) => d.escrow.toLowerCase() === escrowAddress.toLowerCase());
+  if (escrowAddress && !authCapture)
+    problems.push(
+      `authCaptureEscrow (AUTH_CAPTURE_ESCROW_ADDRESS) is ${escrowAddress}, which is no deployment x402's auth-capture client and this service both know: use ${AUTH_CAPTURE_DEPLOYMENTS.map((d) => `${d.escrow} (${d.version})`).join(' or ')}`,
+    );
 
   const ethUsdFeed = readAddress(codec, 'ethUsdFeed', blank(raw.ethUsdFeed) ? network.ethUsdFeed : raw.ethUsdFeed, problems, false);
 
@@ -447,6 +505,9 @@ export function readMarketConfig(
       relayerRevertCooldownSeconds: seconds('relayerRevertCooldownSeconds', 0, 30 * 86400),
       relayerRevertBudgetWei,
       identityRegistry,
+      authCapture: authCapture || undefined,
+      escrowCaptureSeconds: seconds('escrowCaptureSeconds', 300, 7 * 86400),
+      escrowRefundDays: wholeNumber('escrowRefundDays', 0, 365),
       ethUsdFeed,
       stripeApiBase,
       explorerUrl,
