@@ -10,6 +10,7 @@ import type { MarketConfig } from '../contract/settings';
 import type { RpcUrls } from '../platform/rpc-urls';
 import type { consumeUnsettled as ConsumeUnsettled, endSettlement as EndSettlement, settle as Settle } from './settle';
 import type { X402Settlement } from './ports';
+import type { escrowCall as EscrowCall } from './escrow';
 import type { WatchReport, WatchTask } from './watch';
 
 export type * from './ports';
@@ -40,6 +41,12 @@ export const facilitatorFromEnv = async (
   rpcUrls: RpcUrls,
   config: MarketConfig,
 ): Promise<X402Settlement | undefined> => (await import('./wiring')).facilitatorFromEnv(env, rpcUrls, config);
+
+/** The operator's capture, void or refund of an escrowed (`auth-capture`) payment (escrow.ts), loaded on its first call. */
+export const escrowCall = async (...args: Parameters<typeof EscrowCall>): ReturnType<typeof EscrowCall> =>
+  (await import('./escrow')).escrowCall(...args);
+export type { EscrowOutcome } from './escrow';
+export { heldInEscrow } from './core/escrow';
 
 /** The scheduled watch of the relayer's gas and of settlements stuck in flight (watch.ts), loaded on its first run. */
 export const watchTask = async (event?: WatchTask | null, context?: Context): Promise<WatchReport> =>

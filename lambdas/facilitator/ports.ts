@@ -37,6 +37,12 @@ export interface PriceFeed {
   roundAt(feed: string, blockNumber: bigint): Promise<FeedRound>;
 }
 
+/** One contract call the relayer signs and sends: where to, and its calldata. */
+export interface RelayerCall {
+  to: string;
+  data: string;
+}
+
 /** What the relayer's `submit` did. */
 export type Submission =
   /** Stored, then broadcast (or known to the node already). */
@@ -101,6 +107,12 @@ export interface Relayer {
     record: (tx: SignedTransaction, replaces?: string) => Promise<boolean>,
     prepared?: PreparedCall,
   ): Promise<Submission>;
+  /**
+   * Signs and sends one call that settles no authorization (the escrow's capture, void or refund,
+   * from the operator), under the same rules as `submit`: stored by `record` before it is
+   * broadcast, signed again as a replacement when its nonce was taken, never signed when it would revert.
+   */
+  send(call: RelayerCall, record: (tx: SignedTransaction, replaces?: string) => Promise<boolean>): Promise<Submission>;
   /**
    * Sends a stored signed transaction again: `sent` (or the node already has it), or
    * `nonce_taken` when its nonce is used, by another transaction or by this one already mined
@@ -223,7 +235,35 @@ export interface SettlementRecord {
   expiresAt?: number | undefined;
   /** Ended unsent because this earlier settlement of the same payer and resource was in flight (I6): its key. */
   pendingFor?: string | undefined;
+  /** `auth-capture`: the authorization pays into the escrow (the transaction above is its `authorize`); absent for `exact`. */
+  scheme?: 'auth-capture' | undefined;
+  /** The escrow's PaymentInfo (JSON), what its capture, void and refund name. */
+  paymentInfo?: string | undefined;
+  /** The escrow's hash of it: the payment's id on chain (the authorization's nonce is its payer-agnostic twin). */
+  paymentHash?: string | undefined;
+  /** Where an authorized payment is (core/escrow.ts); absent = `authorized` once `settled`. */
+  escrowStage?: EscrowStage | undefined;
+  /** Each escrow step's transaction (signed bytes kept for a rebroadcast) and gas, by step. */
+  captureTx?: string | undefined;
+  captureRaw?: string | undefined;
+  captureGasUsed?: string | undefined;
+  captureGasCostWei?: string | undefined;
+  voidTx?: string | undefined;
+  voidRaw?: string | undefined;
+  voidGasUsed?: string | undefined;
+  voidGasCostWei?: string | undefined;
+  refundTx?: string | undefined;
+  refundRaw?: string | undefined;
+  refundGasUsed?: string | undefined;
+  refundGasCostWei?: string | undefined;
+  /** Why the last escrow step's transaction reverted, if one did. */
+  escrowFailure?: string | undefined;
 }
+
+/** An escrowed payment's stage after its authorization is mined (core/escrow.ts draws the machine). */
+export type EscrowStage = 'authorized' | 'capturing' | 'captured' | 'voiding' | 'voided' | 'refunding' | 'refunded';
+/** The operator's three calls on an authorized payment. */
+export type EscrowAction = 'capture' | 'void' | 'refund';
 
 export interface Settlements {
   /** Claims the authorization with one conditional write; the existing record when it is claimed already. */
@@ -267,6 +307,40 @@ export interface Settlements {
   holds(token: string, payer: string): Promise<FundsHold[]>;
   /** Adds the gas of a reverted relayer transaction to the hour's total (`hour` = `yyyy-mm-ddThh`). */
   addRevertedGas(hour: string, wei: bigint): Promise<void>;
+  /**
+   * One step of an escrowed payment, one conditional write: from stage `from` (absent means a
+   * `settled` record with no stage yet) to `to`, setting `fields`; with `tx`, only while the
+   * step's stored transaction is still that one (a replacement, or the receipt of that very
+   * transaction). False when the record is no longer there.
+   */
+  escrowStep(
+    pk: string,
+    move: { from: EscrowStage; to: EscrowStage; tx?: { field: string; value: string } | undefined },
+    fields: Record<string, string>,
+  ): Promise<boolean>;
+}
+
+/** base/commerce-payments' escrow, as the operator calls it (`auth-capture`). */
+export interface EscrowContract {
+  /** The escrow's `getHash` of a PaymentInfo (JSON): the payment's id on chain, computed here. */
+  hash(paymentInfo: string): string;
+  /** The calldata of `capture` (the whole amount, no fee), `void` or `refund` (`amount`) for a payment. */
+  call(action: EscrowAction, paymentInfo: string, amount: bigint): RelayerCall;
+  /** The escrow's `paymentState` of a payment, read at the head. */
+  state(paymentInfo: string): Promise<{ collected: boolean; capturable: bigint; refundable: bigint }>;
+}
+
+/** What `auth-capture` adds to x402 settlement: its verification, the operator's relayer and the escrow. */
+export interface EscrowSettlement {
+  /** The operator's address: the challenge's `captureAuthorizer`, the only sender the escrow accepts. */
+  operator: string;
+  /** The escrow and its ERC-3009 collector. */
+  escrow: string;
+  tokenCollector: string;
+  verifier: AuthorizationVerifier;
+  /** A pool of one key, the operator: `submit` sends the escrow's `authorize`, `send` its capture, void and refund. */
+  relayer: Relayer;
+  contract: EscrowContract;
 }
 
 /** The x402 settlements still in flight (claimed or signed, no outcome yet), for the payments watch. */
@@ -314,6 +388,8 @@ export interface X402Settlement {
   priceFeed: PriceFeed;
   /** x402's payment-identifier extension: the challenge's declaration, and a payment's id. */
   paymentIds: PaymentIdentifiers;
+  /** x402's `auth-capture` (escrow), where an operator key is configured. */
+  escrow?: EscrowSettlement | undefined;
 }
 
 /** x402's payment-identifier extension: an idempotency key a client may send with a signed payment. */

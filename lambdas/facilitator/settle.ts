@@ -23,6 +23,7 @@ import { holdEnded, holdOf, judgeFunds, pendingShortfall, revertCoolUntil, VALID
 import { next, STALE_CLAIM_MS, type Clock, type Decided, type Observed, type Refusal } from './core/settlement';
 import { authorizationOfKey, settlementKey } from './core/settlement-key';
 import type {
+  EscrowStage,
   FundsAhead,
   FundsHold,
   PreparedCall,
@@ -33,6 +34,7 @@ import type {
   X402Settlement,
 } from './ports';
 import { recordReverted, recordSettled } from './settlement-end';
+import { paymentInfoOf } from '../contract/auth-capture';
 
 export type { Refusal } from './core/settlement';
 
@@ -101,6 +103,8 @@ export type Settled =
       earlier: boolean;
       receipt?: RelayedReceipt | undefined;
       bookkeeping?: Promise<void> | undefined;
+      /** `auth-capture`: the transfer is the escrow's `authorize`; the money moves to the seller only by its capture (escrow.ts). */
+      escrow?: { key: string; stage: EscrowStage; paymentHash: string } | undefined;
     }
   /** Sent and not mined within the wait: the resource server hands it to its confirmation loop (`key` names the settlement). */
   | { kind: 'unmined'; transaction: string; payer: string; key: string }
@@ -145,8 +149,15 @@ const nowSeconds = (run: Pick<Run, 'ports'>): number => Math.floor(run.ports.now
  * resource: verify, claim, hold, send, wait; or follow the request that holds it; or answer the
  * payer's earlier payment for the same resource. Never throws for the payer's doing: every end is data.
  */
-export async function settle(request: SettleRequest, ports: FacilitatorPorts): Promise<Settled> {
+export async function settle(request: SettleRequest, given: FacilitatorPorts): Promise<Settled> {
   const a = request.payment.payload.authorization;
+  const ports = schemePorts(given, request.requirement.scheme);
+  if (!ports)
+    return refused({
+      reason: 'unsupported_scheme',
+      message: 'This deployment has no escrow operator to settle auth-capture payments; pay with the exact scheme.',
+      retry: false,
+    });
   if (validBeforeTooFar(a.validBefore, nowSeconds({ ports }), request.requirement.maxTimeoutSeconds)) {
     // Refused before anything is read or stored: a life the challenge does not allow (I7).
     return refused({
@@ -166,6 +177,17 @@ export async function settle(request: SettleRequest, ports: FacilitatorPorts): P
   const record = request.known ? request.known.record : await ports.x402.settlements.get(run.pk);
   const out = await drive(run, record, { kind: 'presented', ...follower(run, record) });
   return answer(out.decided, out.record, run);
+}
+
+/**
+ * The ports a scheme settles with: `exact` with the relayer pool and x402's verification;
+ * `auth-capture` with the escrow's verification and the operator's relayer, whose `submit` is the
+ * escrow's `authorize`. Everything else (the settlements table, its holds, the invariants) is the same.
+ */
+function schemePorts(ports: FacilitatorPorts, scheme: string | undefined): FacilitatorPorts | undefined {
+  if (scheme !== 'auth-capture') return ports;
+  const escrow = ports.x402.escrow;
+  return escrow ? { ...ports, x402: { ...ports.x402, verifier: escrow.verifier, relayer: escrow.relayer } } : undefined;
 }
 
 /**
@@ -334,13 +356,15 @@ export async function endSettlement(
   txHash: string,
   ports: Omit<FacilitatorPorts, 'x402'> & { x402?: X402Settlement | undefined },
 ): Promise<'ended' | 'nothing_to_end' | 'receipt_missing'> {
-  const x402 = ports.x402;
   const authorization = authorizationOfKey(pk);
-  if (!x402 || !authorization) return 'nothing_to_end';
-  const record = await x402.settlements.get(pk);
+  if (!ports.x402 || !authorization) return 'nothing_to_end';
+  const record = await ports.x402.settlements.get(pk);
   if (record?.state !== 'signed' || record.txHash?.toLowerCase() !== txHash.toLowerCase()) return 'nothing_to_end';
+  const schemed = schemePorts({ ...ports, x402: ports.x402 }, record.scheme);
+  if (!schemed) return 'nothing_to_end';
+  const x402 = schemed.x402;
   const run: Run = {
-    ports: { ...ports, x402 },
+    ports: schemed,
     pk,
     auth: { ...authorization, validBefore: record.validBefore ?? '0' },
     followSince: 0,
@@ -353,6 +377,13 @@ export async function endSettlement(
 }
 
 const refused = (refusal: Refusal): Settled => ({ kind: 'refused', refusal });
+
+/** An escrowed settlement as the resource server is told of it: its key, its stage and the escrow's id of the payment. */
+const escrowOf = (r: SettlementRecord) => ({
+  key: r.pk,
+  stage: r.escrowStage ?? ('authorized' as const),
+  paymentHash: r.paymentHash ?? '',
+});
 
 /** The clock and the caller, as a follower of `record` judges it. */
 function follower(run: Run, record: SettlementRecord | undefined): Omit<Extract<Observed, { kind: 'read' }>, 'kind'> {
@@ -377,7 +408,13 @@ const expired = (run: Run): boolean => Number(run.auth.validBefore) + VALIDITY_M
 function newRecord(run: Run): SettlementRecord {
   const { payment, requirement, resource, source } = req(run);
   const a = payment.payload.authorization;
+  // An escrowed payment keeps what its capture, void and refund name (verified before the claim: it has a salt).
+  const info = requirement.scheme === 'auth-capture' ? paymentInfoOf(requirement, payment) : undefined;
+  const escrow = info && run.ports.x402.escrow;
   return {
+    ...(info && escrow
+      ? { scheme: 'auth-capture' as const, paymentInfo: JSON.stringify(info), paymentHash: escrow.contract.hash(JSON.stringify(info)) }
+      : {}),
     pk: run.pk,
     resource,
     payer: a.from.toLowerCase(),
@@ -603,6 +640,8 @@ async function answer(decided: Decided, record: SettlementRecord | undefined, ru
         // No second read of what the relayer's receipt already says (status, logs, block): one receipt is enough.
         receipt: run.mined && transfer === r.txHash ? run.mined : undefined,
         bookkeeping: run.bookkeeping,
+        // Paid into the escrow: the resource server delivers, then captures (or voids) it.
+        ...(r.scheme === 'auth-capture' ? { escrow: escrowOf(r) } : {}),
       };
     }
     case 'unmined':
@@ -689,6 +728,7 @@ async function earlierPayment(earlier: SettlementRecord, run: Run): Promise<Sett
     earlier: true,
     receipt: mined,
     bookkeeping: mined ? recordSettled(run.ports.x402, run.ports.config, earlier, mined, run.ports.now()) : undefined,
+    ...(earlier.scheme === 'auth-capture' ? { escrow: escrowOf(earlier) } : {}),
   };
 }
 

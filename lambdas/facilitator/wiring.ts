@@ -18,7 +18,8 @@ import { privateKeyRelayerAccount, viemRelayer } from './adapters/viem-relayer';
 import { viemPriceFeed } from './adapters/viem-price-feed';
 import { x402AuthorizationVerifier } from './adapters/x402-authorization-verifier';
 import { x402PaymentIdentifiers } from './adapters/x402-payment-identifier';
-import type { InFlightSettlements, X402Settlement } from './ports';
+import { authCaptureVerifier, authorizeCall, viemEscrowContract } from './adapters/viem-auth-capture';
+import type { EscrowSettlement, InFlightSettlements, X402Settlement } from './ports';
 
 /** A comma-separated list in one variable, blanks dropped. */
 const listOf = (v: string | undefined): string[] =>
@@ -31,19 +32,24 @@ const listOf = (v: string | undefined): string[] =>
  * x402 v2 settlement: the relayer's key pool (KMS keys in AWS, each read on first use; test keys
  * locally) with its leases, x402's verification, the settlements table; none without a key.
  */
-export function facilitatorFromEnv(env: NodeJS.ProcessEnv, rpcUrls: RpcUrls, config: MarketConfig): X402Settlement | undefined {
+export async function facilitatorFromEnv(
+  env: NodeJS.ProcessEnv,
+  rpcUrls: RpcUrls,
+  config: MarketConfig,
+): Promise<X402Settlement | undefined> {
   const kmsKeys = listOf(env[INFRA_ENV.relayerKmsKeyIds]);
   const keys = listOf(env[INFRA_ENV.relayerPrivateKeys]);
   const accounts =
     kmsKeys.length > 0 ? kmsKeys.map((id) => cacheUntilFailure(() => kmsRelayerAccount(id))) : keys.map((k) => privateKeyRelayerAccount(k));
   if (accounts.length === 0) return undefined;
   const tip = env[INFRA_ENV.relayerPriorityFeeWei]?.trim();
+  const leases = dynamoRelayerLeases(dynamoClient());
   const relayer = viemRelayer(
     rpcUrls,
     accounts,
     config.network,
     {
-      leases: dynamoRelayerLeases(dynamoClient()),
+      leases,
       // One holder per process: a Lambda instance, or the local server (whose submissions each take their own key).
       holder: randomUUID(),
       minBalanceWei: BigInt(config.relayerMinBalanceWei),
@@ -52,13 +58,58 @@ export function facilitatorFromEnv(env: NodeJS.ProcessEnv, rpcUrls: RpcUrls, con
     // A tip that is no whole number of wei is no tip setting: the node's suggestion, as without one.
     { priorityFeeWei: tip && /^\d+$/.test(tip) ? BigInt(tip) : undefined },
   );
+  const escrow = await escrowFromEnv(env, rpcUrls, config, leases, tip);
   return {
     // x402's verifier only simulates the transfer from the relayer: any pool key does.
     verifier: x402AuthorizationVerifier(rpcUrls, accounts[0]!, config.network),
-    relayer,
+    // The operator's transactions are the relayer's own too: a capture pays the treasury, and must
+    // never be claimable as a transfer by whoever saw it (payments' `relayed` rule asks this).
+    relayer: escrow
+      ? { ...relayer, isRelayer: async (a) => (await relayer.isRelayer(a)) || a.toLowerCase() === escrow.operator.toLowerCase() }
+      : relayer,
     settlements: dynamoSettlements(dynamoClient()),
     priceFeed: viemPriceFeed(rpcUrls, config.network),
     paymentIds: x402PaymentIdentifiers,
+    ...(escrow ? { escrow } : {}),
+  };
+}
+
+/**
+ * x402 `auth-capture`: the escrow operator's key (KMS in AWS, a test key locally), read once here
+ * since its address is every challenge's `captureAuthorizer`; its own relayer, a pool of that one
+ * key under the same leases, whose `submit` is the escrow's `authorize`. None without a key or an escrow.
+ */
+async function escrowFromEnv(
+  env: NodeJS.ProcessEnv,
+  rpcUrls: RpcUrls,
+  config: MarketConfig,
+  leases: ReturnType<typeof dynamoRelayerLeases>,
+  tip: string | undefined,
+): Promise<EscrowSettlement | undefined> {
+  const kmsKey = env[INFRA_ENV.escrowOperatorKmsKeyId]?.trim();
+  const privateKey = env[INFRA_ENV.escrowOperatorPrivateKey]?.trim();
+  const deployment = config.authCapture;
+  if (!deployment || (!kmsKey && !privateKey)) return undefined;
+  const account = kmsKey ? cacheUntilFailure(() => kmsRelayerAccount(kmsKey)) : privateKeyRelayerAccount(privateKey!);
+  const operator = (await account()).address;
+  return {
+    operator,
+    escrow: deployment.escrow,
+    tokenCollector: deployment.tokenCollector,
+    verifier: authCaptureVerifier(rpcUrls, config.network),
+    relayer: viemRelayer(
+      rpcUrls,
+      [account],
+      config.network,
+      {
+        leases,
+        holder: randomUUID(),
+        minBalanceWei: BigInt(config.relayerMinBalanceWei),
+        onLease: (event) => logger.info('escrow operator lease', { ...event }),
+      },
+      { priorityFeeWei: tip && /^\d+$/.test(tip) ? BigInt(tip) : undefined, callOf: (_token, payment) => authorizeCall(payment) },
+    ),
+    contract: viemEscrowContract(rpcUrls, config.network, deployment.escrow),
   };
 }
 
@@ -68,7 +119,7 @@ export async function relayerWatchFromEnv(
 ): Promise<{ relayer: Pick<X402Settlement['relayer'], 'balances'> | undefined; minimumWei: string }> {
   const { config } = readConfigFromEnv(env);
   return {
-    relayer: facilitatorFromEnv(env, rpcUrlsFromEnv(env, config.rpcUrls), config)?.relayer,
+    relayer: (await facilitatorFromEnv(env, rpcUrlsFromEnv(env, config.rpcUrls), config))?.relayer,
     minimumWei: config.relayerMinBalanceWei,
   };
 }

@@ -3,6 +3,7 @@
  * conditional writes, a relayer on a chain the test describes), and a stock client's header:
  * shared by the settlement's unit tests and the access route's (parse once).
  */
+import { createHash } from 'node:crypto';
 import { expect } from 'vitest';
 import { appendPaymentIdentifierToExtensions } from '@x402/extensions/payment-identifier';
 import { loadCatalogFiles } from '../../lambdas/catalog/adapters/catalog-files';
@@ -118,6 +119,15 @@ export function fakeSettlements(): Settlements & {
     async addRevertedGas(hour, wei) {
       hours.set(hour, (hours.get(hour) ?? 0n) + wei);
     },
+    async escrowStep(pk, move, fields) {
+      const r = items.get(pk);
+      const stage = r?.escrowStage ?? 'authorized';
+      const at = move.from === 'authorized' ? r?.scheme === 'auth-capture' && stage === 'authorized' : stage === move.from;
+      if (!r || r.state !== 'settled' || !at) return false;
+      if (move.tx && (r as unknown as Record<string, unknown>)[move.tx.field] !== move.tx.value) return false;
+      items.set(pk, { ...r, ...fields, escrowStage: move.to });
+      return true;
+    },
   };
 }
 
@@ -182,6 +192,13 @@ export function fakeRelayer(chain: {
       if (!(await record({ txHash, raw: '0x01', from: RELAYER_KEY }))) return { kind: 'declined' };
       sent.push(txHash);
       return { kind: 'sent', txHash, raw: '0x01' };
+    },
+    async send(call, record) {
+      if (chain.wouldRevert) return { kind: 'would_revert', message: 'execution reverted' };
+      const txHash = `0x${createHash('sha256').update(`${call.to}${call.data}${sent.length}`).digest('hex')}`;
+      if (!(await record({ txHash, raw: '0x02', from: RELAYER_KEY }))) return { kind: 'declined' };
+      sent.push(txHash);
+      return { kind: 'sent', txHash, raw: '0x02' };
     },
     rebroadcast: async () => 'sent',
     receipt: async () => chain.receipt,

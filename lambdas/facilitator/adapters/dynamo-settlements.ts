@@ -205,6 +205,39 @@ export function dynamoSettlements(client: DynamoDBClient, table = tableName(SETT
         ),
       );
     },
+    async escrowStep(pk, move, fields) {
+      const entries = Object.entries(fields);
+      // `authorized` is a settled escrow record with no stage written yet, or the stage itself (after a reverted step).
+      const from =
+        move.from === 'authorized'
+          ? '#state = :settled AND #scheme = :scheme AND (attribute_not_exists(#stage) OR #stage = :from)'
+          : '#state = :settled AND #stage = :from';
+      return conditionally(
+        client.send(
+          new UpdateItemCommand({
+            TableName: table,
+            Key: marshall({ pk }),
+            UpdateExpression: `SET #stage = :to${entries.map(([k]) => `, #${k} = :${k}`).join('')}`,
+            ConditionExpression: move.tx ? `${from} AND #txField = :txValue` : from,
+            ExpressionAttributeNames: {
+              '#state': 'state',
+              '#stage': 'escrowStage',
+              ...(move.from === 'authorized' ? { '#scheme': 'scheme' } : {}),
+              ...(move.tx ? { '#txField': move.tx.field } : {}),
+              ...Object.fromEntries(entries.map(([k]) => [`#${k}`, k])),
+            },
+            ExpressionAttributeValues: marshall({
+              ':settled': 'settled',
+              ':from': move.from,
+              ':to': move.to,
+              ...(move.from === 'authorized' ? { ':scheme': 'auth-capture' } : {}),
+              ...(move.tx ? { ':txValue': move.tx.value } : {}),
+              ...Object.fromEntries(entries.map(([k, v]) => [`:${k}`, v])),
+            }),
+          }),
+        ),
+      );
+    },
     async hold(hold, nowSeconds) {
       const entry = entryOf(hold);
       const names = { '#inf': `inflight#${hold.token.toLowerCase()}`, '#cool': 'coolUntil', '#held': 'held', '#exp': 'expiresAt' };

@@ -16,7 +16,7 @@ import {
   type Hex,
 } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
-import type { PreparedCall, Relayer, RelayerKeyChain, RelayerLeases, SignedPayment } from '../ports';
+import type { PreparedCall, Relayer, RelayerCall, RelayerKeyChain, RelayerLeases, SignedPayment, Submission } from '../ports';
 import { relayerPool, type LeaseEvent, type RelayerPool, type RelayerPoolOptions } from '../core/relayer-pool';
 import { basePublicClient, baseTransport, viemChainOf } from '../../platform/adapters/viem-base-transport';
 import { receiptView } from '../../platform/adapters/viem-receipt-view';
@@ -106,8 +106,14 @@ export function viemRelayer(
     pollingIntervalMs?: number;
     /** The tip offered per gas, in wei; the node's suggestion without it (the fee cap is always the node's fill). */
     priorityFeeWei?: bigint | undefined;
+    /**
+     * The call that settles a payment: `transferWithAuthorization` on the token (x402's `exact`)
+     * by default; the escrow's `authorize` for `auth-capture`, whose relayer is the operator alone.
+     */
+    callOf?: (token: string, payment: SignedPayment) => RelayerCall;
   } = {},
 ): Relayer {
+  const callOf = opts.callOf ?? ((token: string, payment: SignedPayment) => ({ to: token, data: transferWithAuthorizationData(payment) }));
   const chain = viemChainOf(network);
   const pub = basePublicClient(rpcUrls, network, opts.pollingIntervalMs ?? 500);
   // The reads just before a broadcast go in one batch: one round trip on the purchase's path.
@@ -153,12 +159,12 @@ export function viemRelayer(
    * gas is the same whoever sends it. The key this holder leases idle is named first (it had the
    * ETH when leased); a key short of ETH for the estimate makes it fail, and it is read again.
    */
-  const fillAhead = (account: Account, token: string, payment: SignedPayment) =>
+  const fillAhead = (account: Account, call: RelayerCall) =>
     wallet.prepareTransactionRequest({
       account,
       chain,
-      to: getAddress(token),
-      data: transferWithAuthorizationData(payment),
+      to: getAddress(call.to),
+      data: call.data as Hex,
       ...tip,
       parameters: ['chainId', 'fees', 'gas', 'type'],
     });
@@ -173,6 +179,66 @@ export function viemRelayer(
       throw e;
     }
   };
+  /**
+   * Signs `call` with a key of the pool under its lease, hands it to `record` (which stores it) and
+   * sends it only if `record` answers true; a taken nonce is signed again as a replacement.
+   */
+  const submitCall = async (
+    call: RelayerCall,
+    record: (tx: { txHash: string; raw: string; from: string }, replaces?: string) => Promise<boolean>,
+    early: Fill | undefined,
+  ): Promise<Submission> => {
+    const { accounts, keys } = await load();
+    return keys.withKey(async (key) => {
+      const account = accounts.get(key.address)!;
+      if (!account.signTransaction) throw new Error('the relayer account cannot sign transactions');
+      let replaces: string | undefined;
+      for (let attempt = 1; attempt <= NONCE_ATTEMPTS; attempt++) {
+        let request;
+        // Fees move block by block: a fill older than FILL_FRESH_MS (a long wait for a key) is read again.
+        if (attempt === 1 && early?.kind === 'filled' && Date.now() - early.at <= FILL_FRESH_MS) {
+          // Filled ahead, perhaps naming another key of the pool: this key signs it, with its nonce.
+          request = { ...early.request, account, from: account.address, nonce: await key.nonce() };
+        } else {
+          try {
+            request = await wallet.prepareTransactionRequest({
+              account,
+              chain,
+              to: getAddress(call.to),
+              data: call.data as Hex,
+              ...tip,
+              nonce: await key.nonce(),
+            });
+          } catch (e) {
+            const message = reverts(e);
+            if (message !== undefined) return { kind: 'would_revert' as const, message };
+            throw e;
+          }
+        }
+        // Only while the lease is still ours: another instance may hold the key after it runs out.
+        key.check();
+        const raw = await account.signTransaction(request as never);
+        const tx = { txHash: keccak256(raw), raw, from: account.address };
+        if (!(await record(tx, replaces))) return { kind: 'declined' as const };
+        let sent: 'sent' | 'nonce_taken';
+        try {
+          sent = await send(raw);
+        } catch (e) {
+          // Whether the node took it is unknown: the nonce is read again next time (the stored transaction is rebroadcast by a retry).
+          key.gap();
+          throw e;
+        }
+        if (sent === 'sent') {
+          key.sent();
+          return { kind: 'sent' as const, txHash: tx.txHash, raw };
+        }
+        // The count was wrong (a transaction of this key not counted here): read the nonce again.
+        key.gap();
+        replaces = tx.txHash;
+      }
+      throw new Error(`the relayer's nonce was taken ${NONCE_ATTEMPTS} times in a row`);
+    });
+  };
   return {
     isRelayer: async (address) => (await load()).accounts.has(address.toLowerCase()),
     prepare(token, payment) {
@@ -182,7 +248,7 @@ export function viemRelayer(
         try {
           const { accounts, keys } = await load();
           const account = accounts.get(keys.idle() ?? [...accounts.keys()][0]!)!;
-          return { kind: 'filled', request: await fillAhead(account, token, payment), at: Date.now() };
+          return { kind: 'filled', request: await fillAhead(account, callOf(token, payment)), at: Date.now() };
         } catch (e) {
           // Anything but a revert (a provider's failure, a key short of ETH) is read again under the key, as without `prepare`.
           const message = reverts(e);
@@ -198,57 +264,9 @@ export function viemRelayer(
       const early = ahead && ahead.from === a.from && ahead.nonce === a.nonce ? await prepared.get(ahead) : undefined;
       // The gas estimate says the call reverts: nothing is signed, stored or sent for it.
       if (early?.kind === 'would_revert') return { kind: 'would_revert' as const, message: early.message };
-      const { accounts, keys } = await load();
-      return keys.withKey(async (key) => {
-        const account = accounts.get(key.address)!;
-        if (!account.signTransaction) throw new Error('the relayer account cannot sign transactions');
-        let replaces: string | undefined;
-        for (let attempt = 1; attempt <= NONCE_ATTEMPTS; attempt++) {
-          let request;
-          // Fees move block by block: a fill older than FILL_FRESH_MS (a long wait for a key) is read again.
-          if (attempt === 1 && early?.kind === 'filled' && Date.now() - early.at <= FILL_FRESH_MS) {
-            // Filled ahead, perhaps naming another key of the pool: this key signs it, with its nonce.
-            request = { ...early.request, account, from: account.address, nonce: await key.nonce() };
-          } else {
-            try {
-              request = await wallet.prepareTransactionRequest({
-                account,
-                chain,
-                to: getAddress(token),
-                data: transferWithAuthorizationData(payment),
-                ...tip,
-                nonce: await key.nonce(),
-              });
-            } catch (e) {
-              const message = reverts(e);
-              if (message !== undefined) return { kind: 'would_revert' as const, message };
-              throw e;
-            }
-          }
-          // Only while the lease is still ours: another instance may hold the key after it runs out.
-          key.check();
-          const raw = await account.signTransaction(request as never);
-          const tx = { txHash: keccak256(raw), raw, from: account.address };
-          if (!(await record(tx, replaces))) return { kind: 'declined' as const };
-          let sent: 'sent' | 'nonce_taken';
-          try {
-            sent = await send(raw);
-          } catch (e) {
-            // Whether the node took it is unknown: the nonce is read again next time (the stored transaction is rebroadcast by a retry).
-            key.gap();
-            throw e;
-          }
-          if (sent === 'sent') {
-            key.sent();
-            return { kind: 'sent' as const, txHash: tx.txHash, raw };
-          }
-          // The count was wrong (a transaction of this key not counted here): read the nonce again.
-          key.gap();
-          replaces = tx.txHash;
-        }
-        throw new Error(`the relayer's nonce was taken ${NONCE_ATTEMPTS} times in a row`);
-      });
+      return submitCall(callOf(token, payment), record, early);
     },
+    send: (call, record) => submitCall(call, record, undefined),
     rebroadcast: send,
     async receipt(txHash, timeoutMs) {
       try {
