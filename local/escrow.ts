@@ -23,7 +23,7 @@
 import { AUTH_CAPTURE_ESCROW_V1_0_ADDRESS, EIP3009_TOKEN_COLLECTOR_V1_0_ADDRESS, resolveAuthCaptureDeployment } from '@x402/evm';
 import { createPublicClient, createTestClient, http, isAddressEqual, type Address } from 'viem';
 import { MULTICALL3 } from '../lambdas/contract/chain';
-import { contractArtifact, deployAtNonce, testAccount } from './anvil';
+import { contractArtifact, deployAtNonce, RELAYER_LOCAL_BALANCE, testAccount } from './anvil';
 import { localChain } from './local-chain';
 
 /** Test-mnemonic index of the escrow's deployer: outside anvil's funded ten and every other role's index. */
@@ -97,4 +97,24 @@ export async function ensureAuthCaptureEscrow(rpcUrl: string): Promise<LocalEscr
   await copy(tokenStore, await implementationOf(escrow));
   await copy(collector, LOCAL_ERC3009_PAYMENT_COLLECTOR);
   return { ...result, reused: false };
+}
+
+/** Test-mnemonic index of the local escrow operator (`captureAuthorizer`): a key of its own, outside the relayer pool. */
+export const ESCROW_OPERATOR_INDEX = 32;
+
+/**
+ * The local escrow operator: a test account topped up with ETH for the gas of its authorize,
+ * capture, void and refund calls, as a relayer key is. Its key goes to the handlers as
+ * ESCROW_OPERATOR_PRIVATE_KEY (in AWS it is a KMS key).
+ */
+export async function ensureEscrowOperator(rpcUrl: string): Promise<{ address: Address; privateKey: `0x${string}` }> {
+  const chain = localChain(rpcUrl);
+  const account = testAccount(ESCROW_OPERATOR_INDEX);
+  const pub = createPublicClient({ chain, transport: http(rpcUrl) });
+  if ((await pub.getBalance({ address: account.address })) < RELAYER_LOCAL_BALANCE / 10n)
+    await createTestClient({ chain, mode: 'anvil', transport: http(rpcUrl) }).setBalance({
+      address: account.address,
+      value: RELAYER_LOCAL_BALANCE,
+    });
+  return { address: account.address, privateKey: account.privateKey };
 }

@@ -26,7 +26,7 @@ import {
 } from './anvil';
 import { chainSnapshot } from './chain-snapshot';
 import { createTables } from './create-tables';
-import { ensureAuthCaptureEscrow } from './escrow';
+import { ensureAuthCaptureEscrow, ensureEscrowOperator } from './escrow';
 import { ensureIdentityRegistry, type LocalIdentityRegistry } from './identity-registry';
 import { ensureEthUsdFeed } from './price-feed';
 import { JAVA_REQUIRED, startDynamoDbLocal } from './dynamodb-local';
@@ -151,6 +151,7 @@ export async function startStack(opts: StackOptions): Promise<RunningStack> {
         // x402 auth-capture's escrow and its ERC-3009 collector (issue 53): their own deployer, at the
         // published v1.0 addresses, the only ones the stock x402 client accepts.
         ensureAuthCaptureEscrow(anvil.rpcUrl),
+        ensureEscrowOperator(anvil.rpcUrl),
       ]);
       // Before anything else can reach the chain: it holds the set-up and nothing more.
       if (anvil.fresh) {
@@ -183,7 +184,7 @@ export async function startStack(opts: StackOptions): Promise<RunningStack> {
     const [dynamoDone, anvilDone, chainDone, tablesDone] = await Promise.allSettled([dynamoUp, anvilUp, chainSetUp, tablesUp]);
     for (const done of [dynamoDone, anvilDone, chainDone, tablesDone]) if (done.status === 'rejected') throw done.reason;
     const anvil = anvilDone.status === 'fulfilled' ? anvilDone.value : undefined;
-    const [tokens, identity, relayers] = chainDone.status === 'fulfilled' && chainDone.value ? chainDone.value : [];
+    const [tokens, identity, relayers, , , operator] = chainDone.status === 'fulfilled' && chainDone.value ? chainDone.value : [];
     const dynamoEndpoint = process.env[INFRA_ENV.dynamodbEndpoint]!;
     const rpcUrls = externalRpc ? externalRpc.split(',').map((s) => s.trim()) : [anvil!.rpcUrl];
     process.env[SETTINGS.rpcUrls.env] = rpcUrls.join(',');
@@ -201,6 +202,8 @@ export async function startStack(opts: StackOptions): Promise<RunningStack> {
     setDefault(SETTINGS.explorerUrl.env, anvil ? '' : undefined);
     // x402 v2 settlement: the relayer pool that submits signed authorizations (anvil test accounts).
     setDefault(INFRA_ENV.relayerPrivateKeys, relayers?.map((r) => r.privateKey).join(','));
+    // x402 auth-capture: the escrow's operator, the challenges' captureAuthorizer (a test account of its own).
+    setDefault(INFRA_ENV.escrowOperatorPrivateKey, operator?.privateKey);
     // Base's tip on anvil, whose own suggestion is never under 1 gwei (anvil.ts, BASE_LIKE_BASE_FEE_WEI).
     setDefault(INFRA_ENV.relayerPriorityFeeWei, anvil ? String(BASE_LIKE_PRIORITY_FEE_WEI) : undefined);
     for (const name of [SETTINGS.minConfirmations.env, SETTINGS.paymentsEnabled.env]) setDefault(name, undefined);

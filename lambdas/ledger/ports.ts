@@ -52,6 +52,15 @@ export interface LedgerRow {
    */
   refundedAmount?: string;
   refunds?: Record<string, StoredRefund>;
+  /**
+   * x402 `auth-capture` (issue 53): the transaction above is the escrow's `authorize` (the buyer's
+   * money into the escrow), `paymentHash` the escrow's id of the payment, `settlement` the
+   * facilitator's record of it, and `captureTx` the capture that paid the treasury, once sent.
+   */
+  scheme?: 'auth-capture';
+  paymentHash?: string;
+  settlement?: string;
+  captureTx?: string;
 }
 
 /** One refund transfer recorded against a sale, as its row's `refunds` map holds it. */
@@ -106,6 +115,8 @@ export interface Ledger {
   markReorged(network: string, txHash: string): Promise<void>;
   /** Marks a confirmed claim as past the reorg window and still on chain. */
   markFinal(network: string, txHash: string): Promise<void>;
+  /** Names the capture of an escrowed sale on its row (once: a second call changes nothing). */
+  recordCapture(network: string, txHash: string, captureTx: string): Promise<void>;
   /**
    * One page of confirmed unlocks, newest first: `limit` rows after the cursor `after` (a
    * `next` of an earlier page). An `after` this ledger did not make is answered as undefined.

@@ -13,7 +13,7 @@
  */
 import { links } from '../contract/links';
 import { requireSkill } from '../catalog';
-import { AppError } from '../platform/errors';
+import { AppError, PLATFORM_ERRORS } from '../platform/errors';
 import { PAYMENT_ERRORS } from './errors';
 import { same } from './core/verify-transfer';
 import { skillProduct } from './core/product';
@@ -21,7 +21,11 @@ import { challengeFor } from './challenge-answer';
 import { callerId, claimPayment, deliverClaim, provenSigner, type Caller, type PurchasePolicy } from './unlock';
 import { paymentRefused } from './refusals';
 import { settlementHeader, type Settlement } from './unlock-response';
-import { alongside, settle, settlementKey, type BeforeSend, type Refusal, type Settled } from '../facilitator';
+import { alongside, escrowCall, settle, settlementKey, type BeforeSend, type Refusal, type Settled } from '../facilitator';
+import { acceptedEscrowTerms } from '../contract/auth-capture';
+import { formatAtomic } from '../contract/chain';
+import { escrowClock } from './core/challenge';
+import { versionedPack } from './pack-version';
 import type { PaymentsPorts, RelayedReceipt, SignedPayment } from './ports';
 import type { CatalogEntry } from '../contract/catalog-data';
 
@@ -37,6 +41,9 @@ const MANDATE_REFUSED = 'ap2_mandate_rejected';
 
 /** A settled authorization's unlock: the pack, and the settlement as data (the route function writes its headers). */
 type Answer = { body: unknown; settlement: Settlement };
+
+/** How long a request waits for its capture or void to be mined before the confirmation loop finishes it. */
+const ESCROW_CALL_WAIT_MS = 12_000;
 
 /** What each final failure of a settlement means for the buyer. */
 const FAILURES: Readonly<Record<string, string>> = {
@@ -101,14 +108,21 @@ export async function unlockWithAuthorization(
       'This deployment has no relayer to settle signed authorizations; pay by transfer and POST /api/pay with X-PAYMENT.',
     );
   }
-  const requirement = challenge.v2.accepts.find(
+  const offered = challenge.v2.accepts.find(
     (r) => r.scheme === payment.accepted.scheme && r.network === payment.accepted.network && same(r.asset, payment.accepted.asset),
   );
-  if (!requirement) {
+  if (!offered) {
     throw refuse(
       'unsupported_scheme',
       'The payment names a scheme, network or asset this resource does not accept (see PAYMENT-REQUIRED).',
     );
+  }
+  // auth-capture's deadlines are those of the challenge the client paid (one of this service's, recent enough), never the client's own.
+  let requirement = offered;
+  if (offered.scheme === 'auth-capture') {
+    const terms = acceptedEscrowTerms(payment.accepted, offered, escrowClock(ports.config, Math.floor(ports.now().getTime() / 1000)));
+    if (!terms.ok) throw refuse('invalid_auth_capture_terms', `The payment's escrow terms are not this resource's: ${terms.message}.`);
+    requirement = terms.requirement;
   }
   // x402 v2 names the resource a payment is for; the signature does not cover it, so a payment
   // without one is refused rather than taken for whichever resource it was sent to (I4).
@@ -198,6 +212,7 @@ function refusalOf(refusal: Refusal, ctx: Ctx): AppError {
 async function answerOf(outcome: Settled, ctx: Ctx): Promise<Answer> {
   switch (outcome.kind) {
     case 'settled':
+      if (outcome.escrow) return deliverEscrowed(ctx, outcome, outcome.escrow);
       return claimRelayed(
         ctx,
         outcome.transfer,
@@ -258,6 +273,108 @@ async function answerOf(outcome: Settled, ctx: Ctx): Promise<Answer> {
     case 'payment_id_reused':
       throw PAYMENT_ERRORS.PAYMENT_IDENTIFIER_REUSED({ details: { payment_identifier: outcome.id } });
   }
+}
+
+/**
+ * An escrowed payment (x402 auth-capture, issue 53), authorized: the seller is paid only once the
+ * pack is delivered. In order: the pack's bytes are read (a store that cannot give them voids the
+ * payment: the escrow returns the money, and the answer is 503 with `retry: true`); the sale is
+ * claimed in the ledger (a claim that fails with no row voids it too); then the payment is
+ * captured to the treasury, and the answer carries the pack and the receipt naming the capture. A
+ * capture not mined within the request is finished by the confirmation loop, never made twice.
+ */
+async function deliverEscrowed(
+  ctx: Ctx,
+  outcome: Extract<Settled, { kind: 'settled' }>,
+  escrow: { key: string; stage: string; paymentHash: string },
+): Promise<Answer> {
+  const x402 = ctx.ports.x402!;
+  if (escrow.stage === 'voided' || escrow.stage === 'voiding')
+    throw ctx.refuse(
+      'payment_voided',
+      'This payment was voided because its pack could not be delivered: the escrow gives the whole amount back to the payer, and nothing was charged. Sign a new payment.',
+    );
+  try {
+    await versionedPack(ctx.ports, ctx.entry.id, undefined, 0);
+  } catch (e) {
+    throw await undelivered(ctx, escrow.key, outcome, e);
+  }
+  const network = ctx.ports.config.network.name;
+  let claimed: Awaited<ReturnType<typeof claimPayment>>;
+  try {
+    claimed = await alongside(
+      outcome.bookkeeping,
+      claimPayment(
+        { txHash: outcome.transfer as `0x${string}`, product: skillProduct(ctx.entry), resource: ctx.resource },
+        ctx.ports,
+        ctx.baseUrl,
+        {
+          sourceIp: ctx.caller.sourceIp,
+          ...(outcome.claimant ? { provenPayer: outcome.payer } : { signInWithX: ctx.caller.signInWithX }),
+          relayed: true,
+          ...(outcome.receipt ? { relayedReceipt: outcome.receipt } : {}),
+          escrow: { paymentHash: escrow.paymentHash, settlement: escrow.key },
+        },
+      ),
+    );
+  } catch (e) {
+    // A refusal (the claim is another buyer's, a mandate's no) is answered as it is; a fault with no row written voids the payment.
+    if (e instanceof AppError && !e.retry) throw e;
+    const row = await ctx.ports.ledger.get(network, outcome.transfer.toLowerCase()).then(
+      (r) => r,
+      () => 'unknown' as const,
+    );
+    if (row === undefined) throw await undelivered(ctx, escrow.key, outcome, e);
+    throw e;
+  }
+  let { row } = claimed;
+  const captured = await escrowCall(escrow.key, 'capture', x402, { waitMs: ESCROW_CALL_WAIT_MS, now: ctx.ports.now });
+  if (captured.kind === 'done' || captured.kind === 'pending') {
+    if (captured.tx && row.captureTx === undefined) {
+      await ctx.ports.ledger.recordCapture(network, row.txHash, captured.tx);
+      row = { ...row, captureTx: captured.tx.toLowerCase() };
+    }
+  }
+  if (captured.kind !== 'done') {
+    // The sale stands and the pack is the buyer's; the capture is the loop's to finish (it retries until it is mined).
+    await ctx.ports.confirmations.schedule({
+      network,
+      txHash: row.txHash,
+      skill: ctx.entry.id,
+      relayed: true,
+      kind: 'escrow',
+      settlement: escrow.key,
+    });
+  }
+  const { body } = await deliverClaim(ctx.entry, row, claimed.replayed, ctx.ports, ctx.baseUrl);
+  return { body, settlement: { transaction: row.txHash, payer: row.payer, network: row.network, from: 'authorization' } };
+}
+
+/**
+ * The pack could not be delivered for an escrowed payment: the operator voids it, so the escrow
+ * returns the whole amount to the payer, and the answer is 503 with `retry: true` (a new payment
+ * succeeds once the fault is gone). A void that cannot be made now leaves the money in the escrow,
+ * which the payer reclaims after the capture deadline without the service.
+ */
+async function undelivered(ctx: Ctx, key: string, outcome: Extract<Settled, { kind: 'settled' }>, cause: unknown): Promise<AppError> {
+  const why = cause instanceof Error ? cause.message.split('\n')[0]! : String(cause);
+  const voided = await escrowCall(key, 'void', ctx.ports.x402!, { waitMs: ESCROW_CALL_WAIT_MS, now: ctx.ports.now }).catch(
+    (e: unknown) => ({ kind: 'failed' as const, message: (e as Error).message }),
+  );
+  const amount = formatAtomic(BigInt(ctx.entry.x402.amount));
+  const back =
+    voided.kind === 'done'
+      ? `the payment was voided: the escrow returned ${amount} USDC to ${outcome.payer} in ${voided.tx}`
+      : voided.kind === 'pending'
+        ? `the payment is being voided: the escrow returns ${amount} USDC to ${outcome.payer} in ${voided.tx}`
+        : `the payment stays in the escrow, which returns it to ${outcome.payer} on request (reclaim) after its capture deadline`;
+  return PLATFORM_ERRORS.INTERNAL_ERROR({
+    message: `The pack could not be delivered (${why}); ${back}. Nothing was charged; pay again shortly.`,
+    details: {
+      voided: voided.kind === 'done' || voided.kind === 'pending',
+      ...('tx' in voided && voided.tx ? { void_tx: voided.tx } : {}),
+    },
+  });
 }
 
 /**

@@ -10,6 +10,7 @@ import type { AppError } from '../platform/errors';
 import { jsonText, type ApiRequest, type ApiResponse } from '../platform/http';
 import { lruPerOwner } from '../platform/memo';
 import { buildChallenge, buildPaymentRequired, signInExtension, type PaymentRequiredV2 } from './core/challenge';
+import { challengeMinute } from '../contract/auth-capture';
 import { PAYMENT_ERRORS } from './errors';
 import type { PaymentsPorts } from './ports';
 
@@ -48,11 +49,14 @@ export function challengeFor(skill: string | undefined, ports: PaymentsPorts, ba
   requireSoundConfig(ports);
   if (!ports.config.paymentsEnabled) throw paymentsDisabled('Payments are switched off by the operator.');
   const cache = challenges(ports);
-  const key = `${entry.id} ${baseUrl}`;
+  // An escrow offer names absolute deadlines, those of the challenge's minute: the memo is per minute then.
+  const escrow = ports.x402?.escrow;
+  const nowSeconds = Math.floor(ports.now().getTime() / 1000);
+  const key = `${entry.id} ${baseUrl}${escrow ? ` ${challengeMinute(nowSeconds)}` : ''}`;
   let hit = cache.get(key);
   if (!hit) {
     const body = JSON.stringify(buildChallenge(entry, ports.config, baseUrl));
-    const required = buildPaymentRequired(entry, ports.config, baseUrl);
+    const required = buildPaymentRequired(entry, ports.config, baseUrl, escrow ? { operator: escrow.operator, nowSeconds } : undefined);
     // x402's Bazaar discovery extension: how to call this resource and what the paid answer is.
     // Where the service settles signed payments itself, x402's payment-identifier too (an idempotency key; docs/PAYMENTS.md).
     const v2 = {

@@ -6,10 +6,11 @@
  * finds reverted, leaves nothing in flight.
  */
 import { confirmationAttempt, type TaskStatus } from './core/confirmation-task';
-import { endSettlement } from '../facilitator';
+import { endSettlement, escrowCall } from '../facilitator';
 import type { ConfirmationJob, PaymentsPorts } from './ports';
 
 export async function confirmationTask(job: ConfirmationJob, ports: PaymentsPorts): Promise<{ status: TaskStatus; message: string }> {
+  if (job.kind === 'escrow') return captureAttempt(job, ports);
   const result = await confirmationAttempt(job, ports);
   // Only an attempt that decided (claimed, or refused for good: a revert) ends the settlement.
   if (result.status === 'pending' || job.kind === 'finality' || !job.relayed || job.settlement === undefined) return result;
@@ -19,3 +20,32 @@ export async function confirmationTask(job: ConfirmationJob, ports: PaymentsPort
     return { status: 'pending', message: `${result.message}; the relayer's receipt could not be read to end its settlement` };
   return result;
 }
+
+/**
+ * An escrowed sale's capture the request could not see mined (x402 auth-capture): resumed through
+ * the same steps (its stored transaction sent again, or signed anew if its nonce went elsewhere),
+ * until it is mined; never a second capture, which the stage and the escrow both refuse.
+ */
+async function captureAttempt(job: ConfirmationJob, ports: PaymentsPorts): Promise<{ status: TaskStatus; message: string }> {
+  if (!ports.x402 || job.settlement === undefined) return { status: 'failed', message: 'no escrow settlement to capture' };
+  const out = await escrowCall(job.settlement, 'capture', ports.x402, { waitMs: CAPTURE_WAIT_MS, now: ports.now });
+  switch (out.kind) {
+    case 'done':
+      if (out.tx) await ports.ledger.recordCapture(job.network, job.txHash.toLowerCase(), out.tx);
+      return { status: 'unlocked', message: `captured in ${out.tx ?? 'an earlier transaction'}` };
+    case 'pending':
+      return { status: 'pending', message: `the capture ${out.tx} is not mined yet` };
+    case 'refused':
+      return { status: 'failed', message: `the payment is ${out.stage}; nothing to capture` };
+    case 'reverted':
+      // Not tried again by the loop: each attempt would cost the operator's gas (the watch reports an uncaptured sale).
+      return { status: 'failed', message: `the capture ${out.tx} reverted` };
+    case 'would_revert':
+      return { status: 'failed', message: `the escrow refuses the capture: ${out.message}` };
+    case 'not_escrowed':
+      return { status: 'failed', message: 'no escrowed payment under this settlement' };
+  }
+}
+
+/** How long one attempt of the loop waits for the capture's receipt. */
+const CAPTURE_WAIT_MS = 4_000;

@@ -34,6 +34,8 @@ const SignedPaymentSchema = z.object({
   payload: z.object({
     signature: hex(4096),
     authorization: z.object({ from: address, to: address, value: uint, validAfter: uint, validBefore: uint, nonce: bytes32 }),
+    // x402 auth-capture: the PaymentInfo's salt the client chose (the exact scheme has none).
+    salt: z.optional(bytes32),
   }),
   extensions: z.optional(z.record(z.string(), z.unknown())),
 });

@@ -69,8 +69,11 @@ export interface ConfirmationJob {
   skill: string;
   /** What the transfer buys; a skill's unlock when absent. */
   product?: LedgerKind;
-  /** `confirm` (default): wait for confirmations, then claim. `finality`: re-verify a claim after the reorg window. */
-  kind?: 'confirm' | 'finality';
+  /**
+   * `confirm` (default): wait for confirmations, then claim. `finality`: re-verify a claim after the
+   * reorg window. `escrow`: finish the capture of an escrowed sale (x402 auth-capture) named by `settlement`.
+   */
+  kind?: 'confirm' | 'finality' | 'escrow';
   /** The caller that asked (hashed source address), so the claim the loop makes stays retrievable by them. */
   source?: string;
   /** The payer the caller proved with a signature, if any. */

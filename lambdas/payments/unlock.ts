@@ -44,6 +44,8 @@ export interface Caller {
   relayedReceipt?: ReceiptView | undefined;
   /** The signed authorization's settlement record as the owner check of this request read it: not read again. */
   settlementRead?: SettlementRead | undefined;
+  /** With `relayed`: the transfer is an escrow's `authorize` (x402 auth-capture): the payment and its settlement. */
+  escrow?: { paymentHash: string; settlement: string } | undefined;
 }
 
 /** The rules a caller's AP2 mandate adds to a purchase; see access/. */
@@ -283,6 +285,7 @@ export async function claimPayment(
     admit: caller.policy?.admit,
     relayed: caller.relayed,
     relayedReceipt: caller.relayedReceipt,
+    escrow: caller.escrow,
   });
 
   if (outcome.kind === 'unlocked' && !outcome.replayed) countMetric(METRICS.unlocks);

@@ -8,6 +8,7 @@ import { beforeAll, describe, expect, inject, it, vi } from 'vitest';
 import { PaymentRequiredV2Schema } from '@x402/core/schemas';
 import { chainTools } from '../support/chain';
 import { testAccount } from '../../local/anvil';
+import { ESCROW_OPERATOR_INDEX } from '../../local/escrow';
 import { signInWithXHeader } from '../../local/sign-in-with-x';
 
 const base = inject('baseUrl');
@@ -97,8 +98,37 @@ describe('GET /api/pay', () => {
           maxTimeoutSeconds: 60,
           extra: { name: 'USD Base Coin', version: '1' },
         },
+        {
+          // x402 auth-capture (issue 53): the same price in USDC, held in the escrow until the pack is delivered.
+          scheme: 'auth-capture',
+          network: 'eip155:8453',
+          amount: '5000',
+          asset: USDC,
+          payTo: TREASURY,
+          maxTimeoutSeconds: 60,
+          extra: {
+            name: 'USD Coin',
+            version: '2',
+            authCaptureEscrow: '0xBdEA0D1bcC5966192B070Fdf62aB4EF5b4420cff',
+            tokenCollector: '0x0E3dF9510de65469C4518D7843919c0b8C7A7757',
+            captureAuthorizer: testAccount(ESCROW_OPERATOR_INDEX).address,
+            captureDeadline: expect.any(Number),
+            refundDeadline: expect.any(Number),
+            feeRecipient: '0x0000000000000000000000000000000000000000',
+            minFeeBps: 0,
+            maxFeeBps: 0,
+            paymentFlow: 'escrow',
+            assetTransferMethod: 'eip3009',
+          },
+        },
       ],
     });
+    // The deadlines are those of the challenge's minute: a capture window of escrowCaptureSeconds (3600) after it and the timeout, refunds 30 days more.
+    const terms = offer.accepts[2].extra;
+    const minute = Math.floor(Date.now() / 60_000) * 60;
+    expect(terms.captureDeadline - 60 - 60 - 3600).toBeGreaterThanOrEqual(minute - 60);
+    expect(terms.captureDeadline - 60 - 60 - 3600).toBeLessThanOrEqual(minute);
+    expect(terms.refundDeadline - terms.captureDeadline).toBe(30 * 86_400);
     // x402's sign-in-with-x extension, for a wallet that already paid: bound to this host and resource, fresh per answer.
     const signIn = extensions['sign-in-with-x'];
     expect(signIn.info).toMatchObject({ domain: new URL(base).host, uri: `${base}/api/pay?skill=${CANARY}`, version: '1' });

@@ -24,6 +24,7 @@ function fakeLedger(): Ledger & { rows: Map<string, LedgerRow> } {
     get: async (_n, tx) => rows.get(tx),
     markReorged: async (_n, tx) => void rows.set(tx, { ...rows.get(tx)!, status: 'reorged' }),
     markFinal: async (_n, tx) => void rows.set(tx, { ...rows.get(tx)!, final: true }),
+    recordCapture: async (_n, tx, captureTx) => void rows.set(tx, { ...rows.get(tx)!, captureTx }),
     recent: async () => ({ rows: [...rows.values()], next: undefined }),
     owned: async (payer, skill, which) => {
       const mine = [...rows.values()]

@@ -233,6 +233,21 @@ export function dynamoLedger(client: DynamoDBClient, table = tableName(LEDGER_TA
         ),
       );
     },
+    async recordCapture(network, txHash, captureTx) {
+      // The buyer's own row, once: the capture that paid the treasury for it.
+      await conditionally(
+        client.send(
+          new UpdateItemCommand({
+            TableName: table,
+            Key: marshall({ pk: pk(network, txHash) }),
+            UpdateExpression: 'SET #capture = :tx',
+            ConditionExpression: '#scheme = :escrow AND attribute_not_exists(#capture)',
+            ExpressionAttributeNames: { '#capture': 'captureTx', '#scheme': 'scheme' },
+            ExpressionAttributeValues: marshall({ ':tx': captureTx.toLowerCase(), ':escrow': 'auth-capture' }),
+          }),
+        ),
+      );
+    },
     async recent(limit, skill, after) {
       const below = after === undefined ? undefined : sortOf(after);
       if (after !== undefined && below === undefined) return undefined;

@@ -7,7 +7,8 @@ import { chainLabel, networkAssets, type AssetSymbol, type Network } from '../..
 import { links } from '../../contract/links';
 import type { CatalogEntry } from '../../contract/catalog-data';
 import type { MarketConfig } from '../../contract/settings';
-import type { PaymentRequiredV2, PaymentRequirementsV2 } from '../../contract/x402';
+import type { AuthCaptureRequirement, PaymentRequiredV2, PaymentRequirementsV2 } from '../../contract/x402';
+import { authCaptureRequirement, escrowDeadlines, type EscrowClock } from '../../contract/auth-capture';
 
 export type { PaymentRequiredV2, PaymentRequirementsV2 } from '../../contract/x402';
 
@@ -188,11 +189,25 @@ export function signInExtension(network: Network, resourceUrl: string, baseUrl: 
   };
 }
 
+/** What an `auth-capture` offer needs beyond the configuration: the operator and the challenge's time (Unix seconds). */
+export interface EscrowOffer {
+  operator: string;
+  nowSeconds: number;
+}
+
 /**
- * The skill's challenge as x402 v2 (the standard `exact` scheme with EIP-3009): the same price,
- * receiver and assets as {@link buildChallenge}, one entry per asset, in the same order.
+ * The skill's challenge as x402 v2: the standard `exact` scheme with EIP-3009, the same price,
+ * receiver and assets as {@link buildChallenge}, one entry per asset, in the same order; then,
+ * where an escrow operator is configured, x402's `auth-capture` (`paymentFlow: escrow`) in USDC,
+ * the escrow's terms made at `nowSeconds` (contract/auth-capture.ts). `exact` stays first, so a
+ * client that takes the first option it can pay pays as before.
  */
-export function buildPaymentRequired(entry: CatalogEntry, config: MarketConfig, baseUrl: string): PaymentRequiredV2 {
+export function buildPaymentRequired(
+  entry: CatalogEntry,
+  config: MarketConfig,
+  baseUrl: string,
+  escrow?: EscrowOffer | undefined,
+): PaymentRequiredV2 {
   const option = (asset: AssetSymbol): PaymentRequirementsV2 => ({
     scheme: 'exact',
     network: config.network.caip2,
@@ -209,6 +224,34 @@ export function buildPaymentRequired(entry: CatalogEntry, config: MarketConfig, 
       description: `${entry.name}: ${entry.summary}`,
       mimeType: 'application/json',
     },
-    accepts: networkAssets(config.network).map(option),
+    accepts: [
+      ...networkAssets(config.network).map(option),
+      ...(escrow && config.authCapture ? [escrowOption(entry.x402.amount, config, escrow)] : []),
+    ],
   };
 }
+
+/** The `auth-capture` offer for an amount: USDC into the configured escrow, captured to the treasury once delivered. */
+export function escrowOption(amount: string, config: MarketConfig, escrow: EscrowOffer): AuthCaptureRequirement {
+  return authCaptureRequirement(
+    {
+      network: config.network.caip2,
+      amount,
+      asset: config.assets.USDC!,
+      payTo: config.treasury!,
+      maxTimeoutSeconds: MAX_TIMEOUT_SECONDS,
+      eip712: eip712(config.network, 'USDC'),
+    },
+    config.authCapture!,
+    escrow.operator,
+    escrowDeadlines(escrowClock(config, escrow.nowSeconds)),
+  );
+}
+
+/** The escrow terms' clock for the configuration at `nowSeconds`. */
+export const escrowClock = (config: MarketConfig, nowSeconds: number): EscrowClock => ({
+  nowSeconds,
+  maxTimeoutSeconds: MAX_TIMEOUT_SECONDS,
+  captureSeconds: config.escrowCaptureSeconds,
+  refundDays: config.escrowRefundDays,
+});

@@ -125,6 +125,12 @@ export async function settle(
      * is the chain read (receipt and head in one batch).
      */
     relayedReceipt?: ReceiptView | undefined;
+    /**
+     * With `relayed`: the transfer is the escrow's `authorize` of an x402 `auth-capture` payment
+     * (issue 53): the buyer's money went to the escrow's token collector for the treasury, which
+     * the capture pays once the pack is delivered. The row names the payment and its settlement.
+     */
+    escrow?: { paymentHash: string; settlement: string } | undefined;
   },
 ): Promise<SettleOutcome> {
   const txHash = proof.txHash.toLowerCase() as `0x${string}`;
@@ -157,7 +163,8 @@ export async function settle(
     };
   }
 
-  const verdict = judge(read, ports, product.price, ports.config.minConfirmations);
+  const escrowed = opts.relayed === true && opts.escrow !== undefined;
+  const verdict = judge(read, ports, product.price, ports.config.minConfirmations, escrowed);
   if (!verdict.ok) {
     if (verdict.reason === 'too_few_confirmations') {
       const job = {
@@ -263,6 +270,7 @@ export async function settle(
     status: 'confirmed',
     ...(claimant.source ? { claimSource: claimant.source } : {}),
     ...(seal ? { packSeal: seal } : {}),
+    ...(escrowed ? { scheme: 'auth-capture' as const, paymentHash: opts.escrow!.paymentHash, settlement: opts.escrow!.settlement } : {}),
   };
   const claim = await ports.ledger.claim(row);
   if (claim.claimed) {
@@ -334,17 +342,29 @@ export function dropped(row: LedgerRow, read: ChainRead, ports: SettlePorts): bo
   if (read.kind === 'not_found') return read.head !== undefined && read.head >= BigInt(row.blockNumber);
   // Judged at the price the claim was made at: a later price change says nothing about the transfer.
   if (read.kind === 'found')
-    return read.receipt.blockHash.toLowerCase() !== row.blockHash.toLowerCase() && !judge(read, ports, row.price, 1).ok;
+    return (
+      read.receipt.blockHash.toLowerCase() !== row.blockHash.toLowerCase() &&
+      !judge(read, ports, row.price, 1, row.scheme === 'auth-capture').ok
+    );
   return false;
 }
 
-/** The transfer rules applied to what the chain returned, with the server's own price, treasury and assets. */
-function judge(read: Extract<ChainRead, { kind: 'found' }>, ports: SettlePorts, price: string, minConfirmations: number): Verdict {
+/**
+ * The transfer rules applied to what the chain returned, with the server's own price, treasury and
+ * assets. An escrow's `authorize` (`escrowed`) pays the escrow's token collector, for the treasury.
+ */
+function judge(
+  read: Extract<ChainRead, { kind: 'found' }>,
+  ports: SettlePorts,
+  price: string,
+  minConfirmations: number,
+  escrowed = false,
+): Verdict {
   return verifyTransfer({
     receipt: read.receipt,
     head: read.head,
     minConfirmations,
-    treasury: ports.config.treasury!,
+    treasury: escrowed ? ports.config.authCapture!.tokenCollector : ports.config.treasury!,
     legacyTreasury: ports.config.legacyTreasury,
     assets: acceptedAssets(ports.config),
     price: BigInt(price),

