@@ -7,10 +7,13 @@ import type { DiscoveryPorts } from './ports';
 import { x402Discovery } from './x402-resources';
 
 /** GET /.well-known/x402: every purchasable skill in x402 Bazaar's list shape, a page at a time (`limit`, `offset`). */
-export function getX402Discovery(req: ApiRequest, ports: DiscoveryPorts): ApiResponse {
+export async function getX402Discovery(req: ApiRequest, ports: DiscoveryPorts): Promise<ApiResponse> {
   const limit = optionalInteger(req, 'limit', { min: 1, max: 100, fallback: 100 });
   const offset = optionalInteger(req, 'offset', { min: 0, max: 10_000, fallback: 0 });
-  return json(200, x402Discovery(ports.catalog, ports.config, req.baseUrl, limit, offset));
+  // Each item's accepts are its 402's, the escrow's terms those of this minute's challenge.
+  const operator = await ports.escrowOperator();
+  const escrow = operator ? { operator, nowSeconds: Math.floor(ports.now().getTime() / 1000) } : undefined;
+  return json(200, x402Discovery(ports.catalog, ports.config, req.baseUrl, limit, offset, escrow));
 }
 
 /** GET /.well-known/esp.json: where every ESP document of this deployment is. */

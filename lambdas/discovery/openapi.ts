@@ -93,7 +93,7 @@ const PAYMENT_SIGNATURE: Param = {
   name: 'PAYMENT-SIGNATURE',
   in: 'header',
   description:
-    "x402 v2: base64 JSON PaymentPayload whose payload is an EIP-3009 transferWithAuthorization for an entry of PAYMENT-REQUIRED's accepts, signed by the buyer; the service submits it from its relayer and answers the unlock with PAYMENT-RESPONSE",
+    "x402 v2: base64 JSON PaymentPayload for an entry of PAYMENT-REQUIRED's accepts, signed by the buyer: `exact`, an EIP-3009 transferWithAuthorization the service submits from its relayer; or `auth-capture` (paymentFlow escrow), an EIP-3009 receiveWithAuthorization to the escrow's token collector with the PaymentInfo salt, which the service authorizes into the escrow and captures only once the pack is delivered (voided if it cannot be). The unlock is answered with PAYMENT-RESPONSE",
   schema: str,
 };
 const PAYMENT_RESPONSE = {
@@ -227,11 +227,11 @@ const DOCS: Record<OperationId, OperationDoc> = {
     ok: {
       status: 402,
       description:
-        "The x402 challenge. Two flows pay it: transfer the amount and POST /api/pay with X-PAYMENT (the spec's), or send this request again signed: PAYMENT-SIGNATURE (x402 v2 exact, EIP-3009) or X-PAYMENT (x402 v1 exact, base64)",
+        "The x402 challenge. Two flows pay it: transfer the amount and POST /api/pay with X-PAYMENT (the spec's), or send this request again signed: PAYMENT-SIGNATURE (x402 v2 exact, EIP-3009, or auth-capture into the escrow) or X-PAYMENT (x402 v1 exact, base64)",
       schema: ChallengeSchema,
       headers: {
         'PAYMENT-REQUIRED':
-          'x402 v2 PaymentRequired, base64 JSON: {x402Version: 2, resource, accepts: [{scheme: exact, network: eip155:8453, amount, asset (token address), payTo, maxTimeoutSeconds, extra: {name, version}}]}',
+          'x402 v2 PaymentRequired, base64 JSON: {x402Version: 2, resource, accepts: [{scheme: exact, network: eip155:8453, amount, asset (token address), payTo, maxTimeoutSeconds, extra: {name, version}}, …, {scheme: auth-capture, …, extra: {name, version, authCaptureEscrow, tokenCollector, captureAuthorizer, captureDeadline, refundDeadline, feeRecipient, minFeeBps: 0, maxFeeBps: 0, paymentFlow: escrow, assetTransferMethod: eip3009}}]}; the auth-capture deadlines are absolute (Unix seconds), those of the minute the challenge was made',
         'X-PAYMENT-REQUIRED': 'the body, base64',
       },
     },

@@ -15,6 +15,8 @@ export interface DiscoveryPorts {
    * the table and the versions' inputs load then, never at a cold start of another route).
    */
   provenance: () => Promise<ProvenancePorts>;
+  /** The escrow operator's address, which every x402 auth-capture offer names (undefined: none is offered); read on first use. */
+  escrowOperator: () => Promise<string | undefined>;
 }
 
 /** Every skill's versions without their bytes, as the build wrote them (dist/catalog/provenance-inputs.json). */

@@ -1,6 +1,7 @@
 /** Builds the discovery ports from the environment, through the catalog's and payments' public faces. */
 import { catalogFromEnv } from '../catalog';
 import { figuresFromEnv, ledgerFromEnv, serviceSignerFromEnv } from '../ledger';
+import { escrowOperatorFromEnv } from '../payments';
 import { INFRA_ENV } from '../contract/env';
 import { readConfigFromEnv } from '../platform/config';
 import { originSecretTarget } from '../platform/origin-secret-rotation';
@@ -21,6 +22,7 @@ export async function discoveryPortsFromEnv(): Promise<DiscoveryPorts> {
     figures,
     now: () => new Date(),
     provenance: cacheUntilFailure(() => provenancePortsFromEnv(config.transparencyLogUrl)),
+    escrowOperator: cacheUntilFailure(() => escrowOperatorFromEnv(process.env, config)),
   };
 }
 

@@ -2,7 +2,7 @@ import { cheapestFirst, type CatalogEntry } from '../contract/catalog-data';
 import { links } from '../contract/links';
 import type { Catalog } from '../catalog';
 import { challengeable, type MarketConfig } from '../contract/settings';
-import { buildPaymentRequired, X402_V2 } from '../payments';
+import { buildPaymentRequired, X402_V2, type EscrowOffer } from '../payments';
 
 /** The spec's x402 resource entry of one skill, its price from the catalog's price source. */
 function resourceEntry(e: CatalogEntry, config: MarketConfig, base: string) {
@@ -58,7 +58,14 @@ function discoveryOrder(catalog: Catalog): readonly CatalogEntry[] {
  * EIP-712 domains), so a v2 client can pay from the list alone. `metadata.flows` names the two
  * ways to pay it (docs/PAYMENTS.md).
  */
-export function x402Discovery(catalog: Catalog, config: MarketConfig, base: string, limit: number, offset: number) {
+export function x402Discovery(
+  catalog: Catalog,
+  config: MarketConfig,
+  base: string,
+  limit: number,
+  offset: number,
+  escrow?: EscrowOffer | undefined,
+) {
   const all = discoveryOrder(catalog);
   const payable = challengeable(config);
   const pay = links(base).pay;
@@ -72,11 +79,16 @@ export function x402Discovery(catalog: Catalog, config: MarketConfig, base: stri
         x402Version: X402_V2,
         description: `${entry.name}: ${entry.summary}`,
         mimeType: 'application/json',
-        accepts: payable ? buildPaymentRequired(entry, config, base).accepts : [],
+        accepts: payable ? buildPaymentRequired(entry, config, base, escrow).accepts : [],
         metadata: {
           category: entry.category,
           flows: {
             x402_v2: `GET ${r.resource} again with PAYMENT-SIGNATURE (exact, EIP-3009); the service settles it`,
+            ...(escrow && config.authCapture
+              ? {
+                  x402_escrow: `GET ${r.resource} again with PAYMENT-SIGNATURE (auth-capture, paymentFlow escrow): the price is held in the escrow and captured only once the pack is delivered`,
+                }
+              : {}),
             transfer: `transfer the amount to payTo, then POST ${pay} with X-PAYMENT {"txHash","skill"}`,
           },
         },

@@ -48,6 +48,10 @@ export const escrowCall = async (...args: Parameters<typeof EscrowCall>): Return
 export type { EscrowOutcome } from './escrow';
 export { heldInEscrow } from './core/escrow';
 
+/** The escrow operator's address (the auth-capture offers' `captureAuthorizer`) for a function that lists offers, loaded on first call. */
+export const escrowOperatorFromEnv = async (env: NodeJS.ProcessEnv, config: MarketConfig): Promise<string | undefined> =>
+  (await import('./wiring')).escrowOperatorFromEnv(env, config);
+
 /** The scheduled watch of the relayer's gas and of settlements stuck in flight (watch.ts), loaded on its first run. */
 export const watchTask = async (event?: WatchTask | null, context?: Context): Promise<WatchReport> =>
   (await import('./watch')).watch(event, context, async () => {

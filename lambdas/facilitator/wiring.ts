@@ -75,6 +75,18 @@ export async function facilitatorFromEnv(
 }
 
 /**
+ * The escrow operator's address alone (the `captureAuthorizer` every auth-capture offer names), for
+ * a function that lists offers without settling them (discovery): a KMS key's public key read
+ * once, or the local key's; undefined without a key or an escrow.
+ */
+export const escrowOperatorFromEnv = async (env: NodeJS.ProcessEnv, config: MarketConfig): Promise<string | undefined> => {
+  const kmsKey = env[INFRA_ENV.escrowOperatorKmsKeyId]?.trim();
+  const privateKey = env[INFRA_ENV.escrowOperatorPrivateKey]?.trim();
+  if (!config.authCapture || (!kmsKey && !privateKey)) return undefined;
+  return (await (kmsKey ? kmsRelayerAccount(kmsKey) : privateKeyRelayerAccount(privateKey!)())).address;
+};
+
+/**
  * x402 `auth-capture`: the escrow operator's key (KMS in AWS, a test key locally), read once here
  * since its address is every challenge's `captureAuthorizer`; its own relayer, a pool of that one
  * key under the same leases, whose `submit` is the escrow's `authorize`. None without a key or an escrow.

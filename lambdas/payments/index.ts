@@ -12,7 +12,17 @@ import type { PaymentsPorts } from './ports';
 
 export type { NonceStore, PaymentsPorts, PresentedPayment, SettlementRead, SignedPayment, SignInWithX } from './ports';
 export { CARD_NETWORK, deliverCardSale } from './card-sale';
-export { buildChallenge, buildPaymentRequired, MAX_TIMEOUT_SECONDS, productChallenge, X402_V2, X402_VERSION } from './core/challenge';
+export {
+  buildChallenge,
+  buildPaymentRequired,
+  MAX_TIMEOUT_SECONDS,
+  productChallenge,
+  X402_V2,
+  X402_VERSION,
+  type EscrowOffer,
+} from './core/challenge';
+/** The escrow operator's address, for a function that lists auth-capture offers without settling them (discovery). */
+export { escrowOperatorFromEnv } from '../facilitator';
 export { METER_PRODUCT, productFor, rowKind, skillProduct, type Product } from './core/product';
 export type { Admission, Purchase } from './core/settle';
 export { challengeAnswer, challengeFor, takesPayments } from './challenge-answer';

@@ -329,8 +329,14 @@ describe('OpenAPI and x402 discovery', () => {
     expect(first).toMatchObject({ type: 'http', x402Version: 2, mimeType: 'application/json' });
     const res = await fetch(first.resource);
     const required = JSON.parse(Buffer.from(res.headers.get('payment-required')!, 'base64').toString('utf8'));
-    expect(first.accepts).toEqual(required.accepts);
-    expect(Object.keys(first.metadata.flows)).toEqual(['x402_v2', 'transfer']);
+    // The escrow's deadlines are those of the minute each answer was made in: equal, or a minute apart across a minute's end.
+    const terms = (accepts: any[]) =>
+      accepts.map(({ extra, ...r }) => ({ ...r, extra: { ...extra, captureDeadline: 0, refundDeadline: 0 } }));
+    expect(terms(first.accepts)).toEqual(terms(required.accepts));
+    const escrowOf = (accepts: any[]) => accepts.find((a) => a.scheme === 'auth-capture').extra;
+    expect([0, 60]).toContain(escrowOf(required.accepts).captureDeadline - escrowOf(first.accepts).captureDeadline);
+    expect(escrowOf(first.accepts).refundDeadline - escrowOf(first.accepts).captureDeadline).toBe(30 * 86_400);
+    expect(Object.keys(first.metadata.flows)).toEqual(['x402_v2', 'x402_escrow', 'transfer']);
     // OpenAPI says the same of GET /api/pay: both headers of the 402, PAYMENT-SIGNATURE in, PAYMENT-RESPONSE out.
     const pay = doc.paths['/api/pay'].get;
     expect(Object.keys(pay.responses['402'].headers)).toEqual(['PAYMENT-REQUIRED', 'X-PAYMENT-REQUIRED']);
@@ -360,7 +366,12 @@ describe('OpenAPI and x402 discovery', () => {
           price_usd: skill.price_usd,
           regular_price_usd: skill.regular_price_usd,
         });
-        expect(item.accepts.map((a: any) => a.amount)).toEqual([skill.x402.amount, skill.x402.amount]);
+        // exact in USDC and USDbC, then auth-capture in USDC: each at the catalog price.
+        expect(item.accepts.map((a: any) => [a.scheme, a.amount])).toEqual([
+          ['exact', skill.x402.amount],
+          ['exact', skill.x402.amount],
+          ['auth-capture', skill.x402.amount],
+        ]);
       }
       seen.push(...page.items.map((i: any) => i.skill_id));
     }
