@@ -12,6 +12,13 @@
 import type { AuthCaptureDeployment } from './networks';
 import type { AuthCaptureRequirement, SignedPayment } from './x402';
 
+/**
+ * An escrowed payment is delivered only with this long left before its capture deadline: its
+ * capture is sent seconds after the sale is claimed, and the confirmation loop retries one not
+ * mined well within it. A payment is accepted only with this long left plus its own timeout.
+ */
+export const CAPTURE_MARGIN_SECONDS = 300;
+
 /** A challenge's deadlines are those of its minute. */
 export const CHALLENGE_MINUTE_SECONDS = 60;
 
@@ -119,6 +126,7 @@ export function acceptedEscrowTerms(
     minute % CHALLENGE_MINUTE_SECONDS === 0 &&
     minute <= c.nowSeconds &&
     minute > c.nowSeconds - c.captureSeconds &&
+    captureDeadline - c.nowSeconds >= CAPTURE_MARGIN_SECONDS + c.maxTimeoutSeconds &&
     deadlinesFrom(minute, c).refundDeadline === refundDeadline;
   if (!given)
     return {

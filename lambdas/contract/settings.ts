@@ -148,7 +148,7 @@ export const SETTINGS = {
     context: 'escrowCaptureSeconds',
     env: 'ESCROW_CAPTURE_SECONDS',
     description:
-      "How long after a challenge an `auth-capture` payment may still be captured (its `captureDeadline`, beyond the challenge's own minute and `maxTimeoutSeconds`): the service captures once the pack is delivered, and the confirmation loop retries a capture until then. After it the buyer can reclaim an uncaptured payment from the escrow without the service. 300 to 604800.",
+      "How long after a challenge an `auth-capture` payment may still be captured (its `captureDeadline`, beyond the challenge's own minute and `maxTimeoutSeconds`): the service captures once the pack is delivered, and the confirmation loop retries a capture until then. After it the buyer can reclaim an uncaptured payment from the escrow without the service. 900 to 604800.",
     cloudDefault: '3600',
   },
   escrowRefundDays: {
@@ -506,7 +506,7 @@ export function readMarketConfig(
       relayerRevertBudgetWei,
       identityRegistry,
       authCapture: authCapture || undefined,
-      escrowCaptureSeconds: seconds('escrowCaptureSeconds', 300, 7 * 86400),
+      escrowCaptureSeconds: seconds('escrowCaptureSeconds', 900, 7 * 86400),
       escrowRefundDays: wholeNumber('escrowRefundDays', 0, 365),
       ethUsdFeed,
       stripeApiBase,

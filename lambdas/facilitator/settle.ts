@@ -104,7 +104,7 @@ export type Settled =
       receipt?: RelayedReceipt | undefined;
       bookkeeping?: Promise<void> | undefined;
       /** `auth-capture`: the transfer is the escrow's `authorize`; the money moves to the seller only by its capture (escrow.ts). */
-      escrow?: { key: string; stage: EscrowStage; paymentHash: string } | undefined;
+      escrow?: { key: string; stage: EscrowStage; paymentHash: string; captureDeadline: number } | undefined;
     }
   /** Sent and not mined within the wait: the resource server hands it to its confirmation loop (`key` names the settlement). */
   | { kind: 'unmined'; transaction: string; payer: string; key: string }
@@ -383,6 +383,8 @@ const escrowOf = (r: SettlementRecord) => ({
   key: r.pk,
   stage: r.escrowStage ?? ('authorized' as const),
   paymentHash: r.paymentHash ?? '',
+  // Until when the escrow lets the operator capture it (PaymentInfo's authorizationExpiry).
+  captureDeadline: r.paymentInfo ? Number((JSON.parse(r.paymentInfo) as { authorizationExpiry: number }).authorizationExpiry) : 0,
 });
 
 /** The clock and the caller, as a follower of `record` judges it. */

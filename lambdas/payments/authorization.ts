@@ -22,7 +22,7 @@ import { callerId, claimPayment, deliverClaim, provenSigner, type Caller, type P
 import { paymentRefused } from './refusals';
 import { settlementHeader, type Settlement } from './unlock-response';
 import { alongside, escrowCall, settle, settlementKey, type BeforeSend, type Refusal, type Settled } from '../facilitator';
-import { acceptedEscrowTerms } from '../contract/auth-capture';
+import { acceptedEscrowTerms, CAPTURE_MARGIN_SECONDS } from '../contract/auth-capture';
 import { formatAtomic } from '../contract/chain';
 import { escrowClock } from './core/challenge';
 import { versionedPack } from './pack-version';
@@ -286,7 +286,7 @@ async function answerOf(outcome: Settled, ctx: Ctx): Promise<Answer> {
 async function deliverEscrowed(
   ctx: Ctx,
   outcome: Extract<Settled, { kind: 'settled' }>,
-  escrow: { key: string; stage: string; paymentHash: string },
+  escrow: { key: string; stage: string; paymentHash: string; captureDeadline: number },
 ): Promise<Answer> {
   const x402 = ctx.ports.x402!;
   if (escrow.stage === 'voided' || escrow.stage === 'voiding')
@@ -294,6 +294,21 @@ async function deliverEscrowed(
       'payment_voided',
       'This payment was voided because its pack could not be delivered: the escrow gives the whole amount back to the payer, and nothing was charged. Sign a new payment.',
     );
+  // Nothing is delivered that could not be captured any more: a payment this close to its capture
+  // deadline (a request that died after authorize, a service stopped) is voided where it still can
+  // be, or left to the payer's reclaim, and the buyer pays again.
+  const nowSeconds = Math.floor(ctx.ports.now().getTime() / 1000);
+  if (escrow.stage === 'authorized' && nowSeconds > escrow.captureDeadline - CAPTURE_MARGIN_SECONDS) {
+    const voided = await escrowCall(escrow.key, 'void', x402, { waitMs: ESCROW_CALL_WAIT_MS, now: ctx.ports.now }).catch(() => undefined);
+    throw ctx.refuse(
+      'capture_deadline_passed',
+      `This payment can no longer be captured before its escrow deadline (${new Date(escrow.captureDeadline * 1000).toISOString()}), so the pack is not delivered for it and nothing is charged: ${
+        voided?.kind === 'done'
+          ? `the escrow returned it to ${outcome.payer} in ${voided.tx}`
+          : `${outcome.payer} reclaims it from the escrow`
+      }. Sign a new payment.`,
+    );
+  }
   try {
     await versionedPack(ctx.ports, ctx.entry.id, undefined, 0);
   } catch (e) {
