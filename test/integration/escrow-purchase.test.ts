@@ -2,17 +2,19 @@
  * x402 `auth-capture` through the local stack (issue 53): a stock @x402/fetch client registered for
  * `auth-capture` alone (`AuthCaptureEvmScheme`, an anvil account as its signer) buys a pack; on
  * chain the operator's `authorize` and then its `capture`, the buyer charged the price once, the
- * treasury paid it, the escrow holding nothing of the sale afterwards. Buyers are fresh accounts of
- * the test mnemonic (153 and up), funded by writing their token balance; skills no other file buys.
+ * treasury paid it, the escrow holding nothing of the sale afterwards; and the README's escrow
+ * snippet as written. Buyers are fresh accounts of the test mnemonic (153; 180 and 181 for the snippet),
+ * funded by writing their token balance; skills no other file buys.
  */
 import { decodePaymentResponseHeader, wrapFetchWithPayment, x402Client, x402HTTPClient } from '@x402/fetch';
 import { AuthCaptureEvmScheme } from '@x402/evm/auth-capture/client';
 import { createPublicClient, erc20Abi, http, parseEventLogs, type Address, type Hex } from 'viem';
-import { describe, expect, inject, it } from 'vitest';
+import { describe, expect, inject, it, vi } from 'vitest';
 import { testAccount } from '../../local/anvil';
 import { AUTH_CAPTURE_ESCROW_ABI, ESCROW_OPERATOR_INDEX, LOCAL_AUTH_CAPTURE_ESCROW } from '../../local/escrow';
 import { localChain } from '../../local/local-chain';
 import { chainTools } from '../support/chain';
+import { runReadmeSnippet } from '../support/readme-snippets';
 
 const base = inject('baseUrl');
 const rpcUrl = inject('rpcUrl');
@@ -24,6 +26,11 @@ const OPERATOR = testAccount(ESCROW_OPERATOR_INDEX).address;
 
 const SKILL = 'api-breaking-change-ci-gate';
 const PRICE = 490_000n;
+/** The skill the README's escrow snippet buys ($0.25, under the stock client's default cap), bought by no other file. */
+const SNIPPET_SKILL = 'buyer-purchase-receipts-journal';
+const SNIPPET_PRICE = 250_000n;
+/** A $1.99 skill, above the stock client's default cap, bought by no other file: the snippet raises its cap as written. */
+const DEAR_SKILL = 'go-goroutine-leak-hunt';
 
 const balance = (who: Address) => pub.readContract({ address: USDC, abi: erc20Abi, functionName: 'balanceOf', args: [who] });
 const tokenStore = () =>
@@ -106,5 +113,58 @@ describe('x402 auth-capture (escrow) with a stock client', () => {
       (r: any) => r.txHash === authorizeTx.toLowerCase(),
     );
     expect(row).toBeDefined();
+  });
+
+  it("the README's escrow snippet as written: 200 with the pack; PAYMENT-RESPONSE names the escrow's authorize, then captured; charged once", async () => {
+    const account = await buyer(180);
+    const before = await balance(account.address);
+    const out = await runReadmeSnippet('x402-fetch-escrow', { baseUrl: base, scope: { account }, returns: ['res', 'unlock'] });
+    const first = { res: out['res'] as Response, unlock: out['unlock'] as any };
+    expect(first.res.status, JSON.stringify(first.unlock)).toBe(200);
+    expect(Object.keys(first.unlock.sealed_pack.files)).toContain('SKILL.md');
+    const packs = (await (await fetch(`${base}/api/packs?skill=${SNIPPET_SKILL}`)).json()) as any;
+    expect(first.unlock.seal).toBe(packs.seal.value);
+
+    // The transaction PAYMENT-RESPONSE names is the escrow's authorize of this buyer's payment.
+    const settlement = decodePaymentResponseHeader(first.res.headers.get('payment-response')!);
+    expect(settlement).toMatchObject({ success: true });
+    const receipt = await pub.getTransactionReceipt({ hash: settlement.transaction as Hex });
+    const [authorized, ...others] = parseEventLogs({ abi: AUTH_CAPTURE_ESCROW_ABI, logs: receipt.logs, eventName: 'PaymentAuthorized' });
+    expect(others).toEqual([]);
+    expect(authorized!.address.toLowerCase()).toBe(LOCAL_AUTH_CAPTURE_ESCROW.toLowerCase());
+    const args = authorized!.args as { paymentInfoHash: Hex; amount: bigint; paymentInfo: { payer: Address } };
+    expect(args.amount).toBe(SNIPPET_PRICE);
+    expect(args.paymentInfo.payer.toLowerCase()).toBe(account.address.toLowerCase());
+    // Then captured: the escrow's PaymentCaptured for the same payment, for the whole price.
+    await vi.waitFor(
+      async () => {
+        const captured = await pub.getContractEvents({
+          address: LOCAL_AUTH_CAPTURE_ESCROW,
+          abi: AUTH_CAPTURE_ESCROW_ABI,
+          eventName: 'PaymentCaptured',
+          args: { paymentInfoHash: args.paymentInfoHash },
+          fromBlock: receipt.blockNumber,
+        });
+        expect(captured.map((l) => (l.args as { amount: bigint }).amount)).toEqual([SNIPPET_PRICE]);
+      },
+      { timeout: 20_000, interval: 500 },
+    );
+    expect(await balance(account.address)).toBe(before - SNIPPET_PRICE);
+  });
+
+  it("the README's escrow snippet as written buys a skill above the stock client's default cap ($1)", async () => {
+    const account = await buyer(181);
+    const before = await balance(account.address);
+    const price = BigInt(((await (await fetch(`${base}/api/pay?skill=${DEAR_SKILL}`)).json()) as any).maxAmountRequired);
+    expect(price).toBeGreaterThan(1_000_000n);
+    const out = await runReadmeSnippet('x402-fetch-escrow', {
+      baseUrl: base,
+      scope: { account },
+      returns: ['res', 'unlock'],
+      skill: [SNIPPET_SKILL, DEAR_SKILL],
+    });
+    expect((out['res'] as Response).status, JSON.stringify(out['unlock'])).toBe(200);
+    expect(Object.keys((out['unlock'] as any).sealed_pack.files)).toContain('SKILL.md');
+    expect(await balance(account.address)).toBe(before - price);
   });
 });
