@@ -36,4 +36,6 @@ for (const type of Object.keys(pages) as PageType[]) {
 }
 console.log(`  skill page's provenance check, once the page is usable: ${provenanceCheckWeight(built.assets)} [${BUDGET.provenanceCheck}]`);
 console.log(`  wallet purchase, on first click: ${walletPurchaseWeight(built.assets)} [${BUDGET.walletPurchase}]`);
-console.log(`  x402 client, only to pay by signature (no ETH for gas): ${x402ClientWeight(built.assets)} [${BUDGET.x402Client}]`);
+console.log(
+  `  x402 client, only to pay by signature (no ETH for gas, or paid when delivered): ${x402ClientWeight(built.assets)} [${BUDGET.x402Client}]`,
+);

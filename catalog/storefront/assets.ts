@@ -32,7 +32,8 @@ export interface BuiltAssets extends AssetUrls {
  * The x402 client (wallet-authorization.ts) as one file of its own, built apart: in the pages'
  * build, esbuild would share every viem module both it and wallet-buy.ts reach through viem's
  * barrels, and the ordinary purchase would download x402's half of viem too (115 KB gzip instead
- * of 69). wallet-buy.ts loads it by URL (X402_CLIENT_MODULE) only when a wallet has no ETH for gas.
+ * of 69). wallet-buy.ts loads it by URL (X402_CLIENT_MODULE) only when a wallet has no ETH for gas or
+ * the buyer chose "Paid when delivered" (x402's auth-capture, the escrow).
  */
 const X402_CLIENT = here('./browser/wallet-authorization.ts');
 

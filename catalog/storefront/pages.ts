@@ -208,6 +208,11 @@ export function skillPage(input: StorefrontInput, entry: CatalogEntry, assets: A
       ? ` <span id="card-offer" hidden>Or ${usd(card)} by card: a card payment carries a fixed processing fee on every sale, which a price of cents could not cover, while a USDC payment on Base reaches the shop with no processor's fee, so this pack costs more by card than in USDC.</span>`
       : ''
   }</p>
+<fieldset id="pay-how" class="wallets">
+<legend>How your wallet pays</legend>
+<label class="wallet"><input type="radio" name="pay-how" value="now" checked><span><b>Pay now</b>: your USDC goes to the shop, which then delivers the pack.</span></label>
+<label class="wallet"><input type="radio" name="pay-how" value="escrow"><span><b>Paid when delivered</b>: the price is held in Base's public escrow contract and released to the shop only once your pack is delivered; if delivery fails, it comes back to you.</span></label>
+</fieldset>
 <div class="actions">
 <button type="button" id="pay-wallet">Pay with wallet</button>
 ${card !== undefined ? `<button type="button" id="pay-card" class="secondary" hidden>Pay by card, ${usd(card)}</button>` : ''}
@@ -223,7 +228,10 @@ x402 challenge (amount, receiver, token), and <code>POST ${esc(site.pay)}</code>
 <p class="note">Paid but did not get the pack? <a href="/recover/?skill=${id}">Recover it</a>: the same payment never pays twice.</p>
 ${details(`<p class="note">Base is the network with chain id ${CHAIN_ID}; your wallet is asked to switch to it if it is elsewhere. The amount, the
 receiving address and the token come from the shop's x402 challenge, <a href="/api/pay?skill=${id}"><code>GET ${esc(site.pay)}?skill=${id}</code></a>,
-never from this page. A wallet with no ETH for the network fee signs an authorization instead, and the shop pays the fee.</p>`)}
+never from this page. A wallet with no ETH for the network fee signs an authorization instead, and the shop pays the fee.
+"Paid when delivered" is x402's auth-capture scheme: your wallet signs an authorization (no ETH needed), the shop moves the price into
+Base Commerce Payments' AuthCaptureEscrow contract, delivers the pack, and only then captures it; a failed delivery voids the payment, which returns it
+to you, and a payment the shop never captures you can reclaim from the escrow yourself after its capture deadline.</p>`)}
 </section>
 <h2>Who it is for</h2>
 <p>${esc(r.audience)}</p>

@@ -6,7 +6,7 @@
  * wallet announces itself by EIP-6963, as real wallets do; a page with two lets the person choose.
  * Screenshots of the home, a skill page and the ledger land in test-results/storefront/; the home
  * page, a skill page and a purchase at phone width (390 px) in test-results/phone-390/.
- * Buyer accounts 70 to 83 belong to this file.
+ * Buyer accounts 70 to 83, 182 and 183 belong to this file.
  */
 import { mkdirSync } from 'node:fs';
 import { createServer } from 'node:http';
@@ -14,9 +14,10 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Browser, Page } from 'playwright-core';
-import type { Address } from 'viem';
+import { erc20Abi, type Address, type Hex } from 'viem';
 import { afterAll, beforeAll, describe, expect, inject, it, vi } from 'vitest';
 import { testAccount } from '../../local/anvil';
+import { AUTH_CAPTURE_ESCROW_ABI, LOCAL_AUTH_CAPTURE_ESCROW } from '../../local/escrow';
 import { haveBrowser, launchChromium, PHONE, phoneLayout, recordCspViolations } from '../support/browser';
 import { chainTools } from '../support/chain';
 import { installTestWallet, type TestWalletOptions } from '../support/test-wallet';
@@ -450,6 +451,100 @@ describe.skipIf(!haveBrowser)('the storefront in Chromium', () => {
     ]);
     const proof = (await (await fetch(`${base}/api/proof?skill=${skill}`)).json()) as { recent_unlocks: { payer: string }[] };
     expect(proof.recent_unlocks.map((r) => r.payer)).toEqual([address]);
+    await page.close();
+  });
+
+  it(
+    '"Paid when delivered": the wallet signs x402 auth-capture, the escrow holds the price, the pack is delivered, then the escrow pays the shop',
+    { timeout: 60_000 },
+    async () => {
+      // $1.99: above the x402 client's default cap ($1), which the page replaces with the price it showed.
+      const skill = 'pydantic-v1-to-v2-migration';
+      // ETH for gas too: paying now would send a transfer, so a signature alone shows the choice was followed.
+      const payer = await buyer(182);
+      const balanceOf = (who: Address) => chain.pub.readContract({ address: usdc, abi: erc20Abi, functionName: 'balanceOf', args: [who] });
+      const price = BigInt(
+        ((await (await fetch(`${base}/api/pay?skill=${skill}`)).json()) as { maxAmountRequired: string }).maxAmountRequired,
+      );
+      expect(price).toBeGreaterThan(1_000_000n);
+      const [before, fromBlock] = [await balanceOf(payer), await chain.pub.getBlockNumber()];
+      const { page, wallet } = await open(`/skills/${skill}/`, { account: 182 });
+      // The two ways, in plain words; paying now is the default.
+      expect(await page.locator('#pay-how legend').textContent()).toBe('How your wallet pays');
+      expect(await page.locator('#pay-how input:checked').getAttribute('value')).toBe('now');
+      expect(await page.locator('#pay-how label:has(input[value="escrow"])').textContent()).toBe(
+        "Paid when delivered: the price is held in Base's public escrow contract and released to the shop only once your pack is delivered; " +
+          'if delivery fails, it comes back to you.',
+      );
+      await page.locator('#pay-how input[value="escrow"]').check();
+      await page.locator('#pay-wallet').click();
+      await page.locator('#status.ok').waitFor({ timeout: 30_000 });
+      expect(await page.locator('#steps li.done').allTextContents()).toEqual(['Sent', 'Included', 'Confirmed', 'Unlocked']);
+      expect(await page.locator('#seal').getAttribute('data-verified')).toBe('true');
+      expect(await page.locator('.file code').allTextContents()).toContain('SKILL.md');
+      expect(await page.locator('#license').inputValue()).toMatch(/^eyJ/);
+
+      // One ERC-3009 ReceiveWithAuthorization (what x402's auth-capture signs), no transaction from the wallet.
+      expect(wallet!.sent).toEqual([]);
+      expect(wallet!.typedData).toEqual([
+        expect.objectContaining({
+          primaryType: 'ReceiveWithAuthorization',
+          message: expect.objectContaining({ from: payer.toLowerCase(), value: price.toString() }),
+        }),
+      ]);
+
+      // On chain: the escrow authorized this buyer's payment of the price to the shop, and then captured it, once.
+      const authorized = (
+        await chain.pub.getContractEvents({
+          address: LOCAL_AUTH_CAPTURE_ESCROW,
+          abi: AUTH_CAPTURE_ESCROW_ABI,
+          eventName: 'PaymentAuthorized',
+          fromBlock,
+        })
+      ).filter((l) => (l.args as { paymentInfo: { payer: Address } }).paymentInfo.payer === payer);
+      expect(authorized).toHaveLength(1);
+      const args = authorized[0]!.args as { paymentInfoHash: Hex; amount: bigint; paymentInfo: { receiver: Address } };
+      expect(args.amount).toBe(price);
+      expect(args.paymentInfo.receiver.toLowerCase()).toBe((inject('treasury') as string).toLowerCase());
+      const captured = await chain.pub.getContractEvents({
+        address: LOCAL_AUTH_CAPTURE_ESCROW,
+        abi: AUTH_CAPTURE_ESCROW_ABI,
+        eventName: 'PaymentCaptured',
+        args: { paymentInfoHash: args.paymentInfoHash },
+        fromBlock,
+      });
+      expect(captured.map((l) => (l.args as { amount: bigint }).amount)).toEqual([price]);
+      expect(captured[0]!.blockNumber).toBeGreaterThanOrEqual(authorized[0]!.blockNumber);
+      // Charged the price once; the sale is on the ledger, named by the authorize.
+      expect(await balanceOf(payer)).toBe(before - price);
+      const proof = (await (await fetch(`${base}/api/proof?skill=${skill}`)).json()) as {
+        recent_unlocks: { payer: string; txHash: string }[];
+      };
+      expect(proof.recent_unlocks.map((r) => [r.payer, r.txHash])).toEqual([[payer, authorized[0]!.transactionHash]]);
+      await page.close();
+    },
+  );
+
+  it('"Paid when delivered" where the shop offers no escrow: one sentence, nothing signed or sent', async () => {
+    await buyer(183);
+    const { page, wallet } = await open('/skills/csv-cleaner/', { account: 183 });
+    // A deployment without an escrow operator: the 402 offers no auth-capture.
+    await page.route('**/api/pay?*', async (route) => {
+      const res = await route.fetch();
+      const headers = { ...res.headers() };
+      delete headers['payment-required'];
+      await route.fulfill({ response: res, headers });
+    });
+    await page.locator('#pay-how input[value="escrow"]').check();
+    await page.locator('#pay-wallet').click();
+    await page.locator('#status.err').waitFor({ timeout: 15_000 });
+    const said = await page.locator('#status').textContent();
+    expect(said).toBe(
+      'This shop does not take "Paid when delivered" payments right now, so nothing was paid: choose "Pay now", then press "Pay with wallet" again.',
+    );
+    expect(sentences(said)).toHaveLength(1);
+    expect(wallet!.sent).toEqual([]);
+    expect(wallet!.typedData).toEqual([]);
     await page.close();
   });
 

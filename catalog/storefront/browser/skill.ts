@@ -2,8 +2,9 @@
  * A skill page: the live facts (confirmed unlocks, card sales, reorged claims, days listed from
  * /api/trust, which reads the tallies) and the two ways a person buys. The browser wallets found
  * on the page (wallets.ts: those that announce themselves by EIP-6963, else `window.ethereum`) are
- * listed by name and icon for the person to choose the one that pays; the wallet purchase and its
- * library load on the first click (wallet-buy.ts); a card purchase opens an ACP checkout session
+ * listed by name and icon for the person to choose the one that pays, and the person chooses how
+ * it pays: now, or when the pack is delivered (the escrow); the wallet purchase and its library
+ * load on the first click (wallet-buy.ts); a card purchase opens an ACP checkout session
  * and goes to its continue_url. The version on sale shows "Verified" only once this browser has
  * checked its signed provenance against the shop's published key (version-facts.ts, a chunk
  * loaded once the page is usable).
@@ -80,7 +81,9 @@ function walletButton(): void {
     button.disabled = true;
     try {
       const { buyWithWallet } = await import('./wallet-buy');
-      if (await buyWithWallet(skill, wallet.provider)) {
+      // "Paid when delivered" (the escrow) or "Pay now", as the person chose above the button.
+      const escrow = document.querySelector<HTMLInputElement>('input[name="pay-how"]:checked')?.value === 'escrow';
+      if (await buyWithWallet(skill, wallet.provider, escrow)) {
         // The wallet owns the skill now: the button no longer offers to pay, and pressing it again downloads for free.
         button.textContent = OWNED;
         byId('wallet-note').textContent =

@@ -3,8 +3,10 @@
  * agent uses. viem over the injected provider (`custom(window.ethereum)`): connect, switch to (or
  * add) Base, read the live 402 challenge (amount, receiver and token come from the shop, never
  * from this page), check the balances, send the exact amount, wait for the receipt, prove the
- * wallet with a sign-in-with-x signature, POST the proof and show the pack. Every failure a buyer
- * can meet ends in a plain sentence; a buyer who paid and got nothing lands on /recover/.
+ * wallet with a sign-in-with-x signature, POST the proof and show the pack. A buyer who chose
+ * "Paid when delivered" signs x402's auth-capture authorization instead (wallet-authorization.ts):
+ * the price waits in Base's public escrow contract until the pack is delivered. Every failure a
+ * buyer can meet ends in a plain sentence; a buyer who paid and got nothing lands on /recover/.
  * Loaded on the first click, so a page that is only read never downloads viem.
  */
 import { createClient, custom, erc20Abi, formatEther, formatUnits, type Address, type Client, type EIP1193Provider, type Hash } from 'viem';
@@ -110,8 +112,20 @@ const stop = (text: string): false => {
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-/** Buys `skill` with the injected wallet; the page's #status, #steps and #pack show how it goes. True once the pack is shown. */
-export async function buyWithWallet(skill: string, injected: InjectedWallet): Promise<boolean> {
+/** Whether a PAYMENT-REQUIRED header (base64 JSON, x402 v2) offers x402's auth-capture scheme, the escrow. */
+function offersEscrow(header: string | null): boolean {
+  try {
+    return (JSON.parse(atob(header ?? '')) as { accepts: { scheme: string }[] }).accepts.some((a) => a.scheme === 'auth-capture');
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Buys `skill` with the injected wallet, by escrow ("Paid when delivered") when `escrow` is true;
+ * the page's #status, #steps and #pack show how it goes. True once the pack is shown.
+ */
+export async function buyWithWallet(skill: string, injected: InjectedWallet, escrow = false): Promise<boolean> {
   const client = createClient({ chain: base, transport: custom(injected as EIP1193Provider), pollingInterval: 1_000 });
   byId('pack').hidden = true;
   progress(undefined, []);
@@ -161,56 +175,61 @@ export async function buyWithWallet(skill: string, injected: InjectedWallet): Pr
     const answer = await call<Challenge>(`/api/pay?skill=${encodeURIComponent(skill)}`);
     if (answer.status !== 402 || !isFailure(answer.body) || answer.body.error_code !== 'PAYMENT_REQUIRED')
       throw new Stop(isFailure(answer.body) ? explain(answer.body) : `The shop answered ${answer.status} instead of a price.`);
+    if (escrow && !offersEscrow(answer.headers.get('payment-required')))
+      throw new Stop(
+        `This shop does not take "Paid when delivered" payments right now, so nothing was paid: choose "Pay now", then ${AGAIN}.`,
+      );
     challenge = answer.body as unknown as Challenge;
   } catch (e) {
     return stop(e instanceof Error ? e.message : String(e));
   }
 
-  // 3. Which token to pay with, and enough of it and of ETH for gas.
+  // 3. Which token to pay with, and enough of it and of ETH for gas (the escrow takes USDC, and needs no ETH).
   let accept: Accept | undefined;
-  let gasless: boolean;
+  let gasless = escrow;
   try {
     setStatus('busy', 'Checking your balances on Base…');
+    const offered = escrow ? challenge.accepts.filter((a) => a.symbol === 'USDC') : challenge.accepts;
     const balances = await Promise.all(
-      challenge.accepts.map((a) =>
-        readContract(client, { address: a.assetContract, abi: erc20Abi, functionName: 'balanceOf', args: [account] }),
-      ),
+      offered.map((a) => readContract(client, { address: a.assetContract, abi: erc20Abi, functionName: 'balanceOf', args: [account] })),
     );
-    accept = challenge.accepts.find((a, i) => balances[i]! >= BigInt(a.maxAmountRequired));
+    accept = offered.find((a, i) => balances[i]! >= BigInt(a.maxAmountRequired));
     if (!accept) {
-      const first = challenge.accepts[0]!;
+      const first = offered[0]!;
       throw new Stop(
         `This skill costs ${formatUnits(BigInt(first.maxAmountRequired), first.decimals)} ${first.symbol} and your wallet ${account} holds ` +
           `${formatUnits(balances[0] ?? 0n, first.decimals)} ${first.symbol} on Base: add ` +
           `${formatUnits(BigInt(first.maxAmountRequired) - (balances[0] ?? 0n), first.decimals)} ${first.symbol} or more on Base to this wallet, then ${AGAIN}.`,
       );
     }
-    const request = {
-      account,
-      address: accept.assetContract,
-      abi: erc20Abi,
-      functionName: 'transfer',
-      args: [accept.payTo, BigInt(accept.maxAmountRequired)],
-    } as const;
-    // No ETH for the fee: pay the x402 v2 way instead (a signed authorization; the shop pays the fee), in USDC only.
-    const eth = await getBalance(client, { address: account });
-    let fee: bigint | undefined;
-    try {
-      const [gas, price] = await Promise.all([estimateContractGas(client, request), getGasPrice(client)]);
-      fee = gas * price;
-    } catch (e) {
-      if (!says(e, /insufficient funds/i)) throw e;
+    if (!escrow) {
+      const request = {
+        account,
+        address: accept.assetContract,
+        abi: erc20Abi,
+        functionName: 'transfer',
+        args: [accept.payTo, BigInt(accept.maxAmountRequired)],
+      } as const;
+      // No ETH for the fee: pay the x402 v2 way instead (a signed authorization; the shop pays the fee), in USDC only.
+      const eth = await getBalance(client, { address: account });
+      let fee: bigint | undefined;
+      try {
+        const [gas, price] = await Promise.all([estimateContractGas(client, request), getGasPrice(client)]);
+        fee = gas * price;
+      } catch (e) {
+        if (!says(e, /insufficient funds/i)) throw e;
+      }
+      gasless = fee === undefined || eth < fee;
+      if (gasless && accept.symbol !== 'USDC')
+        throw new Stop(
+          `${fee === undefined ? 'Your wallet' : `The network fee is about ${formatEther(fee)} ETH and your wallet`} holds ${formatEther(eth)} ETH on Base, ` +
+            `not enough for the fee of a ${accept.symbol} transfer: add a little ETH on Base for gas, or USDC (which pays here without ETH), then ${AGAIN}.`,
+        );
     }
-    gasless = fee === undefined || eth < fee;
-    if (gasless && accept.symbol !== 'USDC')
-      throw new Stop(
-        `${fee === undefined ? 'Your wallet' : `The network fee is about ${formatEther(fee)} ETH and your wallet`} holds ${formatEther(eth)} ETH on Base, ` +
-          `not enough for the fee of a ${accept.symbol} transfer: add a little ETH on Base for gas, or USDC (which pays here without ETH), then ${AGAIN}.`,
-      );
   } catch (e) {
     return stop(walletSentence(e, 'the balance check'));
   }
-  if (gasless) return payGasless(skill, client, account, accept);
+  if (gasless) return payBySignature(skill, client, account, accept, escrow);
 
   // 4. Send exactly the challenge's amount to its payTo.
   let hash: Hash;
@@ -354,20 +373,32 @@ function sendToRecovery(skill: string, txHash: Hash, why: string): false {
   return stop(`${why} Your payment is safe on chain: taking you to the recovery page…`);
 }
 
-/** The purchase as one signed EIP-3009 authorization the shop settles (wallet-authorization.ts, loaded now by its URL). */
-async function payGasless(skill: string, client: Client, account: Address, accept: Accept): Promise<boolean> {
+/**
+ * The purchase as one signed EIP-3009 authorization the shop settles (wallet-authorization.ts,
+ * loaded now by its URL): for want of ETH for gas, or by escrow ("Paid when delivered").
+ */
+async function payBySignature(skill: string, client: Client, account: Address, accept: Accept, escrow: boolean): Promise<boolean> {
   const amount = `${formatUnits(BigInt(accept.maxAmountRequired), accept.decimals)} ${accept.symbol}`;
   setStatus(
     'busy',
-    `Your wallet holds no ETH on Base for the network fee, so it pays by signature instead: sign the authorization of ${amount} ` +
-      'in your wallet (no transaction); the shop submits the transfer and pays the fee…',
+    escrow
+      ? `Paid when delivered: sign the authorization of ${amount} in your wallet (no transaction, no ETH needed); the shop places it ` +
+          "in Base's public escrow contract, and it is released to the shop only once your pack is delivered…"
+      : `Your wallet holds no ETH on Base for the network fee, so it pays by signature instead: sign the authorization of ${amount} ` +
+          'in your wallet (no transaction); the shop submits the transfer and pays the fee…',
   );
   const { payByAuthorization } = (await import(X402_CLIENT_MODULE)) as X402ClientModule;
   let result;
   try {
-    result = await payByAuthorization(skill, client, account, () => {
+    const price = { asset: accept.assetContract, amount: accept.maxAmountRequired };
+    result = await payByAuthorization(skill, client, account, price, escrow, () => {
       progress('included', ['sent']);
-      setStatus('busy', 'Signed. The shop is submitting your transfer to Base…');
+      setStatus(
+        'busy',
+        escrow
+          ? 'Signed. The shop is placing your payment in the escrow and delivering your pack; the escrow pays the shop only then…'
+          : 'Signed. The shop is submitting your transfer to Base…',
+      );
     });
   } catch (e) {
     return stop(
