@@ -14,7 +14,7 @@ import type { escrowCall as EscrowCall } from './escrow';
 import type { WatchReport, WatchTask } from './watch';
 
 export type * from './ports';
-export type { BeforeSend, FacilitatorPorts, Refusal, Settled, SettleRequest, Waiting } from './settle';
+export type { BeforeSend, EscrowSettled, FacilitatorPorts, Refusal, Settled, SettleRequest, Waiting } from './settle';
 export type { WatchReport, WatchTask } from './watch';
 /** The settlement's key (an authorization's token, payer and nonce): what the owner check reads before settling. */
 export { settlementKey } from './core/settlement-key';

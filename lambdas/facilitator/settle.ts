@@ -72,6 +72,20 @@ const REAL_TIME: Waiting = { sleep: (ms) => new Promise((resolve) => setTimeout(
 /** The resource server's last word before money moves (x402's `onBeforeSettle`): an AP2 mandate's constraints and spend. */
 export type BeforeSend = (s: { key: string; payer: string; amount: bigint }) => Promise<{ ok: true } | { ok: false; refusal: Refusal }>;
 
+/** An escrowed payment as the resource server is told of it (auth-capture). */
+export interface EscrowSettled {
+  /** The settlement's key. */
+  key: string;
+  stage: EscrowStage;
+  /** The escrow's id of the payment, and its PaymentInfo (JSON). */
+  paymentHash: string;
+  paymentInfo: string;
+  /** Until when it can be captured (Unix seconds). */
+  captureDeadline: number;
+  /** When its settlement was claimed (ISO): a payment authorized long ago is checked on chain before it is delivered. */
+  claimedAt: string;
+}
+
 /** A signed payment presented for a resource. */
 export interface SettleRequest {
   payment: SignedPayment;
@@ -104,7 +118,7 @@ export type Settled =
       receipt?: RelayedReceipt | undefined;
       bookkeeping?: Promise<void> | undefined;
       /** `auth-capture`: the transfer is the escrow's `authorize`; the money moves to the seller only by its capture (escrow.ts). */
-      escrow?: { key: string; stage: EscrowStage; paymentHash: string; captureDeadline: number } | undefined;
+      escrow?: EscrowSettled | undefined;
     }
   /** Sent and not mined within the wait: the resource server hands it to its confirmation loop (`key` names the settlement). */
   | { kind: 'unmined'; transaction: string; payer: string; key: string }
@@ -385,6 +399,8 @@ const escrowOf = (r: SettlementRecord) => ({
   paymentHash: r.paymentHash ?? '',
   // Until when the escrow lets the operator capture it (PaymentInfo's authorizationExpiry).
   captureDeadline: r.paymentInfo ? Number((JSON.parse(r.paymentInfo) as { authorizationExpiry: number }).authorizationExpiry) : 0,
+  paymentInfo: r.paymentInfo ?? '',
+  claimedAt: r.claimedAt,
 });
 
 /** The clock and the caller, as a follower of `record` judges it. */

@@ -21,7 +21,16 @@ import { challengeFor } from './challenge-answer';
 import { callerId, claimPayment, deliverClaim, provenSigner, type Caller, type PurchasePolicy } from './unlock';
 import { paymentRefused } from './refusals';
 import { settlementHeader, type Settlement } from './unlock-response';
-import { alongside, escrowCall, settle, settlementKey, type BeforeSend, type Refusal, type Settled } from '../facilitator';
+import {
+  alongside,
+  escrowCall,
+  settle,
+  settlementKey,
+  type BeforeSend,
+  type EscrowSettled,
+  type Refusal,
+  type Settled,
+} from '../facilitator';
 import { acceptedEscrowTerms, CAPTURE_MARGIN_SECONDS } from '../contract/auth-capture';
 import { formatAtomic } from '../contract/chain';
 import { escrowClock } from './core/challenge';
@@ -283,31 +292,40 @@ async function answerOf(outcome: Settled, ctx: Ctx): Promise<Answer> {
  * captured to the treasury, and the answer carries the pack and the receipt naming the capture. A
  * capture not mined within the request is finished by the confirmation loop, never made twice.
  */
-async function deliverEscrowed(
-  ctx: Ctx,
-  outcome: Extract<Settled, { kind: 'settled' }>,
-  escrow: { key: string; stage: string; paymentHash: string; captureDeadline: number },
-): Promise<Answer> {
+async function deliverEscrowed(ctx: Ctx, outcome: Extract<Settled, { kind: 'settled' }>, escrow: EscrowSettled): Promise<Answer> {
   const x402 = ctx.ports.x402!;
   if (escrow.stage === 'voided' || escrow.stage === 'voiding')
     throw ctx.refuse(
       'payment_voided',
       'This payment was voided because its pack could not be delivered: the escrow gives the whole amount back to the payer, and nothing was charged. Sign a new payment.',
     );
-  // Nothing is delivered that could not be captured any more: a payment this close to its capture
-  // deadline (a request that died after authorize, a service stopped) is voided where it still can
-  // be, or left to the payer's reclaim, and the buyer pays again.
-  const nowSeconds = Math.floor(ctx.ports.now().getTime() / 1000);
-  if (escrow.stage === 'authorized' && nowSeconds > escrow.captureDeadline - CAPTURE_MARGIN_SECONDS) {
-    const voided = await escrowCall(escrow.key, 'void', x402, { waitMs: ESCROW_CALL_WAIT_MS, now: ctx.ports.now }).catch(() => undefined);
-    throw ctx.refuse(
-      'capture_deadline_passed',
-      `This payment can no longer be captured before its escrow deadline (${new Date(escrow.captureDeadline * 1000).toISOString()}), so the pack is not delivered for it and nothing is charged: ${
+  if (escrow.stage === 'authorized') {
+    // Nothing is delivered that could not be captured any more: a payment this close to its capture
+    // deadline is refused (and voided while it can be), and so is one the escrow no longer holds
+    // (its payer reclaimed it after a stopped service let the deadline pass): one read of the
+    // escrow's own record, whatever this service's clock or records say.
+    const late = Math.floor(ctx.ports.now().getTime() / 1000) > escrow.captureDeadline - CAPTURE_MARGIN_SECONDS;
+    const held = late ? undefined : (await x402.escrow!.contract.state(escrow.paymentInfo)).capturable;
+    if (late || (held !== undefined && held < BigInt(ctx.entry.x402.amount))) {
+      await outcome.bookkeeping?.catch(() => undefined);
+      const voided =
+        held === 0n
+          ? undefined
+          : await escrowCall(escrow.key, 'void', x402, { waitMs: ESCROW_CALL_WAIT_MS, now: ctx.ports.now }).catch(() => undefined);
+      const back =
         voided?.kind === 'done'
           ? `the escrow returned it to ${outcome.payer} in ${voided.tx}`
-          : `${outcome.payer} reclaims it from the escrow`
-      }. Sign a new payment.`,
-    );
+          : `${outcome.payer} reclaims it from the escrow, or already did`;
+      throw late
+        ? ctx.refuse(
+            'capture_deadline_passed',
+            `This payment can no longer be captured before its escrow deadline (${new Date(escrow.captureDeadline * 1000).toISOString()}), so the pack is not delivered for it and nothing is charged: ${back}. Sign a new payment.`,
+          )
+        : ctx.refuse(
+            'payment_not_in_escrow',
+            `The escrow no longer holds this payment (its payer reclaimed it, or it was voided), so the pack is not delivered for it and nothing is charged. Sign a new payment.`,
+          );
+    }
   }
   try {
     await versionedPack(ctx.ports, ctx.entry.id, undefined, 0);
@@ -372,6 +390,8 @@ async function deliverEscrowed(
  * which the payer reclaims after the capture deadline without the service.
  */
 async function undelivered(ctx: Ctx, key: string, outcome: Extract<Settled, { kind: 'settled' }>, cause: unknown): Promise<AppError> {
+  // The settlement's own end (its `settled` record) is written first: the void is a step from it.
+  await outcome.bookkeeping?.catch(() => undefined);
   const why = cause instanceof Error ? cause.message.split('\n')[0]! : String(cause);
   const voided = await escrowCall(key, 'void', ctx.ports.x402!, { waitMs: ESCROW_CALL_WAIT_MS, now: ctx.ports.now }).catch(
     (e: unknown) => ({ kind: 'failed' as const, message: (e as Error).message }),
