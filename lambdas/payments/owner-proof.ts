@@ -4,7 +4,8 @@
  * would: the access domain asks `decideAccess` about that wallet before anything is settled, and
  * an owner gets the pack with no settlement submitted (docs/ACCESS.md).
  *
- * Only a signature made out for this very resource counts (to the treasury, the exact price, the
+ * Only a signature made out for this very resource counts (to the treasury, or for an escrowed
+ * payment to the escrow's token collector under this resource's escrow terms; the exact price, the
  * challenge's token, inside its validity window and no further ahead than the challenge allows,
  * and not one already settled, which is a purchase and is answered as one), and it is used once:
  * when the pack is given, the authorization is recorded as consumed in the settlements table, under
@@ -17,6 +18,8 @@ import { same } from './core/verify-transfer';
 import { consumedExpiry, consumeUnsettled, settlementKey, validBeforeTooFar } from '../facilitator';
 import { requireSkill } from '../catalog';
 import { challengeFor } from './challenge-answer';
+import { acceptedEscrowTerms } from '../contract/auth-capture';
+import { escrowClock } from './core/challenge';
 import type { PaymentsPorts, SettlementRead, SignedPayment } from './ports';
 
 /** The wallet a PAYMENT-SIGNATURE proves, and the one use of its authorization. */
@@ -56,15 +59,24 @@ export function signedPaymentCheck(
 ): SignedPaymentCheck | undefined {
   const challenge = challengeFor(skill, ports, baseUrl);
   const entry = requireSkill(ports.catalog, skill);
-  const requirement = challenge.v2.accepts.find(
+  const offered = challenge.v2.accepts.find(
     (r) => r.scheme === payment.accepted.scheme && r.network === payment.accepted.network && same(r.asset, payment.accepted.asset),
   );
-  if (!requirement) return undefined;
+  if (!offered) return undefined;
+  // An escrowed payment (auth-capture) proves its wallet too: made out for this resource's escrow
+  // terms (a challenge of this service's, recent enough), to the escrow's token collector.
+  let requirement = offered;
+  if (offered.scheme === 'auth-capture') {
+    const terms = acceptedEscrowTerms(payment.accepted, offered, escrowClock(ports.config, Math.floor(ports.now().getTime() / 1000)));
+    if (!terms.ok) return undefined;
+    requirement = terms.requirement;
+  }
+  const payee = requirement.scheme === 'auth-capture' ? requirement.extra.tokenCollector : requirement.payTo;
   // Named for this very resource (a stock client always names it): one made out for another skill of the same price proves nothing here.
   if (payment.resource?.url !== challenge.v2.resource.url) return undefined;
   const a = payment.payload.authorization;
   const now = BigInt(Math.floor(ports.now().getTime() / 1000));
-  if (!same(a.to, requirement.payTo) || a.value !== requirement.amount) return undefined;
+  if (!same(a.to, payee) || a.value !== requirement.amount) return undefined;
   if (BigInt(a.validAfter) > now || now >= BigInt(a.validBefore)) return undefined;
   // A life the challenge does not allow is the settlement path's refusal (a 402 naming it), never a row.
   if (validBeforeTooFar(a.validBefore, Number(now), requirement.maxTimeoutSeconds)) return undefined;

@@ -150,6 +150,24 @@ describe('x402 auth-capture (escrow) with a stock client', () => {
       { timeout: 20_000, interval: 500 },
     );
     expect(await balance(account.address)).toBe(before - SNIPPET_PRICE);
+
+    // Run again by the owner: its escrowed signature proves the wallet, so the pack comes with nothing
+    // authorized or charged, and the settlement response names the sale that made it the owner.
+    const again = await runReadmeSnippet('x402-fetch-escrow', { baseUrl: base, scope: { account }, returns: ['res', 'unlock'] });
+    const second = { res: again['res'] as Response, unlock: again['unlock'] as any };
+    expect(second.res.status, JSON.stringify(second.unlock)).toBe(200);
+    expect(second.unlock).toMatchObject({ access: { granted: true, via: 'one-time', charged_atomic: '0' } });
+    expect(decodePaymentResponseHeader(second.res.headers.get('payment-response')!).transaction.toLowerCase()).toBe(
+      settlement.transaction.toLowerCase(),
+    );
+    expect(await balance(account.address)).toBe(before - SNIPPET_PRICE);
+    const authorizations = await pub.getContractEvents({
+      address: LOCAL_AUTH_CAPTURE_ESCROW,
+      abi: AUTH_CAPTURE_ESCROW_ABI,
+      eventName: 'PaymentAuthorized',
+      fromBlock: receipt.blockNumber,
+    });
+    expect(authorizations.filter((l) => (l.args as any).paymentInfo.payer.toLowerCase() === account.address.toLowerCase())).toHaveLength(1);
   });
 
   it("the README's escrow snippet as written buys a skill above the stock client's default cap ($1)", async () => {

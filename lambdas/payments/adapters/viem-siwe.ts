@@ -56,6 +56,7 @@ export function viemSiwe(rpcUrls: RpcUrls, network: Network): WalletSignatures {
     },
     async authorizationSigned(payment: SignedPayment, requirement: Requirement) {
       const a = payment.payload.authorization;
+      const receive = requirement.scheme === 'auth-capture';
       // The token's own EIP-712 domain and x402's EIP-3009 types: what the wallet signed when it paid.
       const typed = {
         domain: {
@@ -64,8 +65,12 @@ export function viemSiwe(rpcUrls: RpcUrls, network: Network): WalletSignatures {
           chainId: network.chainId,
           verifyingContract: requirement.asset as Hex,
         },
-        types: authorizationTypes,
-        primaryType: 'TransferWithAuthorization' as const,
+        // `exact` signs a TransferWithAuthorization; `auth-capture` a ReceiveWithAuthorization (the same fields) to the escrow's collector.
+        types: (receive ? { ReceiveWithAuthorization: authorizationTypes.TransferWithAuthorization } : authorizationTypes) as Record<
+          string,
+          readonly { name: string; type: string }[]
+        >,
+        primaryType: receive ? 'ReceiveWithAuthorization' : 'TransferWithAuthorization',
         message: {
           from: getAddress(a.from),
           to: getAddress(a.to),
@@ -76,10 +81,10 @@ export function viemSiwe(rpcUrls: RpcUrls, network: Network): WalletSignatures {
         },
       };
       const signature = payment.payload.signature as Hex;
-      const signer = await recoverTypedDataAddress({ ...typed, signature }).catch(() => undefined);
+      const signer = await recoverTypedDataAddress({ ...typed, signature } as never).catch(() => undefined);
       if (signer === typed.message.from) return true;
       try {
-        if (await pub.verifyTypedData({ ...typed, address: typed.message.from, signature })) return true;
+        if (await pub.verifyTypedData({ ...typed, address: typed.message.from, signature } as never)) return true;
       } catch {
         // Judged below, as a "no" is.
       }
