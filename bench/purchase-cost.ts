@@ -7,8 +7,11 @@
  *   eventually consistent read), and one write unit for a write whose condition failed;
  * - JSON-RPC requests, counted at a proxy in front of anvil;
  * - log bytes the functions print (Powertools JSON and the embedded-metric lines).
- * Two agent purchases: x402 v2 with the stock client (a signed authorization the relayer
- * settles), and v1 (the buyer's own transfer, then its proof). Prices are us-east-1 list prices,
+ * Three agent purchases: x402 v2 with the stock client (a signed authorization the relayer
+ * settles), the same paid by escrow (x402 auth-capture: the operator's authorize, then its
+ * capture once the pack is delivered; issue 53), and v1 (the buyer's own transfer, then its proof).
+ * The chain's gas per sale is printed for the two signed flows (exact: one transfer; escrow:
+ * authorize and capture). Prices are us-east-1 list prices,
  * named in PRICES; the figures are computed from them and the counts, nothing else.
  * anvil mines at once and answers in a millisecond; on Base the relayer's request waits for the
  * next block and every JSON-RPC request for a provider's round trip. A second duration line
@@ -19,7 +22,9 @@
  */
 import { wrapFetchWithPayment, x402Client } from '@x402/fetch';
 import { registerExactEvmScheme } from '@x402/evm/exact/client';
-import { createPublicClient, http, type Address, type Hex } from 'viem';
+import { AuthCaptureEvmScheme } from '@x402/evm/auth-capture/client';
+import { createPublicClient, http, parseEventLogs, type Address, type Hex } from 'viem';
+import { AUTH_CAPTURE_ESCROW_ABI, ensureAuthCaptureEscrow, ensureEscrowOperator, LOCAL_AUTH_CAPTURE_ESCROW } from '../local/escrow';
 import { ensureRelayer, ensureTestTokens, startAnvil, testAccount, TREASURY_ACCOUNT_INDEX } from '../local/anvil';
 import { DEFAULT_MEMORY_MB } from '../lambdas/contract/infra';
 import { startDynamoDbLocal } from '../local/dynamodb-local';
@@ -95,6 +100,8 @@ async function startDynamoCounter(target: string) {
 const anvil = await startAnvil({ port: 0 });
 const tokens = await ensureTestTokens(anvil.rpcUrl);
 const relayer = await ensureRelayer(anvil.rpcUrl);
+await ensureAuthCaptureEscrow(anvil.rpcUrl);
+const operator = await ensureEscrowOperator(anvil.rpcUrl);
 const rpc = await startRpcCounter(anvil.rpcUrl);
 const database = await startDynamoDbLocal({ port: 0 });
 const dynamo = await startDynamoCounter(database.endpoint);
@@ -107,6 +114,7 @@ const market = await startMarket({
   USDBC_ADDRESS: tokens.USDbC,
   TREASURY_ADDRESS: treasury,
   RELAYER_PRIVATE_KEYS: relayer.privateKey,
+  ESCROW_OPERATOR_PRIVATE_KEY: operator.privateKey,
   // Print the embedded-metric lines too: in Lambda they are log bytes like any other.
   POWERTOOLS_METRICS_DISABLED: 'false',
 });
@@ -166,6 +174,8 @@ async function measure(label: string, buy: (i: number, f: typeof fetch) => Promi
 
 const anvilClient = createPublicClient({ transport: http(anvil.rpcUrl) });
 const relayerGas: bigint[] = [];
+/** Per escrowed sale: the authorize's and the capture's gas. */
+const escrowGas: { authorize: bigint; capture: bigint }[] = [];
 let offset = 1000;
 const results: { label: string; u: Usage; waitsForBlock: boolean }[] = [];
 try {
@@ -181,6 +191,32 @@ try {
       // The relayer's transaction (PAYMENT-RESPONSE): the gas it paid, in ETH on Base.
       const settled = JSON.parse(Buffer.from(res.headers.get('payment-response') ?? '', 'base64').toString()) as { transaction: Hex };
       if (i > 0) relayerGas.push((await anvilClient.getTransactionReceipt({ hash: settled.transaction })).gasUsed);
+    })),
+  });
+  offset = 3000;
+  results.push({
+    // The authorize waits for its block, and so does the capture after it.
+    waitsForBlock: true,
+    ...(await measure('x402 auth-capture (stock client, escrow: authorize, deliver, capture)', async (i, f) => {
+      const account = testAccount(offset + i);
+      await chain.setTokenBalance(tokens.USDC, account.address, 10n ** 9n);
+      const client = new x402Client().register('eip155:8453', new AuthCaptureEvmScheme(account));
+      const res = await wrapFetchWithPayment(f, client)(`${market.url}/api/pay?skill=${SKILL}`);
+      if (res.status !== 200) throw new Error(`escrow purchase answered ${res.status}: ${(await res.text()).slice(0, 300)}`);
+      if (i === 0) return;
+      // The operator's authorize (PAYMENT-RESPONSE), then its capture of the same payment.
+      const settled = JSON.parse(Buffer.from(res.headers.get('payment-response') ?? '', 'base64').toString()) as { transaction: Hex };
+      const authorize = await anvilClient.getTransactionReceipt({ hash: settled.transaction });
+      const [authorized] = parseEventLogs({ abi: AUTH_CAPTURE_ESCROW_ABI, logs: authorize.logs, eventName: 'PaymentAuthorized' });
+      const [captured] = await anvilClient.getContractEvents({
+        address: LOCAL_AUTH_CAPTURE_ESCROW,
+        abi: AUTH_CAPTURE_ESCROW_ABI,
+        eventName: 'PaymentCaptured',
+        args: { paymentInfoHash: (authorized!.args as { paymentInfoHash: Hex }).paymentInfoHash },
+        fromBlock: authorize.blockNumber,
+      });
+      const capture = await anvilClient.getTransactionReceipt({ hash: captured!.transactionHash });
+      escrowGas.push({ authorize: authorize.gasUsed, capture: capture.gasUsed });
     })),
   });
   offset = 2000;
@@ -251,7 +287,12 @@ for (const { label, u, waitsForBlock } of results) {
       `${(u.wru / purchases).toFixed(1)} WRU, ${(u.rru / purchases).toFixed(1)} RRU, ${(u.rpc / purchases).toFixed(1)} JSON-RPC requests, ` +
       `${(u.bytesOut / purchases / 1024).toFixed(1)} KiB out, ${(u.logBytes / purchases / 1024).toFixed(1)} KiB of logs`,
   );
-  if (waitsForBlock && relayerGas.length > 0)
+  if (label.includes('auth-capture') && escrowGas.length > 0) {
+    const mean = (xs: bigint[]) => xs.reduce((a, b) => a + b, 0n) / BigInt(xs.length);
+    const authorize = mean(escrowGas.map((g) => g.authorize));
+    const capture = mean(escrowGas.map((g) => g.capture));
+    console.log(`operator gas per escrowed sale: authorize ${authorize} + capture ${capture} = ${authorize + capture} gas`);
+  } else if (waitsForBlock && relayerGas.length > 0)
     console.log(
       `relayer gas per settlement (paid in ETH on Base; ETH × the block's gas price): ${(relayerGas.reduce((a, b) => a + b, 0n) / BigInt(relayerGas.length)).toString()} gas`,
     );
