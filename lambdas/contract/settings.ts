@@ -559,6 +559,8 @@ export function configToEnv(config: MarketConfig): Record<string, string> {
     [SETTINGS.relayerKeys.env]: String(config.relayerKeys),
     [SETTINGS.relayerRevertCooldownSeconds.env]: String(config.relayerRevertCooldownSeconds),
     [SETTINGS.relayerRevertBudgetEth.env]: weiToEth(config.relayerRevertBudgetWei),
+    [SETTINGS.escrowCaptureSeconds.env]: String(config.escrowCaptureSeconds),
+    [SETTINGS.escrowRefundDays.env]: String(config.escrowRefundDays),
   };
   if (config.treasury) env[SETTINGS.treasury.env] = config.treasury;
   if (config.legacyTreasury) env[SETTINGS.legacyTreasury.env] = config.legacyTreasury;
@@ -566,6 +568,7 @@ export function configToEnv(config: MarketConfig): Record<string, string> {
   if (config.assets.USDbC) env[SETTINGS.usdbc.env] = config.assets.USDbC;
   if (config.publicBaseUrl) env[SETTINGS.publicBaseUrl.env] = config.publicBaseUrl;
   if (config.identityRegistry) env[SETTINGS.identityRegistry.env] = config.identityRegistry;
+  if (config.authCapture) env[SETTINGS.authCaptureEscrow.env] = config.authCapture.escrow;
   if (config.ethUsdFeed) env[SETTINGS.ethUsdFeed.env] = config.ethUsdFeed;
   if (config.stripeApiBase) env[SETTINGS.stripeApiBase.env] = config.stripeApiBase;
   env[SETTINGS.explorerUrl.env] = config.explorerUrl ?? '';

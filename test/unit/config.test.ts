@@ -72,6 +72,28 @@ describe('readMarketConfig', () => {
     expect(back.config).toEqual(config);
   });
 
+  it("carries the auth-capture escrow's settings to the Lambdas, not only their defaults (issue 53)", () => {
+    const { config, problems } = readMarketConfig(
+      {
+        treasury: TREASURY,
+        authCaptureEscrow: '0xbdea0d1bcc5966192b070fdf62ab4ef5b4420cff',
+        escrowCaptureSeconds: '600',
+        escrowRefundDays: '7',
+      },
+      { requireTreasury: true },
+    );
+    expect(problems).toEqual([]);
+    const env = configToEnv(config);
+    expect(env).toMatchObject({
+      AUTH_CAPTURE_ESCROW_ADDRESS: '0xBdEA0D1bcC5966192B070Fdf62aB4EF5b4420cff',
+      ESCROW_CAPTURE_SECONDS: '600',
+      ESCROW_REFUND_DAYS: '7',
+    });
+    const back = readConfigFromEnv(env);
+    expect(back.problems).toEqual([]);
+    expect(back.config).toEqual(config);
+  });
+
   it('defaults to Base mainnet in production, with the spec values', () => {
     const { config } = readMarketConfig({}, { requireTreasury: false });
     expect(config.stage).toBe('production');
