@@ -24,6 +24,7 @@ import { buildSite } from '../catalog/build';
 import { LAMBDA_ESBUILD_OPTIONS } from '../lib/constructs/lambda-bundle';
 import { bytesLoadedAtImport, bytesOf, PROBES, SMOKE_ORIGIN_SECRET, stageFunctions } from '../test/support/lambda-bundles';
 import { startSecretsManagerStandIn } from '../test/support/secrets-manager-stand-in';
+import { startKmsStandIn } from '../test/support/kms-stand-in';
 
 const pairs = Number(process.argv[2] ?? '5');
 const root = fileURLToPath(new URL('..', import.meta.url));
@@ -32,7 +33,9 @@ const work = mkdtempSync(join(tmpdir(), 'skill-market-cold-'));
 await buildSite();
 // The API functions read the origin secret on their first request: from a loopback stand-in, as the smoke test does.
 const secretsManager = await startSecretsManagerStandIn({ AWSCURRENT: SMOKE_ORIGIN_SECRET });
-const { functions, dispose } = stageFunctions(secretsManager.base);
+// The settling functions read the escrow operator's public key at cold start: from a KMS stand-in, likewise.
+const kms = await startKmsStandIn();
+const { functions, dispose } = stageFunctions(secretsManager.base, kms.base);
 
 // The floor: Powertools logger with its middy middleware, and middy, built as the functions are.
 const floorDir = join(work, 'floor');
@@ -130,6 +133,7 @@ for (const f of functions) {
 }
 dispose();
 await secretsManager.close();
+await kms.close();
 rmSync(work, { recursive: true, force: true });
 console.log(
   `\n| function | JS parsed at import, of the asset | import vs floor | import + first answer vs floor |\n|---|---|---|---|\n${rows.join('\n')}\n\nmedians of ${pairs} interleaved pairs; the floor's first answer is its handler's {statusCode: 200}`,

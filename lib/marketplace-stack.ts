@@ -77,7 +77,12 @@ export class MarketplaceStack extends Stack {
       reorgWindowSeconds: config.reorgWindowSeconds,
     });
     const licenseKeyRotation = addLicenseKeyRotation(this, { ...domains, licenseSecret: secrets.licenseSecret });
-    const scheduled = addScheduledTasks(this, { ...domains, provision, relayerKeys: secrets.relayerKeys });
+    const scheduled = addScheduledTasks(this, {
+      ...domains,
+      provision,
+      relayerKeys: secrets.relayerKeys,
+      escrowOperatorKey: secrets.escrowOperatorKey,
+    });
     const synthetic = addSyntheticPurchase(this, { ...domains, provision, scheduled: syntheticPurchaseScheduled(this, config.stage) });
     if (!synthetic) throw new Error('No domain manifest declares the synthetic purchase (lambdas/payments/infra.ts)');
     const folds = addStreamFolds(this, { ...domains, provision, tables });

@@ -71,8 +71,18 @@ export interface DomainInfra {
    * kms:Sign and kms:GetPublicKey on it only.
    */
   signsWithServiceKey?: boolean;
-  /** Settles x402 v2 authorizations: signs the relayer's transactions with its KMS key (kms:Sign and kms:GetPublicKey only). */
+  /**
+   * Settles x402 v2 authorizations: signs the relayer's transactions with its KMS keys, and the
+   * escrow operator's (x402 `auth-capture`: authorize, capture, void, refund) with its own
+   * (kms:Sign and kms:GetPublicKey only, on those keys).
+   */
   relaysPayments?: boolean;
+  /**
+   * Reads the escrow operator's address (its KMS key's public key) without ever signing with it:
+   * the `captureAuthorizer` of the `auth-capture` offers it publishes. Gets the key's id and
+   * kms:GetPublicKey on it only.
+   */
+  readsEscrowOperatorAddress?: boolean;
   /** The Lambda entry (under the domain's folder) that the confirmation state machine invokes, if the domain owns it. */
   confirmationTask?: string;
   /**
@@ -85,7 +95,10 @@ export interface DomainInfra {
   scheduledTask?: {
     entry: string;
     schedules: readonly ScheduledRun[];
-    /** It reads the relayer's address (the KMS key's public key), never signs with it. */
+    /**
+     * It reads the relayer's addresses (the pool's KMS keys' public keys) and the escrow
+     * operator's, never signs with any: the watch reports the ETH each holds for gas.
+     */
     readsRelayerAddress?: boolean;
   };
   /**

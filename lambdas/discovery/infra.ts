@@ -7,7 +7,8 @@ import type { DomainInfra } from '../contract/infra';
  * Discovery answers whatever the edge sends that no route claims, and owns the rotation of the
  * origin secret the edge adds (origin-secret-rotation-handler.ts), which Secrets Manager runs.
  * The provenance route signs each version's statements once with the service key and keeps them
- * in the provenance table (its only write).
+ * in the provenance table (its only write). It reads the escrow operator's address, which x402
+ * discovery names, and may not sign with that key.
  */
 export const infra: DomainInfra = {
   tables: [
@@ -16,5 +17,8 @@ export const infra: DomainInfra = {
     { table: PROVENANCE_TABLE.logicalName, access: 'readWrite' },
   ],
   signsWithServiceKey: true,
+  // /.well-known/x402 lists the same offers as the 402, whose auth-capture entry names the escrow
+  // operator (`captureAuthorizer`): its address only, never a signature.
+  readsEscrowOperatorAddress: true,
   originSecretRotation: { entry: 'origin-secret-rotation-handler.ts', everyDays: ORIGIN_SECRET_ROTATION_DAYS },
 };

@@ -56,6 +56,12 @@ export function provisioner(props: {
     if (infra.stripeKeys && secrets.stripeSecret) readsSecret(fn, secrets.stripeSecret, INFRA_ENV.stripeSecretArn);
     if (infra.signsWithServiceKey && secrets.serviceKey) signsWith(fn, secrets.serviceKey, INFRA_ENV.serviceKeyKmsKeyId);
     if (infra.relaysPayments && secrets.relayerKeys.length > 0) signsWithPool(fn, secrets.relayerKeys, INFRA_ENV.relayerKmsKeyIds);
+    // The escrow operator: whoever settles signs with it too (auth-capture's authorize, then the
+    // capture or void, and a refund); whoever only names it in an offer reads its public key.
+    if (secrets.escrowOperatorKey) {
+      if (infra.relaysPayments) signsWith(fn, secrets.escrowOperatorKey, INFRA_ENV.escrowOperatorKmsKeyId);
+      else if (infra.readsEscrowOperatorAddress) readsPublicKey(fn, secrets.escrowOperatorKey, INFRA_ENV.escrowOperatorKmsKeyId);
+    }
     if (infra.packVersions === 'read' && props.versionsBucket) readsPackVersions(fn, props.versionsBucket);
   };
 }
@@ -70,6 +76,11 @@ function signsWithPool(fn: DomainFunction, keys: readonly Key[], envName: string
 export function readsPoolPublicKeys(fn: DomainFunction, keys: readonly Key[], envName: string): void {
   fn.fn.addEnvironment(envName, keys.map((k) => k.keyArn).join(','));
   fn.fn.addToRolePolicy(new PolicyStatement({ actions: ['kms:GetPublicKey'], resources: keys.map((k) => k.keyArn) }));
+}
+
+/** A function that reads the public key of `key` only (an address, never a signature): its id in `envName`, and kms:GetPublicKey on it. */
+export function readsPublicKey(fn: DomainFunction, key: Key, envName: string): void {
+  readsPoolPublicKeys(fn, [key], envName);
 }
 
 /** A function that reads `secret`: its ARN in `envName`, and read access to it only. */

@@ -6,7 +6,7 @@ import { LambdaInvoke } from 'aws-cdk-lib/aws-scheduler-targets';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import type { Manifest } from '../domain-infra';
 import { DomainFunction, domainPartId } from './domain-function';
-import { readsPoolPublicKeys, readsSecret, type Provision } from './grants';
+import { readsPoolPublicKeys, readsPublicKey, readsSecret, type Provision } from './grants';
 import type { Key } from 'aws-cdk-lib/aws-kms';
 import type { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import { INFRA_ENV, SYNTHETIC_FUNDER_KEY_FIELD } from '../../lambdas/contract/env';
@@ -25,6 +25,8 @@ export function addScheduledTasks(
     provision: Provision;
     /** The relayer pool's KMS keys, for a task that reads their addresses (payments' balance watch). */
     relayerKeys?: readonly Key[] | undefined;
+    /** The escrow operator's KMS key, whose address that task reads too (the watch reports its ETH beside the pool's). */
+    escrowOperatorKey?: Key | undefined;
   },
 ): { tasks: DomainFunction[]; failedRuns: IQueue[] } {
   const tasks: DomainFunction[] = [];
@@ -47,6 +49,9 @@ export function addScheduledTasks(
     // Watching the relayer needs its address, which is the key's public key: no signature.
     if (infra.scheduledTask.readsRelayerAddress && props.relayerKeys && props.relayerKeys.length > 0)
       readsPoolPublicKeys(task, props.relayerKeys, INFRA_ENV.relayerKmsKeyIds);
+    // The escrow operator pays its own gas: the watch reads its address as it reads the pool's.
+    if (infra.scheduledTask.readsRelayerAddress && props.escrowOperatorKey)
+      readsPublicKey(task, props.escrowOperatorKey, INFRA_ENV.escrowOperatorKmsKeyId);
     const schedulerRole = new Role(stack, domainPartId(domain, 'SchedulerRole'), {
       assumedBy: new ServicePrincipal('scheduler.amazonaws.com'),
       description: `EventBridge Scheduler: invokes the ${domain} scheduled task only`,

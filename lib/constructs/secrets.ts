@@ -19,12 +19,14 @@ export interface StackSecrets {
   readonly serviceKey: Key | undefined;
   /** The x402 relayer's key pool (KMS, secp256k1), `relayerKeys` of them; none when no domain relays. */
   readonly relayerKeys: readonly Key[];
+  /** The x402 `auth-capture` escrow operator (KMS, secp256k1); none when no domain relays. */
+  readonly escrowOperatorKey: Key | undefined;
 }
 
 /**
  * Every secret and KMS key, in the stack's own scope: the license secret, the operator's secrets
  * and the keys are retained (a new one would void every license issued, lose what the operator
- * wrote, or change the relayer's address), so their logical ids are their construct ids.
+ * wrote, or change the relayer's or the escrow operator's address), so their logical ids are their construct ids.
  */
 export function createSecrets(stack: Stack, needs: (need: SharedNeed) => boolean, relayerKeyCount = 1): StackSecrets {
   // Signs license tokens; retained, because deleting it would void every license already issued.
@@ -95,7 +97,21 @@ export function createSecrets(stack: Stack, needs: (need: SharedNeed) => boolean
       )
     : [];
 
-  return { licenseSecret, originSecret, stripeSecret, rpcSecret, serviceKey, relayerKeys };
+  // The escrow operator of x402 `auth-capture` (issue 53): every escrowed payment names its address
+  // (`captureAuthorizer`), and the escrow lets no other account authorize, capture, void or refund
+  // it. One key, outside the relayer pool: a new key would strand every payment authorized for the
+  // old address (never captured, the buyer reclaims after its capture deadline). Fund it with ETH
+  // for its gas like a pool key (docs/OPERATIONS.md, "The escrow operator key").
+  const escrowOperatorKey = needs('relaysPayments')
+    ? signingKey(
+        stack,
+        'EscrowOperatorKey',
+        KeySpec.ECC_SECG_P256K1,
+        'secp256k1 key of the skill-market x402 auth-capture escrow operator (authorizes, captures, voids and refunds escrowed payments on Base)',
+      )
+    : undefined;
+
+  return { licenseSecret, originSecret, stripeSecret, rpcSecret, serviceKey, relayerKeys, escrowOperatorKey };
 }
 
 /**

@@ -5,13 +5,24 @@
  * resolvable as the nodejs22.x runtime provides it and nothing else, and calls the handler
  * with one event of one of its routes. The answer must be that route's normal status. API
  * functions read the origin secret from a loopback Secrets Manager stand-in; a direct call
- * (no origin secret) must be refused without reading it.
+ * (no origin secret) must be refused without reading it. The functions that settle read the
+ * escrow operator's public key from a loopback KMS stand-in, and nothing signs.
  */
 import { execFile } from 'node:child_process';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ACCEPTED_ORIGIN_SECRET_STAGES } from '../../lambdas/contract/edge-identity';
-import { apiEvent, checksOrigin, PROBES, SMOKE_ORIGIN_SECRET, stageFunctions, type StagedFunction } from '../support/lambda-bundles';
+import { INFRA_ENV } from '../../lambdas/contract/env';
+import { startKmsStandIn, type KmsStandIn } from '../support/kms-stand-in';
+import {
+  apiEvent,
+  checksOrigin,
+  PROBES,
+  SMOKE_ORIGIN_SECRET,
+  stageFunctions,
+  usesKms,
+  type StagedFunction,
+} from '../support/lambda-bundles';
 import { startSecretsManagerStandIn, type SecretsManagerStandIn } from '../support/secrets-manager-stand-in';
 
 // The context Lambda passes: the time left counts down from the function's configured timeout.
@@ -28,16 +39,20 @@ process.exit(0);
 let functions: StagedFunction[];
 let dispose: (() => void) | undefined;
 let secretsManager: SecretsManagerStandIn | undefined;
+let kms: KmsStandIn | undefined;
 
 beforeAll(async () => {
   // Right after a rotation: the previous value is still accepted, and the current one is what the probes send.
   secretsManager = await startSecretsManagerStandIn({ AWSCURRENT: SMOKE_ORIGIN_SECRET, AWSPREVIOUS: 'the-secret-before-it' });
-  ({ functions, dispose } = stageFunctions(secretsManager.base));
+  // The functions that settle read the escrow operator's address (its public key) at cold start.
+  kms = await startKmsStandIn();
+  ({ functions, dispose } = stageFunctions(secretsManager.base, kms.base));
 }, 240_000);
 
 afterAll(async () => {
   dispose?.();
   await secretsManager?.close();
+  await kms?.close();
 });
 
 function runBundle(fn: StagedFunction, event: unknown): Promise<{ result: unknown; stderr: string }> {
@@ -80,6 +95,14 @@ describe('every synthesized Lambda bundle', () => {
       expect(secretsManager!.calls(`/${fn.id}`), fn.id).toBe(
         ACCEPTED_ORIGIN_SECRET_STAGES.length + (PROBES[fn.description]!.rpcSecretReads ?? 0),
       );
+    // KMS is asked for public keys only, by functions given a key, and never for a signature; the
+    // escrow operator's address is read by a settling function's probe (its 402, readiness).
+    expect(kms!.calls('Sign')).toBe(0);
+    expect(kms!.calls('GetPublicKey')).toBeGreaterThan(0);
+    for (const fn of functions.filter((f) => !usesKms(f))) expect(kms!.calls('GetPublicKey', `/${fn.id}`), fn.id).toBe(0);
+    const access = functions.find((f) => f.description === 'skill-market access routes')!;
+    expect(access.env[INFRA_ENV.escrowOperatorKmsKeyId]).toBeDefined();
+    expect(kms!.calls('GetPublicKey', `/${access.id}`)).toBe(1);
   }, 180_000);
 
   it('refuses a direct call to the API (no origin secret) with 403 ORIGIN_REQUIRED, reading no secret for it', async () => {

@@ -19,6 +19,7 @@ import { carriesKey, DeployConfigError, MONTHLY_BUDGET_DEFAULT_USD, readOperator
 import { BACKUP_RETENTION } from '../../lib/constructs/backups';
 import { OPERATOR_SETTINGS } from '../../lambdas/contract/operator';
 import { SETTINGS } from '../../lambdas/contract/settings';
+import { AUTH_CAPTURE_DEPLOYMENTS } from '../../lambdas/contract/networks';
 import { renderOperatorPages } from '../../catalog/storefront/operator-pages';
 import { MarketplaceStack } from '../../lib/marketplace-stack';
 import { addMarketplace } from '../../lib/marketplace-app';
@@ -184,6 +185,7 @@ describe('MarketplaceStack', () => {
       RelayerKey299449076: 'AWS::KMS::Key Retain',
       RelayerKey3837F5AD8: 'AWS::KMS::Key Retain',
       RelayerKey48E02DED4: 'AWS::KMS::Key Retain',
+      EscrowOperatorKeyCCF3F2BA: 'AWS::KMS::Key Retain',
       AccessLogs8B620ECA: 'AWS::S3::Bucket Retain',
       FinanceBucketACF20168: 'AWS::S3::Bucket Retain',
       SiteBucket397A1860: 'AWS::S3::Bucket Delete',
@@ -805,7 +807,8 @@ describe('agents', () => {
 describe('x402 relayer', () => {
   it('is a pool of relayerKeys retained secp256k1 KMS keys that only the functions settling authorizations may sign with, and no private key anywhere', () => {
     const keys = template.findResources('AWS::KMS::Key', { Properties: { KeySpec: 'ECC_SECG_P256K1' } }) as Record<string, any>;
-    const entries = Object.entries(keys) as [string, any][];
+    // The pool's; the escrow operator's key is secp256k1 too, and outside the pool (below).
+    const entries = (Object.entries(keys) as [string, any][]).filter(([id]) => id.startsWith('RelayerKey'));
     // relayerKeys' default; the first key keeps the id (and address) it had before the pool.
     expect(entries).toHaveLength(Number(SETTINGS.relayerKeys.cloudDefault));
     expect(entries.map(([id]) => id)).toContain('RelayerKey4F9E34D9');
@@ -843,6 +846,74 @@ describe('x402 relayer', () => {
       'kms:GetPublicKey',
       ...relaying.slice(1).map(() => 'kms:GetPublicKey kms:Sign'),
     ]);
+  });
+
+  it('has an escrow operator (x402 auth-capture, issue 53): one retained secp256k1 KMS key, outside the pool, that the settling functions sign with and the others that name it only read', () => {
+    const keys = Object.entries(template.findResources('AWS::KMS::Key', { Properties: { KeySpec: 'ECC_SECG_P256K1' } })) as [string, any][];
+    const operators = keys.filter(([id]) => id.startsWith('EscrowOperatorKey'));
+    expect(operators).toHaveLength(1);
+    const [keyId, key] = operators[0]!;
+    expect(key.Properties.KeyUsage).toBe('SIGN_VERIFY');
+    expect(key.DeletionPolicy).toBe('Retain');
+    const functions = Object.values(template.findResources('AWS::Lambda::Function')) as any[];
+    const named = functions.filter((f) => f.Properties.Environment?.Variables?.[INFRA_ENV.escrowOperatorKmsKeyId] !== undefined);
+    for (const f of named)
+      expect(f.Properties.Environment.Variables[INFRA_ENV.escrowOperatorKmsKeyId]).toEqual({ 'Fn::GetAtt': [keyId, 'Arn'] });
+    for (const f of functions) expect(f.Properties.Environment?.Variables?.[INFRA_ENV.escrowOperatorPrivateKey]).toBeUndefined();
+    // Who settles signs with it (authorize, capture, void, refund; the confirmation task retries a
+    // capture); the watch reads its ETH and discovery names it in /.well-known/x402: public key only.
+    const signs = [
+      'skill-market access routes',
+      'skill-market agents routes',
+      'skill-market payments confirm-handler',
+      'skill-market payments routes',
+    ];
+    const reads = ['skill-market discovery routes', 'skill-market payments watch-handler'];
+    expect(named.map((f) => f.Properties.Description).sort()).toEqual([...signs, ...reads].sort());
+    const policies = Object.values(template.findResources('AWS::IAM::Policy')) as any[];
+    const onKey = (p: any) => (p.Properties.PolicyDocument.Statement as any[]).filter((st) => JSON.stringify(st.Resource).includes(keyId));
+    for (const f of named) {
+      const role = f.Properties.Role['Fn::GetAtt'][0] as string;
+      const statements = policies.filter((p) => JSON.stringify(p.Properties.Roles).includes(role)).flatMap(onKey);
+      expect(statements, f.Properties.Description).toHaveLength(1);
+      // That key alone: never a statement that also names a pool key.
+      expect(statements[0].Resource, f.Properties.Description).toEqual({ 'Fn::GetAtt': [keyId, 'Arn'] });
+      expect([statements[0].Action].flat().sort(), f.Properties.Description).toEqual(
+        signs.includes(f.Properties.Description) ? ['kms:GetPublicKey', 'kms:Sign'] : ['kms:GetPublicKey'],
+      );
+    }
+    // No other role has any right on it.
+    expect(policies.flatMap(onKey)).toHaveLength(named.length);
+  });
+
+  it("passes the escrow's settings to the functions: the default v1.0 escrow, or what context says", () => {
+    const escrowEnv = (t: Template) =>
+      (Object.values(t.findResources('AWS::Lambda::Function')) as any[])
+        .filter((f) => /^skill-market (access|agents|payments|discovery) /.test(f.Properties.Description ?? ''))
+        .map((f) => {
+          const v = f.Properties.Environment.Variables;
+          return [v[SETTINGS.authCaptureEscrow.env], v[SETTINGS.escrowCaptureSeconds.env], v[SETTINGS.escrowRefundDays.env]];
+        });
+    const defaults = escrowEnv(template);
+    expect(defaults.length).toBeGreaterThanOrEqual(6);
+    for (const v of defaults)
+      expect(v).toEqual([
+        AUTH_CAPTURE_DEPLOYMENTS[0].escrow,
+        SETTINGS.escrowCaptureSeconds.cloudDefault,
+        SETTINGS.escrowRefundDays.cloudDefault,
+      ]);
+    const set = synthTemplate({ treasury: TREASURY, escrowCaptureSeconds: '600', escrowRefundDays: '7' });
+    for (const v of escrowEnv(set)) expect(v).toEqual([AUTH_CAPTURE_DEPLOYMENTS[0].escrow, '600', '7']);
+  });
+
+  it('refuses an escrow that is no known auth-capture deployment at synth, naming authCaptureEscrow', () => {
+    const attempt = () => synthTemplate({ treasury: TREASURY, authCaptureEscrow: '0x000000000000000000000000000000000000dEaD' });
+    expect(attempt).toThrow(DeployConfigError);
+    expect(attempt).toThrow(
+      /authCaptureEscrow \(AUTH_CAPTURE_ESCROW_ADDRESS\) is 0x000000000000000000000000000000000000dEaD, which is no deployment/,
+    );
+    expect(() => synthTemplate({ treasury: TREASURY, escrowCaptureSeconds: '60' })).toThrow(/escrowCaptureSeconds/);
+    expect(() => synthTemplate({ treasury: TREASURY, escrowRefundDays: 'a month' })).toThrow(/escrowRefundDays/);
   });
 
   it('has a lease table of its own, which the functions that relay read and write', () => {

@@ -5,7 +5,8 @@
  * node_modules holds only the AWS SDK (what the runtime provides), its environment is only what
  * the stack gives it plus what the runtime sets, and each function has one probe: an event of
  * one of its routes that needs no AWS call but the origin secret's (answered by a loopback
- * Secrets Manager stand-in, test/support/secrets-manager-stand-in.ts), with the answer it must give.
+ * Secrets Manager stand-in, test/support/secrets-manager-stand-in.ts) and the escrow operator's
+ * public key (a KMS stand-in, test/support/kms-stand-in.ts), with the answer it must give.
  */
 import { cpSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -67,6 +68,28 @@ function fields(expected: Record<string, (v: unknown) => boolean>): ProbeCheck {
   };
 }
 
+/** Every check passes: the first complaint, if any. */
+function all(...checks: ProbeCheck[]): ProbeCheck {
+  return (r) => checks.map((check) => check(r)).find((wrong) => wrong !== undefined);
+}
+
+/**
+ * The x402 v2 challenge (`PAYMENT-REQUIRED`, base64 JSON) offers x402 `auth-capture` beside
+ * `exact`, naming the escrow operator as its `captureAuthorizer`: the bundle read the operator's
+ * address from its KMS key at cold start (issue 53).
+ */
+const offersEscrow: ProbeCheck = (r) => {
+  const header = (r as { headers?: Record<string, string> } | undefined)?.headers?.['payment-required'];
+  if (!header) return 'no PAYMENT-REQUIRED header';
+  const accepts = (JSON.parse(Buffer.from(header, 'base64').toString('utf8')) as { accepts?: unknown[] }).accepts ?? [];
+  const escrow = accepts.find((a) => (a as { scheme?: string }).scheme === 'auth-capture') as
+    { extra?: { captureAuthorizer?: string } } | undefined;
+  if (!escrow) return `no auth-capture entry among ${JSON.stringify(accepts.map((a) => (a as { scheme?: string }).scheme))}`;
+  return /^0x[0-9a-fA-F]{40}$/.test(escrow.extra?.captureAuthorizer ?? '')
+    ? undefined
+    : `auth-capture names no operator: ${JSON.stringify(escrow.extra)}`;
+};
+
 /**
  * An API Gateway HTTP API (payload 2.0) event for one route, as CloudFront forwards it: with the
  * origin secret and the viewer's address (`throughEdge`), or as a direct call to the execute-api
@@ -106,7 +129,8 @@ export const PROBES: Record<string, { event: unknown; check: ProbeCheck; rpcSecr
   'skill-market ledger routes': { event: apiEvent('GET', '/api/proof', 'limit=0'), check: status(400) },
   'skill-market agents routes': { event: apiEvent('GET', '/api/mcp'), check: status(200) },
   // A buyer's first request: the 402 challenge, from the catalog and price source in the bundle; no table or chain is asked.
-  'skill-market access routes': { event: apiEvent('GET', '/api/pay', `skill=${CANARY}`), check: status(402) },
+  // It offers the escrow too, whose operator's address came from KMS (the stand-in) at cold start.
+  'skill-market access routes': { event: apiEvent('GET', '/api/pay', `skill=${CANARY}`), check: all(status(402), offersEscrow) },
   // Validation comes before Stripe and the tables: a request for a pack not sold by card is refused without any I/O.
   'skill-market checkout routes': {
     event: apiEvent('POST', '/api/acp/checkout_sessions', '', JSON.stringify({ line_items: [{ id: CANARY, quantity: 1 }] })),
@@ -203,12 +227,18 @@ export function bytesLoadedAtImport(taskDir: string): number {
   return [...seen].reduce((sum, f) => sum + statSync(f).size, 0);
 }
 
+/** Whether a function is given a KMS key (the escrow operator's, the relayer pool's, the service key), whose public key it may read. */
+export const usesKms = (fn: Pick<StagedFunction, 'env'>): boolean =>
+  [INFRA_ENV.escrowOperatorKmsKeyId, INFRA_ENV.relayerKmsKeyIds, INFRA_ENV.serviceKeyKmsKeyId].some((name) => fn.env[name] !== undefined);
+
 /**
  * Synthesizes the stack and stages every function of ours; `dispose` removes it all. With
  * `secretsManager` (a stand-in's base URL), the functions that read the origin secret reach it
- * there, each at its own path `/<logical id>`, so their calls can be counted apart.
+ * there, each at its own path `/<logical id>`, so their calls can be counted apart; with `kms`
+ * (test/support/kms-stand-in.ts), the functions given a KMS key reach KMS there likewise: those
+ * that settle read the escrow operator's address at cold start, as in Lambda.
  */
-export function stageFunctions(secretsManager?: string): { functions: StagedFunction[]; dispose: () => void } {
+export function stageFunctions(secretsManager?: string, kms?: string): { functions: StagedFunction[]; dispose: () => void } {
   const outdir = mkdtempSync(join(tmpdir(), 'skill-market-synth-'));
   const runtimeDir = mkdtempSync(join(tmpdir(), 'skill-market-runtime-'));
   const dispose = (): void => {
@@ -252,6 +282,7 @@ export function stageFunctions(secretsManager?: string): { functions: StagedFunc
           env[name] = resolveEnv(name, value).replace(/^\/var\/task(?=\/|$)/, taskDir);
         }
         if (secretsManager && env[INFRA_ENV.originSecretArn]) env['AWS_ENDPOINT_URL_SECRETS_MANAGER'] = `${secretsManager}/${id}`;
+        if (kms && usesKms({ env })) env['AWS_ENDPOINT_URL_KMS'] = `${kms}/${id}`;
         env['POWERTOOLS_LOG_LEVEL'] = 'SILENT';
         return {
           id,
