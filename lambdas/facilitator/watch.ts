@@ -3,6 +3,8 @@
  * - `relayer_balance` reads the x402 relayer's ETH balance and publishes it as `RelayerBalanceGwei`,
  *   which the `RelayerBalanceLow` alarm watches. /api/ready says the same when someone asks; this
  *   tells the operator when nobody does (a drained relayer refuses every signed authorization).
+ *   The escrow operator's key (x402 `auth-capture`) is read and published the same way, marked
+ *   `escrow_operator`: it pays its own gas, and short of the minimum it authorizes nothing new.
  * - `stuck_settlements` counts the x402 settlements still in flight STUCK_SETTLEMENT_AFTER_MINUTES
  *   after their claim (within the last STUCK_SETTLEMENT_WINDOW_HOURS) and publishes the count as
  *   `StuckSettlements`, which the `StuckSettlements` alarm watches; it logs their keys.
@@ -26,7 +28,7 @@ export type WatchReport =
   | { task: 'relayer_balance'; relayer: null; reason: string }
   | {
       task: 'relayer_balance';
-      keys: { relayer: string; balance_wei: string; balance_eth: string; short: boolean }[];
+      keys: { relayer: string; balance_wei: string; balance_eth: string; short: boolean; escrow_operator?: true }[];
       minimum_wei: string;
       short: boolean;
     }
@@ -41,7 +43,12 @@ const WEI_PER_GWEI = 10n ** 9n;
 
 /** What the watch reads, built by the facilitator's wiring (loaded by the face on the first run, with the adapters). */
 export interface WatchPorts {
-  relayerWatch(): Promise<{ relayer: Pick<Relayer, 'balances'> | undefined; minimumWei: string }>;
+  relayerWatch(): Promise<{
+    relayer: Pick<Relayer, 'balances'> | undefined;
+    /** The escrow operator's key, when `auth-capture` is offered: watched beside the pool. */
+    escrowOperator?: Pick<Relayer, 'balances'> | undefined;
+    minimumWei: string;
+  }>;
   inFlight(): InFlightSettlements;
 }
 
@@ -64,7 +71,9 @@ export async function watch(
     return { task, relayer: null, reason };
   }
   const minimum = BigInt(watch.minimumWei);
-  const balances = await watch.relayer.balances();
+  const [pool, operator] = await Promise.all([watch.relayer.balances(), watch.escrowOperator?.balances() ?? []]);
+  const operators = new Set(operator.map((k) => k.address));
+  const balances = [...pool, ...operator];
   // A key whose balance cannot be read fails the run before anything is published: no reading,
   // which RelayerBalanceLow treats as a low balance.
   const unread = balances.flatMap((k) => ('error' in k ? [`${k.address} (${k.error})`] : []));
@@ -73,18 +82,21 @@ export async function watch(
   const report = {
     task: 'relayer_balance' as const,
     // Each key of the pool: a short one leaves the pool (it settles nothing new) until it is topped up.
+    // The escrow operator's likewise: short, it authorizes no escrowed payment (its pool is itself).
     keys: keys.map((k) => ({
       relayer: k.address,
       balance_wei: k.balanceWei.toString(),
       balance_eth: formatDecimal(k.balanceWei, 18),
       short: k.balanceWei < minimum,
+      ...(operators.has(k.address) ? { escrow_operator: true as const } : {}),
     })),
     minimum_wei: minimum.toString(),
     short: keys.some((k) => k.balanceWei < minimum),
   };
   // Gwei as a number: exact below 2^53 gwei (9 million ETH), and CloudWatch's alarm compares numbers.
   // Each key under its own dimension (`key`, the dashboard) and under the service alone, where
-  // RelayerBalanceLow's Minimum is the lowest key: one alarm covers every key, whatever the pool's size.
+  // RelayerBalanceLow's Minimum is the lowest key: one alarm covers every key, whatever the pool's
+  // size, and the escrow operator's.
   for (const k of keys) levelMetric(METRICS.relayerBalanceGwei, Number(k.balanceWei / WEI_PER_GWEI), { key: k.address });
   if (report.short)
     logger.error('a relayer key is short of ETH for gas: top it up (docs/OPERATIONS.md)', {

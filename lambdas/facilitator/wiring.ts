@@ -125,15 +125,19 @@ async function escrowFromEnv(
   };
 }
 
-/** What the scheduled watch reads: the relayer's pool (none when not configured) and the balance each key must keep. */
-export async function relayerWatchFromEnv(
-  env: NodeJS.ProcessEnv = process.env,
-): Promise<{ relayer: Pick<X402Settlement['relayer'], 'balances'> | undefined; minimumWei: string }> {
+/**
+ * What the scheduled watch reads: the relayer's pool (none when not configured), the escrow
+ * operator's key (none without one: it pays the gas of authorize, capture, void and refund, and
+ * keeps the same minimum), and the balance each key must keep.
+ */
+export async function relayerWatchFromEnv(env: NodeJS.ProcessEnv = process.env): Promise<{
+  relayer: Pick<X402Settlement['relayer'], 'balances'> | undefined;
+  escrowOperator: Pick<X402Settlement['relayer'], 'balances'> | undefined;
+  minimumWei: string;
+}> {
   const { config } = readConfigFromEnv(env);
-  return {
-    relayer: (await facilitatorFromEnv(env, rpcUrlsFromEnv(env, config.rpcUrls), config))?.relayer,
-    minimumWei: config.relayerMinBalanceWei,
-  };
+  const x402 = await facilitatorFromEnv(env, rpcUrlsFromEnv(env, config.rpcUrls), config);
+  return { relayer: x402?.relayer, escrowOperator: x402?.escrow?.relayer, minimumWei: config.relayerMinBalanceWei };
 }
 
 /** What the watch's `stuck_settlements` task reads: the settlements in flight, from their table's sparse index. */

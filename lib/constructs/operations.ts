@@ -257,7 +257,7 @@ export class Operations extends Construct {
       // minutes by the watch; a run that could not read it publishes nothing, which alarms too.
       if (props.relayer.watchedBy)
         new Alarm(this, 'RelayerBalanceLow', {
-          alarmDescription: `A key of the x402 relayer pool holds less ETH than relayerMinBalanceEth (or a balance could not be read for ${RELAYER_BALANCE_SILENCE.toMinutes()} minutes): that key has left the pool; top it up (the payments watch's log names it) before every key is short and signed authorizations are refused (docs/OPERATIONS.md, "The relayer key pool").`,
+          alarmDescription: `A key of the x402 relayer pool, or the escrow operator's key, holds less ETH than relayerMinBalanceEth (or a balance could not be read for ${RELAYER_BALANCE_SILENCE.toMinutes()} minutes): a pool key has left the pool, a short operator authorizes no escrowed payment; top it up (the payments watch's log names it, the operator's marked escrow_operator) before every key is short and signed authorizations are refused (docs/OPERATIONS.md, "The relayer key pool", "The escrow operator key").`,
           metric: new Metric({
             namespace: METRIC_NAMESPACE,
             metricName: METRICS.relayerBalanceGwei,
@@ -298,7 +298,7 @@ export class Operations extends Construct {
       const ids = signers.map((_, i) => `s${i}`);
       new Alarm(this, 'SignerFailures', {
         alarmDescription:
-          'A KMS signature failed (a key of the relayer pool or the service key): signed authorizations, receipts or the agent card could not be signed (docs/OPERATIONS.md).',
+          'A KMS signature failed (a key of the relayer pool, the escrow operator key or the service key): signed authorizations, escrow captures, receipts or the agent card could not be signed (docs/OPERATIONS.md).',
         metric: acrossDomains({
           domains: signers,
           ids,

@@ -956,6 +956,8 @@ describe('x402 relayer', () => {
     expect(low.Properties.AlarmActions).toHaveLength(1);
     // One alarm for every key: the watch publishes each key's balance under the service too, whose Minimum is the lowest key.
     expect(low.Properties.AlarmDescription).toMatch(/A key of the x402 relayer pool/);
+    // The escrow operator's balance is published by the same watch, under the same service: this alarm covers it too.
+    expect(low.Properties.AlarmDescription).toMatch(/the escrow operator's key/);
   });
 
   it('counts the settlements stuck in flight every 5 minutes from a sparse, sharded index, and alarms on one', () => {

@@ -2,7 +2,8 @@
  * Payments' scheduled watch of the x402 relayer (watch-handler.ts, every 5 minutes in AWS): it
  * reads the relayer's ETH balance on the chain and says whether it is short of the minimum the
  * RelayerBalanceLow alarm is set at; a balance it cannot read fails the run (so the alarm, which
- * treats no reading as a low balance, fires). Run on the local chain with a relayer of its own.
+ * treats no reading as a low balance, fires). Run on the local chain with a relayer of its own, and
+ * an escrow operator of its own when a test gives one (its gas is watched the same way).
  * Its second task counts the x402 settlements stuck in flight, from the local stack's table.
  */
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
@@ -30,7 +31,19 @@ async function relayerWith(...wei: bigint[]): Promise<string[]> {
   process.env[SETTINGS.rpcUrls.env] = rpcUrl;
   process.env[INFRA_ENV.relayerPrivateKeys] = keys.join(',');
   process.env[SETTINGS.relayerMinBalanceEth.env] = '0.002';
+  // No escrow operator unless a test gives one.
+  delete process.env[INFRA_ENV.escrowOperatorPrivateKey];
+  delete process.env[INFRA_ENV.escrowOperatorKmsKeyId];
   return addresses;
+}
+
+/** An escrow operator of the watch's own (x402 auth-capture), holding `wei`. */
+async function operatorWith(wei: bigint): Promise<string> {
+  const key = generatePrivateKey();
+  const address = privateKeyToAccount(key).address;
+  await chain.test.setBalance({ address, value: wei });
+  process.env[INFRA_ENV.escrowOperatorPrivateKey] = key;
+  return address;
 }
 
 describe("payments' relayer watch", () => {
@@ -50,6 +63,29 @@ describe("payments' relayer watch", () => {
       keys: [
         { relayer: first, short: false },
         { relayer: second, balance_eth: '0.001', short: true },
+      ],
+      short: true,
+    });
+  });
+
+  it("reads the escrow operator's balance beside the pool's, marked, with the same minimum (issue 53)", async () => {
+    const [pool] = await relayerWith(5n * 10n ** 15n);
+    const operator = await operatorWith(3n * 10n ** 15n);
+    expect(await handler({ task: 'relayer_balance' })).toEqual({
+      task: 'relayer_balance',
+      keys: [
+        { relayer: pool, balance_wei: '5000000000000000', balance_eth: '0.005', short: false },
+        { relayer: operator, balance_wei: '3000000000000000', balance_eth: '0.003', short: false, escrow_operator: true },
+      ],
+      minimum_wei: '2000000000000000',
+      short: false,
+    });
+    // The operator short alone makes the run short: RelayerBalanceLow's Minimum is its balance then.
+    await chain.test.setBalance({ address: operator as `0x${string}`, value: 10n ** 15n });
+    expect(await handler({ task: 'relayer_balance' })).toMatchObject({
+      keys: [
+        { relayer: pool, short: false },
+        { relayer: operator, balance_eth: '0.001', short: true, escrow_operator: true },
       ],
       short: true,
     });
