@@ -11,7 +11,7 @@ export async function getX402Discovery(req: ApiRequest, ports: DiscoveryPorts): 
   const limit = optionalInteger(req, 'limit', { min: 1, max: 100, fallback: 100 });
   const offset = optionalInteger(req, 'offset', { min: 0, max: 10_000, fallback: 0 });
   // Each item's accepts are its 402's, the escrow's terms those of this minute's challenge.
-  const operator = await ports.escrowOperator();
+  const operator = await ports.escrowOperator().catch(() => undefined);
   const escrow = operator ? { operator, nowSeconds: Math.floor(ports.now().getTime() / 1000) } : undefined;
   return json(200, x402Discovery(ports.catalog, ports.config, req.baseUrl, limit, offset, escrow));
 }

@@ -22,6 +22,7 @@ export async function discoveryPortsFromEnv(): Promise<DiscoveryPorts> {
     figures,
     now: () => new Date(),
     provenance: cacheUntilFailure(() => provenancePortsFromEnv(config.transparencyLogUrl)),
+    // Unreadable (KMS refusing the key), the list offers exact alone, as the 402s then do; read again on the next request.
     escrowOperator: cacheUntilFailure(() => escrowOperatorFromEnv(process.env, config)),
   };
 }

@@ -58,7 +58,13 @@ export async function facilitatorFromEnv(
     // A tip that is no whole number of wei is no tip setting: the node's suggestion, as without one.
     { priorityFeeWei: tip && /^\d+$/.test(tip) ? BigInt(tip) : undefined },
   );
-  const escrow = await escrowFromEnv(env, rpcUrls, config, leases, tip);
+  // An operator key that cannot be read (KMS refusing it, a disabled key) turns the escrow offer
+  // off for this instance, never the service: `exact` goes on, and the error is logged (and the
+  // watch's SignerFailures alarm counts the key's failures).
+  const escrow = await escrowFromEnv(env, rpcUrls, config, leases, tip).catch((e: unknown) => {
+    logger.error('escrow operator unavailable: auth-capture is not offered by this instance', { error: (e as Error).message });
+    return undefined;
+  });
   return {
     // x402's verifier only simulates the transfer from the relayer: any pool key does.
     verifier: x402AuthorizationVerifier(rpcUrls, accounts[0]!, config.network),

@@ -249,3 +249,25 @@ describe('escrowCall under any interleaving (fast-check)', () => {
     );
   });
 });
+
+describe('an escrow operator key that cannot be read', () => {
+  it('turns the escrow offer off and leaves exact settlement on', async () => {
+    const { facilitatorFromEnv } = await import('../../lambdas/facilitator/wiring');
+    const { readMarketConfig } = await import('../../lambdas/platform/config');
+    const { config } = readMarketConfig({ treasury: '0xa0Ee7A142d267C1f36714E4a8F75612F20a79720' }, { requireTreasury: true });
+    const env = {
+      RELAYER_PRIVATE_KEYS: '0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80',
+      // Not a key at all: as a KMS key that refuses GetPublicKey, the operator's address cannot be had.
+      ESCROW_OPERATOR_PRIVATE_KEY: '0x12',
+    };
+    const x402 = await facilitatorFromEnv(env, async () => ['http://127.0.0.1:1'], config);
+    expect(x402).toBeDefined();
+    expect(x402!.escrow).toBeUndefined();
+    const ok = await facilitatorFromEnv(
+      { ...env, ESCROW_OPERATOR_PRIVATE_KEY: '0x59c6995e998f97a5a0044966f0945389dc9e86dae88c7a8412f4603b6b78690d' },
+      async () => ['http://127.0.0.1:1'],
+      config,
+    );
+    expect(ok!.escrow?.operator).toBe('0x70997970C51812dc3A010C7d01b50e0d17dc79C8');
+  });
+});
