@@ -1,8 +1,9 @@
 /**
  * Puts x402 `auth-capture`'s escrow on anvil (issue 53): base/commerce-payments' v1.0
- * AuthCaptureEscrow and its ERC-3009 token collector (local/contracts/commerce-payments/, compiled
- * by local/contracts/compile.ts), at the addresses of the published v1.0 deployment (the same on
- * Base and Base Sepolia). Not at addresses of our own: the stock x402 client
+ * AuthCaptureEscrow, its ERC-3009 token collector and its operator refund collector
+ * (local/contracts/commerce-payments/, compiled by local/contracts/compile.ts), at the addresses
+ * of the published v1.0 deployment (the same on Base and Base Sepolia). Not at addresses of our
+ * own: the stock x402 client
  * (`AuthCaptureEvmScheme`, @x402/evm/auth-capture/client) refuses any escrow its table of published
  * deployments does not hold (`resolveAuthCaptureDeployment`), signs the buyer's ERC-3009
  * ReceiveWithAuthorization to that deployment's collector, and hashes the PaymentInfo with that
@@ -12,11 +13,12 @@
  * kept right without patching a byte, since each copied code is one made for the address it lands on:
  * - the escrow is deployed at a temporary address T (a dedicated key, test mnemonic index 31,
  *   nonce 0); its constructor makes the TokenStore implementation S, whose immutable names T;
- * - a TokenStore naming the canonical escrow E is deployed at nonce 1, and the collector naming E
- *   and Multicall3 at nonce 2;
+ * - a TokenStore naming the canonical escrow E is deployed at nonce 1, the collector naming E
+ *   and Multicall3 at nonce 2, and the operator refund collector naming E at nonce 3;
  * - T's code is copied to E (its one immutable, the implementation S, stays right), the second
- *   TokenStore's code to S (the implementation E's clones run then names E), and the collector's
- *   code to the canonical collector C.
+ *   TokenStore's code to S (the implementation E's clones run then names E), the collector's
+ *   code to the canonical collector C, and the refund collector's to the canonical refund collector R
+ *   (the one an operator's `refund` names: it takes the amount from the operator's own balance).
  * None of them has storage set by its constructor (the escrow's reentrancy guard is transient), so
  * code is all there is to copy. With a persisted chain everything is found and reused.
  */
@@ -32,24 +34,30 @@ export const ESCROW_DEPLOYER_INDEX = 31;
 const escrowArtifact = contractArtifact('auth-capture-escrow.artifact.json');
 const tokenStoreArtifact = contractArtifact('token-store.artifact.json');
 const collectorArtifact = contractArtifact('erc3009-payment-collector.artifact.json');
+const refundCollectorArtifact = contractArtifact('operator-refund-collector.artifact.json');
 export const AUTH_CAPTURE_ESCROW_ABI = escrowArtifact.abi;
 export const TOKEN_STORE_ABI = tokenStoreArtifact.abi;
 export const ERC3009_PAYMENT_COLLECTOR_ABI = collectorArtifact.abi;
+export const OPERATOR_REFUND_COLLECTOR_ABI = refundCollectorArtifact.abi;
 
 const deployer = testAccount(ESCROW_DEPLOYER_INDEX);
 /** Where the escrow is on every local chain: the published v1.0 escrow's address. */
 export const LOCAL_AUTH_CAPTURE_ESCROW: Address = AUTH_CAPTURE_ESCROW_V1_0_ADDRESS;
 /** Where the ERC-3009 token collector is on every local chain: the published v1.0 collector's address. */
 export const LOCAL_ERC3009_PAYMENT_COLLECTOR: Address = EIP3009_TOKEN_COLLECTOR_V1_0_ADDRESS;
+/** Where the operator refund collector is on every local chain: the published v1.0 one's address (the stock client's table names it). */
+export const LOCAL_OPERATOR_REFUND_COLLECTOR: Address =
+  resolveAuthCaptureDeployment(AUTH_CAPTURE_ESCROW_V1_0_ADDRESS)!.operatorRefundCollector;
 
 export interface LocalEscrow {
   escrow: Address;
   collector: Address;
-  /** Both were already on the (persisted) chain. */
+  refundCollector: Address;
+  /** All were already on the (persisted) chain. */
   reused: boolean;
 }
 
-/** Ensures the escrow and its collector work at the published v1.0 addresses. Idempotent over a persisted chain. */
+/** Ensures the escrow and its two collectors work at the published v1.0 addresses. Idempotent over a persisted chain. */
 export async function ensureAuthCaptureEscrow(rpcUrl: string): Promise<LocalEscrow> {
   // The stock client's own table must pair this escrow with this collector, or nothing it signs lands here.
   const published = resolveAuthCaptureDeployment(LOCAL_AUTH_CAPTURE_ESCROW);
@@ -66,10 +74,15 @@ export async function ensureAuthCaptureEscrow(rpcUrl: string): Promise<LocalEscr
   };
   const implementationOf = (escrow: Address) =>
     pub.readContract({ address: escrow, abi: AUTH_CAPTURE_ESCROW_ABI, functionName: 'tokenStoreImplementation' }) as Promise<Address>;
-  const result = { escrow: LOCAL_AUTH_CAPTURE_ESCROW, collector: LOCAL_ERC3009_PAYMENT_COLLECTOR };
+  const result = {
+    escrow: LOCAL_AUTH_CAPTURE_ESCROW,
+    collector: LOCAL_ERC3009_PAYMENT_COLLECTOR,
+    refundCollector: LOCAL_OPERATOR_REFUND_COLLECTOR,
+  };
   if (
     (await hasCode(LOCAL_AUTH_CAPTURE_ESCROW)) &&
     (await hasCode(LOCAL_ERC3009_PAYMENT_COLLECTOR)) &&
+    (await hasCode(LOCAL_OPERATOR_REFUND_COLLECTOR)) &&
     (await hasCode(await implementationOf(LOCAL_AUTH_CAPTURE_ESCROW)))
   ) {
     return { ...result, reused: true };
@@ -81,10 +94,11 @@ export async function ensureAuthCaptureEscrow(rpcUrl: string): Promise<LocalEscr
     { name: 'AuthCaptureEscrow', ...escrowArtifact },
     { name: 'TokenStore', ...tokenStoreArtifact, args: [LOCAL_AUTH_CAPTURE_ESCROW] },
     { name: 'ERC3009PaymentCollector', ...collectorArtifact, args: [LOCAL_AUTH_CAPTURE_ESCROW, MULTICALL3] },
+    { name: 'OperatorRefundCollector', ...refundCollectorArtifact, args: [LOCAL_AUTH_CAPTURE_ESCROW] },
   ].entries()) {
     made.push(await deployAtNonce(rpcUrl, { account: deployer, index: ESCROW_DEPLOYER_INDEX }, nonce, contract));
   }
-  const [escrow, tokenStore, collector] = made as [Address, Address, Address];
+  const [escrow, tokenStore, collector, refundCollector] = made as [Address, Address, Address, Address];
 
   const test = createTestClient({ chain, mode: 'anvil', transport: http(rpcUrl) });
   const copy = async (from: Address, to: Address): Promise<void> => {
@@ -96,6 +110,7 @@ export async function ensureAuthCaptureEscrow(rpcUrl: string): Promise<LocalEscr
   // The implementation the escrow's immutable names (made by its constructor, naming the temporary address).
   await copy(tokenStore, await implementationOf(escrow));
   await copy(collector, LOCAL_ERC3009_PAYMENT_COLLECTOR);
+  await copy(refundCollector, LOCAL_OPERATOR_REFUND_COLLECTOR);
   return { ...result, reused: false };
 }
 

@@ -45,10 +45,11 @@ export interface Network {
 }
 
 /**
- * base/commerce-payments' `AuthCaptureEscrow` and its ERC-3009 token collector, as deployed (the
- * same addresses on Base and Base Sepolia, per the project's README). These are the deployments
- * x402's stock `auth-capture` client knows (`resolveAuthCaptureDeployment` in @x402/evm): it signs
- * to the collector of the escrow a challenge names and refuses any other escrow, so a deployment
+ * base/commerce-payments' `AuthCaptureEscrow`, its ERC-3009 token collector and its operator
+ * refund collector, as deployed (the same addresses on Base and Base Sepolia, per the project's
+ * README). These are the deployments x402's stock `auth-capture` client knows
+ * (`resolveAuthCaptureDeployment` in @x402/evm): it signs to the collector of the escrow a
+ * challenge names and refuses any other escrow, so a deployment
  * can only choose among these (the `authCaptureEscrow` setting). v1.0 is the source vendored in
  * local/contracts/commerce-payments/ and placed at the same addresses on the local chain; it is
  * the only one listed because it is the one whose functions the facilitator calls (v1.1, at
@@ -59,9 +60,20 @@ export interface AuthCaptureDeployment {
   escrow: `0x${string}`;
   /** ERC3009PaymentCollector: the `to` of the buyer's ReceiveWithAuthorization. */
   tokenCollector: `0x${string}`;
+  /**
+   * OperatorRefundCollector: the collector an operator's `refund` names. It takes the amount from
+   * the operator's own balance (an ERC-20 allowance the operator gave it) into the escrow, which
+   * sends it on to the payer.
+   */
+  refundCollector: `0x${string}`;
 }
 export const AUTH_CAPTURE_DEPLOYMENTS: readonly [AuthCaptureDeployment, ...AuthCaptureDeployment[]] = [
-  { version: 'v1.0', escrow: '0xBdEA0D1bcC5966192B070Fdf62aB4EF5b4420cff', tokenCollector: '0x0E3dF9510de65469C4518D7843919c0b8C7A7757' },
+  {
+    version: 'v1.0',
+    escrow: '0xBdEA0D1bcC5966192B070Fdf62aB4EF5b4420cff',
+    tokenCollector: '0x0E3dF9510de65469C4518D7843919c0b8C7A7757',
+    refundCollector: '0x934907bffd0901b6A21e398B9C53A4A38F02fa5d',
+  },
 ];
 
 export const NETWORKS: Readonly<Record<NetworkName, Network>> = {

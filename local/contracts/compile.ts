@@ -1,6 +1,6 @@
 /**
  * Compiles the local chain's contracts (TestStablecoin.sol, Multicall.sol, TestSmartWallet.sol, IdentityRegistry.sol, TestPriceFeed.sol,
- * and base/commerce-payments' AuthCaptureEscrow, TokenStore and ERC3009PaymentCollector, issue 53) with solc-js
+ * and base/commerce-payments' AuthCaptureEscrow, TokenStore, ERC3009PaymentCollector and OperatorRefundCollector, issue 53) with solc-js
  * and writes (or, with --check, verifies) the committed artifacts beside them. The artifacts are
  * committed so `npm start` needs no compiler; the test suite compares them with a fresh compile
  * so source and artifact cannot drift.
@@ -34,6 +34,11 @@ const CONTRACTS = [
     sourceName: 'src/collectors/ERC3009PaymentCollector.sol',
     contractName: 'ERC3009PaymentCollector',
     artifact: 'erc3009-payment-collector.artifact.json',
+  },
+  {
+    sourceName: 'src/collectors/OperatorRefundCollector.sol',
+    contractName: 'OperatorRefundCollector',
+    artifact: 'operator-refund-collector.artifact.json',
   },
 ] as const;
 
@@ -131,6 +136,14 @@ export function compileTokenStore(): CompiledContract {
 /** The escrow's token collector for ERC-3009 ReceiveWithAuthorization, which x402's AuthCaptureEvmScheme signs. */
 export function compileErc3009PaymentCollector(): CompiledContract {
   return compile('src/collectors/ERC3009PaymentCollector.sol', 'ERC3009PaymentCollector');
+}
+
+/**
+ * The escrow's refund collector: brings the amount of an operator's `refund` into the escrow from
+ * the operator's own balance (an ERC-20 allowance the operator gave it), for the escrow to send on to the payer.
+ */
+export function compileOperatorRefundCollector(): CompiledContract {
+  return compile('src/collectors/OperatorRefundCollector.sol', 'OperatorRefundCollector');
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {

@@ -1,9 +1,11 @@
 /**
- * Issue 53: base/commerce-payments' v1.0 AuthCaptureEscrow and ERC-3009 collector on a fresh anvil
- * at the published v1.0 addresses, wired as deployed on Base (the collector names the escrow and
- * Multicall3, the escrow's TokenStore implementation names the escrow), found again on the same
- * chain without a second deployment, and taking a payment the stock x402 client signed: authorized
- * into the operator's token store, then captured to the receiver or voided back to the buyer.
+ * Issue 53: base/commerce-payments' v1.0 AuthCaptureEscrow, ERC-3009 collector and operator refund
+ * collector on a fresh anvil at the published v1.0 addresses, wired as deployed on Base (the
+ * collectors name the escrow, the ERC-3009 one Multicall3 too, the escrow's TokenStore
+ * implementation names the escrow), found again on the same chain without a second deployment, and
+ * taking a payment the stock x402 client signed: authorized into the operator's token store, then
+ * captured to the receiver or voided back to the buyer; a captured one refunded from the
+ * operator's own balance through the refund collector.
  */
 import {
   AUTH_CAPTURE_ESCROW_V1_0_ADDRESS,
@@ -15,6 +17,7 @@ import { AuthCaptureEvmScheme } from '@x402/evm/auth-capture/client';
 import { createPublicClient, createWalletClient, erc20Abi, http, parseEther, zeroAddress, type Address, type Hex } from 'viem';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ASSET_EIP712, CAIP2, MULTICALL3 } from '../../lambdas/contract/chain';
+import { AUTH_CAPTURE_DEPLOYMENTS } from '../../lambdas/contract/networks';
 import { ensureTestTokens, startAnvil, testAccount, TREASURY_ACCOUNT_INDEX, type AnvilHandle } from '../../local/anvil';
 import {
   AUTH_CAPTURE_ESCROW_ABI,
@@ -22,6 +25,8 @@ import {
   ESCROW_DEPLOYER_INDEX,
   LOCAL_AUTH_CAPTURE_ESCROW,
   LOCAL_ERC3009_PAYMENT_COLLECTOR,
+  LOCAL_OPERATOR_REFUND_COLLECTOR,
+  OPERATOR_REFUND_COLLECTOR_ABI,
   TOKEN_STORE_ABI,
   ensureAuthCaptureEscrow,
   type LocalEscrow,
@@ -33,6 +38,8 @@ import { chainTools } from '../support/chain';
 const BUYER_INDEX = 150;
 const VOID_BUYER_INDEX = 151;
 const OPERATOR_INDEX = 152;
+/** The buyer of the refund case (issue 53 item 4's range, 160–165). */
+const REFUND_BUYER_INDEX = 160;
 const AMOUNT = 490_000n;
 
 let anvil: AnvilHandle;
@@ -57,13 +64,27 @@ describe('the auth-capture escrow on the local chain', () => {
     expect(LOCAL_AUTH_CAPTURE_ESCROW).toBe(AUTH_CAPTURE_ESCROW_V1_0_ADDRESS);
     expect(LOCAL_ERC3009_PAYMENT_COLLECTOR).toBe(EIP3009_TOKEN_COLLECTOR_V1_0_ADDRESS);
     expect(resolveAuthCaptureDeployment(LOCAL_AUTH_CAPTURE_ESCROW)?.eip3009Collector).toBe(LOCAL_ERC3009_PAYMENT_COLLECTOR);
-    expect(first).toEqual({ escrow: LOCAL_AUTH_CAPTURE_ESCROW, collector: LOCAL_ERC3009_PAYMENT_COLLECTOR, reused: false });
+    // The service's own table of deployments (what the operator's refund names) agrees with the stock client's.
+    expect(AUTH_CAPTURE_DEPLOYMENTS[0]).toMatchObject({
+      escrow: LOCAL_AUTH_CAPTURE_ESCROW,
+      tokenCollector: LOCAL_ERC3009_PAYMENT_COLLECTOR,
+      refundCollector: LOCAL_OPERATOR_REFUND_COLLECTOR,
+    });
+    expect(first).toEqual({
+      escrow: LOCAL_AUTH_CAPTURE_ESCROW,
+      collector: LOCAL_ERC3009_PAYMENT_COLLECTOR,
+      refundCollector: LOCAL_OPERATOR_REFUND_COLLECTOR,
+      reused: false,
+    });
     expect(second).toEqual({ ...first, reused: true });
-    // The escrow, a TokenStore naming the escrow and the collector, made at temporary addresses and copied.
-    expect(await pub().getTransactionCount({ address: testAccount(ESCROW_DEPLOYER_INDEX).address })).toBe(3);
+    // The escrow, a TokenStore naming the escrow and the two collectors, made at temporary addresses and copied.
+    expect(await pub().getTransactionCount({ address: testAccount(ESCROW_DEPLOYER_INDEX).address })).toBe(4);
 
     expect(await read(LOCAL_ERC3009_PAYMENT_COLLECTOR, ERC3009_PAYMENT_COLLECTOR_ABI, 'authCaptureEscrow')).toBe(LOCAL_AUTH_CAPTURE_ESCROW);
     expect(await read(LOCAL_ERC3009_PAYMENT_COLLECTOR, ERC3009_PAYMENT_COLLECTOR_ABI, 'multicall3')).toBe(MULTICALL3);
+    // The refund collector names the escrow too, and is of the Refund type (1) the escrow's `refund` requires.
+    expect(await read(LOCAL_OPERATOR_REFUND_COLLECTOR, OPERATOR_REFUND_COLLECTOR_ABI, 'authCaptureEscrow')).toBe(LOCAL_AUTH_CAPTURE_ESCROW);
+    expect(await read(LOCAL_OPERATOR_REFUND_COLLECTOR, OPERATOR_REFUND_COLLECTOR_ABI, 'collectorType')).toBe(1);
     // The implementation the escrow clones for each operator names the escrow at its new address.
     const store = (await read(LOCAL_AUTH_CAPTURE_ESCROW, AUTH_CAPTURE_ESCROW_ABI, 'tokenStoreImplementation')) as Address;
     expect(await pub().getCode({ address: store })).toMatch(/^0x[0-9a-f]{10,}/);
@@ -166,6 +187,41 @@ describe('the auth-capture escrow on the local chain', () => {
       expect(await balance(buyer)).toBe(buyerBefore);
       expect(await balance(store)).toBe(storeBefore);
       expect(await balance(treasury)).toBe(treasuryBefore);
+      expect(await state()).toEqual([true, 0n, 0n]);
+    });
+
+    it('refunds a captured payment from the operator’s own balance, through the refund collector, to the buyer', async () => {
+      const { buyer, paymentInfo, signature, state, store } = await signedPayment(REFUND_BUYER_INDEX);
+      const buyerBefore = await balance(buyer);
+      await operatorSends('authorize', [paymentInfo, AMOUNT, LOCAL_ERC3009_PAYMENT_COLLECTOR, signature]);
+      await operatorSends('capture', [paymentInfo, AMOUNT, 0, zeroAddress]);
+      expect(await balance(buyer)).toBe(buyerBefore - AMOUNT);
+      const storeBefore = await balance(store);
+
+      // The refund's tokens are the operator's: it holds them and lets the refund collector take them.
+      await chainTools(anvil.rpcUrl).setTokenBalance(USDC, operator.address, AMOUNT);
+      const wallet = createWalletClient({ account: operator, chain: localChain(anvil.rpcUrl), transport: http(anvil.rpcUrl) });
+      const approval = await wallet.writeContract({
+        address: USDC,
+        abi: erc20Abi,
+        functionName: 'approve',
+        args: [LOCAL_OPERATOR_REFUND_COLLECTOR, AMOUNT],
+      });
+      await pub().waitForTransactionReceipt({ hash: approval, pollingInterval: 50 });
+      // Only the escrow may call a collector: nobody takes the operator's allowance but the operator's own refund.
+      await expect(
+        wallet.writeContract({
+          address: LOCAL_OPERATOR_REFUND_COLLECTOR,
+          abi: OPERATOR_REFUND_COLLECTOR_ABI,
+          functionName: 'collectTokens',
+          args: [paymentInfo, operator.address, AMOUNT, '0x'],
+        }),
+      ).rejects.toThrow();
+
+      await operatorSends('refund', [paymentInfo, AMOUNT, LOCAL_OPERATOR_REFUND_COLLECTOR, '0x']);
+      expect(await balance(buyer)).toBe(buyerBefore);
+      expect(await balance(operator.address)).toBe(0n);
+      expect(await balance(store)).toBe(storeBefore);
       expect(await state()).toEqual([true, 0n, 0n]);
     });
   });

@@ -5,6 +5,7 @@ import {
   compileErc3009PaymentCollector,
   compileIdentityRegistry,
   compileMulticall,
+  compileOperatorRefundCollector,
   compileTestSmartWallet,
   compileTestPriceFeed,
   compileTestStablecoin,
@@ -24,6 +25,7 @@ const cases: [name: string, artifact: string, compile: () => CompiledContract][]
   ['auth-capture escrow', 'local/contracts/auth-capture-escrow.artifact.json', compileAuthCaptureEscrow],
   ['token store', 'local/contracts/token-store.artifact.json', compileTokenStore],
   ['ERC-3009 payment collector', 'local/contracts/erc3009-payment-collector.artifact.json', compileErc3009PaymentCollector],
+  ['operator refund collector', 'local/contracts/operator-refund-collector.artifact.json', compileOperatorRefundCollector],
 ];
 
 describe.each(cases)('%s artifact', (_name, artifact, compile) => {
