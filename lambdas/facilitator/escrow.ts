@@ -6,7 +6,7 @@
  * its receipt, resumed by whoever comes next when no receipt came in time.
  */
 import { ESCROW_MOVES, escrowDecision } from './core/escrow';
-import type { EscrowAction, EscrowStage, SettlementRecord, X402Settlement } from './ports';
+import type { EscrowAction, EscrowOperator, EscrowStage, SettlementRecord } from './ports';
 
 /** How one call ended. */
 export type EscrowOutcome =
@@ -37,7 +37,7 @@ const escrowed = (r: SettlementRecord | undefined): r is SettlementRecord & { pa
 export async function escrowCall(
   pk: string,
   action: EscrowAction,
-  x402: X402Settlement,
+  x402: EscrowOperator,
   opts: { waitMs: number; now: () => Date; amount?: bigint | undefined },
 ): Promise<EscrowOutcome> {
   const escrow = x402.escrow;
@@ -113,4 +113,46 @@ export async function escrowCall(
     return { kind: 'reverted', tx };
   }
   return { kind: 'pending', tx: record?.[move.tx] ?? '' };
+}
+
+/** How the operator's refund of an escrowed payment ended: as any call, or short of what it takes from the operator. */
+export type EscrowRefundOutcome =
+  | EscrowOutcome
+  /** The operator holds less of the payment's token than the refund takes: nothing was sent. */
+  | { kind: 'unfunded'; operator: string; token: string; shortfall: bigint }
+  /** The operator's approval of the refund collector is sent and not mined within the wait: nothing refunded yet. */
+  | { kind: 'approval_pending'; tx: string };
+
+/**
+ * The operator's refund of `amount` of the captured payment of settlement `pk` (escrowCall's
+ * `refund`). The escrow's refund collector takes the amount from the operator's own balance, so
+ * before the refund begins the operator must hold it (else `unfunded`: whoever funds the operator,
+ * the treasury, sends it first) and the collector must be allowed to take it (the operator approves
+ * it once, with no limit, if it is not). A refund already under way or done is resumed or answered
+ * as escrowCall does, without reading the operator's funds.
+ */
+export async function escrowRefund(
+  pk: string,
+  x402: EscrowOperator,
+  opts: { waitMs: number; now: () => Date; amount: bigint },
+): Promise<EscrowRefundOutcome> {
+  const escrow = x402.escrow;
+  if (!escrow) return { kind: 'not_escrowed' };
+  const record = await x402.settlements.get(pk);
+  if (escrowed(record) && escrowDecision(stageOf(record), 'refund').kind === 'begin') {
+    const funds = await escrow.contract.refundFunds(record.paymentInfo);
+    if (funds.balance < opts.amount)
+      return { kind: 'unfunded', operator: escrow.operator, token: record.token, shortfall: opts.amount - funds.balance };
+    if (funds.allowance < opts.amount) {
+      // Nothing of a payment's to store: an approval moves no money, and a lost one is made again.
+      const approval = await escrow.relayer.send(escrow.contract.approveRefunds(record.paymentInfo), async () => true);
+      if (approval.kind === 'would_revert') return approval;
+      if (approval.kind === 'sent') {
+        const receipt = await escrow.relayer.receipt(approval.txHash, opts.waitMs);
+        if (!receipt) return { kind: 'approval_pending', tx: approval.txHash };
+        if (receipt.status !== 'success') return { kind: 'reverted', tx: approval.txHash };
+      }
+    }
+  }
+  return escrowCall(pk, 'refund', x402, opts);
 }

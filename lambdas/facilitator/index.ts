@@ -9,8 +9,8 @@ import type { Context } from 'aws-lambda';
 import type { MarketConfig } from '../contract/settings';
 import type { RpcUrls } from '../platform/rpc-urls';
 import type { consumeUnsettled as ConsumeUnsettled, endSettlement as EndSettlement, settle as Settle } from './settle';
-import type { X402Settlement } from './ports';
-import type { escrowCall as EscrowCall } from './escrow';
+import type { EscrowOperator, X402Settlement } from './ports';
+import type { escrowCall as EscrowCall, escrowRefund as EscrowRefund } from './escrow';
 import type { WatchReport, WatchTask } from './watch';
 
 export type * from './ports';
@@ -45,12 +45,25 @@ export const facilitatorFromEnv = async (
 /** The operator's capture, void or refund of an escrowed (`auth-capture`) payment (escrow.ts), loaded on its first call. */
 export const escrowCall = async (...args: Parameters<typeof EscrowCall>): ReturnType<typeof EscrowCall> =>
   (await import('./escrow')).escrowCall(...args);
-export type { EscrowOutcome } from './escrow';
+/** The operator's refund of a captured escrowed payment, from the operator's own balance through the refund collector (escrow.ts). */
+export const escrowRefund = async (...args: Parameters<typeof EscrowRefund>): ReturnType<typeof EscrowRefund> =>
+  (await import('./escrow')).escrowRefund(...args);
+export type { EscrowOutcome, EscrowRefundOutcome } from './escrow';
 export { heldInEscrow } from './core/escrow';
 
 /** The escrow operator's address (the auth-capture offers' `captureAuthorizer`) for a function that lists offers, loaded on first call. */
 export const escrowOperatorFromEnv = async (env: NodeJS.ProcessEnv, config: MarketConfig): Promise<string | undefined> =>
   (await import('./wiring')).escrowOperatorFromEnv(env, config);
+
+/**
+ * The escrow operator's ports alone (undefined without an operator key or an escrow), for the
+ * operator's refund outside a request; built by the facilitator's wiring on first call.
+ */
+export const escrowOperatorPortsFromEnv = async (
+  env: NodeJS.ProcessEnv,
+  rpcUrls: RpcUrls,
+  config: MarketConfig,
+): Promise<EscrowOperator | undefined> => (await import('./wiring')).escrowOperatorPortsFromEnv(env, rpcUrls, config);
 
 /** The scheduled watch of the relayer's gas and of settlements stuck in flight (watch.ts), loaded on its first run. */
 export const watchTask = async (event?: WatchTask | null, context?: Context): Promise<WatchReport> =>

@@ -324,10 +324,22 @@ export interface Settlements {
 export interface EscrowContract {
   /** The escrow's `getHash` of a PaymentInfo (JSON): the payment's id on chain, computed here. */
   hash(paymentInfo: string): string;
-  /** The calldata of `capture` (the whole amount, no fee), `void` or `refund` (`amount`) for a payment. */
+  /**
+   * The calldata of `capture` (the whole amount, no fee), `void` or `refund` (`amount`) for a
+   * payment. A refund names the deployment's refund collector, which takes the amount from the
+   * operator's own balance (under the allowance below) into the escrow, which sends it to the payer.
+   */
   call(action: EscrowAction, paymentInfo: string, amount: bigint): RelayerCall;
   /** The escrow's `paymentState` of a payment, read at the head. */
   state(paymentInfo: string): Promise<{ collected: boolean; capturable: bigint; refundable: bigint }>;
+  /** What a refund of the payment can take: the operator's balance of its token, and the refund collector's allowance over it. */
+  refundFunds(paymentInfo: string): Promise<{ balance: bigint; allowance: bigint }>;
+  /**
+   * The calldata of the operator's approval of the refund collector over the payment's token, with
+   * no limit: a collector takes tokens only when the escrow calls it, and the escrow's `refund`
+   * only for the payment's operator, so nobody but the operator's own refunds can spend it.
+   */
+  approveRefunds(paymentInfo: string): RelayerCall;
 }
 
 /** What `auth-capture` adds to x402 settlement: its verification, the operator's relayer and the escrow. */
@@ -342,6 +354,9 @@ export interface EscrowSettlement {
   relayer: Relayer;
   contract: EscrowContract;
 }
+
+/** What the operator's calls on an escrowed payment need (escrow.ts): the escrow and the settlement records. */
+export type EscrowOperator = Pick<X402Settlement, 'escrow' | 'settlements'>;
 
 /** The x402 settlements still in flight (claimed or signed, no outcome yet), for the payments watch. */
 export interface InFlightSettlements {

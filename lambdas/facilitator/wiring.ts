@@ -19,7 +19,7 @@ import { viemPriceFeed } from './adapters/viem-price-feed';
 import { x402AuthorizationVerifier } from './adapters/x402-authorization-verifier';
 import { x402PaymentIdentifiers } from './adapters/x402-payment-identifier';
 import { authCaptureVerifier, authorizeCall, viemEscrowContract } from './adapters/viem-auth-capture';
-import type { EscrowSettlement, InFlightSettlements, X402Settlement } from './ports';
+import type { EscrowOperator, EscrowSettlement, InFlightSettlements, X402Settlement } from './ports';
 
 /** A comma-separated list in one variable, blanks dropped. */
 const listOf = (v: string | undefined): string[] =>
@@ -127,8 +127,23 @@ async function escrowFromEnv(
       },
       { priorityFeeWei: tip && /^\d+$/.test(tip) ? BigInt(tip) : undefined, callOf: (_token, payment) => authorizeCall(payment) },
     ),
-    contract: viemEscrowContract(rpcUrls, config.network, deployment.escrow),
+    contract: viemEscrowContract(rpcUrls, config.network, deployment),
   };
+}
+
+/**
+ * The escrow operator alone, for a call on an escrowed payment outside a request (the operator's
+ * refund, `npm run refund`): its relayer, the escrow and the settlements table; no relayer pool
+ * needed. None without an operator key or an escrow.
+ */
+export async function escrowOperatorPortsFromEnv(
+  env: NodeJS.ProcessEnv,
+  rpcUrls: RpcUrls,
+  config: MarketConfig,
+): Promise<EscrowOperator | undefined> {
+  const tip = env[INFRA_ENV.relayerPriorityFeeWei]?.trim();
+  const escrow = await escrowFromEnv(env, rpcUrls, config, dynamoRelayerLeases(dynamoClient()), tip);
+  return escrow ? { escrow, settlements: dynamoSettlements(dynamoClient()) } : undefined;
 }
 
 /**

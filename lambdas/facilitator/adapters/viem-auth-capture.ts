@@ -1,7 +1,18 @@
 import { toFacilitatorEvmSigner, verifyTypedDataSignature } from '@x402/evm';
-import { encodeAbiParameters, encodeFunctionData, getAddress, keccak256, parseAbi, toBytes, zeroAddress, type Hex } from 'viem';
+import {
+  encodeAbiParameters,
+  encodeFunctionData,
+  erc20Abi,
+  getAddress,
+  keccak256,
+  maxUint256,
+  parseAbi,
+  toBytes,
+  zeroAddress,
+  type Hex,
+} from 'viem';
 import { paymentInfoOf, type PaymentInfo } from '../../contract/auth-capture';
-import type { Network } from '../../contract/networks';
+import type { AuthCaptureDeployment, Network } from '../../contract/networks';
 import type { AuthCaptureRequirement } from '../../contract/x402';
 import { basePublicClient } from '../../platform/adapters/viem-base-transport';
 import type { RpcUrls } from '../../platform/rpc-urls';
@@ -117,8 +128,13 @@ export function authorizeCall(payment: SignedPayment): RelayerCall {
 }
 
 /** The escrow, as its operator calls it. */
-export function viemEscrowContract(rpcUrls: RpcUrls, network: Network, escrow: string): EscrowContract {
+export function viemEscrowContract(
+  rpcUrls: RpcUrls,
+  network: Network,
+  deployment: Pick<AuthCaptureDeployment, 'escrow' | 'refundCollector'>,
+): EscrowContract {
   const pub = basePublicClient(rpcUrls, network);
+  const { escrow, refundCollector } = deployment;
   return {
     hash: (paymentInfo) => escrowPaymentHash(network.chainId, escrow, JSON.parse(paymentInfo) as PaymentInfo),
     call(action, paymentInfo, amount) {
@@ -128,9 +144,34 @@ export function viemEscrowContract(rpcUrls: RpcUrls, network: Network, escrow: s
           ? encodeFunctionData({ abi: AUTH_CAPTURE_ESCROW_CALLS, functionName: 'capture', args: [info, amount, 0, zeroAddress] })
           : action === 'void'
             ? encodeFunctionData({ abi: AUTH_CAPTURE_ESCROW_CALLS, functionName: 'void', args: [info] })
-            : // The refund's tokens come from the operator through the refund collector named at the call (docs/PAYMENTS.md).
-              encodeFunctionData({ abi: AUTH_CAPTURE_ESCROW_CALLS, functionName: 'refund', args: [info, amount, zeroAddress, '0x'] });
+            : // The refund's tokens come from the operator: the OperatorRefundCollector takes them under the
+              // operator's allowance (approveRefunds) and needs no data of its own.
+              encodeFunctionData({
+                abi: AUTH_CAPTURE_ESCROW_CALLS,
+                functionName: 'refund',
+                args: [info, amount, getAddress(refundCollector), '0x'],
+              });
       return { to: escrow, data };
+    },
+    async refundFunds(paymentInfo) {
+      const info = struct(JSON.parse(paymentInfo) as PaymentInfo);
+      const [balance, allowance] = await Promise.all([
+        pub.readContract({ address: info.token, abi: erc20Abi, functionName: 'balanceOf', args: [info.operator] }),
+        pub.readContract({
+          address: info.token,
+          abi: erc20Abi,
+          functionName: 'allowance',
+          args: [info.operator, getAddress(refundCollector)],
+        }),
+      ]);
+      return { balance, allowance };
+    },
+    approveRefunds(paymentInfo) {
+      const info = struct(JSON.parse(paymentInfo) as PaymentInfo);
+      return {
+        to: info.token,
+        data: encodeFunctionData({ abi: erc20Abi, functionName: 'approve', args: [getAddress(refundCollector), maxUint256] }),
+      };
     },
     async state(paymentInfo) {
       const hash = escrowPaymentHash(network.chainId, escrow, JSON.parse(paymentInfo) as PaymentInfo);
