@@ -5,6 +5,7 @@
  * linter holds this).
  */
 import type { CardSales, Figures, Ledger, ServiceSigner } from './ports';
+import type { RefundOutcome } from './refunds';
 
 export type {
   CardSale,
@@ -20,7 +21,8 @@ export type {
   ServiceSigner,
   StoredRefund,
 } from './ports';
-export { refundedInFull } from './core/usdc-refunds';
+export { refundedInFull, unrefunded } from './core/usdc-refunds';
+export type { RefundOutcome } from './refunds';
 export {
   refundedLines,
   reorgedLines,
@@ -49,3 +51,13 @@ export const figuresFromEnv = async (): Promise<Figures> => (await import('./wir
 /** The service's signing key (receipts, the agent card): KMS in AWS, the key file locally. */
 export const serviceSignerFromEnv = async (env?: NodeJS.ProcessEnv): Promise<ServiceSigner> =>
   (await import('./wiring')).serviceSignerFromEnv(env);
+
+/**
+ * Records an operator's refund transaction against a sale (refunds.ts: checked on chain, written
+ * once), with this deployment's tables and chain: what `npm run refund` records, and the escrow's
+ * refund of an escrowed sale once it is mined (payments). Loaded with the first call.
+ */
+export async function recordRefundFromEnv(saleTx: string, refundTx: string, env?: NodeJS.ProcessEnv): Promise<RefundOutcome> {
+  const [{ refundPortsFromEnv }, { recordRefund }] = await Promise.all([import('./wiring'), import('./refunds')]);
+  return recordRefund(refundPortsFromEnv(env), saleTx, refundTx);
+}

@@ -112,8 +112,8 @@ function isLoopback(url: string): boolean {
 
 /**
  * What recording an operator's refund reads and writes (refund-handler.ts, `npm run refund`): the
- * sale's row, the refunds table, the refund transaction on chain, the treasury it must come from
- * and the confirmations a payment needs. A configuration with problems is refused, as for the
+ * sale's row, the refunds table, the refund transaction on chain (with the configured escrow's
+ * refunds, for an escrowed sale), the treasury it must come from and the confirmations a payment needs. A configuration with problems is refused, as for the
  * unmatched report: a refund checked against the wrong treasury would be recorded wrongly.
  */
 export function refundPortsFromEnv(env: NodeJS.ProcessEnv = process.env): RefundPorts {
@@ -122,7 +122,7 @@ export function refundPortsFromEnv(env: NodeJS.ProcessEnv = process.env): Refund
   return {
     ledger: ledgerFromEnv(),
     refunds: dynamoRefunds(dynamoClient()),
-    chain: viemRefundChain(rpcUrlsFromEnv(env, config.rpcUrls), config.assets),
+    chain: viemRefundChain(rpcUrlsFromEnv(env, config.rpcUrls), config.assets, config.authCapture?.escrow),
     treasury: config.treasury,
     network: config.network.name,
     minConfirmations: config.minConfirmations,

@@ -74,6 +74,33 @@ describe('which transfers are a refund of a sale', () => {
     expect(reason({ ...sale, refundedAmount: '99000' }, receipt([back('1')]))).toBe('already_refunded');
   });
 
+  it("an escrowed sale's refund comes from the operator's token store, in a transaction where the escrow refunded its payment", () => {
+    const STORE = '0x00000000000000000000000000000000000000dd';
+    const OPERATOR = '0x00000000000000000000000000000000000000ee';
+    const HASH = `0x${'ab'.repeat(32)}`;
+    const escrowed: RefundableSale = { ...sale, paymentHash: HASH };
+    // The escrow's refund: the collector takes the amount from the operator into its store, the store pays the payer.
+    const viaEscrow = (paymentHash: string) =>
+      receipt([back('99000', { from: OPERATOR, to: STORE, logIndex: 1 }), back('99000', { from: STORE, logIndex: 3 })], {
+        escrowRefunds: [{ paymentHash, tokenStore: STORE }],
+      });
+    expect(decideRefund(escrowed, viaEscrow(HASH), rules)).toEqual({
+      kind: 'refund',
+      amount: '99000',
+      refundedAmount: '99000',
+      full: true,
+      logIndexes: [3],
+    });
+    // The escrow refunding another payment (or a void, a reclaim: no refund of this one) is not this sale's refund.
+    const other = decideRefund(escrowed, viaEscrow(`0x${'cd'.repeat(32)}`), rules);
+    expect(other).toMatchObject({ kind: 'refused', reason: 'wrong_sender' });
+    expect(other.kind === 'refused' && other.message).toContain("escrow's refund");
+    // Nor is it a refund of a sale that was not escrowed.
+    expect(decideRefund(sale, viaEscrow(HASH), rules)).toMatchObject({ kind: 'refused', reason: 'wrong_sender' });
+    // Past its refund deadline an escrowed sale is refunded from the treasury, as any other.
+    expect(decideRefund(escrowed, receipt([back('99000')]), rules)).toMatchObject({ kind: 'refund', amount: '99000', full: true });
+  });
+
   it('a sale is refunded in full only when its whole transfer went back', () => {
     expect(refundedInFull(sale)).toBe(false);
     expect(refundedInFull({ ...sale, refundedAmount: '98999' })).toBe(false);

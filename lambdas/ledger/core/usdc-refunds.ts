@@ -1,8 +1,9 @@
 /**
  * Operator refunds of USDC as pure decisions: which transfers of a refund transaction count as a
  * refund of which proof-ledger sale, and what a refunded sale still gives. A refund is the
- * treasury's own transfer back to the sale's payer, in the sale's own asset, confirmed as deeply as
- * a payment must be, of no more than what is left unrefunded. Nothing here reads or writes.
+ * treasury's own transfer back to the sale's payer (or, for an escrowed sale, the escrow's refund
+ * of its payment), in the sale's own asset, confirmed as deeply as a payment must be, of no more
+ * than what is left unrefunded. Nothing here reads or writes.
  */
 
 /** One ERC-20 Transfer log of the refund transaction, of a token the service accepts. */
@@ -16,6 +17,17 @@ export interface RefundTransferLog {
   logIndex: number;
 }
 
+/**
+ * The escrow's `PaymentRefunded` in the refund transaction (x402 `auth-capture`): the payment it
+ * refunded, and the token store it paid the payer from (the sending operator's).
+ */
+export interface EscrowRefundLog {
+  /** Lower-case: the escrow's hash of the payment (a ledger row's `paymentHash`). */
+  paymentHash: string;
+  /** Lower-case: the operator's token store in the escrow, the sender of the payer's Transfer. */
+  tokenStore: string;
+}
+
 /** What the chain says of the refund transaction. */
 export interface RefundReceipt {
   txHash: string;
@@ -27,6 +39,8 @@ export interface RefundReceipt {
   /** Blocks at and above it, as the payment check counts them (head - block + 1). */
   confirmations: number;
   transfers: RefundTransferLog[];
+  /** The configured escrow's refunds in the transaction (none when there is no escrow, or none refunded). */
+  escrowRefunds?: EscrowRefundLog[];
 }
 
 /** The fields of a proof-ledger sale a refund decision reads. */
@@ -39,6 +53,8 @@ export interface RefundableSale {
   status: 'confirmed' | 'reorged';
   /** Atomic units refunded so far (absent: none). */
   refundedAmount?: string;
+  /** An escrowed (`auth-capture`) sale's payment, as the escrow hashes it. */
+  paymentHash?: string;
 }
 
 export type RefundRefusal =
@@ -86,8 +102,9 @@ export const refundedInFull = (sale: Pick<RefundableSale, 'amount' | 'refundedAm
 
 /**
  * Whether `receipt` is a refund of `sale`, and how much. The refund is the sum of the transaction's
- * Transfers of the sale's asset from the treasury to the payer; a transaction with none is refused
- * with the nearest reason (a transfer of the other asset, from someone else, to someone else).
+ * Transfers of the sale's asset from the treasury (or, for an escrowed sale, the escrow's refund of
+ * it: below) to the payer; a transaction with none is refused with the nearest reason (a transfer
+ * of the other asset, from someone else, to someone else).
  */
 export function decideRefund(sale: RefundableSale | undefined, receipt: RefundReceipt | undefined, rules: RefundRules): RefundDecision {
   if (!sale) return refused('not_a_sale', 'No proof-ledger sale has this transaction hash.');
@@ -109,13 +126,27 @@ export function decideRefund(sale: RefundableSale | undefined, receipt: RefundRe
     );
   const treasury = rules.treasury.toLowerCase();
   const payer = sale.payer.toLowerCase();
-  const matching = receipt.transfers.filter((t) => t.asset === sale.asset && t.from === treasury && t.to === payer);
+  // An escrowed sale (x402 auth-capture) is refunded through the escrow while its refund deadline
+  // lasts: the escrow's `refund` takes the amount from its operator (whom the treasury funded) into
+  // the operator's token store and pays the payer from there, so the payer's Transfer comes from
+  // that token store, not from the treasury. It counts only in a transaction where the escrow says
+  // it refunded this very payment (its PaymentRefunded of the sale's payment hash): the same token
+  // store also pays payers back on a void or a reclaim, of payments that never were sales.
+  const paymentHash = sale.paymentHash?.toLowerCase();
+  const senders = new Set([
+    treasury,
+    ...(paymentHash ? (receipt.escrowRefunds ?? []).filter((e) => e.paymentHash === paymentHash).map((e) => e.tokenStore) : []),
+  ]);
+  const matching = receipt.transfers.filter((t) => t.asset === sale.asset && senders.has(t.from) && t.to === payer);
   if (matching.length === 0) {
     const ofAsset = receipt.transfers.filter((t) => t.asset === sale.asset);
     if (ofAsset.length === 0)
       return refused('wrong_asset', `The refund transaction holds no Transfer of ${sale.asset}, the asset the sale was paid in.`);
-    if (!ofAsset.some((t) => t.from === treasury))
-      return refused('wrong_sender', `No ${sale.asset} Transfer of the refund transaction comes from the treasury ${rules.treasury}.`);
+    if (!ofAsset.some((t) => senders.has(t.from)))
+      return refused(
+        'wrong_sender',
+        `No ${sale.asset} Transfer of the refund transaction comes from the treasury ${rules.treasury}${paymentHash ? " or from the escrow's refund of this sale's payment" : ''}.`,
+      );
     return refused(
       'wrong_receiver',
       `No ${sale.asset} Transfer from the treasury in the refund transaction goes to the sale's payer ${sale.payer}.`,
