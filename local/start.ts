@@ -118,7 +118,7 @@ try {
     `  Data            ${dataDir ?? 'in memory (EPHEMERAL=1)'}`,
     `  Endpoints       ${endpointsFile}  (${found ? 'every tool below reads it' : `the tools read it with ${ENDPOINTS_FILE_ENV} set to it`}; removed on stop)`,
     `  Buyer tools     ${toolEnv}npm run buy -- <skill> | ${toolEnv}npm run verify-receipt -- @packs/<skill>.receipt.jws`,
-    `  Operator tools  ${toolEnv}npm run reconcile | ${toolEnv}npm run export | ${toolEnv}npm run revenue | ${toolEnv}npm run unmatched | ${toolEnv}npm run refund -- <sale tx> <refund tx>`,
+    `  Operator tools  ${toolEnv}npm run reconcile | ${toolEnv}npm run export | ${toolEnv}npm run revenue | ${toolEnv}npm run unmatched | ${toolEnv}npm run refund -- <sale tx> [<refund tx>]`,
     '',
   ];
   if (stack.localChain) {

@@ -5,7 +5,7 @@
  * on first use.
  */
 import { catalogFromEnv } from '../catalog';
-import { cardSalesFromEnv, figuresFromEnv, ledgerFromEnv, serviceSignerFromEnv } from '../ledger';
+import { cardSalesFromEnv, figuresFromEnv, ledgerFromEnv, recordRefundFromEnv, serviceSignerFromEnv } from '../ledger';
 import { INFRA_ENV } from '../contract/env';
 import { TABLES } from '../contract/tables';
 import { dynamoClient } from '../platform/adapters/dynamo-client';
@@ -31,7 +31,8 @@ import { x402PaymentRequiredHeader } from './adapters/x402-payment-required';
 import { x402BazaarExtension } from './adapters/x402-bazaar';
 import { challengeAnswer } from './challenge-answer';
 import { confirmationTask } from './confirmation';
-import { facilitatorFromEnv } from '../facilitator';
+import { escrowOperatorFromEnv, facilitatorFromEnv } from '../facilitator';
+import type { EscrowRefundPorts } from './escrow-refund';
 import type { PackVersionStore, PaymentsPorts, SecretVersions } from './ports';
 import { versionsDataDir } from '../platform/data-dirs';
 import { rpcUrlsFromEnv } from '../platform/rpc-urls';
@@ -127,4 +128,22 @@ export function packVersionStoreFromEnv(env: NodeJS.ProcessEnv = process.env): P
   if (!bucket) return filePackVersionStore(versionsDataDir(env));
   const store = cacheUntilFailure(() => import('./adapters/s3-pack-version-store').then((m) => m.s3PackVersionStore(bucket)));
   return { get: async (digest) => (await store()).get(digest) };
+}
+
+/**
+ * What the operator's refund of an escrowed sale reads and does (escrow-refund-handler.ts, `npm
+ * run refund -- <sale tx>`): the sale's row, the escrow operator (its key, the escrow, the
+ * settlement records) and the ledger's recording. A configuration with problems is refused, as the
+ * ledger's refund recording refuses it.
+ */
+export async function escrowRefundPortsFromEnv(env: NodeJS.ProcessEnv = process.env): Promise<EscrowRefundPorts> {
+  const { config, problems } = readConfigFromEnv(env);
+  if (problems.length > 0 || !config.treasury) throw new Error(`the payment configuration is not usable: ${problems.join(' ')}`);
+  return {
+    ledger: await ledgerFromEnv(),
+    operator: await escrowOperatorFromEnv(env, rpcUrlsFromEnv(env, config.rpcUrls), config),
+    record: (saleTx, refundTx) => recordRefundFromEnv(saleTx, refundTx, env),
+    network: config.network.name,
+    now: () => new Date(),
+  };
 }
