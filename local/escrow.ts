@@ -20,7 +20,8 @@
  *   code to the canonical collector C, and the refund collector's to the canonical refund collector R
  *   (the one an operator's `refund` names: it takes the amount from the operator's own balance).
  * None of them has storage set by its constructor (the escrow's reentrancy guard is transient), so
- * code is all there is to copy. With a persisted chain everything is found and reused.
+ * code is all there is to copy. With a persisted chain everything is found and reused; one kept
+ * from before the refund collector was placed gets that one alone, at the deployer's next nonce.
  */
 import { AUTH_CAPTURE_ESCROW_V1_0_ADDRESS, EIP3009_TOKEN_COLLECTOR_V1_0_ADDRESS, resolveAuthCaptureDeployment } from '@x402/evm';
 import { createPublicClient, createTestClient, http, isAddressEqual, type Address } from 'viem';
@@ -79,33 +80,36 @@ export async function ensureAuthCaptureEscrow(rpcUrl: string): Promise<LocalEscr
     collector: LOCAL_ERC3009_PAYMENT_COLLECTOR,
     refundCollector: LOCAL_OPERATOR_REFUND_COLLECTOR,
   };
-  if (
+  const escrowInPlace =
     (await hasCode(LOCAL_AUTH_CAPTURE_ESCROW)) &&
     (await hasCode(LOCAL_ERC3009_PAYMENT_COLLECTOR)) &&
-    (await hasCode(LOCAL_OPERATOR_REFUND_COLLECTOR)) &&
-    (await hasCode(await implementationOf(LOCAL_AUTH_CAPTURE_ESCROW)))
-  ) {
-    return { ...result, reused: true };
-  }
+    (await hasCode(await implementationOf(LOCAL_AUTH_CAPTURE_ESCROW)));
+  if (escrowInPlace && (await hasCode(LOCAL_OPERATOR_REFUND_COLLECTOR))) return { ...result, reused: true };
 
-  // Made where the deployer's nonces put them, each with the constructor arguments its final address needs.
-  const made: Address[] = [];
-  for (const [nonce, contract] of [
+  const contracts = [
     { name: 'AuthCaptureEscrow', ...escrowArtifact },
     { name: 'TokenStore', ...tokenStoreArtifact, args: [LOCAL_AUTH_CAPTURE_ESCROW] },
     { name: 'ERC3009PaymentCollector', ...collectorArtifact, args: [LOCAL_AUTH_CAPTURE_ESCROW, MULTICALL3] },
     { name: 'OperatorRefundCollector', ...refundCollectorArtifact, args: [LOCAL_AUTH_CAPTURE_ESCROW] },
-  ].entries()) {
-    made.push(await deployAtNonce(rpcUrl, { account: deployer, index: ESCROW_DEPLOYER_INDEX }, nonce, contract));
-  }
-  const [escrow, tokenStore, collector, refundCollector] = made as [Address, Address, Address, Address];
-
+  ];
+  const deploy = (nonce: number) => deployAtNonce(rpcUrl, { account: deployer, index: ESCROW_DEPLOYER_INDEX }, nonce, contracts[nonce]!);
   const test = createTestClient({ chain, mode: 'anvil', transport: http(rpcUrl) });
   const copy = async (from: Address, to: Address): Promise<void> => {
     const code = await pub.getCode({ address: from });
     if (!code || code === '0x') throw new Error(`nothing deployed at ${from}`);
     await test.setCode({ address: to, bytecode: code });
   };
+  if (escrowInPlace) {
+    // A chain kept from before the refund collector was placed (its deployer sent three): that one alone, at the next nonce.
+    await copy(await deploy(3), LOCAL_OPERATOR_REFUND_COLLECTOR);
+    return { ...result, reused: false };
+  }
+
+  // Made where the deployer's nonces put them, each with the constructor arguments its final address needs.
+  const made: Address[] = [];
+  for (const nonce of contracts.keys()) made.push(await deploy(nonce));
+  const [escrow, tokenStore, collector, refundCollector] = made as [Address, Address, Address, Address];
+
   await copy(escrow, LOCAL_AUTH_CAPTURE_ESCROW);
   // The implementation the escrow's immutable names (made by its constructor, naming the temporary address).
   await copy(tokenStore, await implementationOf(escrow));

@@ -14,7 +14,17 @@ import {
   type AuthCaptureEip3009Payload,
 } from '@x402/evm';
 import { AuthCaptureEvmScheme } from '@x402/evm/auth-capture/client';
-import { createPublicClient, createWalletClient, erc20Abi, http, parseEther, zeroAddress, type Address, type Hex } from 'viem';
+import {
+  createPublicClient,
+  createWalletClient,
+  erc20Abi,
+  getContractAddress,
+  http,
+  parseEther,
+  zeroAddress,
+  type Address,
+  type Hex,
+} from 'viem';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ASSET_EIP712, CAIP2, MULTICALL3 } from '../../lambdas/contract/chain';
 import { AUTH_CAPTURE_DEPLOYMENTS } from '../../lambdas/contract/networks';
@@ -89,6 +99,25 @@ describe('the auth-capture escrow on the local chain', () => {
     const store = (await read(LOCAL_AUTH_CAPTURE_ESCROW, AUTH_CAPTURE_ESCROW_ABI, 'tokenStoreImplementation')) as Address;
     expect(await pub().getCode({ address: store })).toMatch(/^0x[0-9a-f]{10,}/);
     expect(await read(store, TOKEN_STORE_ABI, 'authCaptureEscrow')).toBe(LOCAL_AUTH_CAPTURE_ESCROW);
+  });
+
+  it('adds the refund collector alone to a chain kept from before it, at the deployer’s next nonce', async () => {
+    // Such a chain: the escrow and the ERC-3009 collector in place, the deployer's three transactions sent.
+    const test = chainTools(anvil.rpcUrl).test;
+    const deployerAddress = testAccount(ESCROW_DEPLOYER_INDEX).address;
+    await test.setCode({ address: LOCAL_OPERATOR_REFUND_COLLECTOR, bytecode: '0x' });
+    // …and the deployer's fourth address never used (a contract's account has a nonce of its own too).
+    const fourth = getContractAddress({ from: deployerAddress, nonce: 3n });
+    await test.setCode({ address: fourth, bytecode: '0x' });
+    await test.setNonce({ address: fourth, nonce: 0 });
+    await test.setNonce({ address: deployerAddress, nonce: 3 });
+    const escrowCode = await pub().getCode({ address: LOCAL_AUTH_CAPTURE_ESCROW });
+
+    expect(await ensureAuthCaptureEscrow(anvil.rpcUrl)).toEqual({ ...first, reused: false });
+    expect(await pub().getTransactionCount({ address: deployerAddress })).toBe(4);
+    expect(await read(LOCAL_OPERATOR_REFUND_COLLECTOR, OPERATOR_REFUND_COLLECTOR_ABI, 'authCaptureEscrow')).toBe(LOCAL_AUTH_CAPTURE_ESCROW);
+    expect(await pub().getCode({ address: LOCAL_AUTH_CAPTURE_ESCROW })).toBe(escrowCode);
+    expect(await ensureAuthCaptureEscrow(anvil.rpcUrl)).toEqual({ ...first, reused: true });
   });
 
   describe('takes a payment the stock x402 client signed', () => {
