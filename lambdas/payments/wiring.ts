@@ -31,7 +31,7 @@ import { x402PaymentRequiredHeader } from './adapters/x402-payment-required';
 import { x402BazaarExtension } from './adapters/x402-bazaar';
 import { challengeAnswer } from './challenge-answer';
 import { confirmationTask } from './confirmation';
-import { escrowOperatorFromEnv, facilitatorFromEnv } from '../facilitator';
+import { escrowOperatorPortsFromEnv, facilitatorFromEnv } from '../facilitator';
 import type { EscrowRefundPorts } from './escrow-refund';
 import type { PackVersionStore, PaymentsPorts, SecretVersions } from './ports';
 import { versionsDataDir } from '../platform/data-dirs';
@@ -141,7 +141,7 @@ export async function escrowRefundPortsFromEnv(env: NodeJS.ProcessEnv = process.
   if (problems.length > 0 || !config.treasury) throw new Error(`the payment configuration is not usable: ${problems.join(' ')}`);
   return {
     ledger: await ledgerFromEnv(),
-    operator: await escrowOperatorFromEnv(env, rpcUrlsFromEnv(env, config.rpcUrls), config),
+    operator: await escrowOperatorPortsFromEnv(env, rpcUrlsFromEnv(env, config.rpcUrls), config),
     record: (saleTx, refundTx) => recordRefundFromEnv(saleTx, refundTx, env),
     network: config.network.name,
     now: () => new Date(),
