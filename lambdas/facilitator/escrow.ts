@@ -5,7 +5,8 @@
  * lease) and the settlement record's conditional writes: stored before it is broadcast, ended from
  * its receipt, resumed by whoever comes next when no receipt came in time.
  */
-import { ESCROW_MOVES, escrowDecision } from './core/escrow';
+import { ESCROW_MOVES, escrowDecision, escrowGasUsd } from './core/escrow';
+import { gasUsdOf } from './settlement-end';
 import type { EscrowAction, EscrowOperator, EscrowStage, SettlementRecord } from './ports';
 
 /** How one call ended. */
@@ -32,13 +33,14 @@ const escrowed = (r: SettlementRecord | undefined): r is SettlementRecord & { pa
 /**
  * Runs `action` on the escrowed payment of settlement `pk`: begins it, resumes it, or says it is
  * done or went another way. `amount` is a refund's (the whole payment otherwise). Waits up to
- * `waitMs` for the receipt.
+ * `waitMs` for the receipt. The mined call's gas is recorded with when, and priced in US dollars
+ * by `ethUsdFeed` at its block as the authorize's is (one RPC call; left unpriced when it fails).
  */
 export async function escrowCall(
   pk: string,
   action: EscrowAction,
   x402: EscrowOperator,
-  opts: { waitMs: number; now: () => Date; amount?: bigint | undefined },
+  opts: { waitMs: number; now: () => Date; ethUsdFeed: string | undefined; amount?: bigint | undefined },
 ): Promise<EscrowOutcome> {
   const escrow = x402.escrow;
   if (!escrow) return { kind: 'not_escrowed' };
@@ -95,6 +97,8 @@ export async function escrowCall(
     const gas = {
       [move.gasUsed]: receipt.gasUsed.toString(),
       [move.gasCost]: (receipt.gasUsed * receipt.effectiveGasPrice).toString(),
+      [move.finishedAt]: opts.now().toISOString(),
+      ...escrowGasUsd(action, await gasUsdOf(x402, opts.ethUsdFeed, pk, receipt)),
     };
     if (receipt.status === 'success') {
       await settlements.escrowStep(pk, { from: move.via, to: move.to, tx: { field: move.tx, value: tx } }, gas);
@@ -134,7 +138,7 @@ export type EscrowRefundOutcome =
 export async function escrowRefund(
   pk: string,
   x402: EscrowOperator,
-  opts: { waitMs: number; now: () => Date; amount: bigint },
+  opts: { waitMs: number; now: () => Date; ethUsdFeed: string | undefined; amount: bigint },
 ): Promise<EscrowRefundOutcome> {
   const escrow = x402.escrow;
   if (!escrow) return { kind: 'not_escrowed' };

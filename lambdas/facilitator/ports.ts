@@ -186,7 +186,7 @@ export interface SettlementRead {
 }
 
 /** One x402 settlement the service makes (SETTLEMENTS_TABLE). */
-export interface SettlementRecord {
+export interface SettlementRecord extends EscrowGasUsd {
   /** `<caip2>#<token>#<from>#<nonce>`, lower case. */
   pk: string;
   /** What it pays for, as the resource server names it (stored as `skill`, the finance export's column). */
@@ -256,9 +256,25 @@ export interface SettlementRecord {
   refundRaw?: string | undefined;
   refundGasUsed?: string | undefined;
   refundGasCostWei?: string | undefined;
+  /**
+   * When each escrow step's receipt was read (ISO), as `finishedAt` is the authorize's: the day
+   * the books put its gas on. Its gas in US dollars is beside it (EscrowGasUsd).
+   */
+  captureFinishedAt?: string | undefined;
+  voidFinishedAt?: string | undefined;
+  refundFinishedAt?: string | undefined;
   /** Why the last escrow step's transaction reverted, if one did. */
   escrowFailure?: string | undefined;
 }
+
+/**
+ * Each escrow step's gas in US dollars, priced as the authorize's is (the ETH / USD round at its
+ * receipt's block, core/gas-usd.ts) and stored under the step's name, strings all:
+ * `captureEthUsdFeed`, `captureEthUsdRound`, `captureEthUsdAnswer`, `captureEthUsdDecimals`,
+ * `captureEthUsdUpdatedAt`, `captureGasCostUsdMicro`, and the same for `void` and `refund`.
+ * Absent when the read failed: the step's gas is then unpriced in the books, never guessed.
+ */
+export type EscrowGasUsd = { [K in `${EscrowAction}${Capitalize<keyof GasUsdFields>}`]?: string | undefined };
 
 /** An escrowed payment's stage after its authorization is mined (core/escrow.ts draws the machine). */
 export type EscrowStage = 'authorized' | 'capturing' | 'captured' | 'voiding' | 'voided' | 'refunding' | 'refunded';
@@ -356,7 +372,7 @@ export interface EscrowSettlement {
 }
 
 /** What the operator's calls on an escrowed payment need (escrow.ts): the escrow and the settlement records. */
-export type EscrowOperator = Pick<X402Settlement, 'escrow' | 'settlements'>;
+export type EscrowOperator = Pick<X402Settlement, 'escrow' | 'settlements' | 'priceFeed'>;
 
 /** The x402 settlements still in flight (claimed or signed, no outcome yet), for the payments watch. */
 export interface InFlightSettlements {

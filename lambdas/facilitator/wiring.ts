@@ -143,7 +143,7 @@ export async function escrowOperatorPortsFromEnv(
 ): Promise<EscrowOperator | undefined> {
   const tip = env[INFRA_ENV.relayerPriorityFeeWei]?.trim();
   const escrow = await escrowFromEnv(env, rpcUrls, config, dynamoRelayerLeases(dynamoClient()), tip);
-  return escrow ? { escrow, settlements: dynamoSettlements(dynamoClient()) } : undefined;
+  return escrow ? { escrow, settlements: dynamoSettlements(dynamoClient()), priceFeed: viemPriceFeed(rpcUrls, config.network) } : undefined;
 }
 
 /**

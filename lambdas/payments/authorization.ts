@@ -311,7 +311,11 @@ async function deliverEscrowed(ctx: Ctx, outcome: Extract<Settled, { kind: 'sett
       const voided =
         held === 0n
           ? undefined
-          : await escrowCall(escrow.key, 'void', x402, { waitMs: ESCROW_CALL_WAIT_MS, now: ctx.ports.now }).catch(() => undefined);
+          : await escrowCall(escrow.key, 'void', x402, {
+              waitMs: ESCROW_CALL_WAIT_MS,
+              now: ctx.ports.now,
+              ethUsdFeed: ctx.ports.config.ethUsdFeed,
+            }).catch(() => undefined);
       const back =
         voided?.kind === 'done'
           ? `the escrow returned it to ${outcome.payer} in ${voided.tx}`
@@ -361,7 +365,11 @@ async function deliverEscrowed(ctx: Ctx, outcome: Extract<Settled, { kind: 'sett
     throw e;
   }
   let { row } = claimed;
-  const captured = await escrowCall(escrow.key, 'capture', x402, { waitMs: ESCROW_CALL_WAIT_MS, now: ctx.ports.now });
+  const captured = await escrowCall(escrow.key, 'capture', x402, {
+    waitMs: ESCROW_CALL_WAIT_MS,
+    now: ctx.ports.now,
+    ethUsdFeed: ctx.ports.config.ethUsdFeed,
+  });
   if (captured.kind === 'done' || captured.kind === 'pending') {
     if (captured.tx && row.captureTx === undefined) {
       await ctx.ports.ledger.recordCapture(network, row.txHash, captured.tx);
@@ -393,9 +401,11 @@ async function undelivered(ctx: Ctx, key: string, outcome: Extract<Settled, { ki
   // The settlement's own end (its `settled` record) is written first: the void is a step from it.
   await outcome.bookkeeping?.catch(() => undefined);
   const why = cause instanceof Error ? cause.message.split('\n')[0]! : String(cause);
-  const voided = await escrowCall(key, 'void', ctx.ports.x402!, { waitMs: ESCROW_CALL_WAIT_MS, now: ctx.ports.now }).catch(
-    (e: unknown) => ({ kind: 'failed' as const, message: (e as Error).message }),
-  );
+  const voided = await escrowCall(key, 'void', ctx.ports.x402!, {
+    waitMs: ESCROW_CALL_WAIT_MS,
+    now: ctx.ports.now,
+    ethUsdFeed: ctx.ports.config.ethUsdFeed,
+  }).catch((e: unknown) => ({ kind: 'failed' as const, message: (e as Error).message }));
   const amount = formatAtomic(BigInt(ctx.entry.x402.amount));
   const back =
     voided.kind === 'done'

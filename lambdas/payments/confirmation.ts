@@ -28,7 +28,11 @@ export async function confirmationTask(job: ConfirmationJob, ports: PaymentsPort
  */
 async function captureAttempt(job: ConfirmationJob, ports: PaymentsPorts): Promise<{ status: TaskStatus; message: string }> {
   if (!ports.x402 || job.settlement === undefined) return { status: 'failed', message: 'no escrow settlement to capture' };
-  const out = await escrowCall(job.settlement, 'capture', ports.x402, { waitMs: CAPTURE_WAIT_MS, now: ports.now });
+  const out = await escrowCall(job.settlement, 'capture', ports.x402, {
+    waitMs: CAPTURE_WAIT_MS,
+    now: ports.now,
+    ethUsdFeed: ports.config.ethUsdFeed,
+  });
   switch (out.kind) {
     case 'done':
       if (out.tx) await ports.ledger.recordCapture(job.network, job.txHash.toLowerCase(), out.tx);

@@ -22,6 +22,8 @@ export interface EscrowRefundPorts {
   /** The ledger's recording of a mined refund transaction against a sale. */
   record(saleTx: string, refundTx: string): Promise<RefundOutcome>;
   network: NetworkName;
+  /** The ETH / USD feed the refund's gas is priced with at its block (the `ethUsdFeed` setting). */
+  ethUsdFeed: string | undefined;
   now: () => Date;
 }
 
@@ -104,7 +106,12 @@ export async function refundEscrowedSale(ports: EscrowRefundPorts, saleTx: strin
       `The escrow's refund deadline (${new Date(refundExpiry * 1000).toISOString()}) has passed or is too near: ${byTreasury}.`,
     );
 
-  const out = await escrowRefund(sale.settlement, ports.operator, { waitMs: REFUND_WAIT_MS, now: ports.now, amount: asked });
+  const out = await escrowRefund(sale.settlement, ports.operator, {
+    waitMs: REFUND_WAIT_MS,
+    now: ports.now,
+    ethUsdFeed: ports.ethUsdFeed,
+    amount: asked,
+  });
   switch (out.kind) {
     case 'done': {
       if (!out.tx) return refused('escrow_refused', 'The escrow says the payment is refunded, but no refund transaction is on its record.');

@@ -144,6 +144,7 @@ export async function escrowRefundPortsFromEnv(env: NodeJS.ProcessEnv = process.
     operator: await escrowOperatorPortsFromEnv(env, rpcUrlsFromEnv(env, config.rpcUrls), config),
     record: (saleTx, refundTx) => recordRefundFromEnv(saleTx, refundTx, env),
     network: config.network.name,
+    ethUsdFeed: config.ethUsdFeed,
     now: () => new Date(),
   };
 }

@@ -226,7 +226,11 @@ describe('escrowCall under any interleaving (fast-check)', () => {
               },
             },
           } as unknown as X402Settlement;
-          await s.waitFor(Promise.all(calls.map((action) => escrowCall(pk, action, x402, { waitMs: 0, now: () => new Date(NOW * 1000) }))));
+          await s.waitFor(
+            Promise.all(
+              calls.map((action) => escrowCall(pk, action, x402, { waitMs: 0, now: () => new Date(NOW * 1000), ethUsdFeed: undefined })),
+            ),
+          );
 
           const minedOk = sentCalls.filter((c) => mined.get(c.tx) === 'success');
           // Never both ways, and never twice one way.

@@ -17,7 +17,8 @@
  * whoever comes next: the request's retry or the confirmation loop. Nothing here is read twice or
  * charged twice: the escrow itself refuses a second capture, and the stage says what was done.
  */
-import type { EscrowAction, EscrowStage } from '../ports';
+import type { EscrowAction, EscrowGasUsd, EscrowStage } from '../ports';
+import type { GasUsdFields } from './gas-usd';
 
 /** Each call: the stage it starts from, the one it is in while its transaction is out, where it ends, and the record's fields it writes. */
 export const ESCROW_MOVES: Readonly<
@@ -31,6 +32,8 @@ export const ESCROW_MOVES: Readonly<
       raw: 'captureRaw' | 'voidRaw' | 'refundRaw';
       gasUsed: 'captureGasUsed' | 'voidGasUsed' | 'refundGasUsed';
       gasCost: 'captureGasCostWei' | 'voidGasCostWei' | 'refundGasCostWei';
+      /** When its receipt was read: the day the books put its gas on. */
+      finishedAt: 'captureFinishedAt' | 'voidFinishedAt' | 'refundFinishedAt';
     }
   >
 > = {
@@ -42,6 +45,7 @@ export const ESCROW_MOVES: Readonly<
     raw: 'captureRaw',
     gasUsed: 'captureGasUsed',
     gasCost: 'captureGasCostWei',
+    finishedAt: 'captureFinishedAt',
   },
   void: {
     from: 'authorized',
@@ -51,6 +55,7 @@ export const ESCROW_MOVES: Readonly<
     raw: 'voidRaw',
     gasUsed: 'voidGasUsed',
     gasCost: 'voidGasCostWei',
+    finishedAt: 'voidFinishedAt',
   },
   refund: {
     from: 'captured',
@@ -60,6 +65,7 @@ export const ESCROW_MOVES: Readonly<
     raw: 'refundRaw',
     gasUsed: 'refundGasUsed',
     gasCost: 'refundGasCostWei',
+    finishedAt: 'refundFinishedAt',
   },
 };
 
@@ -86,3 +92,13 @@ export function escrowDecision(stage: EscrowStage, action: EscrowAction): Escrow
 
 /** Whether a stage still holds the buyer's money in the escrow (nothing captured, nothing given back). */
 export const heldInEscrow = (stage: EscrowStage): boolean => stage === 'authorized' || stage === 'capturing' || stage === 'voiding';
+
+/**
+ * An escrow call's gas in US dollars as the record keeps it: the authorize's price fields
+ * (core/gas-usd.ts) under the call's name, `captureEthUsdRound` … `captureGasCostUsdMicro`, each
+ * a string. Nothing when the gas was left unpriced.
+ */
+export const escrowGasUsd = (action: EscrowAction, fields: Partial<GasUsdFields>): Partial<Record<keyof EscrowGasUsd, string>> =>
+  Object.fromEntries(
+    Object.entries(fields).map(([name, value]) => [`${action}${name.charAt(0).toUpperCase()}${name.slice(1)}`, String(value)]),
+  );
