@@ -1,7 +1,8 @@
 /**
  * `npm run verify-receipt -- <receipt or @file> [--issuer <base URL>] [--jwks <file or URL>]`: checks a sale's receipt (a compact JWS,
  * lambdas/contract/receipt.ts) against the service key and prints its claims as JSON (exit 0), or
- * says in one sentence why not (exit 1).
+ * says in one sentence why not (exit 1). An escrowed sale's facts (x402 `auth-capture`: the escrow,
+ * the payment's hash, its authorize and capture) are also said in one sentence on stderr.
  *
  * The exit code is the answer a script reads, so the key that checks the receipt is never chosen by
  * the receipt: its `iss` and `jku` are the signer's own words, and a receipt an attacker signed
@@ -111,11 +112,22 @@ async function verifyReceipt(receipt: string, pins: Pins): Promise<ReceiptClaims
   return claims;
 }
 
+/** An escrowed sale's facts in one sentence: where the money went, under which payment, and whether a capture was sent. */
+function escrowFacts(escrow: NonNullable<ReceiptClaims['escrow']>): string {
+  const into = escrow.contract ? ` into the escrow ${escrow.contract}` : '';
+  const captured = escrow.capture_tx
+    ? `captured to the seller in ${escrow.capture_tx}`
+    : 'no capture had been sent when this receipt was signed';
+  return `Paid by escrow (x402 ${escrow.scheme}): authorized${into} in ${escrow.authorize_tx} as payment ${escrow.payment_hash}; ${captured}.`;
+}
+
 async function main(): Promise<void> {
   try {
     const { receipt, pins } = parseArgs(process.argv.slice(2));
     const claims = await verifyReceipt(receipt, pins);
     process.stdout.write(`${JSON.stringify(claims, null, 2)}\n`);
+    // The claims stay the only stdout (a script parses them); the escrow's facts are said to the person too.
+    if (claims.escrow) process.stderr.write(`${escrowFacts(claims.escrow)}\n`);
   } catch (e) {
     process.stderr.write(`${e instanceof Refusal ? e.message : `Cannot verify the receipt: ${(e as Error).message}.`}\n`);
     process.exitCode = 1;

@@ -36,6 +36,14 @@ export interface ReceiptClaims {
   payer?: string;
   /** On-chain sales: the transfer's transaction hash. */
   tx?: string;
+  /**
+   * An escrowed sale (x402 `auth-capture`, issue 53): the payment went into the escrow `contract`
+   * by the escrow's `authorize` (`authorize_tx`, the same transaction as `tx`), under the escrow's
+   * id of it (`payment_hash`, its `getHash` of the PaymentInfo), and reached the treasury by the
+   * operator's `capture` (`capture_tx`, absent while no capture was sent). `contract` is absent
+   * for a sale recorded before the row named its escrow. Absent for every other sale.
+   */
+  escrow?: { scheme: 'auth-capture'; contract?: string; payment_hash: string; authorize_tx: string; capture_tx?: string };
   /** Card sales: what Stripe collected, and the checkout session the sale belongs to (this service's id). */
   card?: { amount_cents: number; currency: string; session: string; processor: 'stripe' };
   /** When the sale was recorded (ISO 8601, UTC). */

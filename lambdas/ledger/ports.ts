@@ -54,10 +54,12 @@ export interface LedgerRow {
   refunds?: Record<string, StoredRefund>;
   /**
    * x402 `auth-capture` (issue 53): the transaction above is the escrow's `authorize` (the buyer's
-   * money into the escrow), `paymentHash` the escrow's id of the payment, `settlement` the
-   * facilitator's record of it, and `captureTx` the capture that paid the treasury, once sent.
+   * money into the escrow), `escrow` the escrow contract it was authorized in (EIP-55),
+   * `paymentHash` the escrow's id of the payment, `settlement` the facilitator's record of it, and
+   * `captureTx` the capture that paid the treasury, once sent. The receipt states them.
    */
   scheme?: 'auth-capture';
+  escrow?: string;
   paymentHash?: string;
   settlement?: string;
   captureTx?: string;

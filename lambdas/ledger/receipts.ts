@@ -56,6 +56,7 @@ export function receiptClaims(source: LedgerRow | CardSale, baseUrl: string, now
     asset: { symbol: source.asset, contract: source.assetContract, network: caip2Of(source.network) },
     payer: source.payer,
     tx: source.txHash,
+    ...escrowClaim(source),
     time: source.recordedAt,
     ledger: {
       entry: `${source.network}:${source.txHash}`,
@@ -64,6 +65,24 @@ export function receiptClaims(source: LedgerRow | CardSale, baseUrl: string, now
       log_index: source.logIndex,
     },
     iat,
+  };
+}
+
+/**
+ * An escrowed sale's `escrow` claim, from its row alone: the escrow it was authorized in, the
+ * payment's hash, the authorize (the row's transaction) and the capture once one was sent.
+ * Nothing for any other row, so their receipts are as they were.
+ */
+function escrowClaim(row: LedgerRow): Pick<ReceiptClaims, 'escrow'> {
+  if (row.scheme !== 'auth-capture' || row.paymentHash === undefined) return {};
+  return {
+    escrow: {
+      scheme: row.scheme,
+      ...(row.escrow ? { contract: row.escrow } : {}),
+      payment_hash: row.paymentHash,
+      authorize_tx: row.txHash,
+      ...(row.captureTx ? { capture_tx: row.captureTx } : {}),
+    },
   };
 }
 

@@ -3,8 +3,10 @@
  * (a stock client's PAYMENT-SIGNATURE) answer a receipt, signed with the key GET
  * /.well-known/jwks.json publishes (the agent card's), whose claims are the ledger row as stored;
  * `npm run verify-receipt` and the documented one-liners check one offline. The buyers are fresh
- * accounts of the test mnemonic (80 and up), funded by writing their balances, and the skills are
- * ones no other file buys.
+ * accounts of the test mnemonic (80 and up; 170 for the escrowed sale), funded by writing their
+ * balances, and the skills are ones no other file buys. An escrowed sale (x402 `auth-capture`)
+ * answers a receipt that also names the escrow, the payment's hash, its authorize and its capture,
+ * each held to what the chain shows.
  */
 import { execFile, spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -12,16 +14,19 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { AuthCaptureEvmScheme } from '@x402/evm/auth-capture/client';
 import { registerExactEvmScheme } from '@x402/evm/exact/client';
 import { decodePaymentResponseHeader, wrapFetchWithPayment, x402Client } from '@x402/fetch';
 import { compactVerify, createLocalJWKSet, decodeProtectedHeader, type JSONWebKeySet } from 'jose';
-import { parseEther, type Address } from 'viem';
+import { parseEther, type Address, type Hex } from 'viem';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { testAccount } from '../../local/anvil';
 import { RECEIPT_TYPE } from '../../lambdas/contract/receipt';
 import type { LedgerRow } from '../../lambdas/ledger';
 import { dynamoLedger } from '../../lambdas/ledger/adapters/dynamo-ledger';
 import { chainTools } from '../support/chain';
+import { escrowedOnChain } from '../support/escrow';
+import { LOCAL_AUTH_CAPTURE_ESCROW } from '../../local/escrow';
 
 const run = promisify(execFile);
 const base = inject('baseUrl');
@@ -43,6 +48,8 @@ afterAll(() => {
 /** Skills no other test file buys. */
 const BY_TRANSFER = 'schema-drift-detection';
 const BY_SIGNATURE = 'dbt-test-coverage';
+/** 0.25 USDC: under the stock auth-capture client's default limit of $1. */
+const BY_ESCROW = 'chart-integrity-critic';
 
 const getJson = async (path: string) => (await (await fetch(`${base}${path}`)).json()) as any;
 const priceOf = async (skill: string): Promise<bigint> => BigInt((await getJson(`/api/pay?skill=${skill}`)).accepts[0].maxAmountRequired);
@@ -86,6 +93,7 @@ async function funded(index: number, usdc: bigint) {
 }
 
 let byTransfer: { receipt: string; license: string; row: LedgerRow };
+let byEscrow: { receipt: string; row: LedgerRow; captureTx: Hex };
 
 describe('a receipt with every sale', () => {
   it("a transfer's unlock answers a receipt that verifies against /.well-known/jwks.json and states the ledger row, with the pack's seal", async () => {
@@ -155,6 +163,49 @@ describe('a receipt with every sale', () => {
     expect(againBody.access).toMatchObject({ via: 'one-time', charged_atomic: '0' });
     expect(await verified(againBody.receipt)).toMatchObject(claimsOfRow(row));
   });
+  it('an escrowed sale (x402 auth-capture, a stock client) answers a receipt that names the escrow, the payment, its authorize and its capture', async () => {
+    const price = await priceOf(BY_ESCROW);
+    const account = testAccount(170);
+    await chain.setTokenBalance(USDC, account.address, price * 2n);
+    const client = new x402Client().register('eip155:8453', new AuthCaptureEvmScheme(account));
+    const res = await wrapFetchWithPayment(fetch, client)(`${base}/api/pay?skill=${BY_ESCROW}`);
+    const body = (await res.json()) as any;
+    expect(res.status, JSON.stringify(body)).toBe(200);
+    const authorizeTx = decodePaymentResponseHeader(res.headers.get('payment-response')!).transaction as Hex;
+    // On chain: the authorize, then the operator's capture of the same payment.
+    const { paymentHash, capture } = await escrowedOnChain(chain.pub, authorizeTx);
+
+    const row = (await ledger.get('base', authorizeTx))!;
+    expect(row).toMatchObject({
+      scheme: 'auth-capture',
+      escrow: LOCAL_AUTH_CAPTURE_ESCROW,
+      paymentHash,
+      captureTx: capture.transactionHash,
+    });
+    const claims = await verified(body.receipt);
+    // Everything an exact sale's receipt states, the authorize being the transfer (into the escrow's collector, for the treasury)...
+    expect(claims).toMatchObject(claimsOfRow(row));
+    expect(claims).toMatchObject({ amount: price.toString(), tx: authorizeTx.toLowerCase() });
+    expect(claims.payer.toLowerCase()).toBe(account.address.toLowerCase());
+    // ...and the escrow's facts, each one checked against the chain.
+    expect(claims.escrow).toEqual({
+      scheme: 'auth-capture',
+      contract: LOCAL_AUTH_CAPTURE_ESCROW,
+      payment_hash: paymentHash,
+      authorize_tx: authorizeTx.toLowerCase(),
+      capture_tx: capture.transactionHash,
+    });
+    // The same sale signed again (the license's re-download) states the same escrow facts.
+    const again = await fetch(`${base}/api/pay`, { method: 'POST', headers: { 'x-license': body.license.token } });
+    const againBody = (await again.json()) as any;
+    expect(again.status, JSON.stringify(againBody)).toBe(200);
+    expect({ ...(await verified(againBody.receipt)), iat: 0 }).toEqual({ ...claims, iat: 0 });
+    byEscrow = { receipt: body.receipt, row, captureTx: capture.transactionHash };
+  });
+
+  it("an exact sale's receipt says nothing of an escrow", async () => {
+    expect(await verified(byTransfer.receipt)).not.toHaveProperty('escrow');
+  });
 });
 
 describe('receipts of periods and top-ups', () => {
@@ -222,6 +273,16 @@ describe('verifying a receipt offline', () => {
     expect(bad.code).toBe(1);
     expect(bad.stdout).toBe('');
     expect(bad.stderr.trim()).toBe('The signature does not verify: the receipt was changed, or another key signed it.');
+    // An escrowed sale's: the same claims on stdout, and its escrow facts in one sentence on stderr.
+    const escrowed = await verifyScript(byEscrow.receipt, '--jwks', jwksFile);
+    expect(escrowed.code, escrowed.stderr).toBe(0);
+    expect(JSON.parse(escrowed.stdout)).toEqual(await verified(byEscrow.receipt));
+    const { escrow } = JSON.parse(escrowed.stdout);
+    expect(escrowed.stderr.trim()).toBe(
+      `Paid by escrow (x402 auth-capture): authorized into the escrow ${LOCAL_AUTH_CAPTURE_ESCROW} in ${byEscrow.row.txHash} as payment ${escrow.payment_hash}; captured to the seller in ${byEscrow.captureTx}.`,
+    );
+    expect(good.stderr).toBe('');
+
     const notOne = await verifyScript('not-a-receipt', '--jwks', jwksFile);
     expect(notOne).toMatchObject({ code: 1, stdout: '' });
     expect(notOne.stderr.trim().split('\n')).toHaveLength(1);

@@ -109,6 +109,51 @@ describe('receipt claims', () => {
     expect(claims).not.toHaveProperty('tx');
   });
 
+  it('state an escrowed sale (x402 auth-capture) by its escrow, payment hash, authorize and capture; with no capture sent, no capture_tx', () => {
+    const escrowed: LedgerRow = {
+      ...row,
+      scheme: 'auth-capture',
+      escrow: '0xBdEA0D1bcC5966192B070Fdf62aB4EF5b4420cff',
+      paymentHash: `0x${'c'.repeat(64)}`,
+      settlement: 'eip155:8453#0xusdc#0xpayer#0xnonce',
+      captureTx: `0x${'d'.repeat(64)}`,
+    };
+    const claims = receiptClaims(escrowed, BASE, NOW, VERSIONS);
+    expect(claims).toEqual({
+      ...receiptClaims(row, BASE, NOW, VERSIONS),
+      escrow: {
+        scheme: 'auth-capture',
+        contract: '0xBdEA0D1bcC5966192B070Fdf62aB4EF5b4420cff',
+        payment_hash: `0x${'c'.repeat(64)}`,
+        authorize_tx: row.txHash,
+        capture_tx: `0x${'d'.repeat(64)}`,
+      },
+    });
+    // The settlement's key is the service's own bookkeeping: never stated.
+    expect(JSON.stringify(claims)).not.toContain('#0xnonce');
+    const { captureTx: _c, ...uncaptured } = escrowed;
+    expect(receiptClaims(uncaptured, BASE, NOW, VERSIONS).escrow).toEqual({
+      scheme: 'auth-capture',
+      contract: '0xBdEA0D1bcC5966192B070Fdf62aB4EF5b4420cff',
+      payment_hash: `0x${'c'.repeat(64)}`,
+      authorize_tx: row.txHash,
+    });
+    // An exact sale's receipt is as it was: no escrow claim, the same keys in the same order.
+    expect(Object.keys(receiptClaims(row, BASE, NOW, VERSIONS))).toEqual([
+      'iss',
+      'sub',
+      'kind',
+      'pack',
+      'amount',
+      'asset',
+      'payer',
+      'tx',
+      'time',
+      'ledger',
+      'iat',
+    ]);
+  });
+
   it('refuse a claim a reorg dropped: it is no sale', () => {
     expect(noReceipt({ ...row, status: 'reorged' })).toMatch(/reorganisation/);
     expect(noReceipt(row)).toBeUndefined();

@@ -270,7 +270,15 @@ export async function settle(
     status: 'confirmed',
     ...(claimant.source ? { claimSource: claimant.source } : {}),
     ...(seal ? { packSeal: seal } : {}),
-    ...(escrowed ? { scheme: 'auth-capture' as const, paymentHash: opts.escrow!.paymentHash, settlement: opts.escrow!.settlement } : {}),
+    // The escrow it was authorized in, as configured now: the receipt states it from the row alone.
+    ...(escrowed
+      ? {
+          scheme: 'auth-capture' as const,
+          escrow: ports.config.authCapture!.escrow,
+          paymentHash: opts.escrow!.paymentHash,
+          settlement: opts.escrow!.settlement,
+        }
+      : {}),
   };
   const claim = await ports.ledger.claim(row);
   if (claim.claimed) {
