@@ -71,7 +71,7 @@ export function exportFiles(dir: string, t: ExportedTable, snapshot?: string): E
 
 const quote = (s: string): string => `'${s.replace(/'/g, "''")}'`;
 
-const RELAYER_COST_COLUMNS = ['day', 'settlements', 'reverted', 'gas_used', 'gas_cost_wei', 'gas_cost_eth'] as const;
+const RELAYER_COST_COLUMNS = ['day', 'settlements', 'reverted', 'escrow_calls', 'gas_used', 'gas_cost_wei', 'gas_cost_eth'] as const;
 /** The relayer cost as CSV (every field is a plain number or date: nothing to quote). */
 const relayerCostCsv = (rows: readonly RelayerCostRow[]): string =>
   `${[RELAYER_COST_COLUMNS.join(','), ...rows.map((r) => RELAYER_COST_COLUMNS.map((c) => String(r[c])).join(','))].join('\r\n')}\r\n`;
@@ -127,6 +127,7 @@ export async function relayerCostFromExport(dir: string): Promise<RelayerCostRow
       day: String(r['day']),
       settlements: Number(r['settlements']),
       reverted: Number(r['reverted']),
+      escrow_calls: Number(r['escrow_calls']),
       gas_used: String(r['gas_used']),
       gas_cost_wei: String(r['gas_cost_wei']),
       gas_cost_eth: formatDecimal(BigInt(String(r['gas_cost_wei'])), 18),
@@ -147,11 +148,14 @@ export async function transactionsFromExport(dir: string): Promise<FinanceTransa
       time: String(r['time']),
       day: String(r['day']),
       type: String(r['type']) as FinanceTransactionRow['type'],
+      step: r['step'] === null ? null : (String(r['step']) as FinanceTransactionRow['step']),
       channel: String(r['channel']),
+      scheme: r['scheme'] === null ? null : (String(r['scheme']) as FinanceTransactionRow['scheme']),
       currency: String(r['currency']),
       chain: r['chain'] === null ? null : String(r['chain']),
       product: String(r['product']),
       reference: String(r['reference']),
+      sale: r['sale'] === null ? null : String(r['sale']),
       payer: r['payer'] === null ? null : String(r['payer']),
       country: r['country'] === null ? null : String(r['country']),
       amount: decimal(r['amount_atomic'], Number(r['decimals']))!,

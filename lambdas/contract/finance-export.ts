@@ -31,6 +31,25 @@ export interface ExportedTable {
   fields: Readonly<Record<string, ExportedField>>;
 }
 
+/**
+ * The operator's calls on an escrowed payment (x402 `auth-capture`, issue 53) after its
+ * `authorize`: each is a transaction of its own, whose hash, gas, time and price in US dollars the
+ * settlement record keeps under the call's name (facilitator/core/escrow.ts): `captureTx`,
+ * `captureGasUsed`, `captureGasCostWei`, `captureFinishedAt`, `captureGasCostUsdMicro`, and the
+ * ETH / USD round that priced it (`captureEthUsdRound`, `captureEthUsdAnswer`, `captureEthUsdDecimals`).
+ */
+export const ESCROW_STEPS = ['capture', 'void', 'refund'] as const;
+export type EscrowStep = (typeof ESCROW_STEPS)[number];
+
+const ESCROW_STEP_FIELDS: Readonly<Record<string, ExportedField>> = Object.fromEntries(
+  ESCROW_STEPS.flatMap((step) =>
+    ['Tx', 'GasUsed', 'GasCostWei', 'FinishedAt', 'EthUsdRound', 'EthUsdAnswer', 'EthUsdDecimals', 'GasCostUsdMicro'].map((field) => [
+      `${step}${field}`,
+      'S' as const,
+    ]),
+  ),
+);
+
 export const EXPORTED_TABLES: readonly ExportedTable[] = [
   {
     table: LEDGER_TABLE,
@@ -48,6 +67,8 @@ export const EXPORTED_TABLES: readonly ExportedTable[] = [
       payer: 'S',
       network: 'S',
       refundedAmount: 'S',
+      // `auth-capture` for an escrowed sale (its txHash is the escrow's authorize); absent for every other.
+      scheme: 'S',
       // Operator refunds of USDC recorded against the sale, keyed by the refund's transaction (ledger/refunds.ts).
       refunds: { records: { amount: 'S', tx: 'S', time: 'S' } },
     },
@@ -95,6 +116,10 @@ export const EXPORTED_TABLES: readonly ExportedTable[] = [
       ethUsdDecimals: 'N',
       ethUsdUpdatedAt: 'S',
       gasCostUsdMicro: 'S',
+      // An escrowed payment (x402 auth-capture): the transaction above is its authorize; its stage and each later call's gas.
+      scheme: 'S',
+      escrowStage: 'S',
+      ...ESCROW_STEP_FIELDS,
     },
   },
 ];
@@ -171,28 +196,60 @@ FROM facts
 GROUP BY day, channel, asset, product
 ORDER BY day, channel, asset, product`;
 
-/**
- * What the x402 v2 channel cost: the relayer's gas by UTC day of the receipt, in wei (ETH on Base),
- * for the settlements that moved money (`settlements`) and for its transfers that reverted and
- * moved nothing (`reverted`: a payer's funds left first; docs/PAYMENTS.md). Both are paid for.
- * Items without gas figures (a settlement that never sent anything) and the payer and hour items
- * beside the settlements (no `state`) are left out. One `?`: the snapshot.
- */
-export const RELAYER_COST_SQL = `SELECT
-  substr(item.finishedat.s, 1, 10) AS day,
-  count_if(item.state.s = 'settled') AS settlements,
-  count_if(item.state.s = 'failed') AS reverted,
-  CAST(sum(CAST(item.gasused.s AS DECIMAL(38, 0))) AS VARCHAR) AS gas_used,
-  CAST(sum(CAST(item.gascostwei.s AS DECIMAL(38, 0))) AS VARCHAR) AS gas_cost_wei
-FROM settlements_export
-WHERE snapshot = ? AND item.state.s IN ('settled', 'failed') AND item.gascostwei.s IS NOT NULL
-GROUP BY substr(item.finishedat.s, 1, 10)
-ORDER BY day`;
-
 /** Micro-dollars per cent: card amounts and Stripe's fees are in cents, the books' USD figures in micro-dollars. */
 const CENT = 'CAST(10000 AS DECIMAL(38, 0))';
 const ZERO = 'CAST(0 AS DECIMAL(38, 0))';
 const NUM = (expr: string): string => `CAST(${expr} AS DECIMAL(38, 0))`;
+
+/** The settlements that ended (settled or reverted), the only ones whose relayer paid gas. One `?`: the snapshot. */
+const ENDED_SETTLEMENTS = `settlements AS (
+  SELECT item FROM settlements_export WHERE snapshot = ? AND item.state.s IN ('settled', 'failed')
+)`;
+
+/**
+ * The operator's escrow calls of the ended settlements as rows of `columns(step)`, one per mined
+ * call (its gas is recorded, reverted or not), from the `settlements` CTE: a call's fields are
+ * read by `f(step, field)`, in lower case like every struct field here.
+ */
+const escrowCalls = (columns: (step: EscrowStep, f: (field: string) => string) => string): string =>
+  ESCROW_STEPS.map(
+    (step) => `SELECT
+    ${columns(step, (field) => `item.${step}${field}.s`)}
+  FROM settlements
+  WHERE item.state.s = 'settled' AND item.${step}gascostwei.s IS NOT NULL AND item.${step}gascostwei.s <> '0'`,
+  ).join('\n  UNION ALL\n  ');
+
+/**
+ * What the x402 v2 channel cost: the relayer's gas by UTC day of the receipt, in wei (ETH on Base),
+ * for the settlements that moved money (`settlements`: a transfer, or an escrowed payment's
+ * authorize), for its transfers that reverted and moved nothing (`reverted`: a payer's funds left
+ * first; docs/PAYMENTS.md), and for the operator's later calls on escrowed payments
+ * (`escrow_calls`: capture, void, refund, each on the day of its own receipt). All are paid for.
+ * Items without gas figures (a settlement that never sent anything) and the payer and hour items
+ * beside the settlements (no `state`) are left out. One `?`: the snapshot.
+ */
+export const RELAYER_COST_SQL = `WITH ${ENDED_SETTLEMENTS},
+spent AS (
+  SELECT
+    substr(item.finishedat.s, 1, 10) AS day, item.state.s AS kind,
+    ${NUM('item.gasused.s')} AS gas_used, ${NUM('item.gascostwei.s')} AS gas_cost_wei
+  FROM settlements
+  WHERE item.gascostwei.s IS NOT NULL
+  UNION ALL
+  ${escrowCalls(
+    (_, f) => `substr(coalesce(${f('finishedat')}, item.finishedat.s), 1, 10), 'escrow', ${NUM(f('gasused'))}, ${NUM(f('gascostwei'))}`,
+  )}
+)
+SELECT
+  day,
+  count_if(kind = 'settled') AS settlements,
+  count_if(kind = 'failed') AS reverted,
+  count_if(kind = 'escrow') AS escrow_calls,
+  CAST(sum(gas_used) AS VARCHAR) AS gas_used,
+  CAST(sum(gas_cost_wei) AS VARCHAR) AS gas_cost_wei
+FROM spent
+GROUP BY day
+ORDER BY day`;
 
 /**
  * The books, one row per money event, as a CTE (`book`) both the transaction report and the net
@@ -206,7 +263,14 @@ const NUM = (expr: string): string => `CAST(${expr} AS DECIMAL(38, 0))`;
  *   ledger row; `dispute_withdrawal` and `dispute_reinstatement`: a chargeback's money leaving and
  *   coming back, with Stripe's dispute fee. Each on the day it happened, so a closed month keeps its rows.
  * - `relayer_gas`: what a relayer transaction cost in ETH (settled or reverted), and in USD when
- *   the price was read (null otherwise).
+ *   the price was read (null otherwise). Its `step` says which: `transfer` (an `exact` payment's),
+ *   `authorize` (an escrowed payment's, into the escrow), and the operator's later calls on an
+ *   escrowed payment, each its own row on the day of its own receipt: `capture`, `void`, `refund`.
+ * Every row names its `scheme` (on chain: `auth-capture` for an escrowed sale and its
+ * transactions, `exact` otherwise; null for card) and its `sale`: the sale it belongs to by its
+ * reference (the transfer or the escrow's authorize; the checkout session), null for a relayer
+ * transaction that made no sale (a reverted transfer, a voided escrow payment), so a sale's whole
+ * cost is the sum of its rows.
  * Three `?`: the snapshot of the ledger, the card sales and the settlements (the same value).
  */
 /** A settlement's network, by the CAIP-2 id its key begins with, named as ledger rows name theirs (every network of the table). */
@@ -214,48 +278,67 @@ const SETTLEMENT_NETWORK = `CASE split_part(item.pk.s, '#', 1) ${Object.values(N
   .map((n) => `WHEN '${n.caip2}' THEN '${n.name}'`)
   .join(' ')} ELSE split_part(item.pk.s, '#', 1) END`;
 
+/** An on-chain row's x402 scheme: `auth-capture` (escrowed), else `exact` (a transfer to the treasury). */
+const SCHEME = `coalesce(item.scheme.s, 'exact')`;
+/** A relayer transaction's sale: the transfer (or authorize) of a settled payment that no void undid. */
+const SETTLED_SALE = `CASE WHEN item.state.s = 'settled' AND coalesce(item.escrowstage.s, '') NOT IN ('voiding', 'voided') THEN coalesce(item.transfertx.s, item.txhash.s) END`;
+
 const BOOK_CTE = `ledger AS (
   SELECT item FROM ledger_export WHERE snapshot = ? AND item.status.s = 'confirmed'
 ),
 card AS (
   SELECT item FROM card_sales_export WHERE snapshot = ?
 ),
+${ENDED_SETTLEMENTS},
 book AS (
   SELECT
     item.recordedat.s AS time, 'sale' AS type, ${LEDGER_CHANNEL} AS channel, item.asset.s AS currency,
     item.network.s AS chain, item.skill.s AS product, item.txhash.s AS reference, item.payer.s AS payer, CAST(NULL AS VARCHAR) AS country,
     ${NUM('item.amount.s')} AS amount, 6 AS decimals, ${NUM('item.amount.s')} AS gross,
-    ${ZERO} AS fee, ${ZERO} AS gas_wei, ${ZERO} AS gas
+    ${ZERO} AS fee, ${ZERO} AS gas_wei, ${ZERO} AS gas,
+    ${SCHEME} AS scheme, CAST(NULL AS VARCHAR) AS step, item.txhash.s AS sale
   FROM ledger
   UNION ALL
   SELECT
     r.m.time.s, 'refund', ${LEDGER_CHANNEL}, item.asset.s,
     item.network.s, item.skill.s, r.m.tx.s, item.payer.s, CAST(NULL AS VARCHAR),
     -${NUM('r.m.amount.s')}, 6, -${NUM('r.m.amount.s')},
-    ${ZERO}, ${ZERO}, ${ZERO}
+    ${ZERO}, ${ZERO}, ${ZERO},
+    ${SCHEME}, CAST(NULL AS VARCHAR), item.txhash.s
   FROM ledger CROSS JOIN UNNEST(map_values(item.refunds.m)) AS t (r)
   UNION ALL
   SELECT
     item.recordedat.s, 'sale', 'card', 'USD',
     CAST(NULL AS VARCHAR), item.skill.s, item.id.s, CAST(NULL AS VARCHAR), item.buyercountry.s,
     ${NUM('item.amountcents.n')}, 2, ${NUM('item.amountcents.n')} * ${CENT},
-    CASE WHEN lower(coalesce(item.feecurrency.s, 'usd')) = 'usd' THEN ${NUM('item.feecents.n')} * ${CENT} END, ${ZERO}, ${ZERO}
+    CASE WHEN lower(coalesce(item.feecurrency.s, 'usd')) = 'usd' THEN ${NUM('item.feecents.n')} * ${CENT} END, ${ZERO}, ${ZERO},
+    CAST(NULL AS VARCHAR), CAST(NULL AS VARCHAR), item.id.s
   FROM card
   UNION ALL
   SELECT
     r.m.at.s, r.m.kind.s, 'card', 'USD',
     CAST(NULL AS VARCHAR), item.skill.s, item.id.s, CAST(NULL AS VARCHAR), item.buyercountry.s,
     -${NUM('r.m.amountcents.n')}, 2, -${NUM('r.m.amountcents.n')} * ${CENT},
-    CASE WHEN lower(coalesce(r.m.feecurrency.s, item.feecurrency.s, 'usd')) = 'usd' THEN coalesce(${NUM('r.m.feecents.n')}, ${ZERO}) * ${CENT} END, ${ZERO}, ${ZERO}
+    CASE WHEN lower(coalesce(r.m.feecurrency.s, item.feecurrency.s, 'usd')) = 'usd' THEN coalesce(${NUM('r.m.feecents.n')}, ${ZERO}) * ${CENT} END, ${ZERO}, ${ZERO},
+    CAST(NULL AS VARCHAR), CAST(NULL AS VARCHAR), item.id.s
   FROM card CROSS JOIN UNNEST(map_values(item.reversals.m)) AS t (r)
   UNION ALL
   SELECT
     item.finishedat.s, 'relayer_gas', 'x402', 'ETH',
     ${SETTLEMENT_NETWORK}, item.skill.s, coalesce(item.transfertx.s, item.txhash.s), item.payer.s, CAST(NULL AS VARCHAR),
     ${NUM('item.gascostwei.s')}, 18, ${ZERO},
-    ${ZERO}, ${NUM('item.gascostwei.s')}, ${NUM('item.gascostusdmicro.s')}
-  FROM settlements_export
-  WHERE snapshot = ? AND item.state.s IN ('settled', 'failed') AND item.gascostwei.s IS NOT NULL AND item.gascostwei.s <> '0'
+    ${ZERO}, ${NUM('item.gascostwei.s')}, ${NUM('item.gascostusdmicro.s')},
+    ${SCHEME}, CASE WHEN item.scheme.s = 'auth-capture' THEN 'authorize' ELSE 'transfer' END, ${SETTLED_SALE}
+  FROM settlements
+  WHERE item.gascostwei.s IS NOT NULL AND item.gascostwei.s <> '0'
+  UNION ALL
+  ${escrowCalls(
+    (step, f) => `coalesce(${f('finishedat')}, item.finishedat.s), 'relayer_gas', 'x402', 'ETH',
+    ${SETTLEMENT_NETWORK}, item.skill.s, ${f('tx')}, item.payer.s, CAST(NULL AS VARCHAR),
+    ${NUM(f('gascostwei'))}, 18, ${ZERO},
+    ${ZERO}, ${NUM(f('gascostwei'))}, ${NUM(f('gascostusdmicro'))},
+    'auth-capture', '${step}', ${step === 'void' ? 'CAST(NULL AS VARCHAR)' : 'item.txhash.s'}`,
+  )}
 )`;
 
 /**
@@ -268,11 +351,14 @@ SELECT
   time,
   substr(time, 1, 10) AS day,
   type,
+  step,
   channel,
+  scheme,
   currency,
   chain,
   product,
   reference,
+  sale,
   payer,
   country,
   CAST(amount AS VARCHAR) AS amount_atomic,
@@ -346,11 +432,16 @@ export const FINANCE_QUERIES = [
   },
 ] as const;
 
-/** One line of the relayer cost: a day's settled x402 v2 payments, its reverted transfers, and the gas they cost. */
+/**
+ * One line of the relayer cost: a day's settled x402 v2 payments (transfers and escrow
+ * authorizes), its reverted transfers, the operator's escrow calls (capture, void, refund), and
+ * the gas they all cost.
+ */
 export interface RelayerCostRow {
   day: string;
   settlements: number;
   reverted: number;
+  escrow_calls: number;
   gas_used: string;
   gas_cost_wei: string;
   /** Exact decimal string. */
@@ -390,7 +481,11 @@ export interface FinanceTransactionRow {
   time: string;
   day: string;
   type: 'sale' | 'refund' | 'dispute_withdrawal' | 'dispute_reinstatement' | 'relayer_gas';
+  /** A relayer transaction's: `transfer`, `authorize`, `capture`, `void` or `refund`; null for the others. */
+  step: 'transfer' | 'authorize' | EscrowStep | null;
   channel: string;
+  /** On chain: `auth-capture` (an escrowed sale and its transactions) or `exact`; null for card. */
+  scheme: 'exact' | 'auth-capture' | null;
   /** USDC, USDbC, USD (card) or ETH (the relayer's gas). */
   currency: string;
   /** The network an on-chain row's money moved on (`base`); null for card. */
@@ -398,6 +493,8 @@ export interface FinanceTransactionRow {
   product: string;
   /** The transaction hash (on chain) or our checkout session id (card). */
   reference: string;
+  /** The reference of the sale the row belongs to; null for a relayer transaction that made none (reverted, voided). */
+  sale: string | null;
   payer: string | null;
   /** The card's billing country Stripe reported (ISO 3166-1 alpha-2). */
   country: string | null;
@@ -417,11 +514,14 @@ export const FINANCE_TRANSACTION_COLUMNS = [
   'time',
   'day',
   'type',
+  'step',
   'channel',
+  'scheme',
   'currency',
   'chain',
   'product',
   'reference',
+  'sale',
   'payer',
   'country',
   'amount',

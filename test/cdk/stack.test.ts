@@ -727,6 +727,18 @@ describe('finance exports', () => {
     ]);
     // Each query's parameters are the snapshot, as many times as it has placeholders.
     for (const q of FINANCE_QUERIES) expect(q.sql.split('?').length - 1).toBe(q.snapshotParameters);
+    // Every field a query reads (`item.<field>`, a record's `r.m.<field>`) is in the Glue tables' schema.
+    const schema = new Set(
+      tables.flatMap((t) => [...(t.StorageDescriptor.Columns[0].Type as string).matchAll(/([a-z0-9_]+):struct</g)].map((m) => m[1])),
+    );
+    for (const q of FINANCE_QUERIES) {
+      const read = [...q.sql.matchAll(/\b(?:item|r\.m)\.([a-z0-9_]+)\.[snm]\b/g)].map((m) => m[1]);
+      expect(read.length).toBeGreaterThan(0);
+      expect(
+        read.filter((f) => !schema.has(f)),
+        q.name,
+      ).toEqual([]);
+    }
     template.hasResourceProperties('AWS::Athena::WorkGroup', {
       WorkGroupConfiguration: Match.objectLike({ EnforceWorkGroupConfiguration: true }),
     });

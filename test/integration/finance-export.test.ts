@@ -21,6 +21,8 @@ import type { LedgerRow } from '../../lambdas/ledger';
 import { exportTable } from '../../local/export';
 import { exportFiles, netRollupFromExport, relayerCostFromExport, rollupFromExport, transactionsFromExport } from '../../local/revenue';
 import { dynamoSettlements } from '../../lambdas/facilitator/adapters/dynamo-settlements';
+import { ESCROW_MOVES } from '../../lambdas/facilitator/core/escrow';
+import type { EscrowAction } from '../../lambdas/facilitator/ports';
 import { throwawayDynamo, type ThrowawayDynamo } from '../support/dynamodb-local';
 import { foldNow } from '../support/fold';
 import { cardSale, ledgerRow, PAYERS, tx } from '../support/records';
@@ -51,6 +53,24 @@ const row = (n: number, over: Partial<LedgerRow> = {}): LedgerRow =>
     recordedAt: `2026-11-${10 + (n % 4)}T12:00:00.000Z`,
     ...over,
   });
+
+/** Sets attributes as the books' writers store them (the fee on a sale, a refund on a row, the gas price on a settlement). */
+async function set(
+  t: typeof LEDGER_TABLE | typeof CARD_SALES_TABLE | typeof SETTLEMENTS_TABLE,
+  key: Record<string, string>,
+  fields: Record<string, unknown>,
+) {
+  const names = Object.keys(fields);
+  await client.send(
+    new UpdateItemCommand({
+      TableName: tableName(t),
+      Key: marshall(key),
+      UpdateExpression: `SET ${names.map((n) => `#${n} = :${n}`).join(', ')}`,
+      ExpressionAttributeNames: Object.fromEntries(names.map((n) => [`#${n}`, n])),
+      ExpressionAttributeValues: marshall(Object.fromEntries(names.map((n) => [`:${n}`, fields[n]]))),
+    }),
+  );
+}
 
 describe('the revenue rollup from a DynamoDB export', () => {
   it('equals the rows /api/revenue serves from the tallies', async () => {
@@ -159,8 +179,24 @@ describe('the revenue rollup from a DynamoDB export', () => {
     const snapshot = new Date('2026-11-14T03:00:00Z');
     for (const t of EXPORTED_TABLES) await exportTable(client, t, cost, snapshot);
     expect(await relayerCostFromExport(cost)).toEqual([
-      { day: '2026-11-12', settlements: 2, reverted: 0, gas_used: '146562', gas_cost_wei: '202562000000', gas_cost_eth: '0.000000202562' },
-      { day: '2026-11-13', settlements: 1, reverted: 1, gas_used: '119000', gas_cost_wei: '119000000000', gas_cost_eth: '0.000000119' },
+      {
+        day: '2026-11-12',
+        settlements: 2,
+        reverted: 0,
+        escrow_calls: 0,
+        gas_used: '146562',
+        gas_cost_wei: '202562000000',
+        gas_cost_eth: '0.000000202562',
+      },
+      {
+        day: '2026-11-13',
+        settlements: 1,
+        reverted: 1,
+        escrow_calls: 0,
+        gas_used: '119000',
+        gas_cost_wei: '119000000000',
+        gas_cost_eth: '0.000000119',
+      },
     ]);
   });
 
@@ -169,23 +205,6 @@ describe('the revenue rollup from a DynamoDB export', () => {
     const ledger = dynamoLedger(client, tableName(LEDGER_TABLE));
     const sales = dynamoCardSales(client, tableName(CARD_SALES_TABLE));
     const settlements = dynamoSettlements(client, tableName(SETTLEMENTS_TABLE));
-    /** Sets attributes as the books' writers store them (the fee on a sale, a refund on a row, the gas price on a settlement). */
-    const set = async (
-      t: typeof LEDGER_TABLE | typeof CARD_SALES_TABLE | typeof SETTLEMENTS_TABLE,
-      key: Record<string, string>,
-      fields: Record<string, unknown>,
-    ) => {
-      const names = Object.keys(fields);
-      await client.send(
-        new UpdateItemCommand({
-          TableName: tableName(t),
-          Key: marshall(key),
-          UpdateExpression: `SET ${names.map((n) => `#${n} = :${n}`).join(', ')}`,
-          ExpressionAttributeNames: Object.fromEntries(names.map((n) => [`#${n}`, n])),
-          ExpressionAttributeValues: marshall(Object.fromEntries(names.map((n) => [`:${n}`, fields[n]]))),
-        }),
-      );
-    };
     // An x402 unlock of 0.099 USDC, and 0.04 of it refunded by the operator two days later.
     await ledger.claim(ledgerRow(101, { skill: 'books-x402', amount: '99000', recordedAt: '2026-12-01T10:00:00.000Z' }));
     await set(
@@ -266,6 +285,9 @@ describe('the revenue rollup from a DynamoDB export', () => {
     const december = (await transactionsFromExport(books)).filter((r) => r.day.startsWith('2026-12'));
     const row = (over: Partial<(typeof december)[number]>) => ({
       chain: over.channel === 'card' ? null : 'base',
+      scheme: over.channel === 'card' ? null : 'exact',
+      step: over.type === 'relayer_gas' ? 'transfer' : null,
+      sale: over.reference,
       payer: null,
       country: null,
       gas_eth: '0',
@@ -363,6 +385,8 @@ describe('the revenue rollup from a DynamoDB export', () => {
         currency: 'ETH',
         product: 'books-x402',
         reference: tx(302),
+        // It reverted and moved nothing: no sale's.
+        sale: null,
         payer: '0xpayer',
         amount: '0.0000001',
         gross_usd: '0',
@@ -378,6 +402,7 @@ describe('the revenue rollup from a DynamoDB export', () => {
         currency: 'USDC',
         product: 'books-x402',
         reference: tx(201),
+        sale: tx(101),
         payer: PAYERS[1],
         amount: '-0.04',
         gross_usd: '-0.04',
@@ -497,6 +522,219 @@ describe('the revenue rollup from a DynamoDB export', () => {
       ['card', 2, '28.9'],
       ['x402', 1, '0.099'],
       ['card', 1, '5'],
+    ]);
+  });
+
+  it("gives an escrowed sale's authorize, capture and refund each a gas row of the sale, and a voided payment's none of a sale; the relayer cost counts them", async () => {
+    // October: no other test of this file writes a row there.
+    const ledger = dynamoLedger(client, tableName(LEDGER_TABLE));
+    const settlements = dynamoSettlements(client, tableName(SETTLEMENTS_TABLE));
+    /** An authorize the operator's relayer had mined (settled), then its escrow calls as the facilitator writes them. */
+    const escrowed = async (n: number, authorizedAt: string, steps: { action: EscrowAction; tx: string; at: string; usd?: string }[]) => {
+      const pk = `eip155:8453#0xusdc#0xpayer#${tx(n)}`;
+      await settlements.claim({
+        pk,
+        resource: 'books-escrow',
+        payer: '0xpayer',
+        token: '0xusdc',
+        amount: '250000',
+        state: 'claimed',
+        lease: 'l',
+        claimedAt: authorizedAt,
+        scheme: 'auth-capture',
+        paymentInfo: '{}',
+        paymentHash: `0x${'e'.repeat(64)}`,
+      });
+      await settlements.signed(pk, 'l', { txHash: tx(n), raw: '0x02', from: RELAYER_KEY });
+      await settlements.finish(pk, {
+        state: 'settled',
+        gasUsed: '100000',
+        effectiveGasPrice: '1000000',
+        gasCostWei: '100000000000',
+        gasCostUsdMicro: '300',
+        finishedAt: authorizedAt,
+      });
+      for (const { action, tx: stepTx, at, usd } of steps) {
+        const move = ESCROW_MOVES[action];
+        const sent = { [move.tx]: stepTx, [move.raw]: '0x02' };
+        expect(await settlements.escrowStep(pk, { from: move.from, to: move.via }, sent)).toBe(true);
+        const mined = {
+          [move.gasUsed]: '50000',
+          [move.gasCost]: '50000000000',
+          [move.finishedAt]: at,
+          ...(usd ? { [`${action}GasCostUsdMicro`]: usd } : {}),
+        };
+        expect(await settlements.escrowStep(pk, { from: move.via, to: move.to, tx: { field: move.tx, value: stepTx } }, mined)).toBe(true);
+      }
+    };
+    // Authorized, sold, captured at once; refunded through the escrow two days later (that gas not priced).
+    await escrowed(401, '2026-10-01T09:59:59.000Z', [
+      { action: 'capture', tx: tx(402), at: '2026-10-01T10:00:02.000Z', usd: '150' },
+      { action: 'refund', tx: tx(403), at: '2026-10-03T08:00:01.000Z' },
+    ]);
+    await ledger.claim(
+      ledgerRow(401, {
+        skill: 'books-escrow',
+        amount: '250000',
+        recordedAt: '2026-10-01T10:00:00.000Z',
+        scheme: 'auth-capture',
+        escrow: '0xBdEA0D1bcC5966192B070Fdf62aB4EF5b4420cff',
+        paymentHash: `0x${'e'.repeat(64)}`,
+        settlement: `eip155:8453#0xusdc#0xpayer#${tx(401)}`,
+        captureTx: tx(402),
+      }),
+    );
+    await set(
+      LEDGER_TABLE,
+      { pk: `base#${tx(401)}` },
+      {
+        refundedAmount: '250000',
+        refunds: {
+          [tx(403)]: {
+            amount: '250000',
+            tx: tx(403),
+            block: '900',
+            time: '2026-10-03T08:00:00.000Z',
+            recordedAt: '2026-10-03T08:05:00.000Z',
+          },
+        },
+      },
+    );
+    // Authorized, then voided (the pack could not be delivered): gas, and no sale.
+    await escrowed(404, '2026-10-02T10:00:01.000Z', [{ action: 'void', tx: tx(405), at: '2026-10-02T10:00:03.000Z', usd: '150' }]);
+
+    const books = join(dir, 'escrow-books');
+    for (const t of EXPORTED_TABLES) await exportTable(client, t, books, new Date('2026-10-04T03:00:00Z'));
+    const october = (await transactionsFromExport(books)).filter((r) => r.day.startsWith('2026-10'));
+    const gasRow = (time: string, step: string, reference: string, sale: string | null, eth: string, usd: string | null) => ({
+      time,
+      day: time.slice(0, 10),
+      type: 'relayer_gas',
+      step,
+      channel: 'x402',
+      scheme: 'auth-capture',
+      currency: 'ETH',
+      chain: 'base',
+      product: 'books-escrow',
+      reference,
+      sale,
+      payer: '0xpayer',
+      country: null,
+      amount: eth,
+      gross_usd: '0',
+      processor_fee_usd: '0',
+      gas_eth: eth,
+      gas_usd: usd,
+      net_usd: usd === null ? null : `-${usd}`,
+    });
+    const money = (time: string, type: 'sale' | 'refund', reference: string, amount: string) => ({
+      time,
+      day: time.slice(0, 10),
+      type,
+      step: null,
+      channel: 'x402',
+      scheme: 'auth-capture',
+      currency: 'USDC',
+      chain: 'base',
+      product: 'books-escrow',
+      reference,
+      sale: tx(401),
+      payer: PAYERS[1],
+      country: null,
+      amount,
+      gross_usd: amount,
+      processor_fee_usd: '0',
+      gas_eth: '0',
+      gas_usd: '0',
+      net_usd: amount,
+    });
+    expect(october).toEqual([
+      gasRow('2026-10-01T09:59:59.000Z', 'authorize', tx(401), tx(401), '0.0000001', '0.0003'),
+      money('2026-10-01T10:00:00.000Z', 'sale', tx(401), '0.25'),
+      gasRow('2026-10-01T10:00:02.000Z', 'capture', tx(402), tx(401), '0.00000005', '0.00015'),
+      gasRow('2026-10-02T10:00:01.000Z', 'authorize', tx(404), null, '0.0000001', '0.0003'),
+      gasRow('2026-10-02T10:00:03.000Z', 'void', tx(405), null, '0.00000005', '0.00015'),
+      money('2026-10-03T08:00:00.000Z', 'refund', tx(403), '-0.25'),
+      gasRow('2026-10-03T08:00:01.000Z', 'refund', tx(403), tx(401), '0.00000005', null),
+    ]);
+    // The sale's whole cost is the sum of its rows: authorize and capture gas, per sale.
+    const ofSale = october.filter((r) => r.sale === tx(401) && r.type === 'relayer_gas' && r.day === '2026-10-01');
+    expect(ofSale.map((r) => [r.step, r.gas_eth])).toEqual([
+      ['authorize', '0.0000001'],
+      ['capture', '0.00000005'],
+    ]);
+
+    const net = (await netRollupFromExport(books)).filter((r) => r.day.startsWith('2026-10'));
+    expect(net).toEqual([
+      {
+        day: '2026-10-01',
+        channel: 'x402',
+        sales: 1,
+        reversals: 0,
+        gross_usd: '0.25',
+        refunds_usd: '0',
+        fees_usd: '0',
+        gas_eth: '0.00000015',
+        gas_usd: '0.00045',
+        net_usd: '0.24955',
+        unpriced: 0,
+      },
+      {
+        day: '2026-10-02',
+        channel: 'x402',
+        sales: 0,
+        reversals: 0,
+        gross_usd: '0',
+        refunds_usd: '0',
+        fees_usd: '0',
+        gas_eth: '0.00000015',
+        gas_usd: '0.00045',
+        net_usd: '-0.00045',
+        unpriced: 0,
+      },
+      {
+        day: '2026-10-03',
+        channel: 'x402',
+        sales: 0,
+        reversals: 1,
+        gross_usd: '0',
+        refunds_usd: '0.25',
+        fees_usd: '0',
+        gas_eth: '0.00000005',
+        gas_usd: '0',
+        net_usd: '-0.25',
+        unpriced: 1,
+      },
+    ]);
+    // The relayer's cost by day counts every one of those transactions, each on the day of its receipt.
+    expect((await relayerCostFromExport(books)).filter((r) => r.day.startsWith('2026-10'))).toEqual([
+      {
+        day: '2026-10-01',
+        settlements: 1,
+        reverted: 0,
+        escrow_calls: 1,
+        gas_used: '150000',
+        gas_cost_wei: '150000000000',
+        gas_cost_eth: '0.00000015',
+      },
+      {
+        day: '2026-10-02',
+        settlements: 1,
+        reverted: 0,
+        escrow_calls: 1,
+        gas_used: '150000',
+        gas_cost_wei: '150000000000',
+        gas_cost_eth: '0.00000015',
+      },
+      {
+        day: '2026-10-03',
+        settlements: 0,
+        reverted: 0,
+        escrow_calls: 1,
+        gas_used: '50000',
+        gas_cost_wei: '50000000000',
+        gas_cost_eth: '0.00000005',
+      },
     ]);
   });
 
