@@ -124,6 +124,8 @@ async function escrowFromEnv(
         holder: randomUUID(),
         minBalanceWei: BigInt(config.relayerMinBalanceWei),
         onLease: (event) => logger.info('escrow operator lease', { ...event }),
+        // One key every instance shares: given back once idle, so nobody waits a lease out for it.
+        options: { returnLastKey: true },
       },
       { priorityFeeWei: tip && /^\d+$/.test(tip) ? BigInt(tip) : undefined, callOf: (_token, payment) => authorizeCall(payment) },
     ),

@@ -914,8 +914,8 @@ describe('x402 relayer', () => {
         SETTINGS.escrowCaptureSeconds.cloudDefault,
         SETTINGS.escrowRefundDays.cloudDefault,
       ]);
-    const set = synthTemplate({ treasury: TREASURY, escrowCaptureSeconds: '600', escrowRefundDays: '7' });
-    for (const v of escrowEnv(set)) expect(v).toEqual([AUTH_CAPTURE_DEPLOYMENTS[0].escrow, '600', '7']);
+    const set = synthTemplate({ treasury: TREASURY, escrowCaptureSeconds: '1200', escrowRefundDays: '7' });
+    for (const v of escrowEnv(set)) expect(v).toEqual([AUTH_CAPTURE_DEPLOYMENTS[0].escrow, '1200', '7']);
   });
 
   it('refuses an escrow that is no known auth-capture deployment at synth, naming authCaptureEscrow', () => {

@@ -77,7 +77,7 @@ describe('readMarketConfig', () => {
       {
         treasury: TREASURY,
         authCaptureEscrow: '0xbdea0d1bcc5966192b070fdf62ab4ef5b4420cff',
-        escrowCaptureSeconds: '600',
+        escrowCaptureSeconds: '1200',
         escrowRefundDays: '7',
       },
       { requireTreasury: true },
@@ -86,7 +86,7 @@ describe('readMarketConfig', () => {
     const env = configToEnv(config);
     expect(env).toMatchObject({
       AUTH_CAPTURE_ESCROW_ADDRESS: '0xBdEA0D1bcC5966192B070Fdf62aB4EF5b4420cff',
-      ESCROW_CAPTURE_SECONDS: '600',
+      ESCROW_CAPTURE_SECONDS: '1200',
       ESCROW_REFUND_DAYS: '7',
     });
     const back = readConfigFromEnv(env);

@@ -191,6 +191,37 @@ describe('relayer key pool', () => {
     expect(l.items.size).toBe(1);
   });
 
+  it('a pool of one key every instance shares gives it back once idle (returnLastKey), so another instance takes it after a burst, not a lease', async () => {
+    const c = clock();
+    const l = fakeLeases();
+    const ch = fakeChain();
+    const timers: { at: number; fn: () => void }[] = [];
+    const later = (ms: number, fn: () => void) => void timers.push({ at: c.now() + ms, fn });
+    const run = async () => {
+      for (const t of timers.filter((t) => t.at <= c.now())) t.fn();
+      await new Promise((r) => setImmediate(r));
+    };
+    const operator = [KEYS[0]!];
+    const opts = { minBalanceWei: MIN, waitMs: 1_000, spareIdleMs: 10, now: c.now, sleep: c.sleep, later, returnLastKey: true };
+    const a = relayerPool(operator, l.leases, ch.chain, { ...opts, holder: 'a' });
+    const b = relayerPool(operator, l.leases, ch.chain, { ...opts, holder: 'b' });
+    expect(await a.withKey(async (key) => key.address)).toBe(KEYS[0]);
+    expect(l.items.get(KEYS[0]!)?.holder).toBe('a');
+    c.advance(10);
+    await run();
+    // Given back after 10 ms idle, far short of the lease's 20 s: the other instance takes it at once.
+    expect(l.items.has(KEYS[0]!)).toBe(false);
+    expect(await b.withKey(async (key) => key.address)).toBe(KEYS[0]);
+    expect(l.items.get(KEYS[0]!)?.holder).toBe('b');
+    // Without the option the last key stays with its holder for the lease's life.
+    const l2 = fakeLeases();
+    const kept = relayerPool(operator, l2.leases, ch.chain, { ...opts, returnLastKey: false, holder: 'c' });
+    await kept.withKey(async () => undefined);
+    c.advance(10);
+    await run();
+    expect(l2.items.get(KEYS[0]!)?.holder).toBe('c');
+  });
+
   it('never lends one key to two submissions of a holder that look for a key at the same moment', async () => {
     const c = clock();
     const l = fakeLeases();

@@ -32,6 +32,12 @@ export interface RelayerPoolOptions {
   shortRecheckMs?: number;
   /** A holder's second (third, ...) key goes back after it has been idle this long: kept across a burst, returned after it. */
   spareIdleMs?: number;
+  /**
+   * Its last key goes back too once idle for `spareIdleMs`: for a pool of one key every instance
+   * shares (the escrow operator, whose address the escrow requires), so another instance, or the
+   * operator's refund tool, waits at most for a burst of this one's, never for a whole lease.
+   */
+  returnLastKey?: boolean;
   now?: () => number;
   sleep?: (ms: number) => Promise<void>;
   /** Runs `fn` after `ms`, off any submission's path and keeping no process alive: a spare key's return. */
@@ -254,10 +260,10 @@ export function relayerPool(
         // kept while the burst lasts (the next submission reuses it: no lease write, no nonce read)
         // and goes back once idle for `spareIdleMs`, off the purchase's path, so an idle process keeps
         // no key other instances wait for.
-        if (held.size > 1) {
+        if (held.size > 1 || o.returnLastKey) {
           const idleSince = h.idleSince;
           // Another key must stay: two spares idle since the same moment each see the other until one is leaving.
-          const another = (): boolean => [...held].some(([a, other]) => a !== address && !other.leaving);
+          const another = (): boolean => o.returnLastKey === true || [...held].some(([a, other]) => a !== address && !other.leaving);
           later(o.spareIdleMs, () => {
             if (held.get(address) === h && !h.busy && h.idleSince === idleSince && another())
               void giveUp(address, 'spare').catch(() => undefined);
