@@ -44,6 +44,7 @@ export const SET_UP_SOURCES: readonly string[] = [
   'local/contracts/token-store.artifact.json',
   'local/contracts/erc3009-payment-collector.artifact.json',
   'local/contracts/operator-refund-collector.artifact.json',
+  'local/contracts/escrow-operator-guard.artifact.json',
 ];
 
 /** A snapshot unused this long, under another key, is removed when a new one is written. */

@@ -24,7 +24,20 @@
  * from before the refund collector was placed gets that one alone, at the deployer's next nonce.
  */
 import { AUTH_CAPTURE_ESCROW_V1_0_ADDRESS, EIP3009_TOKEN_COLLECTOR_V1_0_ADDRESS, resolveAuthCaptureDeployment } from '@x402/evm';
-import { createPublicClient, createTestClient, http, isAddressEqual, type Address } from 'viem';
+import {
+  concat,
+  createPublicClient,
+  createTestClient,
+  createWalletClient,
+  getAddress,
+  getContractAddress,
+  http,
+  isAddressEqual,
+  zeroHash,
+  type Address,
+  type PrivateKeyAccount,
+} from 'viem';
+import { delegationCode, ESCROW_OPERATOR_GUARD } from '../lambdas/contract/auth-capture';
 import { MULTICALL3 } from '../lambdas/contract/chain';
 import { contractArtifact, deployAtNonce, RELAYER_LOCAL_BALANCE, testAccount } from './anvil';
 import { localChain } from './local-chain';
@@ -123,8 +136,8 @@ export const ESCROW_OPERATOR_INDEX = 32;
 
 /**
  * The local escrow operator: a test account topped up with ETH for the gas of its authorize,
- * capture, void and refund calls, as a relayer key is. Its key goes to the handlers as
- * ESCROW_OPERATOR_PRIVATE_KEY (in AWS it is a KMS key).
+ * capture, void and refund calls, as a relayer key is, and delegating to the operator guard. Its
+ * key goes to the handlers as ESCROW_OPERATOR_PRIVATE_KEY (in AWS it is a KMS key).
  */
 export async function ensureEscrowOperator(rpcUrl: string): Promise<{ address: Address; privateKey: `0x${string}` }> {
   const chain = localChain(rpcUrl);
@@ -135,5 +148,56 @@ export async function ensureEscrowOperator(rpcUrl: string): Promise<{ address: A
       address: account.address,
       value: RELAYER_LOCAL_BALANCE,
     });
+  await guardEscrowOperator(rpcUrl, account);
   return { address: account.address, privateKey: account.privateKey };
+}
+
+/** The CREATE2 deployer anvil and every OP Stack chain carry (Arachnid's deterministic deployment proxy): salt, then init code. */
+export const CREATE2_DEPLOYER: Address = '0x4e59b44847b379578588920cA78FbF26c0B4956C';
+const guardArtifact = contractArtifact('escrow-operator-guard.artifact.json');
+export const ESCROW_OPERATOR_GUARD_ABI = guardArtifact.abi;
+/** Where the CREATE2 deployer puts the operator guard's committed bytecode with a zero salt: ESCROW_OPERATOR_GUARD, on every chain. */
+export const LOCAL_ESCROW_OPERATOR_GUARD: Address = getContractAddress({
+  opcode: 'CREATE2',
+  from: CREATE2_DEPLOYER,
+  salt: zeroHash,
+  bytecode: guardArtifact.bytecode,
+});
+
+/**
+ * Makes `operator`'s account delegate to EscrowOperatorGuard (EIP-7702), so the service sends its
+ * authorize through the guard (docs/SECURITY.md, I2): the guard placed first if missing (through the
+ * CREATE2 deployer, sent by the operator), then one type-4 transaction of the operator's own.
+ * Idempotent: a delegated operator sends nothing.
+ */
+export async function guardEscrowOperator(rpcUrl: string, operator: PrivateKeyAccount): Promise<void> {
+  if (!isAddressEqual(LOCAL_ESCROW_OPERATOR_GUARD, ESCROW_OPERATOR_GUARD))
+    throw new Error(
+      `the operator guard's bytecode puts it at ${LOCAL_ESCROW_OPERATOR_GUARD}, not ESCROW_OPERATOR_GUARD ${ESCROW_OPERATOR_GUARD}`,
+    );
+  const chain = localChain(rpcUrl);
+  const pub = createPublicClient({ chain, transport: http(rpcUrl) });
+  const wallet = createWalletClient({ account: operator, chain, transport: http(rpcUrl) });
+  const mined = async (hash: `0x${string}`, what: string) => {
+    const receipt = await pub.waitForTransactionReceipt({ hash, pollingInterval: 50 });
+    if (receipt.status !== 'success') throw new Error(`${what} failed`);
+  };
+  const code = async (address: Address) => ((await pub.getCode({ address })) ?? '0x').toLowerCase();
+  if ((await code(LOCAL_ESCROW_OPERATOR_GUARD)) === '0x')
+    await mined(
+      await wallet.sendTransaction({ to: CREATE2_DEPLOYER, data: concat([zeroHash, guardArtifact.bytecode]) }),
+      'placing the operator guard',
+    );
+  if ((await code(operator.address)) === delegationCode(LOCAL_ESCROW_OPERATOR_GUARD)) return;
+  const authorization = await wallet.signAuthorization({
+    account: operator,
+    contractAddress: getAddress(LOCAL_ESCROW_OPERATOR_GUARD),
+    executor: 'self',
+  });
+  await mined(
+    await wallet.sendTransaction({ authorizationList: [authorization], to: operator.address, data: '0x' }),
+    'delegating the escrow operator',
+  );
+  if ((await code(operator.address)) !== delegationCode(LOCAL_ESCROW_OPERATOR_GUARD))
+    throw new Error('the escrow operator does not delegate to its guard');
 }

@@ -22,6 +22,20 @@ export const CAPTURE_MARGIN_SECONDS = 300;
 /** A challenge's deadlines are those of its minute. */
 export const CHALLENGE_MINUTE_SECONDS = 60;
 
+/**
+ * The code the escrow operator's account delegates to (EIP-7702): EscrowOperatorGuard
+ * (local/contracts/EscrowOperatorGuard.sol), whose `authorize` reaches the escrow only while the
+ * payer still holds the amount and its authorization is unused, so a payer who moves its funds
+ * ahead of the operator's authorize costs the operator less than itself (docs/SECURITY.md, I2). Its
+ * address is where the CREATE2 deployer every OP Stack chain and anvil carry
+ * (0x4e59b44847b379578588920cA78FbF26c0B4956C) puts its committed bytecode with a zero salt: the
+ * same on Base, Base Sepolia and the local chain (test/unit/escrow-operator-guard.test.ts holds it to the artifact).
+ */
+export const ESCROW_OPERATOR_GUARD = '0x9959Ec5ab635330a6C974c9E0991f6Eab3ea9371';
+
+/** An account's code once it delegates to `target` (EIP-7702's designator: 0xef0100 and the address), lower case. */
+export const delegationCode = (target: string): string => `0xef0100${target.slice(2)}`.toLowerCase();
+
 /** What the escrow terms depend on: the clock (Unix seconds) and the settings. */
 export interface EscrowClock {
   nowSeconds: number;

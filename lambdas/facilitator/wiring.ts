@@ -18,7 +18,7 @@ import { privateKeyRelayerAccount, viemRelayer } from './adapters/viem-relayer';
 import { viemPriceFeed } from './adapters/viem-price-feed';
 import { x402AuthorizationVerifier } from './adapters/x402-authorization-verifier';
 import { x402PaymentIdentifiers } from './adapters/x402-payment-identifier';
-import { authCaptureVerifier, authorizeCall, viemEscrowContract } from './adapters/viem-auth-capture';
+import { authCaptureVerifier, authorizeCall, operatorGuarded, viemEscrowContract } from './adapters/viem-auth-capture';
 import type { EscrowOperator, EscrowSettlement, InFlightSettlements, X402Settlement } from './ports';
 
 /** A comma-separated list in one variable, blanks dropped. */
@@ -95,7 +95,9 @@ export const escrowOperatorFromEnv = async (env: NodeJS.ProcessEnv, config: Mark
 /**
  * x402 `auth-capture`: the escrow operator's key (KMS in AWS, a test key locally), read once here
  * since its address is every challenge's `captureAuthorizer`; its own relayer, a pool of that one
- * key under the same leases, whose `submit` is the escrow's `authorize`. None without a key or an escrow.
+ * key under the same leases, whose `submit` is the escrow's `authorize`: through the operator's
+ * guard when its account delegates to EscrowOperatorGuard (read on the first authorize, beside
+ * verification), straight to the escrow otherwise. None without a key or an escrow.
  */
 async function escrowFromEnv(
   env: NodeJS.ProcessEnv,
@@ -110,6 +112,16 @@ async function escrowFromEnv(
   if (!deployment || (!kmsKey && !privateKey)) return undefined;
   const account = kmsKey ? cacheUntilFailure(() => kmsRelayerAccount(kmsKey)) : privateKeyRelayerAccount(privateKey!);
   const operator = (await account()).address;
+  // Whether the operator's account delegates to the guard: read once, on first use, and again after a failed read.
+  const guarded = cacheUntilFailure(() => operatorGuarded(rpcUrls, config.network, operator));
+  const guardedOperator = async (): Promise<string | undefined> => {
+    const yes = await guarded().catch((e: unknown) => {
+      logger.warn('escrow operator guard unknown; authorizing without it', { error: (e as Error).message });
+      return false;
+    });
+    if (!yes) warnUnguarded(operator);
+    return yes ? operator : undefined;
+  };
   return {
     operator,
     escrow: deployment.escrow,
@@ -127,10 +139,26 @@ async function escrowFromEnv(
         // One key every instance shares: given back once idle, so nobody waits a lease out for it.
         options: { returnLastKey: true },
       },
-      { priorityFeeWei: tip && /^\d+$/.test(tip) ? BigInt(tip) : undefined, callOf: (_token, payment) => authorizeCall(payment) },
+      {
+        priorityFeeWei: tip && /^\d+$/.test(tip) ? BigInt(tip) : undefined,
+        callOf: async (_token, payment) => authorizeCall(payment, await guardedOperator()),
+      },
     ),
     contract: viemEscrowContract(rpcUrls, config.network, deployment),
   };
+}
+
+let warned = false;
+/** Said once per instance: without the guard, a payer who moves its funds first costs the operator more than itself. */
+function warnUnguarded(operator: string): void {
+  if (warned) return;
+  warned = true;
+  logger.warn(
+    'escrow operator not delegated to EscrowOperatorGuard: an authorize a payer front-runs costs the operator more than the payer (docs/SECURITY.md, I2)',
+    {
+      operator,
+    },
+  );
 }
 
 /**

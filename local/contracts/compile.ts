@@ -1,6 +1,7 @@
 /**
  * Compiles the local chain's contracts (TestStablecoin.sol, Multicall.sol, TestSmartWallet.sol, IdentityRegistry.sol, TestPriceFeed.sol,
- * and base/commerce-payments' AuthCaptureEscrow, TokenStore, ERC3009PaymentCollector and OperatorRefundCollector, issue 53) with solc-js
+ * and base/commerce-payments' AuthCaptureEscrow, TokenStore, ERC3009PaymentCollector and OperatorRefundCollector, and the
+ * escrow operator's EscrowOperatorGuard, issue 53) with solc-js
  * and writes (or, with --check, verifies) the committed artifacts beside them. The artifacts are
  * committed so `npm start` needs no compiler; the test suite compares them with a fresh compile
  * so source and artifact cannot drift.
@@ -40,6 +41,7 @@ const CONTRACTS = [
     contractName: 'OperatorRefundCollector',
     artifact: 'operator-refund-collector.artifact.json',
   },
+  { sourceName: 'EscrowOperatorGuard.sol', contractName: 'EscrowOperatorGuard', artifact: 'escrow-operator-guard.artifact.json' },
 ] as const;
 
 /**
@@ -144,6 +146,11 @@ export function compileErc3009PaymentCollector(): CompiledContract {
  */
 export function compileOperatorRefundCollector(): CompiledContract {
   return compile('src/collectors/OperatorRefundCollector.sol', 'OperatorRefundCollector');
+}
+
+/** The code the escrow operator's account delegates to (EIP-7702): its authorize, made only when the payer can pay. */
+export function compileEscrowOperatorGuard(): CompiledContract {
+  return compile('EscrowOperatorGuard.sol', 'EscrowOperatorGuard');
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {

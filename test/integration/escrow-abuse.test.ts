@@ -18,24 +18,20 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { decodePaymentResponseHeader, wrapFetchWithPayment, x402Client, x402HTTPClient } from '@x402/fetch';
 import { AuthCaptureEvmScheme } from '@x402/evm/auth-capture/client';
-import {
-  createWalletClient,
-  erc20Abi,
-  http,
-  parseEther,
-  parseEventLogs,
-  parseGwei,
-  type Address,
-  type Hex,
-  type PrivateKeyAccount,
-} from 'viem';
+import { createWalletClient, erc20Abi, http, parseEther, parseEventLogs, type Address, type Hex, type PrivateKeyAccount } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { afterAll, describe, expect, inject, it } from 'vitest';
 import { LEDGER_TABLE, SETTLEMENTS_TABLE } from '../../lambdas/contract/tables';
 import { scanItems } from '../../lambdas/platform/adapters/dynamo-client';
 import { tableName } from '../../lambdas/platform/table-names';
-import { ensureRelayer, ensureTestTokens, startAnvil, testAccount } from '../../local/anvil';
-import { AUTH_CAPTURE_ESCROW_ABI, ensureAuthCaptureEscrow, ESCROW_OPERATOR_INDEX, LOCAL_AUTH_CAPTURE_ESCROW } from '../../local/escrow';
+import { ensureRelayer, ensureTestTokens, startAnvil, TEST_STABLECOIN_ABI, testAccount } from '../../local/anvil';
+import {
+  AUTH_CAPTURE_ESCROW_ABI,
+  ensureAuthCaptureEscrow,
+  ESCROW_OPERATOR_INDEX,
+  guardEscrowOperator,
+  LOCAL_AUTH_CAPTURE_ESCROW,
+} from '../../local/escrow';
 import { localChain } from '../../local/local-chain';
 import { chainTools } from '../support/chain';
 import { headEstimatingRpc } from '../support/head-estimating-rpc';
@@ -147,19 +143,20 @@ async function gasSpent(
   who: Address,
   from: bigint,
   to: bigint,
-): Promise<{ wei: bigint; txs: number; reverted: number }> {
-  let [wei, txs, reverted] = [0n, 0, 0];
+): Promise<{ wei: bigint; gas: bigint; txs: number; reverted: number }> {
+  let [wei, gas, txs, reverted] = [0n, 0n, 0, 0];
   for (let b = from; b <= to; b++) {
     const block = await tools.pub.getBlock({ blockNumber: b, includeTransactions: true });
     for (const tx of block.transactions) {
       if (tx.from.toLowerCase() !== who.toLowerCase()) continue;
       const r = await tools.pub.getTransactionReceipt({ hash: tx.hash });
       wei += r.gasUsed * r.effectiveGasPrice;
+      gas += r.gasUsed;
       txs++;
       if (r.status !== 'success') reverted++;
     }
   }
-  return { wei, txs, reverted };
+  return { wei, gas, txs, reverted };
 }
 
 /** The operator's transactions waiting in the pool (automine off): its pending count above its mined one. */
@@ -187,7 +184,7 @@ async function judged(tools: ReturnType<typeof chainTools>, who: Address, total:
 }
 
 describe('the escrow operator never pays for more than the payer can cover (drain)', () => {
-  it('escrow authorizations over a balance of 1, 10 and 40 prices, then the balance moved away by a higher tip, round after round: one authorize per round, the operator spends no more ETH than the attacker, the payer cools down, nothing is delivered or recorded, and an honest buyer is served after', async () => {
+  it('escrow authorizations over a balance of 1, 10 and 40 prices, then the balance moved away by a higher tip, round after round, and one cancelled: one authorize per round, the operator spends no more ETH than the attacker, the payer cools down, nothing is delivered or recorded, and an honest buyer is served after', async () => {
     // An anvil of the test's own (automine off during each round, so the test decides what each block
     // holds), and the provider the stack uses: a proxy estimating gas against the head, as Base's do.
     const anvil = await startAnvil({ port: 0, blockTime: 0 });
@@ -202,8 +199,10 @@ describe('the escrow operator never pays for more than the payer can cover (drai
     const chain = chainTools(anvil.rpcUrl);
     const pub = chain.pub;
     const token = tokens.USDC as Address;
+    // The operator as `npm start` has it: its account delegates to EscrowOperatorGuard (EIP-7702).
     const operator = testAccount(156);
     await chain.setEthBalance(operator.address, parseEther('10'));
+    await guardEscrowOperator(anvil.rpcUrl, operator);
     const balance = (who: Address) => pub.readContract({ address: token, abi: erc20Abi, functionName: 'balanceOf', args: [who] });
     // The attacker's wallets: each round's holds `prices` prices and moves them all to the next; a funder pays the next one's gas.
     const rounds = [1, 10, 40];
@@ -223,77 +222,95 @@ describe('the escrow operator never pays for more than the payer can cover (drai
       ESCROW_OPERATOR_PRIVATE_KEY: operator.privateKey,
       RELAYER_REVERT_BUDGET_ETH: '0.001',
     };
+    type Answer = { status: number; reason: string | undefined; sealed: boolean };
+    /**
+     * One round: the headers presented at once with nothing mined; once every request is judged, the
+     * attacker's transactions (`frontRun`, given the fees that outbid the operator's pooled authorize)
+     * and the operator's go into one block. Counted: the operator's authorizes in the pool, the ETH
+     * each side spent (the operator's by its balance and by its receipts), the answers.
+     */
+    const round = async (
+      url: string,
+      headers: string[],
+      frontRun: (fees: { maxPriorityFeePerGas: bigint; maxFeePerGas: bigint }) => Promise<Hex[]>,
+    ) => {
+      const [operatorBefore, from] = [await pub.getBalance({ address: operator.address }), (await pub.getBlockNumber()) + 1n];
+      await chain.test.setAutomine(false);
+      let answered = 0;
+      const results = Promise.all(
+        headers.map(async (h): Promise<Answer> => {
+          try {
+            const res = await fetch(url, { headers: { 'PAYMENT-SIGNATURE': h } });
+            const body = (await res.json()) as any;
+            return { status: res.status, reason: body?.details?.reason as string | undefined, sealed: body?.sealed_pack !== undefined };
+          } catch (e) {
+            return { status: 0, reason: String(e), sealed: false };
+          } finally {
+            answered++;
+          }
+        }),
+      );
+      const pooledCount = await judged(chain, operator.address, headers.length, () => answered);
+      const pool = ((await pub.request({ method: 'txpool_content' as never })) as any).pending as Record<string, Record<string, any>>;
+      const mine = Object.entries(pool).find(([who]) => who.toLowerCase() === operator.address.toLowerCase())?.[1] ?? {};
+      const [pooled] = Object.values(mine);
+      expect(pooled?.to?.toLowerCase(), 'the operator sends its authorize to itself, through its guard').toBe(
+        operator.address.toLowerCase(),
+      );
+      // Anvil orders its pool by fees: one wei more than the operator on both is enough to be mined first.
+      const fees = { maxPriorityFeePerGas: BigInt(pooled.maxPriorityFeePerGas) + 1n, maxFeePerGas: BigInt(pooled.maxFeePerGas) + 1n };
+      const attack = await frontRun(fees);
+      await chain.mine(1);
+      await chain.test.setAutomine(true);
+      const answers = await results;
+      let attackerSpent = 0n;
+      for (const hash of attack) {
+        const r = await pub.getTransactionReceipt({ hash });
+        expect(r.status).toBe('success');
+        attackerSpent += r.gasUsed * r.effectiveGasPrice;
+      }
+      const operatorSpent = operatorBefore - (await pub.getBalance({ address: operator.address }));
+      const sent = await gasSpent(chain, operator.address, from, await pub.getBlockNumber());
+      expect(sent.wei).toBe(operatorSpent);
+      expect(sent).toMatchObject({ txs: 1, reverted: 1 });
+      return { pooledCount, answers, operatorSpent, operatorGas: sent.gas, attackerSpent };
+    };
+
     await withStarted(env, async (s) => {
       const url = `${s.baseUrl}/api/pay?skill=${DRAIN_SKILL}`;
       const treasury = inject('treasury') as Address;
       const [treasuryBefore, startBlock] = [await balance(treasury), await pub.getBlockNumber()];
       const broadcasts: number[] = [];
-      const answers: { status: number; reason: string | undefined; sealed: boolean }[] = [];
+      const answers: Answer[] = [];
       let [operatorTotal, attackerTotal] = [0n, 0n];
 
-      for (const [round, prices] of rounds.entries()) {
-        const [holder, next] = [wallets[round]!, wallets[round + 1]!];
+      for (const [i, prices] of rounds.entries()) {
+        const [holder, next] = [wallets[i]!, wallets[i + 1]!];
         await chain.setTokenBalance(token, holder.address, BigInt(prices) * DRAIN_PRICE);
-        const [operatorBefore, from] = [await pub.getBalance({ address: operator.address }), (await pub.getBlockNumber()) + 1n];
         const headers = await escrowHeaders(url, holder, prices);
-        // Nothing is mined until the test says so: the operator's authorize waits in the pool.
-        await chain.test.setAutomine(false);
-        let answered = 0;
-        const results = Promise.all(
-          headers.map(async (h) => {
-            try {
-              const res = await fetch(url, { headers: { 'PAYMENT-SIGNATURE': h } });
-              const body = (await res.json()) as any;
-              return { status: res.status, reason: body?.details?.reason as string | undefined, sealed: body?.sealed_pack !== undefined };
-            } catch (e) {
-              return { status: 0, reason: String(e), sealed: false };
-            } finally {
-              answered++;
-            }
-          }),
-        );
-        broadcasts.push(await judged(chain, operator.address, headers.length, () => answered));
         // The attack: the whole balance leaves for the next wallet first, outbidding the operator's tip by 1 wei;
         // the funder gives the next wallet gas for its own round. Both are the attack's cost.
-        const pool = ((await pub.request({ method: 'txpool_content' as never })) as any).pending as Record<string, Record<string, any>>;
-        const mine = Object.entries(pool).find(([who]) => who.toLowerCase() === operator.address.toLowerCase())?.[1] ?? {};
-        const [pooled] = Object.values(mine);
-        expect(pooled?.to?.toLowerCase(), 'the operator sends the escrow its authorize').toBe(LOCAL_AUTH_CAPTURE_ESCROW.toLowerCase());
-        // Anvil orders its pool by fees: one wei more than the operator on both is enough to be mined first.
-        const fees = pooled
-          ? { maxPriorityFeePerGas: BigInt(pooled.maxPriorityFeePerGas) + 1n, maxFeePerGas: BigInt(pooled.maxFeePerGas) + 1n }
-          : { maxPriorityFeePerGas: parseGwei('1'), maxFeePerGas: parseGwei('3') };
-        const moved = await walletOf(holder).writeContract({
-          address: token,
-          abi: erc20Abi,
-          functionName: 'transfer',
-          args: [next.address, BigInt(prices) * DRAIN_PRICE],
-          // Its own gas limit: estimating against the pending block would see the operator's authorize first.
-          gas: 100_000n,
-          ...fees,
-        });
-        const funded = await walletOf(funder).sendTransaction({ to: next.address, value: parseEther('0.01'), ...fees });
-        await chain.mine(1);
-        await chain.test.setAutomine(true);
-        answers.push(...(await results));
-        let attackerSpent = 0n;
-        for (const hash of [moved, funded]) {
-          const r = await pub.getTransactionReceipt({ hash });
-          expect(r.status).toBe('success');
-          attackerSpent += r.gasUsed * r.effectiveGasPrice;
-        }
-        // What the operator lost, twice over: its balance, and its transactions' receipts (gasUsed × effectiveGasPrice).
-        const operatorSpent = operatorBefore - (await pub.getBalance({ address: operator.address }));
-        const sent = await gasSpent(chain, operator.address, from, await pub.getBlockNumber());
-        expect(sent.wei).toBe(operatorSpent);
-        expect(sent).toMatchObject({ txs: 1, reverted: 1 });
+        const r = await round(url, headers, async (fees) => [
+          await walletOf(holder).writeContract({
+            address: token,
+            abi: erc20Abi,
+            functionName: 'transfer',
+            args: [next.address, BigInt(prices) * DRAIN_PRICE],
+            // Its own gas limit: estimating against the pending block would see the operator's authorize first.
+            gas: 100_000n,
+            ...fees,
+          }),
+          await walletOf(funder).sendTransaction({ to: next.address, value: parseEther('0.01'), ...fees }),
+        ]);
         console.log(
-          `escrow drain at ${prices} price(s): operator ${operatorSpent} wei (${sent.txs} authorize, reverted), attacker ${attackerSpent} wei: ${Number(operatorSpent) / Number(attackerSpent)}`,
+          `escrow drain at ${prices} price(s): operator ${r.operatorSpent} wei (1 authorize, reverted after ${r.operatorGas} gas), attacker ${r.attackerSpent} wei: ${Number(r.operatorSpent) / Number(r.attackerSpent)}`,
         );
         // I2: the operator loses no more than the attacker's own transactions cost, each round.
-        expect(Number(operatorSpent) / Number(attackerSpent), `${prices} prices`).toBeLessThanOrEqual(1);
-        operatorTotal += operatorSpent;
-        attackerTotal += attackerSpent;
+        expect(Number(r.operatorSpent) / Number(r.attackerSpent), `${prices} prices`).toBeLessThanOrEqual(1);
+        broadcasts.push(r.pooledCount);
+        answers.push(...r.answers);
+        operatorTotal += r.operatorSpent;
+        attackerTotal += r.attackerSpent;
       }
 
       const reasons = [...new Set(answers.map((a) => `${a.status} ${a.reason}`))].sort();
@@ -305,15 +322,6 @@ describe('the escrow operator never pays for more than the payer can cover (drai
       // Nobody got a pack; every refusal is a 402 with its reason, never a 5xx.
       expect(answers.filter((a) => a.sealed)).toEqual([]);
       for (const r of reasons) expect(['402 settlement_pending', '402 transaction_failed', '402 earlier_payment_failed']).toContain(r);
-      // Nothing authorized, captured or paid: no escrow event names an attacker's wallet, the treasury got nothing,
-      // and no ledger row exists for any of them (no row without a capture).
-      expect(await balance(treasury)).toBe(treasuryBefore);
-      for (const w of wallets) {
-        expect(await escrowEventsOf(chain, 'PaymentAuthorized', w.address, startBlock)).toEqual([]);
-        const { rows, settlements } = await stored(w.address);
-        expect(rows).toEqual([]);
-        expect(settlements.filter((r) => r['state'] === 'settled')).toEqual([]);
-      }
 
       // The first wallet, funded again at once, is cooling down: nothing is sent for it.
       await chain.setTokenBalance(token, wallets[0]!.address, DRAIN_PRICE);
@@ -325,8 +333,56 @@ describe('the escrow operator never pays for more than the payer can cover (drai
       expect(body).toMatchObject({ error_code: 'PAYMENT_VERIFICATION_FAILED', retry: false, details: { reason: 'payer_cooling_down' } });
       expect(await pub.getTransactionCount({ address: operator.address, blockTag: 'pending' })).toBe(sentBefore);
 
-      // I3: three reverts this hour are no off switch: a new, honest buyer paying by escrow is served at once,
-      // authorized and captured, charged the price once, its row naming the capture.
+      // The cheaper way to the same end: the payer keeps its funds and cancels its ERC-3009 authorization
+      // (signed by the payer, sent by anyone: the funder here), mined before the operator's authorize.
+      // Counted: the cancel alone, its sender needing no funding.
+      const canceller = await freshBuyer(chain, token, DRAIN_PRICE);
+      const [cancelled] = await escrowHeaders(url, canceller, 1);
+      const signed = decode(cancelled!);
+      const cancel = await canceller.signTypedData({
+        domain: { name: signed.accepted.extra.name, version: signed.accepted.extra.version, chainId: 8453, verifyingContract: token },
+        types: {
+          CancelAuthorization: [
+            { name: 'authorizer', type: 'address' },
+            { name: 'nonce', type: 'bytes32' },
+          ],
+        },
+        primaryType: 'CancelAuthorization',
+        message: { authorizer: canceller.address, nonce: signed.payload.authorization.nonce },
+      });
+      const c = await round(url, [cancelled!], async (fees) => [
+        await walletOf(funder).writeContract({
+          address: token,
+          abi: TEST_STABLECOIN_ABI,
+          functionName: 'cancelAuthorization',
+          args: [canceller.address, signed.payload.authorization.nonce, cancel],
+          gas: 100_000n,
+          ...fees,
+        }),
+      ]);
+      console.log(
+        `escrow drain by a cancelled authorization: operator ${c.operatorSpent} wei (reverted after ${c.operatorGas} gas), attacker ${c.attackerSpent} wei: ${Number(c.operatorSpent) / Number(c.attackerSpent)}; answer ${c.answers.map((a) => `${a.status} ${a.reason}`).join()}`,
+      );
+      expect(Number(c.operatorSpent) / Number(c.attackerSpent)).toBeLessThanOrEqual(1);
+      expect(c.answers.filter((a) => a.sealed)).toEqual([]);
+      expect(c.answers.map((a) => a.status)).toEqual([402]);
+      // And it cools down as a payer whose funds left does.
+      const [afterCancel] = await escrowHeaders(url, canceller, 1);
+      const cooled = (await (await fetch(url, { headers: { 'PAYMENT-SIGNATURE': afterCancel! } })).json()) as any;
+      expect(cooled.details?.reason, JSON.stringify(cooled)).toBe('payer_cooling_down');
+
+      // Nothing authorized, captured or paid: no escrow event names an attacker's wallet, the treasury got nothing,
+      // and no ledger row exists for any of them (no row without a capture).
+      expect(await balance(treasury)).toBe(treasuryBefore);
+      for (const w of [...wallets, canceller]) {
+        expect(await escrowEventsOf(chain, 'PaymentAuthorized', w.address, startBlock)).toEqual([]);
+        const { rows, settlements } = await stored(w.address);
+        expect(rows).toEqual([]);
+        expect(settlements.filter((r) => r['state'] === 'settled')).toEqual([]);
+      }
+
+      // I3: four reverts this hour are no off switch: a new, honest buyer paying by escrow is served at once,
+      // authorized (through the guard) and captured, charged the price once, its row naming the capture.
       const honest = await freshBuyer(chain, token, DRAIN_PRICE);
       const bought = await wrapFetchWithPayment(fetch, escrowOnly(honest))(url);
       const paid = (await bought.json()) as any;
@@ -335,6 +391,9 @@ describe('the escrow operator never pays for more than the payer can cover (drai
       expect(await balance(honest.address)).toBe(0n);
       expect(await balance(treasury)).toBe(treasuryBefore + DRAIN_PRICE);
       const [authorized] = await escrowEventsOf(chain, 'PaymentAuthorized', honest.address, startBlock);
+      const authorize = await pub.getTransactionReceipt({ hash: authorized!.tx });
+      expect(authorize.to?.toLowerCase()).toBe(operator.address.toLowerCase());
+      console.log(`an honest escrowed sale's authorize through the guard: ${authorize.gasUsed} gas`);
       const { rows } = await stored(honest.address);
       expect(rows).toEqual([expect.objectContaining({ txHash: authorized!.tx.toLowerCase(), scheme: 'auth-capture' })]);
       expect(await escrowEventsOf(chain, 'PaymentCaptured', honest.address, startBlock)).toEqual([

@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import {
   compileAuthCaptureEscrow,
   compileErc3009PaymentCollector,
+  compileEscrowOperatorGuard,
   compileIdentityRegistry,
   compileMulticall,
   compileOperatorRefundCollector,
@@ -26,6 +27,8 @@ const cases: [name: string, artifact: string, compile: () => CompiledContract][]
   ['token store', 'local/contracts/token-store.artifact.json', compileTokenStore],
   ['ERC-3009 payment collector', 'local/contracts/erc3009-payment-collector.artifact.json', compileErc3009PaymentCollector],
   ['operator refund collector', 'local/contracts/operator-refund-collector.artifact.json', compileOperatorRefundCollector],
+  // The escrow operator's account delegates to it (EIP-7702), so a front-run authorize reverts cheaply (I2).
+  ['escrow operator guard', 'local/contracts/escrow-operator-guard.artifact.json', compileEscrowOperatorGuard],
 ];
 
 describe.each(cases)('%s artifact', (_name, artifact, compile) => {

@@ -11,7 +11,7 @@ import {
   zeroAddress,
   type Hex,
 } from 'viem';
-import { paymentInfoOf, type PaymentInfo } from '../../contract/auth-capture';
+import { delegationCode, ESCROW_OPERATOR_GUARD, paymentInfoOf, type PaymentInfo } from '../../contract/auth-capture';
 import type { AuthCaptureDeployment, Network } from '../../contract/networks';
 import type { AuthCaptureRequirement } from '../../contract/x402';
 import { basePublicClient } from '../../platform/adapters/viem-base-transport';
@@ -32,6 +32,11 @@ export const AUTH_CAPTURE_ESCROW_CALLS = parseAbi([
   `function void(${PAYMENT_INFO} paymentInfo)`,
   `function refund(${PAYMENT_INFO} paymentInfo, uint256 amount, address tokenCollector, bytes collectorData)`,
   `function paymentState(bytes32 paymentInfoHash) view returns (bool hasCollectedPayment, uint120 capturableAmount, uint120 refundableAmount)`,
+]);
+
+/** The operator's own account, delegating to EscrowOperatorGuard (EIP-7702): the escrow's authorize, made only when it can collect. */
+export const ESCROW_OPERATOR_GUARD_CALLS = parseAbi([
+  `function authorize(address escrow, ${PAYMENT_INFO} paymentInfo, uint256 amount, address tokenCollector, bytes collectorData, bytes32 nonce)`,
 ]);
 
 const PAYMENT_INFO_TYPEHASH = keccak256(
@@ -112,19 +117,45 @@ export function escrowPaymentHash(chainId: number, escrow: string, p: PaymentInf
 /** A payment's requirement as the client accepted it: after verification, the server's own with its challenge's deadlines. */
 const requirementOf = (payment: SignedPayment): AuthCaptureRequirement => payment.accepted as unknown as AuthCaptureRequirement;
 
-/** The escrow's `authorize` of a verified payment: the whole amount, the buyer's signature handed to the ERC-3009 collector. */
-export function authorizeCall(payment: SignedPayment): RelayerCall {
+/**
+ * The escrow's `authorize` of a verified payment: the whole amount, the buyer's signature handed to
+ * the ERC-3009 collector. With `guardedOperator` (the operator's account delegates to
+ * EscrowOperatorGuard), sent to that account itself, whose code checks the payer's balance and the
+ * authorization's nonce before calling the escrow: a payer who moved its funds first makes it revert
+ * for about 40,000 gas instead of the escrow's 117,000 (docs/SECURITY.md, I2).
+ */
+export function authorizeCall(payment: SignedPayment, guardedOperator?: string): RelayerCall {
   const requirement = requirementOf(payment);
   const info = paymentInfoOf(requirement, payment);
   if (!info) throw new Error('an auth-capture payment without a salt reached the relayer');
+  const args = [
+    struct(info),
+    BigInt(requirement.amount),
+    getAddress(requirement.extra.tokenCollector),
+    payment.payload.signature as Hex,
+  ] as const;
+  if (guardedOperator)
+    return {
+      to: guardedOperator,
+      data: encodeFunctionData({
+        abi: ESCROW_OPERATOR_GUARD_CALLS,
+        functionName: 'authorize',
+        args: [getAddress(requirement.extra.authCaptureEscrow), ...args, payment.payload.authorization.nonce as Hex],
+      }),
+    };
   return {
     to: requirement.extra.authCaptureEscrow,
-    data: encodeFunctionData({
-      abi: AUTH_CAPTURE_ESCROW_CALLS,
-      functionName: 'authorize',
-      args: [struct(info), BigInt(requirement.amount), getAddress(requirement.extra.tokenCollector), payment.payload.signature as Hex],
-    }),
+    data: encodeFunctionData({ abi: AUTH_CAPTURE_ESCROW_CALLS, functionName: 'authorize', args }),
   };
+}
+
+/**
+ * Whether the operator's account delegates to EscrowOperatorGuard (its code is EIP-7702's
+ * designator for the guard's address): then its authorize goes through the guard. One read.
+ */
+export async function operatorGuarded(rpcUrls: RpcUrls, network: Network, operator: string): Promise<boolean> {
+  const code = await basePublicClient(rpcUrls, network).getCode({ address: getAddress(operator) });
+  return (code ?? '0x').toLowerCase() === delegationCode(ESCROW_OPERATOR_GUARD);
 }
 
 /** The escrow, as its operator calls it. */

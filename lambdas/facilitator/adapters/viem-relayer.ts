@@ -108,9 +108,10 @@ export function viemRelayer(
     priorityFeeWei?: bigint | undefined;
     /**
      * The call that settles a payment: `transferWithAuthorization` on the token (x402's `exact`)
-     * by default; the escrow's `authorize` for `auth-capture`, whose relayer is the operator alone.
+     * by default; the escrow's `authorize` for `auth-capture`, whose relayer is the operator alone
+     * (through its guard when it has one, which may take a read to know).
      */
-    callOf?: (token: string, payment: SignedPayment) => RelayerCall;
+    callOf?: (token: string, payment: SignedPayment) => RelayerCall | Promise<RelayerCall>;
   } = {},
 ): Relayer {
   const callOf = opts.callOf ?? ((token: string, payment: SignedPayment) => ({ to: token, data: transferWithAuthorizationData(payment) }));
@@ -248,7 +249,7 @@ export function viemRelayer(
         try {
           const { accounts, keys } = await load();
           const account = accounts.get(keys.idle() ?? [...accounts.keys()][0]!)!;
-          return { kind: 'filled', request: await fillAhead(account, callOf(token, payment)), at: Date.now() };
+          return { kind: 'filled', request: await fillAhead(account, await callOf(token, payment)), at: Date.now() };
         } catch (e) {
           // Anything but a revert (a provider's failure, a key short of ETH) is read again under the key, as without `prepare`.
           const message = reverts(e);
@@ -264,7 +265,7 @@ export function viemRelayer(
       const early = ahead && ahead.from === a.from && ahead.nonce === a.nonce ? await prepared.get(ahead) : undefined;
       // The gas estimate says the call reverts: nothing is signed, stored or sent for it.
       if (early?.kind === 'would_revert') return { kind: 'would_revert' as const, message: early.message };
-      return submitCall(callOf(token, payment), record, early);
+      return submitCall(await callOf(token, payment), record, early);
     },
     send: (call, record) => submitCall(call, record, undefined),
     rebroadcast: send,
