@@ -142,11 +142,21 @@ async function escrowFromEnv(
       {
         priorityFeeWei: tip && /^\d+$/.test(tip) ? BigInt(tip) : undefined,
         callOf: async (_token, payment) => authorizeCall(payment, await guardedOperator()),
+        gasHeadroom: ESCROW_GAS_HEADROOM,
       },
     ),
     contract: viemEscrowContract(rpcUrls, config.network, deployment),
   };
 }
+
+/**
+ * Gas over each estimate of the operator's calls: an authorize estimated while the operator's token
+ * store holds another payment not yet captured, and mined once it was (the store's balance written
+ * from zero, 17,100 gas more, at the third call down), ran out of gas, and its payer was cooled
+ * down for the operator's own misjudgement; a void meets the same when its payer empties its wallet
+ * meanwhile. Unused gas is not paid.
+ */
+const ESCROW_GAS_HEADROOM = 25_000n;
 
 let warned = false;
 /** Said once per instance: without the guard, a payer who moves its funds first costs the operator more than itself. */

@@ -403,6 +403,68 @@ describe('the escrow operator never pays for more than the payer can cover (drai
   }, 300_000);
 });
 
+describe("an escrowed authorize's gas, estimated while another payment sat in the operator's token store", () => {
+  it("is still enough once that payment was captured (the store's balance back to zero): the sale goes through, the payer is not cooled down", async () => {
+    // Found by racing two authorizations of one payer: the authorize's estimate is read while the
+    // operator's token store holds an earlier payment not yet captured (its balance nonzero, so the
+    // store's balance write is cheap); by the time it is mined that payment was captured, and the
+    // store's balance goes from zero again, 17,100 gas more. Counted: the answer, the authorize's
+    // receipt, the buyer's USDC and the store's.
+    const anvil = await startAnvil({ port: 0, blockTime: 0 });
+    stopAfter.push(anvil.stop);
+    const [tokens, , relayer] = await Promise.all([
+      ensureTestTokens(anvil.rpcUrl),
+      ensureAuthCaptureEscrow(anvil.rpcUrl),
+      ensureRelayer(anvil.rpcUrl, 50),
+    ]);
+    const chain = chainTools(anvil.rpcUrl);
+    const token = tokens.USDC as Address;
+    const operator = testAccount(157);
+    await chain.setEthBalance(operator.address, parseEther('10'));
+    await guardEscrowOperator(anvil.rpcUrl, operator);
+    const balance = (who: Address) => chain.pub.readContract({ address: token, abi: erc20Abi, functionName: 'balanceOf', args: [who] });
+    const store = (await chain.pub.readContract({
+      address: LOCAL_AUTH_CAPTURE_ESCROW,
+      abi: AUTH_CAPTURE_ESCROW_ABI,
+      functionName: 'getTokenStore',
+      args: [operator.address],
+    })) as Address;
+    const env = {
+      ...shared,
+      RPC_URLS: anvil.rpcUrl,
+      USDC_ADDRESS: token,
+      USDBC_ADDRESS: tokens.USDbC!,
+      RELAYER_PRIVATE_KEYS: relayer.privateKey,
+      ESCROW_OPERATOR_PRIVATE_KEY: operator.privateKey,
+    };
+    await withStarted(env, async (s) => {
+      const url = `${s.baseUrl}/api/pay?skill=${DRAIN_SKILL}`;
+      const buyer = await freshBuyer(chain, token, DRAIN_PRICE);
+      const [header] = await escrowHeaders(url, buyer, 1);
+      // An earlier payment in the store while this one is verified and estimated.
+      await chain.setTokenBalance(token, store, 1n);
+      await chain.test.setAutomine(false);
+      const answer = fetch(url, { headers: { 'PAYMENT-SIGNATURE': header! } }).then(async (res) => ({
+        status: res.status,
+        body: (await res.json()) as any,
+      }));
+      expect(await judged(chain, operator.address, 1, () => 0)).toBe(1);
+      // Captured meanwhile: the store is empty when the authorize is mined.
+      await chain.setTokenBalance(token, store, 0n);
+      await chain.mine(1);
+      await chain.test.setAutomine(true);
+      const { status, body } = await answer;
+      expect(status, JSON.stringify(body)).toBe(200);
+      expect(body.sealed_pack.files).toHaveProperty('SKILL.md');
+      expect(await balance(buyer.address)).toBe(0n);
+      expect(await balance(store)).toBe(0n);
+      const authorize = await chain.pub.getTransactionReceipt({ hash: body.payment.txHash });
+      console.log(`authorize estimated at a nonzero store, mined at zero: ${authorize.status}, ${authorize.gasUsed} gas`);
+      expect(authorize.status).toBe('success');
+    });
+  }, 120_000);
+});
+
 const sharedBalance = (who: Address) =>
   sharedChain.pub.readContract({ address: USDC, abi: erc20Abi, functionName: 'balanceOf', args: [who] });
 const decode = (header: string) => JSON.parse(Buffer.from(header, 'base64').toString('utf8'));

@@ -112,6 +112,12 @@ export function viemRelayer(
      * (through its guard when it has one, which may take a read to know).
      */
     callOf?: (token: string, payment: SignedPayment) => RelayerCall | Promise<RelayerCall>;
+    /**
+     * Gas added to every estimate of this relayer's transactions, for state the estimate cannot
+     * see yet: the escrow's token store emptied by another payment's capture between an
+     * authorize's estimate and its block costs that authorize 17,100 gas more. Unused gas is not paid.
+     */
+    gasHeadroom?: bigint | undefined;
   } = {},
 ): Relayer {
   const callOf = opts.callOf ?? ((token: string, payment: SignedPayment) => ({ to: token, data: transferWithAuthorizationData(payment) }));
@@ -121,6 +127,9 @@ export function viemRelayer(
   const reads = basePublicClient(rpcUrls, network, undefined, { batch: true });
   const wallet = createWalletClient({ chain, transport: baseTransport(rpcUrls) });
   const tip = opts.priorityFeeWei === undefined ? {} : { maxPriorityFeePerGas: opts.priorityFeeWei };
+  const headroom = opts.gasHeadroom ?? 0n;
+  const withHeadroom = <T extends { gas?: bigint | undefined }>(request: T): T =>
+    headroom > 0n && request.gas !== undefined ? { ...request, gas: request.gas + headroom } : request;
   let loaded: Promise<{ accounts: Map<string, Account>; keys: RelayerPool }> | undefined;
   const load = () =>
     (loaded ??= (async () => {
@@ -160,15 +169,17 @@ export function viemRelayer(
    * gas is the same whoever sends it. The key this holder leases idle is named first (it had the
    * ETH when leased); a key short of ETH for the estimate makes it fail, and it is read again.
    */
-  const fillAhead = (account: Account, call: RelayerCall) =>
-    wallet.prepareTransactionRequest({
-      account,
-      chain,
-      to: getAddress(call.to),
-      data: call.data as Hex,
-      ...tip,
-      parameters: ['chainId', 'fees', 'gas', 'type'],
-    });
+  const fillAhead = async (account: Account, call: RelayerCall) =>
+    withHeadroom(
+      await wallet.prepareTransactionRequest({
+        account,
+        chain,
+        to: getAddress(call.to),
+        data: call.data as Hex,
+        ...tip,
+        parameters: ['chainId', 'fees', 'gas', 'type'],
+      }),
+    );
   const prepared = new WeakMap<PreparedCall, Promise<Fill>>();
   const send = async (raw: string): Promise<'sent' | 'nonce_taken'> => {
     try {
@@ -202,14 +213,16 @@ export function viemRelayer(
           request = { ...early.request, account, from: account.address, nonce: await key.nonce() };
         } else {
           try {
-            request = await wallet.prepareTransactionRequest({
-              account,
-              chain,
-              to: getAddress(call.to),
-              data: call.data as Hex,
-              ...tip,
-              nonce: await key.nonce(),
-            });
+            request = withHeadroom(
+              await wallet.prepareTransactionRequest({
+                account,
+                chain,
+                to: getAddress(call.to),
+                data: call.data as Hex,
+                ...tip,
+                nonce: await key.nonce(),
+              }),
+            );
           } catch (e) {
             const message = reverts(e);
             if (message !== undefined) return { kind: 'would_revert' as const, message };
