@@ -314,11 +314,16 @@ export interface Settlements {
    * while nothing else of the payer's token is in flight (I1: one relayed settlement at a time per
    * payer and token) and the payer is not cooling down at `nowSeconds`. Holding the same settlement
    * twice is one hold. `releasedAt` (epoch ms): when a hold of the payer's was last released, so a
-   * read of its funds made before then is known to be stale.
+   * read of its funds made before then is known to be stale. `lastSettled`: the payer's settlement
+   * of this token that last ended settled, as its release noted it.
    */
   hold(hold: FundsHold, nowSeconds: number): Promise<HoldOutcome>;
-  /** Releases a hold (once), noting when; with `coolUntil`, the payer's settlements are refused until then (Unix seconds). */
-  release(hold: FundsHold, opts?: { coolUntil?: number }): Promise<void>;
+  /**
+   * Releases a hold (once), noting when; with `coolUntil`, the payer's settlements are refused until
+   * then (Unix seconds); with `settled`, the hold's settlement ended settled, for that resource at
+   * that time (epoch ms), noted on the payer's item for the token (its last only).
+   */
+  release(hold: FundsHold, opts?: { coolUntil?: number; settled?: { resource: string; at: number } }): Promise<void>;
   /** The holds of a payer's token, to find the ones whose settlement has ended. */
   holds(token: string, payer: string): Promise<FundsHold[]>;
   /** Adds the gas of a reverted relayer transaction to the hour's total (`hour` = `yyyy-mm-ddThh`). */
@@ -385,7 +390,16 @@ export interface InFlightSettlements {
  * the payer has in flight in its other tokens), or why not.
  */
 export type HoldOutcome =
-  { kind: 'held'; releasedAt: number | undefined; otherTokens: string[] } | { kind: 'busy' } | { kind: 'cooling'; until: number };
+  | { kind: 'held'; releasedAt: number | undefined; otherTokens: string[]; lastSettled?: LastSettled | undefined }
+  | { kind: 'busy' }
+  | { kind: 'cooling'; until: number };
+
+/** A payer's settlement that ended settled, as its hold's release noted it: its key, its resource, when (epoch ms). */
+export interface LastSettled {
+  pk: string;
+  resource: string;
+  at: number;
+}
 
 /** How a settlement ended. */
 export type SettlementOutcome =

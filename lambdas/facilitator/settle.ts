@@ -49,6 +49,14 @@ const SHORT_RECEIPT_MS = 1_500;
 const LOOP_RECEIPT_WAIT_MS = 2_000;
 /** How long an answer for the payer's earlier payment waits for it to be signed, when it is still only claimed. */
 const EARLIER_SIGN_WAIT_MS = 3_000;
+/**
+ * How long after a payer's settlement for a resource ended settled a new authorization of that
+ * payer for it is answered with it (I6): longer than any request takes from its owner check to its
+ * hold, and no wallet buys a skill it owns (the owner check answers it free).
+ */
+const SETTLED_RECENTLY_MS = 60_000;
+/** An escrowed payment in these stages bought nothing (voided) or no longer does (refunded). */
+const UNSOLD_STAGES: ReadonlySet<EscrowStage> = new Set(['voiding', 'voided', 'refunding', 'refunded']);
 /** How long a payer's payment identifier is remembered: a day, as an Idempotency-Key is (docs/PAYMENTS.md). */
 const PAYMENT_ID_SECONDS = 86_400;
 
@@ -538,6 +546,10 @@ async function hold(run: Run, record: SettlementRecord): Promise<Observed> {
   if (held.kind === 'busy') {
     const earlier = await inFlightOf(run, h, record.pk);
     if (earlier && earlier.resource === record.resource) return { kind: 'hold', outcome: 'busy', earlier };
+    // Nothing holds it any more: its holder was released between the two reads. Held again (and its end read below).
+    if (!earlier) held = await settlements.hold(h, now);
+  }
+  if (held.kind === 'busy') {
     return {
       kind: 'hold',
       outcome: 'busy',
@@ -562,6 +574,15 @@ async function hold(run: Run, record: SettlementRecord): Promise<Observed> {
         details: { until },
       },
     };
+  }
+  // The payer's settlement for this resource that ended settled moments ago is its purchase (I6): its
+  // hold is released beside the ledger claim of its sale, so this request's owner check may have read
+  // the ledger before that claim; answered with it, never sent again. One voided or refunded bought nothing.
+  const last = held.lastSettled;
+  if (last && last.pk !== record.pk && last.resource === record.resource && run.ports.now().getTime() - last.at <= SETTLED_RECENTLY_MS) {
+    const earlier = await settlements.get(last.pk);
+    if (earlier?.state === 'settled' && !UNSOLD_STAGES.has(earlier.escrowStage ?? 'authorized'))
+      return { kind: 'hold', outcome: 'held', earlier };
   }
   // The same resource paid in another token is still the same purchase (I6 is per payer and resource):
   // the hold's own write named the payer's other settlements in flight, so this costs no read unless there are some.
@@ -634,7 +655,13 @@ async function releaseEnded(run: Run, hold: FundsHold, except: string): Promise<
       // A revert's writer may not have released its hold yet: the cool-down goes with this release
       // too, or the payer's next transfer would slip in between its end and its release.
       const coolUntil = revertCoolUntil(record, run.ports.config.relayerRevertCooldownSeconds);
-      await run.ports.x402.settlements.release(other, coolUntil === undefined ? {} : { coolUntil });
+      await run.ports.x402.settlements.release(other, {
+        ...(coolUntil === undefined ? {} : { coolUntil }),
+        // A settled one's release notes it, as its own writer's would have (I6).
+        ...(record?.state === 'settled'
+          ? { settled: { resource: record.resource, at: Date.parse(record.finishedAt ?? record.claimedAt) } }
+          : {}),
+      });
       released = true;
     }
   }

@@ -88,7 +88,12 @@ export async function recordSettled(
       ...(await gasUsdOf(x402, config.ethUsdFeed, record.pk, receipt)),
       finishedAt: now.toISOString(),
     }))();
-  const first = await alongside(x402.settlements.release(holdOf(record)), finished);
+  // The release notes the sale's settlement, so an authorization of the payer for the same resource
+  // that passed the owner check before the sale's ledger claim is answered with it (I6).
+  const first = await alongside(
+    x402.settlements.release(holdOf(record), { settled: { resource: record.resource, at: now.getTime() } }),
+    finished,
+  );
   if (transferTx && first && receipt) await lostGas(x402, now, receipt);
 }
 

@@ -18,6 +18,7 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { decodePaymentResponseHeader, wrapFetchWithPayment, x402Client, x402HTTPClient } from '@x402/fetch';
 import { AuthCaptureEvmScheme } from '@x402/evm/auth-capture/client';
+import { registerExactEvmScheme } from '@x402/evm/exact/client';
 import { createWalletClient, erc20Abi, http, parseEther, parseEventLogs, type Address, type Hex, type PrivateKeyAccount } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { afterAll, describe, expect, inject, it } from 'vitest';
@@ -68,6 +69,9 @@ const SAME_PRICE_SKILL = 'bug-fix-verifier';
 const RACE_SKILL = 'dataset-profiling-report';
 const AGAIN_SKILL = 'community-health-report';
 const FACTS_SKILL = 'container-image-critic';
+/** Called again while the first call finishes: a skill per scheme. */
+const STAGGERED_ESCROW_SKILL = 'numeric-outlier-detection';
+const STAGGERED_EXACT_SKILL = 'price-change-rollout';
 const PRICE = 490_000n;
 
 /** A stock client that can pay by escrow only. */
@@ -611,6 +615,70 @@ describe('races of escrowed payments (shared stack)', () => {
     const { rows } = await stored(buyer.address);
     expect(rows).toEqual([expect.objectContaining({ txHash: served[0]!.body.payment.txHash, captureTx: expect.any(String) })]);
   }, 60_000);
+});
+
+describe('a client calling again while its first payment finishes (shared stack)', () => {
+  it('a second authorization sent 10 to 90 ms after the first, by escrow and by exact: charged once every time, every answer the first sale or a retry that gets it', async () => {
+    // Found by staggering the two calls: the first settlement's hold is released beside the ledger
+    // claim of its sale, so a second call whose owner check read the ledger before that claim and
+    // whose hold came after that release was settled too: charged twice, 16 times in 60 for exact,
+    // 2 in 60 for escrow. Counted per pair: the buyer's USDC, the answers.
+    const escrowClient = (a: PrivateKeyAccount) => new x402HTTPClient(escrowOnly(a));
+    const exactClient = (a: PrivateKeyAccount) => {
+      const client = new x402Client();
+      registerExactEvmScheme(client, { signer: a });
+      return new x402HTTPClient(client);
+    };
+    const tally: string[] = [];
+    for (const [scheme, skill, clientOf] of [
+      ['auth-capture', STAGGERED_ESCROW_SKILL, escrowClient],
+      ['exact', STAGGERED_EXACT_SKILL, exactClient],
+    ] as const) {
+      const url = `${base}/api/pay?skill=${skill}`;
+      for (const offset of [10, 20, 30, 40, 50, 60, 70, 80, 90]) {
+        const buyer = await freshBuyer(sharedChain, USDC, 10n ** 9n);
+        const http402 = clientOf(buyer);
+        const challenge = await fetch(url);
+        const required = http402.getPaymentRequiredResponse((name) => challenge.headers.get(name));
+        const headers: string[] = [];
+        for (let i = 0; i < 2; i++)
+          headers.push(http402.encodePaymentSignatureHeader(await http402.createPaymentPayload(required))['PAYMENT-SIGNATURE']!);
+        const send = async (h: string) => {
+          const res = await fetch(url, { headers: { 'PAYMENT-SIGNATURE': h } });
+          const paid = res.headers.get('payment-response');
+          // The sale an answer names: a purchase's own, or for an owner's free one the sale that made it the owner.
+          return {
+            status: res.status,
+            body: (await res.json()) as any,
+            sale: paid ? decodePaymentResponseHeader(paid).transaction : undefined,
+          };
+        };
+        const first = send(headers[0]!);
+        await sleep(offset);
+        const answers = await Promise.all([first, send(headers[1]!)]);
+        tally.push(
+          `${scheme} +${offset} ms: ${answers.map((a) => `${a.status} ${a.body?.details?.reason ?? a.body?.access?.via ?? ''}`.trim()).join(', ')}`,
+        );
+        const sales = new Set<string>();
+        for (const a of answers) {
+          let answer = a;
+          if (answer.status !== 200) {
+            // A refusal to retry: the client calls again (a stock client signs anew), and gets the first sale.
+            expect(answer.status, JSON.stringify(answer.body)).toBe(402);
+            expect(answer.body.retry, JSON.stringify(answer.body)).toBe(true);
+            await sleep(500);
+            answer = await send(http402.encodePaymentSignatureHeader(await http402.createPaymentPayload(required))['PAYMENT-SIGNATURE']!);
+            expect(answer.status, JSON.stringify(answer.body)).toBe(200);
+          }
+          expect(answer.body.sealed_pack.files).toHaveProperty('SKILL.md');
+          sales.add(answer.sale!.toLowerCase());
+        }
+        expect([...sales], `${scheme} +${offset} ms`).toHaveLength(1);
+        expect(10n ** 9n - (await sharedBalance(buyer.address)), `${scheme} +${offset} ms: charged once`).toBe(PRICE);
+      }
+    }
+    console.log(tally.join('\n'));
+  }, 120_000);
 });
 
 describe('public facts of an escrowed sale are not enough (shared stack)', () => {

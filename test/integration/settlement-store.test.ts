@@ -58,6 +58,26 @@ describe('dynamoSettlements: what the relayer holds for a payer', () => {
     expect(await store.hold(hold(payer, 100), NOW)).toEqual({ kind: 'busy' });
   });
 
+  it("a settled settlement's release notes it on the payer's item: the payer's next hold of that token names it, the last one only (I6)", async () => {
+    const store = dynamoSettlements(client);
+    const payer = '0x00000000000000000000000000000000000000a4';
+    expect(await store.hold(hold(payer, 1), NOW)).toMatchObject({ kind: 'held', lastSettled: undefined });
+    await store.release(hold(payer, 1), { settled: { resource: 'some-skill', at: 1_795_000_000_123 } });
+    const next = await store.hold(hold(payer, 2), NOW);
+    expect(next).toMatchObject({ kind: 'held', lastSettled: { pk: hold(payer, 1).pk, resource: 'some-skill', at: 1_795_000_000_123 } });
+    // Holding again reads it too; a release without `settled` (a failure) leaves the note as it was.
+    expect(await store.hold(hold(payer, 2), NOW)).toMatchObject({ lastSettled: { pk: hold(payer, 1).pk } });
+    await store.release(hold(payer, 2));
+    expect(await store.hold(hold(payer, 3), NOW)).toMatchObject({ lastSettled: { pk: hold(payer, 1).pk } });
+    await store.release(hold(payer, 3), { settled: { resource: 'other-skill', at: 1_795_000_000_456 } });
+    expect(await store.hold(hold(payer, 4), NOW)).toMatchObject({ lastSettled: { pk: hold(payer, 3).pk, resource: 'other-skill' } });
+    // Another token's hold knows nothing of it.
+    expect(await store.hold({ ...hold(payer, 5), token: '0xd9aAEc86B65D86f6A7B5B1b0c42FFA531710b6CA' }, NOW)).toMatchObject({
+      kind: 'held',
+      lastSettled: undefined,
+    });
+  });
+
   it('a release with a cool-down refuses every hold of the payer until then', async () => {
     const store = dynamoSettlements(client);
     const payer = '0x00000000000000000000000000000000000000a2';

@@ -18,6 +18,7 @@ import { x402PaymentIdentifiers } from '../../lambdas/facilitator/adapters/x402-
 import type { ConfirmationJob, PaymentsPorts } from '../../lambdas/payments/ports';
 import type {
   FundsHold,
+  LastSettled,
   PaymentIdRecord,
   PriceFeed,
   Relayer,
@@ -36,13 +37,15 @@ export const NOW = new Date('2026-11-25T10:00:00Z');
 export const nowSeconds = Math.floor(NOW.getTime() / 1000);
 
 /** The settlements table as its conditional writes behave, the payer items and the hour items included. */
+type FakePayer = { held: Map<string, FundsHold>; coolUntil?: number; releasedAt?: number; lastSettled?: Map<string, LastSettled> };
+
 export function fakeSettlements(): Settlements & {
   items: Map<string, SettlementRecord>;
-  payers: Map<string, { held: Map<string, FundsHold>; coolUntil?: number; releasedAt?: number }>;
+  payers: Map<string, FakePayer>;
   hours: Map<string, bigint>;
 } {
   const items = new Map<string, SettlementRecord>();
-  const payers = new Map<string, { held: Map<string, FundsHold>; coolUntil?: number; releasedAt?: number }>();
+  const payers = new Map<string, FakePayer>();
   const hours = new Map<string, bigint>();
   const paymentIds = new Map<string, PaymentIdRecord>();
   const payer = (p: string) => {
@@ -103,16 +106,20 @@ export function fakeSettlements(): Settlements & {
     async hold(h, now) {
       const item = payer(h.payer);
       const otherTokens = () => [...item.held.keys()].filter((pk) => pk !== h.pk);
-      if (item.held.has(h.pk)) return { kind: 'held', releasedAt: item.releasedAt, otherTokens: otherTokens() };
+      const lastSettled = item.lastSettled?.get(h.token.toLowerCase());
+      if (item.held.has(h.pk)) return { kind: 'held', releasedAt: item.releasedAt, otherTokens: otherTokens(), lastSettled };
       if (item.coolUntil !== undefined && item.coolUntil > now) return { kind: 'cooling', until: item.coolUntil };
       if (inflight(h.payer, h.token) > 0n) return { kind: 'busy' };
       const others = otherTokens();
       item.held.set(h.pk, { ...h, token: h.token.toLowerCase() });
-      return { kind: 'held', releasedAt: item.releasedAt, otherTokens: others };
+      return { kind: 'held', releasedAt: item.releasedAt, otherTokens: others, lastSettled };
     },
     async release(h, opts = {}) {
       const item = payer(h.payer);
-      if (item.held.delete(h.pk)) item.releasedAt = Date.now();
+      if (item.held.delete(h.pk)) {
+        item.releasedAt = Date.now();
+        if (opts.settled) (item.lastSettled ??= new Map()).set(h.token.toLowerCase(), { pk: h.pk, ...opts.settled });
+      }
       if (opts.coolUntil !== undefined) item.coolUntil = opts.coolUntil;
     },
     holds: async (token, p) => [...payer(p).held.values()].filter((h) => h.token === token.toLowerCase()),

@@ -22,6 +22,9 @@ import type {
 } from '../../lambdas/facilitator/ports';
 import type { PurchasePolicy } from '../../lambdas/payments/unlock';
 import { x402PaymentIdentifiers } from '../../lambdas/facilitator/adapters/x402-payment-identifier';
+import { settle } from '../../lambdas/facilitator/settle';
+import { checkSignedPayment } from '../../lambdas/payments/payment-signature';
+import { decodePaymentHeader } from '../../lambdas/payments/payment-header';
 import {
   BASE,
   catalog,
@@ -240,6 +243,48 @@ describe('unlockWithAuthorization', () => {
     const again = await refusal(unlock(header(), SKILL, ports, BASE, { sourceIp: '10.0.0.2' }));
     expect(again.details).toMatchObject({ reason: 'settlement_pending', transaction: sent[0] });
     expect(sent).toHaveLength(1);
+  });
+
+  it("a payer's second authorization for a skill, held after the first one settled and released its hold but before its sale was recorded (the owner check read too early): answered with the first payment, nothing sent (I6)", async () => {
+    // Found through the local stack: a stock client calling again 25–85 ms after its first call was charged twice
+    // (exact and auth-capture alike): the first settlement's hold is released beside the ledger claim of its sale.
+    const settlements = fakeSettlements();
+    const mined: RelayedReceipt = {
+      status: 'success',
+      blockNumber: 10n,
+      blockHash: '0xb10c',
+      transferLogs: [{ address: reading.config.assets.USDC!, from: PAYER, to: reading.config.treasury!, value: PRICE, logIndex: 0 }],
+      sender: RELAYER_KEY,
+      gasUsed: 60_000n,
+      effectiveGasPrice: 1_000_000n,
+    };
+    const { relayer, sent } = fakeRelayer({ balance: 10n * PRICE, receipt: mined });
+    const ports = { x402: portsWith(relayer, settlements).x402!, config: reading.config, now: () => NOW };
+    const request = (h: string, resource = SKILL) => {
+      const payment = checkSignedPayment(decodePaymentHeader(h), 'PAYMENT-SIGNATURE', {});
+      return { payment, requirement: payment.accepted as unknown as Requirement, resource, source: 'caller', provesWallet: false };
+    };
+    const first = await settle(request(header()), ports);
+    expect(first).toMatchObject({ kind: 'settled', earlier: false });
+    await (first as { bookkeeping?: Promise<void> }).bookkeeping;
+    expect(settlements.payers.get(PAYER.toLowerCase())!.held.size).toBe(0);
+
+    const second = await settle(request(header()), ports);
+    expect(second).toMatchObject({ kind: 'settled', earlier: true, claimant: true, transfer: (first as { transfer: string }).transfer });
+    expect(sent).toHaveLength(1);
+    const records = [...settlements.items.values()];
+    expect(records.filter((r) => r.failure === 'payment_in_flight')).toHaveLength(1);
+    expect(settlements.payers.get(PAYER.toLowerCase())!.held.size).toBe(0);
+
+    // Another skill is another purchase: sent.
+    const other = catalog.entries.find((e) => e.id !== SKILL)!.id;
+    expect(await settle(request(header({ skill: other }), other), ports)).toMatchObject({ kind: 'settled', earlier: false });
+    expect(sent).toHaveLength(2);
+    // An escrowed first payment that was voided bought nothing: the next one is sent.
+    const voided = [...settlements.items.values()].find((r) => r.resource === SKILL && r.state === 'settled')!;
+    settlements.items.set(voided.pk, { ...voided, scheme: 'auth-capture', escrowStage: 'voided' });
+    expect(await settle(request(header()), ports)).toMatchObject({ kind: 'settled', earlier: false });
+    expect(sent).toHaveLength(3);
   });
 
   it('a payment for a skill the payer is already paying for in the other token is not sent either (I6 is per payer and resource)', async () => {

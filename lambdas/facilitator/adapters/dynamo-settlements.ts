@@ -3,7 +3,7 @@ import { marshall, unmarshall } from '@aws-sdk/util-dynamodb';
 import { SETTLEMENTS_TABLE } from '../../contract/tables';
 import { tableName } from '../../platform/table-names';
 import { conditionally, isConditionFailure, queryItems } from '../../platform/adapters/dynamo-client';
-import type { FundsHold, InFlightSettlements, PaymentIdRecord, SettlementRecord, Settlements } from '../ports';
+import type { FundsHold, InFlightSettlements, LastSettled, PaymentIdRecord, SettlementRecord, Settlements } from '../ports';
 
 /** A payer's item: what the relayer has in flight for it, per token, and its cool-down. Lower case. */
 const payerKey = (payer: string): string => `PAYER#${payer.toLowerCase()}`;
@@ -21,6 +21,12 @@ const inFlightShard = (pk: string): string => pk.slice(-1);
 const IN_FLIGHT_SHARDS = [...'0123456789abcdef'];
 /** The settlements of a payer's other holds (its other tokens: a token holds one at a time), from its `held` set. */
 const othersOf = (held: string[], entry: string): string[] => held.filter((e) => e !== entry).map((e) => e.split('|').slice(2).join('|'));
+/** The payer item's note of its last settlement of a token that ended settled: `<epoch ms>|<resource>|<settlement key>`. */
+const lastSettledName = (token: string): string => `settled#${token.toLowerCase()}`;
+const lastSettledOf = (value: string | undefined): LastSettled | undefined => {
+  const [at, resource, ...pk] = (value ?? '').split('|');
+  return value && resource && pk.length > 0 ? { at: Number(at), resource, pk: pk.join('|') } : undefined;
+};
 /** Payer and hour items go after a week without a write (TTL); a hold lasts minutes. */
 const KEEP_SECONDS = 7 * 86400;
 
@@ -31,7 +37,8 @@ const KEEP_SECONDS = 7 * 86400;
  *
  * Beside them, one item per payer (`PAYER#<address>`) holds what the relayer has in flight for
  * it (one settlement per token at most), `inflight#<token>` in atomic units with the settlements in
- * `held`, `coolUntil`, and `releasedAt` (epoch ms of the last release); and one
+ * `held`, `coolUntil`, `releasedAt` (epoch ms of the last release) and `settled#<token>` (the
+ * last settlement of the token that ended settled: when, its resource, its key); and one
  * item per UTC hour (`REVERTS#<hour>`) sums the gas of reverted relayer transfers. Both are
  * written only by their own payer's settlements, or when a transfer reverted.
  */
@@ -50,13 +57,17 @@ export function dynamoSettlements(client: DynamoDBClient, table = tableName(SETT
     const out = await client.send(new GetItemCommand({ TableName: table, Key: marshall({ pk }), ConsistentRead: true }));
     return out.Item ? fromItem(unmarshall(out.Item)) : undefined;
   };
-  const getPayer = async (payer: string): Promise<{ held: string[]; coolUntil: number | undefined; releasedAt: number | undefined }> => {
+  const getPayer = async (
+    payer: string,
+    token?: string,
+  ): Promise<{ held: string[]; coolUntil: number | undefined; releasedAt: number | undefined; lastSettled: LastSettled | undefined }> => {
     const out = await client.send(new GetItemCommand({ TableName: table, Key: marshall({ pk: payerKey(payer) }), ConsistentRead: true }));
     const item = out.Item ?? {};
     return {
       held: item['held']?.SS ?? [],
       coolUntil: item['coolUntil']?.N !== undefined ? Number(item['coolUntil'].N) : undefined,
       releasedAt: item['releasedAt']?.N !== undefined ? Number(item['releasedAt'].N) : undefined,
+      lastSettled: token === undefined ? undefined : lastSettledOf(item[lastSettledName(token)]?.S),
     };
   };
   /** Puts a settlement's item only where none is (its key is the authorization's); the item already there otherwise. */
@@ -266,33 +277,43 @@ export function dynamoSettlements(client: DynamoDBClient, table = tableName(SETT
           kind: 'held',
           releasedAt: released === undefined ? undefined : Number(released),
           otherTokens: othersOf(out.Attributes?.['held']?.SS ?? [], entry),
+          lastSettled: lastSettledOf(out.Attributes?.[lastSettledName(hold.token)]?.S),
         };
       } catch (e) {
         if (!isConditionFailure(e)) throw e;
       }
-      const item = await getPayer(hold.payer);
-      if (item.held.includes(entry)) return { kind: 'held', releasedAt: item.releasedAt, otherTokens: othersOf(item.held, entry) };
+      const item = await getPayer(hold.payer, hold.token);
+      if (item.held.includes(entry))
+        return { kind: 'held', releasedAt: item.releasedAt, otherTokens: othersOf(item.held, entry), lastSettled: item.lastSettled };
       if (item.coolUntil !== undefined && item.coolUntil > nowSeconds) return { kind: 'cooling', until: item.coolUntil };
       return { kind: 'busy' };
     },
     async release(hold, opts = {}) {
       const entry = entryOf(hold);
       const cool = opts.coolUntil !== undefined;
+      const settled = opts.settled;
       const released = await conditionally(
         client.send(
           new UpdateItemCommand({
             TableName: table,
             Key: marshall({ pk: payerKey(hold.payer) }),
-            UpdateExpression: `ADD #inf :minus DELETE #held :entry SET #rel = :rel${cool ? ', #cool = :cool' : ''}`,
+            UpdateExpression: `ADD #inf :minus DELETE #held :entry SET #rel = :rel${cool ? ', #cool = :cool' : ''}${settled ? ', #last = :last' : ''}`,
             ConditionExpression: 'contains(#held, :one)',
             ExpressionAttributeNames: {
               '#inf': `inflight#${hold.token.toLowerCase()}`,
               '#held': 'held',
               '#rel': 'releasedAt',
               ...(cool ? { '#cool': 'coolUntil' } : {}),
+              ...(settled ? { '#last': lastSettledName(hold.token) } : {}),
             },
             ExpressionAttributeValues: {
-              ...marshall({ ':minus': -hold.amount, ':one': entry, ':rel': Date.now(), ...(cool ? { ':cool': opts.coolUntil } : {}) }),
+              ...marshall({
+                ':minus': -hold.amount,
+                ':one': entry,
+                ':rel': Date.now(),
+                ...(cool ? { ':cool': opts.coolUntil } : {}),
+                ...(settled ? { ':last': `${settled.at}|${settled.resource}|${hold.pk}` } : {}),
+              }),
               ':entry': { SS: [entry] },
             },
           }),
