@@ -662,14 +662,15 @@ describe('a client calling again while its first payment finishes (shared stack)
         const sales = new Set<string>();
         for (const a of answers) {
           let answer = a;
-          if (answer.status !== 200) {
-            // A refusal to retry: the client calls again (a stock client signs anew), and gets the first sale.
+          // A refusal to retry: the client calls again (a stock client signs anew), as often as it is told
+          // to retry (a loaded machine may keep the first sale pending past one retry), and gets the first sale.
+          for (let attempt = 0; answer.status !== 200 && attempt < 10; attempt++) {
             expect(answer.status, JSON.stringify(answer.body)).toBe(402);
             expect(answer.body.retry, JSON.stringify(answer.body)).toBe(true);
             await sleep(500);
             answer = await send(http402.encodePaymentSignatureHeader(await http402.createPaymentPayload(required))['PAYMENT-SIGNATURE']!);
-            expect(answer.status, JSON.stringify(answer.body)).toBe(200);
           }
+          expect(answer.status, JSON.stringify(answer.body)).toBe(200);
           expect(answer.body.sealed_pack.files).toHaveProperty('SKILL.md');
           sales.add(answer.sale!.toLowerCase());
         }
