@@ -308,8 +308,14 @@ async function deliverEscrowed(ctx: Ctx, outcome: Extract<Settled, { kind: 'sett
     const held = late ? undefined : (await x402.escrow!.contract.state(escrow.paymentInfo)).capturable;
     if (late || (held !== undefined && held < BigInt(ctx.entry.x402.amount))) {
       await outcome.bookkeeping?.catch(() => undefined);
+      // Never voided once it is a sale (a row whose capture the loop has not finished): the buyer
+      // owns the pack then, and only a capture, not a void, may end the payment.
+      const sold = await ctx.ports.ledger.get(ctx.ports.config.network.name, outcome.transfer.toLowerCase()).then(
+        (r) => r !== undefined,
+        () => true,
+      );
       const voided =
-        held === 0n
+        held === 0n || sold
           ? undefined
           : await escrowCall(escrow.key, 'void', x402, {
               waitMs: ESCROW_CALL_WAIT_MS,
