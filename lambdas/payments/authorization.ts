@@ -17,7 +17,7 @@ import { AppError, PLATFORM_ERRORS } from '../platform/errors';
 import { PAYMENT_ERRORS } from './errors';
 import { same } from './core/verify-transfer';
 import { skillProduct } from './core/product';
-import { challengeFor } from './challenge-answer';
+import { challengeFor, requirementFor } from './challenge-answer';
 import { callerId, claimPayment, deliverClaim, provenSigner, type Caller, type PurchasePolicy } from './unlock';
 import { paymentRefused } from './refusals';
 import { settlementHeader, type Settlement } from './unlock-response';
@@ -31,9 +31,8 @@ import {
   type Refusal,
   type Settled,
 } from '../facilitator';
-import { acceptedEscrowTerms, CAPTURE_MARGIN_SECONDS } from '../contract/auth-capture';
+import { CAPTURE_MARGIN_SECONDS } from '../contract/auth-capture';
 import { formatAtomic } from '../contract/chain';
-import { escrowClock } from './core/challenge';
 import { versionedPack } from './pack-version';
 import type { PaymentsPorts, RelayedReceipt, SignedPayment } from './ports';
 import type { CatalogEntry } from '../contract/catalog-data';
@@ -117,22 +116,10 @@ export async function unlockWithAuthorization(
       'This deployment has no relayer to settle signed authorizations; pay by transfer and POST /api/pay with X-PAYMENT.',
     );
   }
-  const offered = challenge.v2.accepts.find(
-    (r) => r.scheme === payment.accepted.scheme && r.network === payment.accepted.network && same(r.asset, payment.accepted.asset),
-  );
-  if (!offered) {
-    throw refuse(
-      'unsupported_scheme',
-      'The payment names a scheme, network or asset this resource does not accept (see PAYMENT-REQUIRED).',
-    );
-  }
   // auth-capture's deadlines are those of the challenge the client paid (one of this service's, recent enough), never the client's own.
-  let requirement = offered;
-  if (offered.scheme === 'auth-capture') {
-    const terms = acceptedEscrowTerms(payment.accepted, offered, escrowClock(ports.config, Math.floor(ports.now().getTime() / 1000)));
-    if (!terms.ok) throw refuse('invalid_auth_capture_terms', `The payment's escrow terms are not this resource's: ${terms.message}.`);
-    requirement = terms.requirement;
-  }
+  const chosen = requirementFor(payment, challenge.v2.accepts, ports);
+  if (!chosen.ok) throw refuse(chosen.reason, chosen.message);
+  const { requirement } = chosen;
   // x402 v2 names the resource a payment is for; the signature does not cover it, so a payment
   // without one is refused rather than taken for whichever resource it was sent to (I4).
   if (payment.resource?.url === undefined) {

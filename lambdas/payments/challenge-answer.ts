@@ -9,10 +9,12 @@ import { requireSkill } from '../catalog';
 import type { AppError } from '../platform/errors';
 import { jsonText, type ApiRequest, type ApiResponse } from '../platform/http';
 import { lruPerOwner } from '../platform/memo';
-import { buildChallenge, buildPaymentRequired, signInExtension, type PaymentRequiredV2 } from './core/challenge';
-import { challengeMinute } from '../contract/auth-capture';
+import { buildChallenge, buildPaymentRequired, escrowClock, signInExtension, type PaymentRequiredV2 } from './core/challenge';
+import { acceptedEscrowTerms, challengeMinute } from '../contract/auth-capture';
+import { same } from '../contract/chain';
+import type { PaymentRequirementsV2 } from '../contract/x402';
 import { PAYMENT_ERRORS } from './errors';
-import type { PaymentsPorts } from './ports';
+import type { PaymentsPorts, SignedPayment } from './ports';
 
 /** 503 PAYMENTS_DISABLED, saying why. */
 export const paymentsDisabled = (why: string): AppError => PAYMENT_ERRORS.PAYMENTS_DISABLED({ message: why });
@@ -98,4 +100,33 @@ export function challengeAnswer(req: ApiRequest, ports: PaymentsPorts): ApiRespo
     },
   };
   return jsonText(402, hit.body, { 'payment-required': ports.paymentRequiredHeader(v2), 'x-payment-required': hit.encoded });
+}
+
+/**
+ * The server's own requirement a signed payment chose from a challenge's `accepts` (scheme,
+ * network, asset), never the client's: for `auth-capture`, with the deadlines of the challenge
+ * it paid, if one of this service's recent challenges gave them (contract/auth-capture.ts). The
+ * settlement and the owner check both read it here.
+ */
+export function requirementFor(
+  payment: SignedPayment,
+  accepts: readonly PaymentRequirementsV2[],
+  ports: Pick<PaymentsPorts, 'config' | 'now'>,
+):
+  | { ok: true; requirement: PaymentRequirementsV2 }
+  | { ok: false; reason: 'unsupported_scheme' | 'invalid_auth_capture_terms'; message: string } {
+  const offered = accepts.find(
+    (r) => r.scheme === payment.accepted.scheme && r.network === payment.accepted.network && same(r.asset, payment.accepted.asset),
+  );
+  if (!offered)
+    return {
+      ok: false,
+      reason: 'unsupported_scheme',
+      message: 'The payment names a scheme, network or asset this resource does not accept (see PAYMENT-REQUIRED).',
+    };
+  if (offered.scheme !== 'auth-capture') return { ok: true, requirement: offered };
+  const terms = acceptedEscrowTerms(payment.accepted, offered, escrowClock(ports.config, Math.floor(ports.now().getTime() / 1000)));
+  return terms.ok
+    ? terms
+    : { ok: false, reason: 'invalid_auth_capture_terms', message: `The payment's escrow terms are not this resource's: ${terms.message}.` };
 }

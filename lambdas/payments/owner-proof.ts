@@ -17,9 +17,7 @@
 import { same } from './core/verify-transfer';
 import { consumedExpiry, consumeUnsettled, settlementKey, validBeforeTooFar } from '../facilitator';
 import { requireSkill } from '../catalog';
-import { challengeFor } from './challenge-answer';
-import { acceptedEscrowTerms } from '../contract/auth-capture';
-import { escrowClock } from './core/challenge';
+import { challengeFor, requirementFor } from './challenge-answer';
 import type { PaymentsPorts, SettlementRead, SignedPayment } from './ports';
 
 /** The wallet a PAYMENT-SIGNATURE proves, and the one use of its authorization. */
@@ -59,18 +57,11 @@ export function signedPaymentCheck(
 ): SignedPaymentCheck | undefined {
   const challenge = challengeFor(skill, ports, baseUrl);
   const entry = requireSkill(ports.catalog, skill);
-  const offered = challenge.v2.accepts.find(
-    (r) => r.scheme === payment.accepted.scheme && r.network === payment.accepted.network && same(r.asset, payment.accepted.asset),
-  );
-  if (!offered) return undefined;
   // An escrowed payment (auth-capture) proves its wallet too: made out for this resource's escrow
   // terms (a challenge of this service's, recent enough), to the escrow's token collector.
-  let requirement = offered;
-  if (offered.scheme === 'auth-capture') {
-    const terms = acceptedEscrowTerms(payment.accepted, offered, escrowClock(ports.config, Math.floor(ports.now().getTime() / 1000)));
-    if (!terms.ok) return undefined;
-    requirement = terms.requirement;
-  }
+  const chosen = requirementFor(payment, challenge.v2.accepts, ports);
+  if (!chosen.ok) return undefined;
+  const { requirement } = chosen;
   const payee = requirement.scheme === 'auth-capture' ? requirement.extra.tokenCollector : requirement.payTo;
   // Named for this very resource (a stock client always names it): one made out for another skill of the same price proves nothing here.
   if (payment.resource?.url !== challenge.v2.resource.url) return undefined;
