@@ -578,10 +578,12 @@ async function hold(run: Run, record: SettlementRecord): Promise<Observed> {
   // The payer's settlement for this resource that ended settled moments ago is its purchase (I6): its
   // hold is released beside the ledger claim of its sale, so this request's owner check may have read
   // the ledger before that claim; answered with it, never sent again. One voided or refunded bought nothing.
+  // The note is written only for a transfer mined successfully, and beside the record's own end (which
+  // waits for the gas's price): a record still `signed` is that sale too, its end not yet written.
   const last = held.lastSettled;
   if (last && last.pk !== record.pk && last.resource === record.resource && run.ports.now().getTime() - last.at <= SETTLED_RECENTLY_MS) {
     const earlier = await settlements.get(last.pk);
-    if (earlier?.state === 'settled' && !UNSOLD_STAGES.has(earlier.escrowStage ?? 'authorized'))
+    if ((earlier?.state === 'settled' || earlier?.state === 'signed') && !UNSOLD_STAGES.has(earlier.escrowStage ?? 'authorized'))
       return { kind: 'hold', outcome: 'held', earlier };
   }
   // The same resource paid in another token is still the same purchase (I6 is per payer and resource):

@@ -3,7 +3,7 @@
  * relayer's submission, what the relayer may risk for a payer (issue 31, findings 1, 4 and 6),
  * before anything reaches a chain. The settlements fake keeps the conditional writes' rules.
  */
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { PRICE_READ_MS, recordSettled } from '../../lambdas/facilitator/settlement-end';
 import { holdOf } from '../../lambdas/facilitator/core/relayer-funds';
 import { confirmationTask } from '../../lambdas/payments/confirmation';
@@ -285,6 +285,49 @@ describe('unlockWithAuthorization', () => {
     settlements.items.set(voided.pk, { ...voided, scheme: 'auth-capture', escrowStage: 'voided' });
     expect(await settle(request(header()), ports)).toMatchObject({ kind: 'settled', earlier: false });
     expect(sent).toHaveLength(3);
+  });
+
+  it("a payer's second authorization held while the first's gas is still being priced (its hold released and noted, its record still `signed`): answered with the first payment, nothing sent (I6)", async () => {
+    // Found under the whole suite's load: the settled note is written beside the price read, and the
+    // record says `settled` only after it (up to PRICE_READ_MS later); a second call held in between was
+    // sent, charging the buyer twice (escrow-abuse.test.ts, the staggered case).
+    const settlements = fakeSettlements();
+    const mined: RelayedReceipt = {
+      status: 'success',
+      blockNumber: 10n,
+      blockHash: '0xb10c',
+      transferLogs: [{ address: reading.config.assets.USDC!, from: PAYER, to: reading.config.treasury!, value: PRICE, logIndex: 0 }],
+      sender: RELAYER_KEY,
+      gasUsed: 60_000n,
+      effectiveGasPrice: 1_000_000n,
+    };
+    let priced!: () => void;
+    const pricing = new Promise<void>((resolve) => (priced = resolve));
+    const feed: PriceFeed = {
+      roundAt: async () => (await pricing, { roundId: 1n, answer: 300_000_000_000n, decimals: 8, updatedAt: 1n }),
+    };
+    const { relayer, sent } = fakeRelayer({ balance: 10n * PRICE, receipt: mined });
+    const config = { ...reading.config, ethUsdFeed: '0x71041dddad3595F9CEd3DcCFBe3D1F4b0a16Bb70' as const };
+    const ports = { x402: portsWith(relayer, settlements, [], () => NOW, feed).x402!, config, now: () => NOW };
+    const request = (h: string) => {
+      const payment = checkSignedPayment(decodePaymentHeader(h), 'PAYMENT-SIGNATURE', {});
+      return { payment, requirement: payment.accepted as unknown as Requirement, resource: SKILL, source: 'caller', provesWallet: false };
+    };
+    const first = await settle(request(header()), ports);
+    expect(first).toMatchObject({ kind: 'settled', earlier: false });
+    // The first's hold is released (with its note) while its price is read: the record is still `signed`.
+    await vi.waitFor(() => expect(settlements.payers.get(PAYER.toLowerCase())!.held.size).toBe(0));
+    const firstRecord = [...settlements.items.values()].find((r) => r.txHash === (first as { transfer: string }).transfer)!;
+    expect(firstRecord.state).toBe('signed');
+
+    const second = await settle(request(header()), ports);
+    expect(second).toMatchObject({ kind: 'settled', earlier: true, transfer: (first as { transfer: string }).transfer });
+    expect(sent).toHaveLength(1);
+    priced();
+    await (first as { bookkeeping?: Promise<void> }).bookkeeping;
+    await (second as { bookkeeping?: Promise<void> }).bookkeeping;
+    expect(settlements.items.get(firstRecord.pk)).toMatchObject({ state: 'settled' });
+    expect(settlements.payers.get(PAYER.toLowerCase())!.held.size).toBe(0);
   });
 
   it('a payment for a skill the payer is already paying for in the other token is not sent either (I6 is per payer and resource)', async () => {
