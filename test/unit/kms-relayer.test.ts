@@ -3,54 +3,20 @@
  * KMS does: the public key as SubjectPublicKeyInfo DER, signatures of a digest as DER (r, s),
  * with no recovery id and, half of the time, the high `s` Ethereum refuses.
  */
-import { GetPublicKeyCommand, SignCommand, type KMSClient } from '@aws-sdk/client-kms';
+import { SignCommand } from '@aws-sdk/client-kms';
 import { describe, expect, it, vi } from 'vitest';
-import { hexToBytes, parseGwei, parseTransaction, recoverTransactionAddress, toHex, verifyTypedData, type Hex } from 'viem';
-import { generatePrivateKey, privateKeyToAccount, sign } from 'viem/accounts';
+import { hexToBytes, parseGwei, parseTransaction, recoverTransactionAddress, toHex, verifyTypedData } from 'viem';
+import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
+import { recoverAuthorizationAddress } from 'viem/utils';
 import { kmsRelayerAccount } from '../../lambdas/facilitator/adapters/kms-relayer-account';
 import { derToJose } from '../../lambdas/platform/adapters/der-signature';
-
-const N = 0xfffffffffffffffffffffffffffffffebaaedce6af48a03bbfd25e8cd0364141n;
-const SPKI_PREFIX = '3056301006072a8648ce3d020106052b8104000a034200';
-
-const derInt = (v: bigint): Buffer => {
-  let hex = v.toString(16);
-  if (hex.length % 2) hex = `0${hex}`;
-  let bytes = Buffer.from(hex, 'hex');
-  if (bytes[0]! & 0x80) bytes = Buffer.concat([Buffer.from([0]), bytes]);
-  return Buffer.concat([Buffer.from([0x02, bytes.length]), bytes]);
-};
-const der = (r: bigint, s: bigint): Uint8Array => {
-  const body = Buffer.concat([derInt(r), derInt(s)]);
-  return Buffer.concat([Buffer.from([0x30, body.length]), body]);
-};
-
-function kmsStandIn(privateKey: Hex) {
-  const publicKey = privateKeyToAccount(privateKey).publicKey;
-  let signs = 0;
-  const client = {
-    async send(command: unknown) {
-      if (command instanceof GetPublicKeyCommand) {
-        return { KeySpec: 'ECC_SECG_P256K1', PublicKey: Buffer.from(`${SPKI_PREFIX}${publicKey.slice(2)}`, 'hex') };
-      }
-      if (command instanceof SignCommand) {
-        expect(command.input).toMatchObject({ MessageType: 'DIGEST', SigningAlgorithm: 'ECDSA_SHA_256' });
-        const digest = `0x${Buffer.from(command.input.Message!).toString('hex')}` as Hex;
-        const sig = await sign({ hash: digest, privateKey });
-        const s = BigInt(sig.s);
-        // KMS does not normalise s: answer the high form every other time.
-        return { Signature: der(BigInt(sig.r), signs++ % 2 === 0 ? N - s : s) };
-      }
-      throw new Error('unexpected command');
-    },
-  };
-  return client as unknown as KMSClient;
-}
+import { ESCROW_OPERATOR_GUARD } from '../../lambdas/contract/auth-capture';
+import { der, kmsClientStandIn, N } from '../support/kms-client-stand-in';
 
 describe('kms relayer account', () => {
   it("has the key's address, and its transactions and typed data recover to it whatever s KMS returns", async () => {
     const privateKey = generatePrivateKey();
-    const account = await kmsRelayerAccount('key-1', kmsStandIn(privateKey));
+    const account = await kmsRelayerAccount('key-1', kmsClientStandIn(privateKey));
     expect(account.address).toBe(privateKeyToAccount(privateKey).address);
     for (let i = 0; i < 4; i++) {
       const raw = await account.signTransaction({
@@ -78,6 +44,20 @@ describe('kms relayer account', () => {
     expect(await verifyTypedData({ ...typed, address: account.address, signature })).toBe(true);
   });
 
+  it("signs an EIP-7702 authorization (the escrow operator's delegation to its guard) that recovers to the key's address, s low", async () => {
+    const privateKey = generatePrivateKey();
+    const account = await kmsRelayerAccount('key-1', kmsClientStandIn(privateKey));
+    for (const nonce of [0, 1, 7]) {
+      const signed = await account.signAuthorization!({ address: ESCROW_OPERATOR_GUARD, chainId: 8453, nonce });
+      expect(signed).toMatchObject({ address: ESCROW_OPERATOR_GUARD, chainId: 8453, nonce });
+      expect(await recoverAuthorizationAddress({ authorization: signed })).toBe(account.address);
+      expect(BigInt(signed.s) <= N / 2n).toBe(true);
+      // The same signature a private key makes (RFC 6979 is deterministic; s normalised the same way).
+      const direct = await privateKeyToAccount(privateKey).signAuthorization({ address: ESCROW_OPERATOR_GUARD, chainId: 8453, nonce });
+      expect({ r: signed.r, s: signed.s, yParity: signed.yParity }).toEqual({ r: direct.r, s: direct.s, yParity: direct.yParity });
+    }
+  });
+
   it('reads r and s from DER, long-form lengths and leading zeros included', () => {
     const r = 0x80n << 248n;
     const s = 5n;
@@ -90,7 +70,7 @@ describe('kms relayer account', () => {
 describe('a relayer key KMS refuses to sign with', () => {
   it('fails the signature and counts it as SignerFailures (Key relayer), which the alarm watches', async () => {
     const privateKey = generatePrivateKey();
-    const refusing = kmsStandIn(privateKey);
+    const refusing = kmsClientStandIn(privateKey);
     const send = refusing.send.bind(refusing);
     (refusing as unknown as { send: (c: unknown) => Promise<unknown> }).send = async (command) => {
       if (command instanceof SignCommand) throw Object.assign(new Error('The key is disabled'), { name: 'DisabledException' });

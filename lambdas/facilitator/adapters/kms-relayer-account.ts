@@ -4,6 +4,8 @@
  * transaction, message or typed datum is hashed here and only the 32-byte digest goes to KMS
  * (`MessageType: DIGEST`). KMS answers a DER signature without a recovery id: `s` is moved to the
  * low half (as Ethereum requires) and the recovery id is the one that recovers the address.
+ * It signs EIP-7702 authorizations too: the escrow operator's key delegates its account to
+ * EscrowOperatorGuard with one (docs/OPERATIONS.md, "The escrow operator key").
  */
 import { GetPublicKeyCommand, KMSClient, SignCommand } from '@aws-sdk/client-kms';
 import {
@@ -20,6 +22,7 @@ import {
   type Signature,
 } from 'viem';
 import { publicKeyToAddress, toAccount } from 'viem/accounts';
+import { hashAuthorization } from 'viem/utils';
 import { derToJose } from '../../platform/adapters/der-signature';
 import { METRICS } from '../../contract/metrics';
 import { countMetric } from '../../platform/metrics';
@@ -75,6 +78,12 @@ export async function kmsRelayerAccount(keyId: string, client = traced(new KMSCl
     sign: async ({ hash }) => serializeSignature(await signHash(hash)),
     signMessage: async ({ message }) => serializeSignature(await signHash(hashMessage(message))),
     signTypedData: async (typedData) => serializeSignature(await signHash(hashTypedData(typedData as never))),
+    // EIP-7702: keccak256(0x05 ‖ rlp([chain_id, address, nonce])), signed as any digest is.
+    signAuthorization: async (request) => {
+      const target = request.contractAddress ?? request.address;
+      const signature = await signHash(hashAuthorization({ address: target, chainId: request.chainId, nonce: request.nonce }));
+      return { address: target, chainId: request.chainId, nonce: request.nonce, ...signature };
+    },
     signTransaction: async (transaction, options) => {
       const serializer = options?.serializer ?? serializeTransaction;
       const signature = await signHash(keccak256(await serializer(transaction)));
