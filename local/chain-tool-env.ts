@@ -39,3 +39,15 @@ export function chainToolEnv(env: NodeJS.ProcessEnv, deployedTables: readonly Ta
   env['POWERTOOLS_LOG_LEVEL'] ??= 'ERROR';
   env['POWERTOOLS_METRICS_DISABLED'] ??= 'true';
 }
+
+/** Whether every RPC URL is on this machine (`npm start`'s anvil, whose test accounts' keys the tools may use). */
+export function rpcOnThisMachine(urls: readonly string[]): boolean {
+  return urls.every((url) => {
+    try {
+      const host = new URL(url).hostname;
+      return host === 'localhost' || host === '[::1]' || /^127(\.\d{1,3}){3}$/.test(host);
+    } catch {
+      return false;
+    }
+  });
+}

@@ -32,11 +32,14 @@ import {
   getAddress,
   getContractAddress,
   http,
+  defineChain,
   isAddressEqual,
   zeroHash,
   type Address,
-  type PrivateKeyAccount,
+  type Hex,
+  type Account,
 } from 'viem';
+import { base } from 'viem/chains';
 import { delegationCode, ESCROW_OPERATOR_GUARD } from '../lambdas/contract/auth-capture';
 import { MULTICALL3 } from '../lambdas/contract/chain';
 import { contractArtifact, deployAtNonce, RELAYER_LOCAL_BALANCE, testAccount } from './anvil';
@@ -164,40 +167,62 @@ export const LOCAL_ESCROW_OPERATOR_GUARD: Address = getContractAddress({
   bytecode: guardArtifact.bytecode,
 });
 
+/** What making an operator delegate to its guard did: the transactions it sent, in order (none when it was already done). */
+export interface GuardedOperator {
+  operator: Address;
+  guard: Address;
+  chainId: number;
+  /** The CREATE2 deployer's placing of the guard, when the chain did not have it. */
+  placedGuard?: Hex | undefined;
+  /** The operator's own type-4 transaction that delegates its account, when it did not delegate yet. */
+  delegated?: Hex | undefined;
+}
+
 /**
- * Makes `operator`'s account delegate to EscrowOperatorGuard (EIP-7702), so the service sends its
- * authorize through the guard (docs/SECURITY.md, I2): the guard placed first if missing (through the
- * CREATE2 deployer, sent by the operator), then one type-4 transaction of the operator's own.
- * Idempotent: a delegated operator sends nothing.
+ * Makes `operator`'s account delegate to EscrowOperatorGuard (EIP-7702), so the service offers
+ * auth-capture and sends its authorize through the guard (docs/SECURITY.md, I2): the guard placed
+ * first if missing (through the CREATE2 deployer, sent by the operator), then one type-4
+ * transaction of the operator's own. Any account that signs EIP-7702 authorizations: the local
+ * test key (`npm start`), or the deployment's KMS key (`npm run guard-operator`). The chain is the
+ * RPC's own (Base, Base Sepolia or the local anvil). Idempotent: a delegated operator sends nothing.
  */
-export async function guardEscrowOperator(rpcUrl: string, operator: PrivateKeyAccount): Promise<void> {
+export async function guardEscrowOperator(rpcUrl: string, operator: Account): Promise<GuardedOperator> {
+  if (operator.type !== 'local' || !operator.signAuthorization)
+    throw new Error(`the operator ${operator.address} cannot sign an EIP-7702 authorization here`);
   if (!isAddressEqual(LOCAL_ESCROW_OPERATOR_GUARD, ESCROW_OPERATOR_GUARD))
     throw new Error(
       `the operator guard's bytecode puts it at ${LOCAL_ESCROW_OPERATOR_GUARD}, not ESCROW_OPERATOR_GUARD ${ESCROW_OPERATOR_GUARD}`,
     );
-  const chain = localChain(rpcUrl);
+  const chainId = await createPublicClient({ transport: http(rpcUrl) }).getChainId();
+  const chain = defineChain({ ...base, id: chainId, rpcUrls: { default: { http: [rpcUrl] } } });
   const pub = createPublicClient({ chain, transport: http(rpcUrl) });
   const wallet = createWalletClient({ account: operator, chain, transport: http(rpcUrl) });
-  const mined = async (hash: `0x${string}`, what: string) => {
-    const receipt = await pub.waitForTransactionReceipt({ hash, pollingInterval: 50 });
-    if (receipt.status !== 'success') throw new Error(`${what} failed`);
+  const done: GuardedOperator = { operator: operator.address, guard: getAddress(LOCAL_ESCROW_OPERATOR_GUARD), chainId };
+  const mined = async (hash: Hex, what: string) => {
+    const receipt = await pub.waitForTransactionReceipt({ hash, pollingInterval: 250 });
+    if (receipt.status !== 'success') throw new Error(`${what} failed (transaction ${hash})`);
+    return hash;
   };
   const code = async (address: Address) => ((await pub.getCode({ address })) ?? '0x').toLowerCase();
-  if ((await code(LOCAL_ESCROW_OPERATOR_GUARD)) === '0x')
-    await mined(
+  if ((await code(LOCAL_ESCROW_OPERATOR_GUARD)) === '0x') {
+    if ((await code(CREATE2_DEPLOYER)) === '0x') throw new Error(`chain ${chainId} has no CREATE2 deployer at ${CREATE2_DEPLOYER}`);
+    done.placedGuard = await mined(
       await wallet.sendTransaction({ to: CREATE2_DEPLOYER, data: concat([zeroHash, guardArtifact.bytecode]) }),
       'placing the operator guard',
     );
-  if ((await code(operator.address)) === delegationCode(LOCAL_ESCROW_OPERATOR_GUARD)) return;
+    if ((await code(LOCAL_ESCROW_OPERATOR_GUARD)) === '0x') throw new Error('the CREATE2 deployer did not place the operator guard');
+  }
+  if ((await code(operator.address)) === delegationCode(LOCAL_ESCROW_OPERATOR_GUARD)) return done;
   const authorization = await wallet.signAuthorization({
     account: operator,
     contractAddress: getAddress(LOCAL_ESCROW_OPERATOR_GUARD),
     executor: 'self',
   });
-  await mined(
+  done.delegated = await mined(
     await wallet.sendTransaction({ authorizationList: [authorization], to: operator.address, data: '0x' }),
     'delegating the escrow operator',
   );
   if ((await code(operator.address)) !== delegationCode(LOCAL_ESCROW_OPERATOR_GUARD))
     throw new Error('the escrow operator does not delegate to its guard');
+  return done;
 }

@@ -28,7 +28,7 @@ import { INFRA_ENV } from '../lambdas/contract/env';
 import { SETTINGS } from '../lambdas/contract/settings';
 import { LEDGER_TABLE, REFUNDS_TABLE, RELAYER_LEASES_TABLE, SETTLEMENTS_TABLE } from '../lambdas/contract/tables';
 import { TREASURY_ACCOUNT_INDEX, testAccount } from './anvil';
-import { chainToolEnv } from './chain-tool-env';
+import { chainToolEnv, rpcOnThisMachine } from './chain-tool-env';
 import { ESCROW_OPERATOR_INDEX } from './escrow';
 import { localChain } from './local-chain';
 
@@ -56,14 +56,7 @@ if (!recordOnly) {
 chainToolEnv(env, recordOnly ? [LEDGER_TABLE, REFUNDS_TABLE] : [LEDGER_TABLE, REFUNDS_TABLE, SETTLEMENTS_TABLE, RELAYER_LEASES_TABLE]);
 const rpcUrls = env[SETTINGS.rpcUrls.env]!.split(',').map((u) => u.trim());
 /** A chain on this machine (`npm start`'s anvil): its test accounts' keys are the local treasury's and escrow operator's. */
-const onThisMachine = rpcUrls.every((url) => {
-  try {
-    const host = new URL(url).hostname;
-    return host === 'localhost' || host === '[::1]' || /^127(\.\d{1,3}){3}$/.test(host);
-  } catch {
-    return false;
-  }
-});
+const onThisMachine = rpcOnThisMachine(rpcUrls);
 const localTreasury = testAccount(TREASURY_ACCOUNT_INDEX);
 if (onThisMachine && env[INFRA_ENV.escrowOperatorKmsKeyId] === undefined)
   env[INFRA_ENV.escrowOperatorPrivateKey] ??= testAccount(ESCROW_OPERATOR_INDEX).privateKey;

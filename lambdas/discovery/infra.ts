@@ -18,7 +18,8 @@ export const infra: DomainInfra = {
   ],
   signsWithServiceKey: true,
   // /.well-known/x402 lists the same offers as the 402, whose auth-capture entry names the escrow
-  // operator (`captureAuthorizer`): its address only, never a signature.
+  // operator (`captureAuthorizer`): its address only, never a signature; listed, as the 402 lists
+  // it, only while the operator's account delegates to its guard (read from the chain's public RPC).
   readsEscrowOperatorAddress: true,
   originSecretRotation: { entry: 'origin-secret-rotation-handler.ts', everyDays: ORIGIN_SECRET_ROTATION_DAYS },
 };

@@ -1,7 +1,7 @@
 /** Builds the discovery ports from the environment, through the catalog's and payments' public faces. */
 import { catalogFromEnv } from '../catalog';
 import { figuresFromEnv, ledgerFromEnv, serviceSignerFromEnv } from '../ledger';
-import { escrowOperatorFromEnv } from '../payments';
+import { escrowOfferFromEnv } from '../payments';
 import { INFRA_ENV } from '../contract/env';
 import { readConfigFromEnv } from '../platform/config';
 import { originSecretTarget } from '../platform/origin-secret-rotation';
@@ -22,8 +22,9 @@ export async function discoveryPortsFromEnv(): Promise<DiscoveryPorts> {
     figures,
     now: () => new Date(),
     provenance: cacheUntilFailure(() => provenancePortsFromEnv(config.transparencyLogUrl)),
-    // Unreadable (KMS refusing the key), the list offers exact alone, as the 402s then do; read again on the next request.
-    escrowOperator: cacheUntilFailure(() => escrowOperatorFromEnv(process.env, config)),
+    // Unreadable (KMS refusing the key) or not delegated to its guard, the list offers exact alone, as
+    // the 402s then do; read again on a later request.
+    escrowOperator: escrowOfferFromEnv(process.env, config),
   };
 }
 

@@ -51,9 +51,14 @@ export const escrowRefund = async (...args: Parameters<typeof EscrowRefund>): Re
 export type { EscrowOutcome, EscrowRefundOutcome } from './escrow';
 export { heldInEscrow } from './core/escrow';
 
-/** The escrow operator's address (the auth-capture offers' `captureAuthorizer`) for a function that lists offers, loaded on first call. */
-export const escrowOperatorFromEnv = async (env: NodeJS.ProcessEnv, config: MarketConfig): Promise<string | undefined> =>
-  (await import('./wiring')).escrowOperatorFromEnv(env, config);
+/**
+ * The escrow operator's address while auth-capture is offered (the offers' `captureAuthorizer`),
+ * for a function that lists offers; the wiring loaded on first call.
+ */
+export const escrowOfferFromEnv = (env: NodeJS.ProcessEnv, config: MarketConfig): (() => Promise<string | undefined>) => {
+  let offer: Promise<() => Promise<string | undefined>> | undefined;
+  return async () => (await (offer ??= import('./wiring').then((w) => w.escrowOfferFromEnv(env, config))))();
+};
 
 /**
  * The escrow operator's ports alone (undefined without an operator key or an escrow), for the

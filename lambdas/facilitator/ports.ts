@@ -367,6 +367,11 @@ export interface EscrowContract {
 export interface EscrowSettlement {
   /** The operator's address: the challenge's `captureAuthorizer`, the only sender the escrow accepts. */
   operator: string;
+  /**
+   * Whether auth-capture is offered now: only while the operator's account delegates to
+   * EscrowOperatorGuard (docs/SECURITY.md, I2). Answers at once from what was last read.
+   */
+  offered(): boolean;
   /** The escrow and its ERC-3009 collector. */
   escrow: string;
   tokenCollector: string;

@@ -9,7 +9,7 @@ import type { MarketConfig } from '../contract/settings';
 import { dynamoClient } from '../platform/adapters/dynamo-client';
 import { readConfigFromEnv } from '../platform/config';
 import { logger } from '../platform/logger';
-import { cacheUntilFailure } from '../platform/memo';
+import { cacheUntilFailure, yesKept, type KeptYes } from '../platform/memo';
 import { rpcUrlsFromEnv, type RpcUrls } from '../platform/rpc-urls';
 import { dynamoInFlightSettlements, dynamoSettlements } from './adapters/dynamo-settlements';
 import { dynamoRelayerLeases } from './adapters/dynamo-relayer-leases';
@@ -81,23 +81,44 @@ export async function facilitatorFromEnv(
 }
 
 /**
- * The escrow operator's address alone (the `captureAuthorizer` every auth-capture offer names), for
- * a function that lists offers without settling them (discovery): a KMS key's public key read
- * once, or the local key's; undefined without a key or an escrow.
+ * The escrow operator's own account (its KMS key in AWS, the local key otherwise), for the
+ * operator's `npm run guard-operator`, which makes it delegate to its guard; undefined without a key.
  */
-export const escrowOperatorFromEnv = async (env: NodeJS.ProcessEnv, config: MarketConfig): Promise<string | undefined> => {
+export async function escrowOperatorAccountFromEnv(env: NodeJS.ProcessEnv) {
   const kmsKey = env[INFRA_ENV.escrowOperatorKmsKeyId]?.trim();
   const privateKey = env[INFRA_ENV.escrowOperatorPrivateKey]?.trim();
-  if (!config.authCapture || (!kmsKey && !privateKey)) return undefined;
-  return (await (kmsKey ? kmsRelayerAccount(kmsKey) : privateKeyRelayerAccount(privateKey!)())).address;
-};
+  if (kmsKey) return kmsRelayerAccount(kmsKey);
+  return privateKey ? privateKeyRelayerAccount(privateKey)() : undefined;
+}
+
+/**
+ * The escrow operator's address while auth-capture is offered (the `captureAuthorizer` every offer
+ * names), for a function that lists offers without settling them (discovery): undefined without a
+ * key or an escrow, or while the operator's account does not delegate to its guard, read as the
+ * payments function reads it (a no read again a minute later). A KMS key's public key is read once.
+ */
+export function escrowOfferFromEnv(env: NodeJS.ProcessEnv, config: MarketConfig): () => Promise<string | undefined> {
+  const kmsKey = env[INFRA_ENV.escrowOperatorKmsKeyId]?.trim();
+  const privateKey = env[INFRA_ENV.escrowOperatorPrivateKey]?.trim();
+  if (!config.authCapture || (!kmsKey && !privateKey)) return async () => undefined;
+  const address = cacheUntilFailure(
+    async () => (await (kmsKey ? kmsRelayerAccount(kmsKey) : privateKeyRelayerAccount(privateKey!)())).address,
+  );
+  let guard: KeptYes | undefined;
+  return async () => {
+    const operator = await address();
+    guard ??= yesKept(() => operatorGuarded(rpcUrlsFromEnv(env, config.rpcUrls), config.network, operator), GUARD_REREAD_MS);
+    return (await guard.read()) ? operator : undefined;
+  };
+}
 
 /**
  * x402 `auth-capture`: the escrow operator's key (KMS in AWS, a test key locally), read once here
  * since its address is every challenge's `captureAuthorizer`; its own relayer, a pool of that one
- * key under the same leases, whose `submit` is the escrow's `authorize`: through the operator's
- * guard when its account delegates to EscrowOperatorGuard (read on the first authorize, beside
- * verification), straight to the escrow otherwise. None without a key or an escrow.
+ * key under the same leases, whose `submit` is the escrow's `authorize`, sent through the operator's
+ * guard. Offered only while the operator's account delegates to EscrowOperatorGuard (`offered`):
+ * unguarded, a payer who moves its funds first costs the operator more than itself (I2). None
+ * without a key or an escrow.
  */
 async function escrowFromEnv(
   env: NodeJS.ProcessEnv,
@@ -112,18 +133,10 @@ async function escrowFromEnv(
   if (!deployment || (!kmsKey && !privateKey)) return undefined;
   const account = kmsKey ? cacheUntilFailure(() => kmsRelayerAccount(kmsKey)) : privateKeyRelayerAccount(privateKey!);
   const operator = (await account()).address;
-  // Whether the operator's account delegates to the guard: read once, on first use, and again after a failed read.
-  const guarded = cacheUntilFailure(() => operatorGuarded(rpcUrls, config.network, operator));
-  const guardedOperator = async (): Promise<string | undefined> => {
-    const yes = await guarded().catch((e: unknown) => {
-      logger.warn('escrow operator guard unknown; authorizing without it', { error: (e as Error).message });
-      return false;
-    });
-    if (!yes) warnUnguarded(operator);
-    return yes ? operator : undefined;
-  };
+  const guard = await operatorGuard(rpcUrls, config, operator);
   return {
     operator,
+    offered: () => guard.current(),
     escrow: deployment.escrow,
     tokenCollector: deployment.tokenCollector,
     verifier: authCaptureVerifier(rpcUrls, config.network),
@@ -141,12 +154,35 @@ async function escrowFromEnv(
       },
       {
         priorityFeeWei: tip && /^\d+$/.test(tip) ? BigInt(tip) : undefined,
-        callOf: async (_token, payment) => authorizeCall(payment, await guardedOperator()),
+        // Only a payment this instance offered reaches here, and its offer needed the guard (kept once
+        // read): never an authorize to an undelegated account, whose empty code would take the call and do nothing.
+        callOf: async (_token, payment) => authorizeCall(payment, guard.current() ? operator : undefined),
         gasHeadroom: ESCROW_GAS_HEADROOM,
       },
     ),
     contract: viemEscrowContract(rpcUrls, config.network, deployment),
   };
+}
+
+/** How long a reading that the operator's account does not delegate to its guard stands before it is read again. */
+export const GUARD_REREAD_MS = 60_000;
+
+/**
+ * Whether the operator's account delegates to EscrowOperatorGuard: read once before the first
+ * offer, kept once it does (only the operator's key could undo it), and read again a minute after
+ * a no (so `npm run guard-operator` turns the offer on without a deploy) or on the next use after a
+ * failed read. A no is logged once per instance: the operator has a step left (docs/OPERATIONS.md).
+ */
+async function operatorGuard(rpcUrls: RpcUrls, config: MarketConfig, operator: string): Promise<KeptYes> {
+  const guard = yesKept(async () => {
+    const yes = await operatorGuarded(rpcUrls, config.network, operator);
+    if (!yes) warnUnguarded(operator);
+    return yes;
+  }, GUARD_REREAD_MS);
+  await guard.read().catch((e: unknown) => {
+    logger.warn('escrow operator guard unread: auth-capture is offered once it is read', { error: (e as Error).message });
+  });
+  return guard;
 }
 
 /**
@@ -159,15 +195,13 @@ async function escrowFromEnv(
 const ESCROW_GAS_HEADROOM = 25_000n;
 
 let warned = false;
-/** Said once per instance: without the guard, a payer who moves its funds first costs the operator more than itself. */
+/** Said once per instance: without the guard, escrow payments are not offered (docs/SECURITY.md, I2). */
 function warnUnguarded(operator: string): void {
   if (warned) return;
   warned = true;
   logger.warn(
-    'escrow operator not delegated to EscrowOperatorGuard: an authorize a payer front-runs costs the operator more than the payer (docs/SECURITY.md, I2)',
-    {
-      operator,
-    },
+    'escrow operator not delegated to EscrowOperatorGuard: auth-capture is not offered until it is (npm run guard-operator, docs/OPERATIONS.md)',
+    { operator },
   );
 }
 

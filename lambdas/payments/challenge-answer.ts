@@ -52,7 +52,9 @@ export function challengeFor(skill: string | undefined, ports: PaymentsPorts, ba
   if (!ports.config.paymentsEnabled) throw paymentsDisabled('Payments are switched off by the operator.');
   const cache = challenges(ports);
   // An escrow offer names absolute deadlines, those of the challenge's minute: the memo is per minute then.
-  const escrow = ports.x402?.escrow;
+  // Offered only while the operator's account delegates to its guard (I2): a payment of a scheme
+  // not offered is refused by requirementFor before anything is read or sent.
+  const escrow = ports.x402?.escrow?.offered() ? ports.x402.escrow : undefined;
   const nowSeconds = Math.floor(ports.now().getTime() / 1000);
   const key = `${entry.id} ${baseUrl}${escrow ? ` ${challengeMinute(nowSeconds)}` : ''}`;
   let hit = cache.get(key);

@@ -22,7 +22,7 @@ export {
   type EscrowOffer,
 } from './core/challenge';
 /** The escrow operator's address, for a function that lists auth-capture offers without settling them (discovery). */
-export { escrowOperatorFromEnv } from '../facilitator';
+export { escrowOfferFromEnv } from '../facilitator';
 export { METER_PRODUCT, productFor, rowKind, skillProduct, type Product } from './core/product';
 export type { Admission, Purchase } from './core/settle';
 export { challengeAnswer, challengeFor, takesPayments } from './challenge-answer';

@@ -81,3 +81,40 @@ export function cacheFor<A extends readonly unknown[], T>(ttlMs: number, fn: (..
     return value;
   };
 }
+
+/** A yes/no fact read from outside and kept as `yesKept` keeps it. */
+export interface KeptYes {
+  /** The last reading at once (no before the first), starting a read when one is due. */
+  current(): boolean;
+  /** A reading: the kept yes, or a fresh read when one is due (a failed read is a rejection). */
+  read(): Promise<boolean>;
+}
+
+/**
+ * A fact that, once true, stays true for the process (an account's delegation, which only its own
+ * key could undo): a yes is kept for good; a no stands `noForMs` and is read again on the next use
+ * after that; a failed read is kept as nothing (read again on the next use). One read at a time.
+ */
+export function yesKept(read: () => Promise<boolean>, noForMs: number, now: () => number = Date.now): KeptYes {
+  let yes = false;
+  let noUntil = -Infinity;
+  let pending: Promise<boolean> | undefined;
+  const fresh = (): Promise<boolean> =>
+    (pending ??= read()
+      .then((value) => {
+        yes = value;
+        if (!value) noUntil = now() + noForMs;
+        return value;
+      })
+      .finally(() => {
+        pending = undefined;
+      }));
+  const due = () => !yes && now() >= noUntil;
+  return {
+    current() {
+      if (due()) fresh().catch(() => undefined);
+      return yes;
+    },
+    read: () => (due() ? fresh() : Promise.resolve(yes)),
+  };
+}

@@ -54,6 +54,13 @@ export function addOutputs(
         'Register this endpoint in Stripe (events checkout.session.completed, .async_payment_succeeded, .async_payment_failed, .expired)',
     });
   }
+  if (secrets.escrowOperatorKey) {
+    new CfnOutput(stack, 'EscrowOperatorKeyArn', {
+      value: secrets.escrowOperatorKey.keyArn,
+      description:
+        'The x402 auth-capture escrow operator key: fund its address with ETH, then run npm run guard-operator with ESCROW_OPERATOR_KMS_KEY_ID set to it (docs/OPERATIONS.md, "The escrow operator key")',
+    });
+  }
   for (const [name, table] of props.tables) new CfnOutput(stack, `${name}TableName`, { value: table.tableName });
   new CfnOutput(stack, 'AlarmTopicArn', {
     value: props.operations.alarmTopic.topicArn,

@@ -13,7 +13,9 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ACCEPTED_ORIGIN_SECRET_STAGES } from '../../lambdas/contract/edge-identity';
 import { INFRA_ENV } from '../../lambdas/contract/env';
+import { SETTINGS } from '../../lambdas/contract/settings';
 import { startKmsStandIn, type KmsStandIn } from '../support/kms-stand-in';
+import { startChainCodeStandIn, type ChainCodeStandIn } from '../support/chain-code-stand-in';
 import {
   apiEvent,
   checksOrigin,
@@ -40,19 +42,27 @@ let functions: StagedFunction[];
 let dispose: (() => void) | undefined;
 let secretsManager: SecretsManagerStandIn | undefined;
 let kms: KmsStandIn | undefined;
+let chainCode: ChainCodeStandIn | undefined;
 
 beforeAll(async () => {
   // Right after a rotation: the previous value is still accepted, and the current one is what the probes send.
-  secretsManager = await startSecretsManagerStandIn({ AWSCURRENT: SMOKE_ORIGIN_SECRET, AWSPREVIOUS: 'the-secret-before-it' });
+  // The RPC secret as a new stack has it: its field blank (the configured providers alone), read once and kept.
+  secretsManager = await startSecretsManagerStandIn(
+    { AWSCURRENT: SMOKE_ORIGIN_SECRET, AWSPREVIOUS: 'the-secret-before-it' },
+    { [`smoke-${INFRA_ENV.rpcSecretArn.toLowerCase()}`]: JSON.stringify({ [SETTINGS.rpcUrls.env]: '' }) },
+  );
   // The functions that settle read the escrow operator's address (its public key) at cold start.
   kms = await startKmsStandIn();
-  ({ functions, dispose } = stageFunctions(secretsManager.base, kms.base));
+  // ... and, before offering auth-capture, whether its account delegates to its guard: here it does.
+  chainCode = await startChainCodeStandIn(kms.address);
+  ({ functions, dispose } = stageFunctions(secretsManager.base, kms.base, chainCode.base));
 }, 240_000);
 
 afterAll(async () => {
   dispose?.();
   await secretsManager?.close();
   await kms?.close();
+  await chainCode?.close();
 });
 
 function runBundle(fn: StagedFunction, event: unknown): Promise<{ result: unknown; stderr: string }> {
@@ -103,6 +113,8 @@ describe('every synthesized Lambda bundle', () => {
     const access = functions.find((f) => f.description === 'skill-market access routes')!;
     expect(access.env[INFRA_ENV.escrowOperatorKmsKeyId]).toBeDefined();
     expect(kms!.calls('GetPublicKey', `/${access.id}`)).toBe(1);
+    // Its 402 offered auth-capture after one read of the operator's code: delegated, kept.
+    expect(chainCode!.codeReads(`/${access.id}`)).toBe(1);
   }, 180_000);
 
   it('refuses a direct call to the API (no origin secret) with 403 ORIGIN_REQUIRED, reading no secret for it', async () => {

@@ -896,6 +896,10 @@ describe('x402 relayer', () => {
     }
     // No other role has any right on it.
     expect(policies.flatMap(onKey)).toHaveLength(named.length);
+    // The operator's one step after the deploy (npm run guard-operator) names it: an output says which key.
+    expect(Object.values(template.findOutputs('EscrowOperatorKeyArn')).map((o: any) => o.Value)).toEqual([
+      { 'Fn::GetAtt': [keyId, 'Arn'] },
+    ]);
   });
 
   it("passes the escrow's settings to the functions: the default v1.0 escrow, or what context says", () => {

@@ -16,6 +16,7 @@ import { App } from 'aws-cdk-lib';
 import { MarketplaceStack } from '../../lib/marketplace-stack';
 import { ORIGIN_VERIFY_HEADER, VIEWER_ADDRESS_HEADER } from '../../lambdas/contract/edge-identity';
 import { INFRA_ENV } from '../../lambdas/contract/env';
+import { SETTINGS } from '../../lambdas/contract/settings';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 export const TREASURY = '0xa0Ee7A142d267C1f36714E4a8F75612F20a79720';
@@ -121,16 +122,22 @@ export function apiEvent(method: string, path: string, rawQueryString = '', body
 /** One request per function, chosen so that it needs no AWS call; keyed by the function's description. */
 export const PROBES: Record<string, { event: unknown; check: ProbeCheck; rpcSecretReads?: number }> = {
   // Readiness is the one route of the payments function: it answers 200 whatever it finds (here no
-  // table, no provider: ready false), and it reads the RPC secret's providers once, beside the origin secret.
+  // table, no provider: ready false), and it reads the RPC secret's providers once (then kept), beside the origin secret.
   'skill-market payments routes': { event: apiEvent('GET', '/api/ready'), check: status(200), rpcSecretReads: 1 },
   'skill-market discovery routes': { event: apiEvent('GET', '/api/health'), check: status(200) },
   'skill-market catalog routes': { event: apiEvent('GET', '/api/packs', `skill=${CANARY}`), check: status(200) },
   // A page size out of range is refused before the ledger or the figures are read.
   'skill-market ledger routes': { event: apiEvent('GET', '/api/proof', 'limit=0'), check: status(400) },
-  'skill-market agents routes': { event: apiEvent('GET', '/api/mcp'), check: status(200) },
-  // A buyer's first request: the 402 challenge, from the catalog and price source in the bundle; no table or chain is asked.
-  // It offers the escrow too, whose operator's address came from KMS (the stand-in) at cold start.
-  'skill-market access routes': { event: apiEvent('GET', '/api/pay', `skill=${CANARY}`), check: all(status(402), offersEscrow) },
+  // Its settlement ports are built at cold start: the escrow operator's guard is read then (one RPC secret read).
+  'skill-market agents routes': { event: apiEvent('GET', '/api/mcp'), check: status(200), rpcSecretReads: 1 },
+  // A buyer's first request: the 402 challenge, from the catalog and price source in the bundle; no table is asked.
+  // It offers the escrow too, whose operator's address came from KMS (the stand-in) at cold start, and
+  // whose delegation to its guard was read from the chain (the chain-code stand-in) once.
+  'skill-market access routes': {
+    event: apiEvent('GET', '/api/pay', `skill=${CANARY}`),
+    check: all(status(402), offersEscrow),
+    rpcSecretReads: 1,
+  },
   // Validation comes before Stripe and the tables: a request for a pack not sold by card is refused without any I/O.
   'skill-market checkout routes': {
     event: apiEvent('POST', '/api/acp/checkout_sessions', '', JSON.stringify({ line_items: [{ id: CANARY, quantity: 1 }] })),
@@ -198,7 +205,8 @@ export const checksOrigin = (fn: StagedFunction): boolean => fn.env[INFRA_ENV.or
 /** A CloudFormation value as the deployed function would see it; tokens become stand-ins of the right shape. */
 function resolveEnv(name: string, value: unknown): string {
   if (typeof value === 'string') return value;
-  if (/ARN$/.test(name)) return 'arn:aws:service:us-east-1:123456789012:resource/smoke';
+  // Each ARN its own, so a stand-in can answer each secret as its own.
+  if (/ARN$/.test(name)) return `arn:aws:service:us-east-1:123456789012:resource/smoke-${name.toLowerCase()}`;
   if (/TABLE$/.test(name)) return `smoke-${name.toLowerCase()}`;
   if (/ADDRESS$/.test(name)) return TREASURY;
   return 'smoke-value';
@@ -236,9 +244,15 @@ export const usesKms = (fn: Pick<StagedFunction, 'env'>): boolean =>
  * `secretsManager` (a stand-in's base URL), the functions that read the origin secret reach it
  * there, each at its own path `/<logical id>`, so their calls can be counted apart; with `kms`
  * (test/support/kms-stand-in.ts), the functions given a KMS key reach KMS there likewise: those
- * that settle read the escrow operator's address at cold start, as in Lambda.
+ * that settle read the escrow operator's address at cold start, as in Lambda; with `escrowRpc`
+ * (test/support/chain-code-stand-in.ts), the functions that name the operator read its account's
+ * code there, at their own path, instead of the network's public RPC.
  */
-export function stageFunctions(secretsManager?: string, kms?: string): { functions: StagedFunction[]; dispose: () => void } {
+export function stageFunctions(
+  secretsManager?: string,
+  kms?: string,
+  escrowRpc?: string,
+): { functions: StagedFunction[]; dispose: () => void } {
   const outdir = mkdtempSync(join(tmpdir(), 'skill-market-synth-'));
   const runtimeDir = mkdtempSync(join(tmpdir(), 'skill-market-runtime-'));
   const dispose = (): void => {
@@ -283,6 +297,8 @@ export function stageFunctions(secretsManager?: string, kms?: string): { functio
         }
         if (secretsManager && env[INFRA_ENV.originSecretArn]) env['AWS_ENDPOINT_URL_SECRETS_MANAGER'] = `${secretsManager}/${id}`;
         if (kms && usesKms({ env })) env['AWS_ENDPOINT_URL_KMS'] = `${kms}/${id}`;
+        // A function that names the escrow operator reads the chain for its delegation before it offers auth-capture.
+        if (escrowRpc && env[INFRA_ENV.escrowOperatorKmsKeyId]) env[SETTINGS.rpcUrls.env] = `${escrowRpc}/${id}`;
         env['POWERTOOLS_LOG_LEVEL'] = 'SILENT';
         return {
           id,

@@ -4,7 +4,8 @@
  * (`AWS_ENDPOINT_URL_SECRETS_MANAGER`), so what they send is the SDK's real request (JSON 1.1,
  * `X-Amz-Target`), and it answers as Secrets Manager does: the version with the asked staging
  * label, or `ResourceNotFoundException` when no version has it. It counts the calls per request
- * path, so each function can be given its own path (`<base>/<name>`) and counted alone.
+ * path, so each function can be given its own path (`<base>/<name>`) and counted alone. `others`:
+ * the current value of any other secret, by the end of its id (the RPC secret's, say).
  */
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -19,7 +20,10 @@ export interface SecretsManagerStandIn {
   close(): Promise<void>;
 }
 
-export async function startSecretsManagerStandIn(values: Partial<Record<Stage, string>>): Promise<SecretsManagerStandIn> {
+export async function startSecretsManagerStandIn(
+  values: Partial<Record<Stage, string>>,
+  others: Record<string, string> = {},
+): Promise<SecretsManagerStandIn> {
   const counts = new Map<string, number>();
   const server = createServer((req, res) => {
     const chunks: Buffer[] = [];
@@ -39,7 +43,8 @@ export async function startSecretsManagerStandIn(values: Partial<Record<Stage, s
       counts.set(path, (counts.get(path) ?? 0) + 1);
       const input = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { SecretId: string; VersionStage?: Stage };
       const stage = input.VersionStage ?? 'AWSCURRENT';
-      const value = values[stage];
+      const other = Object.entries(others).find(([end]) => input.SecretId.endsWith(end))?.[1];
+      const value = other !== undefined && stage === 'AWSCURRENT' ? other : values[stage];
       if (value === undefined)
         return answer(
           400,

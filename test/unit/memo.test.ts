@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { cacheFor, lru } from '../../lambdas/platform/memo';
+import { cacheFor, lru, yesKept } from '../../lambdas/platform/memo';
 
 describe('cacheFor', () => {
   it('shares one answer per key for the time given, forgets failures, and asks again after', async () => {
@@ -47,5 +47,58 @@ describe('lru', () => {
 
   it('refuses a size under one', () => {
     expect(() => lru(0)).toThrow(RangeError);
+  });
+});
+
+describe('yesKept', () => {
+  it('keeps a yes for good, reads a no again only after its time, and keeps no failed read', async () => {
+    let clock = 0;
+    const answers: Array<boolean | Error> = [false, new Error('provider down'), true, false];
+    let reads = 0;
+    const kept = yesKept(
+      async () => {
+        const next = answers[reads++]!;
+        if (next instanceof Error) throw next;
+        return next;
+      },
+      60_000,
+      () => clock,
+    );
+    expect(await kept.read()).toBe(false);
+    expect(reads).toBe(1);
+    // A no stands its minute: no read, whichever way it is asked.
+    clock = 59_999;
+    expect(kept.current()).toBe(false);
+    expect(await kept.read()).toBe(false);
+    expect(reads).toBe(1);
+    // Due: a failed read rejects and is not kept; the next use reads again.
+    clock = 60_000;
+    await expect(kept.read()).rejects.toThrow('provider down');
+    expect(reads).toBe(2);
+    // current() answers at once with what is known, and starts the read that is due.
+    expect(kept.current()).toBe(false);
+    expect(reads).toBe(3);
+    await new Promise((resolve) => setTimeout(resolve, 0));
+    expect(kept.current()).toBe(true);
+    // A yes is never read again, however long after.
+    clock = 10 ** 12;
+    expect(await kept.read()).toBe(true);
+    expect(kept.current()).toBe(true);
+    expect(reads).toBe(3);
+  });
+
+  it('shares one read among callers while it is pending', async () => {
+    let reads = 0;
+    let answer!: (v: boolean) => void;
+    const kept = yesKept(
+      () => (reads++, new Promise<boolean>((resolve) => (answer = resolve))),
+      1_000,
+      () => 0,
+    );
+    const both = Promise.all([kept.read(), kept.read()]);
+    kept.current();
+    answer(true);
+    expect(await both).toEqual([true, true]);
+    expect(reads).toBe(1);
   });
 });
