@@ -19,6 +19,18 @@ import type { AuthCaptureRequirement, SignedPayment } from './x402';
  */
 export const CAPTURE_MARGIN_SECONDS = 300;
 
+/**
+ * How long after a payment stops being deliverable (its capture deadline less
+ * CAPTURE_MARGIN_SECONDS, when every request refuses it) the confirmation loop ends it: longer than
+ * any request lives (an API function's 15 s timeout, API Gateway's 29 s), so no request that began
+ * delivering it is still running.
+ * Then a sale whose capture never began is captured, and a payment that bought nothing is voided.
+ */
+export const ESCROW_EXPIRY_AFTER_SECONDS = 60;
+
+/** When the loop ends an escrowed payment nobody came back for (Unix seconds): see ESCROW_EXPIRY_AFTER_SECONDS. */
+export const escrowExpiryAt = (captureDeadline: number): number => captureDeadline - CAPTURE_MARGIN_SECONDS + ESCROW_EXPIRY_AFTER_SECONDS;
+
 /** A challenge's deadlines are those of its minute. */
 export const CHALLENGE_MINUTE_SECONDS = 60;
 

@@ -16,3 +16,10 @@ export const FINALITY_RETRY_DELAYS_SECONDS = [30, 60, 120, 240] as const;
 export const VERIFICATION_BUDGET_MS = 8_000;
 /** Bound on one provider's answer. */
 export const PROVIDER_TIMEOUT_MS = 3_000;
+
+/**
+ * An escrowed payment's end at its expiry (x402 auth-capture, ConfirmationJob `escrow_expiry`):
+ * after its time, tried after each of these delays while its void or capture is not mined; all
+ * within the four minutes the payment then still has before its capture deadline.
+ */
+export const ESCROW_EXPIRY_RETRY_DELAYS_SECONDS = [1, 15, 30, 60] as const;

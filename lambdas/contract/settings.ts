@@ -278,6 +278,9 @@ export interface ConfigReading {
   problems: string[];
 }
 
+/** The longest `escrowCaptureSeconds`: a week (the confirmation loop's state machine waits up to it). */
+export const ESCROW_CAPTURE_SECONDS_MAX = 7 * 86400;
+
 /** An http(s) base URL: scheme, host, optional path; no spaces. */
 export const BASE_URL = /^https?:\/\/[^\s/]+(\/[^\s]*)?$/;
 
@@ -506,7 +509,7 @@ export function readMarketConfig(
       relayerRevertBudgetWei,
       identityRegistry,
       authCapture: authCapture || undefined,
-      escrowCaptureSeconds: seconds('escrowCaptureSeconds', 900, 7 * 86400),
+      escrowCaptureSeconds: seconds('escrowCaptureSeconds', 900, ESCROW_CAPTURE_SECONDS_MAX),
       escrowRefundDays: wholeNumber('escrowRefundDays', 0, 365),
       ethUsdFeed,
       stripeApiBase,

@@ -32,6 +32,7 @@ import {
   type Settled,
 } from '../facilitator';
 import { CAPTURE_MARGIN_SECONDS } from '../contract/auth-capture';
+import { escrowExpiryJob } from './core/escrow-expiry';
 import { formatAtomic } from '../contract/chain';
 import { versionedPack } from './pack-version';
 import type { PaymentsPorts, RelayedReceipt, SignedPayment } from './ports';
@@ -83,6 +84,8 @@ interface Ctx {
   refuse: Refuse;
   /** The skill's x402 resource URL: what a wallet signature names as `uri`. */
   resource: string;
+  /** For an escrowed payment (auth-capture): its capture deadline (Unix seconds), from the server's own requirement. */
+  captureDeadline?: number | undefined;
 }
 
 /**
@@ -129,7 +132,15 @@ export async function unlockWithAuthorization(
     throw refuse('invalid_payload', `The payment was made out for ${payment.resource.url}, not for this resource.`);
   }
   const resource = links(baseUrl).skill(entry.id).challenge;
-  const ctx: Ctx = { ports, baseUrl, caller, entry, refuse, resource };
+  const ctx: Ctx = {
+    ports,
+    baseUrl,
+    caller,
+    entry,
+    refuse,
+    resource,
+    captureDeadline: requirement.scheme === 'auth-capture' ? requirement.extra.captureDeadline : undefined,
+  };
 
   // A mandate is decided first: whose purchase this is. The authorization's own EIP-712 signature
   // proves its `from` (the wallet); a mandate's agent proves itself with SIGN-IN-WITH-X on this
@@ -233,6 +244,12 @@ async function answerOf(outcome: Settled, ctx: Ctx): Promise<Answer> {
         // The loop ends this settlement too once it has decided (the facilitator's endSettlement).
         settlement: outcome.key,
       });
+      // Escrowed: if its client never comes back for the pack, the loop ends the payment once it can
+      // no longer be delivered (voided: the payer gets it back without reclaiming it).
+      if (ctx.captureDeadline !== undefined)
+        await ctx.ports.confirmations.schedule(
+          escrowExpiryJob(ctx.ports.config.network.name, outcome.transaction, ctx.entry.id, outcome.key, ctx.captureDeadline),
+        );
       throw pendingAnswer(
         ctx,
         `The transfer ${outcome.transaction} was sent and is not mined yet${scheduled === 'started' ? '; it will be recorded when it is' : ''}. Send the same request again shortly.`,

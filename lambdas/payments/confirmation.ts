@@ -11,6 +11,7 @@ import type { ConfirmationJob, PaymentsPorts } from './ports';
 
 export async function confirmationTask(job: ConfirmationJob, ports: PaymentsPorts): Promise<{ status: TaskStatus; message: string }> {
   if (job.kind === 'escrow') return captureAttempt(job, ports);
+  if (job.kind === 'escrow_expiry') return expiryAttempt(job, ports);
   const result = await confirmationAttempt(job, ports);
   // Only an attempt that decided (claimed, or refused for good: a revert) ends the settlement.
   if (result.status === 'pending' || job.kind === 'finality' || !job.relayed || job.settlement === undefined) return result;
@@ -46,6 +47,45 @@ async function captureAttempt(job: ConfirmationJob, ports: PaymentsPorts): Promi
       return { status: 'failed', message: `the capture ${out.tx} reverted` };
     case 'would_revert':
       return { status: 'failed', message: `the escrow refuses the capture: ${out.message}` };
+    case 'not_escrowed':
+      return { status: 'failed', message: 'no escrowed payment under this settlement' };
+  }
+}
+
+/**
+ * An escrowed payment no request delivered (x402 auth-capture: its authorize not mined while the
+ * request waited, and its client never came back), ended at `job.at` (escrowExpiryAt of its
+ * capture deadline), when every request refuses to deliver it and none that began to is still
+ * running: a sale claimed for it is captured (its buyer has the pack), and a payment that bought
+ * nothing is voided, so the escrow gives the payer everything back without the payer's own
+ * reclaim. One captured, voided or refunded already, or no longer in the escrow, is left as it is.
+ */
+async function expiryAttempt(job: ConfirmationJob, ports: PaymentsPorts): Promise<{ status: TaskStatus; message: string }> {
+  if (!ports.x402 || job.settlement === undefined || job.at === undefined)
+    return { status: 'failed', message: 'no escrowed payment to end' };
+  if (ports.now().getTime() < Date.parse(job.at)) return { status: 'pending', message: `still deliverable until ${job.at}` };
+  const sold = await ports.ledger.get(job.network, job.txHash.toLowerCase());
+  if (sold) return captureAttempt({ ...job, kind: 'escrow' }, ports);
+  const out = await escrowCall(job.settlement, 'void', ports.x402, {
+    waitMs: CAPTURE_WAIT_MS,
+    now: ports.now,
+    ethUsdFeed: ports.config.ethUsdFeed,
+  });
+  switch (out.kind) {
+    case 'done':
+      return {
+        status: 'unlocked',
+        message: `voided in ${out.tx ?? 'an earlier transaction'}: the escrow returned the payment to its payer`,
+      };
+    case 'pending':
+      return { status: 'pending', message: `the void ${out.tx} is not mined yet` };
+    case 'refused':
+      return { status: 'failed', message: `the payment is ${out.stage}; nothing to void` };
+    case 'reverted':
+      return { status: 'failed', message: `the void ${out.tx} reverted` };
+    case 'would_revert':
+      // Its payer reclaimed it already, or the escrow holds nothing of it: nothing to give back.
+      return { status: 'failed', message: `the escrow refuses the void: ${out.message}` };
     case 'not_escrowed':
       return { status: 'failed', message: 'no escrowed payment under this settlement' };
   }

@@ -71,9 +71,13 @@ export interface ConfirmationJob {
   product?: LedgerKind;
   /**
    * `confirm` (default): wait for confirmations, then claim. `finality`: re-verify a claim after the
-   * reorg window. `escrow`: finish the capture of an escrowed sale (x402 auth-capture) named by `settlement`.
+   * reorg window. `escrow`: finish the capture of an escrowed sale (x402 auth-capture) named by
+   * `settlement`. `escrow_expiry`: at `at`, end an escrowed payment that no request delivered: its
+   * sale captured if one was claimed, else the payment voided (the escrow returns it to the payer).
    */
-  kind?: 'confirm' | 'finality' | 'escrow';
+  kind?: 'confirm' | 'finality' | 'escrow' | 'escrow_expiry';
+  /** For `escrow_expiry`: when (ISO time), escrowExpiryAt of the payment's capture deadline. */
+  at?: string;
   /** The caller that asked (hashed source address), so the claim the loop makes stays retrievable by them. */
   source?: string;
   /** The payer the caller proved with a signature, if any. */

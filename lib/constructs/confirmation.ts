@@ -17,7 +17,12 @@ import {
   type IChainable,
 } from 'aws-cdk-lib/aws-stepfunctions';
 import { LambdaInvoke } from 'aws-cdk-lib/aws-stepfunctions-tasks';
-import { CONFIRMATION_RETRY_DELAYS_SECONDS, FINALITY_RETRY_DELAYS_SECONDS } from '../../lambdas/contract/confirmation-policy';
+import {
+  CONFIRMATION_RETRY_DELAYS_SECONDS,
+  ESCROW_EXPIRY_RETRY_DELAYS_SECONDS,
+  FINALITY_RETRY_DELAYS_SECONDS,
+} from '../../lambdas/contract/confirmation-policy';
+import { ESCROW_CAPTURE_SECONDS_MAX } from '../../lambdas/contract/settings';
 import type { Manifest } from '../domain-infra';
 import { DomainFunction } from './domain-function';
 import type { Provision } from './grants';
@@ -141,7 +146,31 @@ function confirmationStateMachine(stack: Stack, task: DomainFunction, reorgWindo
       cause: 'The transfer did not reach the required confirmations within the retry policy.',
     }),
   );
-  const start = new Choice(stack, 'Kind').when(Condition.stringEquals('$.kind', 'finality'), finality).otherwise(confirm);
+  // An escrowed payment no request delivered: wait until its time ($.at), then end it (captured if
+  // sold, else voided), retrying while that is not mined.
+  const expiry = new Wait(stack, 'EscrowExpiryWait', { time: WaitTime.timestampPath('$.at') });
+  expiry.next(
+    retryLoop(
+      { wait: 'EscrowWait', attempt: 'EscrowEnd', decide: 'DecideEscrow' },
+      ESCROW_EXPIRY_RETRY_DELAYS_SECONDS,
+      false,
+      [
+        [
+          'unlocked',
+          new Succeed(stack, 'EscrowEnded', { comment: 'Captured for its sale, or voided: the escrow gave the payer its money back.' }),
+        ],
+        ['failed', new Succeed(stack, 'EscrowLeft', { comment: 'Captured, voided or reclaimed already: nothing to end.' })],
+      ],
+      new Fail(stack, 'EscrowNotEnded', {
+        error: 'EscrowNotEnded',
+        cause: 'The escrowed payment could not be ended in time; its payer can reclaim it after the capture deadline.',
+      }),
+    ),
+  );
+  const start = new Choice(stack, 'Kind')
+    .when(Condition.stringEquals('$.kind', 'finality'), finality)
+    .when(Condition.stringEquals('$.kind', 'escrow_expiry'), expiry)
+    .otherwise(confirm);
 
   const sum = (xs: readonly number[]): number => xs.reduce((a, b) => a + b, 0);
   const logs = new LogGroup(stack, 'ConfirmationLogs', { retention: RetentionDays.THREE_MONTHS, removalPolicy: RemovalPolicy.DESTROY });
@@ -149,12 +178,17 @@ function confirmationStateMachine(stack: Stack, task: DomainFunction, reorgWindo
     comment: 'Re-verifies a transfer that arrived before it had enough confirmations, and every claim once it is past the reorg window',
     definitionBody: DefinitionBody.fromChainable(start),
     stateMachineType: StateMachineType.STANDARD,
-    // Every wait of both paths, plus a minute per attempt at most.
+    // Every wait of the longest path, plus a minute per attempt at most: an escrowed payment's
+    // expiry (its capture window at the longest, a challenge's minute and timeout beside it, a day
+    // of slack), or the confirmation and finality path.
     timeout: Duration.seconds(
-      sum(CONFIRMATION_RETRY_DELAYS_SECONDS) +
-        reorgWindowSeconds +
-        sum(FINALITY_RETRY_DELAYS_SECONDS) +
-        60 * (CONFIRMATION_RETRY_DELAYS_SECONDS.length + FINALITY_RETRY_DELAYS_SECONDS.length + 1),
+      Math.max(
+        sum(CONFIRMATION_RETRY_DELAYS_SECONDS) +
+          reorgWindowSeconds +
+          sum(FINALITY_RETRY_DELAYS_SECONDS) +
+          60 * (CONFIRMATION_RETRY_DELAYS_SECONDS.length + FINALITY_RETRY_DELAYS_SECONDS.length + 1),
+        ESCROW_CAPTURE_SECONDS_MAX + 86_400 + sum(ESCROW_EXPIRY_RETRY_DELAYS_SECONDS) + 60 * ESCROW_EXPIRY_RETRY_DELAYS_SECONDS.length,
+      ),
     ),
     logs: { destination: logs, level: LogLevel.ALL, includeExecutionData: true },
     tracingEnabled: true,

@@ -14,7 +14,11 @@ import {
 } from '../../lambdas/contract/finance-export';
 import { METRIC_NAMESPACE, METRICS } from '../../lambdas/contract/metrics';
 import { FIVE_XX_RATE_PERCENT, RELEASE_REFUSAL_PERCENT } from '../../lib/constructs/operations';
-import { CONFIRMATION_RETRY_DELAYS_SECONDS, FINALITY_RETRY_DELAYS_SECONDS } from '../../lambdas/contract/confirmation-policy';
+import {
+  CONFIRMATION_RETRY_DELAYS_SECONDS,
+  ESCROW_EXPIRY_RETRY_DELAYS_SECONDS,
+  FINALITY_RETRY_DELAYS_SECONDS,
+} from '../../lambdas/contract/confirmation-policy';
 import { carriesKey, DeployConfigError, MONTHLY_BUDGET_DEFAULT_USD, readOperatorConfig } from '../../lib/deploy-config';
 import { BACKUP_RETENTION } from '../../lib/constructs/backups';
 import { OPERATOR_SETTINGS } from '../../lambdas/contract/operator';
@@ -441,6 +445,28 @@ describe('payments', () => {
       name = state.Type === 'Choice' ? state.Default : state.Next;
     }
     expect(waits).toEqual([128, ...FINALITY_RETRY_DELAYS_SECONDS]);
+  });
+
+  it("ends an escrowed payment nobody came back for at the job's own time, retrying while its void or capture is not mined (issue 53)", () => {
+    const [sm] = Object.values(template.findResources('AWS::StepFunctions::StateMachine')) as any[];
+    const raw = sm.Properties.DefinitionString;
+    const text = typeof raw === 'string' ? raw : raw['Fn::Join'][1].map((x: unknown) => (typeof x === 'string' ? x : 'ref')).join('');
+    const def = JSON.parse(text) as { StartAt: string; States: Record<string, any>; TimeoutSeconds?: number };
+    const entry = def.States[def.StartAt].Choices.find((c: any) => c.StringEquals === 'escrow_expiry').Next;
+    expect(def.States[entry]).toMatchObject({ Type: 'Wait', TimestampPath: '$.at' });
+    const waits: number[] = [];
+    const ends = new Set<string>();
+    for (let name: string | undefined = def.States[entry].Next; name;) {
+      const state: any = def.States[name];
+      if (state.Type === 'Wait') waits.push(state.Seconds);
+      if (state.Type === 'Choice') for (const c of state.Choices) ends.add(`${c.StringEquals}:${def.States[c.Next].Type}`);
+      name = state.Type === 'Choice' ? state.Default : state.Next;
+      if (name && def.States[name].Type === 'Fail') break;
+    }
+    expect(waits).toEqual([...ESCROW_EXPIRY_RETRY_DELAYS_SECONDS]);
+    expect([...ends].sort()).toEqual(['failed:Succeed', 'unlocked:Succeed']);
+    // The execution outlives the longest capture window an operator may set.
+    expect(def.TimeoutSeconds).toBeGreaterThan(7 * 86_400);
   });
 
   it('gives the sealed packs only to the functions that unlock (access, agents for MCP, checkout for card sales) and to payments for readiness', () => {

@@ -12,7 +12,9 @@ import {
   acceptedEscrowTerms,
   authCaptureRequirement,
   CAPTURE_MARGIN_SECONDS,
+  ESCROW_EXPIRY_AFTER_SECONDS,
   escrowDeadlines,
+  escrowExpiryAt,
   paymentInfoOf,
   type EscrowClock,
 } from '../../lambdas/contract/auth-capture';
@@ -20,6 +22,10 @@ import { AUTH_CAPTURE_DEPLOYMENTS } from '../../lambdas/contract/networks';
 import { escrowDecision, ESCROW_MOVES } from '../../lambdas/facilitator/core/escrow';
 import { escrowCall } from '../../lambdas/facilitator/escrow';
 import type { EscrowAction, EscrowStage, RelayedReceipt, SettlementRecord, X402Settlement } from '../../lambdas/facilitator/ports';
+import { confirmationTask } from '../../lambdas/payments/confirmation';
+import { escrowExpiryJob } from '../../lambdas/payments/core/escrow-expiry';
+import { executionName } from '../../lambdas/payments/core/execution-name';
+import type { PaymentsPorts } from '../../lambdas/payments/ports';
 import { fakeRelayer, fakeSettlements } from '../support/x402-settlement-fakes';
 
 const NOW = 1_800_000_030;
@@ -273,5 +279,97 @@ describe('an escrow operator key that cannot be read', () => {
       config,
     );
     expect(ok!.escrow?.operator).toBe('0x70997970C51812dc3A010C7d01b50e0d17dc79C8');
+  });
+});
+
+describe("an escrowed payment nobody came back for: the loop's expiry (ConfirmationJob escrow_expiry)", () => {
+  const TX = `0x${'01'.repeat(32)}`;
+  const at = escrowExpiryAt(NOW + 3600);
+  /** The expiry job's attempt at `nowSeconds`, over a fake escrow whose every call is mined successfully; `sold`: a claimed sale of its authorize. */
+  const attemptAt = async (nowSeconds: number, sold: boolean, stage?: EscrowStage) => {
+    const settlements = fakeSettlements();
+    const pk = 'eip155:8453#token#payer#nonce';
+    settlements.items.set(pk, { ...authorized(pk), ...(stage ? { escrowStage: stage } : {}) });
+    const { relayer } = fakeRelayer({ balance: 0n });
+    const sent: string[] = [];
+    const send = relayer.send.bind(relayer);
+    relayer.send = async (call, record) => {
+      const out = await send(call, record);
+      if (out.kind === 'sent') sent.push(call.data as string);
+      return out;
+    };
+    relayer.receipt = async () => receipt('success');
+    relayer.rebroadcast = async () => 'sent';
+    const captures: string[] = [];
+    const ports = {
+      config: { network: { name: 'base' }, ethUsdFeed: undefined },
+      now: () => new Date(nowSeconds * 1000),
+      ledger: {
+        get: async (_network: string, tx: string) => (sold && tx === TX ? { txHash: TX } : undefined),
+        recordCapture: async (_network: string, _tx: string, capture: string) => void captures.push(capture),
+      },
+      x402: {
+        settlements,
+        relayer,
+        escrow: {
+          operator: OPERATOR,
+          escrow: deployment.escrow,
+          tokenCollector: deployment.tokenCollector,
+          relayer,
+          contract: {
+            hash: () => `0x${'02'.repeat(32)}`,
+            call: (action: EscrowAction) => ({ to: deployment.escrow, data: action }),
+            state: async () => ({ collected: true, capturable: 490_000n, refundable: 0n }),
+          },
+        },
+      },
+    } as unknown as PaymentsPorts;
+    // The job a request whose authorize was not mined schedules, for a capture deadline an hour on.
+    const job = escrowExpiryJob('base', TX, 'skill', pk, NOW + 3600);
+    const result = await confirmationTask(job, ports);
+    return { result, sent, stage: settlements.items.get(pk)!.escrowStage, captures };
+  };
+
+  it('before its time: nothing is sent (a request may still deliver it)', async () => {
+    const { result, sent } = await attemptAt(at - 1, false);
+    expect(result.status).toBe('pending');
+    expect(sent).toEqual([]);
+  });
+
+  it('at its time with no sale: voided (the escrow gives the payer everything back, no reclaim needed)', async () => {
+    const { result, sent, stage } = await attemptAt(at, false);
+    expect(result).toMatchObject({ status: 'unlocked', message: expect.stringContaining('voided') });
+    expect(sent).toEqual(['void']);
+    expect(stage).toBe('voided');
+  });
+
+  it('at its time with a sale claimed but never captured (its request died in between): captured, never voided', async () => {
+    const { result, sent, stage, captures } = await attemptAt(at, true);
+    expect(result.status).toBe('unlocked');
+    expect(sent).toEqual(['capture']);
+    expect(stage).toBe('captured');
+    expect(captures).toHaveLength(1);
+  });
+
+  it('delivered meanwhile (captured), or voided already: nothing more is sent', async () => {
+    // Its sale captured: done, by the earlier transaction.
+    const delivered = await attemptAt(at, true, 'captured');
+    expect(delivered.result).toMatchObject({ status: 'unlocked', message: expect.stringContaining('earlier') });
+    expect(delivered.sent).toEqual([]);
+    for (const stage of ['voided', 'refunded'] as const) {
+      const { result, sent } = await attemptAt(at, false, stage);
+      expect(result.status, stage).toBe(stage === 'voided' ? 'unlocked' : 'failed');
+      expect(sent, stage).toEqual([]);
+    }
+  });
+
+  it("is due once no request can deliver the payment and none that began to is still running; its execution runs beside the authorize's confirmation", () => {
+    const job = escrowExpiryJob('base', TX, 'skill', 'pk', NOW + 3600);
+    expect(job).toMatchObject({ kind: 'escrow_expiry', settlement: 'pk', at: new Date(at * 1000).toISOString().replace('.000Z', 'Z') });
+    expect(executionName(job)).not.toBe(executionName({ network: 'base', txHash: TX, skill: 'skill', relayed: true, settlement: 'pk' }));
+    expect(escrowExpiryAt(NOW + 3600)).toBe(NOW + 3600 - CAPTURE_MARGIN_SECONDS + ESCROW_EXPIRY_AFTER_SECONDS);
+    // Longer than an API request lives (API Gateway gives up at 29 s).
+    expect(ESCROW_EXPIRY_AFTER_SECONDS).toBeGreaterThan(29);
+    expect(ESCROW_EXPIRY_AFTER_SECONDS).toBeLessThan(CAPTURE_MARGIN_SECONDS);
   });
 });
