@@ -25,6 +25,9 @@ if (process.argv.length > 2) {
   console.error('usage: npm run guard-operator   (RPC_URLS and ESCROW_OPERATOR_KMS_KEY_ID name a deployment; none: the local stack)');
   process.exit(2);
 }
+// The key's own region when it is named by its ARN (the stack's EscrowOperatorKeyArn output).
+const keyRegion = /^arn:aws[a-z-]*:kms:([a-z0-9-]+):/.exec(env[INFRA_ENV.escrowOperatorKmsKeyId] ?? '')?.[1];
+if (keyRegion) env['AWS_REGION'] ??= keyRegion;
 chainToolEnv(env);
 const rpcUrl = env[SETTINGS.rpcUrls.env]!.split(',')[0]!.trim();
 if (rpcOnThisMachine([rpcUrl]) && env[INFRA_ENV.escrowOperatorKmsKeyId] === undefined)

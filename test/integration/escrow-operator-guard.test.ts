@@ -128,13 +128,20 @@ describe("a deployment's KMS escrow operator, not yet delegated to its guard", (
     expect(delegation.from.toLowerCase()).toBe(operator.toLowerCase());
     expect(((await chain.pub.getCode({ address: operator })) ?? '').toLowerCase()).toBe(delegationCode(ESCROW_OPERATOR_GUARD));
     expect(kms.calls('Sign')).toBeGreaterThanOrEqual(3);
-    // Again: nothing more to do, nothing sent.
+    // Again, naming the key by its ARN (the stack's output) and no region: the key's own region is
+    // used, and there is nothing more to do, nothing sent.
     const nonce = await chain.pub.getTransactionCount({ address: operator });
-    const again = await guardOperator(toolEnv);
+    const signedFor = kms.regions.length;
+    const again = await guardOperator({
+      RPC_URLS: anvil.rpcUrl,
+      AWS_ENDPOINT_URL_KMS: kms.base,
+      ESCROW_OPERATOR_KMS_KEY_ID: 'arn:aws:kms:eu-west-2:123456789012:key/0f1e2d3c-4b5a-6978-8a9b-0c1d2e3f4a5b',
+    });
     expect(again.code, JSON.stringify(again.out)).toBe(0);
     expect(again.out.placedGuard).toBeUndefined();
     expect(again.out.delegated).toBeUndefined();
     expect(await chain.pub.getTransactionCount({ address: operator })).toBe(nonce);
+    expect(new Set(kms.regions.slice(signedFor))).toEqual(new Set(['eu-west-2']));
     // A KMS key whose account holds no ETH: refused before anything is signed, saying what to send where.
     const unfunded = await startKmsStandIn({ signingKey: generatePrivateKey() });
     stopAfter.push(unfunded.close);

@@ -23,6 +23,8 @@ export interface KmsStandIn {
   base: string;
   /** The key's Ethereum address. */
   address: string;
+  /** The regions the requests were signed for (SigV4's credential scope), in order. */
+  regions: string[];
   /** Calls of `operation` (`GetPublicKey`, `Sign`, …) seen at `path` (`/<name>`), or in all when no path is given. */
   calls(operation: string, path?: string): number;
   close(): Promise<void>;
@@ -34,6 +36,7 @@ export async function startKmsStandIn(opts: { signingKey?: Hex } = {}): Promise<
     ? Buffer.from(`${SPKI_PREFIX}${privateKeyToAccount(signingKey).publicKey.slice(2)}`, 'hex')
     : generateKeyPairSync('ec', { namedCurve: 'secp256k1' }).publicKey.export({ format: 'der', type: 'spki' });
   let signs = 0;
+  const regions: string[] = [];
   const counts = new Map<string, number>();
   const server = createServer((req, res) => {
     const chunks: Buffer[] = [];
@@ -44,6 +47,8 @@ export async function startKmsStandIn(opts: { signingKey?: Hex } = {}): Promise<
         res.end(JSON.stringify(body));
       };
       const operation = String(req.headers['x-amz-target'] ?? '').replace(/^TrentService\./, '');
+      const scope = /Credential=[^/]+\/\d{8}\/([a-z0-9-]+)\/kms\//.exec(String(req.headers['authorization'] ?? ''));
+      if (scope) regions.push(scope[1]!);
       const path = (req.url ?? '/').replace(/\/+$/, '') || '/';
       const key = `${operation} ${path}`;
       counts.set(key, (counts.get(key) ?? 0) + 1);
@@ -79,6 +84,7 @@ export async function startKmsStandIn(opts: { signingKey?: Hex } = {}): Promise<
   return {
     base: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
     address: publicKeyToAddress(toHex(spki.subarray(-65))),
+    regions,
     calls: (operation, path) =>
       [...counts]
         .filter(([key]) => key.startsWith(`${operation} `) && (path === undefined || key === `${operation} ${path}`))

@@ -15,8 +15,8 @@ const sleep = (seconds: number): Promise<void> => new Promise((r) => setTimeout(
  * same steps: a `confirm` job tries after 2, 4, 8 and 16 s and, once it claims, goes on to the
  * finality check; a `finality` job waits the reorg window, then re-verifies (retrying while the
  * providers cannot decide); an `escrow_expiry` job waits until its `at`, then ends the escrowed
- * payment (retrying while its void or capture is not mined). aws-local-stepfunctions, which could run the synthesized definition,
- * needs Node 22; machines here run Node 20.
+ * payment (retrying while its void or capture is not mined). aws-local-stepfunctions, which could
+ * run the synthesized definition, needs Node 22; machines here run Node 20.
  */
 export function localConfirmations(
   /** One attempt, as the state machine's task runs it (payments' confirmation.ts). */
