@@ -10,7 +10,10 @@ import { endSettlement, escrowCall } from '../facilitator';
 import type { ConfirmationJob, PaymentsPorts } from './ports';
 
 export async function confirmationTask(job: ConfirmationJob, ports: PaymentsPorts): Promise<{ status: TaskStatus; message: string }> {
-  if (job.kind === 'escrow') return captureAttempt(job, ports);
+  // An escrowed sale's capture the request could not see mined (x402 auth-capture): resumed through
+  // the same steps (its stored transaction sent again, or signed anew if its nonce went elsewhere),
+  // until it is mined; never a second capture, which the stage and the escrow both refuse.
+  if (job.kind === 'escrow') return escrowAttempt(job, ports, 'capture');
   if (job.kind === 'escrow_expiry') return expiryAttempt(job, ports);
   const result = await confirmationAttempt(job, ports);
   // Only an attempt that decided (claimed, or refused for good: a revert) ends the settlement.
@@ -20,36 +23,6 @@ export async function confirmationTask(job: ConfirmationJob, ports: PaymentsPort
   if (end === 'receipt_missing' && result.status === 'unlocked')
     return { status: 'pending', message: `${result.message}; the relayer's receipt could not be read to end its settlement` };
   return result;
-}
-
-/**
- * An escrowed sale's capture the request could not see mined (x402 auth-capture): resumed through
- * the same steps (its stored transaction sent again, or signed anew if its nonce went elsewhere),
- * until it is mined; never a second capture, which the stage and the escrow both refuse.
- */
-async function captureAttempt(job: ConfirmationJob, ports: PaymentsPorts): Promise<{ status: TaskStatus; message: string }> {
-  if (!ports.x402 || job.settlement === undefined) return { status: 'failed', message: 'no escrow settlement to capture' };
-  const out = await escrowCall(job.settlement, 'capture', ports.x402, {
-    waitMs: CAPTURE_WAIT_MS,
-    now: ports.now,
-    ethUsdFeed: ports.config.ethUsdFeed,
-  });
-  switch (out.kind) {
-    case 'done':
-      if (out.tx) await ports.ledger.recordCapture(job.network, job.txHash.toLowerCase(), out.tx);
-      return { status: 'unlocked', message: `captured in ${out.tx ?? 'an earlier transaction'}` };
-    case 'pending':
-      return { status: 'pending', message: `the capture ${out.tx} is not mined yet` };
-    case 'refused':
-      return { status: 'failed', message: `the payment is ${out.stage}; nothing to capture` };
-    case 'reverted':
-      // Not tried again by the loop: each attempt would cost the operator's gas (the watch reports an uncaptured sale).
-      return { status: 'failed', message: `the capture ${out.tx} reverted` };
-    case 'would_revert':
-      return { status: 'failed', message: `the escrow refuses the capture: ${out.message}` };
-    case 'not_escrowed':
-      return { status: 'failed', message: 'no escrowed payment under this settlement' };
-  }
 }
 
 /**
@@ -65,27 +38,45 @@ async function expiryAttempt(job: ConfirmationJob, ports: PaymentsPorts): Promis
     return { status: 'failed', message: 'no escrowed payment to end' };
   if (ports.now().getTime() < Date.parse(job.at)) return { status: 'pending', message: `still deliverable until ${job.at}` };
   const sold = await ports.ledger.get(job.network, job.txHash.toLowerCase());
-  if (sold) return captureAttempt({ ...job, kind: 'escrow' }, ports);
-  const out = await escrowCall(job.settlement, 'void', ports.x402, {
+  return escrowAttempt(job, ports, sold ? 'capture' : 'void');
+}
+
+/** What the loop says of a call's end, per call: its past tense once mined. */
+const DONE: Record<'capture' | 'void', (tx: string) => string> = {
+  capture: (tx) => `captured in ${tx}`,
+  void: (tx) => `voided in ${tx}: the escrow returned the payment to its payer`,
+};
+
+/**
+ * One attempt of the operator's call on an escrowed payment, as the loop's status: mined (a
+ * capture named on the sale's row), not mined yet (tried again), or ended otherwise. A reverted
+ * call is not tried again: each attempt would cost the operator's gas (the watch reports an
+ * uncaptured sale).
+ */
+async function escrowAttempt(
+  job: ConfirmationJob,
+  ports: PaymentsPorts,
+  action: 'capture' | 'void',
+): Promise<{ status: TaskStatus; message: string }> {
+  if (!ports.x402 || job.settlement === undefined) return { status: 'failed', message: `no escrow settlement to ${action}` };
+  const out = await escrowCall(job.settlement, action, ports.x402, {
     waitMs: CAPTURE_WAIT_MS,
     now: ports.now,
     ethUsdFeed: ports.config.ethUsdFeed,
   });
   switch (out.kind) {
     case 'done':
-      return {
-        status: 'unlocked',
-        message: `voided in ${out.tx ?? 'an earlier transaction'}: the escrow returned the payment to its payer`,
-      };
+      if (action === 'capture' && out.tx) await ports.ledger.recordCapture(job.network, job.txHash.toLowerCase(), out.tx);
+      return { status: 'unlocked', message: DONE[action](out.tx ?? 'an earlier transaction') };
     case 'pending':
-      return { status: 'pending', message: `the void ${out.tx} is not mined yet` };
+      return { status: 'pending', message: `the ${action} ${out.tx} is not mined yet` };
     case 'refused':
-      return { status: 'failed', message: `the payment is ${out.stage}; nothing to void` };
+      return { status: 'failed', message: `the payment is ${out.stage}; nothing to ${action}` };
     case 'reverted':
-      return { status: 'failed', message: `the void ${out.tx} reverted` };
+      return { status: 'failed', message: `the ${action} ${out.tx} reverted` };
     case 'would_revert':
-      // Its payer reclaimed it already, or the escrow holds nothing of it: nothing to give back.
-      return { status: 'failed', message: `the escrow refuses the void: ${out.message}` };
+      // For a void: its payer reclaimed it already, or the escrow holds nothing of it.
+      return { status: 'failed', message: `the escrow refuses the ${action}: ${out.message}` };
     case 'not_escrowed':
       return { status: 'failed', message: 'no escrowed payment under this settlement' };
   }
