@@ -245,25 +245,28 @@ describe('unlockWithAuthorization', () => {
     expect(sent).toHaveLength(1);
   });
 
+  /** The relayer's transfer of the price from PAYER to the treasury, mined. */
+  const mined: RelayedReceipt = {
+    status: 'success',
+    blockNumber: 10n,
+    blockHash: '0xb10c',
+    transferLogs: [{ address: reading.config.assets.USDC!, from: PAYER, to: reading.config.treasury!, value: PRICE, logIndex: 0 }],
+    sender: RELAYER_KEY,
+    gasUsed: 60_000n,
+    effectiveGasPrice: 1_000_000n,
+  };
+  /** A settlement request for a PAYMENT-SIGNATURE header, as the resource server makes it. */
+  const request = (h: string, resource = SKILL) => {
+    const payment = checkSignedPayment(decodePaymentHeader(h), 'PAYMENT-SIGNATURE', {});
+    return { payment, requirement: payment.accepted as unknown as Requirement, resource, source: 'caller', provesWallet: false };
+  };
+
   it("a payer's second authorization for a skill, held after the first one settled and released its hold but before its sale was recorded (the owner check read too early): answered with the first payment, nothing sent (I6)", async () => {
     // Found through the local stack: a stock client calling again 25–85 ms after its first call was charged twice
     // (exact and auth-capture alike): the first settlement's hold is released beside the ledger claim of its sale.
     const settlements = fakeSettlements();
-    const mined: RelayedReceipt = {
-      status: 'success',
-      blockNumber: 10n,
-      blockHash: '0xb10c',
-      transferLogs: [{ address: reading.config.assets.USDC!, from: PAYER, to: reading.config.treasury!, value: PRICE, logIndex: 0 }],
-      sender: RELAYER_KEY,
-      gasUsed: 60_000n,
-      effectiveGasPrice: 1_000_000n,
-    };
     const { relayer, sent } = fakeRelayer({ balance: 10n * PRICE, receipt: mined });
     const ports = { x402: portsWith(relayer, settlements).x402!, config: reading.config, now: () => NOW };
-    const request = (h: string, resource = SKILL) => {
-      const payment = checkSignedPayment(decodePaymentHeader(h), 'PAYMENT-SIGNATURE', {});
-      return { payment, requirement: payment.accepted as unknown as Requirement, resource, source: 'caller', provesWallet: false };
-    };
     const first = await settle(request(header()), ports);
     expect(first).toMatchObject({ kind: 'settled', earlier: false });
     await (first as { bookkeeping?: Promise<void> }).bookkeeping;
@@ -292,15 +295,6 @@ describe('unlockWithAuthorization', () => {
     // record says `settled` only after it (up to PRICE_READ_MS later); a second call held in between was
     // sent, charging the buyer twice (escrow-abuse.test.ts, the staggered case).
     const settlements = fakeSettlements();
-    const mined: RelayedReceipt = {
-      status: 'success',
-      blockNumber: 10n,
-      blockHash: '0xb10c',
-      transferLogs: [{ address: reading.config.assets.USDC!, from: PAYER, to: reading.config.treasury!, value: PRICE, logIndex: 0 }],
-      sender: RELAYER_KEY,
-      gasUsed: 60_000n,
-      effectiveGasPrice: 1_000_000n,
-    };
     let priced!: () => void;
     const pricing = new Promise<void>((resolve) => (priced = resolve));
     const feed: PriceFeed = {
@@ -309,10 +303,6 @@ describe('unlockWithAuthorization', () => {
     const { relayer, sent } = fakeRelayer({ balance: 10n * PRICE, receipt: mined });
     const config = { ...reading.config, ethUsdFeed: '0x71041dddad3595F9CEd3DcCFBe3D1F4b0a16Bb70' as const };
     const ports = { x402: portsWith(relayer, settlements, [], () => NOW, feed).x402!, config, now: () => NOW };
-    const request = (h: string) => {
-      const payment = checkSignedPayment(decodePaymentHeader(h), 'PAYMENT-SIGNATURE', {});
-      return { payment, requirement: payment.accepted as unknown as Requirement, resource: SKILL, source: 'caller', provesWallet: false };
-    };
     const first = await settle(request(header()), ports);
     expect(first).toMatchObject({ kind: 'settled', earlier: false });
     // The first's hold is released (with its note) while its price is read: the record is still `signed`.
